@@ -1,0 +1,73 @@
+// Typed errors: a stable code, the operation that failed, hints for the user, and the cause. Only the CLI renders them.
+
+export type ErrorCode =
+  | 'USAGE'
+  | 'NETWORK'
+  | 'HTTP_STATUS'
+  | 'HASH_MISMATCH'
+  | 'SIZE_MISMATCH'
+  | 'NOT_FOUND'
+  | 'NO_SOURCE'
+  | 'BAD_INDEX'
+  | 'BAD_ARCHIVE'
+  | 'UNSAFE_PATH'
+  | 'BAD_MANIFEST'
+  | 'INSTALL'
+  | 'LOCKED'
+  | 'COMPILER'
+  | 'BUILD'
+  | 'RUNTIME'
+  | 'NO_DEVICE'
+  | 'SMOKE'
+  | 'INTERNAL';
+
+export interface XpuErrorInit {
+  hints?: string[];
+  details?: Record<string, unknown>;
+  cause?: unknown;
+}
+
+export class XpuError extends Error {
+  readonly code: ErrorCode;
+  readonly hints: string[];
+  readonly details: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message: string, init: XpuErrorInit = {}) {
+    super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = 'XpuError';
+    this.code = code;
+    this.hints = init.hints ?? [];
+    this.details = init.details ?? {};
+  }
+
+  toJSON(): Record<string, unknown> {
+    return {
+      code: this.code,
+      message: this.message,
+      hints: this.hints,
+      details: this.details,
+      cause: causeChain(this.cause),
+    };
+  }
+}
+
+export function isXpuError(e: unknown, code?: ErrorCode): e is XpuError {
+  return e instanceof XpuError && (code === undefined || e.code === code);
+}
+
+/** The messages of an error's causes, outermost first. */
+export function causeChain(e: unknown): string[] {
+  const out: string[] = [];
+  let cur = e;
+  for (let i = 0; cur !== undefined && cur !== null && i < 8; i++) {
+    if (cur instanceof Error) {
+      const code = (cur as NodeJS.ErrnoException).code;
+      out.push(code && !cur.message.includes(code) ? `${cur.message} (${code})` : cur.message);
+      cur = cur.cause;
+    } else {
+      out.push(String(cur));
+      break;
+    }
+  }
+  return out;
+}
