@@ -1,0 +1,60 @@
+// Detects the host and answers per-platform questions; the only place that branches on the platform.
+import * as os from 'node:os';
+import type { Deps } from '../deps.js';
+import { XpuError } from '../errors.js';
+import { linuxCacheDir, linuxDataDir, linuxLayout, parseGlibcVersion, parseOsRelease } from './linux.js';
+import type { Host, PlatformLayout, TargetPlatform } from './types.js';
+import { TARGET_PLATFORMS } from './types.js';
+import { win32CacheDir, win32DataDir, win32Layout } from './win32.js';
+
+export * from './types.js';
+
+export function runningPlatform(deps: Pick<Deps, 'platform' | 'arch'>): TargetPlatform | undefined {
+  if (deps.arch !== 'x64') return undefined;
+  if (deps.platform === 'linux') return 'linux-x64';
+  if (deps.platform === 'win32') return 'win-x64';
+  return undefined;
+}
+
+export function parseTargetPlatform(value: string): TargetPlatform {
+  if ((TARGET_PLATFORMS as readonly string[]).includes(value)) return value as TargetPlatform;
+  throw new XpuError('USAGE', `unknown platform "${value}"`, { hints: [`use one of: ${TARGET_PLATFORMS.join(', ')}`] });
+}
+
+export function layoutFor(platform: TargetPlatform): PlatformLayout {
+  return platform === 'win-x64' ? win32Layout : linuxLayout;
+}
+
+export async function detectHost(deps: Deps, target?: TargetPlatform): Promise<Host> {
+  const running = runningPlatform(deps);
+  const platform = target ?? running;
+  if (!platform) {
+    throw new XpuError('USAGE', `this machine (${deps.platform}-${deps.arch}) is not supported`, {
+      hints: ['xpu-setup supports linux-x64 and win-x64; use --platform to plan for one of them'],
+    });
+  }
+  const host: Host = { platform, os: platform === 'win-x64' ? 'win32' : 'linux', arch: 'x64', native: platform === running };
+  if (host.native && host.os === 'linux') {
+    const osRelease = await deps.readFile('/etc/os-release');
+    if (osRelease) host.distro = parseOsRelease(osRelease);
+    const ldd = await deps.exec('ldd', ['--version'], { timeoutMs: 5000 });
+    host.glibc = parseGlibcVersion(ldd.stdout || ldd.stderr);
+    if (!host.glibc) {
+      const gc = await deps.exec('getconf', ['GNU_LIBC_VERSION'], { timeoutMs: 5000 });
+      host.glibc = parseGlibcVersion(gc.stdout);
+    }
+  }
+  return host;
+}
+
+export function defaultPrefix(deps: Pick<Deps, 'env' | 'platform'>): string {
+  if (deps.env.XPU_SETUP_PREFIX) return deps.env.XPU_SETUP_PREFIX;
+  const home = deps.env.HOME ?? deps.env.USERPROFILE ?? os.homedir();
+  return deps.platform === 'win32' ? win32DataDir(deps.env, home) : linuxDataDir(deps.env, home);
+}
+
+export function defaultCacheDir(deps: Pick<Deps, 'env' | 'platform'>): string {
+  if (deps.env.XPU_SETUP_CACHE_DIR) return deps.env.XPU_SETUP_CACHE_DIR;
+  const home = deps.env.HOME ?? deps.env.USERPROFILE ?? os.homedir();
+  return deps.platform === 'win32' ? win32CacheDir(deps.env, home) : linuxCacheDir(deps.env, home);
+}

@@ -1,0 +1,50 @@
+// Every Linux-specific answer: directories, library naming, os-release and glibc parsing.
+import * as path from 'node:path';
+import type { Distro, PlatformLayout } from './types.js';
+
+export const linuxLayout: PlatformLayout = {
+  libraryPathVar: 'LD_LIBRARY_PATH',
+  pathSep: ':',
+  sharedLibDir: 'lib',
+  zeLoaderRuntime: 'libze_loader.so.1',
+  urLoaderRuntime: 'libur_loader.so.0',
+};
+
+export function linuxDataDir(env: Record<string, string | undefined>, home: string): string {
+  return path.join(env.XDG_DATA_HOME || path.join(home, '.local', 'share'), 'xpu-setup');
+}
+
+export function linuxCacheDir(env: Record<string, string | undefined>, home: string): string {
+  return path.join(env.XDG_CACHE_HOME || path.join(home, '.cache'), 'xpu-setup');
+}
+
+/** Parses /etc/os-release (KEY=value, values optionally quoted). */
+export function parseOsRelease(text: string): Distro | undefined {
+  const kv: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    const m = /^([A-Z0-9_]+)=(.*)$/.exec(line.trim());
+    if (!m) continue;
+    let v = m[2]!;
+    if ((v.startsWith('"') && v.endsWith('"')) || (v.startsWith("'") && v.endsWith("'"))) v = v.slice(1, -1);
+    kv[m[1]!] = v.replace(/\\(.)/g, '$1');
+  }
+  if (!kv.ID) return undefined;
+  return {
+    id: kv.ID,
+    versionId: kv.VERSION_ID,
+    versionCodename: kv.VERSION_CODENAME,
+    idLike: (kv.ID_LIKE ?? '').split(/\s+/).filter(Boolean),
+    prettyName: kv.PRETTY_NAME,
+  };
+}
+
+/** glibc version from `ldd --version` (first line ends with the version) or `getconf GNU_LIBC_VERSION`. */
+export function parseGlibcVersion(text: string): string | undefined {
+  const first = text.split('\n')[0] ?? '';
+  const m = /(?:glibc|GLIBC|libc)[^\n]*?(\d+\.\d+)\s*$/.exec(first.trim()) ?? /^glibc (\d+\.\d+)/.exec(first.trim());
+  return m?.[1];
+}
+
+export function isDebianLike(d: Distro | undefined): boolean {
+  return !!d && (d.id === 'debian' || d.id === 'ubuntu' || d.idLike.includes('debian') || d.idLike.includes('ubuntu'));
+}

@@ -1,0 +1,38 @@
+// What the rest of the code may know about the machine: plain data, produced by detectHost().
+
+export type TargetPlatform = 'linux-x64' | 'win-x64';
+export const TARGET_PLATFORMS: readonly TargetPlatform[] = ['linux-x64', 'win-x64'];
+
+export interface Distro {
+  id: string;
+  versionId?: string;
+  versionCodename?: string;
+  idLike: string[];
+  prettyName?: string;
+}
+
+export interface Host {
+  /** The platform the plan is made for (may differ from the running one with --platform). */
+  platform: TargetPlatform;
+  os: 'linux' | 'win32';
+  arch: 'x64';
+  /** True when the plan targets the machine it runs on, so things may be executed. */
+  native: boolean;
+  distro?: Distro;
+  /** glibc version such as "2.36", for manylinux wheel tags. */
+  glibc?: string;
+}
+
+/** Everything that differs between the two platforms' prefixes. */
+export interface PlatformLayout {
+  /** Env var the dynamic loader searches. */
+  libraryPathVar: 'LD_LIBRARY_PATH' | 'PATH';
+  /** Path separator inside env var values. */
+  pathSep: ':' | ';';
+  /** Where shared libraries live inside the prefix. */
+  sharedLibDir: 'lib' | 'bin';
+  /** File name of the L0 loader the app loads at run time. */
+  zeLoaderRuntime: string;
+  /** File name of the UR loader. */
+  urLoaderRuntime: string;
+}

@@ -1,0 +1,62 @@
+// The prefix receipt: what was installed, from where, with which hashes. Written last, read by setup and doctor.
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import type { TargetPlatform } from '../host/types.js';
+
+export const RECEIPT_NAME = 'xpu-setup.receipt.json';
+export const RECEIPT_SCHEMA = 1;
+
+export interface ReceiptFile {
+  /** Path inside the prefix, always with forward slashes. */
+  path: string;
+  sha256: string;
+  size: number;
+  /** For symlinks: the link target as written (relative), and no hash. */
+  link?: string;
+}
+
+export interface ReceiptArchive {
+  component: string;
+  source: string;
+  package: string;
+  version: string;
+  url: string;
+  sha256: string;
+  size: number;
+}
+
+export interface ReceiptComponent {
+  name: string;
+  version: string;
+  source: string;
+  /** What this version lacks compared with current releases, when the source is a fallback. */
+  notes: string[];
+}
+
+export interface Receipt {
+  schema: typeof RECEIPT_SCHEMA;
+  tool: { name: 'xpu-setup'; version: string };
+  platform: TargetPlatform;
+  prefix: string;
+  installedAt: string;
+  /** sha256 of the plan's content that determines the prefix: equal key, nothing to do. */
+  planKey: string;
+  components: ReceiptComponent[];
+  archives: ReceiptArchive[];
+  files: ReceiptFile[];
+  /** Probe results written after install (Triton variables), when a probe succeeded. */
+  probe?: { arch?: string; extensions?: string[]; device?: string; driver?: string };
+  /** Extra env vars the env files export (e.g. ZE_ENABLE_ALT_DRIVERS for the reference driver). */
+  extraEnv?: Record<string, string>;
+}
+
+export async function readReceipt(prefix: string): Promise<Receipt | undefined> {
+  let text: string;
+  try {
+    text = await fs.readFile(path.join(prefix, RECEIPT_NAME), 'utf8');
+  } catch {
+    return undefined;
+  }
+  const r = JSON.parse(text) as Receipt;
+  return r && r.schema === RECEIPT_SCHEMA ? r : undefined;
+}
