@@ -1,0 +1,99 @@
+// The CLI's rendering: human text on stderr (ora spinners on a TTY only), one JSON document on stdout with --json.
+import ora, { type Ora } from 'ora';
+import { causeChain, isXpuError } from '../errors.js';
+import type { Reporter, Task } from '../reporter.js';
+
+export interface OutputOptions {
+  json: boolean;
+  quiet: boolean;
+  verbose: boolean;
+}
+
+export class Output implements Reporter {
+  readonly opts: OutputOptions;
+  private readonly fancy: boolean;
+  private readonly color: boolean;
+
+  constructor(opts: OutputOptions, env: Record<string, string | undefined> = process.env, stream: NodeJS.WriteStream = process.stderr) {
+    this.opts = opts;
+    const ci = !!env.CI && env.CI !== 'false' && env.CI !== '0';
+    this.fancy = !!stream.isTTY && !ci && !opts.quiet;
+    this.color = !!stream.isTTY && !env.NO_COLOR && env.TERM !== 'dumb';
+  }
+
+  /** Human text, always on stderr so stdout stays machine-readable. */
+  line(text = ''): void {
+    if (!this.opts.quiet) process.stderr.write(text + '\n');
+  }
+
+  /** The command's main result for a person; goes to stdout unless --json. */
+  result(text: string): void {
+    if (this.opts.json) process.stderr.write(text + '\n');
+    else process.stdout.write(text + '\n');
+  }
+
+  json(doc: unknown): void {
+    process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
+  }
+
+  paint(code: number, text: string): string {
+    return this.color ? `\x1b[${code}m${text}\x1b[0m` : text;
+  }
+
+  info(message: string): void {
+    this.line(message);
+  }
+
+  warn(message: string): void {
+    if (!this.opts.quiet || this.opts.verbose) process.stderr.write(`${this.paint(33, 'warning:')} ${message}\n`);
+  }
+
+  debug(message: string): void {
+    if (this.opts.verbose) process.stderr.write(`${this.paint(2, 'debug:')} ${message}\n`);
+  }
+
+  task(title: string): Task {
+    if (this.fancy) {
+      const spinner: Ora = ora({ text: title, stream: process.stderr }).start();
+      return {
+        update: (text) => { spinner.text = `${title} ${text}`; },
+        succeed: (text) => { spinner.succeed(text ?? title); },
+        fail: (text) => { spinner.fail(text ?? title); },
+      };
+    }
+    let lastUpdate = 0;
+    return {
+      // Plain mode: at most one progress line every 5 s, so CI logs stay short.
+      update: (text) => {
+        const now = Date.now();
+        if (this.opts.verbose && now - lastUpdate > 5000) {
+          lastUpdate = now;
+          this.line(`  ${title} ${text}`);
+        }
+      },
+      succeed: (text) => this.line(`${this.paint(32, '✓')} ${text ?? title}`),
+      fail: (text) => this.line(`${this.paint(31, '✗')} ${text ?? title}`),
+    };
+  }
+
+  error(e: unknown): void {
+    if (this.opts.json) {
+      this.json({ ok: false, error: errorToJson(e) });
+    }
+    const lines: string[] = [];
+    if (isXpuError(e)) {
+      lines.push(`${this.paint(31, 'error:')} ${e.message}`);
+      for (const c of causeChain(e.cause)) lines.push(`  caused by: ${c}`);
+      for (const h of e.hints) lines.push(`  ${this.paint(36, 'hint:')} ${h}`);
+    } else {
+      lines.push(`${this.paint(31, 'internal error:')} ${(e as Error)?.stack ?? String(e)}`);
+      lines.push('  hint: this is a bug in xpu-setup; please report it with the output of --verbose');
+    }
+    process.stderr.write(lines.join('\n') + '\n');
+  }
+}
+
+export function errorToJson(e: unknown): Record<string, unknown> {
+  if (isXpuError(e)) return e.toJSON();
+  return { code: 'INTERNAL', message: (e as Error)?.message ?? String(e), hints: [], details: {}, cause: [] };
+}

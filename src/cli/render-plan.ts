@@ -1,0 +1,22 @@
+// Human rendering of an InstallPlan.
+import type { InstallPlan } from '../plan/plan.js';
+
+function size(n?: number): string {
+  if (n === undefined) return '? B';
+  return n >= 1048576 ? `${(n / 1048576).toFixed(1)} MiB` : `${(n / 1024).toFixed(0)} KiB`;
+}
+
+export function renderPlan(plan: InstallPlan): string {
+  const lines = [`plan for ${plan.platform}${plan.host.native ? '' : ' (another platform: nothing is executed)'} -> ${plan.prefix}`];
+  for (const c of plan.components) {
+    if (c.status === 'planned') {
+      lines.push(`  ${c.name} ${c.version} from ${c.source} ${c.origin}`);
+      for (const a of c.archives) lines.push(`    ${a.filename}  ${size(a.size)}  sha256 ${a.sha256.slice(0, 16)}…`);
+    } else {
+      lines.push(`  ${c.name}: not available${c.explicit ? '' : ' (skipped)'}`);
+    }
+    for (const a of c.attempts.filter((x) => x.outcome !== 'chosen')) lines.push(`    tried ${a.reason}`);
+    for (const n of c.notes) lines.push(`    note: ${n}`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,81 @@
+// Tar reading (node-tar's parser) from any byte stream, optionally through a decompressor, one member at a time.
+import { pipeline } from 'node:stream/promises';
+import type { Duplex, Readable } from 'node:stream';
+import { Parser, type ReadEntry } from 'tar';
+import { XpuError } from '../errors.js';
+import type { EntryType, EntryVisitor } from './entry.js';
+import { safePath } from './safe-path.js';
+
+const TYPES: Record<string, EntryType | undefined> = {
+  File: 'file',
+  OldFile: 'file',
+  ContiguousFile: 'file',
+  Directory: 'dir',
+  SymbolicLink: 'symlink',
+  Link: 'hardlink',
+};
+
+/**
+ * Streams `source` (optionally through `decompressor`) into the tar parser. Each member is handed to `visit`
+ * as it arrives; metadata members (pax headers) are consumed by the parser; other types are refused.
+ */
+export async function readTar(
+  source: Readable,
+  archive: string,
+  visit: EntryVisitor,
+  decompressor?: Duplex,
+  filter?: (name: string) => boolean,
+): Promise<void> {
+  const parser = new Parser({ strict: true });
+  let failure: unknown;
+  // Members are visited one after another (a hard link needs its target first); the parser buffers meanwhile.
+  let chain: Promise<void> = Promise.resolve();
+  parser.on('entry', (entry: ReadEntry) => {
+    const work = async () => {
+      if (failure) {
+        entry.resume();
+        return;
+      }
+      const name = entry.path;
+      if (filter && !filter(name)) {
+        entry.resume();
+        return;
+      }
+      const type = TYPES[entry.type];
+      if (!type) {
+        entry.resume();
+        throw new XpuError('BAD_ARCHIVE', `${archive}: member "${name}" has unsupported type ${entry.type}`, {
+          details: { archive, member: name, type: entry.type },
+          hints: ['only files, directories and links are installed; the package is not one xpu-setup can use'],
+        });
+      }
+      if (type === 'dir' && /^(\.?\/)*\.?$/.test(name)) {
+        entry.resume();
+        return;
+      }
+      const p = safePath(name, archive);
+      const linkTarget = type === 'hardlink' ? safePath(entry.linkpath ?? '', archive) : entry.linkpath;
+      if (type !== 'file') entry.resume();
+      await visit({ path: p, type, mode: (entry.mode ?? 0o644) & 0o777, linkTarget, size: entry.size ?? 0 }, type === 'file' ? (entry as unknown as Readable) : undefined);
+    };
+    chain = chain.then(work).catch((e) => {
+      failure ??= e;
+      entry.resume();
+    });
+  });
+  const stages: (NodeJS.ReadableStream | NodeJS.WritableStream)[] = [source];
+  if (decompressor) stages.push(decompressor);
+  stages.push(parser as unknown as NodeJS.WritableStream);
+  try {
+    await pipeline(stages as unknown as [Readable, NodeJS.WritableStream]);
+  } catch (e) {
+    if (failure) throw failure;
+    throw new XpuError('BAD_ARCHIVE', `${archive} is not a readable tar archive`, {
+      cause: e,
+      details: { archive },
+      hints: ['the download may be damaged: remove it from the cache and run again'],
+    });
+  }
+  await chain;
+  if (failure) throw failure;
+}

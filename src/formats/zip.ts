@@ -1,0 +1,82 @@
+// Zip reading through yauzl (central directory, CRC-checked streams); used by wheels, .conda and the Windows SDK.
+import type { Readable } from 'node:stream';
+import yauzl from 'yauzl';
+import { XpuError } from '../errors.js';
+import type { ArchiveEntry, EntryVisitor } from './entry.js';
+import { safePath } from './safe-path.js';
+
+function badZip(file: string, e: unknown): XpuError {
+  return new XpuError('BAD_ARCHIVE', `${file} is not a readable zip archive`, {
+    cause: e,
+    details: { file },
+    hints: ['the download may be damaged: remove it from the cache and run again'],
+  });
+}
+
+/** Unix mode bits from the entry's external attributes, when made on Unix. */
+function modeOf(e: yauzl.Entry): number {
+  const unixMode = (e.externalFileAttributes >>> 16) & 0xffff;
+  return unixMode || 0o644;
+}
+
+const S_IFMT = 0o170000;
+const S_IFLNK = 0o120000;
+
+export async function readZip(file: string, visit: EntryVisitor, filter?: (name: string) => boolean): Promise<void> {
+  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
+    yauzl.open(file, { lazyEntries: true, autoClose: true, strictFileNames: false, decodeStrings: true }, (err, z) =>
+      err || !z ? reject(badZip(file, err)) : resolve(z),
+    ),
+  );
+  const openStream = (e: yauzl.Entry) =>
+    new Promise<Readable>((resolve, reject) => zip.openReadStream(e, (err, s) => (err || !s ? reject(badZip(file, err)) : resolve(s))));
+  const readAll = async (s: Readable) => {
+    const chunks: Buffer[] = [];
+    for await (const c of s) chunks.push(c as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  };
+
+  await new Promise<void>((resolve, reject) => {
+    const fail = (e: unknown) => {
+      zip.close();
+      reject(e);
+    };
+    zip.on('error', (e) => fail(badZip(file, e)));
+    zip.on('end', () => resolve());
+    zip.on('entry', (e: yauzl.Entry) => {
+      void (async () => {
+        if (filter && !filter(e.fileName)) return zip.readEntry();
+        const isDir = e.fileName.endsWith('/');
+        if (isDir && /^(\.?\/)*$/.test(e.fileName)) return zip.readEntry();
+        const p = safePath(e.fileName, file);
+        const mode = modeOf(e);
+        if (isDir) {
+          await visit({ path: p, type: 'dir', mode: 0o755, size: 0 }, undefined);
+        } else if ((mode & S_IFMT) === S_IFLNK) {
+          const target = await readAll(await openStream(e));
+          await visit({ path: p, type: 'symlink', mode: 0o777, linkTarget: target, size: 0 }, undefined);
+        } else {
+          const entry: ArchiveEntry = { path: p, type: 'file', mode: mode & 0o777 || 0o644, size: e.uncompressedSize };
+          await visit(entry, await openStream(e));
+        }
+        zip.readEntry();
+      })().catch(fail);
+    });
+    zip.readEntry();
+  });
+}
+
+/** Reads one member fully into memory (small metadata files only). */
+export async function readZipMember(file: string, name: string): Promise<Buffer | undefined> {
+  let found: Buffer | undefined;
+  await readZip(
+    file,
+    async (_e, body) => {
+      const chunks: Buffer[] = [];
+      for await (const c of body!) chunks.push(c as Buffer);
+      found = Buffer.concat(chunks);
+    },
+    (n) => n === name,
+  );
+  return found;
+}

@@ -1,0 +1,30 @@
+// Loads the component manifests shipped in manifests/ (or a directory given with --manifests).
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { XpuError } from '../errors.js';
+import { validateManifest, type ComponentManifest } from './schema.js';
+
+export const BUILTIN_MANIFESTS = fileURLToPath(new URL('../../manifests/', import.meta.url));
+
+export async function loadManifests(dir: string = BUILTIN_MANIFESTS): Promise<ComponentManifest[]> {
+  let names: string[];
+  try {
+    names = (await fs.readdir(dir)).filter((n) => n.endsWith('.json')).sort();
+  } catch (e) {
+    throw new XpuError('BAD_MANIFEST', `cannot read the manifest directory ${dir}`, { cause: e, details: { dir }, hints: ['check --manifests'] });
+  }
+  const out: ComponentManifest[] = [];
+  for (const n of names) {
+    const file = path.join(dir, n);
+    let doc: unknown;
+    try {
+      doc = JSON.parse(await fs.readFile(file, 'utf8'));
+    } catch (e) {
+      throw new XpuError('BAD_MANIFEST', `manifest ${file} is not valid JSON`, { cause: e, details: { file }, hints: ['fix the JSON syntax'] });
+    }
+    out.push(validateManifest(file, doc));
+  }
+  if (out.length === 0) throw new XpuError('BAD_MANIFEST', `no manifests (*.json) in ${dir}`, { details: { dir }, hints: ['check --manifests'] });
+  return out;
+}

@@ -1,0 +1,115 @@
+// Manifest types and their validation: components, per-platform ordered sources, and path maps as data.
+import { XpuError } from '../errors.js';
+import { TARGET_PLATFORMS, type TargetPlatform } from '../host/types.js';
+
+export type SourceKind = 'conda' | 'pypi' | 'url' | 'apt';
+export const SOURCE_KINDS: readonly SourceKind[] = ['conda', 'pypi', 'url', 'apt'];
+
+/** Members under `from` (a path prefix; `*` matches one segment) land under `to` in the prefix. */
+export interface MapRule {
+  from: string;
+  to: string;
+}
+
+interface SourceBase {
+  kind: SourceKind;
+  map: MapRule[];
+  /** A semver range the version must satisfy. */
+  versions?: string;
+}
+
+export interface CondaSourceSpec extends SourceBase {
+  kind: 'conda';
+  channels: string[];
+  packages: string[];
+}
+
+export interface PypiSourceSpec extends SourceBase {
+  kind: 'pypi';
+  packages: string[];
+}
+
+export interface UrlSourceSpec extends SourceBase {
+  kind: 'url';
+  package: string;
+  version: string;
+  url: string;
+  sha256: string;
+  size?: number;
+}
+
+export interface AptSourceSpec extends SourceBase {
+  kind: 'apt';
+  packages: string[];
+}
+
+export type SourceSpec = CondaSourceSpec | PypiSourceSpec | UrlSourceSpec | AptSourceSpec;
+
+export interface Provided {
+  path: string;
+  required: boolean;
+  /** Said when the file is absent (required: error; optional: a note). */
+  missing?: string;
+}
+
+export interface PlatformSpec {
+  provides: Provided[];
+  sources: SourceSpec[];
+}
+
+export interface ComponentManifest {
+  schema: 1;
+  name: string;
+  summary: string;
+  /** What versions older than `since` lack; the planner notes it when it falls back to one. */
+  features: { since: string; what: string }[];
+  platforms: Partial<Record<TargetPlatform, PlatformSpec>>;
+}
+
+function bad(file: string, what: string): XpuError {
+  return new XpuError('BAD_MANIFEST', `manifest ${file}: ${what}`, {
+    details: { file },
+    hints: ['fix the manifest file, or remove --manifests to use the built-in ones'],
+  });
+}
+
+const isStr = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+const isStrArr = (v: unknown): v is string[] => Array.isArray(v) && v.length > 0 && v.every(isStr);
+
+function checkMap(file: string, where: string, map: unknown): void {
+  if (!Array.isArray(map) || map.length === 0) throw bad(file, `${where}: "map" must be a non-empty list`);
+  for (const r of map as MapRule[]) {
+    if (!isStr(r?.from) || typeof r?.to !== 'string') throw bad(file, `${where}: map rules need "from" and "to"`);
+    if (r.to.startsWith('/') || r.to.split('/').includes('..')) throw bad(file, `${where}: map target "${r.to}" must stay inside the prefix`);
+  }
+}
+
+/** Validates parsed JSON; errors name the file and the field. */
+export function validateManifest(file: string, doc: unknown): ComponentManifest {
+  const m = doc as ComponentManifest;
+  if (!m || typeof m !== 'object' || m.schema !== 1) throw bad(file, 'expected "schema": 1');
+  if (!isStr(m.name)) throw bad(file, '"name" is missing');
+  if (!m.platforms || typeof m.platforms !== 'object') throw bad(file, '"platforms" is missing');
+  m.features ??= [];
+  for (const [plat, spec] of Object.entries(m.platforms)) {
+    if (!(TARGET_PLATFORMS as readonly string[]).includes(plat)) throw bad(file, `unknown platform "${plat}"`);
+    if (!spec || !Array.isArray(spec.sources)) throw bad(file, `${plat}: "sources" must be a list`);
+    spec.provides ??= [];
+    spec.sources.forEach((s, i) => {
+      const where = `${plat}.sources[${i}]`;
+      if (!(SOURCE_KINDS as readonly string[]).includes(s?.kind)) throw bad(file, `${where}: unknown kind "${String(s?.kind)}"`);
+      checkMap(file, where, s.map);
+      if (s.kind === 'url') {
+        if (!isStr(s.url) || !isStr(s.version) || !isStr(s.package)) throw bad(file, `${where}: url sources need "package", "version" and "url"`);
+        if (!/^[0-9a-f]{64}$/.test(s.sha256 ?? '')) throw bad(file, `${where}: url sources need a pinned lowercase hex "sha256"`);
+      } else {
+        if (!isStrArr(s.packages)) throw bad(file, `${where}: "packages" must be a non-empty list of names`);
+        if (s.kind === 'conda' && !isStrArr(s.channels)) throw bad(file, `${where}: conda sources need "channels"`);
+        if (s.kind === 'pypi' && s.packages.some((p) => p.toLowerCase().replace(/[-_.]+/g, '-') === 'level-zero')) {
+          throw bad(file, `${where}: the PyPI name "level-zero" belongs to an unrelated project; never resolve Level Zero from PyPI by that name`);
+        }
+      }
+    });
+  }
+  return m;
+}

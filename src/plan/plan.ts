@@ -1,0 +1,179 @@
+// Plan stage: host + manifests + options -> InstallPlan (plain data). Unreachable or empty sources fall through to the next.
+import { createHash } from 'node:crypto';
+import type { Deps } from '../deps.js';
+import { XpuError } from '../errors.js';
+import type { Host, TargetPlatform } from '../host/types.js';
+import type { ComponentManifest, Provided, SourceKind, SourceSpec } from '../manifest/schema.js';
+import { isUnreachable } from '../net/http.js';
+import type { Reporter } from '../reporter.js';
+import { resolveApt } from '../sources/apt.js';
+import { resolveConda } from '../sources/conda.js';
+import { resolvePypi } from '../sources/pypi.js';
+import { NotAvailable, type PlannedArchive, type Resolution, type SourceContext } from '../sources/types.js';
+import { resolveUrl } from '../sources/url.js';
+import { compareVersions } from '../sources/version.js';
+import { VERSION } from '../version.js';
+
+export const PLAN_SCHEMA = 1;
+/** Bumped when the prefix layout written from the same archives changes, so old prefixes are rebuilt. */
+const LAYOUT_VERSION = 1;
+
+export type AttemptOutcome = 'chosen' | 'unreachable' | 'not-found' | 'error';
+
+export interface SourceAttempt {
+  source: SourceKind;
+  outcome: AttemptOutcome;
+  reason: string;
+}
+
+export interface PlannedComponent {
+  name: string;
+  /** Named with --component: then "no source" is an error rather than a note. */
+  explicit: boolean;
+  status: 'planned' | 'unavailable';
+  source?: SourceKind;
+  origin?: string;
+  version?: string;
+  archives: PlannedArchive[];
+  provides: Provided[];
+  notes: string[];
+  attempts: SourceAttempt[];
+}
+
+export interface InstallPlan {
+  schema: typeof PLAN_SCHEMA;
+  tool: { name: 'xpu-setup'; version: string };
+  platform: TargetPlatform;
+  host: { native: boolean; distro?: string; glibc?: string };
+  prefix: string;
+  cacheDir: string;
+  components: PlannedComponent[];
+  /** Equal keys mean an equal prefix: used to make a repeated run a no-op. */
+  planKey: string;
+}
+
+export interface PlanOptions {
+  prefix: string;
+  cacheDir: string;
+  /** Components named explicitly; empty means every component in the manifests. */
+  components: string[];
+  /** Source kinds in order of preference; empty means the manifest's order. */
+  sources: SourceKind[];
+  condaChannels: string[];
+  indexUrl?: string;
+}
+
+function orderSources(specs: SourceSpec[], prefer: SourceKind[]): SourceSpec[] {
+  if (!prefer.length) return specs;
+  return prefer.flatMap((kind) => specs.filter((s) => s.kind === kind));
+}
+
+async function resolveOne(spec: SourceSpec, ctx: SourceContext): Promise<Resolution> {
+  switch (spec.kind) {
+    case 'conda':
+      return resolveConda(spec, ctx);
+    case 'pypi':
+      return resolvePypi(spec, ctx);
+    case 'url':
+      return resolveUrl(spec);
+    case 'apt':
+      return resolveApt(spec, ctx);
+  }
+}
+
+function describe(spec: SourceSpec, ctx: SourceContext): string {
+  switch (spec.kind) {
+    case 'conda':
+      return `conda ${(ctx.condaChannels?.length ? ctx.condaChannels : spec.channels).join(', ')}`;
+    case 'pypi':
+      return `pypi ${ctx.indexUrl ?? 'https://pypi.org/simple'}`;
+    case 'url':
+      return `url ${spec.url}`;
+    case 'apt':
+      return 'apt';
+  }
+}
+
+export function missingFeatures(m: ComponentManifest, version: string): string[] {
+  return m.features.filter((f) => compareVersions(version, f.since) < 0).map((f) => `${m.name} ${version} lacks ${f.what} (since ${f.since})`);
+}
+
+async function planComponent(m: ComponentManifest, explicit: boolean, host: Host, opts: PlanOptions, ctx: SourceContext): Promise<PlannedComponent> {
+  const spec = m.platforms[host.platform];
+  const pc: PlannedComponent = { name: m.name, explicit, status: 'unavailable', archives: [], provides: spec?.provides ?? [], notes: [], attempts: [] };
+  if (!spec) {
+    pc.notes.push(`${m.name} has no source for ${host.platform}`);
+    return pc;
+  }
+  for (const s of orderSources(spec.sources, opts.sources)) {
+    const label = describe(s, ctx);
+    try {
+      const r = await resolveOne(s, ctx);
+      pc.attempts.push({ source: s.kind, outcome: 'chosen', reason: `${label}: ${r.archives.map((a) => `${a.package} ${a.version}`).join(', ')}` });
+      Object.assign(pc, { status: 'planned', source: r.source, origin: r.origin, version: r.version, archives: r.archives });
+      pc.notes.push(...missingFeatures(m, r.version));
+      if (pc.attempts.length > 1) {
+        ctx.reporter.warn(`${m.name}: ${pc.attempts.slice(0, -1).map((a) => a.reason).join('; ')}; using ${label} ${r.version}`);
+      }
+      return pc;
+    } catch (e) {
+      if (e instanceof NotAvailable) {
+        pc.attempts.push({ source: s.kind, outcome: 'not-found', reason: `${label}: ${e.reason}` });
+      } else if (isUnreachable(e)) {
+        pc.attempts.push({ source: s.kind, outcome: 'unreachable', reason: `${label}: ${(e as XpuError).message}` });
+      } else if (e instanceof XpuError) {
+        pc.attempts.push({ source: s.kind, outcome: 'error', reason: `${label}: ${e.message}` });
+      } else {
+        throw e;
+      }
+      ctx.reporter.debug(`${m.name}: ${pc.attempts.at(-1)!.reason}`);
+    }
+  }
+  if (pc.attempts.length === 0) pc.notes.push(`no source of the kinds ${opts.sources.join(', ')} provides ${m.name} for ${host.platform}`);
+  return pc;
+}
+
+export function planKeyOf(platform: TargetPlatform, components: PlannedComponent[], extra: unknown = null): string {
+  const essence = components
+    .filter((c) => c.status === 'planned')
+    .map((c) => ({ name: c.name, archives: c.archives.map((a) => ({ sha256: a.sha256, map: a.map })) }));
+  return createHash('sha256').update(JSON.stringify({ LAYOUT_VERSION, platform, essence, extra })).digest('hex');
+}
+
+export async function makePlan(
+  host: Host,
+  manifests: ComponentManifest[],
+  opts: PlanOptions,
+  deps: Deps,
+  reporter: Reporter,
+): Promise<InstallPlan> {
+  const known = manifests.map((m) => m.name);
+  const unknown = opts.components.filter((c) => !known.includes(c));
+  if (unknown.length) {
+    throw new XpuError('USAGE', `unknown component ${unknown.map((u) => `"${u}"`).join(', ')}`, { hints: [`components: ${known.join(', ')}`] });
+  }
+  const selected = opts.components.length ? manifests.filter((m) => opts.components.includes(m.name)) : manifests;
+  const ctx: SourceContext = { host, deps, reporter, condaChannels: opts.condaChannels, indexUrl: opts.indexUrl };
+  const components = await Promise.all(selected.map((m) => planComponent(m, opts.components.includes(m.name), host, opts, ctx)));
+  const missing = components.filter((c) => c.status === 'unavailable' && c.explicit);
+  if (missing.length) {
+    const tried = missing.flatMap((c) => c.attempts.map((a) => `${c.name}: ${a.reason}`));
+    throw new XpuError('NO_SOURCE', `no source could provide ${missing.map((c) => c.name).join(', ')} for ${host.platform}`, {
+      details: { attempts: tried },
+      hints: [
+        ...tried.map((t) => `tried ${t}`),
+        'check the index URLs (--conda-channel, --index-url), your network and proxy, or allow more sources with --source',
+      ],
+    });
+  }
+  return {
+    schema: PLAN_SCHEMA,
+    tool: { name: 'xpu-setup', version: VERSION },
+    platform: host.platform,
+    host: { native: host.native, distro: host.distro?.prettyName, glibc: host.glibc },
+    prefix: opts.prefix,
+    cacheDir: opts.cacheDir,
+    components,
+    planKey: planKeyOf(host.platform, components),
+  };
+}

@@ -1,0 +1,163 @@
+// conda channels: repodata.json (v1, and v2 with info.base_url) for the platform's subdir and noarch.
+import { XpuError } from '../errors.js';
+import { formatOf } from '../formats/index.js';
+import type { TargetPlatform } from '../host/types.js';
+import type { CondaSourceSpec } from '../manifest/schema.js';
+import { getJson, isUnreachable } from '../net/http.js';
+import { compareVersions, satisfies } from './version.js';
+import { NotAvailable, type PlannedArchive, type Resolution, type SourceContext } from './types.js';
+
+export interface RepodataRecord {
+  name: string;
+  version: string;
+  build: string;
+  build_number: number;
+  depends?: string[];
+  sha256?: string;
+  md5?: string;
+  size?: number;
+  subdir?: string;
+  timestamp?: number;
+}
+
+export interface Repodata {
+  info?: { subdir?: string; base_url?: string };
+  repodata_version?: number;
+  packages?: Record<string, RepodataRecord>;
+  'packages.conda'?: Record<string, RepodataRecord>;
+  removed?: string[];
+}
+
+export interface CondaCandidate extends RepodataRecord {
+  filename: string;
+  url: string;
+}
+
+export const CONDA_SUBDIR: Record<TargetPlatform, string> = { 'linux-x64': 'linux-64', 'win-x64': 'win-64' };
+
+function joinUrl(base: string, file: string): string {
+  return base.endsWith('/') ? base + file : `${base}/${file}`;
+}
+
+/** Flattens a repodata document into candidates with absolute URLs; `.conda` and `.tar.bz2` both kept. */
+export function parseRepodata(doc: Repodata, repodataUrl: string): CondaCandidate[] {
+  if (!doc || typeof doc !== 'object' || (!doc.packages && !doc['packages.conda'])) {
+    throw new XpuError('BAD_INDEX', `${repodataUrl} is not conda repodata (no "packages")`, {
+      details: { url: repodataUrl },
+      hints: ['check the channel URL: it should be the directory that holds <subdir>/repodata.json'],
+    });
+  }
+  const dir = repodataUrl.slice(0, repodataUrl.lastIndexOf('/') + 1);
+  const base = doc.repodata_version === 2 && doc.info?.base_url ? new URL(doc.info.base_url, dir).href : dir;
+  const removed = new Set(doc.removed ?? []);
+  const out: CondaCandidate[] = [];
+  for (const table of [doc['packages.conda'], doc.packages]) {
+    for (const [filename, rec] of Object.entries(table ?? {})) {
+      if (removed.has(filename)) continue;
+      out.push({ ...rec, filename, url: joinUrl(base, filename) });
+    }
+  }
+  return out;
+}
+
+/** `level-zero ==1.20.6 h84d6215_0` or `level-zero 1.20.6 h84d6215_0` -> pinned version and build. */
+export function parsePin(dep: string): { name: string; version?: string; build?: string } {
+  const [name = '', version, build] = dep.trim().split(/\s+/);
+  return { name, version: version?.replace(/^==?/, ''), build };
+}
+
+function better(a: CondaCandidate, b: CondaCandidate): number {
+  // Higher build number first; at equal builds prefer .conda (smaller, faster to read).
+  if (a.build_number !== b.build_number) return b.build_number - a.build_number;
+  const ac = a.filename.endsWith('.conda') ? 0 : 1;
+  const bc = b.filename.endsWith('.conda') ? 0 : 1;
+  if (ac !== bc) return ac - bc;
+  return (b.timestamp ?? 0) - (a.timestamp ?? 0);
+}
+
+/**
+ * Picks one version that every requested package has (highest first, within the range), then per package the best
+ * build, honouring exact pins between the requested packages (devel packages pin their runtime's build).
+ */
+export function selectCondaSet(candidates: CondaCandidate[], packages: string[], range?: string): CondaCandidate[] | undefined {
+  const byName = new Map<string, CondaCandidate[]>();
+  for (const c of candidates) {
+    if (!packages.includes(c.name) || !c.sha256) continue;
+    if (!byName.has(c.name)) byName.set(c.name, []);
+    byName.get(c.name)!.push(c);
+  }
+  if (packages.some((p) => !byName.has(p))) return undefined;
+  const versionSets = packages.map((p) => new Set(byName.get(p)!.map((c) => c.version)));
+  const common = [...versionSets[0]!].filter((v) => versionSets.every((s) => s.has(v)) && satisfies(v, range));
+  common.sort((a, b) => compareVersions(b, a));
+  for (const version of common) {
+    const chosen = new Map<string, CondaCandidate>();
+    for (const p of packages) {
+      const list = byName.get(p)!.filter((c) => c.version === version).sort(better);
+      chosen.set(p, list[0]!);
+    }
+    // A pinned build wins over "highest build number" for the pinned package.
+    for (const c of [...chosen.values()]) {
+      for (const dep of c.depends ?? []) {
+        const pin = parsePin(dep);
+        if (!chosen.has(pin.name) || !pin.build || pin.version !== version) continue;
+        const pinned = byName.get(pin.name)!.filter((x) => x.version === version && x.build === pin.build).sort(better)[0];
+        if (pinned) chosen.set(pin.name, pinned);
+      }
+    }
+    return packages.map((p) => chosen.get(p)!);
+  }
+  return undefined;
+}
+
+async function fetchRepodata(url: string, optional: boolean): Promise<CondaCandidate[]> {
+  try {
+    return parseRepodata(await getJson<Repodata>(url), url);
+  } catch (e) {
+    if (optional && e instanceof XpuError && e.code === 'NOT_FOUND') return [];
+    throw e;
+  }
+}
+
+export async function resolveConda(spec: CondaSourceSpec, ctx: SourceContext): Promise<Resolution> {
+  const channels = ctx.condaChannels?.length ? ctx.condaChannels : spec.channels;
+  const subdir = CONDA_SUBDIR[ctx.host.platform];
+  const misses: string[] = [];
+  let unreachable: unknown;
+  for (const channel of channels) {
+    const ch = channel.replace(/\/+$/, '');
+    let arch: CondaCandidate[];
+    let noarch: CondaCandidate[];
+    try {
+      [arch, noarch] = await Promise.all([
+        fetchRepodata(`${ch}/${subdir}/repodata.json`, false),
+        fetchRepodata(`${ch}/noarch/repodata.json`, true),
+      ]);
+    } catch (e) {
+      // One unreachable channel is not the end: the next channel may answer.
+      if (!isUnreachable(e)) throw e;
+      unreachable ??= e;
+      misses.push(`${ch} unreachable`);
+      continue;
+    }
+    const set = selectCondaSet([...arch, ...noarch], spec.packages, spec.versions);
+    if (!set) {
+      misses.push(`${spec.packages.join(' + ')} not found in ${ch} (${subdir})`);
+      continue;
+    }
+    const archives: PlannedArchive[] = set.map((c) => ({
+      package: c.name,
+      version: c.version,
+      build: c.build,
+      filename: c.filename,
+      url: c.url,
+      sha256: c.sha256!,
+      size: c.size,
+      format: formatOf(c.filename)!,
+      map: spec.map,
+    }));
+    return { source: 'conda', origin: ch, version: set[0]!.version, archives };
+  }
+  if (unreachable && misses.every((m) => m.endsWith('unreachable'))) throw unreachable;
+  throw new NotAvailable(misses.join('; '));
+}

@@ -1,0 +1,186 @@
+// PyPI-style indexes: PEP 691 JSON and PEP 503 HTML simple pages, and the /pypi/<name>/json API; wheel tag choice.
+import { XpuError } from '../errors.js';
+import type { Host } from '../host/types.js';
+import type { PypiSourceSpec } from '../manifest/schema.js';
+import { getJson, getText } from '../net/http.js';
+import { compareVersions, isPreRelease, satisfies } from './version.js';
+import { NotAvailable, type Resolution, type SourceContext } from './types.js';
+
+export const DEFAULT_INDEX_URL = 'https://pypi.org/simple';
+
+export interface IndexFile {
+  filename: string;
+  url: string;
+  sha256?: string;
+  size?: number;
+  yanked: boolean;
+  requiresPython?: string;
+}
+
+export function normalizeName(name: string): string {
+  return name.toLowerCase().replace(/[-_.]+/g, '-');
+}
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", apos: "'" };
+const unescape = (s: string) => s.replace(/&(amp|lt|gt|quot|#39|apos);/g, (_, e: string) => ENTITIES[e] ?? _);
+
+function fileFromUrl(href: string, pageUrl: string): Pick<IndexFile, 'url' | 'sha256' | 'filename'> {
+  const abs = new URL(href, pageUrl);
+  const frag = /^sha256=([0-9a-f]{64})$/i.exec(abs.hash.slice(1));
+  abs.hash = '';
+  const filename = decodeURIComponent(abs.pathname.slice(abs.pathname.lastIndexOf('/') + 1));
+  return { url: abs.href, sha256: frag?.[1]?.toLowerCase(), filename };
+}
+
+/** PEP 503 HTML: anchors with #sha256= fragments and data-* attributes. */
+export function parseSimpleHtml(html: string, pageUrl: string): IndexFile[] {
+  const out: IndexFile[] = [];
+  for (const m of html.matchAll(/<a\s([^>]*)>([^<]*)<\/a>/gi)) {
+    const attrs: Record<string, string> = {};
+    for (const a of m[1]!.matchAll(/([\w-]+)\s*=\s*("([^"]*)"|'([^']*)'|([^\s>]+))/g)) {
+      attrs[a[1]!.toLowerCase()] = unescape(a[3] ?? a[4] ?? a[5] ?? '');
+    }
+    if (!attrs.href) continue;
+    const f = fileFromUrl(attrs.href, pageUrl);
+    out.push({
+      ...f,
+      filename: unescape(m[2]!.trim()) || f.filename,
+      yanked: 'data-yanked' in attrs,
+      requiresPython: attrs['data-requires-python'],
+    });
+  }
+  return out;
+}
+
+interface Pep691 {
+  meta?: { 'api-version'?: string };
+  files?: { filename: string; url: string; hashes?: Record<string, string>; yanked?: boolean | string; size?: number; 'requires-python'?: string }[];
+}
+
+export function parseSimpleJson(doc: Pep691, pageUrl: string): IndexFile[] {
+  if (!doc || !Array.isArray(doc.files)) {
+    throw new XpuError('BAD_INDEX', `${pageUrl} is not a PEP 691 project page (no "files")`, { details: { url: pageUrl } });
+  }
+  return doc.files.map((f) => ({
+    filename: f.filename,
+    url: new URL(f.url, pageUrl).href,
+    sha256: f.hashes?.sha256?.toLowerCase(),
+    size: f.size,
+    yanked: f.yanked !== undefined && f.yanked !== false,
+    requiresPython: f['requires-python'],
+  }));
+}
+
+interface JsonApi {
+  releases?: Record<string, { filename: string; url: string; digests?: { sha256?: string }; size?: number; yanked?: boolean; requires_python?: string | null }[]>;
+}
+
+export function parseJsonApi(doc: JsonApi, pageUrl: string): IndexFile[] {
+  if (!doc || typeof doc.releases !== 'object') {
+    throw new XpuError('BAD_INDEX', `${pageUrl} is not a PyPI JSON API document (no "releases")`, { details: { url: pageUrl } });
+  }
+  return Object.values(doc.releases).flat().map((f) => ({
+    filename: f.filename,
+    url: new URL(f.url, pageUrl).href,
+    sha256: f.digests?.sha256?.toLowerCase(),
+    size: f.size,
+    yanked: !!f.yanked,
+    requiresPython: f.requires_python ?? undefined,
+  }));
+}
+
+export interface WheelName {
+  name: string;
+  version: string;
+  pythonTags: string[];
+  abiTags: string[];
+  platformTags: string[];
+}
+
+export function parseWheelFilename(filename: string): WheelName | undefined {
+  if (!filename.endsWith('.whl')) return undefined;
+  const parts = filename.slice(0, -4).split('-');
+  if (parts.length !== 5 && parts.length !== 6) return undefined;
+  const [name, version] = parts;
+  const [py, abi, plat] = parts.slice(-3);
+  return { name: name!, version: version!, pythonTags: py!.split('.'), abiTags: abi!.split('.'), platformTags: plat!.split('.') };
+}
+
+const LEGACY_MANYLINUX: Record<string, [number, number]> = { manylinux1: [2, 5], manylinux2010: [2, 12], manylinux2014: [2, 17] };
+
+/** How well a platform tag fits the host: higher is better, undefined means it cannot be installed. */
+export function platformTagScore(tag: string, host: Host): number | undefined {
+  if (tag === 'any') return 0;
+  if (host.platform === 'win-x64') return tag === 'win_amd64' ? 1 : undefined;
+  const m = /^(manylinux1|manylinux2010|manylinux2014|manylinux_(\d+)_(\d+))_x86_64$/.exec(tag);
+  if (!m) return undefined;
+  const [maj, min] = m[2] ? [Number(m[2]), Number(m[3])] : LEGACY_MANYLINUX[m[1]!]!;
+  // Planning for another machine with no glibc to read: assume the manylinux_2_28 baseline.
+  const [gMaj, gMin] = (host.glibc ?? '2.28').split('.').map(Number) as [number, number];
+  if (maj > gMaj || (maj === gMaj && min > gMin)) return undefined;
+  return 1 + maj * 1000 + min;
+}
+
+export function selectWheel(files: IndexFile[], project: string, host: Host, range?: string): IndexFile | undefined {
+  const want = normalizeName(project);
+  let best: { f: IndexFile; version: string; score: number } | undefined;
+  for (const f of files) {
+    if (f.yanked || !f.sha256) continue;
+    const w = parseWheelFilename(f.filename);
+    if (!w || normalizeName(w.name) !== want || isPreRelease(w.version) || !satisfies(w.version, range)) continue;
+    const scores = w.platformTags.map((t) => platformTagScore(t, host)).filter((s): s is number => s !== undefined);
+    if (!scores.length) continue;
+    const score = Math.max(...scores);
+    if (!best || compareVersions(w.version, best.version) > 0 || (w.version === best.version && score > best.score)) {
+      best = { f, version: w.version, score };
+    }
+  }
+  return best?.f;
+}
+
+/** Project files from an index: `/pypi` URLs use the JSON API, anything else the simple API (JSON or HTML). */
+export async function listProjectFiles(indexUrl: string, project: string): Promise<IndexFile[]> {
+  const base = indexUrl.replace(/\/+$/, '');
+  const name = normalizeName(project);
+  if (/\/pypi$/.test(base)) {
+    const url = `${base}/${name}/json`;
+    return parseJsonApi(await getJson<JsonApi>(url), url);
+  }
+  const url = `${base}/${name}/`;
+  const res = await getText(url, { headers: { accept: 'application/vnd.pypi.simple.v1+json, text/html;q=0.1' } });
+  if (/application\/vnd\.pypi\.simple\.v1\+json/.test(res.contentType)) {
+    let doc: Pep691;
+    try {
+      doc = JSON.parse(res.body) as Pep691;
+    } catch (e) {
+      throw new XpuError('BAD_INDEX', `${url} sent invalid JSON`, { cause: e, details: { url } });
+    }
+    return parseSimpleJson(doc, url);
+  }
+  return parseSimpleHtml(res.body, url);
+}
+
+export async function resolvePypi(spec: PypiSourceSpec, ctx: SourceContext): Promise<Resolution> {
+  const indexUrl = ctx.indexUrl ?? DEFAULT_INDEX_URL;
+  const archives = [];
+  for (const project of spec.packages) {
+    let files: IndexFile[];
+    try {
+      files = await listProjectFiles(indexUrl, project);
+    } catch (e) {
+      if (e instanceof XpuError && e.code === 'NOT_FOUND') throw new NotAvailable(`${project} not found on ${indexUrl}`);
+      throw e;
+    }
+    const f = selectWheel(files, project, ctx.host, spec.versions);
+    if (!f) {
+      const noHash = files.some((x) => !x.sha256 && !x.yanked);
+      throw new NotAvailable(
+        `no ${project} wheel for ${ctx.host.platform}${ctx.host.glibc ? ` (glibc ${ctx.host.glibc})` : ''} on ${indexUrl}` +
+          (noHash ? ' (files without sha256 are never used)' : ''),
+      );
+    }
+    const w = parseWheelFilename(f.filename)!;
+    archives.push({ package: project, version: w.version, filename: f.filename, url: f.url, sha256: f.sha256!, size: f.size, format: 'wheel' as const, map: spec.map });
+  }
+  return { source: 'pypi', origin: indexUrl, version: archives[0]!.version, archives };
+}

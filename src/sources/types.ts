@@ -1,0 +1,42 @@
+// What a source resolves to: concrete archives with URL, hash and size, ready for fetch and install.
+import type { Deps } from '../deps.js';
+import type { ArchiveFormat } from '../formats/index.js';
+import type { Host } from '../host/types.js';
+import type { MapRule, SourceKind } from '../manifest/schema.js';
+import type { Reporter } from '../reporter.js';
+
+export interface PlannedArchive {
+  package: string;
+  version: string;
+  build?: string;
+  filename: string;
+  /** http(s) URL, or `apt:<package>=<version>` for the apt source. */
+  url: string;
+  sha256: string;
+  size?: number;
+  format: ArchiveFormat;
+  map: MapRule[];
+}
+
+export interface Resolution {
+  source: SourceKind;
+  /** Where it came from, for people: a channel or index URL, or "Debian/Ubuntu apt". */
+  origin: string;
+  version: string;
+  archives: PlannedArchive[];
+}
+
+export interface SourceContext {
+  host: Host;
+  deps: Deps;
+  reporter: Reporter;
+  condaChannels?: string[];
+  indexUrl?: string;
+}
+
+/** The source has no matching package (as opposed to being unreachable). */
+export class NotAvailable extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
