@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { isDebianLike, parseGlibcVersion, parseOsRelease } from '../../src/host/linux.js';
+import { parseAptCacheShow, upstreamVersion } from '../../src/sources/apt.js';
+
+describe('os-release', () => {
+  it('parses Debian 12', () => {
+    const d = parseOsRelease(`PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"
+NAME="Debian GNU/Linux"
+VERSION_ID="12"
+VERSION="12 (bookworm)"
+VERSION_CODENAME=bookworm
+ID=debian
+HOME_URL="https://www.debian.org/"
+`)!;
+    expect(d).toMatchObject({ id: 'debian', versionId: '12', versionCodename: 'bookworm', prettyName: 'Debian GNU/Linux 12 (bookworm)' });
+    expect(isDebianLike(d)).toBe(true);
+  });
+
+  it('knows Debian derivatives by ID_LIKE', () => {
+    expect(isDebianLike(parseOsRelease('ID=linuxmint\nID_LIKE="ubuntu debian"\n'))).toBe(true);
+    expect(isDebianLike(parseOsRelease('ID=fedora\nVERSION_ID=41\n'))).toBe(false);
+    expect(parseOsRelease('# nothing')).toBeUndefined();
+  });
+});
+
+describe('glibc version', () => {
+  it('reads ldd and getconf output', () => {
+    expect(parseGlibcVersion('ldd (Debian GLIBC 2.36-9+deb12u14) 2.36\nCopyright (C) 2022')).toBe('2.36');
+    expect(parseGlibcVersion('ldd (Ubuntu GLIBC 2.39-0ubuntu8.4) 2.39\n')).toBe('2.39');
+    expect(parseGlibcVersion('glibc 2.28\n')).toBe('2.28');
+    expect(parseGlibcVersion('musl libc (x86_64)\nVersion 1.2.4')).toBeUndefined();
+  });
+});
+
+describe('apt-cache show', () => {
+  const text = `Package: libze-dev
+Source: level-zero
+Version: 1.8.12-1
+Installed-Size: 1331
+Maintainer: Debian OpenCL team <pkg-opencl-devel@lists.alioth.debian.org>
+Architecture: amd64
+Depends: libze1 (= 1.8.12-1)
+Description: oneAPI Level Zero -- development files
+ The objective of the oneAPI Level-Zero API is to provide direct-to-metal
+ interfaces to offload accelerator devices.
+Filename: pool/main/l/level-zero/libze-dev_1.8.12-1_amd64.deb
+Size: 93780
+SHA256: 04982092f99d0815fad8352c785ae5e0a91501aab358745b4cd9a7ce78b54606
+
+`;
+  it('reads version, file and hash', () => {
+    expect(parseAptCacheShow(text)).toEqual([{
+      package: 'libze-dev', version: '1.8.12-1', architecture: 'amd64',
+      filename: 'pool/main/l/level-zero/libze-dev_1.8.12-1_amd64.deb', size: 93780,
+      sha256: '04982092f99d0815fad8352c785ae5e0a91501aab358745b4cd9a7ce78b54606',
+    }]);
+  });
+
+  it('strips epochs and Debian revisions', () => {
+    expect(upstreamVersion('1.8.12-1')).toBe('1.8.12');
+    expect(upstreamVersion('1:1.20.6-1+b1')).toBe('1.20.6');
+  });
+});
