@@ -86,13 +86,8 @@ async function recoverInterruptedSwap(prefix: string): Promise<void> {
   }
 }
 
-export async function installPlan(
-  plan: InstallPlan,
-  fetched: FetchedArchive[],
-  reporter: Reporter,
-  extraEnv: Record<string, string> = {},
-): Promise<InstallResult> {
-  const prefix = path.resolve(plan.prefix);
+/** Refuses, before anything is fetched, a prefix that holds files xpu-setup did not put there. */
+export async function checkPrefixOwnership(prefix: string): Promise<void> {
   await recoverInterruptedSwap(prefix);
   const previous = await readReceipt(prefix).catch(() => undefined);
   if (!previous && !(await isEmptyOrMissing(prefix))) {
@@ -101,6 +96,16 @@ export async function installPlan(
       hints: ['xpu-setup owns its prefix and replaces it whole: choose an empty or new directory with --prefix'],
     });
   }
+}
+
+export async function installPlan(
+  plan: InstallPlan,
+  fetched: FetchedArchive[],
+  reporter: Reporter,
+  extraEnv: Record<string, string> = {},
+): Promise<InstallResult> {
+  const prefix = path.resolve(plan.prefix);
+  await checkPrefixOwnership(prefix);
   const parent = path.dirname(prefix);
   await fs.mkdir(parent, { recursive: true });
   const stagingDir = await fs.mkdtemp(path.join(parent, `.${path.basename(prefix)}.xpu-setup-staging-`));

@@ -1,5 +1,6 @@
 // One installer per prefix at a time: an exclusive lock file beside the prefix, taken over when its owner is gone.
 import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
 import { XpuError } from '../errors.js';
 
 function alive(pid: number): boolean {
@@ -14,6 +15,7 @@ function alive(pid: number): boolean {
 export async function withPrefixLock<T>(prefix: string, work: () => Promise<T>, waitMs = 120_000): Promise<T> {
   const lock = `${prefix}.xpu-setup.lock`;
   const start = Date.now();
+  await fs.mkdir(path.dirname(prefix), { recursive: true });
   for (;;) {
     try {
       await fs.writeFile(lock, JSON.stringify({ pid: process.pid, since: new Date().toISOString() }), { flag: 'wx' });

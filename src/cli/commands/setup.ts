@@ -2,7 +2,7 @@
 import { XpuError } from '../../errors.js';
 import { fetchPlan } from '../../fetch/fetch.js';
 import { detectHost } from '../../host/index.js';
-import { installPlan, isUpToDate } from '../../install/install.js';
+import { checkPrefixOwnership, installPlan, isUpToDate } from '../../install/install.js';
 import { withPrefixLock } from '../../install/lock.js';
 import { loadManifests } from '../../manifest/load.js';
 import { makePlan } from '../../plan/plan.js';
@@ -35,6 +35,7 @@ export const setupCommand: Command = {
     }
     if (!out.opts.json) out.line(renderPlan(plan));
     const result = await withPrefixLock(plan.prefix, async () => {
+      await checkPrefixOwnership(plan.prefix);
       const current = await isUpToDate(plan);
       if (current) return { prefix: plan.prefix, changed: false, receipt: current, notes: [] as string[] };
       const fetched = await fetchPlan(plan, deps, out);

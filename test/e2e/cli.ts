@@ -1,0 +1,43 @@
+// Runs the built CLI as a process with a scrubbed environment and a temp HOME.
+import { execa } from 'execa';
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO = fileURLToPath(new URL('../..', import.meta.url));
+export const BIN = path.join(REPO, 'bin', 'xpu-setup.js');
+
+export interface CliRun {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+export async function tempDir(name: string): Promise<string> {
+  return fs.mkdtemp(path.join(os.tmpdir(), `xpu-${name}-`));
+}
+
+/** Only what a CI job would have: PATH, a fresh HOME, CI=true; nothing from the developer's shell. */
+export function scrubbedEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, CI: 'true', LANG: 'C.UTF-8', ...extra };
+}
+
+export async function runCli(args: string[], env: Record<string, string>, opts: { cwd?: string } = {}): Promise<CliRun> {
+  const r = await execa(process.execPath, [BIN, ...args], { env, extendEnv: false, reject: false, cwd: opts.cwd ?? REPO, timeout: 300_000 });
+  return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
+}
+
+/** Every path under dir, relative, sorted (symlinks not followed). */
+export async function listTree(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  const walk = async (d: string, rel: string) => {
+    for (const e of await fs.readdir(d, { withFileTypes: true }).catch(() => [])) {
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      out.push(r);
+      if (e.isDirectory()) await walk(path.join(d, e.name), r);
+    }
+  };
+  await walk(dir, '');
+  return out.sort();
+}

@@ -1,0 +1,316 @@
+// The installer as a process against the local index: real archives in, a usable prefix out, nothing half-written.
+import { execa } from 'execa';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
+import { listTree, runCli, scrubbedEnv, tempDir } from './cli.js';
+
+let index: FixtureIndex;
+let work: string;
+let env: Record<string, string>;
+/** A port nothing listens on: connection refused, like an index that is down. */
+const DEAD = 'http://127.0.0.1:9';
+
+beforeAll(async () => {
+  index = await startFixtureIndex();
+  work = await tempDir('e2e');
+  env = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl });
+});
+
+afterAll(async () => {
+  await index?.close();
+  await fs.rm(work, { recursive: true, force: true });
+});
+
+async function exists(p: string): Promise<boolean> {
+  return fs.lstat(p).then(() => true, () => false);
+}
+
+/** Sibling entries of the prefix other than the prefix itself: staging dirs, lock files, old trees. */
+async function leftovers(prefix: string): Promise<string[]> {
+  const base = path.basename(prefix);
+  return (await fs.readdir(path.dirname(prefix)).catch(() => [] as string[])).filter((n) => n !== base && n.includes(base));
+}
+
+describe('setup from a conda channel (Debian 12 loader and headers repacked as conda-forge packages)', () => {
+  let prefix: string;
+  let cache: string;
+  let first: Awaited<ReturnType<typeof runCli>>;
+
+  beforeAll(async () => {
+    prefix = path.join(work, 'bookworm', 'prefix');
+    cache = path.join(work, 'bookworm', 'cache');
+    first = await runCli(['--prefix', prefix, '--cache-dir', cache, '--conda-channel', index.condaChannelUrl('bookworm')], env);
+  });
+
+  it('exits 0 and lays out headers, loader, link library, pkg-config and env files', async () => {
+    expect(first.exitCode, first.stderr).toBe(0);
+    for (const f of [
+      'include/level_zero/ze_api.h',
+      'lib/libze_loader.so.1',
+      'lib/libze_loader.so',
+      'lib/pkgconfig/level-zero.pc',
+      'lib/pkgconfig/libze_loader.pc',
+      'lib/cmake/LevelZero/LevelZeroConfig.cmake',
+      'env.sh', 'env.fish', 'env.ps1', 'env.bat', 'env.json',
+      'xpu-setup.receipt.json',
+    ]) {
+      expect(await exists(path.join(prefix, f)), f).toBe(true);
+    }
+    expect(first.stderr).toMatch(/level-zero 1\.8\.12 from conda/);
+  });
+
+  it('installs the Unified Runtime libraries from the wheel on the PyPI index', async () => {
+    expect(await exists(path.join(prefix, 'lib/libur_loader.so.0'))).toBe(true);
+    expect(await exists(path.join(prefix, 'lib/libur_adapter_level_zero.so.0'))).toBe(true);
+    const receipt = JSON.parse(await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8'));
+    const ur = receipt.components.find((c: { name: string }) => c.name === 'unified-runtime');
+    expect(ur.version).toBe(index.fixtures.urVersions.newer);
+    expect(ur.source).toMatch(/^pypi /);
+  });
+
+  it('gives a prefix where pkg-config builds a zeInit program that the real loader answers with 0x78000001', async () => {
+    const src = path.join(work, 'zeinit.c');
+    await fs.writeFile(src, '#include <stdio.h>\n#include <ze_api.h>\nint main(void){printf("0x%x\\n",(unsigned)zeInit(0));return 0;}\n');
+    const exe = path.join(work, 'zeinit');
+    const script = `. '${prefix}/env.sh' && cc '${src}' $(pkg-config --cflags --libs level-zero) -o '${exe}' && '${exe}' && ldd '${exe}' | grep libze_loader`;
+    const r = await execa('sh', ['-c', script], { env: { PATH: process.env.PATH! }, extendEnv: false, reject: false });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const [answer, ldd] = r.stdout.split('\n');
+    expect(answer).toBe('0x78000001');
+    expect(ldd).toContain(`${prefix}/lib/libze_loader.so.1`);
+  });
+
+  it('records every file with its sha256 in the receipt, and the archives it came from', async () => {
+    const receipt = JSON.parse(await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8'));
+    const served = index.packages.filter((p) => receipt.archives.some((a: { url: string }) => a.url === p.url));
+    expect(served.length).toBe(receipt.archives.length);
+    for (const a of receipt.archives) expect(served.find((s) => s.url === a.url)!.sha256).toBe(a.sha256);
+    const header = receipt.files.find((f: { path: string }) => f.path === 'include/level_zero/ze_api.h');
+    const bytes = await fs.readFile(path.join(prefix, 'include/level_zero/ze_api.h'));
+    expect(header.sha256).toBe((await import('node:crypto')).createHash('sha256').update(bytes).digest('hex'));
+  });
+
+  it('is a verified no-op the second time', async () => {
+    const before = await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8');
+    const again = await runCli(['--prefix', prefix, '--cache-dir', cache, '--conda-channel', index.condaChannelUrl('bookworm'), '--json'], env);
+    expect(again.exitCode, again.stderr).toBe(0);
+    const doc = JSON.parse(again.stdout);
+    expect(doc.changed).toBe(false);
+    expect(again.stderr).toMatch(/up to date/);
+    expect(await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8')).toBe(before);
+  });
+
+  it('reinstalls when an installed file was changed, restoring it', async () => {
+    const hdr = path.join(prefix, 'include/level_zero/ze_api.h');
+    const original = await fs.readFile(hdr);
+    await fs.writeFile(hdr, 'tampered');
+    const r = await runCli(['--prefix', prefix, '--cache-dir', cache, '--conda-channel', index.condaChannelUrl('bookworm'), '--json'], env);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).changed).toBe(true);
+    expect(await fs.readFile(hdr)).toEqual(original);
+    expect(await leftovers(prefix)).toEqual([]);
+  });
+
+  it('prints the environment for each shell', async () => {
+    const sh = await runCli(['env', '--prefix', prefix, '--shell', 'sh'], env);
+    expect(sh.exitCode).toBe(0);
+    expect(sh.stdout).toContain(`export LEVEL_ZERO_V1_SDK_PATH='${prefix}'`);
+    const json = await runCli(['env', '--prefix', prefix, '--json'], env);
+    expect(JSON.parse(json.stdout).vars.find((v: { name: string }) => v.name === 'LD_LIBRARY_PATH').value).toBe(`${prefix}/lib`);
+    const none = await runCli(['env', '--prefix', path.join(work, 'nothing-here')], env);
+    expect(none.exitCode).toBe(1);
+    expect(none.stderr).toMatch(/not an xpu-setup prefix.*\n[\s\S]*hint: install first/);
+  });
+});
+
+describe('index variants', () => {
+  it('installs 1.20.6 headers (with ze_device_ip_version_ext_t) from a channel with .tar.bz2 packages only', async () => {
+    const prefix = path.join(work, 'tarbz2', 'prefix');
+    const r = await runCli(['--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--component', 'level-zero', '--conda-channel', index.condaChannelUrl('tarbz2'), '--json'], env);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.plan.components[0].archives.every((a: { filename: string }) => a.filename.endsWith('.tar.bz2'))).toBe(true);
+    expect(await fs.readFile(path.join(prefix, 'include/level_zero/ze_api.h'), 'utf8')).toContain('ze_device_ip_version_ext_t');
+  });
+
+  it('follows repodata v2 base_url to where the files are', async () => {
+    const r = await runCli(['plan', '--component', 'level-zero', '--conda-channel', index.condaChannelUrl('v2'), '--json'], env);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const urls = JSON.parse(r.stdout).components[0].archives.map((a: { url: string }) => a.url);
+    expect(urls.every((u: string) => u.includes('/mirror/v2/linux-64/'))).toBe(true);
+  });
+
+  it('chooses the highest version and prefers .conda when a channel has both', async () => {
+    const r = await runCli(['plan', '--component', 'level-zero', '--conda-channel', index.condaChannelUrl('all'), '--json'], env);
+    const c = JSON.parse(r.stdout).components[0];
+    expect(c.version).toBe(index.fixtures.l0Versions.trixie);
+    expect(c.archives.every((a: { filename: string }) => a.filename.endsWith('.conda'))).toBe(true);
+  });
+
+  it.each([
+    ['PEP 691 JSON', () => index.simpleUrl],
+    ['PEP 503 HTML only', () => index.htmlOnlySimpleUrl],
+    ['the JSON API', () => index.jsonApiUrl],
+  ])('resolves intel-cmplr-lib-ur through %s, skipping the yanked release', async (_name, url) => {
+    const r = await runCli(['plan', '--component', 'unified-runtime', '--source', 'pypi', '--index-url', url(), '--json'], env);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const c = JSON.parse(r.stdout).components[0];
+    expect(c.version).toBe(index.fixtures.urVersions.newer);
+    expect(c.archives[0].filename).toMatch(/manylinux_2_28_x86_64\.whl$/);
+    expect(c.archives[0].sha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe('Windows layouts, planned and installed on Linux', () => {
+  it('maps conda Library/ and the win_amd64 wheel into include/, lib/, bin/', async () => {
+    const prefix = path.join(work, 'win', 'prefix');
+    const r = await runCli(['--platform', 'win-x64', '--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--conda-channel', index.condaChannelUrl('bookworm')], env);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const tree = await listTree(prefix);
+    for (const f of ['include/level_zero/ze_api.h', 'lib/ze_loader.lib', 'bin/ze_loader.dll', 'bin/ur_loader.dll', 'env.bat', 'env.ps1']) {
+      expect(tree, f).toContain(f);
+    }
+    expect(tree.some((f) => f.startsWith('Library'))).toBe(false);
+    const bat = await fs.readFile(path.join(prefix, 'env.bat'), 'utf8');
+    expect(bat).toContain(`if defined INCLUDE (set "INCLUDE=${prefix}/include;%INCLUDE%")`);
+  });
+
+  it('installs the pinned L0 Windows SDK zip, checking the manifest hash', async () => {
+    const sdk = index.packages.find((p) => p.index === 'github')!;
+    const manifests = path.join(work, 'manifests-sdk');
+    await fs.mkdir(manifests, { recursive: true });
+    const l0 = JSON.parse(await fs.readFile(path.join(__dirname, '../../manifests/level-zero.json'), 'utf8'));
+    const src = l0.platforms['win-x64'].sources.find((s: { kind: string }) => s.kind === 'url');
+    Object.assign(src, { url: index.sdkUrl, sha256: sdk.sha256, version: sdk.version });
+    await fs.writeFile(path.join(manifests, 'level-zero.json'), JSON.stringify(l0));
+    const prefix = path.join(work, 'sdk', 'prefix');
+    const r = await runCli(['--platform', 'win-x64', '--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--manifests', manifests, '--source', 'url', '--component', 'level-zero'], env);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const tree = await listTree(prefix);
+    expect(tree).toContain('include/level_zero/ze_api.h');
+    expect(tree).toContain('lib/ze_loader.lib');
+    expect(r.stderr).toMatch(/ze_loader\.dll comes with the Intel GPU driver/);
+
+    src.sha256 = 'f'.repeat(64);
+    await fs.writeFile(path.join(manifests, 'level-zero.json'), JSON.stringify(l0));
+    const bad = await runCli(['--platform', 'win-x64', '--prefix', path.join(work, 'sdk', 'bad'), '--cache-dir', path.join(work, 'sdk-cache'), '--manifests', manifests, '--source', 'url', '--component', 'level-zero'], env);
+    expect(bad.exitCode).toBe(1);
+    expect(bad.stderr).toContain(`sha256 mismatch for ${index.sdkUrl}: expected ${'f'.repeat(64)}, got ${sdk.sha256}`);
+  });
+});
+
+describe('failures leave nothing behind', () => {
+  const args = (prefix: string, cache: string, channel: string) => ['--prefix', prefix, '--cache-dir', cache, '--component', 'level-zero', '--source', 'conda', '--conda-channel', channel];
+
+  /** No prefix, nothing beside it, no partial download; verified archives may stay cached for the next run. */
+  async function expectClean(prefix: string, cache: string, badSha256?: string): Promise<void> {
+    expect(await exists(prefix)).toBe(false);
+    expect(await leftovers(prefix)).toEqual([]);
+    const tree = await listTree(cache);
+    expect(tree.filter((f) => f.endsWith('.part'))).toEqual([]);
+    if (badSha256) expect(tree.some((f) => f.endsWith(badSha256))).toBe(false);
+  }
+
+  it('a corrupted download: exit 1, the URL, both hashes, the remedy; no prefix, no cached file', async () => {
+    const prefix = path.join(work, 'corrupt', 'prefix');
+    const cache = path.join(work, 'corrupt', 'cache');
+    index.fault(/level-zero-devel-.*\.conda$/, 'corrupt');
+    try {
+      const r = await runCli(args(prefix, cache, index.condaChannelUrl('trixie')), env);
+      expect(r.exitCode).toBe(1);
+      expect(r.stderr).toMatch(/error: sha256 mismatch for http:\/\/127\.0\.0\.1:\d+\/conda\/trixie\/linux-64\/level-zero-devel-[^ ]+\.conda: expected [0-9a-f]{64}, got [0-9a-f]{64}/);
+      expect(r.stderr).toMatch(/hint: nothing was installed/);
+      expect(await exists(prefix)).toBe(false);
+      expect(await leftovers(prefix)).toEqual([]);
+      expect((await listTree(cache)).filter((f) => f.endsWith('.part'))).toEqual([]);
+      expect((await listTree(cache)).some((f) => f.includes('level-zero-devel'))).toBe(false);
+    } finally {
+      index.clearFaults();
+    }
+  });
+
+  it('a truncated download: exit 1 naming the URL', async () => {
+    const prefix = path.join(work, 'trunc', 'prefix');
+    const cache = path.join(work, 'trunc', 'cache');
+    index.fault(/level-zero-1\.20\.6.*\.conda$/, 'truncate');
+    try {
+      const r = await runCli(args(prefix, cache, index.condaChannelUrl('trixie')), env);
+      expect(r.exitCode).toBe(1);
+      expect(r.stderr).toMatch(/http:\/\/127\.0\.0\.1:\d+\/conda\/trixie\/linux-64\/level-zero-1\.20\.6/);
+      expect(r.stderr).toMatch(/hint: /);
+      const truncated = index.packages.find((p) => /trixie\/linux-64\/level-zero-1\.20\.6.*\.conda$/.test(p.url))!;
+      await expectClean(prefix, cache, truncated.sha256);
+    } finally {
+      index.clearFaults();
+    }
+  });
+
+  it('an unknown package: exit 1 naming the channel', async () => {
+    const manifests = path.join(work, 'manifests-unknown');
+    await fs.mkdir(manifests, { recursive: true });
+    const l0 = JSON.parse(await fs.readFile(path.join(__dirname, '../../manifests/level-zero.json'), 'utf8'));
+    l0.platforms['linux-x64'].sources[0].packages = ['level-zero', 'no-such-package-devel'];
+    await fs.writeFile(path.join(manifests, 'level-zero.json'), JSON.stringify(l0));
+    const prefix = path.join(work, 'unknown', 'prefix');
+    const cache = path.join(work, 'unknown', 'cache');
+    const r = await runCli([...args(prefix, cache, index.condaChannelUrl('bookworm')), '--manifests', manifests], env);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toMatch(/no source could provide level-zero/);
+    expect(r.stderr).toMatch(/no-such-package-devel not found in http:\/\/127\.0\.0\.1:\d+\/conda\/bookworm \(linux-64\)/);
+    await expectClean(prefix, cache);
+  });
+
+  it('an unreachable index: exit 1 naming the URL, with a network hint', async () => {
+    const prefix = path.join(work, 'dead', 'prefix');
+    const cache = path.join(work, 'dead', 'cache');
+    const r = await runCli(args(prefix, cache, `${DEAD}/conda-forge`), env);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain(`cannot reach ${DEAD}/conda-forge/linux-64/repodata.json (ECONNREFUSED)`);
+    expect(r.stderr).toMatch(/hint: check the index URLs/);
+    await expectClean(prefix, cache);
+  });
+
+  it('an unknown component is a usage error (exit 2)', async () => {
+    const r = await runCli(['plan', '--component', 'cuda'], env);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/unknown component "cuda"[\s\S]*hint: components: level-zero, unified-runtime/);
+  });
+
+  it('refuses to replace a non-empty directory it did not make', async () => {
+    const prefix = path.join(work, 'foreign');
+    await fs.mkdir(prefix, { recursive: true });
+    await fs.writeFile(path.join(prefix, 'precious.txt'), 'keep me');
+    const r = await runCli(args(prefix, path.join(work, 'cache'), index.condaChannelUrl('bookworm')), env);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toMatch(/exists, is not empty, and was not made by xpu-setup/);
+    expect(await fs.readFile(path.join(prefix, 'precious.txt'), 'utf8')).toBe('keep me');
+  });
+});
+
+describe('--json', () => {
+  it('prints exactly one JSON document on stdout, also on failure', async () => {
+    const ok = await runCli(['plan', '--conda-channel', index.condaChannelUrl('bookworm'), '--json'], env);
+    expect(() => JSON.parse(ok.stdout)).not.toThrow();
+    const bad = await runCli(['--prefix', path.join(work, 'j'), '--component', 'level-zero', '--source', 'conda', '--conda-channel', `${DEAD}/x`, '--json'], env);
+    expect(bad.exitCode).toBe(1);
+    const doc = JSON.parse(bad.stdout);
+    expect(doc).toMatchObject({ ok: false, error: { code: 'NO_SOURCE' } });
+  });
+});
+
+describe('the apt fallback on this Debian machine', () => {
+  it('with every index unreachable, installs Level Zero 1.8.12 from Debian and says so', async () => {
+    const prefix = path.join(work, 'apt', 'prefix');
+    const deadEnv = { ...env, XPU_SETUP_INDEX_URL: `${DEAD}/simple` };
+    const r = await runCli(['--prefix', prefix, '--cache-dir', path.join(work, 'apt', 'cache'), '--conda-channel', `${DEAD}/conda-forge`], deadEnv);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/level-zero: conda http:\/\/127\.0\.0\.1:9\/conda-forge: cannot reach .*ECONNREFUSED.*; using apt 1\.8\.12/);
+    expect(r.stderr).toMatch(/lacks ze_device_ip_version_ext_t/);
+    expect(r.stderr).toMatch(/unified-runtime: not available \(skipped\)/);
+    expect(await exists(path.join(prefix, 'lib/libze_loader.so.1'))).toBe(true);
+    const receipt = JSON.parse(await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8'));
+    expect(receipt.components).toEqual([expect.objectContaining({ name: 'level-zero', version: '1.8.12', source: expect.stringMatching(/^apt Debian/) })]);
+  });
+});
