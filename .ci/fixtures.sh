@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Fetches the real Level Zero .deb files the test fixtures are built from, and unpacks them into a cache dir.
+#
+#   bookworm: libze1 + libze-dev 1.8.12-1 through the machine's own apt sources (Debian 12).
+#   trixie:   libze1 + libze-dev 1.20.6-1 through a private sources list, state and cache under the cache
+#             dir; the system's apt configuration of sources is never touched. Trixie's Release file is
+#             checked against debian-archive-keyring, which on Debian 12 (2023.3+deb12u1 and later)
+#             already carries the trixie archive keys.
+#
+# Layout: $XPU_SETUP_TEST_CACHE/debs/<suite>/{*.deb, root/usr/..., version}. A second run with the files
+# in place does nothing and makes no network call. Root is not needed (apt-get download writes to cwd).
+set -euo pipefail
+
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cache="${XPU_SETUP_TEST_CACHE:-$repo_root/.cache/test-fixtures}"
+debs="$cache/debs"
+mkdir -p "$debs"
+
+BOOKWORM_VERSION="1.8.12-1"
+TRIXIE_VERSION="1.20.6-1"
+TRIXIE_MIRROR="${XPU_SETUP_TRIXIE_MIRROR:-http://deb.debian.org/debian}"
+KEYRING="/usr/share/keyrings/debian-archive-keyring.gpg"
+
+# apt drops to the _apt user for downloads and warns when that user cannot write our dir; as root we
+# simply download as root.
+sandbox=()
+if [ "$(id -u)" = 0 ]; then sandbox=(-o APT::Sandbox::User=root); fi
+
+done_already() { # suite version
+  [ -f "$debs/$1/version" ] && [ "$(cat "$debs/$1/version")" = "$2" ] && [ -d "$debs/$1/root/usr/include/level_zero" ]
+}
+
+unpack() { # suite version
+  local dir="$debs/$1"
+  rm -rf "$dir/root.tmp"
+  mkdir -p "$dir/root.tmp"
+  for f in "$dir"/libze1_"$2"_amd64.deb "$dir"/libze-dev_"$2"_amd64.deb; do
+    dpkg-deb -x "$f" "$dir/root.tmp"
+  done
+  rm -rf "$dir/root"
+  mv "$dir/root.tmp" "$dir/root"
+  printf '%s' "$2" > "$dir/version"
+}
+
+fetch_bookworm() {
+  local dir="$debs/bookworm"
+  mkdir -p "$dir"
+  if ! (cd "$dir" && apt-get "${sandbox[@]}" -q download "libze1=$BOOKWORM_VERSION" "libze-dev=$BOOKWORM_VERSION"); then
+    echo "fixtures: 'apt-get download libze1=$BOOKWORM_VERSION' failed; on Debian 12 run 'apt-get update' first" >&2
+    exit 1
+  fi
+}
+
+fetch_trixie() {
+  local dir="$debs/trixie" apt="$debs/trixie/apt"
+  mkdir -p "$dir" "$apt/parts" "$apt/prefs" "$apt/state/lists/partial" "$apt/cache/archives/partial"
+  if [ ! -r "$KEYRING" ]; then
+    echo "fixtures: $KEYRING missing; install debian-archive-keyring" >&2
+    exit 1
+  fi
+  printf 'deb [signed-by=%s] %s trixie main\n' "$KEYRING" "$TRIXIE_MIRROR" > "$apt/sources.list"
+  local opts=(
+    -o "Dir::Etc::SourceList=$apt/sources.list"
+    -o "Dir::Etc::SourceParts=$apt/parts"
+    -o "Dir::Etc::Preferences=/dev/null"
+    -o "Dir::Etc::PreferencesParts=$apt/prefs"
+    -o "Dir::State=$apt/state"
+    -o "Dir::Cache=$apt/cache"
+    -o "Acquire::Languages=none"
+    -o "Debug::NoLocking=1"
+    "${sandbox[@]}"
+  )
+  if ! apt-get "${opts[@]}" -q update >&2; then
+    echo "fixtures: apt-get update for trixie failed (mirror $TRIXIE_MIRROR, keyring $KEYRING)" >&2
+    exit 1
+  fi
+  if ! (cd "$dir" && apt-get "${opts[@]}" -q download "libze1=$TRIXIE_VERSION" "libze-dev=$TRIXIE_VERSION"); then
+    echo "fixtures: trixie no longer offers libze1=$TRIXIE_VERSION; update TRIXIE_VERSION in .ci/fixtures.sh" >&2
+    exit 1
+  fi
+  # The package lists (~20 MB) are only needed for that one download.
+  rm -rf "$apt"
+}
+
+# Test files run in parallel processes: one of them fetches, the others wait for it.
+exec 9> "$debs/.lock"
+flock 9
+
+if ! done_already bookworm "$BOOKWORM_VERSION"; then
+  fetch_bookworm
+  unpack bookworm "$BOOKWORM_VERSION"
+fi
+if ! done_already trixie "$TRIXIE_VERSION"; then
+  fetch_trixie
+  unpack trixie "$TRIXIE_VERSION"
+fi

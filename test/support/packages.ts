@@ -1,0 +1,698 @@
+// Builds the packages the fixture index serves, in their real formats, from real Debian files and the UR test double.
+import { spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, readlink, lstat, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, posix } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import yazl from 'yazl';
+import { ensureDebs, fixtureCacheDir, repoRoot, type DebSet } from './debs.js';
+
+/** Every archive member gets this mtime (2025-01-01T00:00:00Z) so that a rebuild gives the same bytes. */
+export const FIXTURE_MTIME_MS = Date.UTC(2025, 0, 1);
+
+/** Bump when the layout of built packages changes without this file's text changing. */
+const BUILD_FORMAT = 1;
+
+export type ArchiveEntry =
+  | { path: string; type: 'file'; data: Buffer; mode?: number }
+  | { path: string; type: 'symlink'; target: string };
+
+export interface FixtureMember {
+  path: string;
+  type: 'file' | 'symlink';
+  size: number;
+  sha256: string;
+  target?: string;
+}
+
+export type FixturePlatform = 'linux-x64' | 'win-x64' | 'any';
+export type CondaSubdir = 'linux-64' | 'win-64' | 'noarch';
+
+/** `info/index.json` of a conda package: the repodata record less sha256, md5 and size. */
+export interface CondaIndexJson {
+  name: string;
+  version: string;
+  build: string;
+  build_number: number;
+  depends: string[];
+  constrains: string[];
+  license: string;
+  subdir: CondaSubdir;
+  platform: string | null;
+  arch: string | null;
+  timestamp: number;
+}
+
+export interface FixtureArtifact {
+  format: 'conda' | 'tar.bz2' | 'wheel' | 'zip';
+  name: string;
+  version: string;
+  platform: FixturePlatform;
+  filename: string;
+  /** Absolute path of the built file in the cache. */
+  path: string;
+  sha256: string;
+  md5: string;
+  size: number;
+  /** Conda: the entries of the info and payload tarballs (info/..., lib/...); wheel and zip: the zip entries. */
+  members: FixtureMember[];
+  conda?: CondaIndexJson;
+  wheel?: { metadata: string; metadataSha256: string; requiresPython?: string; yanked?: string };
+}
+
+export interface FixturePackages {
+  dir: string;
+  l0Versions: { bookworm: string; trixie: string };
+  urVersions: { older: string; newer: string; yanked: string };
+  artifacts: FixtureArtifact[];
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Archive writers
+// ---------------------------------------------------------------------------------------------------------
+
+const sha256 = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
+const md5 = (b: Buffer): string => createHash('md5').update(b).digest('hex');
+
+function octal(value: number, width: number): string {
+  return value.toString(8).padStart(width - 1, '0') + '\0';
+}
+
+function tarHeader(name: string, type: string, size: number, mode: number, mtimeMs: number, linkname = ''): Buffer {
+  const h = Buffer.alloc(512);
+  h.write(name, 0, 100, 'utf8');
+  h.write(octal(mode, 8), 100, 'ascii');
+  h.write(octal(0, 8), 108, 'ascii');
+  h.write(octal(0, 8), 116, 'ascii');
+  h.write(octal(size, 12), 124, 'ascii');
+  h.write(octal(Math.floor(mtimeMs / 1000), 12), 136, 'ascii');
+  h.write(type, 156, 'ascii');
+  h.write(linkname, 157, 100, 'utf8');
+  h.write('ustar\0' + '00', 257, 'ascii');
+  h.write('root', 265, 'ascii');
+  h.write('root', 297, 'ascii');
+  h.fill(' ', 148, 156);
+  let sum = 0;
+  for (const byte of h) sum += byte;
+  h.write(octal(sum, 7) + ' ', 148, 'ascii');
+  return h;
+}
+
+const pad512 = (n: number): Buffer => Buffer.alloc((512 - (n % 512)) % 512);
+
+function paxRecord(key: string, value: string): string {
+  const body = ` ${key}=${value}\n`;
+  let len = Buffer.byteLength(body) + 1;
+  while (String(len).length + Buffer.byteLength(body) !== len) len = String(len).length + Buffer.byteLength(body);
+  return `${len}${body}`;
+}
+
+/** A POSIX tar (ustar, pax records for long names) of the entries in the order given; paths are written as is. */
+export function tarBuffer(entries: ArchiveEntry[], mtimeMs = FIXTURE_MTIME_MS): Buffer {
+  const parts: Buffer[] = [];
+  for (const e of entries) {
+    const link = e.type === 'symlink' ? e.target : '';
+    if (Buffer.byteLength(e.path) > 100 || Buffer.byteLength(link) > 100) {
+      const pax = Buffer.from(
+        (Buffer.byteLength(e.path) > 100 ? paxRecord('path', e.path) : '') +
+          (Buffer.byteLength(link) > 100 ? paxRecord('linkpath', link) : ''),
+      );
+      parts.push(tarHeader(`PaxHeader/${posix.basename(e.path)}`.slice(0, 100), 'x', pax.length, 0o644, mtimeMs));
+      parts.push(pax, pad512(pax.length));
+    }
+    const name = Buffer.from(e.path).subarray(0, 100).toString('utf8');
+    if (e.type === 'file') {
+      parts.push(tarHeader(name, '0', e.data.length, e.mode ?? 0o644, mtimeMs));
+      parts.push(e.data, pad512(e.data.length));
+    } else {
+      parts.push(tarHeader(name, '2', 0, 0o777, mtimeMs, Buffer.from(link).subarray(0, 100).toString('utf8')));
+    }
+  }
+  parts.push(Buffer.alloc(1024));
+  return Buffer.concat(parts);
+}
+
+/** Runs a filter program (zstd, bzip2) over a buffer. */
+function pipeThrough(cmd: string, args: string[], input: Buffer): Promise<Buffer> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stderr.on('data', (d: Buffer) => err.push(d));
+    child.on('error', (e) => reject(new Error(`${cmd}: ${e.message} (is it installed?)`)));
+    child.on('close', (code) => {
+      if (code === 0) resolvePromise(Buffer.concat(out));
+      else reject(new Error(`${cmd} ${args.join(' ')} exited ${code}: ${Buffer.concat(err).toString()}`));
+    });
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(input);
+  });
+}
+
+export const zstdCompress = (b: Buffer): Promise<Buffer> => pipeThrough('zstd', ['-q', '-c', '-3', '--no-progress'], b);
+export const bzip2Compress = (b: Buffer): Promise<Buffer> => pipeThrough('bzip2', ['-c', '-9'], b);
+
+/** A zip of the file entries, deflated or stored; yazl refuses absolute and `..` paths. */
+export function zipBuffer(entries: { path: string; data: Buffer; mode?: number }[], compress: boolean): Promise<Buffer> {
+  return new Promise((resolvePromise, reject) => {
+    const zip = new yazl.ZipFile();
+    const chunks: Buffer[] = [];
+    zip.outputStream.on('data', (c: Buffer) => chunks.push(c));
+    zip.outputStream.on('end', () => resolvePromise(Buffer.concat(chunks)));
+    zip.outputStream.on('error', reject);
+    try {
+      for (const e of entries) {
+        zip.addBuffer(e.data, e.path, { mtime: new Date(FIXTURE_MTIME_MS), mode: e.mode ?? 0o644, compress });
+      }
+      zip.end();
+    } catch (err) {
+      reject(err);
+    }
+  });
+}
+
+function membersOf(entries: ArchiveEntry[]): FixtureMember[] {
+  const files = new Map(entries.flatMap((e) => (e.type === 'file' ? [[e.path, e.data] as const] : [])));
+  return entries.map((e) => {
+    if (e.type === 'file') return { path: e.path, type: 'file', size: e.data.length, sha256: sha256(e.data) };
+    // A symlink reports what it points at, as conda's paths.json does.
+    const data = files.get(posix.join(posix.dirname(e.path), e.target)) ?? Buffer.alloc(0);
+    return { path: e.path, type: 'symlink', size: data.length, sha256: sha256(data), target: e.target };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Package builders
+// ---------------------------------------------------------------------------------------------------------
+
+export interface CondaSpec {
+  name: string;
+  version: string;
+  build: string;
+  buildNumber: number;
+  subdir: CondaSubdir;
+  depends?: string[];
+  constrains?: string[];
+  license?: string;
+  timestamp?: number;
+  payload: ArchiveEntry[];
+}
+
+export interface BuiltPackage {
+  filename: string;
+  bytes: Buffer;
+  members: FixtureMember[];
+}
+
+function condaIndexJson(spec: CondaSpec): CondaIndexJson {
+  const platform = spec.subdir === 'noarch' ? null : spec.subdir.split('-')[0] === 'win' ? 'win' : 'linux';
+  return {
+    name: spec.name,
+    version: spec.version,
+    build: spec.build,
+    build_number: spec.buildNumber,
+    depends: spec.depends ?? [],
+    constrains: spec.constrains ?? [],
+    license: spec.license ?? 'MIT',
+    subdir: spec.subdir,
+    platform,
+    arch: platform ? 'x86_64' : null,
+    timestamp: spec.timestamp ?? FIXTURE_MTIME_MS,
+  };
+}
+
+function condaInfo(spec: CondaSpec, index: CondaIndexJson): ArchiveEntry[] {
+  const payload = membersOf(spec.payload);
+  const paths = {
+    paths: payload.map((m) => ({
+      _path: m.path,
+      path_type: m.type === 'symlink' ? 'softlink' : 'hardlink',
+      sha256: m.sha256,
+      size_in_bytes: m.size,
+    })),
+    paths_version: 1,
+  };
+  const json = (v: unknown): Buffer => Buffer.from(JSON.stringify(v, null, 2) + '\n');
+  return [
+    { path: 'info/about.json', type: 'file', data: json({ summary: `xpu-setup test fixture of ${spec.name}` }) },
+    { path: 'info/files', type: 'file', data: Buffer.from(payload.map((m) => m.path).join('\n') + '\n') },
+    { path: 'info/index.json', type: 'file', data: json(index) },
+    { path: 'info/paths.json', type: 'file', data: json(paths) },
+  ];
+}
+
+/** A conda package: `.conda` (CEP 35, stored zip of info and pkg tar.zst) or the older single `.tar.bz2`. */
+export async function buildCondaPackage(
+  spec: CondaSpec,
+  format: 'conda' | 'tar.bz2',
+): Promise<BuiltPackage & { index: CondaIndexJson }> {
+  const index = condaIndexJson(spec);
+  const info = condaInfo(spec, index);
+  const stem = `${spec.name}-${spec.version}-${spec.build}`;
+  const members = [...membersOf(info), ...membersOf(spec.payload)];
+  if (format === 'tar.bz2') {
+    const bytes = await bzip2Compress(tarBuffer([...info, ...spec.payload]));
+    return { filename: `${stem}.tar.bz2`, bytes, members, index };
+  }
+  const [pkg, infoZst] = await Promise.all([zstdCompress(tarBuffer(spec.payload)), zstdCompress(tarBuffer(info))]);
+  const bytes = await zipBuffer(
+    [
+      { path: 'metadata.json', data: Buffer.from(JSON.stringify({ conda_pkg_format_version: 2 })) },
+      { path: `pkg-${stem}.tar.zst`, data: pkg },
+      { path: `info-${stem}.tar.zst`, data: infoZst },
+    ],
+    false,
+  );
+  return { filename: `${stem}.conda`, bytes, members, index };
+}
+
+export interface WheelSpec {
+  name: string;
+  version: string;
+  /** e.g. `py2.py3-none-manylinux_2_28_x86_64`. */
+  tag: string;
+  summary: string;
+  requiresPython?: string;
+  /** Paths relative to the wheel root, e.g. `<dist>-<ver>.data/data/lib/x.so`. */
+  files: { path: string; data: Buffer; mode?: number }[];
+}
+
+const b64url = (hex: string): string => Buffer.from(hex, 'hex').toString('base64url');
+
+/** The name as it appears in wheel file names and `.dist-info` / `.data` directories. */
+export const wheelDistName = (name: string): string => name.toLowerCase().replace(/[-_.]+/g, '_');
+
+/** A wheel with METADATA, WHEEL and a RECORD of urlsafe-base64 sha256 digests and sizes. */
+export async function buildWheel(spec: WheelSpec): Promise<BuiltPackage & { metadata: string }> {
+  const dist = `${wheelDistName(spec.name)}-${spec.version}`;
+  const [pyTags = 'py3', abi = 'none', plat = 'any'] = spec.tag.split('-');
+  const metadata =
+    [
+      'Metadata-Version: 2.1',
+      `Name: ${spec.name}`,
+      `Version: ${spec.version}`,
+      `Summary: ${spec.summary}`,
+      'License: MIT',
+      ...(spec.requiresPython ? [`Requires-Python: ${spec.requiresPython}`] : []),
+    ].join('\n') + '\n\n' + `${spec.summary}\n`;
+  const wheel =
+    [
+      'Wheel-Version: 1.0',
+      'Generator: xpu-setup-test-fixtures',
+      `Root-Is-Purelib: ${plat === 'any' ? 'true' : 'false'}`,
+      ...pyTags.split('.').map((py) => `Tag: ${py}-${abi}-${plat}`),
+    ].join('\n') + '\n';
+  const files = [
+    ...spec.files,
+    { path: `${dist}.dist-info/METADATA`, data: Buffer.from(metadata) },
+    { path: `${dist}.dist-info/WHEEL`, data: Buffer.from(wheel) },
+  ];
+  const recordPath = `${dist}.dist-info/RECORD`;
+  const record =
+    files.map((f) => `${f.path},sha256=${b64url(sha256(f.data))},${f.data.length}`).join('\n') + `\n${recordPath},,\n`;
+  files.push({ path: recordPath, data: Buffer.from(record) });
+  const bytes = await zipBuffer(files, true);
+  const members = files.map((f) => ({ path: f.path, type: 'file' as const, size: f.data.length, sha256: sha256(f.data) }));
+  return { filename: `${dist}-${spec.tag}.whl`, bytes, members, metadata };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Inputs: Debian trees, test doubles
+// ---------------------------------------------------------------------------------------------------------
+
+async function walk(dir: string, prefix: string): Promise<ArchiveEntry[]> {
+  const out: ArchiveEntry[] = [];
+  for (const name of (await readdir(dir)).sort()) {
+    const full = join(dir, name);
+    const rel = `${prefix}/${name}`;
+    const st = await lstat(full);
+    if (st.isDirectory()) out.push(...(await walk(full, rel)));
+    else if (st.isSymbolicLink()) out.push({ path: rel, type: 'symlink', target: await readlink(full) });
+    else out.push({ path: rel, type: 'file', data: await readFile(full), mode: st.mode & 0o777 });
+  }
+  return out;
+}
+
+/**
+ * The pkg-config files as upstream's templates come out of conda-forge's build (CMAKE_INSTALL_PREFIX set to
+ * the build tree, libdir `lib`): before 1.20 the template wrote that absolute build prefix, from 1.20 a
+ * prefix relative to `${pcfiledir}`. Debian's own files differ only in the prefix and libdir lines.
+ */
+const CONDA_BUILD_PREFIX = '/home/conda/feedstock_root/build_artifacts/level-zero_1700000000000/work/install';
+
+export function condaForgePc(debianPc: string): string {
+  const relocatable = /^prefix=\$\{pcfiledir\}/m.test(debianPc);
+  return debianPc
+    .replace(/^prefix=.*$/m, relocatable ? 'prefix=${pcfiledir}/../../' : `prefix=${CONDA_BUILD_PREFIX}`)
+    .replace(/^libdir=.*$/m, 'libdir=${prefix}/lib');
+}
+
+const L0_LIB = /^libze_(loader|tracing_layer|validation_layer)\.so/;
+
+async function l0LinuxPayloads(deb: DebSet): Promise<{ runtime: ArchiveEntry[]; devel: ArchiveEntry[] }> {
+  const libs = (await walk(deb.libDir, 'lib')).filter((e) => L0_LIB.test(posix.basename(e.path)));
+  const runtime = libs.filter((e) => /\.so\.\d/.test(e.path));
+  const linkLibs = libs.filter((e) => e.path.endsWith('.so'));
+  const pcs = (await walk(join(deb.libDir, 'pkgconfig'), 'lib/pkgconfig')).map((e) =>
+    e.type === 'file' ? { ...e, data: Buffer.from(condaForgePc(e.data.toString('utf8'))) } : e,
+  );
+  const headers = await walk(deb.includeDir, 'include');
+  return { runtime, devel: [...headers, ...linkLibs, ...pcs] };
+}
+
+/** Stand-in for a Windows binary: there is none here, so the bytes say what they are. */
+export function windowsDouble(file: string, version: string): Buffer {
+  return Buffer.from(`xpu-setup test double: not a real ${file} (version ${version}, win-64); never load or link it.\n`);
+}
+
+async function l0WindowsPayloads(deb: DebSet): Promise<{ runtime: ArchiveEntry[]; devel: ArchiveEntry[] }> {
+  const version = deb.version;
+  const names = ['ze_loader', 'ze_tracing_layer', 'ze_validation_layer'];
+  const runtime: ArchiveEntry[] = names.map((n) => ({
+    path: `Library/bin/${n}.dll`,
+    type: 'file',
+    data: windowsDouble(`${n}.dll`, version),
+  }));
+  const headers = await walk(deb.includeDir, 'Library/include');
+  const libs: ArchiveEntry[] = names.map((n) => ({
+    path: `Library/lib/${n}.lib`,
+    type: 'file',
+    data: windowsDouble(`${n}.lib`, version),
+  }));
+  return { runtime, devel: [...headers, ...libs] };
+}
+
+export const UR_LINUX_LIBS = [
+  'libur_loader.so.0',
+  'libur_adapter_level_zero.so.0',
+  'libur_adapter_level_zero_v2.so.0',
+  'libur_adapter_opencl.so.0',
+] as const;
+export const UR_WINDOWS_DLLS = ['ur_loader.dll', 'ur_adapter_level_zero.dll', 'ur_win_proxy_loader.dll'] as const;
+
+export const urDoubleSource = (): string => join(repoRoot(), 'test', 'fixtures', 'ur-double', 'ur_test_double.c');
+
+/**
+ * Compiles the UR test double with `cc`: libur_loader.so.0 with the entry points, the adapters as
+ * marker-only stubs, each with its own soname.
+ */
+export async function compileUrDouble(version: string, outDir: string): Promise<Map<string, Buffer>> {
+  await mkdir(outDir, { recursive: true });
+  const cc = process.env.CC || 'cc';
+  const built = await Promise.all(
+    UR_LINUX_LIBS.map(async (lib) => {
+      const file = join(outDir, lib);
+      const args = [
+        '-shared', '-fPIC', '-O2', '-fvisibility=hidden', `-Wl,-soname,${lib}`,
+        `-DXPU_SETUP_UR_DOUBLE_VERSION="${version}"`,
+        ...(lib === 'libur_loader.so.0' ? [] : ['-DXPU_SETUP_UR_ADAPTER_STUB']),
+        '-o', file, urDoubleSource(),
+      ];
+      await pipeThrough(cc, args, Buffer.alloc(0));
+      return [lib, await readFile(file)] as const;
+    }),
+  );
+  return new Map(built);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The fixture set
+// ---------------------------------------------------------------------------------------------------------
+
+const UR_VERSIONS = { older: '2025.2.0', newer: '2025.3.1', yanked: '2025.3.2' } as const;
+export const UR_YANKED_REASON = 'xpu-setup fixture: yanked release';
+export const SDK_VERSION_SUITE = 'trixie';
+
+/** conda-forge style build string: a hash of what varies plus the build number. */
+function condaBuild(name: string, version: string, subdir: string, buildNumber: number): string {
+  return `h${sha256(`${name}-${version}-${subdir}`).slice(0, 7)}_${buildNumber}`;
+}
+
+interface Planned {
+  make: () => Promise<BuiltPackage>;
+  meta: Pick<FixtureArtifact, 'format' | 'name' | 'version' | 'platform'>;
+  conda?: () => CondaIndexJson;
+  wheel?: { requiresPython?: string; yanked?: string };
+}
+
+async function planAll(debs: Record<'bookworm' | 'trixie', DebSet>, work: string): Promise<Planned[]> {
+  const plans: Planned[] = [];
+
+  const condaPlan = (spec: CondaSpec, format: 'conda' | 'tar.bz2', platform: FixturePlatform): void => {
+    let index: CondaIndexJson | undefined;
+    plans.push({
+      meta: { format, name: spec.name, version: spec.version, platform },
+      make: async () => {
+        const built = await buildCondaPackage(spec, format);
+        index = built.index;
+        return built;
+      },
+      conda: () => index!,
+    });
+  };
+
+  // Level Zero: which build numbers and formats each version needs for the channels of index-server.ts.
+  const l0Builds: { deb: DebSet; buildNumber: number; formats: ('conda' | 'tar.bz2')[] }[] = [
+    { deb: debs.bookworm, buildNumber: 0, formats: ['conda', 'tar.bz2'] },
+    { deb: debs.trixie, buildNumber: 0, formats: ['conda', 'tar.bz2'] },
+    { deb: debs.trixie, buildNumber: 1, formats: ['conda'] },
+    { deb: debs.trixie, buildNumber: 2, formats: ['conda'] },
+  ];
+  for (const { deb, buildNumber, formats } of l0Builds) {
+    const v = deb.version;
+    // conda-build renders an exact pin as "name version build"; rattler-build (newer feedstocks) adds "==".
+    const pin = (build: string): string => (deb.suite === 'bookworm' ? `level-zero ${v} ${build}` : `level-zero ==${v} ${build}`);
+    const timestamp = FIXTURE_MTIME_MS + buildNumber * 3_600_000;
+    const linux = await l0LinuxPayloads(deb);
+    const win = await l0WindowsPayloads(deb);
+    for (const [subdir, payloads, platform, runDeps] of [
+      ['linux-64', linux, 'linux-x64', ['__glibc >=2.17,<3.0.a0', 'libgcc >=13', 'libstdcxx >=13']],
+      ['win-64', win, 'win-x64', ['ucrt >=10.0.20348.0', 'vc >=14.3', 'vc14_runtime >=14.40.33810']],
+    ] as const) {
+      const build = condaBuild('level-zero', v, subdir, buildNumber);
+      for (const format of formats) {
+        condaPlan(
+          { name: 'level-zero', version: v, build, buildNumber, subdir, depends: [...runDeps], timestamp, payload: payloads.runtime },
+          format,
+          platform,
+        );
+        condaPlan(
+          {
+            name: 'level-zero-devel',
+            version: v,
+            build: condaBuild('level-zero-devel', v, subdir, buildNumber),
+            buildNumber,
+            subdir,
+            depends: [pin(build)],
+            timestamp,
+            payload: payloads.devel,
+          },
+          format,
+          platform,
+        );
+      }
+    }
+  }
+
+  // Unified Runtime: the test double, as PyPI wheels and as a linux-64 conda package.
+  const urWheelSummary = "xpu-setup test double of Intel's Unified Runtime libraries (not the real intel-cmplr-lib-ur)";
+  for (const [role, version] of Object.entries(UR_VERSIONS)) {
+    const libs = await compileUrDouble(version, join(work, 'ur', version));
+    const dist = `${wheelDistName('intel-cmplr-lib-ur')}-${version}`;
+    const yanked = role === 'yanked' ? UR_YANKED_REASON : undefined;
+    plans.push({
+      meta: { format: 'wheel', name: 'intel-cmplr-lib-ur', version, platform: 'linux-x64' },
+      make: () =>
+        buildWheel({
+          name: 'intel-cmplr-lib-ur',
+          version,
+          tag: 'py2.py3-none-manylinux_2_28_x86_64',
+          summary: urWheelSummary,
+          files: [...libs].map(([lib, data]) => ({ path: `${dist}.data/data/lib/${lib}`, data, mode: 0o755 })),
+        }),
+    });
+    plans.push({
+      meta: { format: 'wheel', name: 'intel-cmplr-lib-ur', version, platform: 'win-x64' },
+      make: () =>
+        buildWheel({
+          name: 'intel-cmplr-lib-ur',
+          version,
+          tag: 'py2.py3-none-win_amd64',
+          summary: urWheelSummary,
+          files: UR_WINDOWS_DLLS.map((dll) => ({
+            path: `${dist}.data/data/Library/bin/${dll}`,
+            data: windowsDouble(dll, version),
+          })),
+        }),
+    });
+    if (yanked) for (const plan of plans.slice(-2)) plan.wheel = { yanked };
+    if (role !== 'yanked') {
+      condaPlan(
+        {
+          name: 'intel-cmplr-lib-ur',
+          version,
+          build: `intel_${role === 'older' ? 1001 : 1002}`,
+          buildNumber: role === 'older' ? 1001 : 1002,
+          subdir: 'linux-64',
+          depends: ['__glibc >=2.28'],
+          license: 'LicenseRef-xpu-setup-test-double',
+          payload: [...libs].map(([lib, data]) => ({ path: `lib/${lib}`, type: 'file' as const, data, mode: 0o755 })),
+        },
+        'conda',
+        'linux-x64',
+      );
+    }
+  }
+
+  // The unrelated PyPI project that owns the name `level-zero`, by a stand-in wheel.
+  plans.push({
+    meta: { format: 'wheel', name: 'level-zero', version: '0.1.0', platform: 'any' },
+    make: () =>
+      buildWheel({
+        name: 'level-zero',
+        version: '0.1.0',
+        tag: 'py3-none-any',
+        requiresPython: '>=3.6',
+        summary: "Stand-in for the unrelated PyPI project 'level-zero' (building floor numbering); not Intel's Level Zero",
+        files: [
+          {
+            path: 'level_zero/__init__.py',
+            data: Buffer.from('"""xpu-setup test stand-in for the unrelated PyPI project level-zero (floor numbering)."""\n'),
+          },
+        ],
+      }),
+  });
+  plans[plans.length - 1]!.wheel = { requiresPython: '>=3.6' };
+
+  // The Windows SDK zip of the GitHub release: include/ and lib/ at the top (layout as users describe it).
+  const sdk = debs[SDK_VERSION_SUITE];
+  plans.push({
+    meta: { format: 'zip', name: 'level-zero-win-sdk', version: sdk.version, platform: 'win-x64' },
+    make: async () => {
+      const headers = (await walk(sdk.includeDir, 'include')).flatMap((e) => (e.type === 'file' ? [e] : []));
+      const files = [...headers, { path: 'lib/ze_loader.lib', type: 'file' as const, data: windowsDouble('ze_loader.lib', sdk.version) }];
+      const bytes = await zipBuffer(files, true);
+      return {
+        filename: `level-zero-win-sdk-${sdk.version}.zip`,
+        bytes,
+        members: files.map((f) => ({ path: f.path, type: 'file' as const, size: f.data.length, sha256: sha256(f.data) })),
+      };
+    },
+  });
+  return plans;
+}
+
+async function inputKey(debs: Record<'bookworm' | 'trixie', DebSet>): Promise<string> {
+  const h = createHash('sha256');
+  h.update(`format ${BUILD_FORMAT}\n`);
+  h.update(await readFile(fileURLToPath(import.meta.url)));
+  h.update(await readFile(urDoubleSource()));
+  for (const set of Object.values(debs)) {
+    h.update(await readFile(set.debs.libze1));
+    h.update(await readFile(set.debs.libzeDev));
+  }
+  return h.digest('hex').slice(0, 16);
+}
+
+async function loadManifest(dir: string): Promise<FixturePackages | undefined> {
+  const file = join(dir, 'manifest.json');
+  if (!existsSync(file)) return undefined;
+  const manifest = JSON.parse(await readFile(file, 'utf8')) as FixturePackages;
+  manifest.dir = dir;
+  for (const a of manifest.artifacts) {
+    a.path = join(dir, a.filename);
+    const st = await stat(a.path).catch(() => undefined);
+    if (st?.size !== a.size) return undefined;
+  }
+  return manifest;
+}
+
+/** Like Promise.all over `items.map(fn)`, with at most `limit` running (each spawns a compressor). */
+async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+async function buildInto(dir: string, debs: Record<'bookworm' | 'trixie', DebSet>): Promise<FixturePackages> {
+  const work = await mkdtemp(join(tmpdir(), 'xpu-setup-fixture-build-'));
+  try {
+    const plans = await planAll(debs, work);
+    const artifacts = await mapLimited(
+      plans,
+      4,
+      async (plan): Promise<FixtureArtifact> => {
+        const built = await plan.make();
+        await writeFile(join(dir, built.filename), built.bytes);
+        const artifact: FixtureArtifact = {
+          ...plan.meta,
+          filename: built.filename,
+          path: join(dir, built.filename),
+          sha256: sha256(built.bytes),
+          md5: md5(built.bytes),
+          size: built.bytes.length,
+          members: built.members,
+        };
+        if (plan.conda) artifact.conda = plan.conda();
+        if ('metadata' in built && typeof built.metadata === 'string') {
+          artifact.wheel = { ...plan.wheel, metadata: built.metadata, metadataSha256: sha256(built.metadata) };
+        }
+        return artifact;
+      },
+    );
+    return {
+      dir,
+      l0Versions: { bookworm: debs.bookworm.version, trixie: debs.trixie.version },
+      urVersions: { ...UR_VERSIONS },
+      artifacts,
+    };
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+let memo: Promise<FixturePackages> | undefined;
+
+/**
+ * Builds (or loads from the cache) every fixture package. The cache key covers this file, the UR double's
+ * source and the .deb files; parallel test processes build side by side and the first rename wins.
+ */
+export function buildFixturePackages(): Promise<FixturePackages> {
+  memo ??= (async () => {
+    const debs = await ensureDebs();
+    const root = join(fixtureCacheDir(), 'packages');
+    const dir = join(root, await inputKey(debs));
+    const cached = await loadManifest(dir);
+    if (cached) return cached;
+    // Only a complete build is ever renamed into place, so one that fails the check was damaged later
+    // (looked at twice: another process may have just renamed its build into place).
+    if (existsSync(dir) && !(await loadManifest(dir))) await rm(dir, { recursive: true, force: true });
+    await mkdir(root, { recursive: true });
+    const tmp = join(root, `.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+    await mkdir(tmp);
+    try {
+      const built = await buildInto(tmp, debs);
+      await writeFile(join(tmp, 'manifest.json'), JSON.stringify(built, null, 1));
+      await rename(tmp, dir).catch(async (err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOTEMPTY' && err.code !== 'EEXIST') throw err;
+      });
+    } finally {
+      await rm(tmp, { recursive: true, force: true });
+    }
+    const result = await loadManifest(dir);
+    if (!result) throw new Error(`fixture build in ${dir} is incomplete`);
+    return result;
+  })();
+  memo.catch(() => (memo = undefined));
+  return memo;
+}
