@@ -1,0 +1,863 @@
+/* Command queues, command lists (regular and immediate), events, fences and the worker threads that run them. */
+#include "entrypoints.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* One lock and condition for all events and fences: waits are rare and short, simplicity wins. */
+static pthread_mutex_t sync_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t sync_cv = PTHREAD_COND_INITIALIZER;
+
+static void deadline_after(struct timespec *ts, uint64_t ns)
+{
+    clock_gettime(CLOCK_REALTIME, ts);
+    uint64_t total = (uint64_t)ts->tv_nsec + ns % 1000000000ull;
+    ts->tv_sec += (time_t)(ns / 1000000000ull + total / 1000000000ull);
+    ts->tv_nsec = (long)(total % 1000000000ull);
+}
+
+/* Waits under sync_lock until *flag is set; timeout follows L0: 0 = poll, UINT64_MAX = forever. */
+static ze_result_t wait_flag(const int *flag, uint64_t timeout)
+{
+    struct timespec dl;
+    if (timeout != UINT64_MAX)
+        deadline_after(&dl, timeout);
+    pthread_mutex_lock(&sync_lock);
+    int rc = 0;
+    while (!*flag && rc != ETIMEDOUT) {
+        if (timeout == 0)
+            break;
+        rc = timeout == UINT64_MAX ? pthread_cond_wait(&sync_cv, &sync_lock) : pthread_cond_timedwait(&sync_cv, &sync_lock, &dl);
+    }
+    int done = *flag;
+    pthread_mutex_unlock(&sync_lock);
+    return done ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
+}
+
+static void set_flag(int *flag, int value)
+{
+    pthread_mutex_lock(&sync_lock);
+    *flag = value;
+    pthread_cond_broadcast(&sync_cv);
+    pthread_mutex_unlock(&sync_lock);
+}
+
+/* ---- events ---- */
+
+ze_result_t rdEventPoolCreate(ze_context_handle_t ctx, const ze_event_pool_desc_t *desc, uint32_t ndev, ze_device_handle_t *devs,
+                              ze_event_pool_handle_t *ph)
+{
+    if (!rd_valid(ctx, RD_TAG_CONTEXT))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (desc == NULL || ph == NULL || (ndev > 0 && devs == NULL))
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (desc->count == 0)
+        return ZE_RESULT_ERROR_INVALID_SIZE;
+    for (uint32_t i = 0; i < ndev; i++)
+        if (!rd_valid(devs[i], RD_TAG_DEVICE))
+            return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (desc->flags & ZE_EVENT_POOL_FLAG_IPC)
+        return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    rd_event_pool *p = calloc(1, sizeof *p);
+    if (p == NULL || (p->slots = calloc(desc->count, sizeof *p->slots)) == NULL) {
+        free(p);
+        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    p->tag = RD_TAG_EVENT_POOL;
+    p->flags = desc->flags;
+    p->count = desc->count;
+    *ph = p;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t rdEventPoolDestroy(ze_event_pool_handle_t p)
+{
+    if (!rd_valid(p, RD_TAG_EVENT_POOL))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    p->tag = RD_TAG_DEAD;
+    free(p->slots);
+    free(p);
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t rdEventCreate(ze_event_pool_handle_t p, const ze_event_desc_t *desc, ze_event_handle_t *ph)
+{
+    if (!rd_valid(p, RD_TAG_EVENT_POOL))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (desc == NULL || ph == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (desc->index >= p->count)
+        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    pthread_mutex_lock(&sync_lock);
+    int taken = p->slots[desc->index] != NULL;
+    pthread_mutex_unlock(&sync_lock);
+    if (taken)
+        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    rd_event *e = calloc(1, sizeof *e);
+    if (e == NULL)
+        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    e->tag = RD_TAG_EVENT;
+    e->pool = p;
+    e->index = desc->index;
+    pthread_mutex_lock(&sync_lock);
+    p->slots[desc->index] = e;
+    pthread_mutex_unlock(&sync_lock);
+    *ph = e;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t rdEventDestroy(ze_event_handle_t e)
+{
+    if (!rd_valid(e, RD_TAG_EVENT))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    pthread_mutex_lock(&sync_lock);
+    if (rd_valid(e->pool, RD_TAG_EVENT_POOL))
+        e->pool->slots[e->index] = NULL;
+    e->tag = RD_TAG_DEAD;
+    pthread_mutex_unlock(&sync_lock);
+    free(e);
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t rdEventHostSignal(ze_event_handle_t e)
+{
+    if (!rd_valid(e, RD_TAG_EVENT))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    set_flag(&e->signaled, 1);
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t rdEventHostSynchronize(ze_event_handle_t e, uint64_t timeout)
+{
+    if (!rd_valid(e, RD_TAG_EVENT))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    return wait_flag(&e->signaled, timeout);
+}
+
+ze_result_t rdEventQueryStatus(ze_event_handle_t e)
+{
+    if (!rd_valid(e, RD_TAG_EVENT))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    return wait_flag(&e->signaled, 0);
+}
+
+ze_result_t rdEventHostReset(ze_event_handle_t e)
+{
+    if (!rd_valid(e, RD_TAG_EVENT))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    set_flag(&e->signaled, 0);
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t rdEventQueryKernelTimestamp(ze_event_handle_t e, ze_kernel_timestamp_result_t *r)
+{
+    if (!rd_valid(e, RD_TAG_EVENT))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (r == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (!(e->pool->flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP))
+        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    if (wait_flag(&e->signaled, 0) != ZE_RESULT_SUCCESS)
+        return ZE_RESULT_NOT_READY;
+    r->global.kernelStart = r->context.kernelStart = e->ts_start;
+    r->global.kernelEnd = r->context.kernelEnd = e->ts_end;
+    return ZE_RESULT_SUCCESS;
+}
+
+/* ---- executing commands ---- */
+
+static void wait_events(const rd_cmd *c)
+{
+    for (uint32_t i = 0; i < c->nwait; i++)
+        wait_flag(&c->wait[i]->signaled, UINT64_MAX);
+}
+
+static ze_result_t run_launch(const rd_cmd *c)
+{
+    rd_kernel *k = c->u.launch.kernel;
+    uint32_t count[3];
+    memcpy(count, c->u.launch.indirect ? (const uint32_t *)c->u.launch.indirect : c->u.launch.count, sizeof count);
+    size_t global[3], local[3];
+    for (int d = 0; d < 3; d++) {
+        if (count[d] == 0)
+            return ZE_RESULT_SUCCESS; /* nothing to run */
+        local[d] = c->u.launch.group[d];
+        global[d] = (size_t)count[d] * local[d];
+    }
+    cl_int err = CL_SUCCESS;
+    pthread_mutex_lock(&rd.exec_lock);
+    for (uint32_t i = 0; i < k->info->nparams && err == CL_SUCCESS; i++) {
+        const rd_arg *a = &c->u.launch.args[i];
+        if (a->kind == RD_ARG_GLOBAL_PTR)
+            err = clSetKernelArgSVMPointer(k->cl, i, a->ptr);
+        else if (a->kind == RD_ARG_LOCAL_PTR)
+            err = clSetKernelArg(k->cl, i, a->size, NULL);
+        else
+            err = clSetKernelArg(k->cl, i, a->size, a->bytes);
+    }
+    if (err == CL_SUCCESS)
+        err = clEnqueueNDRangeKernel(rd.cl_queue, k->cl, 3, NULL, global, local, 0, NULL, NULL);
+    if (err == CL_SUCCESS)
+        err = clFinish(rd.cl_queue);
+    pthread_mutex_unlock(&rd.exec_lock);
+    if (err != CL_SUCCESS) {
+        rd_log("kernel %s failed to run on PoCL (OpenCL error %d)", k->info->name, err);
+        return ZE_RESULT_ERROR_DEVICE_LOST;
+    }
+    return ZE_RESULT_SUCCESS;
+}
+
+static void run_region(const rd_cmd *c)
+{
+    const ze_copy_region_t *d = &c->u.region.dreg, *s = &c->u.region.sreg;
+    for (uint32_t z = 0; z < d->depth; z++)
+        for (uint32_t y = 0; y < d->height; y++) {
+            char *dst = (char *)c->u.region.dst + (size_t)(d->originZ + z) * c->u.region.dslice +
+                        (size_t)(d->originY + y) * c->u.region.dpitch + d->originX;
+            const char *src = (const char *)c->u.region.src + (size_t)(s->originZ + z) * c->u.region.sslice +
+                              (size_t)(s->originY + y) * c->u.region.spitch + s->originX;
+            memmove(dst, src, d->width);
+        }
+}
+
+static ze_result_t run_cmd(const rd_cmd *c)
+{
+    ze_result_t r = ZE_RESULT_SUCCESS;
+    wait_events(c);
+    uint64_t start = rd_now_ns();
+    switch (c->kind) {
+    case RD_CMD_LAUNCH:
+        r = run_launch(c);
+        break;
+    case RD_CMD_COPY:
+        memmove(c->u.copy.dst, c->u.copy.src, c->u.copy.size);
+        break;
+    case RD_CMD_COPY_REGION:
+        run_region(c);
+        break;
+    case RD_CMD_FILL:
+        for (size_t off = 0; off < c->u.fill.size; off += c->u.fill.pattern_size) {
+            size_t n = c->u.fill.size - off < c->u.fill.pattern_size ? c->u.fill.size - off : c->u.fill.pattern_size;
+            memcpy((char *)c->u.fill.dst + off, c->u.fill.pattern, n);
+        }
+        break;
+    case RD_CMD_TIMESTAMP:
+        *c->u.timestamp.dst = rd_now_ns();
+        break;
+    case RD_CMD_RESET:
+        set_flag(&c->signal->signaled, 0);
+        return ZE_RESULT_SUCCESS;
+    case RD_CMD_BARRIER:
+    case RD_CMD_SIGNAL:
+    case RD_CMD_WAIT:
+        break;
+    }
+    if (c->signal) {
+        c->signal->ts_start = start;
+        c->signal->ts_end = rd_now_ns();
+        /* Commands run in order and each finishes before the next starts, so signalling now is exact. */
+        set_flag(&c->signal->signaled, 1);
+    }
+    return r;
+}
+
+struct rd_job {
+    rd_job *next;
+    rd_cmdlist **lists;
+    uint32_t nlists;
+    rd_cmd *single; /* immediate lists: one owned command */
+    rd_fence *fence;
+};
+
+static void free_cmd(rd_cmd *c)
+{
+    free(c->wait);
+    if (c->kind == RD_CMD_LAUNCH && c->u.launch.args) {
+        for (uint32_t i = 0; i < c->u.launch.kernel->info->nparams; i++)
+            free(c->u.launch.args[i].bytes);
+        free(c->u.launch.args);
+    }
+}
+
+static void *engine_main(void *arg)
+{
+    rd_engine *e = arg;
+    pthread_mutex_lock(&e->m);
+    for (;;) {
+        while (e->head == NULL && !e->stop)
+            pthread_cond_wait(&e->cv, &e->m);
+        if (e->head == NULL)
+            break;
+        rd_job *j = e->head;
+        e->head = j->next;
+        if (e->head == NULL)
+            e->tail = NULL;
+        pthread_mutex_unlock(&e->m);
+
+        ze_result_t r = ZE_RESULT_SUCCESS, rr;
+        if (j->single) {
+            r = run_cmd(j->single);
+            free_cmd(j->single);
+            free(j->single);
+        }
+        for (uint32_t l = 0; l < j->nlists; l++)
+            for (size_t i = 0; i < j->lists[l]->ncmds; i++)
+                if ((rr = run_cmd(&j->lists[l]->cmds[i])) != ZE_RESULT_SUCCESS && r == ZE_RESULT_SUCCESS)
+                    r = rr;
+        if (j->fence)
+            set_flag(&j->fence->signaled, 1);
+        free(j->lists);
+        free(j);
+
+        pthread_mutex_lock(&e->m);
+        if (r != ZE_RESULT_SUCCESS && e->error == ZE_RESULT_SUCCESS)
+            e->error = r;
+        e->completed++;
+        pthread_cond_broadcast(&e->cv);
+    }
+    pthread_mutex_unlock(&e->m);
+    return NULL;
+}
+
+static ze_result_t engine_start(rd_engine *e)
+{
+    memset(e, 0, sizeof *e);
+    pthread_mutex_init(&e->m, NULL);
+    pthread_cond_init(&e->cv, NULL);
+    if (pthread_create(&e->thread, NULL, engine_main, e) != 0)
+        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    e->started = 1;
+    return ZE_RESULT_SUCCESS;
+}
+
+static uint64_t engine_submit(rd_engine *e, rd_job *j)
+{
+    pthread_mutex_lock(&e->m);
+    j->next = NULL;
+    if (e->tail)
+        e->tail->next = j;
+    else
+        e->head = j;
+    e->tail = j;
+    uint64_t ticket = ++e->submitted;
+    pthread_cond_broadcast(&e->cv);
+    pthread_mutex_unlock(&e->m);
+    return ticket;
+}
+
+/* Waits until job number `ticket` (0: everything submitted so far) is done; returns and clears any execution error. */
+static ze_result_t engine_wait(rd_engine *e, uint64_t ticket, uint64_t timeout)
+{
+    struct timespec dl;
+    if (timeout != UINT64_MAX)
+        deadline_after(&dl, timeout);
+    pthread_mutex_lock(&e->m);
+    if (ticket == 0)
+        ticket = e->submitted;
+    int rc = 0;
+    while (e->completed < ticket && rc != ETIMEDOUT && timeout != 0)
+        rc = timeout == UINT64_MAX ? pthread_cond_wait(&e->cv, &e->m) : pthread_cond_timedwait(&e->cv, &e->m, &dl);
+    ze_result_t r = e->completed >= ticket ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
+    if (r == ZE_RESULT_SUCCESS && e->error != ZE_RESULT_SUCCESS) {
+        r = e->error;
+        e->error = ZE_RESULT_SUCCESS;
+    }
+    pthread_mutex_unlock(&e->m);
+    return r;
+}
+
+static void engine_stop(rd_engine *e)
+{
+    if (!e->started)
+        return;
+    pthread_mutex_lock(&e->m);
+    e->stop = 1;
+    pthread_cond_broadcast(&e->cv);
+    pthread_mutex_unlock(&e->m);
+    pthread_join(e->thread, NULL);
+    pthread_mutex_destroy(&e->m);
+    pthread_cond_destroy(&e->cv);
+    e->started = 0;
+}
+
+/* ---- queues and fences ---- */
+
+static ze_result_t check_queue_desc(const ze_command_queue_desc_t *desc)
+{
+    if (desc->ordinal != 0 || desc->index != 0)
+        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    if ((uint32_t)desc->mode > ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS)
+        return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t rdCommandQueueCreate(ze_context_handle_t ctx, ze_device_handle_t dev, const ze_command_queue_desc_t *desc,
+                                 ze_command_queue_handle_t *ph)
+{
+    if (!rd_valid(ctx, RD_TAG_CONTEXT) || !rd_valid(dev, RD_TAG_DEVICE))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (desc == NULL || ph == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    ze_result_t r = check_queue_desc(desc);
+    if (r != ZE_RESULT_SUCCESS)
+        return r;
+    rd_queue *q = calloc(1, sizeof *q);
+    if (q == NULL)
+        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    if ((r = engine_start(&q->engine)) != ZE_RESULT_SUCCESS) {
+        free(q);
+        return r;
+    }
+    q->tag = RD_TAG_QUEUE;
+    q->mode = desc->mode;
+    *ph = q;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t rdCommandQueueDestroy(ze_command_queue_handle_t q)
+{
+    if (!rd_valid(q, RD_TAG_QUEUE))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    engine_wait(&q->engine, 0, UINT64_MAX);
+    engine_stop(&q->engine);
+    q->tag = RD_TAG_DEAD;
+    free(q);
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t rdCommandQueueExecuteCommandLists(ze_command_queue_handle_t q, uint32_t n, ze_command_list_handle_t *lists,
+                                              ze_fence_handle_t fence)
+{
+    if (!rd_valid(q, RD_TAG_QUEUE))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (lists == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (n == 0)
+        return ZE_RESULT_ERROR_INVALID_SIZE;
+    if (fence != NULL && (!rd_valid(fence, RD_TAG_FENCE) || fence->queue != q))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!rd_valid(lists[i], RD_TAG_CMDLIST))
+            return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+        if (lists[i]->immediate || !lists[i]->closed)
+            return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    }
+    rd_job *j = calloc(1, sizeof *j);
+    if (j == NULL || (j->lists = malloc(n * sizeof *j->lists)) == NULL) {
+        free(j);
+        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    memcpy(j->lists, lists, n * sizeof *lists);
+    j->nlists = n;
+    j->fence = fence;
+    uint64_t ticket = engine_submit(&q->engine, j);
+    if (q->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS)
+        return engine_wait(&q->engine, ticket, UINT64_MAX);
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t rdCommandQueueSynchronize(ze_command_queue_handle_t q, uint64_t timeout)
+{
+    if (!rd_valid(q, RD_TAG_QUEUE))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    return engine_wait(&q->engine, 0, timeout);
+}
+
+ze_result_t rdFenceCreate(ze_command_queue_handle_t q, const ze_fence_desc_t *desc, ze_fence_handle_t *ph)
+{
+    if (!rd_valid(q, RD_TAG_QUEUE))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (desc == NULL || ph == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    rd_fence *f = calloc(1, sizeof *f);
+    if (f == NULL)
+        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    f->tag = RD_TAG_FENCE;
+    f->queue = q;
+    f->signaled = (desc->flags & ZE_FENCE_FLAG_SIGNALED) != 0;
+    *ph = f;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t rdFenceDestroy(ze_fence_handle_t f)
+{
+    if (!rd_valid(f, RD_TAG_FENCE))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    f->tag = RD_TAG_DEAD;
+    free(f);
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t rdFenceHostSynchronize(ze_fence_handle_t f, uint64_t timeout)
+{
+    if (!rd_valid(f, RD_TAG_FENCE))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    return wait_flag(&f->signaled, timeout);
+}
+
+ze_result_t rdFenceQueryStatus(ze_fence_handle_t f)
+{
+    if (!rd_valid(f, RD_TAG_FENCE))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    return wait_flag(&f->signaled, 0);
+}
+
+ze_result_t rdFenceReset(ze_fence_handle_t f)
+{
+    if (!rd_valid(f, RD_TAG_FENCE))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    set_flag(&f->signaled, 0);
+    return ZE_RESULT_SUCCESS;
+}
+
+/* ---- command lists ---- */
+
+ze_result_t rdCommandListCreate(ze_context_handle_t ctx, ze_device_handle_t dev, const ze_command_list_desc_t *desc,
+                                ze_command_list_handle_t *ph)
+{
+    if (!rd_valid(ctx, RD_TAG_CONTEXT) || !rd_valid(dev, RD_TAG_DEVICE))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (desc == NULL || ph == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (desc->commandQueueGroupOrdinal != 0)
+        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    rd_cmdlist *l = calloc(1, sizeof *l);
+    if (l == NULL)
+        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    l->tag = RD_TAG_CMDLIST;
+    *ph = l;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t rdCommandListCreateImmediate(ze_context_handle_t ctx, ze_device_handle_t dev, const ze_command_queue_desc_t *desc,
+                                         ze_command_list_handle_t *ph)
+{
+    if (!rd_valid(ctx, RD_TAG_CONTEXT) || !rd_valid(dev, RD_TAG_DEVICE))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (desc == NULL || ph == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    ze_result_t r = check_queue_desc(desc);
+    if (r != ZE_RESULT_SUCCESS)
+        return r;
+    rd_cmdlist *l = calloc(1, sizeof *l);
+    if (l == NULL)
+        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    if ((r = engine_start(&l->engine)) != ZE_RESULT_SUCCESS) {
+        free(l);
+        return r;
+    }
+    l->tag = RD_TAG_CMDLIST;
+    l->immediate = 1;
+    l->mode = desc->mode;
+    *ph = l;
+    return ZE_RESULT_SUCCESS;
+}
+
+static void clear_cmds(rd_cmdlist *l)
+{
+    for (size_t i = 0; i < l->ncmds; i++)
+        free_cmd(&l->cmds[i]);
+    l->ncmds = 0;
+}
+
+ze_result_t rdCommandListDestroy(ze_command_list_handle_t l)
+{
+    if (!rd_valid(l, RD_TAG_CMDLIST))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (l->immediate) {
+        engine_wait(&l->engine, 0, UINT64_MAX);
+        engine_stop(&l->engine);
+    }
+    clear_cmds(l);
+    free(l->cmds);
+    l->tag = RD_TAG_DEAD;
+    free(l);
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t rdCommandListClose(ze_command_list_handle_t l)
+{
+    if (!rd_valid(l, RD_TAG_CMDLIST))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (!l->immediate)
+        l->closed = 1;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t rdCommandListReset(ze_command_list_handle_t l)
+{
+    if (!rd_valid(l, RD_TAG_CMDLIST))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (l->immediate)
+        return engine_wait(&l->engine, 0, UINT64_MAX);
+    clear_cmds(l);
+    l->closed = 0;
+    return ZE_RESULT_SUCCESS;
+}
+
+/* Validates the event arguments every append takes and fills them into c. */
+static ze_result_t prepare(rd_cmdlist *l, rd_cmd *c, enum rd_cmd_kind kind, ze_event_handle_t signal, uint32_t nwait,
+                           ze_event_handle_t *waits)
+{
+    memset(c, 0, sizeof *c);
+    if (!rd_valid(l, RD_TAG_CMDLIST))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (l->closed)
+        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    if (signal != NULL && !rd_valid(signal, RD_TAG_EVENT))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (nwait > 0 && waits == NULL)
+        return ZE_RESULT_ERROR_INVALID_SIZE;
+    for (uint32_t i = 0; i < nwait; i++)
+        if (!rd_valid(waits[i], RD_TAG_EVENT))
+            return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    c->kind = kind;
+    c->signal = signal;
+    if (nwait) {
+        c->wait = malloc(nwait * sizeof *c->wait);
+        if (c->wait == NULL)
+            return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+        memcpy(c->wait, waits, nwait * sizeof *waits);
+        c->nwait = nwait;
+    }
+    return ZE_RESULT_SUCCESS;
+}
+
+/* Records c in a regular list, or runs it on an immediate list's engine (waiting when the list is synchronous). */
+static ze_result_t commit(rd_cmdlist *l, rd_cmd *c)
+{
+    if (l->immediate) {
+        rd_job *j = calloc(1, sizeof *j);
+        rd_cmd *owned = malloc(sizeof *owned);
+        if (j == NULL || owned == NULL) {
+            free(j);
+            free(owned);
+            free_cmd(c);
+            return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+        }
+        *owned = *c;
+        j->single = owned;
+        uint64_t ticket = engine_submit(&l->engine, j);
+        if (l->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS)
+            return engine_wait(&l->engine, ticket, UINT64_MAX);
+        return ZE_RESULT_SUCCESS;
+    }
+    if (l->ncmds == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        rd_cmd *grown = realloc(l->cmds, cap * sizeof *grown);
+        if (grown == NULL) {
+            free_cmd(c);
+            return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+        }
+        l->cmds = grown;
+        l->cap = cap;
+    }
+    l->cmds[l->ncmds++] = *c;
+    return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t append_launch(ze_command_list_handle_t l, ze_kernel_handle_t k, const ze_group_count_t *count, int indirect,
+                                 ze_event_handle_t signal, uint32_t nwait, ze_event_handle_t *waits)
+{
+    rd_cmd c;
+    ze_result_t r = prepare(l, &c, RD_CMD_LAUNCH, signal, nwait, waits);
+    if (r == ZE_RESULT_SUCCESS && !rd_valid(k, RD_TAG_KERNEL))
+        r = ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (r == ZE_RESULT_SUCCESS && count == NULL)
+        r = ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    for (uint32_t i = 0; r == ZE_RESULT_SUCCESS && i < k->info->nparams; i++) {
+        if (k->info->params[i].kind == RD_ARG_UNSUPPORTED)
+            r = ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+        else if (!k->args[i].set)
+            r = ZE_RESULT_ERROR_INVALID_ARGUMENT; /* launching with an argument never set */
+    }
+    if (r != ZE_RESULT_SUCCESS) {
+        free_cmd(&c);
+        return r;
+    }
+    c.u.launch.kernel = k;
+    if (indirect)
+        c.u.launch.indirect = count;
+    else
+        memcpy(c.u.launch.count, count, sizeof c.u.launch.count);
+    memcpy(c.u.launch.group, k->group, sizeof k->group);
+    /* Arguments are captured now: later zeKernelSetArgumentValue calls must not change this launch. */
+    uint32_t n = k->info->nparams;
+    c.u.launch.args = calloc(n ? n : 1, sizeof *c.u.launch.args);
+    if (c.u.launch.args == NULL) {
+        free_cmd(&c);
+        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        c.u.launch.args[i] = k->args[i];
+        if (k->args[i].bytes) {
+            c.u.launch.args[i].bytes = malloc(k->args[i].size);
+            if (c.u.launch.args[i].bytes == NULL) {
+                free_cmd(&c);
+                return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+            }
+            memcpy(c.u.launch.args[i].bytes, k->args[i].bytes, k->args[i].size);
+        }
+    }
+    return commit(l, &c);
+}
+
+ze_result_t rdCommandListAppendLaunchKernel(ze_command_list_handle_t l, ze_kernel_handle_t k, const ze_group_count_t *count,
+                                            ze_event_handle_t signal, uint32_t nwait, ze_event_handle_t *waits)
+{
+    return append_launch(l, k, count, 0, signal, nwait, waits);
+}
+
+ze_result_t rdCommandListAppendLaunchKernelIndirect(ze_command_list_handle_t l, ze_kernel_handle_t k,
+                                                    const ze_group_count_t *count, ze_event_handle_t signal, uint32_t nwait,
+                                                    ze_event_handle_t *waits)
+{
+    return append_launch(l, k, count, 1, signal, nwait, waits);
+}
+
+ze_result_t rdCommandListAppendMemoryCopy(ze_command_list_handle_t l, void *dst, const void *src, size_t size,
+                                          ze_event_handle_t signal, uint32_t nwait, ze_event_handle_t *waits)
+{
+    rd_cmd c;
+    ze_result_t r = prepare(l, &c, RD_CMD_COPY, signal, nwait, waits);
+    if (r == ZE_RESULT_SUCCESS && (dst == NULL || src == NULL))
+        r = ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (r != ZE_RESULT_SUCCESS) {
+        free_cmd(&c);
+        return r;
+    }
+    c.u.copy.dst = dst;
+    c.u.copy.src = src;
+    c.u.copy.size = size;
+    return commit(l, &c);
+}
+
+ze_result_t rdCommandListAppendMemoryCopyRegion(ze_command_list_handle_t l, void *dst, const ze_copy_region_t *dreg,
+                                                uint32_t dpitch, uint32_t dslice, const void *src, const ze_copy_region_t *sreg,
+                                                uint32_t spitch, uint32_t sslice, ze_event_handle_t signal, uint32_t nwait,
+                                                ze_event_handle_t *waits)
+{
+    rd_cmd c;
+    ze_result_t r = prepare(l, &c, RD_CMD_COPY_REGION, signal, nwait, waits);
+    if (r == ZE_RESULT_SUCCESS && (dst == NULL || src == NULL || dreg == NULL || sreg == NULL))
+        r = ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (r == ZE_RESULT_SUCCESS &&
+        (dreg->width != sreg->width || dreg->height != sreg->height || dreg->depth != sreg->depth))
+        r = ZE_RESULT_ERROR_INVALID_SIZE;
+    if (r != ZE_RESULT_SUCCESS) {
+        free_cmd(&c);
+        return r;
+    }
+    c.u.region.dst = dst;
+    c.u.region.src = src;
+    c.u.region.dreg = *dreg;
+    c.u.region.sreg = *sreg;
+    c.u.region.dpitch = dpitch;
+    c.u.region.dslice = dslice;
+    c.u.region.spitch = spitch;
+    c.u.region.sslice = sslice;
+    return commit(l, &c);
+}
+
+ze_result_t rdCommandListAppendMemoryFill(ze_command_list_handle_t l, void *dst, const void *pattern, size_t psize, size_t size,
+                                          ze_event_handle_t signal, uint32_t nwait, ze_event_handle_t *waits)
+{
+    rd_cmd c;
+    ze_result_t r = prepare(l, &c, RD_CMD_FILL, signal, nwait, waits);
+    if (r == ZE_RESULT_SUCCESS && (dst == NULL || pattern == NULL))
+        r = ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (r == ZE_RESULT_SUCCESS && (psize == 0 || psize > sizeof c.u.fill.pattern || (psize & (psize - 1))))
+        r = ZE_RESULT_ERROR_INVALID_SIZE;
+    if (r != ZE_RESULT_SUCCESS) {
+        free_cmd(&c);
+        return r;
+    }
+    c.u.fill.dst = dst;
+    memcpy(c.u.fill.pattern, pattern, psize);
+    c.u.fill.pattern_size = psize;
+    c.u.fill.size = size;
+    return commit(l, &c);
+}
+
+static ze_result_t append_simple(ze_command_list_handle_t l, enum rd_cmd_kind kind, ze_event_handle_t signal, uint32_t nwait,
+                                 ze_event_handle_t *waits)
+{
+    rd_cmd c;
+    ze_result_t r = prepare(l, &c, kind, signal, nwait, waits);
+    if (r != ZE_RESULT_SUCCESS) {
+        free_cmd(&c);
+        return r;
+    }
+    return commit(l, &c);
+}
+
+ze_result_t rdCommandListAppendBarrier(ze_command_list_handle_t l, ze_event_handle_t signal, uint32_t nwait,
+                                       ze_event_handle_t *waits)
+{
+    return append_simple(l, RD_CMD_BARRIER, signal, nwait, waits);
+}
+
+ze_result_t rdCommandListAppendMemoryRangesBarrier(ze_command_list_handle_t l, uint32_t nranges, const size_t *sizes,
+                                                   const void **ranges, ze_event_handle_t signal, uint32_t nwait,
+                                                   ze_event_handle_t *waits)
+{
+    if (nranges > 0 && (sizes == NULL || ranges == NULL))
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    return append_simple(l, RD_CMD_BARRIER, signal, nwait, waits);
+}
+
+ze_result_t rdCommandListAppendSignalEvent(ze_command_list_handle_t l, ze_event_handle_t e)
+{
+    if (!rd_valid(e, RD_TAG_EVENT))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    return append_simple(l, RD_CMD_SIGNAL, e, 0, NULL);
+}
+
+ze_result_t rdCommandListAppendWaitOnEvents(ze_command_list_handle_t l, uint32_t n, ze_event_handle_t *events)
+{
+    if (n == 0 || events == NULL)
+        return ZE_RESULT_ERROR_INVALID_SIZE;
+    return append_simple(l, RD_CMD_WAIT, NULL, n, events);
+}
+
+ze_result_t rdCommandListAppendEventReset(ze_command_list_handle_t l, ze_event_handle_t e)
+{
+    if (!rd_valid(e, RD_TAG_EVENT))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    return append_simple(l, RD_CMD_RESET, e, 0, NULL);
+}
+
+ze_result_t rdCommandListAppendWriteGlobalTimestamp(ze_command_list_handle_t l, uint64_t *dst, ze_event_handle_t signal,
+                                                    uint32_t nwait, ze_event_handle_t *waits)
+{
+    rd_cmd c;
+    ze_result_t r = prepare(l, &c, RD_CMD_TIMESTAMP, signal, nwait, waits);
+    if (r == ZE_RESULT_SUCCESS && dst == NULL)
+        r = ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (r != ZE_RESULT_SUCCESS) {
+        free_cmd(&c);
+        return r;
+    }
+    c.u.timestamp.dst = dst;
+    return commit(l, &c);
+}
+
+ze_result_t rdCommandListAppendMemoryPrefetch(ze_command_list_handle_t l, const void *ptr, size_t size)
+{
+    (void)size;
+    if (!rd_valid(l, RD_TAG_CMDLIST))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    return ptr == NULL ? ZE_RESULT_ERROR_INVALID_NULL_POINTER : ZE_RESULT_SUCCESS; /* memory is already host memory */
+}
+
+ze_result_t rdCommandListAppendMemAdvise(ze_command_list_handle_t l, ze_device_handle_t dev, const void *ptr, size_t size,
+                                         ze_memory_advice_t advice)
+{
+    (void)size;
+    (void)advice;
+    if (!rd_valid(l, RD_TAG_CMDLIST) || !rd_valid(dev, RD_TAG_DEVICE))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    return ptr == NULL ? ZE_RESULT_ERROR_INVALID_NULL_POINTER : ZE_RESULT_SUCCESS; /* advice is a hint */
+}

@@ -1,0 +1,114 @@
+/* The table getters the Level Zero loader looks up with dlsym: every zeGet*, zetGet* and zesGet*ProcAddrTable. */
+#include "entrypoints.h"
+
+#include <level_zero/zes_ddi.h>
+#include <level_zero/zet_ddi.h>
+
+/* Every slot without an implementation answers this, rather than a null entry the loader would report differently. */
+static ze_result_t ZE_APICALL rd_unsupported(void)
+{
+    return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+}
+
+/*
+ * Tables only grow at their end, so a loader at this header's version or newer has room for the whole struct
+ * compiled here; slots added after it are left as the loader initialised them. An older loader gets only the
+ * implemented slots that existed in its version, each written at its fixed offset.
+ */
+static int begin_table(ze_api_version_t version, void *table, size_t size)
+{
+    if (ZE_MAJOR_VERSION(version) != ZE_MAJOR_VERSION(ZE_API_VERSION_CURRENT))
+        return 0;
+    if (version >= ZE_API_VERSION_CURRENT) {
+        ze_result_t(ZE_APICALL * *slots)(void) = table;
+        for (size_t i = 0; i < size / sizeof *slots; i++)
+            slots[i] = rd_unsupported;
+    }
+    return 1;
+}
+
+#define RD_SET(table, slot, minor)                                 \
+    if ((int)ZE_MINOR_VERSION(version) >= (minor))                 \
+        t->pfn##slot = RD_FN(table, slot);
+
+#define RD_GETTER(getter, type, list)                                                \
+    RD_EXPORT ze_result_t ZE_APICALL getter(ze_api_version_t version, type *t)      \
+    {                                                                                \
+        if (t == NULL)                                                               \
+            return ZE_RESULT_ERROR_INVALID_NULL_POINTER;                             \
+        if (!begin_table(version, t, sizeof *t))                                     \
+            return ZE_RESULT_ERROR_UNSUPPORTED_VERSION;                              \
+        list(RD_SET)                                                                 \
+        return ZE_RESULT_SUCCESS;                                                    \
+    }
+
+#define RD_NONE(X)
+
+RD_GETTER(zeGetGlobalProcAddrTable, ze_global_dditable_t, RD_GLOBAL_ENTRYPOINTS)
+RD_GETTER(zeGetDriverProcAddrTable, ze_driver_dditable_t, RD_DRIVER_ENTRYPOINTS)
+RD_GETTER(zeGetDeviceProcAddrTable, ze_device_dditable_t, RD_DEVICE_ENTRYPOINTS)
+RD_GETTER(zeGetCommandQueueProcAddrTable, ze_command_queue_dditable_t, RD_COMMANDQUEUE_ENTRYPOINTS)
+RD_GETTER(zeGetCommandListProcAddrTable, ze_command_list_dditable_t, RD_COMMANDLIST_ENTRYPOINTS)
+RD_GETTER(zeGetFenceProcAddrTable, ze_fence_dditable_t, RD_FENCE_ENTRYPOINTS)
+RD_GETTER(zeGetEventPoolProcAddrTable, ze_event_pool_dditable_t, RD_EVENTPOOL_ENTRYPOINTS)
+RD_GETTER(zeGetEventProcAddrTable, ze_event_dditable_t, RD_EVENT_ENTRYPOINTS)
+RD_GETTER(zeGetModuleProcAddrTable, ze_module_dditable_t, RD_MODULE_ENTRYPOINTS)
+RD_GETTER(zeGetModuleBuildLogProcAddrTable, ze_module_build_log_dditable_t, RD_MODULEBUILDLOG_ENTRYPOINTS)
+RD_GETTER(zeGetKernelProcAddrTable, ze_kernel_dditable_t, RD_KERNEL_ENTRYPOINTS)
+RD_GETTER(zeGetMemProcAddrTable, ze_mem_dditable_t, RD_MEM_ENTRYPOINTS)
+
+/* Residency is a no-op on host memory: eviction shares the implementation. */
+RD_EXPORT ze_result_t ZE_APICALL zeGetContextProcAddrTable(ze_api_version_t version, ze_context_dditable_t *t)
+{
+    if (t == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (!begin_table(version, t, sizeof *t))
+        return ZE_RESULT_ERROR_UNSUPPORTED_VERSION;
+    RD_CONTEXT_ENTRYPOINTS(RD_SET)
+    t->pfnEvictMemory = rdContextMakeMemoryResident;
+    return ZE_RESULT_SUCCESS;
+}
+
+RD_GETTER(zeGetImageProcAddrTable, ze_image_dditable_t, RD_NONE)
+RD_GETTER(zeGetSamplerProcAddrTable, ze_sampler_dditable_t, RD_NONE)
+RD_GETTER(zeGetPhysicalMemProcAddrTable, ze_physical_mem_dditable_t, RD_NONE)
+RD_GETTER(zeGetVirtualMemProcAddrTable, ze_virtual_mem_dditable_t, RD_NONE)
+RD_GETTER(zeGetDeviceExpProcAddrTable, ze_device_exp_dditable_t, RD_NONE)
+RD_GETTER(zeGetImageExpProcAddrTable, ze_image_exp_dditable_t, RD_NONE)
+RD_GETTER(zeGetEventExpProcAddrTable, ze_event_exp_dditable_t, RD_NONE)
+RD_GETTER(zeGetKernelExpProcAddrTable, ze_kernel_exp_dditable_t, RD_NONE)
+RD_GETTER(zeGetFabricVertexExpProcAddrTable, ze_fabric_vertex_exp_dditable_t, RD_NONE)
+RD_GETTER(zeGetFabricEdgeExpProcAddrTable, ze_fabric_edge_exp_dditable_t, RD_NONE)
+
+/* Tools (zet) and sysman (zes): nothing implemented, but old loaders refuse a driver without these getters. */
+RD_GETTER(zetGetDeviceProcAddrTable, zet_device_dditable_t, RD_NONE)
+RD_GETTER(zetGetContextProcAddrTable, zet_context_dditable_t, RD_NONE)
+RD_GETTER(zetGetCommandListProcAddrTable, zet_command_list_dditable_t, RD_NONE)
+RD_GETTER(zetGetModuleProcAddrTable, zet_module_dditable_t, RD_NONE)
+RD_GETTER(zetGetKernelProcAddrTable, zet_kernel_dditable_t, RD_NONE)
+RD_GETTER(zetGetMetricGroupProcAddrTable, zet_metric_group_dditable_t, RD_NONE)
+RD_GETTER(zetGetMetricGroupExpProcAddrTable, zet_metric_group_exp_dditable_t, RD_NONE)
+RD_GETTER(zetGetMetricProcAddrTable, zet_metric_dditable_t, RD_NONE)
+RD_GETTER(zetGetMetricStreamerProcAddrTable, zet_metric_streamer_dditable_t, RD_NONE)
+RD_GETTER(zetGetMetricQueryPoolProcAddrTable, zet_metric_query_pool_dditable_t, RD_NONE)
+RD_GETTER(zetGetMetricQueryProcAddrTable, zet_metric_query_dditable_t, RD_NONE)
+RD_GETTER(zetGetTracerExpProcAddrTable, zet_tracer_exp_dditable_t, RD_NONE)
+RD_GETTER(zetGetDebugProcAddrTable, zet_debug_dditable_t, RD_NONE)
+
+RD_GETTER(zesGetDriverProcAddrTable, zes_driver_dditable_t, RD_NONE)
+RD_GETTER(zesGetDeviceProcAddrTable, zes_device_dditable_t, RD_NONE)
+RD_GETTER(zesGetSchedulerProcAddrTable, zes_scheduler_dditable_t, RD_NONE)
+RD_GETTER(zesGetPerformanceFactorProcAddrTable, zes_performance_factor_dditable_t, RD_NONE)
+RD_GETTER(zesGetPowerProcAddrTable, zes_power_dditable_t, RD_NONE)
+RD_GETTER(zesGetFrequencyProcAddrTable, zes_frequency_dditable_t, RD_NONE)
+RD_GETTER(zesGetEngineProcAddrTable, zes_engine_dditable_t, RD_NONE)
+RD_GETTER(zesGetStandbyProcAddrTable, zes_standby_dditable_t, RD_NONE)
+RD_GETTER(zesGetFirmwareProcAddrTable, zes_firmware_dditable_t, RD_NONE)
+RD_GETTER(zesGetMemoryProcAddrTable, zes_memory_dditable_t, RD_NONE)
+RD_GETTER(zesGetFabricPortProcAddrTable, zes_fabric_port_dditable_t, RD_NONE)
+RD_GETTER(zesGetTemperatureProcAddrTable, zes_temperature_dditable_t, RD_NONE)
+RD_GETTER(zesGetPsuProcAddrTable, zes_psu_dditable_t, RD_NONE)
+RD_GETTER(zesGetFanProcAddrTable, zes_fan_dditable_t, RD_NONE)
+RD_GETTER(zesGetLedProcAddrTable, zes_led_dditable_t, RD_NONE)
+RD_GETTER(zesGetRasProcAddrTable, zes_ras_dditable_t, RD_NONE)
+RD_GETTER(zesGetDiagnosticsProcAddrTable, zes_diagnostics_dditable_t, RD_NONE)

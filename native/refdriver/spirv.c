@@ -1,0 +1,289 @@
+/* Reads a SPIR-V module's kernel interfaces: PoCL cannot say which arguments are pointers, so the driver reads it here. */
+#include "refdriver.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    OP_ENTRY_POINT = 15,
+    OP_EXECUTION_MODE = 16,
+    OP_TYPE_BOOL = 20,
+    OP_TYPE_INT = 21,
+    OP_TYPE_FLOAT = 22,
+    OP_TYPE_VECTOR = 23,
+    OP_TYPE_ARRAY = 28,
+    OP_TYPE_STRUCT = 30,
+    OP_TYPE_POINTER = 32,
+    OP_CONSTANT = 43,
+    OP_FUNCTION = 54,
+    OP_FUNCTION_PARAMETER = 55,
+    OP_FUNCTION_END = 56,
+    OP_DECORATE = 71,
+};
+enum { EXEC_MODEL_KERNEL = 6, MODE_LOCAL_SIZE = 17, MODE_SUBGROUP_SIZE = 35 };
+enum { STORAGE_WORKGROUP = 4 };
+enum { DECORATION_FUNC_PARAM_ATTR = 38, PARAM_ATTR_BYVAL = 2 };
+
+#define MAX_BOUND (1u << 22)
+
+typedef struct {
+    uint16_t op;
+    uint32_t a, b, c; /* opcode-specific operands (see type_size) */
+    uint32_t word; /* offset of the instruction, for struct members */
+} id_info;
+
+typedef struct {
+    const uint32_t *w;
+    size_t n;
+    id_info *ids;
+    uint32_t bound;
+    uint8_t *byval;
+} module;
+
+static size_t type_size(const module *m, uint32_t id, int depth, size_t *align)
+{
+    size_t dummy;
+    if (align == NULL)
+        align = &dummy;
+    *align = 1;
+    if (id >= m->bound || depth > 16)
+        return 0;
+    const id_info *t = &m->ids[id];
+    switch (t->op) {
+    case OP_TYPE_BOOL:
+        return 1;
+    case OP_TYPE_INT:
+    case OP_TYPE_FLOAT:
+        *align = t->a / 8;
+        return t->a / 8;
+    case OP_TYPE_POINTER:
+        *align = 8;
+        return 8;
+    case OP_TYPE_VECTOR: {
+        size_t el = type_size(m, t->a, depth + 1, NULL);
+        size_t count = t->b == 3 ? 4 : t->b;
+        *align = el * count;
+        return el * count;
+    }
+    case OP_TYPE_ARRAY: {
+        size_t el = type_size(m, t->a, depth + 1, align);
+        if (t->b >= m->bound || m->ids[t->b].op != OP_CONSTANT)
+            return 0;
+        return el * m->ids[t->b].a;
+    }
+    case OP_TYPE_STRUCT: {
+        uint32_t wc = m->w[t->word] >> 16;
+        size_t off = 0, max_align = 1;
+        for (uint32_t i = 2; i < wc; i++) {
+            size_t al;
+            size_t sz = type_size(m, m->w[t->word + i], depth + 1, &al);
+            if (sz == 0)
+                return 0;
+            off = (off + al - 1) / al * al + sz;
+            if (al > max_align)
+                max_align = al;
+        }
+        *align = max_align;
+        return (off + max_align - 1) / max_align * max_align;
+    }
+    default:
+        return 0;
+    }
+}
+
+static void fail(char *err, size_t errlen, const char *msg, size_t at)
+{
+    snprintf(err, errlen, "invalid SPIR-V: %s (at word %zu)", msg, at);
+}
+
+int rd_spirv_parse(const uint8_t *bytes, size_t size, rd_spirv_info *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (errlen)
+        err[0] = '\0';
+    if (size < 20 || size % 4) {
+        snprintf(err, errlen, "invalid SPIR-V: size %zu is not a whole number of 32-bit words of at least a header", size);
+        return -1;
+    }
+    module m = {0};
+    m.n = size / 4;
+    uint32_t *w = malloc(size);
+    if (w == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    memcpy(w, bytes, size);
+    if (w[0] == 0x03022307u)
+        for (size_t i = 0; i < m.n; i++)
+            w[i] = __builtin_bswap32(w[i]);
+    if (w[0] != 0x07230203u) {
+        snprintf(err, errlen, "invalid SPIR-V: bad magic number 0x%08x", w[0]);
+        free(w);
+        return -1;
+    }
+    m.w = w;
+    m.bound = w[3];
+    if (m.bound == 0 || m.bound > MAX_BOUND) {
+        fail(err, errlen, "id bound out of range", 3);
+        free(w);
+        return -1;
+    }
+    m.ids = calloc(m.bound, sizeof *m.ids);
+    m.byval = calloc(m.bound, 1);
+    uint32_t *entry_fn = calloc(m.bound, sizeof *entry_fn); /* entry function id -> kernel index + 1 */
+    int rc = -1;
+    if (m.ids == NULL || m.byval == NULL || entry_fn == NULL) {
+        snprintf(err, errlen, "out of memory");
+        goto done;
+    }
+
+    /* Pass 1: types, constants, decorations, entry points, execution modes. */
+    for (size_t i = 5; i < m.n;) {
+        uint32_t wc = w[i] >> 16, op = w[i] & 0xffff;
+        if (wc == 0 || i + wc > m.n) {
+            fail(err, errlen, "instruction word count runs past the end of the module", i);
+            goto done;
+        }
+        const uint32_t *o = &w[i + 1];
+        uint32_t no = wc - 1;
+#define NEED(k)                                                       \
+    if (no < (k)) {                                                   \
+        fail(err, errlen, "instruction has too few operands", i);     \
+        goto done;                                                    \
+    }
+#define ID_OK(x)                                                      \
+    if ((x) >= m.bound) {                                             \
+        fail(err, errlen, "id exceeds the module's id bound", i);     \
+        goto done;                                                    \
+    }
+        switch (op) {
+        default:
+            if (op >= 19 && op <= 39) { /* every OpType* has its result id first */
+                NEED(1);
+                ID_OK(o[0]);
+                id_info *t = &m.ids[o[0]];
+                t->op = (uint16_t)op;
+                t->word = (uint32_t)i;
+                t->a = no > 1 ? o[1] : 0;
+                t->b = no > 2 ? o[2] : 0;
+                t->c = no > 3 ? o[3] : 0;
+                if (op == OP_TYPE_POINTER) { /* a = storage class, b = pointee */
+                    NEED(3);
+                }
+            }
+            break;
+        case OP_CONSTANT:
+            NEED(3);
+            ID_OK(o[1]);
+            m.ids[o[1]].op = OP_CONSTANT;
+            m.ids[o[1]].a = o[2];
+            break;
+        case OP_DECORATE:
+            NEED(2);
+            ID_OK(o[0]);
+            if (o[1] == DECORATION_FUNC_PARAM_ATTR && no >= 3 && o[2] == PARAM_ATTR_BYVAL)
+                m.byval[o[0]] = 1;
+            break;
+        case OP_ENTRY_POINT: {
+            NEED(3);
+            ID_OK(o[1]);
+            if (o[0] != EXEC_MODEL_KERNEL)
+                break;
+            size_t maxlen = (no - 2) * 4;
+            const char *name = (const char *)&o[2];
+            size_t len = strnlen(name, maxlen);
+            if (len == maxlen) {
+                fail(err, errlen, "entry point name is not terminated", i);
+                goto done;
+            }
+            rd_kernel_info *grown = realloc(out->kernels, (out->nkernels + 1) * sizeof *grown);
+            if (grown == NULL)
+                goto done;
+            out->kernels = grown;
+            rd_kernel_info *k = &out->kernels[out->nkernels];
+            memset(k, 0, sizeof *k);
+            k->name = strndup(name, len);
+            entry_fn[o[1]] = ++out->nkernels;
+            break;
+        }
+        case OP_EXECUTION_MODE:
+            NEED(2);
+            ID_OK(o[0]);
+            if (entry_fn[o[0]] == 0)
+                break;
+            if (o[1] == MODE_LOCAL_SIZE && no >= 5) {
+                rd_kernel_info *k = &out->kernels[entry_fn[o[0]] - 1];
+                k->reqd_group[0] = o[2];
+                k->reqd_group[1] = o[3];
+                k->reqd_group[2] = o[4];
+            } else if (o[1] == MODE_SUBGROUP_SIZE && no >= 3) {
+                out->kernels[entry_fn[o[0]] - 1].reqd_sub_group = o[2];
+            }
+            break;
+        }
+        i += wc;
+    }
+
+    /* Pass 2: parameters of each entry function. */
+    rd_kernel_info *cur = NULL;
+    for (size_t i = 5; i < m.n; i += w[i] >> 16) {
+        uint32_t wc = w[i] >> 16, op = w[i] & 0xffff;
+        const uint32_t *o = &w[i + 1];
+        if (op == OP_FUNCTION && wc >= 5) {
+            cur = o[1] < m.bound && entry_fn[o[1]] ? &out->kernels[entry_fn[o[1]] - 1] : NULL;
+        } else if (op == OP_FUNCTION_END) {
+            cur = NULL;
+        } else if (op == OP_FUNCTION_PARAMETER && cur != NULL && wc >= 3) {
+            uint32_t type = o[0], id = o[1];
+            if (type >= m.bound || id >= m.bound) {
+                fail(err, errlen, "function parameter id exceeds the id bound", i);
+                goto done;
+            }
+            rd_param *grown = realloc(cur->params, (cur->nparams + 1) * sizeof *grown);
+            if (grown == NULL)
+                goto done;
+            cur->params = grown;
+            rd_param *p = &cur->params[cur->nparams++];
+            const id_info *t = &m.ids[type];
+            p->size = 0;
+            if (t->op == OP_TYPE_POINTER && m.byval[id]) {
+                p->kind = RD_ARG_VALUE;
+                p->size = type_size(&m, t->b, 0, NULL);
+            } else if (t->op == OP_TYPE_POINTER) {
+                p->kind = t->a == STORAGE_WORKGROUP ? RD_ARG_LOCAL_PTR : RD_ARG_GLOBAL_PTR;
+                p->size = sizeof(void *);
+            } else if (t->op == OP_TYPE_INT || t->op == OP_TYPE_FLOAT || t->op == OP_TYPE_VECTOR || t->op == OP_TYPE_STRUCT ||
+                       t->op == OP_TYPE_ARRAY) {
+                p->kind = RD_ARG_VALUE;
+                p->size = type_size(&m, type, 0, NULL);
+            } else {
+                p->kind = RD_ARG_UNSUPPORTED; /* images, samplers, pipes, ... */
+            }
+        }
+    }
+    for (uint32_t k = 0; k < out->nkernels; k++)
+        if (out->kernels[k].name == NULL)
+            goto done;
+    rc = 0;
+done:
+    if (rc != 0 && err[0] == '\0')
+        snprintf(err, errlen, "out of memory while reading SPIR-V");
+    if (rc != 0)
+        rd_spirv_free(out);
+    free(entry_fn);
+    free(m.byval);
+    free(m.ids);
+    free(w);
+    return rc;
+}
+
+void rd_spirv_free(rd_spirv_info *info)
+{
+    for (uint32_t i = 0; i < info->nkernels; i++) {
+        free(info->kernels[i].name);
+        free(info->kernels[i].params);
+    }
+    free(info->kernels);
+    memset(info, 0, sizeof *info);
+}

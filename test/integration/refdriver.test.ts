@@ -1,0 +1,194 @@
+// The CPU reference Level Zero driver, built here and run through Debian's real loader (1.8.12) and PoCL.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = path.join(import.meta.dirname, '..', '..');
+const kernels = path.join(root, 'native', 'kernels');
+const ZE_RESULT_ERROR_MODULE_BUILD_FAILURE = 0x70000004;
+const ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE = 0x70020000;
+const ZE_RESULT_ERROR_UNINITIALIZED = 0x78000001;
+
+let dir = '';
+let driver = '';
+let smoke = '';
+
+/** The exact command the build stage runs; kept in step with native/refdriver/build.sh. */
+function driverBuildArgs(include: string, out: string): string[] {
+  const sources = fs.readdirSync(path.join(root, 'native', 'refdriver'))
+    .filter((f) => f.endsWith('.c'))
+    .sort()
+    .map((f) => path.join(root, 'native', 'refdriver', f));
+  return ['-std=gnu11', '-shared', '-fPIC', '-O2', '-fvisibility=hidden', `-I${include}`, ...sources, '-o', out, '-lOpenCL', '-ldl', '-lpthread'];
+}
+
+function cleanEnv(extra: Record<string, string>): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v !== undefined && !k.startsWith('ZE_') && !k.startsWith('XPU_SETUP_')) env[k] = v;
+  }
+  return { ...env, TMPDIR: dir, POCL_CACHE_DIR: path.join(dir, 'pocl-cache'), ...extra };
+}
+
+async function runSmoke(args: string[], extra: Record<string, string>) {
+  const r = await execa(smoke, args, { env: cleanEnv(extra), extendEnv: false, reject: false, timeout: 120_000 });
+  const values = new Map<string, string>();
+  for (const line of r.stdout.split('\n')) {
+    const eq = line.indexOf('=');
+    if (eq > 0) values.set(line.slice(0, eq), line.slice(eq + 1));
+  }
+  return { exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr, values };
+}
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpu-refdriver-test-'));
+  driver = path.join(dir, 'lib', 'libze_xpu_setup_refdriver.so');
+  smoke = path.join(dir, 'refdriver_smoke');
+  fs.mkdirSync(path.dirname(driver));
+  await execa('cc', driverBuildArgs('/usr/include', driver));
+  await execa('cc', ['-O2', path.join(root, 'test', 'native', 'refdriver_smoke.c'), '-o', smoke, '-lze_loader']);
+});
+afterAll(() => {
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe.skipIf(process.platform !== 'linux')('CPU reference driver through the real loader', () => {
+  it('exports only the loader table getters, including every one loader 1.8.12 requires', async () => {
+    const { stdout } = await execa('nm', ['-D', '--defined-only', driver]);
+    const names = stdout.split('\n').map((l) => l.split(' ').pop() ?? '').filter(Boolean);
+    expect(names.every((n) => /^ze[ts]?Get\w+ProcAddrTable$/.test(n))).toBe(true);
+    const required = [
+      'zeGetGlobalProcAddrTable', 'zeGetDriverProcAddrTable', 'zeGetDeviceProcAddrTable', 'zeGetContextProcAddrTable',
+      'zeGetCommandQueueProcAddrTable', 'zeGetCommandListProcAddrTable', 'zeGetEventProcAddrTable',
+      'zeGetEventPoolProcAddrTable', 'zeGetFenceProcAddrTable', 'zeGetImageProcAddrTable', 'zeGetKernelProcAddrTable',
+      'zeGetMemProcAddrTable', 'zeGetModuleProcAddrTable', 'zeGetModuleBuildLogProcAddrTable',
+      'zeGetPhysicalMemProcAddrTable', 'zeGetSamplerProcAddrTable', 'zeGetVirtualMemProcAddrTable',
+      'zetGetDeviceProcAddrTable', 'zetGetContextProcAddrTable', 'zetGetCommandListProcAddrTable',
+      'zetGetKernelProcAddrTable', 'zetGetModuleProcAddrTable', 'zetGetDebugProcAddrTable', 'zetGetMetricProcAddrTable',
+      'zetGetMetricGroupProcAddrTable', 'zetGetMetricQueryProcAddrTable', 'zetGetMetricQueryPoolProcAddrTable',
+      'zetGetMetricStreamerProcAddrTable', 'zetGetTracerExpProcAddrTable',
+      'zesGetDeviceProcAddrTable', 'zesGetDriverProcAddrTable', 'zesGetDiagnosticsProcAddrTable',
+      'zesGetEngineProcAddrTable', 'zesGetFabricPortProcAddrTable', 'zesGetFanProcAddrTable',
+      'zesGetFirmwareProcAddrTable', 'zesGetFrequencyProcAddrTable', 'zesGetLedProcAddrTable',
+      'zesGetMemoryProcAddrTable', 'zesGetPerformanceFactorProcAddrTable', 'zesGetPowerProcAddrTable',
+      'zesGetPsuProcAddrTable', 'zesGetRasProcAddrTable', 'zesGetSchedulerProcAddrTable',
+      'zesGetStandbyProcAddrTable', 'zesGetTemperatureProcAddrTable',
+    ];
+    expect(required.filter((n) => !names.includes(n))).toEqual([]);
+  });
+
+  it('the default profile is an honest CPU device: PoCL vendor id, no Intel device or IP version', async () => {
+    const r = await runSmoke(['props'], { ZE_ENABLE_ALT_DRIVERS: driver });
+    expect(r.exitCode).toBe(0);
+    expect(r.values.get('drivers')).toBe('1');
+    expect(r.values.get('device0.name')).toBe('xpu-setup CPU reference device (PoCL)');
+    expect(r.values.get('device0.type')).toBe('2'); // ZE_DEVICE_TYPE_CPU
+    expect(r.values.get('device0.vendorId')).toBe('0x10006');
+    expect(r.values.get('device0.deviceId')).toBe('0x0');
+    expect(r.values.get('device0.ipVersion')).toBe('0x00000000');
+    expect(r.values.get('device0.dpFlags')).toBe('0');
+    expect(r.values.get('device0.blockFlags')).toBe('0');
+  });
+
+  // dpFlags: bit 0 DP4A, bit 1 DPAS; blockFlags: bit 0 2D block store, bit 1 2D block load.
+  it.each([
+    ['pvc', '0xbd5', '0x030f0007', '3', '3', '16,32', 'Intel(R) Data Center GPU Max 1550'],
+    ['bmg', '0xe20b', '0x05004004', '3', '3', '16,32', 'Intel(R) Arc(TM) B580 Graphics'],
+    ['dg2', '0x56a0', '0x030dc008', '3', '0', '8,16,32', 'Intel(R) Arc(TM) A770 Graphics'],
+    ['lnl', '0x64a0', '0x05010004', '3', '3', '16,32', 'Intel(R) Arc(TM) Graphics'],
+    ['mtl', '0x7d55', '0x0311c004', '1', '0', '8,16,32', 'Intel(R) Arc(TM) Graphics'],
+    ['arl_h', '0x7d51', '0x03128004', '3', '0', '8,16,32', 'Intel(R) Arc(TM) Graphics'],
+    ['ptl_h', '0xb080', '0x07800004', '3', '3', '16,32', 'Intel(R) Arc(TM) B390 GPU'],
+  ])('profile %s reports device id %s, IP version %s, DPAS/2D block flags and sub-group sizes', async (profile, id, ip, dp, block, sg, name) => {
+    const r = await runSmoke(['props'], { ZE_ENABLE_ALT_DRIVERS: driver, XPU_SETUP_REFDRIVER_PROFILE: profile });
+    expect(r.exitCode).toBe(0);
+    expect(r.values.get('device0.deviceId')).toBe(id);
+    expect(r.values.get('device0.ipVersion')).toBe(ip);
+    expect(r.values.get('device0.vendorId')).toBe('0x8086');
+    expect(r.values.get('device0.type')).toBe('1'); // ZE_DEVICE_TYPE_GPU
+    expect(r.values.get('device0.dpFlags')).toBe(dp);
+    expect(r.values.get('device0.blockFlags')).toBe(block);
+    expect(r.values.get('device0.subGroupSizes')).toBe(sg);
+    expect(r.values.get('device0.name')).toBe(`${name} (xpu-setup CPU reference driver)`);
+  });
+
+  it('an unknown profile makes zeInit fail and says which profiles exist', async () => {
+    const r = await runSmoke(['props'], { ZE_ENABLE_ALT_DRIVERS: driver, XPU_SETUP_REFDRIVER_PROFILE: 'xe9' });
+    expect(r.exitCode).toBe(2);
+    expect(r.stdout).toContain(`returned 0x${ZE_RESULT_ERROR_UNINITIALIZED.toString(16)}`);
+    expect(r.stderr).toContain("unknown XPU_SETUP_REFDRIVER_PROFILE 'xe9'");
+  });
+
+  it('vector_add computes every element correctly on an immediate list and on a queue with a regular list', async () => {
+    const r = await runSmoke(['run', path.join(kernels, 'vector_add.spv')], { ZE_ENABLE_ALT_DRIVERS: driver, XPU_SETUP_REFDRIVER_PROFILE: 'bmg' });
+    expect(r.stdout).not.toContain('error=');
+    expect(r.exitCode).toBe(0);
+    expect(r.values.get('device0.numKernelArgs')).toBe('3');
+    expect(r.values.get('device0.devAllocType')).toBe('2'); // ZE_MEMORY_TYPE_DEVICE, found from an interior pointer
+    expect(r.values.get('device0.immediate')).toBe('ok');
+    expect(r.values.get('device0.regular')).toBe('ok');
+    expect(r.values.get('device0.regular_again')).toBe('ok');
+    expect(r.values.get('device0.kernelTimestampOrdered')).toBe('1');
+  });
+
+  it('the wrong-result fixture kernel is caught at index 37', async () => {
+    const r = await runSmoke(['run', path.join(kernels, 'vector_add_wrong.spv')], { ZE_ENABLE_ALT_DRIVERS: driver });
+    expect(r.exitCode).toBe(1);
+    expect(r.values.get('device0.immediate')).toBe('mismatch index 37 got 112.5 expected 111.5');
+    expect(r.values.get('device0.regular')).toBe('mismatch index 37 got 112.5 expected 111.5');
+  });
+
+  it('a malformed SPIR-V module fails with MODULE_BUILD_FAILURE and a readable build log', async () => {
+    const r = await runSmoke(['malformed', path.join(kernels, 'malformed.spv')], { ZE_ENABLE_ALT_DRIVERS: driver });
+    expect(r.exitCode).toBe(0);
+    expect(Number(r.values.get('device0.moduleCreate'))).toBe(ZE_RESULT_ERROR_MODULE_BUILD_FAILURE);
+    expect(r.values.get('device0.buildLog')).toMatch(/^invalid SPIR-V: /);
+  });
+
+  it('a missing translator is reported as an unavailable dependency naming the tool', async () => {
+    const missing = path.join(dir, 'no-such-llvm-spirv');
+    const r = await runSmoke(['malformed', path.join(kernels, 'vector_add.spv')], { ZE_ENABLE_ALT_DRIVERS: driver, XPU_SETUP_LLVM_SPIRV: missing });
+    expect(Number(r.values.get('device0.moduleCreate'))).toBe(ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE);
+    expect(r.values.get('device0.buildLog')).toContain(`cannot run ${missing}`);
+  });
+
+  it('two copies of the driver loaded at once both run the kernel (the loader wraps their handles)', async () => {
+    const second = path.join(dir, 'copy', 'libze_xpu_setup_refdriver.so');
+    fs.mkdirSync(path.dirname(second), { recursive: true });
+    fs.copyFileSync(driver, second);
+    const r = await runSmoke(['run', path.join(kernels, 'vector_add.spv')], { ZE_ENABLE_ALT_DRIVERS: `${driver},${second}` });
+    expect(r.stdout).not.toContain('error=');
+    expect(r.exitCode).toBe(0);
+    expect(r.values.get('drivers')).toBe('2');
+    for (const d of ['device0', 'device1']) {
+      expect(r.values.get(`${d}.immediate`)).toBe('ok');
+      expect(r.values.get(`${d}.regular`)).toBe('ok');
+    }
+  });
+
+  it('ZE_ENABLE_LOADER_INTERCEPT=1 still runs the kernel', async () => {
+    const r = await runSmoke(['run', path.join(kernels, 'vector_add.spv')], { ZE_ENABLE_ALT_DRIVERS: driver, ZE_ENABLE_LOADER_INTERCEPT: '1' });
+    expect(r.exitCode).toBe(0);
+    expect(r.values.get('device0.immediate')).toBe('ok');
+    expect(r.values.get('device0.regular')).toBe('ok');
+  });
+
+  it('native/refdriver/build.sh builds a driver the loader accepts', async () => {
+    const out = path.join(dir, 'from-script', 'libze_xpu_setup_refdriver.so');
+    fs.mkdirSync(path.dirname(out));
+    await execa('sh', [path.join(root, 'native', 'refdriver', 'build.sh'), '/usr/include', out]);
+    const r = await runSmoke(['props'], { ZE_ENABLE_ALT_DRIVERS: out, XPU_SETUP_REFDRIVER_PROFILE: 'pvc' });
+    expect(r.values.get('device0.ipVersion')).toBe('0x030f0007');
+  });
+
+  it('the committed .spv kernels are what build-spv.sh produces from the .cl sources', async () => {
+    const out = path.join(dir, 'spv');
+    fs.mkdirSync(out);
+    await execa('sh', [path.join(kernels, 'build-spv.sh')], { env: { OUT_DIR: out } });
+    for (const name of ['vector_add.spv', 'vector_add_wrong.spv']) {
+      expect(fs.readFileSync(path.join(out, name)).equals(fs.readFileSync(path.join(kernels, name)))).toBe(true);
+    }
+  });
+});
