@@ -1,0 +1,63 @@
+// Builds the runtime addon (native/addon/*.c) against a prefix's headers and loader, like Triton builds its stub.
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Deps } from '../deps.js';
+import { XpuError } from '../errors.js';
+import type { Reporter } from '../reporter.js';
+import { compileSharedLibrary, type CompileResult, type CompileSpec } from './compile.js';
+import { describeTried, findCompilers, type Compiler, type FinderResult } from './compilers.js';
+
+/** native/ in the package (src/build -> ../../native, and the same from dist/build). */
+export function nativeDir(): string {
+  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'native');
+}
+
+export function addonSpec(prefix: string, platform: NodeJS.Platform, sourceDir = path.join(nativeDir(), 'addon')): CompileSpec {
+  const win = platform === 'win32';
+  const p = win ? path.win32 : path.posix;
+  return {
+    name: 'xpu_addon',
+    sources: [p.join(sourceDir, 'xpu_addon.c')],
+    includeDirs: [p.join(prefix, 'include')],
+    libDirs: [p.join(prefix, 'lib')],
+    libs: ['ze_loader'],
+    rpath: win ? [] : [p.join(prefix, 'lib')],
+    outDir: p.join(prefix, 'lib', 'xpu-setup'),
+  };
+}
+
+/** Picks the first compiler found, or fails listing everything tried and the remedy. */
+export async function requireCompiler(deps: Deps, found?: FinderResult): Promise<Compiler> {
+  const r = found ?? (await findCompilers(deps, 'c'));
+  const c = r.found[0];
+  if (c) return c;
+  throw new XpuError('COMPILER', 'no C compiler found to build the runtime addon', {
+    details: { tried: r.tried },
+    hints: [
+      ...describeTried(r.tried).map((t) => `tried ${t}`),
+      deps.platform === 'win32'
+        ? 'install Visual Studio Build Tools with "Desktop development with C++", or set CC to clang-cl'
+        : 'install a C compiler (Debian/Ubuntu: apt-get install gcc), or set CC',
+    ],
+  });
+}
+
+export interface AddonBuildOptions {
+  deps: Deps;
+  reporter: Reporter;
+  compiler?: Compiler;
+}
+
+export async function buildAddon(prefix: string, opts: AddonBuildOptions): Promise<CompileResult> {
+  const compiler = opts.compiler ?? (await requireCompiler(opts.deps));
+  const task = opts.reporter.task('build runtime addon');
+  try {
+    const r = await compileSharedLibrary(addonSpec(prefix, opts.deps.platform), compiler, opts.deps);
+    task.succeed(`runtime addon ${r.cached ? 'up to date' : 'built'}: ${r.output}`);
+    opts.reporter.debug(`addon command: ${r.command}`);
+    return r;
+  } catch (e) {
+    task.fail('runtime addon failed to build');
+    throw e;
+  }
+}

@@ -1,0 +1,185 @@
+// Finds C/C++ compilers: an ordered list of attempts, each recorded, GNU-style and MSVC-style, all through Deps.
+import * as path from 'node:path';
+import type { Deps } from '../deps.js';
+
+export type CompilerStyle = 'gnu' | 'msvc';
+
+export interface Compiler {
+  /** How it was found, e.g. "CC", "gcc", "vswhere", "clang-cl". */
+  via: string;
+  path: string;
+  style: CompilerStyle;
+  /** First line of `--version` (GNU) or the banner (MSVC): part of the build cache key. */
+  version: string;
+  /** MSVC: the vcvars script that sets INCLUDE/LIB for cl.exe, when it came from vswhere. */
+  vcvars?: string;
+}
+
+export interface Attempt {
+  what: string;
+  result: 'found' | 'not found' | 'failed';
+  detail?: string;
+}
+
+export interface FinderResult {
+  found: Compiler[];
+  tried: Attempt[];
+}
+
+export interface VsInstance {
+  installationPath: string;
+  installationVersion: string;
+  displayName?: string;
+  productId?: string;
+  isComplete: boolean;
+  isPrerelease: boolean;
+}
+
+/** Parses `vswhere -format json` output; newest complete instance first. */
+export function parseVswhere(text: string): VsInstance[] {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(doc)) return [];
+  const out: VsInstance[] = [];
+  for (const item of doc) {
+    if (!item || typeof item !== 'object') continue;
+    const r = item as Record<string, unknown>;
+    if (typeof r.installationPath !== 'string' || typeof r.installationVersion !== 'string') continue;
+    out.push({
+      installationPath: r.installationPath,
+      installationVersion: r.installationVersion,
+      displayName: typeof r.displayName === 'string' ? r.displayName : undefined,
+      productId: typeof r.productId === 'string' ? r.productId : undefined,
+      isComplete: r.isComplete !== false,
+      isPrerelease: r.isPrerelease === true,
+    });
+  }
+  const key = (v: string) => v.split('.').map((n) => n.padStart(8, '0')).join('.');
+  return out.sort((a, b) => Number(b.isComplete) - Number(a.isComplete) || key(b.installationVersion).localeCompare(key(a.installationVersion)));
+}
+
+/** Splits PATH and looks for the program, adding Windows extensions from PATHEXT. */
+export async function whichOnPath(name: string, deps: Pick<Deps, 'env' | 'platform' | 'exists'>): Promise<string | undefined> {
+  const win = deps.platform === 'win32';
+  const p = win ? path.win32 : path.posix;
+  if (name.includes('/') || (win && name.includes('\\'))) return (await deps.exists(name)) ? name : undefined;
+  const dirs = (deps.env.PATH ?? deps.env.Path ?? '').split(win ? ';' : ':').filter(Boolean);
+  const exts = win ? ['', ...(deps.env.PATHEXT ?? '.EXE;.CMD;.BAT;.COM').split(';').map((e) => e.toLowerCase())] : [''];
+  for (const dir of dirs) {
+    for (const ext of exts) {
+      if (win && ext === '' && !/\.[a-z]+$/i.test(name)) continue;
+      const candidate = p.join(dir, name + ext);
+      if (await deps.exists(candidate)) return candidate;
+    }
+  }
+  return undefined;
+}
+
+async function gnuCandidate(via: string, cmd: string, deps: Deps, tried: Attempt[]): Promise<Compiler | undefined> {
+  const file = await whichOnPath(cmd, deps);
+  if (!file) {
+    tried.push({ what: `${via} (${cmd})`, result: 'not found', detail: 'not on PATH' });
+    return undefined;
+  }
+  const r = await deps.exec(file, ['--version'], { timeoutMs: 15000 });
+  if (r.exitCode !== 0) {
+    tried.push({ what: `${via} (${file})`, result: 'failed', detail: (r.failedToStart ?? r.stderr.trim()) || `exit ${r.exitCode}` });
+    return undefined;
+  }
+  const version = (r.stdout || r.stderr).split('\n')[0]!.trim();
+  tried.push({ what: `${via} (${file})`, result: 'found', detail: version });
+  return { via, path: file, style: 'gnu', version };
+}
+
+async function msvcCandidate(via: string, file: string, deps: Deps, tried: Attempt[], vcvars?: string): Promise<Compiler | undefined> {
+  // cl.exe prints its banner on stderr and exits non-zero without inputs; the banner is what identifies it.
+  const r = await deps.exec(file, [], { timeoutMs: 15000 });
+  const banner = `${r.stderr}\n${r.stdout}`.split('\n').map((l) => l.trim()).find((l) => /compiler|clang/i.test(l));
+  if (r.failedToStart || !banner) {
+    tried.push({ what: `${via} (${file})`, result: 'failed', detail: r.failedToStart ?? 'no banner' });
+    return undefined;
+  }
+  tried.push({ what: `${via} (${file})`, result: 'found', detail: banner });
+  return { via, path: file, style: 'msvc', version: banner, vcvars };
+}
+
+async function findMsvcViaVswhere(deps: Deps, tried: Attempt[]): Promise<Compiler[]> {
+  const pf86 = deps.env['ProgramFiles(x86)'] ?? 'C:\\Program Files (x86)';
+  const vswhere = path.win32.join(pf86, 'Microsoft Visual Studio', 'Installer', 'vswhere.exe');
+  if (!(await deps.exists(vswhere))) {
+    tried.push({ what: 'vswhere', result: 'not found', detail: vswhere });
+    return [];
+  }
+  const r = await deps.exec(vswhere, ['-products', '*', '-requires', 'Microsoft.VisualStudio.Component.VC.Tools.x86.x64', '-format', 'json', '-utf8'], { timeoutMs: 30000 });
+  const instances = r.exitCode === 0 ? parseVswhere(r.stdout) : [];
+  if (instances.length === 0) {
+    tried.push({ what: 'vswhere', result: 'not found', detail: 'no Visual Studio instance with the C++ x64 tools' });
+    return [];
+  }
+  const found: Compiler[] = [];
+  for (const vs of instances) {
+    const verFile = path.win32.join(vs.installationPath, 'VC', 'Auxiliary', 'Build', 'Microsoft.VCToolsVersion.default.txt');
+    const tools = (await deps.readFile(verFile))?.trim();
+    if (!tools) {
+      tried.push({ what: `vswhere: ${vs.displayName ?? vs.installationPath}`, result: 'not found', detail: `no ${verFile}` });
+      continue;
+    }
+    const cl = path.win32.join(vs.installationPath, 'VC', 'Tools', 'MSVC', tools, 'bin', 'Hostx64', 'x64', 'cl.exe');
+    if (!(await deps.exists(cl))) {
+      tried.push({ what: `vswhere: ${vs.displayName ?? vs.installationPath}`, result: 'not found', detail: cl });
+      continue;
+    }
+    const vcvars = path.win32.join(vs.installationPath, 'VC', 'Auxiliary', 'Build', 'vcvars64.bat');
+    const c = await msvcCandidate(`vswhere: ${vs.displayName ?? vs.installationVersion}`, cl, deps, tried, vcvars);
+    if (c) found.push(c);
+  }
+  return found;
+}
+
+/** Every usable compiler in order of preference; `tried` lists each attempt for doctor and error messages. */
+export async function findCompilers(deps: Deps, lang: 'c' | 'c++' = 'c'): Promise<FinderResult> {
+  const tried: Attempt[] = [];
+  const found: Compiler[] = [];
+  const envVar = lang === 'c' ? 'CC' : 'CXX';
+  const fromEnv = deps.env[envVar]?.trim();
+  if (deps.platform === 'win32') {
+    if (fromEnv) {
+      const file = await whichOnPath(fromEnv, deps);
+      const isMsvc = /(^|[\\/])(cl|clang-cl)(\.exe)?$/i.test(fromEnv);
+      const c = file
+        ? isMsvc ? await msvcCandidate(envVar, file, deps, tried) : await gnuCandidate(envVar, file, deps, tried)
+        : (tried.push({ what: `${envVar} (${fromEnv})`, result: 'not found' }), undefined);
+      if (c) found.push(c);
+    }
+    const onPath = await whichOnPath('cl.exe', deps);
+    if (onPath) {
+      const c = await msvcCandidate('cl.exe on PATH', onPath, deps, tried);
+      if (c) found.push(c);
+    } else tried.push({ what: 'cl.exe on PATH', result: 'not found' });
+    found.push(...(await findMsvcViaVswhere(deps, tried)));
+    const clangCl = await whichOnPath('clang-cl.exe', deps);
+    if (clangCl) {
+      const c = await msvcCandidate('clang-cl', clangCl, deps, tried);
+      if (c) found.push(c);
+    } else tried.push({ what: 'clang-cl', result: 'not found' });
+    return { found, tried };
+  }
+  const names = lang === 'c' ? ['cc', 'gcc', 'clang', 'icx'] : ['c++', 'g++', 'clang++', 'icpx'];
+  if (fromEnv) {
+    const c = await gnuCandidate(envVar, fromEnv.split(/\s+/)[0]!, deps, tried);
+    if (c) found.push(c);
+  }
+  for (const n of names) {
+    const c = await gnuCandidate(n, n, deps, tried);
+    if (c && !found.some((f) => f.path === c.path)) found.push(c);
+  }
+  return { found, tried };
+}
+
+export function describeTried(tried: Attempt[]): string[] {
+  return tried.map((t) => `${t.what}: ${t.result}${t.detail ? ` (${t.detail})` : ''}`);
+}

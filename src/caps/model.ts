@@ -1,0 +1,160 @@
+// Turns raw probe data into the capability report: devices named, arch mapped, flags with provenance, loader checked.
+import * as path from 'node:path';
+import type { OpenClDevice, RawDevice, RawLoaderComponent, RawUrProbe, RawZeProbe } from '../runtime/types.js';
+import { DEVICE_TYPE } from '../runtime/ze-abi.js';
+import { archForIp, type ArchInfo } from './arch.js';
+import { deriveFeatures, type FeatureFlag } from './features.js';
+
+export const REPORT_SCHEMA = 'xpu-setup.probe/1';
+
+export interface DeviceReport {
+  /** "driver.device", as sycl-ls numbers level_zero devices per backend. */
+  id: string;
+  name: string;
+  type: string;
+  vendorId: string;
+  deviceId: string;
+  uuid: string;
+  pci: string | null;
+  euCount: number;
+  threadsPerEU: number;
+  simdWidth: number;
+  slices: number;
+  subslices: number;
+  coreClockMHz: number;
+  maxWorkGroupSize: number;
+  subGroupSizes: number[];
+  memoryBytes: number;
+  maxMemAllocBytes: number;
+  subDevices: number;
+  arch: ArchInfo & { source: 'l0' | 'opencl' | 'none' };
+  features: FeatureFlag[];
+  opencl: { platform: string; device: string; matchedBy: 'pci' | 'device id' | 'name' } | null;
+  driver: { index: number; apiVersion: string; version: number };
+}
+
+export interface LoaderReport {
+  path: string;
+  /** The file the path resolves to, e.g. libze_loader.so.1.8.0. */
+  file?: string;
+  components: RawLoaderComponent[];
+  /** False when zelLoaderGetVersions answered nothing usable (empty names, 0.0.0). */
+  componentsTrusted: boolean;
+  installedVersion?: string;
+}
+
+export interface ProbeReport {
+  schema: typeof REPORT_SCHEMA;
+  via: 'koffi' | 'addon';
+  loader: LoaderReport;
+  zeInit: number;
+  drivers: { index: number; apiVersion: string; version: number; extensions: string[] }[];
+  devices: DeviceReport[];
+  ur?: RawUrProbe;
+  notes: string[];
+}
+
+export function pciString(p: { domain: number; bus: number; device: number; function: number } | null): string | null {
+  if (!p) return null;
+  const h = (n: number, w: number) => n.toString(16).padStart(w, '0');
+  return `${h(p.domain, 4)}:${h(p.bus, 2)}:${h(p.device, 2)}.${p.function.toString(16)}`;
+}
+
+/** zelLoaderGetVersions can "succeed" with blank slots (loader 1.8.12 after zeInit fails): only real rows count. */
+export function trustComponents(c: RawLoaderComponent[]): boolean {
+  return c.length > 0 && c.every((x) => x.name.trim() !== '' && x.version !== '0.0.0');
+}
+
+/** The Intel GPU OpenCL device that is the same hardware: PCI address first, then device id, then a unique name. */
+export function matchOpenCl(d: RawDevice, cl: OpenClDevice[]): { dev: OpenClDevice; by: 'pci' | 'device id' | 'name' } | undefined {
+  const intel = cl.filter((c) => c.type === 'gpu' && c.vendorId === 0x8086);
+  const pci = pciString(d.pci);
+  if (pci) {
+    const m = intel.find((c) => pciString(c.pci) === pci);
+    if (m) return { dev: m, by: 'pci' };
+  }
+  const byId = intel.filter((c) => c.deviceId !== null && c.deviceId === d.deviceId);
+  if (byId.length === 1) return { dev: byId[0]!, by: 'device id' };
+  const byName = intel.filter((c) => c.name === d.name);
+  if (byName.length === 1) return { dev: byName[0]!, by: 'name' };
+  return undefined;
+}
+
+const hex4 = (n: number) => `0x${n.toString(16).padStart(4, '0')}`;
+
+export interface ReportInputs {
+  ze: RawZeProbe;
+  opencl?: OpenClDevice[];
+  ur?: RawUrProbe;
+  loaderFile?: string;
+  installedVersion?: string;
+}
+
+export function buildReport(input: ReportInputs): ProbeReport {
+  const { ze } = input;
+  const cl = input.opencl ?? [];
+  const notes = [...ze.notes];
+  const devices: DeviceReport[] = [];
+  ze.drivers.forEach((drv, di) => {
+    drv.devices.forEach((d, ji) => {
+      const m = matchOpenCl(d, cl);
+      let arch: DeviceReport['arch'];
+      if (d.ipVersion) arch = { ...archForIp(d.ipVersion), source: 'l0' };
+      else if (m?.dev.ipVersion) arch = { ...archForIp(m.dev.ipVersion), source: 'opencl' };
+      else {
+        const why = d.ipVersion === 0 ? 'the driver left ze_device_ip_version_ext_t at 0' : 'no ip version reported';
+        arch = { ip: 0, version: '', known: false, name: `unknown (${why})`, aliases: [], source: 'none' };
+      }
+      devices.push({
+        id: `${di}.${ji}`,
+        name: d.name,
+        type: DEVICE_TYPE[d.type] ?? `type ${d.type}`,
+        vendorId: hex4(d.vendorId),
+        deviceId: hex4(d.deviceId),
+        uuid: d.uuid,
+        pci: pciString(d.pci),
+        euCount: d.numSlices * d.numSubslicesPerSlice * d.numEUsPerSubslice,
+        threadsPerEU: d.numThreadsPerEU,
+        simdWidth: d.physicalEUSimdWidth,
+        slices: d.numSlices,
+        subslices: d.numSlices * d.numSubslicesPerSlice,
+        coreClockMHz: d.coreClockRate,
+        maxWorkGroupSize: d.maxTotalGroupSize,
+        subGroupSizes: d.subGroupSizes,
+        memoryBytes: d.memories.reduce((s, x) => s + x.totalSize, 0),
+        maxMemAllocBytes: d.maxMemAllocSize,
+        subDevices: d.subDevices,
+        arch,
+        features: deriveFeatures({
+          device: d,
+          openclExtensions: m?.dev.extensions,
+          openclDevice: m ? `${m.dev.platform} / ${m.dev.name}` : undefined,
+          arch: arch.known ? arch.name : undefined,
+        }),
+        opencl: m ? { platform: m.dev.platform, device: m.dev.name, matchedBy: m.by } : null,
+        driver: { index: di, apiVersion: drv.apiVersion, version: drv.driverVersion },
+      });
+    });
+  });
+  if (!cl.some((c) => c.type === 'gpu' && c.vendorId === 0x8086) && devices.length > 0) {
+    notes.push('no Intel OpenCL GPU device (intel-opencl-icd): flags not answered by L0 come from the arch table');
+  }
+  const trusted = trustComponents(ze.components);
+  if (!trusted) notes.push('zelLoaderGetVersions gave no usable component versions; the loader version comes from the install receipt and file name');
+  return {
+    schema: REPORT_SCHEMA,
+    via: ze.via,
+    loader: {
+      path: ze.loaderPath,
+      file: input.loaderFile ? path.basename(input.loaderFile) : undefined,
+      components: ze.components,
+      componentsTrusted: trusted,
+      installedVersion: input.installedVersion,
+    },
+    zeInit: ze.init,
+    drivers: ze.drivers.map((d, i) => ({ index: i, apiVersion: d.apiVersion, version: d.driverVersion, extensions: d.extensions.map((e) => e.name) })),
+    devices,
+    ur: input.ur,
+    notes,
+  };
+}

@@ -1,0 +1,48 @@
+// `xpu-setup probe`: what the devices are, through koffi (and the built addon when there is one).
+import * as path from 'node:path';
+import { defaultPrefix } from '../../host/index.js';
+import { XpuError } from '../../errors.js';
+import { addonSpec } from '../../build/addon.js';
+import { formatLines, formatPytorch, formatTritonEnv, formatVerbose } from '../../caps/format.js';
+import { probeStack, requireDevices } from '../../caps/probe.js';
+import { str, type Command } from '../command.js';
+
+const FORMATS = ['triton-env', 'pytorch'] as const;
+
+async function builtAddon(prefix: string, ctx: Parameters<Command['run']>[0]): Promise<string | undefined> {
+  const spec = addonSpec(prefix, ctx.deps.platform);
+  const stamp = await ctx.deps.readFile(path.join(spec.outDir, `${spec.name}.build.json`));
+  const output = stamp ? (JSON.parse(stamp) as { output?: string }).output : undefined;
+  return output && (await ctx.deps.exists(output)) ? output : undefined;
+}
+
+export const probeCommand: Command = {
+  name: 'probe',
+  summary: 'List Level Zero devices: architecture, feature flags and where each answer came from',
+  usage: 'xpu-setup probe [--prefix DIR] [--json | --verbose | --format triton-env | --format pytorch]',
+  options: {
+    prefix: { type: 'string' },
+    format: { type: 'string' },
+  },
+  async run(ctx) {
+    const format = str(ctx.values, 'format');
+    if (format && !(FORMATS as readonly string[]).includes(format)) {
+      throw new XpuError('USAGE', `unknown format "${format}"`, { hints: [`use one of: ${FORMATS.join(', ')}`] });
+    }
+    const prefix = str(ctx.values, 'prefix') ?? defaultPrefix(ctx.deps);
+    const report = await probeStack(prefix, { deps: ctx.deps, addonPath: await builtAddon(prefix, ctx) });
+    try {
+      requireDevices(report, ctx.deps);
+    } catch (e) {
+      if (ctx.out.opts.json && e instanceof XpuError) e.details.report = report;
+      throw e;
+    }
+    if (ctx.out.opts.json) ctx.out.json({ ok: true, ...report });
+    else if (format === 'triton-env') ctx.out.result(formatTritonEnv(report));
+    else if (format === 'pytorch') ctx.out.result(formatPytorch(report));
+    else if (ctx.out.opts.verbose) ctx.out.result(formatVerbose(report));
+    else ctx.out.result(formatLines(report));
+    for (const n of report.notes) ctx.out.debug(n);
+    return 0;
+  },
+};

@@ -1,0 +1,322 @@
+// koffi bindings straight into a Level Zero loader, opened by full path, and the device probe built on them.
+import * as path from 'node:path';
+import { XpuError } from '../errors.js';
+import { Arena, Block, loadLibrary, type Lib } from './ffi.js';
+import { DEFAULT_DRIVER_LIBRARIES, EXT, LAYOUT, STYPE, apiVersionString, zeResultName } from './ze-abi.js';
+import type { RawDevice, RawDriver, RawLoaderComponent, RawZeProbe } from './types.js';
+
+type Fn = (...args: unknown[]) => number;
+
+const SIGNATURES = [
+  'uint32_t zeInit(uint32_t flags)',
+  'uint32_t zeDriverGet(void *pCount, void *phDrivers)',
+  'uint32_t zeDriverGetApiVersion(void *hDriver, void *version)',
+  'uint32_t zeDriverGetProperties(void *hDriver, void *pProps)',
+  'uint32_t zeDriverGetExtensionProperties(void *hDriver, void *pCount, void *pProps)',
+  'uint32_t zeDeviceGet(void *hDriver, void *pCount, void *phDevices)',
+  'uint32_t zeDeviceGetSubDevices(void *hDevice, void *pCount, void *phSubdevices)',
+  'uint32_t zeDeviceGetProperties(void *hDevice, void *pProps)',
+  'uint32_t zeDeviceGetComputeProperties(void *hDevice, void *pProps)',
+  'uint32_t zeDeviceGetModuleProperties(void *hDevice, void *pProps)',
+  'uint32_t zeDeviceGetMemoryProperties(void *hDevice, void *pCount, void *pProps)',
+  'uint32_t zeDevicePciGetPropertiesExt(void *hDevice, void *pProps)',
+  'uint32_t zeContextCreate(void *hDriver, void *desc, void *phContext)',
+  'uint32_t zeContextDestroy(void *hContext)',
+  'uint32_t zeMemAllocDevice(void *hContext, void *desc, size_t size, size_t alignment, void *hDevice, void *pptr)',
+  'uint32_t zeMemAllocHost(void *hContext, void *desc, size_t size, size_t alignment, void *pptr)',
+  'uint32_t zeMemFree(void *hContext, void *ptr)',
+  'uint32_t zeModuleCreate(void *hContext, void *hDevice, void *desc, void *phModule, void *phBuildLog)',
+  'uint32_t zeModuleDestroy(void *hModule)',
+  'uint32_t zeModuleBuildLogGetString(void *hLog, void *pSize, void *pLog)',
+  'uint32_t zeModuleBuildLogDestroy(void *hLog)',
+  'uint32_t zeKernelCreate(void *hModule, void *desc, void *phKernel)',
+  'uint32_t zeKernelDestroy(void *hKernel)',
+  'uint32_t zeKernelSuggestGroupSize(void *hKernel, uint32_t x, uint32_t y, uint32_t z, void *gx, void *gy, void *gz)',
+  'uint32_t zeKernelSetGroupSize(void *hKernel, uint32_t x, uint32_t y, uint32_t z)',
+  'uint32_t zeKernelSetArgumentValue(void *hKernel, uint32_t index, size_t size, void *pValue)',
+  'uint32_t zeCommandQueueCreate(void *hContext, void *hDevice, void *desc, void *phQueue)',
+  'uint32_t zeCommandQueueDestroy(void *hQueue)',
+  'uint32_t zeCommandQueueExecuteCommandLists(void *hQueue, uint32_t n, void *phLists, void *hFence)',
+  'uint32_t zeCommandQueueSynchronize(void *hQueue, uint64_t timeout)',
+  'uint32_t zeCommandListCreate(void *hContext, void *hDevice, void *desc, void *phList)',
+  'uint32_t zeCommandListCreateImmediate(void *hContext, void *hDevice, void *desc, void *phList)',
+  'uint32_t zeCommandListDestroy(void *hList)',
+  'uint32_t zeCommandListClose(void *hList)',
+  'uint32_t zeCommandListReset(void *hList)',
+  'uint32_t zeCommandListAppendLaunchKernel(void *hList, void *hKernel, void *pGroups, void *hSignal, uint32_t n, void *phWait)',
+  'uint32_t zeCommandListAppendMemoryCopy(void *hList, void *dst, void *src, size_t size, void *hSignal, uint32_t n, void *phWait)',
+  'uint32_t zeCommandListAppendBarrier(void *hList, void *hSignal, uint32_t n, void *phWait)',
+  'uint32_t zeEventPoolCreate(void *hContext, void *desc, uint32_t nDevices, void *phDevices, void *phPool)',
+  'uint32_t zeEventPoolDestroy(void *hPool)',
+  'uint32_t zeEventCreate(void *hPool, void *desc, void *phEvent)',
+  'uint32_t zeEventDestroy(void *hEvent)',
+  'uint32_t zeEventHostSynchronize(void *hEvent, uint64_t timeout)',
+  'uint32_t zeEventHostReset(void *hEvent)',
+] as const;
+
+/** The loader's exported functions; a function the loader lacks is undefined and calling it says so. */
+export class ZeApi {
+  readonly path: string;
+  private readonly lib: Lib;
+  private readonly fns = new Map<string, Fn>();
+  private readonly missing = new Set<string>();
+  readonly getVersions: Fn | undefined;
+
+  constructor(loaderPath: string) {
+    this.path = loaderPath;
+    try {
+      this.lib = loadLibrary(loaderPath);
+    } catch (e) {
+      throw new XpuError('RUNTIME', `cannot load the Level Zero loader ${loaderPath}`, {
+        cause: e,
+        hints: ['run `xpu-setup` to install the loader into the prefix, or pass --prefix'],
+      });
+    }
+    for (const sig of SIGNATURES) {
+      const name = /(\w+)\(/.exec(sig)![1]!;
+      try {
+        this.fns.set(name, this.lib.func(sig) as Fn);
+      } catch {
+        this.missing.add(name);
+      }
+    }
+    // zelLoaderGetVersions appeared in loader 1.3; older loaders simply lack it.
+    try {
+      this.getVersions = this.lib.func('uint32_t zelLoaderGetVersions(void *pNum, void *pVersions)') as Fn;
+    } catch {
+      this.getVersions = undefined;
+    }
+  }
+
+  has(name: string): boolean {
+    return this.fns.has(name);
+  }
+
+  /** Calls name and returns its ze_result_t. */
+  raw(name: string, ...args: unknown[]): number {
+    const f = this.fns.get(name);
+    if (!f) throw new XpuError('RUNTIME', `the loader ${this.path} does not export ${name}`);
+    return f(...args) >>> 0;
+  }
+
+  /** Calls name and throws a RUNTIME error naming the call when it does not succeed. */
+  call(name: string, ...args: unknown[]): void {
+    const r = this.raw(name, ...args);
+    if (r !== 0) throw new XpuError('RUNTIME', `${name} failed: ${zeResultName(r)}`, { details: { call: name, result: r } });
+  }
+}
+
+/** The loader file in a prefix, per platform. */
+export function zeLoaderPath(prefix: string, platform: NodeJS.Platform): string {
+  return platform === 'win32' ? path.win32.join(prefix, 'bin', 'ze_loader.dll') : path.join(prefix, 'lib', 'libze_loader.so.1');
+}
+
+/** The error every caller raises when zeInit finds no driver. */
+export function noDriverError(loaderPath: string, result: number, env: Record<string, string | undefined>, platform: NodeJS.Platform): XpuError {
+  const libs = platform === 'win32' ? DEFAULT_DRIVER_LIBRARIES.win32 : DEFAULT_DRIVER_LIBRARIES.linux;
+  const alt = env.ZE_ENABLE_ALT_DRIVERS;
+  const looked = alt ? `ZE_ENABLE_ALT_DRIVERS=${alt}` : libs.join(', ');
+  const hints = [
+    `the loader ${loaderPath} looks for the driver libraries ${looked}${alt ? '' : ' (or the list in ZE_ENABLE_ALT_DRIVERS)'}; none of them loaded`,
+    platform === 'win32'
+      ? 'install or update the Intel GPU driver (it ships the Level Zero driver)'
+      : 'install the Intel GPU user-mode driver (Debian/Ubuntu: libze-intel-gpu1 or intel-level-zero-gpu; it provides libze_intel_gpu.so.1)',
+  ];
+  if (platform !== 'win32') hints.push('if the driver is installed: check that you can open /dev/dri/renderD* (add yourself to the `render` group)');
+  return new XpuError('NO_DEVICE', `no Level Zero driver was found: zeInit returned ${zeResultName(result)}`, {
+    hints,
+    details: { loader: loaderPath, zeInit: result, driverLibraries: alt ? alt.split(',') : [...libs] },
+  });
+}
+
+function handles(api: ZeApi, a: Arena, name: string, ...lead: unknown[]): bigint[] {
+  const count = a.alloc(4);
+  api.call(name, ...lead, count.ptr, null);
+  const n = count.u32(0);
+  if (n === 0) return [];
+  const arr = a.alloc(8 * n);
+  api.call(name, ...lead, count.ptr, arr.ptr);
+  return Array.from({ length: count.u32(0) }, (_, i) => arr.ptrAt(8 * i));
+}
+
+function readComponents(api: ZeApi): RawLoaderComponent[] {
+  if (!api.getVersions) return [];
+  const a = new Arena();
+  try {
+    const n = a.alloc(8);
+    if (api.getVersions(n.ptr, null) !== 0) return [];
+    const count = Math.min(n.u64(0), 64);
+    if (count === 0) return [];
+    const L = LAYOUT.componentVersion;
+    const buf = a.alloc(L.size * count);
+    if (api.getVersions(n.ptr, buf.ptr) !== 0) return [];
+    return Array.from({ length: Math.min(count, n.u64(0)) }, (_, i) => {
+      const o = i * L.size;
+      return {
+        name: buf.str(o + L.name, L.nameLen),
+        spec: apiVersionString(buf.u32(o + L.spec)),
+        version: `${buf.i32(o + L.major)}.${buf.i32(o + L.minor)}.${buf.i32(o + L.patch)}`,
+      };
+    });
+  } finally {
+    a.free();
+  }
+}
+
+function readExtensions(api: ZeApi, a: Arena, driver: bigint): { name: string; version: number }[] {
+  const count = a.alloc(4);
+  if (api.raw('zeDriverGetExtensionProperties', driver, count.ptr, null) !== 0) return [];
+  const n = count.u32(0);
+  if (n === 0) return [];
+  const L = LAYOUT.driverExtension;
+  const buf = a.alloc(L.size * n);
+  if (api.raw('zeDriverGetExtensionProperties', driver, count.ptr, buf.ptr) !== 0) return [];
+  return Array.from({ length: Math.min(n, count.u32(0)) }, (_, i) => ({
+    name: buf.str(i * L.size + L.name, L.nameLen),
+    version: buf.u32(i * L.size + L.version),
+  }));
+}
+
+function extStruct(a: Arena, stype: number): Block {
+  return a.alloc(LAYOUT.extU32.size).setU32(0, stype);
+}
+
+function readDevice(api: ZeApi, a: Arena, dev: bigint, has: (ext: string) => boolean): RawDevice {
+  const P = LAYOUT.deviceProperties;
+  const props = a.alloc(P.size).setU32(0, STYPE.DEVICE_PROPERTIES);
+  // Chain the extension structs the driver says it understands: ip version, then 2D block array.
+  const ip = has(EXT.ipVersion) ? extStruct(a, STYPE.DEVICE_IP_VERSION_EXT) : undefined;
+  const block = has(EXT.blockArray) ? extStruct(a, STYPE.INTEL_DEVICE_BLOCK_ARRAY_EXP_PROPERTIES) : undefined;
+  const chain = [ip, block].filter((b): b is Block => !!b);
+  if (chain[0]) props.setU64(8, chain[0].ptr);
+  if (chain[0] && chain[1]) chain[0].setU64(8, chain[1].ptr);
+  api.call('zeDeviceGetProperties', dev, props.ptr);
+
+  const C = LAYOUT.computeProperties;
+  const compute = a.alloc(C.size).setU32(0, STYPE.DEVICE_COMPUTE_PROPERTIES);
+  api.call('zeDeviceGetComputeProperties', dev, compute.ptr);
+  const nsg = Math.min(compute.u32(C.numSubGroupSizes), 8);
+
+  const M = LAYOUT.moduleProperties;
+  const mod = a.alloc(M.size).setU32(0, STYPE.DEVICE_MODULE_PROPERTIES);
+  const dp = has(EXT.dp) ? extStruct(a, STYPE.INTEL_DEVICE_MODULE_DP_EXP_PROPERTIES) : undefined;
+  if (dp) mod.setU64(8, dp.ptr);
+  api.call('zeDeviceGetModuleProperties', dev, mod.ptr);
+  const spirv = mod.u32(M.spirvVersionSupported);
+
+  const Mem = LAYOUT.memoryProperties;
+  const memCount = a.alloc(4);
+  api.call('zeDeviceGetMemoryProperties', dev, memCount.ptr, null);
+  const nm = Math.min(memCount.u32(0), 16);
+  const mems = a.alloc(Mem.size * Math.max(nm, 1));
+  for (let i = 0; i < nm; i++) mems.setU32(i * Mem.size, STYPE.DEVICE_MEMORY_PROPERTIES);
+  if (nm > 0) api.call('zeDeviceGetMemoryProperties', dev, memCount.ptr, mems.ptr);
+
+  let pci: RawDevice['pci'] = null;
+  if (has(EXT.pci) && api.has('zeDevicePciGetPropertiesExt')) {
+    const Q = LAYOUT.pciProperties;
+    const p = a.alloc(Q.size).setU32(0, STYPE.PCI_EXT_PROPERTIES);
+    if (api.raw('zeDevicePciGetPropertiesExt', dev, p.ptr) === 0) {
+      pci = { domain: p.u32(Q.domain), bus: p.u32(Q.bus), device: p.u32(Q.device), function: p.u32(Q.function) };
+    }
+  }
+
+  const subCount = a.alloc(4);
+  const subDevices = api.raw('zeDeviceGetSubDevices', dev, subCount.ptr, null) === 0 ? subCount.u32(0) : 0;
+
+  return {
+    name: props.str(P.name, P.nameLen),
+    type: props.u32(P.type),
+    vendorId: props.u32(P.vendorId),
+    deviceId: props.u32(P.deviceId),
+    flags: props.u32(P.flags),
+    subdeviceId: props.u32(P.subdeviceId),
+    coreClockRate: props.u32(P.coreClockRate),
+    maxMemAllocSize: props.u64(P.maxMemAllocSize),
+    numThreadsPerEU: props.u32(P.numThreadsPerEU),
+    physicalEUSimdWidth: props.u32(P.physicalEUSimdWidth),
+    numEUsPerSubslice: props.u32(P.numEUsPerSubslice),
+    numSubslicesPerSlice: props.u32(P.numSubslicesPerSlice),
+    numSlices: props.u32(P.numSlices),
+    uuid: props.hex(P.uuid, 16),
+    maxTotalGroupSize: compute.u32(C.maxTotalGroupSize),
+    maxGroupSize: [compute.u32(C.maxGroupSizeX), compute.u32(C.maxGroupSizeY), compute.u32(C.maxGroupSizeZ)],
+    maxSharedLocalMemory: compute.u32(C.maxSharedLocalMemory),
+    subGroupSizes: Array.from({ length: nsg }, (_, i) => compute.u32(C.subGroupSizes + 4 * i)),
+    spirvVersion: `${spirv >>> 16}.${spirv & 0xffff}`,
+    moduleFlags: mod.u32(M.flags),
+    fp16flags: mod.u32(M.fp16flags),
+    fp64flags: mod.u32(M.fp64flags),
+    dpFlags: dp ? dp.u32(LAYOUT.extU32.value) : null,
+    blockArrayFlags: block ? block.u32(LAYOUT.extU32.value) : null,
+    ipVersion: ip ? ip.u32(LAYOUT.extU32.value) : null,
+    memories: Array.from({ length: nm }, (_, i) => ({
+      name: mems.str(i * Mem.size + Mem.name, Mem.nameLen),
+      totalSize: mems.u64(i * Mem.size + Mem.totalSize),
+      maxClockRate: mems.u32(i * Mem.size + Mem.maxClockRate),
+      maxBusWidth: mems.u32(i * Mem.size + Mem.maxBusWidth),
+    })),
+    pci,
+    subDevices,
+  };
+}
+
+/** Notes for extensions a driver did not list, so the report can say what was not asked. */
+export function missingExtensionNotes(extensions: { name: string }[], driverIndex: number): string[] {
+  const names = new Set(extensions.map((e) => e.name));
+  const out: string[] = [];
+  const say: Record<string, string> = {
+    [EXT.ipVersion]: 'IP version (ze_device_ip_version_ext_t)',
+    [EXT.pci]: 'PCI address (zeDevicePciGetPropertiesExt)',
+    [EXT.dp]: 'DPAS (ze_intel_device_module_dp_exp_properties_t)',
+    [EXT.blockArray]: '2D block IO (ze_intel_device_block_array_exp_properties_t)',
+  };
+  for (const [ext, what] of Object.entries(say)) {
+    if (!names.has(ext)) out.push(`driver ${driverIndex} does not list ${ext}: ${what} not asked`);
+  }
+  return out;
+}
+
+export function probeDrivers(api: ZeApi): RawDriver[] {
+  const a = new Arena();
+  try {
+    return handles(api, a, 'zeDriverGet').map((drv) => {
+      const ver = a.alloc(4);
+      api.call('zeDriverGetApiVersion', drv, ver.ptr);
+      const D = LAYOUT.driverProperties;
+      const dp = a.alloc(D.size).setU32(0, STYPE.DRIVER_PROPERTIES);
+      api.call('zeDriverGetProperties', drv, dp.ptr);
+      const extensions = readExtensions(api, a, drv);
+      const names = new Set(extensions.map((e) => e.name));
+      const devices = handles(api, a, 'zeDeviceGet', drv).map((dev) => readDevice(api, a, dev, (e) => names.has(e)));
+      return {
+        apiVersion: apiVersionString(ver.u32(0)),
+        driverVersion: dp.u32(D.driverVersion),
+        uuid: dp.hex(D.uuid, 16),
+        extensions,
+        devices,
+      };
+    });
+  } finally {
+    a.free();
+  }
+}
+
+/** Initialises the loader (once per process) and reads everything the probe reports. */
+export function probeZe(loaderPath: string): RawZeProbe {
+  const api = zeApiFor(loaderPath);
+  const init = api.raw('zeInit', 0);
+  const drivers = init === 0 ? probeDrivers(api) : [];
+  const components = readComponents(api);
+  const notes = drivers.flatMap((d, i) => missingExtensionNotes(d.extensions, i));
+  if (!api.getVersions) notes.push('the loader has no zelLoaderGetVersions (older than 1.3)');
+  return { via: 'koffi', loaderPath, init, components, drivers, notes };
+}
+
+let shared: { path: string; api: ZeApi } | undefined;
+
+/** One ZeApi per loader path per process: the loader keeps its own global state. */
+export function zeApiFor(loaderPath: string): ZeApi {
+  if (!shared || shared.path !== loaderPath) shared = { path: loaderPath, api: new ZeApi(loaderPath) };
+  return shared.api;
+}

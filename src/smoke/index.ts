@@ -1,0 +1,278 @@
+// The kernel smoke test: run vector_add.spv through Level Zero, check every value, and time each phase.
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import type { Deps } from '../deps.js';
+import { XpuError } from '../errors.js';
+import type { Reporter } from '../reporter.js';
+import { nativeDir } from '../build/addon.js';
+import koffi from 'koffi';
+import { Arena } from '../runtime/ffi.js';
+import { LAYOUT, STYPE, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, zeResultName, DEVICE_TYPE } from '../runtime/ze-abi.js';
+import { noDriverError, zeApiFor, zeLoaderPath, type ZeApi } from '../runtime/ze.js';
+
+export const SMOKE_KERNEL = 'vector_add';
+/** Test-only: run another SPIR-V with the same kernel contract (e.g. the wrong-result fixture). */
+export const SMOKE_SPV_ENV = 'XPU_SETUP_SMOKE_SPV';
+
+export interface SmokeResult {
+  ok: true;
+  device: string;
+  deviceType: string;
+  kernel: string;
+  spv: string;
+  submission: 'immediate command list' | 'command queue + list';
+  elements: number;
+  checked: number;
+  timings: { initMs: number; moduleBuildMs: number; firstLaunchMs: number; steadyMedianMs: number; steadyRuns: number };
+}
+
+export interface SmokeOptions {
+  deps: Deps;
+  reporter: Reporter;
+  elements?: number;
+  runs?: number;
+}
+
+const TIMEOUT_NS = 60_000_000_000n;
+
+function ms(t0: bigint): number {
+  return Number(process.hrtime.bigint() - t0) / 1e6;
+}
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length === 0 ? 0 : s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** The first wrong element, if any: pure, so the checker is tested without a device. */
+export function checkVectorAdd(a: Float32Array, b: Float32Array, c: Float32Array): { index: number; got: number; expected: number; wrong: number } | undefined {
+  let first: { index: number; got: number; expected: number } | undefined;
+  let wrong = 0;
+  for (let i = 0; i < c.length; i++) {
+    const expected = Math.fround(a[i]! + b[i]!);
+    if (c[i] !== expected) {
+      wrong++;
+      first ??= { index: i, got: c[i]!, expected };
+    }
+  }
+  return first ? { ...first, wrong } : undefined;
+}
+
+function buildLog(api: ZeApi, a: Arena, log: bigint): string {
+  if (!log) return '';
+  const size = a.alloc(8);
+  if (api.raw('zeModuleBuildLogGetString', log, size.ptr, null) !== 0 || size.u64(0) === 0) return '';
+  const text = a.alloc(size.u64(0) + 1);
+  api.raw('zeModuleBuildLogGetString', log, size.ptr, text.ptr);
+  return text.str(0, size.u64(0)).trim();
+}
+
+export async function runSmoke(prefix: string, opts: SmokeOptions): Promise<SmokeResult> {
+  const { deps } = opts;
+  const n = opts.elements ?? 1024;
+  const runs = opts.runs ?? 20;
+  const spvPath = deps.env[SMOKE_SPV_ENV] || path.join(nativeDir(), 'kernels', 'vector_add.spv');
+  const spvText = await fs.readFile(spvPath).catch(() => undefined);
+  if (!spvText) throw new XpuError('SMOKE', `the smoke kernel ${spvPath} is missing`, { hints: ['reinstall xpu-setup; native/kernels/vector_add.spv ships with it'] });
+  const loader = zeLoaderPath(prefix, deps.platform);
+  if (!(await deps.exists(loader))) throw new XpuError('NOT_FOUND', `no Level Zero loader in the prefix: ${loader} does not exist`, { hints: [`run \`xpu-setup --prefix ${prefix}\``] });
+
+  const task = opts.reporter.task('kernel smoke test');
+  const api = zeApiFor(loader);
+  const a = new Arena();
+  const cleanup: (() => void)[] = [];
+  try {
+    let t0 = process.hrtime.bigint();
+    const init = api.raw('zeInit', 0);
+    const initMs = ms(t0);
+    if (init !== 0) throw noDriverError(loader, init, deps.env, deps.platform);
+
+    const count = a.alloc(4);
+    api.call('zeDriverGet', count.ptr, null);
+    const drivers = a.alloc(8 * Math.max(count.u32(0), 1));
+    api.call('zeDriverGet', count.ptr, drivers.ptr);
+    let driver = 0n, device = 0n, name = '', type = 0;
+    for (let i = 0; i < count.u32(0) && !device; i++) {
+      const dc = a.alloc(4);
+      api.call('zeDeviceGet', drivers.ptrAt(8 * i), dc.ptr, null);
+      if (dc.u32(0) === 0) continue;
+      const devs = a.alloc(8 * dc.u32(0));
+      api.call('zeDeviceGet', drivers.ptrAt(8 * i), dc.ptr, devs.ptr);
+      const props = a.alloc(LAYOUT.deviceProperties.size).setU32(0, STYPE.DEVICE_PROPERTIES);
+      api.call('zeDeviceGetProperties', devs.ptrAt(0), props.ptr);
+      driver = drivers.ptrAt(8 * i);
+      device = devs.ptrAt(0);
+      name = props.str(LAYOUT.deviceProperties.name, LAYOUT.deviceProperties.nameLen);
+      type = props.u32(LAYOUT.deviceProperties.type);
+    }
+    if (!device) throw new XpuError('NO_DEVICE', `Level Zero found ${count.u32(0)} driver(s) but no devices to run the kernel on`);
+
+    const ctxDesc = a.alloc(24).setU32(0, STYPE.CONTEXT_DESC);
+    const ctxOut = a.alloc(8);
+    api.call('zeContextCreate', driver, ctxDesc.ptr, ctxOut.ptr);
+    const ctx = ctxOut.ptrAt(0);
+    cleanup.push(() => api.raw('zeContextDestroy', ctx));
+
+    // Module build: the build log is the evidence when the driver rejects the SPIR-V.
+    const spv = a.from(spvText);
+    const M = LAYOUT.moduleDesc;
+    const md = a.alloc(M.size).setU32(0, STYPE.MODULE_DESC).setU32(M.format, 0).setU64(M.inputSize, spvText.length).setU64(M.pInputModule, spv.ptr);
+    const modOut = a.alloc(8);
+    const logOut = a.alloc(8);
+    t0 = process.hrtime.bigint();
+    const mr = api.raw('zeModuleCreate', ctx, device, md.ptr, modOut.ptr, logOut.ptr);
+    const moduleBuildMs = ms(t0);
+    const log = buildLog(api, a, logOut.ptrAt(0));
+    if (logOut.ptrAt(0)) api.raw('zeModuleBuildLogDestroy', logOut.ptrAt(0));
+    if (mr !== 0) {
+      throw new XpuError('SMOKE', [`the driver could not build ${path.basename(spvPath)}: zeModuleCreate returned ${zeResultName(mr)}`, 'build log:', ...(log || '(empty)').split('\n').map((l) => `  ${l}`)].join('\n'), {
+        details: { result: mr, buildLog: log, spv: spvPath },
+        hints: mr === ZE_RESULT_ERROR_MODULE_BUILD_FAILURE ? ['the driver\'s SPIR-V compiler rejected the module; update the GPU driver'] : [],
+      });
+    }
+    const mod = modOut.ptrAt(0);
+    cleanup.push(() => api.raw('zeModuleDestroy', mod));
+
+    const kname = a.from(Buffer.from(SMOKE_KERNEL), true);
+    const kd = a.alloc(LAYOUT.kernelDesc.size).setU32(0, STYPE.KERNEL_DESC).setU64(LAYOUT.kernelDesc.pKernelName, kname.ptr);
+    const kOut = a.alloc(8);
+    api.call('zeKernelCreate', mod, kd.ptr, kOut.ptr);
+    const kernel = kOut.ptrAt(0);
+    cleanup.push(() => api.raw('zeKernelDestroy', kernel));
+
+    const gx = a.alloc(4), gy = a.alloc(4), gz = a.alloc(4);
+    let group = 64;
+    if (api.raw('zeKernelSuggestGroupSize', kernel, n, 1, 1, gx.ptr, gy.ptr, gz.ptr) === 0 && gx.u32(0) > 0 && n % gx.u32(0) === 0) group = gx.u32(0);
+    api.call('zeKernelSetGroupSize', kernel, group, 1, 1);
+
+    const bytes = n * 4;
+    const devMem = (): bigint => {
+      const d = a.alloc(LAYOUT.memAllocDesc.size).setU32(0, STYPE.DEVICE_MEM_ALLOC_DESC);
+      const out = a.alloc(8);
+      api.call('zeMemAllocDevice', ctx, d.ptr, bytes, 64, device, out.ptr);
+      const p = out.ptrAt(0);
+      cleanup.push(() => api.raw('zeMemFree', ctx, p));
+      return p;
+    };
+    // Host staging memory from the driver; plain process memory when the driver has no host allocations.
+    const hostMem = (): bigint => {
+      const d = a.alloc(24).setU32(0, STYPE.HOST_MEM_ALLOC_DESC);
+      const out = a.alloc(8);
+      let p: bigint;
+      if (api.raw('zeMemAllocHost', ctx, d.ptr, bytes, 64, out.ptr) === 0) {
+        p = out.ptrAt(0);
+        cleanup.push(() => api.raw('zeMemFree', ctx, p));
+      } else {
+        p = a.alloc(bytes).ptr;
+      }
+      return p;
+    };
+    const dA = devMem(), dB = devMem(), dC = devMem();
+    const hA = hostMem(), hB = hostMem(), hC = hostMem();
+    const f32 = (p: bigint) => new Float32Array(koffi.view(p, bytes));
+    const va = f32(hA), vb = f32(hB), vc = f32(hC);
+    for (let i = 0; i < n; i++) {
+      va[i] = i * 0.5;
+      vb[i] = 1000 - i;
+      vc[i] = -1;
+    }
+    [dA, dB, dC].forEach((p, i) => {
+      const v = a.alloc(8).setU64(0, p);
+      api.call('zeKernelSetArgumentValue', kernel, i, 8, v.ptr);
+    });
+    const groups = a.alloc(LAYOUT.groupCount.size).setU32(0, n / group).setU32(4, 1).setU32(8, 1);
+
+    // Submission: an immediate command list with an event, or a queue + list when the driver has no immediate lists.
+    const qd = a.alloc(LAYOUT.commandQueueDesc.size).setU32(0, STYPE.COMMAND_QUEUE_DESC).setU32(LAYOUT.commandQueueDesc.mode, 2);
+    const listOut = a.alloc(8);
+    let submit: (record: (list: bigint) => void) => void;
+    let submission: SmokeResult['submission'];
+    if (api.raw('zeCommandListCreateImmediate', ctx, device, qd.ptr, listOut.ptr) === 0) {
+      submission = 'immediate command list';
+      const list = listOut.ptrAt(0);
+      cleanup.push(() => api.raw('zeCommandListDestroy', list));
+      const pd = a.alloc(LAYOUT.eventPoolDesc.size).setU32(0, STYPE.EVENT_POOL_DESC).setU32(LAYOUT.eventPoolDesc.flags, 1).setU32(LAYOUT.eventPoolDesc.count, 1);
+      const devArr = a.alloc(8).setU64(0, device);
+      const poolOut = a.alloc(8);
+      api.call('zeEventPoolCreate', ctx, pd.ptr, 1, devArr.ptr, poolOut.ptr);
+      const pool = poolOut.ptrAt(0);
+      cleanup.push(() => api.raw('zeEventPoolDestroy', pool));
+      const ed = a.alloc(LAYOUT.eventDesc.size).setU32(0, STYPE.EVENT_DESC).setU32(LAYOUT.eventDesc.signal, 4).setU32(LAYOUT.eventDesc.wait, 4);
+      const evOut = a.alloc(8);
+      api.call('zeEventCreate', pool, ed.ptr, evOut.ptr);
+      const ev = evOut.ptrAt(0);
+      cleanup.push(() => api.raw('zeEventDestroy', ev));
+      submit = (record) => {
+        record(list);
+        api.call('zeCommandListAppendBarrier', list, ev, 0, null);
+        const r = api.raw('zeEventHostSynchronize', ev, TIMEOUT_NS);
+        if (r !== 0) throw new XpuError('SMOKE', `waiting for the device failed: zeEventHostSynchronize returned ${zeResultName(r)}`);
+        api.call('zeEventHostReset', ev);
+      };
+    } else {
+      submission = 'command queue + list';
+      const qOut = a.alloc(8);
+      api.call('zeCommandQueueCreate', ctx, device, qd.ptr, qOut.ptr);
+      const queue = qOut.ptrAt(0);
+      cleanup.push(() => api.raw('zeCommandQueueDestroy', queue));
+      const ld = a.alloc(LAYOUT.commandListDesc.size).setU32(0, STYPE.COMMAND_LIST_DESC);
+      api.call('zeCommandListCreate', ctx, device, ld.ptr, listOut.ptr);
+      const list = listOut.ptrAt(0);
+      cleanup.push(() => api.raw('zeCommandListDestroy', list));
+      const lists = a.alloc(8).setU64(0, list);
+      submit = (record) => {
+        api.call('zeCommandListReset', list);
+        record(list);
+        api.call('zeCommandListClose', list);
+        api.call('zeCommandQueueExecuteCommandLists', queue, 1, lists.ptr, null);
+        const r = api.raw('zeCommandQueueSynchronize', queue, TIMEOUT_NS);
+        if (r !== 0) throw new XpuError('SMOKE', `waiting for the device failed: zeCommandQueueSynchronize returned ${zeResultName(r)}`);
+      };
+    }
+    const launch = (list: bigint) => api.call('zeCommandListAppendLaunchKernel', list, kernel, groups.ptr, null, 0, null);
+
+    submit((list) => {
+      api.call('zeCommandListAppendMemoryCopy', list, dA, hA, bytes, null, 0, null);
+      api.call('zeCommandListAppendMemoryCopy', list, dB, hB, bytes, null, 0, null);
+    });
+    t0 = process.hrtime.bigint();
+    submit(launch);
+    const firstLaunchMs = ms(t0);
+    const steady: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const t = process.hrtime.bigint();
+      submit(launch);
+      steady.push(ms(t));
+    }
+    submit((list) => api.call('zeCommandListAppendMemoryCopy', list, hC, dC, bytes, null, 0, null));
+
+    const bad = checkVectorAdd(va, vb, vc);
+    if (bad) {
+      throw new XpuError('SMOKE', `${SMOKE_KERNEL} computed wrong results on ${name}: first mismatch at index ${bad.index}: got ${bad.got}, expected ${bad.expected} (${bad.wrong} of ${n} wrong)`, {
+        details: { ...bad, elements: n, spv: spvPath },
+        hints: ['the driver ran the kernel but produced wrong values: report it to the driver vendor with this output'],
+      });
+    }
+    const result: SmokeResult = {
+      ok: true,
+      device: name,
+      deviceType: DEVICE_TYPE[type] ?? String(type),
+      kernel: SMOKE_KERNEL,
+      spv: spvPath,
+      submission,
+      elements: n,
+      checked: n,
+      timings: { initMs, moduleBuildMs, firstLaunchMs, steadyMedianMs: median(steady), steadyRuns: runs },
+    };
+    task.succeed(`kernel smoke test passed on ${name} (${n} values checked)`);
+    return result;
+  } catch (e) {
+    task.fail('kernel smoke test failed');
+    throw e;
+  } finally {
+    while (cleanup.length) cleanup.pop()!();
+    a.free();
+  }
+}
+

@@ -1,0 +1,80 @@
+// The success path through the real loader and the CPU reference driver (ZE_ENABLE_ALT_DRIVERS, PoCL underneath).
+// This file sets the driver env before any zeInit; vitest runs each test file in its own process (pool: forks).
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { realDeps } from '../../src/deps.js';
+import { isXpuError } from '../../src/errors.js';
+import { silentReporter } from '../../src/reporter.js';
+import { buildAddon } from '../../src/build/addon.js';
+import { formatTritonEnv } from '../../src/caps/format.js';
+import { probeStack, requireDevices } from '../../src/caps/probe.js';
+import { runSmoke, SMOKE_SPV_ENV } from '../../src/smoke/index.js';
+import { verifyStack } from '../../src/smoke/verify.js';
+import { systemPrefix } from './probe-helpers.js';
+
+const root = path.join(__dirname, '..', '..');
+const buildScript = path.join(root, 'native', 'refdriver', 'build.sh');
+const prefix = systemPrefix();
+const driver = path.join(prefix, 'lib', 'libze_xpu_setup_refdriver.so');
+let built = false;
+if (fs.existsSync(buildScript)) {
+  try {
+    execFileSync('sh', [buildScript, path.join(prefix, 'include'), driver], { stdio: 'pipe' });
+    built = true;
+  } catch {
+    built = false;
+  }
+}
+process.env.ZE_ENABLE_ALT_DRIVERS = driver;
+process.env.XPU_SETUP_REFDRIVER_PROFILE = 'pvc';
+afterAll(() => fs.rmSync(prefix, { recursive: true, force: true }));
+
+describe.skipIf(!built)('probe and smoke through the reference driver', () => {
+  const deps = realDeps();
+
+  it('probe sees the impersonated PVC: arch from the L0 ip version, flags from L0 structs; the addon agrees', async () => {
+    const addon = await buildAddon(prefix, { deps, reporter: silentReporter });
+    const r = await probeStack(prefix, { deps, addonPath: addon.output });
+    requireDevices(r, deps);
+    const d = r.devices[0]!;
+    expect(d.name).toMatch(/^Intel\(R\) Data Center GPU Max 1550/);
+    expect(d.arch).toMatchObject({ name: 'pvc', version: '12.60.7', source: 'l0' });
+    expect(d.features.find((f) => f.key === 'dpas')).toMatchObject({ value: true, source: 'l0' });
+    expect(d.features.find((f) => f.key === 'block_2d_io')).toMatchObject({ value: true, source: 'l0' });
+    expect(r.notes.join('\n')).not.toMatch(/disagree/);
+    expect(formatTritonEnv(r).split('\n')[0]).toBe('TRITON_INTEL_DEVICE_ARCH=pvc');
+  });
+
+  it('smoke runs vector_add and checks every value', async () => {
+    const s = await runSmoke(prefix, { deps, reporter: silentReporter, runs: 3 });
+    expect(s).toMatchObject({ ok: true, checked: 1024, kernel: 'vector_add' });
+    expect(s.timings.steadyRuns).toBe(3);
+  });
+
+  it('smoke catches the wrong-result kernel at index 37', async () => {
+    const wrong = { ...deps, env: { ...deps.env, [SMOKE_SPV_ENV]: path.join(root, 'native', 'kernels', 'vector_add_wrong.spv') } };
+    const err = await runSmoke(prefix, { deps: wrong, reporter: silentReporter, runs: 1 }).catch((e: unknown) => e);
+    expect(isXpuError(err, 'SMOKE')).toBe(true);
+    expect((err as Error).message).toMatch(/first mismatch at index 37: got 982.5, expected 981.5 \(1 of 1024 wrong\)/);
+  });
+
+  it('a module that does not build shows the build log', async () => {
+    const bad = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'xpu-spv-')), 'malformed.spv');
+    const shipped = path.join(root, 'native', 'kernels', 'malformed.spv');
+    fs.writeFileSync(bad, fs.existsSync(shipped) ? fs.readFileSync(shipped) : Buffer.from('not a SPIR-V module'));
+    const err = await runSmoke(prefix, { deps: { ...deps, env: { ...deps.env, [SMOKE_SPV_ENV]: bad } }, reporter: silentReporter }).catch((e: unknown) => e);
+    expect(isXpuError(err, 'SMOKE')).toBe(true);
+    expect((err as Error).message).toMatch(/zeModuleCreate returned .*\nbuild log:\n/);
+  });
+
+  it('verifyStack builds, probes and smokes, and returns the Triton values', async () => {
+    const v = await verifyStack(prefix, { deps, reporter: silentReporter, smoke: true, requireDevice: true });
+    expect(v.build.ok && v.probe.ok && v.smoke.ok).toBe(true);
+    expect(v.tritonEnv).toMatchObject({ arch: 'pvc' });
+    expect(v.tritonEnv!.device).toMatch(/^Intel\(R\) Data Center GPU Max 1550/);
+    expect(v.tritonEnv!.extensions).toContain('cl_intel_subgroup_matrix_multiply_accumulate');
+  });
+});
