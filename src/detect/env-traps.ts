@@ -1,0 +1,121 @@
+// Environment variables that silently change what Level Zero, UR and SYCL see; a pure scan of the environment.
+
+export interface EnvTrap {
+  variable: string;
+  value: string;
+  /** fail: breaks the stack; warn: hides or changes devices; info: worth knowing (tracing, logging). */
+  severity: 'fail' | 'warn' | 'info';
+  message: string;
+  fix?: string;
+}
+
+const FLAT_HIERARCHY_VALUES = ['COMPOSITE', 'FLAT', 'COMBINED'];
+
+/** The library named by each ZE_ENABLE_ALT_DRIVERS entry that looks like the project's CPU reference driver. */
+export function referenceDriverIn(value: string | undefined): string | undefined {
+  return (value ?? '').split(',').find((e) => /refdriver/i.test(e.split(/[\\/]/).pop() ?? ''));
+}
+
+export function altDriversEntries(value: string): string[] {
+  return value.split(',');
+}
+
+/** ZE_ENABLE_ALT_DRIVERS with the empty entries removed (what the user meant). */
+export function cleanAltDrivers(value: string): string {
+  return value.split(',').filter((e) => e !== '').join(',');
+}
+
+/**
+ * ONEAPI_DEVICE_SELECTOR is a ';'-separated list of backend:devices terms; terms starting with '!' remove devices.
+ * With only negative terms everything else stays visible.
+ */
+export function selectorAllowsLevelZero(selector: string): boolean {
+  const terms = selector.split(';').map((t) => t.trim().toLowerCase()).filter(Boolean);
+  const backend = (t: string): string => t.replace(/^!/, '').split(':')[0] ?? '';
+  const neg = terms.filter((t) => t.startsWith('!'));
+  const pos = terms.filter((t) => !t.startsWith('!'));
+  // A negative term for level_zero with every device ("!level_zero:*") removes it whatever else is listed.
+  if (neg.some((t) => (backend(t) === 'level_zero' || backend(t) === '*') && /:\*$/.test(t))) return false;
+  if (pos.length === 0) return true;
+  return pos.some((t) => backend(t) === 'level_zero' || backend(t) === '*');
+}
+
+export function findEnvTraps(env: Record<string, string | undefined>): EnvTrap[] {
+  const traps: EnvTrap[] = [];
+  const add = (t: EnvTrap): void => void traps.push(t);
+  for (const [k, raw] of Object.entries(env).sort(([a], [b]) => a.localeCompare(b))) {
+    if (raw === undefined) continue;
+    const v = raw;
+    if (k === 'ZE_ENABLE_ALT_DRIVERS') {
+      const entries = altDriversEntries(v);
+      if (v === '' || entries.some((e) => e === '')) {
+        add({
+          variable: k,
+          value: v,
+          severity: 'fail',
+          message: 'has an empty entry (a leading, trailing or doubled comma): the loader passes "" to dlopen, gets the program itself back, and crashes',
+          fix: v.replace(/,/g, '') === '' ? 'unset ZE_ENABLE_ALT_DRIVERS' : `export ZE_ENABLE_ALT_DRIVERS=${cleanAltDrivers(v)}`,
+        });
+      } else if (referenceDriverIn(v)) {
+        add({ variable: k, value: v, severity: 'info', message: `selects the CPU reference driver ${referenceDriverIn(v)} instead of the GPU driver` });
+      } else {
+        add({
+          variable: k,
+          value: v,
+          severity: 'warn',
+          message: 'replaces the default driver list: libze_intel_gpu.so.1 is not loaded unless it is listed here',
+          fix: 'unset ZE_ENABLE_ALT_DRIVERS unless you mean to use another driver',
+        });
+      }
+    } else if (k === 'ZE_AFFINITY_MASK') {
+      add({
+        variable: k,
+        value: v,
+        severity: 'warn',
+        message: v.trim() === '' ? 'is set but empty' : `only devices ${v} are visible to Level Zero programs`,
+        fix: 'unset ZE_AFFINITY_MASK to see every device',
+      });
+    } else if (k === 'ONEAPI_DEVICE_SELECTOR') {
+      const excludesL0 = !selectorAllowsLevelZero(v);
+      add({
+        variable: k,
+        value: v,
+        severity: 'warn',
+        message: excludesL0
+          ? 'SYCL and PyTorch XPU will not see any Level Zero GPU with this selector'
+          : 'SYCL and PyTorch XPU see only the devices this selector allows',
+        fix: 'unset ONEAPI_DEVICE_SELECTOR (or set it to level_zero:gpu)',
+      });
+    } else if (k === 'ZE_FLAT_DEVICE_HIERARCHY') {
+      const ok = FLAT_HIERARCHY_VALUES.includes(v.toUpperCase());
+      add({
+        variable: k,
+        value: v,
+        severity: 'warn',
+        message: ok
+          ? `device hierarchy is ${v.toUpperCase()}: device counts and ordinals differ from the default (FLAT)`
+          : `"${v}" is not one of ${FLAT_HIERARCHY_VALUES.join(', ')}`,
+        fix: 'unset ZE_FLAT_DEVICE_HIERARCHY unless your code expects that hierarchy',
+      });
+    } else if (k === 'ZE_ENABLE_NULL_DRIVER' && v !== '0') {
+      add({ variable: k, value: v, severity: 'warn', message: 'the null driver reports a fake "Null Device" that runs nothing', fix: 'unset ZE_ENABLE_NULL_DRIVER' });
+    } else if ((k === 'ZE_ENABLE_VALIDATION_LAYER' || k === 'ZE_ENABLE_TRACING_LAYER') && v !== '0') {
+      add({ variable: k, value: v, severity: 'info', message: 'a debugging layer is on: every call is slower' });
+    } else if (k.startsWith('ZE_ENABLE_') || k === 'ZE_ENABLE_LOADER_DEBUG_TRACE') {
+      add({ variable: k, value: v, severity: 'info', message: 'changes Level Zero loader behaviour' });
+    } else if (k === 'SYCL_DEVICE_FILTER') {
+      add({
+        variable: k,
+        value: v,
+        severity: 'warn',
+        message: 'removed from current SYCL runtimes (ignored or rejected); it was replaced by ONEAPI_DEVICE_SELECTOR',
+        fix: 'unset SYCL_DEVICE_FILTER and use ONEAPI_DEVICE_SELECTOR if you need a filter',
+      });
+    } else if (k.startsWith('SYCL_')) {
+      add({ variable: k, value: v, severity: 'info', message: 'changes SYCL runtime behaviour' });
+    } else if (k === 'UR_ADAPTERS_FORCE_LOAD') {
+      add({ variable: k, value: v, severity: 'warn', message: 'the UR loader loads only these adapters', fix: 'unset UR_ADAPTERS_FORCE_LOAD to load the adapters found on the library path' });
+    }
+  }
+  return traps;
+}

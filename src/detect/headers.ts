@@ -1,0 +1,91 @@
+// Level Zero headers: where they are (prefix, SDK variables, compiler paths, system) and which API version they declare.
+import * as path from 'node:path';
+import type { Deps } from '../deps.js';
+
+export interface ZeHeaderInfo {
+  /** ZE_API_VERSION_CURRENT as "major.minor". */
+  apiVersion?: string;
+  /** The spec revision from the file banner, e.g. "v1.4-r1.4.8". */
+  specVersion?: string;
+  /** ze_device_ip_version_ext_t (Triton needs it; absent before headers 1.9). */
+  hasIpVersionExt: boolean;
+}
+
+/** Pure: reads ze_api.h text. */
+export function parseZeApiHeader(text: string): ZeHeaderInfo {
+  const info: ZeHeaderInfo = { hasIpVersionExt: /\bze_device_ip_version_ext_t\b/.test(text) };
+  const api = /ZE_API_VERSION_CURRENT\s*=\s*ZE_MAKE_VERSION\(\s*(\d+)\s*,\s*(\d+)\s*\)/.exec(text);
+  if (api) info.apiVersion = `${api[1]}.${api[2]}`;
+  const spec = /@version\s+(v[\d.]+-r[\d.]+)/.exec(text);
+  if (spec) info.specVersion = spec[1];
+  return info;
+}
+
+export type HeaderSource = 'prefix' | 'LEVEL_ZERO_V1_SDK_PATH' | 'ZE_PATH' | 'CPATH' | 'C_INCLUDE_PATH' | 'CPLUS_INCLUDE_PATH' | 'INCLUDE' | 'system';
+
+export interface HeaderInstall {
+  /** The -I directory (it contains level_zero/ze_api.h). */
+  includeDir: string;
+  source: HeaderSource;
+  header: string;
+  info: ZeHeaderInfo;
+}
+
+/** Pure: the include dirs to look at, most specific first. */
+export function headerSearchDirs(platform: NodeJS.Platform, env: Record<string, string | undefined>, prefix?: string): { dir: string; source: HeaderSource }[] {
+  const win = platform === 'win32';
+  const join = win ? path.win32.join : path.posix.join;
+  const sep = win ? ';' : ':';
+  const out: { dir: string; source: HeaderSource }[] = [];
+  if (prefix) out.push({ dir: join(prefix, 'include'), source: 'prefix' });
+  if (env.LEVEL_ZERO_V1_SDK_PATH) out.push({ dir: join(env.LEVEL_ZERO_V1_SDK_PATH, 'include'), source: 'LEVEL_ZERO_V1_SDK_PATH' });
+  if (env.ZE_PATH) out.push({ dir: join(env.ZE_PATH, 'include'), source: 'ZE_PATH' });
+  const vars: HeaderSource[] = win ? ['INCLUDE'] : ['CPATH', 'C_INCLUDE_PATH', 'CPLUS_INCLUDE_PATH'];
+  for (const v of vars) for (const d of (env[v] ?? '').split(sep).filter(Boolean)) out.push({ dir: d, source: v });
+  if (!win) for (const d of ['/usr/local/include', '/usr/include']) out.push({ dir: d, source: 'system' });
+  return out;
+}
+
+export async function findZeHeaders(deps: Deps, prefix?: string): Promise<{ found: HeaderInstall[]; tried: string[] }> {
+  const join = deps.platform === 'win32' ? path.win32.join : path.posix.join;
+  const found: HeaderInstall[] = [];
+  const tried: string[] = [];
+  const seen = new Set<string>();
+  for (const { dir, source } of headerSearchDirs(deps.platform, deps.env, prefix)) {
+    const header = join(dir, 'level_zero', 'ze_api.h');
+    if (seen.has(header)) continue;
+    seen.add(header);
+    const text = await deps.readFile(header);
+    if (text === undefined) {
+      tried.push(`${header} (${source}): not there`);
+      continue;
+    }
+    const info = parseZeApiHeader(text);
+    tried.push(`${header} (${source}): API ${info.apiVersion ?? 'unknown'}`);
+    found.push({ includeDir: dir, source, header, info });
+  }
+  return { found, tried };
+}
+
+export interface SdkPathCheck {
+  variable: 'LEVEL_ZERO_V1_SDK_PATH' | 'ZE_PATH';
+  dir: string;
+  hasHeaders: boolean;
+  hasLinkLibrary: boolean;
+  /** What a consumer looking there expects and does not get. */
+  missing: string[];
+}
+
+/** What Triton does with the variable: -I$DIR/include (for level_zero/ze_api.h) and -L$DIR/lib -lze_loader. */
+export async function checkSdkPath(deps: Deps, variable: SdkPathCheck['variable'], dir: string): Promise<SdkPathCheck> {
+  const win = deps.platform === 'win32';
+  const join = win ? path.win32.join : path.posix.join;
+  const header = join(dir, 'include', 'level_zero', 'ze_api.h');
+  const lib = join(dir, 'lib', win ? 'ze_loader.lib' : 'libze_loader.so');
+  const hasHeaders = await deps.exists(header);
+  const hasLinkLibrary = await deps.exists(lib);
+  const missing: string[] = [];
+  if (!hasHeaders) missing.push(header);
+  if (!hasLinkLibrary) missing.push(lib);
+  return { variable, dir, hasHeaders, hasLinkLibrary, missing };
+}

@@ -1,0 +1,126 @@
+// A summary of the Level Zero and UR pieces already on this machine (and in a prefix), for `plan` and `doctor`.
+import * as path from 'node:path';
+import type { Deps } from '../deps.js';
+import type { Receipt } from '../install/receipt.js';
+import { findZeHeaders, type HeaderInstall } from './headers.js';
+import { realDetectIo } from './io.js';
+import { readLdconfig, type LdconfigEntry } from './ldconfig.js';
+import { findInDirs, resolveLibrary, versionFromFileName, type LibraryCandidate, type LibraryResolution } from './loaders.js';
+import { owningPackage } from './packages.js';
+import type { DetectIo } from './types.js';
+import { detectUr, prefixLibDirs, type UrInstall } from './ur.js';
+
+export interface VersionInfo {
+  version: string;
+  /** Where the version came from: "dpkg libze1", "rpm level-zero", "receipt", "file name". */
+  source: string;
+}
+
+export interface LoaderInstall extends LibraryCandidate {
+  version?: VersionInfo;
+}
+
+export interface HeaderInstallWithVersion extends HeaderInstall {
+  /** Release version of the package the headers came from, when known (API version is in info). */
+  version?: VersionInfo;
+}
+
+export interface InstallsSummary {
+  zeLoader: {
+    /** What programs would load, and the copies it shadows. */
+    resolution: LibraryResolution;
+    chosen?: LoaderInstall;
+    shadowed: LoaderInstall[];
+    /** The prefix's own copy, whether or not it is on the search path. */
+    prefixCopy?: LoaderInstall;
+  };
+  zeHeaders: HeaderInstallWithVersion[];
+  ur: UrInstall;
+  tried: string[];
+}
+
+export function zeLoaderName(platform: NodeJS.Platform): string {
+  return platform === 'win32' ? 'ze_loader.dll' : 'libze_loader.so.1';
+}
+
+function isInside(file: string, dir: string): boolean {
+  const rel = path.relative(dir, file);
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+}
+
+/** Pure: the L0 component version a receipt records. */
+export function receiptZeVersion(receipt: Receipt | undefined): string | undefined {
+  const c = receipt?.components.find((x) => /level.?zero|^ze|l0/i.test(x.name) && !/devel|dev$|headers/i.test(x.name));
+  return c?.version ?? receipt?.components.find((x) => /level.?zero/i.test(x.name))?.version;
+}
+
+async function versionOf(deps: Deps, file: string, prefix: string | undefined, receipt: Receipt | undefined): Promise<VersionInfo | undefined> {
+  if (prefix && receipt && isInside(file, prefix)) {
+    const v = receiptZeVersion(receipt);
+    if (v) return { version: v, source: 'receipt' };
+  }
+  if (deps.platform !== 'win32') {
+    const pkg = await owningPackage(deps, file);
+    if (pkg) return { version: pkg.version, source: `${pkg.manager} ${pkg.name}` };
+  }
+  const v = versionFromFileName(file);
+  return v ? { version: v, source: 'file name' } : undefined;
+}
+
+/** For headers: the package that owns them, else a level-zero.pc next to them, else the receipt. */
+async function headerVersion(deps: Deps, h: HeaderInstall, prefix: string | undefined, receipt: Receipt | undefined): Promise<VersionInfo | undefined> {
+  if (prefix && receipt && h.source === 'prefix') {
+    const v = receiptZeVersion(receipt);
+    if (v) return { version: v, source: 'receipt' };
+  }
+  if (deps.platform !== 'win32') {
+    const pkg = await owningPackage(deps, h.header);
+    if (pkg) return { version: pkg.version, source: `${pkg.manager} ${pkg.name}` };
+    const root = path.posix.dirname(h.includeDir);
+    for (const d of ['lib/pkgconfig', 'lib/x86_64-linux-gnu/pkgconfig', 'lib64/pkgconfig', 'share/pkgconfig']) {
+      const pc = await deps.readFile(path.posix.join(root, d, 'level-zero.pc'));
+      const m = pc ? /^Version:\s*(\S+)/m.exec(pc) : null;
+      if (m) return { version: m[1]!, source: `${path.posix.join(root, d, 'level-zero.pc')}` };
+    }
+  }
+  return undefined;
+}
+
+export async function detectInstalls(
+  deps: Deps,
+  opts: { prefix?: string; receipt?: Receipt; ldcache?: LdconfigEntry[]; io?: DetectIo } = {},
+): Promise<InstallsSummary> {
+  const io = opts.io ?? realDetectIo;
+  const tried: string[] = [];
+  let ldcache = opts.ldcache;
+  if (!ldcache && deps.platform === 'linux') {
+    const l = await readLdconfig(deps);
+    ldcache = l.entries;
+    tried.push(...l.tried);
+  }
+  const name = zeLoaderName(deps.platform);
+  const resolution = await resolveLibrary(deps, name, { ldcache, io });
+  tried.push(...resolution.tried);
+  const withVersion = async (c: LibraryCandidate): Promise<LoaderInstall> => {
+    const v = await versionOf(deps, c.realPath ?? c.path, opts.prefix, opts.receipt);
+    return v ? { ...c, version: v } : { ...c };
+  };
+  const zeLoader: InstallsSummary['zeLoader'] = { resolution, shadowed: await Promise.all(resolution.shadowed.map(withVersion)) };
+  if (resolution.chosen) zeLoader.chosen = await withVersion(resolution.chosen);
+  if (opts.prefix) {
+    const copies = await findInDirs(deps, name, prefixLibDirs(deps.platform, opts.prefix), io);
+    if (copies[0]) zeLoader.prefixCopy = await withVersion(copies[0]);
+    tried.push(`${opts.prefix}: ${copies[0] ? `has ${copies[0].path}` : `no ${name}`}`);
+  }
+  const headers = await findZeHeaders(deps, opts.prefix);
+  tried.push(...headers.tried);
+  const zeHeaders = await Promise.all(
+    headers.found.map(async (h) => {
+      const v = await headerVersion(deps, h, opts.prefix, opts.receipt);
+      return v ? { ...h, version: v } : { ...h };
+    }),
+  );
+  const ur = await detectUr(deps, { prefix: opts.prefix, ldcache, io });
+  tried.push(...ur.tried);
+  return { zeLoader, zeHeaders, ur: ur.found, tried };
+}

@@ -1,0 +1,96 @@
+// Whether a shared library actually loads here, tried in a child process, and what its error means.
+import type { Deps } from '../deps.js';
+
+export interface LoadDiagnosis {
+  kind: 'glibcxx' | 'glibc' | 'missing-dependency' | 'wrong-arch' | 'undefined-symbol' | 'not-found' | 'other';
+  summary: string;
+  fix?: string;
+}
+
+export interface LoadResult {
+  ok: boolean;
+  /** The loader's own message when it failed. */
+  error?: string;
+  diagnosis?: LoadDiagnosis;
+}
+
+/** Pure: turns a dlopen/LoadLibrary message into a reason a person can act on. */
+export function diagnoseLoadError(message: string, file: string): LoadDiagnosis {
+  let m = /version `(GLIBCXX_[\d.]+|CXXABI_[\d.]+)' not found/.exec(message);
+  if (m) {
+    return {
+      kind: 'glibcxx',
+      summary: `needs ${m[1]}, which this system's libstdc++ does not provide: a loader built for a newer distro`,
+      fix: 'use a loader built for this distro (the distro package, or one that brings its own libstdc++ such as conda-forge level-zero inside its environment), or run `xpu-setup` to install a compatible one',
+    };
+  }
+  m = /version `(GLIBC_[\d.]+)' not found/.exec(message);
+  if (m) {
+    return {
+      kind: 'glibc',
+      summary: `needs ${m[1]}, newer than this system's glibc: built for a newer distro`,
+      fix: 'use a build for this distro (or a manylinux build old enough for this glibc)',
+    };
+  }
+  if (/wrong ELF class|ELFCLASS32|%1 is not a valid Win32 application|\(193\)/.test(message)) {
+    return { kind: 'wrong-arch', summary: 'built for another architecture (32-bit or not x86-64)', fix: 'install the x86-64 build' };
+  }
+  m = /undefined symbol: (\S+)/.exec(message);
+  if (m) {
+    return {
+      kind: 'undefined-symbol',
+      summary: `undefined symbol ${m[1]}: a library it depends on is a different version than the one it was built against`,
+      fix: 'install matching versions (or remove the older copy that shadows the right one on the library path)',
+    };
+  }
+  m = /^(?:Error: )?(\S+): cannot open shared object file/m.exec(message);
+  if (m) {
+    const missing = m[1]!;
+    if (file.endsWith(missing) || missing === file) {
+      return { kind: 'not-found', summary: `${missing} does not exist or cannot be read` };
+    }
+    return {
+      kind: 'missing-dependency',
+      summary: `it needs ${missing}, which is not on the library path`,
+      fix: `install the package that provides ${missing}, or add its directory to LD_LIBRARY_PATH`,
+    };
+  }
+  if (/The specified module could not be found|\(126\)/.test(message)) {
+    return { kind: 'missing-dependency', summary: 'the DLL or one of its dependencies was not found', fix: 'reinstall the GPU driver or the package that provides it' };
+  }
+  return { kind: 'other', summary: message.split('\n')[0] ?? message };
+}
+
+// process.dlopen loads the library for real; a plain (non-addon) library then fails with "did not self-register",
+// which proves it loaded.
+const LOAD_SCRIPT = `
+const f = process.argv[process.argv.length - 1];
+try { process.dlopen({ exports: {} }, f); console.log(JSON.stringify({ ok: true })); }
+catch (e) {
+  const msg = String(e && e.message || e);
+  console.log(JSON.stringify(/did not self-register|Module did not|not a valid Node|NODE_MODULE/i.test(msg) ? { ok: true } : { ok: false, message: msg }));
+}`;
+
+/** Pure: reads the child's one-line JSON answer. */
+export function parseLoadAnswer(stdout: string, file: string): LoadResult {
+  const line = stdout.trim().split('\n').pop() ?? '';
+  try {
+    const v = JSON.parse(line) as { ok: boolean; message?: string };
+    if (v.ok) return { ok: true };
+    const error = v.message ?? 'unknown error';
+    return { ok: false, error, diagnosis: diagnoseLoadError(error, file) };
+  } catch {
+    return { ok: false, error: `no answer from the load test (${stdout.trim().slice(0, 200) || 'empty output'})` };
+  }
+}
+
+/** Loads `file` in a fresh node process (a crash there cannot take the doctor down). */
+export async function tryLoad(deps: Deps, file: string, extraEnv: Record<string, string> = {}): Promise<LoadResult> {
+  const env = { ...deps.env, ...extraEnv };
+  const r = await deps.exec(process.execPath, ['-e', LOAD_SCRIPT, file], { env, timeoutMs: 20_000 });
+  if (r.failedToStart) return { ok: false, error: `could not start node for the load test: ${r.failedToStart}` };
+  if (r.exitCode !== 0 && !r.stdout.trim()) {
+    return { ok: false, error: `the load test process died (exit ${r.exitCode}): ${r.stderr.trim().split('\n').slice(-1)[0] ?? ''}` };
+  }
+  return parseLoadAnswer(r.stdout, file);
+}

@@ -1,0 +1,84 @@
+// Unified Runtime: the UR loader and its adapters, in the prefix or on the library search path.
+import * as path from 'node:path';
+import type { Deps } from '../deps.js';
+import { realDetectIo } from './io.js';
+import type { LdconfigEntry } from './ldconfig.js';
+import { resolveLibrary, type LibraryCandidate } from './loaders.js';
+import type { DetectIo, Finding } from './types.js';
+
+export interface UrNames {
+  loader: string;
+  adapters: string[];
+  /** Libraries the Level Zero adapters need besides the L0 loader. */
+  companions: string[];
+}
+
+export function urNames(platform: NodeJS.Platform): UrNames {
+  if (platform === 'win32') {
+    return {
+      loader: 'ur_loader.dll',
+      adapters: ['ur_adapter_level_zero.dll', 'ur_adapter_level_zero_v2.dll', 'ur_adapter_opencl.dll'],
+      companions: ['umf.dll'],
+    };
+  }
+  return {
+    loader: 'libur_loader.so.0',
+    adapters: ['libur_adapter_level_zero.so.0', 'libur_adapter_level_zero_v2.so.0', 'libur_adapter_opencl.so.0'],
+    companions: ['libumf.so.1'],
+  };
+}
+
+export interface UrInstall {
+  loader?: LibraryCandidate & { inPrefix: boolean };
+  adapters: { name: string; path: string }[];
+  companions: { name: string; path: string }[];
+}
+
+/** Where a prefix keeps shared libraries (conda-style Library/bin kept too on Windows). */
+export function prefixLibDirs(platform: NodeJS.Platform, prefix: string): string[] {
+  return platform === 'win32'
+    ? [path.win32.join(prefix, 'bin'), path.win32.join(prefix, 'Library', 'bin')]
+    : [path.posix.join(prefix, 'lib'), path.posix.join(prefix, 'lib64')];
+}
+
+export async function detectUr(
+  deps: Deps,
+  opts: { prefix?: string; ldcache?: LdconfigEntry[]; io?: DetectIo } = {},
+): Promise<Finding<UrInstall>> {
+  const io = opts.io ?? realDetectIo;
+  const names = urNames(deps.platform);
+  const join = deps.platform === 'win32' ? path.win32.join : path.posix.join;
+  const dirname = deps.platform === 'win32' ? path.win32.dirname : path.posix.dirname;
+  const tried: string[] = [];
+  const found: UrInstall = { adapters: [], companions: [] };
+  for (const d of opts.prefix ? prefixLibDirs(deps.platform, opts.prefix) : []) {
+    const p = join(d, names.loader);
+    if (await deps.exists(p)) {
+      found.loader = { path: p, via: deps.platform === 'win32' ? 'PATH' : 'LD_LIBRARY_PATH', realPath: (await io.realpath(p)) ?? p, inPrefix: true };
+      tried.push(`${p} (prefix): found`);
+      break;
+    }
+    tried.push(`${p} (prefix): not there`);
+  }
+  if (!found.loader) {
+    const res = await resolveLibrary(deps, names.loader, { ldcache: opts.ldcache, io });
+    tried.push(...res.tried);
+    if (res.chosen) found.loader = { ...res.chosen, inPrefix: false };
+  }
+  if (!found.loader) return { found, tried };
+  // The loader finds adapters next to itself first (they carry RUNPATH $ORIGIN too).
+  const dir = dirname(found.loader.path);
+  for (const [list, out] of [[names.adapters, found.adapters], [names.companions, found.companions]] as const) {
+    for (const name of list) {
+      const p = join(dir, name);
+      if (await deps.exists(p)) {
+        out.push({ name, path: p });
+        continue;
+      }
+      const res = await resolveLibrary(deps, name, { ldcache: opts.ldcache, io });
+      if (res.chosen) out.push({ name, path: res.chosen.path });
+      else tried.push(`${name}: not next to the loader nor on the library path`);
+    }
+  }
+  return { found, tried };
+}

@@ -1,0 +1,32 @@
+// Check: an Intel GPU is present (PCI on Linux, display adapters on Windows), named from its PCI id.
+import type { Check } from '../types.js';
+import { activeReferenceDriver } from './shared.js';
+
+export const gpuCheck: Check = {
+  id: 'gpu',
+  title: 'Intel GPU',
+  group: 'system',
+  async run(ctx) {
+    const { found, tried } = await ctx.facts.gpus();
+    const details: Record<string, unknown> = { intel: found.intel, others: found.others, tried };
+    if (found.intel.length > 0) {
+      const names = found.intel.map((g) => `${g.windows?.adapterName && !g.known ? g.windows.adapterName : g.name}${g.address ? ` at ${g.address}` : ''}`);
+      const unknown = found.intel.filter((g) => !g.known);
+      return {
+        status: 'ok',
+        message: names.join('; ') + (unknown.length ? ' (id not in this tool\'s table: a newer GPU?)' : ''),
+        details,
+      };
+    }
+    const others = found.others.map((o) => `${o.vendor} ${o.pciId}${o.name ? ` ${o.name}` : ''}${o.driver ? ` (${o.driver})` : ''}`);
+    const ref = await activeReferenceDriver(ctx);
+    let message = others.length ? `no Intel GPU found; display devices here: ${others.join(', ')}` : 'no Intel GPU found (no display device at all)';
+    if (ref) message += `; ZE_ENABLE_ALT_DRIVERS (${ref.from}) selects the CPU reference driver ${ref.library}, so kernels can still run on the CPU (see --smoke)`;
+    return {
+      status: 'fail',
+      message,
+      fix: 'Level Zero needs an Intel GPU (Arc, Iris Xe or newer integrated graphics, Data Center GPU Flex/Max); in a VM or container the GPU must be passed through',
+      details,
+    };
+  },
+};

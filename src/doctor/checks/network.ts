@@ -1,0 +1,65 @@
+// Check: the package indexes setup uses answer within a short time; failures get proxy and TLS-interception hints.
+import type { Check, ReachAnswer } from '../types.js';
+
+export const REACH_TIMEOUT_MS = 4000;
+
+const TLS_CODES = new Set([
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'CERT_HAS_EXPIRED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/** Pure: the hint that matches a failed reach, given whether a proxy is configured. */
+export function reachHint(answer: ReachAnswer, hasProxy: boolean): string {
+  const code = String(answer.error?.details?.code ?? answer.error?.code ?? '');
+  const msg = answer.error?.message ?? '';
+  if (TLS_CODES.has(code) || /certificate/i.test(msg)) {
+    return 'a TLS-intercepting proxy or antivirus is re-signing HTTPS: export NODE_EXTRA_CA_CERTS=/path/to/your-company-ca.pem';
+  }
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    return hasProxy ? 'DNS lookup failed: check the proxy settings (HTTPS_PROXY, NO_PROXY)' : 'DNS lookup failed: offline, or a network that only allows a proxy (set HTTPS_PROXY=http://host:port)';
+  }
+  if (/TIMEOUT|ETIMEDOUT|ECONNREFUSED|EHOSTUNREACH|ENETUNREACH/.test(code) || /timed? ?out|abort/i.test(msg)) {
+    return hasProxy ? 'the proxy did not get through: check HTTPS_PROXY and NO_PROXY' : 'a firewall blocks direct connections: if you have a proxy, set HTTPS_PROXY=http://host:port';
+  }
+  if (answer.status && answer.status >= 400) return `the server answered HTTP ${answer.status}: check the index URL`;
+  return 'check your network, HTTPS_PROXY / NO_PROXY, and NODE_EXTRA_CA_CERTS behind a TLS-intercepting proxy';
+}
+
+function failureReason(a: ReachAnswer): string {
+  const code = a.error?.details?.code ?? a.error?.code;
+  if (typeof code === 'string' && code !== 'NETWORK') return code;
+  if (a.status) return `HTTP ${a.status}`;
+  return a.error?.message ?? 'no answer';
+}
+
+export const networkCheck: Check = {
+  id: 'network',
+  title: 'Package indexes reachable',
+  group: 'toolchain',
+  async run(ctx) {
+    const { reach, indexes } = ctx.services;
+    if (!reach || !indexes) return { status: 'skip', message: 'no network client available in this build' };
+    const urls = await indexes(ctx.deps);
+    if (urls.length === 0) return { status: 'skip', message: 'no indexes configured' };
+    const answers = await Promise.all(urls.map(async (url) => ({ url, answer: await reach(url, REACH_TIMEOUT_MS) })));
+    const env = ctx.deps.env;
+    const hasProxy = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'].some((k) => env[k]);
+    const details = {
+      proxy: hasProxy ? env.HTTPS_PROXY ?? env.https_proxy ?? env.HTTP_PROXY ?? env.http_proxy : null,
+      results: answers.map(({ url, answer }) => ({ url, ok: answer.ok, status: answer.status, error: answer.error?.message })),
+    };
+    const failed = answers.filter((a) => !a.answer.ok);
+    if (failed.length === 0) return { status: 'ok', message: `${urls.length} reachable: ${urls.join(', ')}`, details };
+    const hints = [...new Set(failed.map((f) => reachHint(f.answer, hasProxy)))];
+    return {
+      status: 'warn',
+      message: `cannot reach ${failed.map((f) => `${f.url} (${failureReason(f.answer)})`).join(', ')}: setup cannot download from there`,
+      fix: hints.join('; '),
+      details,
+    };
+  },
+};

@@ -1,0 +1,33 @@
+// Check: LEVEL_ZERO_V1_SDK_PATH / ZE_PATH (what Triton reads) point at a directory with headers and the link library.
+import { checkSdkPath, type SdkPathCheck } from '../../detect/headers.js';
+import type { Check } from '../types.js';
+import { envScriptHint } from './shared.js';
+
+export const sdkPathCheck: Check = {
+  id: 'sdk-path',
+  title: 'LEVEL_ZERO_V1_SDK_PATH',
+  group: 'driver',
+  async run(ctx) {
+    const env = ctx.deps.env;
+    const vars = (['LEVEL_ZERO_V1_SDK_PATH', 'ZE_PATH'] as const).filter((v) => env[v]);
+    if (vars.length === 0) {
+      return {
+        status: 'skip',
+        message: `neither LEVEL_ZERO_V1_SDK_PATH nor ZE_PATH is set (Triton then relies on the compiler's default paths; ${envScriptHint(ctx)} sets it)`,
+      };
+    }
+    const results: SdkPathCheck[] = [];
+    for (const v of vars) results.push(await checkSdkPath(ctx.deps, v, env[v]!));
+    const details = { results };
+    const bad = results.filter((r) => !r.hasHeaders || !r.hasLinkLibrary);
+    const problems = bad.map((r) => `${r.variable}=${r.dir} has no ${r.missing.join(' and no ')}`);
+    if (vars.length === 2 && env.LEVEL_ZERO_V1_SDK_PATH !== env.ZE_PATH) {
+      problems.push(`LEVEL_ZERO_V1_SDK_PATH and ZE_PATH differ (${env.LEVEL_ZERO_V1_SDK_PATH} vs ${env.ZE_PATH}); tools disagree on which one to use`);
+    }
+    if (bad.some((r) => !r.hasHeaders)) {
+      return { status: 'fail', message: problems.join('; '), fix: `point it at a directory with include/level_zero (${envScriptHint(ctx)}, or run \`xpu-setup\`)`, details };
+    }
+    if (problems.length) return { status: 'warn', message: problems.join('; '), fix: `${envScriptHint(ctx)} (sets both to the prefix)`, details };
+    return { status: 'ok', message: results.map((r) => `${r.variable}=${r.dir} has headers and the link library`).join('; '), details };
+  },
+};

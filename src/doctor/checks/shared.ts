@@ -1,0 +1,43 @@
+// Small helpers the checks share: the environment the stack runs with, the reference driver, distro-specific fixes.
+import { referenceDriverIn } from '../../detect/env-traps.js';
+import { isDebianLike } from '../../host/linux.js';
+import type { Host } from '../../host/types.js';
+import type { DoctorContext } from '../types.js';
+
+/** The process environment with the prefix's extra variables (from its receipt) applied on top. */
+export async function stackEnv(ctx: DoctorContext): Promise<Record<string, string | undefined>> {
+  const { receipt } = await ctx.facts.receipt();
+  return { ...ctx.deps.env, ...(receipt?.extraEnv ?? {}) };
+}
+
+/** The CPU reference driver named by ZE_ENABLE_ALT_DRIVERS, in this environment or in the prefix's env files. */
+export async function activeReferenceDriver(ctx: DoctorContext): Promise<{ library: string; from: 'environment' | 'prefix env' } | undefined> {
+  const fromEnv = referenceDriverIn(ctx.deps.env.ZE_ENABLE_ALT_DRIVERS);
+  if (fromEnv) return { library: fromEnv, from: 'environment' };
+  const { receipt } = await ctx.facts.receipt();
+  const fromPrefix = referenceDriverIn(receipt?.extraEnv?.ZE_ENABLE_ALT_DRIVERS);
+  return fromPrefix ? { library: fromPrefix, from: 'prefix env' } : undefined;
+}
+
+export function envScriptHint(ctx: DoctorContext): string {
+  return ctx.deps.platform === 'win32'
+    ? `run ${ctx.prefix}\\env.ps1 (PowerShell) or ${ctx.prefix}\\env.bat (cmd)`
+    : `source ${ctx.prefix}/env.sh`;
+}
+
+/** How to install Intel's user-mode GPU driver (compute-runtime) on this distro. */
+export function computeRuntimeInstallHint(host: Host | undefined): string {
+  const d = host?.distro;
+  const releases = 'https://github.com/intel/compute-runtime/releases';
+  if (d && isDebianLike(d)) {
+    return `sudo apt install libze-intel-gpu1 intel-opencl-icd (Ubuntu 24.04+, Debian 13+; on older releases use Intel's packages from ${releases})`;
+  }
+  if (d && (d.id === 'fedora' || d.idLike.includes('fedora') || d.idLike.includes('rhel'))) return 'sudo dnf install intel-compute-runtime';
+  if (d && (d.id === 'arch' || d.idLike.includes('arch'))) return 'sudo pacman -S intel-compute-runtime';
+  if (d && (d.id.startsWith('opensuse') || d.idLike.includes('suse'))) return 'sudo zypper install intel-compute-runtime';
+  return `install Intel's compute runtime (Level Zero GPU driver) from ${releases}`;
+}
+
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}

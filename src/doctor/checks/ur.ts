@@ -1,0 +1,53 @@
+// Check: the Unified Runtime loader and its adapters are present and load.
+import { tryLoad } from '../../detect/load-check.js';
+import { urNames } from '../../detect/ur.js';
+import type { Check } from '../types.js';
+
+export const urCheck: Check = {
+  id: 'ur',
+  title: 'Unified Runtime',
+  group: 'driver',
+  async run(ctx) {
+    const { ur, tried } = await ctx.facts.installs();
+    const names = urNames(ctx.deps.platform);
+    const details: Record<string, unknown> = { loader: ur.loader, adapters: ur.adapters, companions: ur.companions, tried };
+    if (!ur.loader) {
+      return {
+        status: 'warn',
+        message: `no UR loader (${names.loader}) found; SYCL, PyTorch XPU and Triton need one (their wheels may bring it)`,
+        fix: 'run `xpu-setup` to install it into the prefix',
+        details,
+      };
+    }
+    const libPathVar = ctx.deps.platform === 'win32' ? 'PATH' : 'LD_LIBRARY_PATH';
+    const sep = ctx.deps.platform === 'win32' ? ';' : ':';
+    const dir = ur.loader.path.slice(0, Math.max(ur.loader.path.lastIndexOf('/'), ur.loader.path.lastIndexOf('\\')));
+    // Adapters need libze_loader/libumf, which the prefix's env files put on the library path.
+    const extraEnv = { [libPathVar]: [dir, ctx.deps.env[libPathVar]].filter(Boolean).join(sep) };
+    const failures: string[] = [];
+    const fixes: string[] = [];
+    const loads: Record<string, unknown> = {};
+    for (const f of [{ name: names.loader, path: ur.loader.path }, ...ur.adapters]) {
+      const r = await tryLoad(ctx.deps, f.path, extraEnv);
+      loads[f.name] = r;
+      if (!r.ok) {
+        failures.push(`${f.name} does not load: ${r.diagnosis?.summary ?? r.error}`);
+        if (r.diagnosis?.fix) fixes.push(r.diagnosis.fix);
+      }
+    }
+    details.load = loads;
+    const missingL0 = !ur.adapters.some((a) => /level_zero/.test(a.name));
+    const missingCompanions = names.companions.filter((c) => !ur.companions.some((x) => x.name === c));
+    const what = `${ur.loader.path}${ur.loader.inPrefix ? ' (prefix)' : ''} with ${ur.adapters.map((a) => a.name).join(', ') || 'no adapters'}`;
+    if (failures.some((f) => f.startsWith(names.loader))) {
+      return { status: 'fail', message: failures.join('; '), fix: fixes.join('; ') || 'reinstall it with `xpu-setup`', details };
+    }
+    const problems = [...failures];
+    if (missingL0) problems.push('no Level Zero adapter: UR will not see Intel GPUs');
+    if (missingCompanions.length) problems.push(`missing ${missingCompanions.join(', ')} (the Level Zero adapters need it)`);
+    if (problems.length) {
+      return { status: 'warn', message: `${what}; ${problems.join('; ')}`, fix: fixes[0] ?? 'run `xpu-setup` to install the UR adapters and their dependencies', details };
+    }
+    return { status: 'ok', message: `${what}; all load`, details };
+  },
+};

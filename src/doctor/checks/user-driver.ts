@@ -1,0 +1,55 @@
+// Check: the Level Zero GPU driver (libze_intel_gpu.so.1 / ze_intel_gpu64.dll) is installed and loads.
+import { tryLoad } from '../../detect/load-check.js';
+import { detectUserModeDriver, LINUX_UMD } from '../../detect/user-driver.js';
+import type { Check } from '../types.js';
+import { computeRuntimeInstallHint } from './shared.js';
+
+export const userDriverCheck: Check = {
+  id: 'user-driver',
+  title: 'Level Zero GPU driver',
+  group: 'driver',
+  async run(ctx) {
+    const [{ found: gpus }, ld] = await Promise.all([ctx.facts.gpus(), ctx.facts.ldcache()]);
+    const hasGpu = gpus.intel.length > 0;
+    const { found, tried } = await detectUserModeDriver(ctx.deps, { ldcache: ld.entries, gpus: gpus.intel, io: ctx.io });
+    const packages = found.packages.map((p) => `${p.name} ${p.version}`);
+    const details: Record<string, unknown> = { packages, tried };
+    if (ctx.deps.platform === 'win32') {
+      const w = found.windows ?? {};
+      details.windows = w;
+      if (!hasGpu) return { status: 'skip', message: 'no Intel GPU', details };
+      if (w.dll) return { status: 'ok', message: `${w.dll} (driver ${w.driverVersion ?? 'version unknown'})`, details };
+      return {
+        status: 'fail',
+        message: w.driverStoreDir
+          ? `the Intel driver ${w.driverVersion ?? ''} in ${w.driverStoreDir} has no ze_intel_gpu64.dll (too old for Level Zero?)`
+          : 'no Intel display driver folder found in the DriverStore',
+        fix: 'install the current Intel graphics driver (it ships the Level Zero driver and ze_loader.dll), then reboot',
+        details,
+      };
+    }
+    const chosen = found.library?.chosen;
+    const host = await ctx.facts.host();
+    if (!chosen) {
+      return {
+        status: hasGpu ? 'fail' : 'warn',
+        message: `${LINUX_UMD} not found${hasGpu ? ': Level Zero has no driver for the GPU' : ' (it is needed once an Intel GPU is present)'}${packages.length ? `; installed: ${packages.join(', ')}` : ''}`,
+        fix: computeRuntimeInstallHint(host),
+        details,
+      };
+    }
+    const load = await tryLoad(ctx.deps, chosen.path);
+    details.load = load;
+    const umdPkg = found.packages.find((p) => /ze-intel-gpu|level-zero-gpu|compute-runtime|intel-level-zero/.test(p.name));
+    const what = `${chosen.path}${umdPkg ? ` (${umdPkg.name} ${umdPkg.version})` : ''}`;
+    if (!load.ok) {
+      return {
+        status: 'fail',
+        message: `${what} does not load: ${load.diagnosis?.summary ?? load.error}`,
+        fix: load.diagnosis?.fix ?? `reinstall it: ${computeRuntimeInstallHint(host)}`,
+        details,
+      };
+    }
+    return { status: 'ok', message: `${what} loads`, details };
+  },
+};

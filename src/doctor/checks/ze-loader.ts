@@ -1,0 +1,69 @@
+// Check: the Level Zero loader programs will load (and the prefix's copy): where, which version, shadowing, loadability.
+import { tryLoad } from '../../detect/load-check.js';
+import type { LoaderInstall } from '../../detect/installs.js';
+import { zeLoaderName } from '../../detect/installs.js';
+import type { Check } from '../types.js';
+import { envScriptHint } from './shared.js';
+
+function describe(l: LoaderInstall): string {
+  const v = l.version ? ` ${l.version.version} (${l.version.source})` : '';
+  const real = l.realPath && l.realPath !== l.path ? ` -> ${l.realPath}` : '';
+  return `${l.path}${real}${v}`;
+}
+
+export const zeLoaderCheck: Check = {
+  id: 'ze-loader',
+  title: 'Level Zero loader',
+  group: 'driver',
+  async run(ctx) {
+    const inst = await ctx.facts.installs();
+    const { chosen, shadowed, prefixCopy } = inst.zeLoader;
+    const name = zeLoaderName(ctx.deps.platform);
+    const details: Record<string, unknown> = {
+      chosen,
+      shadowed,
+      prefixCopy,
+      tried: inst.zeLoader.resolution.tried,
+    };
+    if (!chosen && !prefixCopy) {
+      return {
+        status: 'fail',
+        message: `${name} not found on the library search path${ctx.prefixExplicit ? ` nor in ${ctx.prefix}` : ''}`,
+        fix: ctx.deps.platform === 'win32'
+          ? 'install the Intel graphics driver (it puts ze_loader.dll in System32), or run `xpu-setup`'
+          : 'run `xpu-setup` to install a loader into the prefix (or install the distro package, e.g. sudo apt install libze1)',
+        details,
+      };
+    }
+    const problems: string[] = [];
+    const fixes: string[] = [];
+    const notes: string[] = [];
+    const loads: Record<string, unknown> = {};
+    for (const l of [chosen, prefixCopy].filter((x): x is LoaderInstall => !!x)) {
+      if (loads[l.realPath ?? l.path]) continue;
+      const r = await tryLoad(ctx.deps, l.path);
+      loads[l.realPath ?? l.path] = r;
+      if (!r.ok) {
+        problems.push(`${describe(l)} does not load: ${r.diagnosis?.summary ?? r.error}`);
+        if (r.diagnosis?.fix) fixes.push(r.diagnosis.fix);
+      }
+    }
+    details.load = loads;
+    const samePrefix = prefixCopy && chosen && (prefixCopy.realPath ?? prefixCopy.path) === (chosen.realPath ?? chosen.path);
+    let status: 'ok' | 'warn' | 'fail' = problems.length ? 'fail' : 'ok';
+    if (prefixCopy && !samePrefix) {
+      if (ctx.deps.platform === 'win32' && chosen?.via === 'System32') {
+        notes.push(`programs that load ${name} by name get the driver's ${chosen.path}; the prefix copy ${prefixCopy.path} is used only when loaded by full path`);
+      } else {
+        if (status === 'ok') status = 'warn';
+        problems.push(`programs load ${chosen ? `${describe(chosen)} (via ${chosen.via})` : 'nothing'}, not the prefix's ${describe(prefixCopy)}`);
+        fixes.push(`${envScriptHint(ctx)} (puts the prefix first on ${ctx.deps.platform === 'win32' ? 'PATH' : 'LD_LIBRARY_PATH'})`);
+      }
+    }
+    if (shadowed.length) notes.push(`also on the search path, shadowed: ${shadowed.map(describe).join(', ')}`);
+    const head = chosen ? `${describe(chosen)} via ${chosen.via}` : `only the prefix copy ${describe(prefixCopy!)}`;
+    const message = [problems.length ? problems.join('; ') : `${head}, loads`, ...notes].join('; ');
+    const out = { status, message, details } as const;
+    return fixes.length ? { ...out, fix: fixes.join('; ') } : out;
+  },
+};

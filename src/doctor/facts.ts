@@ -1,0 +1,63 @@
+// Detection results shared by several checks, each computed once per doctor run.
+import type { Deps } from '../deps.js';
+import { detectGpus, type GpuScan } from '../detect/gpu.js';
+import { detectInstalls, type InstallsSummary } from '../detect/installs.js';
+import { readLdconfig, type LdconfigEntry } from '../detect/ldconfig.js';
+import type { DetectIo, Finding } from '../detect/types.js';
+import { detectHost, type Host } from '../host/index.js';
+import { readReceipt, type Receipt } from '../install/receipt.js';
+
+export interface ReceiptRead {
+  receipt?: Receipt;
+  /** Set when the file exists but cannot be read as a receipt. */
+  error?: string;
+}
+
+export class Facts {
+  private readonly memo = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly deps: Deps,
+    private readonly opts: { root: string; io: DetectIo; prefix: string; readReceipt?: (prefix: string) => Promise<Receipt | undefined> },
+  ) {}
+
+  private once<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    let p = this.memo.get(key) as Promise<T> | undefined;
+    if (!p) {
+      p = fn();
+      this.memo.set(key, p);
+    }
+    return p;
+  }
+
+  host(): Promise<Host | undefined> {
+    return this.once('host', () => detectHost(this.deps).catch(() => undefined));
+  }
+
+  gpus(): Promise<Finding<GpuScan>> {
+    return this.once('gpus', () => detectGpus(this.deps, { root: this.opts.root, io: this.opts.io }));
+  }
+
+  ldcache(): Promise<{ entries: LdconfigEntry[]; tried: string[] }> {
+    return this.once('ldcache', () =>
+      this.deps.platform === 'linux' ? readLdconfig(this.deps) : Promise.resolve({ entries: [], tried: [] }),
+    );
+  }
+
+  receipt(): Promise<ReceiptRead> {
+    const read = this.opts.readReceipt ?? readReceipt;
+    return this.once('receipt', () =>
+      read(this.opts.prefix).then(
+        (receipt) => (receipt ? { receipt } : {}),
+        (e: Error) => ({ error: e.message }),
+      ),
+    );
+  }
+
+  installs(): Promise<InstallsSummary> {
+    return this.once('installs', async () => {
+      const [ld, r] = await Promise.all([this.ldcache(), this.receipt()]);
+      return detectInstalls(this.deps, { prefix: this.opts.prefix, receipt: r.receipt, ldcache: ld.entries, io: this.opts.io });
+    });
+  }
+}

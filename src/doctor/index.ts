@@ -1,0 +1,106 @@
+// The doctor: picks the checks, runs them against shared detection facts, and builds the versioned report.
+import type { Deps } from '../deps.js';
+import { realDetectIo } from '../detect/io.js';
+import type { DetectIo } from '../detect/types.js';
+import { XpuError } from '../errors.js';
+import { defaultPrefix, runningPlatform } from '../host/index.js';
+import type { Receipt } from '../install/receipt.js';
+import { VERSION } from '../version.js';
+import { compilerCheck } from './checks/compiler.js';
+import { envCheck } from './checks/env.js';
+import { gpuCheck } from './checks/gpu.js';
+import { headersCheck } from './checks/headers.js';
+import { kernelDriverCheck } from './checks/kernel-driver.js';
+import { networkCheck } from './checks/network.js';
+import { platformCheck } from './checks/platform.js';
+import { prefixCheck } from './checks/prefix.js';
+import { probeCheck } from './checks/probe.js';
+import { renderNodeCheck } from './checks/render-node.js';
+import { sdkPathCheck } from './checks/sdk-path.js';
+import { smokeCheck } from './checks/smoke.js';
+import { urCheck } from './checks/ur.js';
+import { userDriverCheck } from './checks/user-driver.js';
+import { zeLoaderCheck } from './checks/ze-loader.js';
+import { Facts } from './facts.js';
+import { runChecks, summarize } from './runner.js';
+import { DOCTOR_SCHEMA, type Check, type DoctorContext, type DoctorReport, type DoctorServices } from './types.js';
+
+export * from './types.js';
+export { renderHuman, shouldColor } from './render.js';
+export { exitCodeFor } from './runner.js';
+
+/** In report order. */
+export const ALL_CHECKS: readonly Check[] = [
+  platformCheck,
+  gpuCheck,
+  kernelDriverCheck,
+  renderNodeCheck,
+  userDriverCheck,
+  zeLoaderCheck,
+  headersCheck,
+  sdkPathCheck,
+  urCheck,
+  envCheck,
+  compilerCheck,
+  prefixCheck,
+  networkCheck,
+  probeCheck,
+  smokeCheck,
+];
+
+/** The checks to run: all (smoke ones only with --smoke), or exactly the named ones. Unknown ids are a usage error. */
+export function selectChecks(ids: string[], smoke: boolean, checks: readonly Check[] = ALL_CHECKS): Check[] {
+  if (ids.length === 0) return checks.filter((c) => smoke || !c.smokeOnly);
+  const known = new Set(checks.map((c) => c.id));
+  const unknown = ids.filter((i) => !known.has(i));
+  if (unknown.length) {
+    throw new XpuError('USAGE', `unknown check ${unknown.map((u) => `"${u}"`).join(', ')}`, {
+      hints: [`checks: ${checks.map((c) => c.id).join(', ')}`],
+    });
+  }
+  return checks.filter((c) => ids.includes(c.id));
+}
+
+export interface DoctorOptions {
+  prefix?: string;
+  strict?: boolean;
+  smoke?: boolean;
+  verbose?: boolean;
+  only?: string[];
+  services?: DoctorServices;
+  /** Tests: a fake filesystem root, fake I/O, a fake receipt reader, other checks. */
+  root?: string;
+  io?: DetectIo;
+  readReceipt?: (prefix: string) => Promise<Receipt | undefined>;
+  checks?: readonly Check[];
+  timeoutMs?: number;
+}
+
+export async function runDoctor(deps: Deps, opts: DoctorOptions = {}): Promise<DoctorReport> {
+  const checks = selectChecks(opts.only ?? [], !!opts.smoke, opts.checks);
+  const prefix = opts.prefix ?? defaultPrefix(deps);
+  const root = opts.root ?? '/';
+  const io = opts.io ?? realDetectIo;
+  const ctx: DoctorContext = {
+    deps,
+    io,
+    root,
+    prefix,
+    prefixExplicit: opts.prefix !== undefined,
+    verbose: !!opts.verbose,
+    services: opts.services ?? {},
+    facts: new Facts(deps, { root, io, prefix, readReceipt: opts.readReceipt }),
+  };
+  const results = await runChecks(checks, ctx, opts.timeoutMs);
+  const strict = !!opts.strict;
+  return {
+    schema: DOCTOR_SCHEMA,
+    kind: 'xpu-setup.doctor',
+    tool: { name: 'xpu-setup', version: VERSION },
+    platform: runningPlatform(deps) ?? `${deps.platform}-${deps.arch}`,
+    prefix,
+    strict,
+    checks: results,
+    summary: summarize(results, strict),
+  };
+}

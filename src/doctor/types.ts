@@ -1,0 +1,125 @@
+// The doctor's data: checks, their results, the versioned JSON report, and the services injected from outside.
+import type { Deps } from '../deps.js';
+import type { DetectIo } from '../detect/types.js';
+import type { Facts } from './facts.js';
+
+export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip' | 'error';
+
+export type CheckGroup = 'system' | 'driver' | 'toolchain' | 'runtime';
+
+export const GROUP_TITLES: Record<CheckGroup, string> = {
+  system: 'System and GPU',
+  driver: 'Drivers, loaders and headers',
+  toolchain: 'Environment, compiler, prefix and network',
+  runtime: 'Runtime (--smoke)',
+};
+
+export interface CheckOutcome {
+  status: CheckStatus;
+  message: string;
+  /** What to do, when the status is not ok. */
+  fix?: string;
+  details?: Record<string, unknown>;
+}
+
+export interface CheckResult {
+  id: string;
+  title: string;
+  group: CheckGroup;
+  status: CheckStatus;
+  duration_ms: number;
+  message: string;
+  fix?: string;
+  details?: Record<string, unknown>;
+}
+
+export interface Check {
+  id: string;
+  title: string;
+  group: CheckGroup;
+  /** Runs only with --smoke (or when named with --check). */
+  smokeOnly?: boolean;
+  /** Overrides the runner's per-check limit. */
+  timeoutMs?: number;
+  run(ctx: DoctorContext): Promise<CheckOutcome>;
+}
+
+/** A compiler finder's answer (src/build/compilers.ts has this shape). */
+export interface CompilerFinding {
+  found: { via: string; path: string; version: string }[];
+  tried: { what: string; result: string; detail?: string }[];
+}
+
+export interface ProbeSummary {
+  loaderPath?: string;
+  /** zeInit's result by name, e.g. ZE_RESULT_SUCCESS or ZE_RESULT_ERROR_UNINITIALIZED. */
+  init?: string;
+  devices: { name: string; type: string; vendorId?: number; deviceId?: number }[];
+  notes?: string[];
+}
+
+export interface SmokeSummary {
+  ok: boolean;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+export interface ReachAnswer {
+  ok: boolean;
+  status?: number;
+  error?: { message: string; code?: string; details?: Record<string, unknown> };
+}
+
+export interface RuntimeRequest {
+  deps: Deps;
+  prefix: string;
+  /** The environment the stack should run with (the prefix's extra variables applied). */
+  env: Record<string, string | undefined>;
+}
+
+/** What the doctor needs from other stages; a missing service makes its check "skip". */
+export interface DoctorServices {
+  findCompiler?(deps: Deps): Promise<CompilerFinding>;
+  probe?(req: RuntimeRequest): Promise<ProbeSummary>;
+  smoke?(req: RuntimeRequest): Promise<SmokeSummary>;
+  /** A short HTTP reachability test through the project's HTTP module. */
+  reach?(url: string, timeoutMs: number): Promise<ReachAnswer>;
+  /** The index URLs setup would use. */
+  indexes?(deps: Deps): Promise<string[]>;
+}
+
+export interface DoctorContext {
+  deps: Deps;
+  io: DetectIo;
+  /** Filesystem root for /sys, /dev, /etc ("/" except in tests). */
+  root: string;
+  prefix: string;
+  /** True when the user named the prefix with --prefix. */
+  prefixExplicit: boolean;
+  verbose: boolean;
+  services: DoctorServices;
+  facts: Facts;
+}
+
+export const DOCTOR_SCHEMA = 1;
+
+export interface DoctorSummary {
+  total: number;
+  ok: number;
+  warn: number;
+  fail: number;
+  skip: number;
+  error: number;
+  exit_code: number;
+}
+
+export interface DoctorReport {
+  schema: typeof DOCTOR_SCHEMA;
+  kind: 'xpu-setup.doctor';
+  tool: { name: 'xpu-setup'; version: string };
+  platform: string;
+  prefix: string;
+  strict: boolean;
+  checks: CheckResult[];
+  summary: DoctorSummary;
+}

@@ -1,0 +1,165 @@
+// Libraries: ldconfig and package-manager parsing, the linker's search order (shadowing), real load tests, headers.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { realDeps } from '../../src/deps.js';
+import { checkSdkPath, findZeHeaders, headerSearchDirs, parseZeApiHeader } from '../../src/detect/headers.js';
+import { parseLdconfig } from '../../src/detect/ldconfig.js';
+import { diagnoseLoadError, parseLoadAnswer, tryLoad } from '../../src/detect/load-check.js';
+import { resolveLibrary, searchOrder, versionFromFileName } from '../../src/detect/loaders.js';
+import { parseDpkgQuery, parseDpkgSearch, parseRpmQuery } from '../../src/detect/packages.js';
+import { fakeDeps } from '../fixtures/detect/fake-deps.js';
+
+const fx = (p: string): string => readFileSync(path.join(__dirname, '../fixtures/detect', p), 'utf8');
+const tmp = mkdtempSync(path.join(tmpdir(), 'xpu-libs-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+describe('ldconfig -p', () => {
+  it('parses Debian 12 output: the Debian loader, 32-bit rows marked', () => {
+    const entries = parseLdconfig(fx('linux/ldconfig-p-debian12.txt'));
+    expect(entries.find((e) => e.name === 'libze_loader.so.1')).toEqual({ name: 'libze_loader.so.1', flags: 'libc6,x86-64', x64: true, path: '/lib/x86_64-linux-gnu/libze_loader.so.1' });
+    expect(entries.filter((e) => e.name === 'libstdc++.so.6').map((e) => e.x64)).toEqual([true, false]);
+    expect(entries.some((e) => e.name === 'libze_intel_gpu.so.1')).toBe(false);
+  });
+
+  it('finds the GPU driver and UR loader when the cache has them', () => {
+    const entries = parseLdconfig(fx('linux/ldconfig-p-with-gpu-driver.txt'));
+    expect(entries.find((e) => e.name === 'libze_intel_gpu.so.1')?.path).toBe('/usr/lib/x86_64-linux-gnu/libze_intel_gpu.so.1');
+    expect(entries.find((e) => e.name === 'libur_loader.so.0')?.path).toBe('/usr/lib/x86_64-linux-gnu/libur_loader.so.0');
+    // Two cache rows for the same name: the first one wins.
+    expect(entries.filter((e) => e.name === 'libze_loader.so.1').map((e) => e.path)).toEqual([
+      '/usr/lib/x86_64-linux-gnu/libze_loader.so.1',
+      '/lib/x86_64-linux-gnu/libze_loader.so.1',
+    ]);
+    expect(entries.find((e) => e.name === 'ld-linux.so.2')?.x64).toBe(false);
+  });
+});
+
+describe('package managers', () => {
+  it('reads dpkg-query -W output (only installed packages)', () => {
+    expect(parseDpkgQuery(fx('linux/dpkg-query-debian12.txt'))).toEqual([
+      { name: 'libze-dev', version: '1.8.12-1', manager: 'dpkg' },
+      { name: 'libze1', version: '1.8.12-1', manager: 'dpkg' },
+      { name: 'pocl-opencl-icd', version: '3.1-3+deb12u1', manager: 'dpkg' },
+    ]);
+    expect(parseDpkgQuery('libze1\t1.8.12-1\trc \n')).toEqual([]);
+  });
+
+  it('reads dpkg-query -S output', () => {
+    expect(parseDpkgSearch(fx('linux/dpkg-query-S-loader.txt'))).toBe('libze1');
+  });
+
+  it('reads rpm -q output and skips packages that are not installed', () => {
+    const text = 'intel-level-zero\t24.35.30872.24-1.fc42\npackage intel-level-zero-gpu is not installed\nlevel-zero\t1.17.44-1.fc42\n';
+    expect(parseRpmQuery(text)).toEqual([
+      { name: 'intel-level-zero', version: '24.35.30872.24-1.fc42', manager: 'rpm' },
+      { name: 'level-zero', version: '1.17.44-1.fc42', manager: 'rpm' },
+    ]);
+  });
+});
+
+describe('search order and shadowing', () => {
+  const cache = parseLdconfig(fx('linux/ldconfig-p-debian12.txt'));
+
+  it('puts LD_LIBRARY_PATH before ld.so.cache before the default dirs', () => {
+    const order = searchOrder('linux', 'libze_loader.so.1', { LD_LIBRARY_PATH: '/opt/a/lib::/opt/b/lib' }, cache);
+    expect(order.slice(0, 3)).toEqual([
+      { path: '/opt/a/lib/libze_loader.so.1', via: 'LD_LIBRARY_PATH' },
+      { path: '/opt/b/lib/libze_loader.so.1', via: 'LD_LIBRARY_PATH' },
+      { path: '/lib/x86_64-linux-gnu/libze_loader.so.1', via: 'ld.so.cache' },
+    ]);
+    expect(order.at(-1)?.via).toBe('default dirs');
+  });
+
+  it('on Windows puts System32 (where the driver puts ze_loader.dll) before PATH', () => {
+    const order = searchOrder('win32', 'ze_loader.dll', { SystemRoot: 'C:\\Windows', PATH: 'C:\\xpu\\bin;C:\\tools' });
+    expect(order.map((o) => o.path)).toEqual(['C:\\Windows\\System32\\ze_loader.dll', 'C:\\Windows\\ze_loader.dll', 'C:\\xpu\\bin\\ze_loader.dll', 'C:\\tools\\ze_loader.dll']);
+  });
+
+  it('a copy on LD_LIBRARY_PATH shadows the distro loader (real files, real symlinks)', async () => {
+    const lib = path.join(tmp, 'prefix/lib');
+    mkdirSync(lib, { recursive: true });
+    writeFileSync(path.join(lib, 'libze_loader.so.1.28.2'), '');
+    symlinkSync('libze_loader.so.1.28.2', path.join(lib, 'libze_loader.so.1'));
+    const deps = fakeDeps({ env: { LD_LIBRARY_PATH: lib } });
+    const res = await resolveLibrary(deps, 'libze_loader.so.1', { ldcache: cache });
+    expect(res.chosen).toMatchObject({ path: path.join(lib, 'libze_loader.so.1'), via: 'LD_LIBRARY_PATH', realPath: path.join(lib, 'libze_loader.so.1.28.2') });
+    expect(res.shadowed).toEqual([expect.objectContaining({ via: 'ld.so.cache', realPath: '/usr/lib/x86_64-linux-gnu/libze_loader.so.1.8.0' })]);
+    expect(versionFromFileName(res.chosen!.realPath!)).toBe('1.28.2');
+  });
+
+  it('lists what it tried when the library is nowhere', async () => {
+    const res = await resolveLibrary(fakeDeps({ env: {} }), 'libze_intel_gpu.so.1', { ldcache: cache });
+    expect(res.chosen).toBeUndefined();
+    expect(res.tried.at(-1)).toBe('libze_intel_gpu.so.1: not on the library search path');
+  });
+});
+
+describe('loadability', () => {
+  it('explains the GLIBCXX error of a loader built for a newer distro (captured from trixie 1.20.6 on Debian 12)', () => {
+    const d = diagnoseLoadError(fx('linux/dlopen-glibcxx.txt'), '/tmp/x/libze_loader.so.1');
+    expect(d.kind).toBe('glibcxx');
+    expect(d.summary).toBe("needs GLIBCXX_3.4.32, which this system's libstdc++ does not provide: a loader built for a newer distro");
+  });
+
+  it('tells a missing dependency from a missing file', () => {
+    expect(diagnoseLoadError('libigc.so.1: cannot open shared object file: No such file or directory', '/usr/lib/libze_intel_gpu.so.1')).toMatchObject({ kind: 'missing-dependency', summary: 'it needs libigc.so.1, which is not on the library path' });
+    expect(diagnoseLoadError('/x/libze_loader.so.1: cannot open shared object file: No such file or directory', '/x/libze_loader.so.1').kind).toBe('not-found');
+    expect(diagnoseLoadError("version `GLIBC_2.38' not found (required by /x/a.so)", '/x/a.so').kind).toBe('glibc');
+    expect(diagnoseLoadError('/x/a.so: wrong ELF class: ELFCLASS32', '/x/a.so').kind).toBe('wrong-arch');
+    expect(diagnoseLoadError('/x/a.so: undefined symbol: zelLoaderGetVersions', '/x/a.so').kind).toBe('undefined-symbol');
+  });
+
+  it('reads the child answer and copes with garbage', () => {
+    expect(parseLoadAnswer('{"ok":true}\n', '/x')).toEqual({ ok: true });
+    expect(parseLoadAnswer('', '/x')).toMatchObject({ ok: false, error: expect.stringMatching(/no answer/) });
+  });
+
+  it('loads the real Debian loader in a child process', async () => {
+    expect(await tryLoad(realDeps(), '/usr/lib/x86_64-linux-gnu/libze_loader.so.1')).toEqual({ ok: true });
+  });
+
+  it('reports a file that does not exist', async () => {
+    const r = await tryLoad(realDeps(), path.join(tmp, 'nope/libze_loader.so.1'));
+    expect(r.ok).toBe(false);
+    expect(r.diagnosis?.kind).toBe('not-found');
+  });
+
+  const trixie = '/tmp/aptproto/x1.20.6-1/usr/lib/x86_64-linux-gnu/libze_loader.so.1';
+  it.skipIf(!existsSync(trixie))('finds the real GLIBCXX failure of the trixie loader', async () => {
+    const r = await tryLoad(realDeps(), trixie);
+    expect(r).toMatchObject({ ok: false, diagnosis: { kind: 'glibcxx' } });
+  });
+});
+
+describe('headers', () => {
+  it('reads the API and spec versions of Debian 12 (1.8.12) headers, which lack the IP-version struct', () => {
+    expect(parseZeApiHeader(fx('headers/ze_api-1.8.12.h'))).toEqual({ apiVersion: '1.4', specVersion: 'v1.4-r1.4.8', hasIpVersionExt: false });
+  });
+
+  it('reads 1.20.6 headers', () => {
+    expect(parseZeApiHeader(fx('headers/ze_api-1.20.6.h'))).toEqual({ apiVersion: '1.12', specVersion: 'v1.12-r1.12.15', hasIpVersionExt: true });
+  });
+
+  it('searches the prefix, the SDK variables, CPATH, then the system', () => {
+    const dirs = headerSearchDirs('linux', { LEVEL_ZERO_V1_SDK_PATH: '/sdk', ZE_PATH: '/old', CPATH: '/c1:/c2' }, '/pfx');
+    expect(dirs.map((d) => `${d.source}:${d.dir}`)).toEqual([
+      'prefix:/pfx/include', 'LEVEL_ZERO_V1_SDK_PATH:/sdk/include', 'ZE_PATH:/old/include', 'CPATH:/c1', 'CPATH:/c2', 'system:/usr/local/include', 'system:/usr/include',
+    ]);
+  });
+
+  it('finds the real system headers', async () => {
+    const { found } = await findZeHeaders(fakeDeps({ env: {} }));
+    expect(found.find((h) => h.source === 'system')).toMatchObject({ header: '/usr/include/level_zero/ze_api.h', info: { apiVersion: '1.4' } });
+  });
+
+  it('flags an SDK path without headers', async () => {
+    const empty = path.join(tmp, 'empty-sdk');
+    mkdirSync(empty, { recursive: true });
+    const r = await checkSdkPath(fakeDeps(), 'LEVEL_ZERO_V1_SDK_PATH', empty);
+    expect(r).toMatchObject({ hasHeaders: false, hasLinkLibrary: false, missing: [path.join(empty, 'include/level_zero/ze_api.h'), path.join(empty, 'lib/libze_loader.so')] });
+    const win = await checkSdkPath(fakeDeps({ platform: 'win32', files: {} }), 'ZE_PATH', 'C:\\sdk');
+    expect(win.missing).toEqual(['C:\\sdk\\include\\level_zero\\ze_api.h', 'C:\\sdk\\lib\\ze_loader.lib']);
+  });
+});

@@ -1,0 +1,239 @@
+// Each doctor check against fixture machines: sysfs trees in temp dirs, scripted programs (fakes), real files.
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { realDeps, type Deps } from '../../src/deps.js';
+import { runDoctor, type DoctorOptions, type DoctorReport, type DoctorServices } from '../../src/doctor/index.js';
+import { reachHint } from '../../src/doctor/checks/network.js';
+import { RECEIPT_NAME, type Receipt } from '../../src/install/receipt.js';
+import { fakeDeps, fakeDetectIo, ok } from '../fixtures/detect/fake-deps.js';
+import { ARC_A770_I915, ARC_B580_UNBOUND, buildTree, NO_GPU, NVIDIA_ONLY } from '../fixtures/detect/sysfs-trees.js';
+
+const tmp = mkdtempSync(path.join(tmpdir(), 'xpu-doctor-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const fx = (p: string): string => readFileSync(path.join(__dirname, '../fixtures/detect', p), 'utf8');
+let n = 0;
+const newDir = (name: string): string => {
+  const d = path.join(tmp, `${name}-${n++}`);
+  mkdirSync(d, { recursive: true });
+  return d;
+};
+
+async function run(deps: Deps, only: string[], opts: Partial<DoctorOptions> = {}): Promise<DoctorReport> {
+  return runDoctor(deps, { only, prefix: opts.prefix ?? newDir('empty-prefix'), ...opts });
+}
+const get = (r: DoctorReport, id: string) => r.checks.find((c) => c.id === id)!;
+const idScript = (groups: string) => (file: string) => (file === 'id' ? ok(`${groups}\n`) : undefined);
+
+describe('GPU, kernel driver and device node (Linux)', () => {
+  it('Arc A770 on i915 with a render node this user cannot open', async () => {
+    const root = buildTree(ARC_A770_I915);
+    const node = path.join(root, 'dev/dri/renderD128');
+    const deps = fakeDeps({ env: { USER: 'alice' }, exec: idScript('alice') });
+    const r = await run(deps, ['gpu', 'kernel-driver', 'render-node'], { root, io: fakeDetectIo({ denied: [node], gids: { [node]: 105 } }) });
+    expect(get(r, 'gpu')).toMatchObject({ status: 'ok', message: 'Intel(R) Arc(tm) A770 Graphics (dg2, 8086:56a0) at 0000:03:00.0' });
+    expect(get(r, 'kernel-driver')).toMatchObject({ status: 'ok', message: '0000:03:00.0 bound to i915' });
+    expect(get(r, 'render-node')).toMatchObject({
+      status: 'fail',
+      message: `${node} (group render) cannot be opened: alice is not in the "render" group, so Level Zero sees no GPU (silently)`,
+      fix: 'sudo usermod -aG render $USER   then log out and back in (a new login is needed for the group to apply)',
+    });
+    expect(r.summary.exit_code).toBe(1);
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('Battlemage with no driver bound and xe not loaded: modprobe, and the kernel it needs', async () => {
+    const root = buildTree(ARC_B580_UNBOUND);
+    const r = await run(fakeDeps({ exec: idScript('root') }), ['kernel-driver', 'render-node'], { root, io: fakeDetectIo() });
+    expect(get(r, 'kernel-driver')).toMatchObject({
+      status: 'fail',
+      message: '0000:29:00.0 has no kernel driver bound and the xe module is not loaded',
+      fix: 'sudo modprobe xe; if that fails, install a kernel with xe (Linux 6.12 or newer for bmg)',
+    });
+    expect(get(r, 'render-node')).toMatchObject({ status: 'fail', message: expect.stringMatching(/no \/dev\/dri\/renderD\* node/) });
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('only an NVIDIA GPU: fail and say what is there; the driver checks skip', async () => {
+    const root = buildTree(NVIDIA_ONLY);
+    const r = await run(fakeDeps({ exec: idScript('root') }), ['gpu', 'kernel-driver', 'render-node'], { root, io: fakeDetectIo() });
+    expect(get(r, 'gpu')).toMatchObject({ status: 'fail', message: 'no Intel GPU found; display devices here: NVIDIA 10de:2684 (nvidia)' });
+    expect(get(r, 'kernel-driver').status).toBe('skip');
+    expect(get(r, 'render-node')).toMatchObject({ status: 'skip', message: expect.stringMatching(/^no Intel GPU \(render nodes here: /) });
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('no GPU, with the CPU reference driver selected: the GPU check still fails but names the driver, and the probe says the stack works on it', async () => {
+    const root = buildTree(NO_GPU);
+    const ref = '/opt/xpu/lib/libze_xpu_refdriver.so';
+    const fakeProbe: DoctorServices['probe'] = async () => ({ loaderPath: '/opt/xpu/lib/libze_loader.so.1', init: 'ZE_RESULT_SUCCESS (0x0)', devices: [{ name: 'xpu-setup CPU reference device (PoCL)', type: 'cpu' }] });
+    const r = await run(fakeDeps({ env: { ZE_ENABLE_ALT_DRIVERS: ref } }), ['gpu', 'probe'], { root, services: { probe: fakeProbe } });
+    expect(get(r, 'gpu').status).toBe('fail');
+    expect(get(r, 'gpu').message).toContain(`selects the CPU reference driver ${ref}`);
+    expect(get(r, 'probe')).toMatchObject({
+      status: 'ok',
+      message: `the stack works on the CPU reference driver ${ref} (environment), not on an Intel GPU: xpu-setup CPU reference device (PoCL) (cpu)`,
+    });
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('a probe that finds nothing fails with the loader and zeInit result', async () => {
+    const fakeProbe: DoctorServices['probe'] = async () => ({ loaderPath: '/usr/lib/x86_64-linux-gnu/libze_loader.so.1', init: 'ZE_RESULT_ERROR_UNINITIALIZED (0x78000001)', devices: [] });
+    const r = await run(fakeDeps(), ['probe'], { services: { probe: fakeProbe } });
+    expect(get(r, 'probe')).toMatchObject({ status: 'fail', message: 'the loader /usr/lib/x86_64-linux-gnu/libze_loader.so.1 found no device (zeInit: ZE_RESULT_ERROR_UNINITIALIZED (0x78000001))' });
+  });
+});
+
+describe('Windows (injected deps, platform win32)', () => {
+  const store = 'C:\\Windows\\System32\\DriverStore\\FileRepository\\iigd_dch.inf_amd64_195935a835b82d59';
+  const winDeps = (cim: string, files: string[]) =>
+    fakeDeps({
+      platform: 'win32',
+      env: { SystemRoot: 'C:\\Windows', PATH: 'C:\\Windows\\System32' },
+      exec: (file, args) => {
+        if (file === 'powershell.exe' && args.at(-1)!.includes('Win32_VideoController')) return ok(fx(cim));
+        // The load test's child process: this double says every DLL loads.
+        if (file === process.execPath && args[0] === '-e') return ok('{"ok":true}\n');
+        return undefined;
+      },
+      exists: (p) => files.includes(p),
+      files: {},
+    });
+
+  it('an Arc with the current driver: GPU, driver, L0 driver DLL and System32 loader found', async () => {
+    const deps = winDeps('windows/cim-arc-meteorlake.json', [`${store}\\ze_intel_gpu64.dll`, 'C:\\Windows\\System32\\ze_loader.dll']);
+    const r = await run(deps, ['gpu', 'kernel-driver', 'render-node', 'user-driver', 'ze-loader'], { prefix: 'C:\\xpu' });
+    expect(get(r, 'gpu')).toMatchObject({ status: 'ok', message: 'Intel(R) Arc(tm) Graphics (mtl, 8086:7d55)' });
+    expect(get(r, 'kernel-driver')).toMatchObject({ status: 'ok', message: 'Intel(R) Arc(tm) Graphics (mtl, 8086:7d55): driver 32.0.101.5768' });
+    expect(get(r, 'render-node').status).toBe('skip');
+    expect(get(r, 'user-driver')).toMatchObject({ status: 'ok', message: `${store}\\ze_intel_gpu64.dll (driver 32.0.101.5768)` });
+    expect(get(r, 'ze-loader')).toMatchObject({ status: 'ok', message: 'C:\\Windows\\System32\\ze_loader.dll via System32, loads' });
+  });
+
+  it('an Intel driver without the Level Zero DLL fails with the update fix', async () => {
+    const r = await run(winDeps('windows/cim-uhd-and-nvidia.json', []), ['user-driver']);
+    expect(get(r, 'user-driver')).toMatchObject({ status: 'fail', fix: expect.stringMatching(/install the current Intel graphics driver/) });
+  });
+
+  it('only NVIDIA: no Intel GPU', async () => {
+    const r = await run(winDeps('windows/cim-nvidia-only.json', []), ['gpu']);
+    expect(get(r, 'gpu')).toMatchObject({ status: 'fail', message: 'no Intel GPU found; display devices here: NVIDIA 10de:1e84 NVIDIA GeForce RTX 2070 SUPER' });
+  });
+});
+
+describe('loaders and headers (real files, real load tests)', () => {
+  const debianLoader = '/usr/lib/x86_64-linux-gnu/libze_loader.so.1.8.0';
+  const prefixWithLoader = (): string => {
+    const p = newDir('prefix');
+    mkdirSync(path.join(p, 'lib'));
+    copyFileSync(debianLoader, path.join(p, 'lib/libze_loader.so.1.8.0'));
+    symlinkSync('libze_loader.so.1.8.0', path.join(p, 'lib/libze_loader.so.1'));
+    return p;
+  };
+
+  it('a prefix loader that is not on LD_LIBRARY_PATH is shadowed by the distro one: warn, source env.sh', async () => {
+    const prefix = prefixWithLoader();
+    const r = await run({ ...realDeps(), env: { PATH: process.env.PATH } }, ['ze-loader'], { prefix });
+    const c = get(r, 'ze-loader');
+    expect(c.status).toBe('warn');
+    expect(c.message).toContain(`not the prefix's ${prefix}/lib/libze_loader.so.1`);
+    expect(c.fix).toBe(`source ${prefix}/env.sh (puts the prefix first on LD_LIBRARY_PATH)`);
+  });
+
+  it('with the prefix first on LD_LIBRARY_PATH, the prefix loader wins and the distro one is named as shadowed', async () => {
+    const prefix = prefixWithLoader();
+    const r = await run({ ...realDeps(), env: { PATH: process.env.PATH, LD_LIBRARY_PATH: path.join(prefix, 'lib') } }, ['ze-loader'], { prefix });
+    const c = get(r, 'ze-loader');
+    expect(c.status).toBe('ok');
+    expect(c.message).toMatch(new RegExp(`^${prefix}/lib/libze_loader.so.1 -> .*1\\.8\\.0 \\(file name\\) via LD_LIBRARY_PATH, loads; also on the search path, shadowed: .*1\\.8\\.12-1 \\(dpkg libze1\\)`));
+  });
+
+  it('headers in the prefix newer than the loader programs get: warn with both versions', async () => {
+    const prefix = newDir('prefix-headers');
+    mkdirSync(path.join(prefix, 'include/level_zero'), { recursive: true });
+    writeFileSync(path.join(prefix, 'include/level_zero/ze_api.h'), fx('headers/ze_api-1.20.6.h'));
+    const receipt = { schema: 1, components: [{ name: 'level-zero', version: '1.20.6', source: 'apt', notes: [] }], files: [], prefix } as unknown as Receipt;
+    const r = await run({ ...realDeps(), env: { PATH: process.env.PATH } }, ['headers'], { prefix, readReceipt: async () => receipt });
+    expect(get(r, 'headers')).toMatchObject({
+      status: 'warn',
+      message: `${prefix}/include/level_zero/ze_api.h (prefix): API 1.12, 1.20.6 from receipt; headers 1.20.6 (receipt) are newer than the loader 1.8.12-1 (dpkg libze1): code built against them can call functions that loader does not export`,
+    });
+  });
+
+  it('LEVEL_ZERO_V1_SDK_PATH pointing at a directory without headers fails', async () => {
+    const sdk = newDir('sdk');
+    const r = await run(fakeDeps({ env: { LEVEL_ZERO_V1_SDK_PATH: sdk } }), ['sdk-path']);
+    expect(get(r, 'sdk-path')).toMatchObject({ status: 'fail', message: `LEVEL_ZERO_V1_SDK_PATH=${sdk} has no ${sdk}/include/level_zero/ze_api.h and no ${sdk}/lib/libze_loader.so` });
+  });
+});
+
+describe('environment, compiler, receipt, network', () => {
+  it('fails the trailing-comma trap and warns about an ALT_DRIVERS path that does not exist', async () => {
+    const r = await run(fakeDeps({ env: { ZE_ENABLE_ALT_DRIVERS: '/nowhere/libze_other.so,', ZE_AFFINITY_MASK: '0' } }), ['env']);
+    const c = get(r, 'env');
+    expect(c.status).toBe('fail');
+    expect(c.message).toContain('ZE_ENABLE_ALT_DRIVERS="/nowhere/libze_other.so," has an empty entry');
+    expect(c.message).toContain('entry /nowhere/libze_other.so does not exist');
+    expect(c.message).toContain('ZE_AFFINITY_MASK="0" only devices 0 are visible');
+    expect(c.fix).toContain('export ZE_ENABLE_ALT_DRIVERS=/nowhere/libze_other.so');
+  });
+
+  it('no compiler: warn, with every attempt in the details', async () => {
+    const fakeFinder: DoctorServices['findCompiler'] = async () => ({ found: [], tried: [{ what: 'CC', result: 'not found' }, { what: 'gcc', result: 'not found' }] });
+    const r = await run(fakeDeps(), ['compiler'], { services: { findCompiler: fakeFinder } });
+    expect(get(r, 'compiler')).toMatchObject({ status: 'warn', details: { tried: ['CC: not found', 'gcc: not found'] } });
+  });
+
+  it('receipt: names changed and missing files; all matching is ok', async () => {
+    const prefix = newDir('receipt-prefix');
+    mkdirSync(path.join(prefix, 'lib'));
+    const files = { 'lib/a.so': 'alpha', 'lib/b.so': 'beta', 'lib/c.so': 'gamma' };
+    for (const [p, c] of Object.entries(files)) writeFileSync(path.join(prefix, p), c);
+    symlinkSync('a.so', path.join(prefix, 'lib/a.so.1'));
+    const receipt = {
+      schema: 1,
+      prefix,
+      components: [{ name: 'level-zero', version: '1.28.2', source: 'conda', notes: [] }],
+      files: [
+        ...Object.entries(files).map(([p, c]) => ({ path: p, sha256: createHash('sha256').update(c).digest('hex'), size: c.length })),
+        { path: 'lib/a.so.1', sha256: '', size: 0, link: 'a.so' },
+      ],
+    };
+    writeFileSync(path.join(prefix, RECEIPT_NAME), JSON.stringify(receipt));
+    const good = await run(fakeDeps(), ['prefix'], { prefix });
+    expect(get(good, 'prefix')).toMatchObject({ status: 'ok', message: '4 files match the receipt (level-zero 1.28.2 (conda))' });
+    writeFileSync(path.join(prefix, 'lib/b.so'), 'tampered');
+    unlinkSync(path.join(prefix, 'lib/c.so'));
+    const bad = await run(fakeDeps(), ['prefix'], { prefix });
+    expect(get(bad, 'prefix')).toMatchObject({ status: 'fail', message: '2 of 4 files differ from the receipt; changed: lib/b.so; missing: lib/c.so' });
+  });
+
+  it('an explicit prefix without a receipt fails; the default prefix without one is skipped', async () => {
+    const r = await run(fakeDeps(), ['prefix']);
+    expect(get(r, 'prefix').status).toBe('fail');
+    const unset = await runDoctor(fakeDeps({ env: { XPU_SETUP_PREFIX: newDir('default-prefix') } }), { only: ['prefix'] });
+    expect(get(unset, 'prefix')).toMatchObject({ status: 'skip', message: expect.stringMatching(/^nothing installed in the default prefix /) });
+  });
+
+  it('unreachable indexes warn with proxy and TLS hints', async () => {
+    const fakeReach: DoctorServices['reach'] = async (url) =>
+      url.includes('conda')
+        ? { ok: false, error: { message: `cannot reach ${url} (ENOTFOUND)`, code: 'NETWORK', details: { code: 'ENOTFOUND' } } }
+        : { ok: true, status: 200 };
+    const r = await run(fakeDeps(), ['network'], { services: { reach: fakeReach, indexes: async () => ['https://conda.anaconda.org/conda-forge/', 'https://pypi.org/simple/'] } });
+    expect(get(r, 'network')).toMatchObject({
+      status: 'warn',
+      message: 'cannot reach https://conda.anaconda.org/conda-forge/ (ENOTFOUND): setup cannot download from there',
+      fix: 'DNS lookup failed: offline, or a network that only allows a proxy (set HTTPS_PROXY=http://host:port)',
+    });
+    expect(reachHint({ ok: false, error: { message: 'x', details: { code: 'SELF_SIGNED_CERT_IN_CHAIN' } } }, true)).toMatch(/NODE_EXTRA_CA_CERTS/);
+    expect(reachHint({ ok: false, error: { message: 'x', details: { code: 'UND_ERR_CONNECT_TIMEOUT' } } }, true)).toMatch(/check HTTPS_PROXY and NO_PROXY/);
+  });
+
+  it('services that are not provided make their checks skip', async () => {
+    const r = await run(fakeDeps(), ['compiler', 'network', 'probe', 'smoke']);
+    expect(r.checks.map((c) => c.status)).toEqual(['skip', 'skip', 'skip', 'skip']);
+  });
+});
