@@ -1,7 +1,5 @@
 // `xpu-setup plan`: print the InstallPlan without fetching or installing anything.
-import { detectHost } from '../../host/index.js';
-import { loadManifests } from '../../manifest/load.js';
-import { makePlan } from '../../plan/plan.js';
+import { planSetup } from '../../pipeline.js';
 import type { Command } from '../command.js';
 import { renderPlan } from '../render-plan.js';
 import { parsePlanOptions, planOptionSpec, PLAN_USAGE } from '../setup-options.js';
@@ -13,8 +11,7 @@ export const planCommand: Command = {
   options: planOptionSpec,
   async run({ deps, out, values }) {
     const opts = parsePlanOptions(values, deps);
-    const host = await detectHost(deps, opts.platform);
-    const plan = await makePlan(host, await loadManifests(opts.manifestsDir), opts.plan, deps, out);
+    const plan = await planSetup(opts, deps, out);
     if (out.opts.json) out.json(plan);
     else out.result(renderPlan(plan));
     return 0;

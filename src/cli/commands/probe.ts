@@ -5,7 +5,9 @@ import { XpuError } from '../../errors.js';
 import { addonSpec } from '../../build/addon.js';
 import { formatLines, formatPytorch, formatTritonEnv, formatVerbose } from '../../caps/format.js';
 import { probeStack, requireDevices } from '../../caps/probe.js';
+import { applyPrefixEnv } from '../../install/prefix-env.js';
 import { str, type Command } from '../command.js';
+import { sayActiveDriver } from './active-driver.js';
 
 const FORMATS = ['triton-env', 'pytorch'] as const;
 
@@ -30,6 +32,8 @@ export const probeCommand: Command = {
       throw new XpuError('USAGE', `unknown format "${format}"`, { hints: [`use one of: ${FORMATS.join(', ')}`] });
     }
     const prefix = str(ctx.values, 'prefix') ?? defaultPrefix(ctx.deps);
+    await applyPrefixEnv(prefix, ctx.deps);
+    sayActiveDriver(ctx);
     const report = await probeStack(prefix, { deps: ctx.deps, addonPath: await builtAddon(prefix, ctx) });
     try {
       requireDevices(report, ctx.deps);

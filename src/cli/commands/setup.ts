@@ -1,58 +1,71 @@
-// `xpu-setup` / `xpu-setup setup`: detect -> plan -> fetch -> install (then build, probe and smoke when available).
-import { XpuError } from '../../errors.js';
-import { fetchPlan } from '../../fetch/fetch.js';
-import { detectHost } from '../../host/index.js';
-import { checkPrefixOwnership, installPlan, isUpToDate } from '../../install/install.js';
-import { withPrefixLock } from '../../install/lock.js';
-import { loadManifests } from '../../manifest/load.js';
-import { makePlan } from '../../plan/plan.js';
-import type { Command } from '../command.js';
+// `xpu-setup` / `xpu-setup setup`: the whole job, then a short account of what was done and how to use it.
+import { planSetup, runSetup, type SetupOptions, type SetupResult } from '../../pipeline.js';
+import type { Command, Values } from '../command.js';
+import type { Output } from '../output.js';
 import { renderPlan } from '../render-plan.js';
 import { parsePlanOptions, planOptionSpec, PLAN_USAGE } from '../setup-options.js';
 
+function summary(r: SetupResult, out: Output, seconds: string): void {
+  for (const n of r.install.notes) out.warn(n);
+  if (!r.install.changed) out.line(`${r.plan.prefix} is up to date (verified ${r.install.receipt.files.length} files against the receipt)`);
+  if (r.verifySkipped) out.line(`not verified: ${r.verifySkipped}`);
+  const v = r.verify;
+  if (v?.probe.ok) {
+    for (const d of v.probe.value.devices) out.line(`device: ${d.name} (${d.arch.name})`);
+  }
+  if (v?.smoke.ok) {
+    const s = v.smoke.value;
+    out.line(`smoke: ${s.kernel} computed and checked ${s.checked} values on ${s.device} (first launch ${s.timings.firstLaunchMs.toFixed(2)} ms, steady ${s.timings.steadyMedianMs.toFixed(3)} ms)`);
+  }
+  if (r.refdriver) out.line(`the active Level Zero device is the CPU reference driver ${r.refdriver.output}, not an Intel GPU`);
+  out.line(`done in ${seconds} s. To use it: . ${r.plan.prefix}/env.sh   (or: eval "$(xpu-setup env --prefix ${r.plan.prefix})")`);
+}
+
+function setupOptions(values: Values, deps: Parameters<Command['run']>[0]['deps']): SetupOptions {
+  return {
+    ...parsePlanOptions(values, deps),
+    refdriver: !!values.refdriver,
+    smoke: !values['no-smoke'],
+    requireDevice: !!values['require-device'],
+  };
+}
+
 export const setupCommand: Command = {
   name: 'setup',
-  summary: 'Install Level Zero and Unified Runtime into a prefix, verified, with env files (the default command).',
-  usage: `xpu-setup [setup] ${PLAN_USAGE} [--dry-run]`,
-  options: { ...planOptionSpec, 'dry-run': { type: 'boolean' } },
+  summary: 'Install Level Zero and Unified Runtime into a prefix, verified, then build, probe and smoke-test (the default command).',
+  usage: `xpu-setup [setup] ${PLAN_USAGE} [--dry-run] [--refdriver] [--no-smoke] [--require-device]`,
+  options: {
+    ...planOptionSpec,
+    'dry-run': { type: 'boolean' },
+    refdriver: { type: 'boolean' },
+    'no-smoke': { type: 'boolean' },
+    'require-device': { type: 'boolean' },
+  },
   async run({ deps, out, values }) {
     const started = deps.now();
-    const opts = parsePlanOptions(values, deps);
-    const host = await detectHost(deps, opts.platform);
-    const plan = await makePlan(host, await loadManifests(opts.manifestsDir), opts.plan, deps, out);
-    const planned = plan.components.filter((c) => c.status === 'planned');
+    const opts = setupOptions(values, deps);
+    const plan = await planSetup(opts, deps, out);
     if (values['dry-run']) {
       if (out.opts.json) out.json({ ok: true, dryRun: true, plan });
       else out.result(renderPlan(plan));
       return 0;
     }
-    if (!planned.length) {
-      const tried = plan.components.flatMap((c) => c.attempts.map((a) => `${c.name}: ${a.reason}`));
-      throw new XpuError('NO_SOURCE', `no component could be planned for ${plan.platform}`, {
-        details: { attempts: tried },
-        hints: [...tried.map((t) => `tried ${t}`), 'check the index URLs (--conda-channel, --index-url), your network and proxy'],
-      });
-    }
     if (!out.opts.json) out.line(renderPlan(plan));
-    const result = await withPrefixLock(plan.prefix, async () => {
-      await checkPrefixOwnership(plan.prefix);
-      const current = await isUpToDate(plan);
-      if (current) return { prefix: plan.prefix, changed: false, receipt: current, notes: [] as string[] };
-      const fetched = await fetchPlan(plan, deps, out);
-      return installPlan(plan, fetched, out);
-    });
+    const r = await runSetup(plan, opts, deps, out);
     const seconds = ((deps.now() - started) / 1000).toFixed(1);
-    for (const n of result.notes) out.warn(n);
-    if (!result.changed) out.line(`${plan.prefix} is up to date (verified ${result.receipt.files.length} files against the receipt)`);
-    out.line(`done in ${seconds} s. To use it: . ${plan.prefix}/env.sh   (or: eval "$(xpu-setup env --prefix ${plan.prefix})")`);
+    summary(r, out, seconds);
     if (out.opts.json) {
       out.json({
         ok: true,
-        prefix: result.prefix,
-        changed: result.changed,
+        prefix: r.install.prefix,
+        changed: r.install.changed,
         seconds: Number(seconds),
-        components: result.receipt.components,
-        notes: result.notes,
+        components: r.install.receipt.components,
+        notes: r.install.notes,
+        refdriver: r.refdriver?.output,
+        verify: r.verify,
+        verifySkipped: r.verifySkipped,
+        env: r.install.receipt.extraEnv ?? {},
         plan,
       });
     }

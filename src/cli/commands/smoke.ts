@@ -1,7 +1,9 @@
 // `xpu-setup smoke`: run the vector-add kernel on the first device and check every value.
 import { defaultPrefix } from '../../host/index.js';
 import { runSmoke } from '../../smoke/index.js';
+import { applyPrefixEnv } from '../../install/prefix-env.js';
 import { str, type Command } from '../command.js';
+import { sayActiveDriver } from './active-driver.js';
 
 export const smokeCommand: Command = {
   name: 'smoke',
@@ -12,6 +14,8 @@ export const smokeCommand: Command = {
   },
   async run(ctx) {
     const prefix = str(ctx.values, 'prefix') ?? defaultPrefix(ctx.deps);
+    await applyPrefixEnv(prefix, ctx.deps);
+    sayActiveDriver(ctx);
     const r = await runSmoke(prefix, { deps: ctx.deps, reporter: ctx.out });
     if (ctx.out.opts.json) {
       ctx.out.json(r);

@@ -1,0 +1,89 @@
+// The whole job, stage after stage: detect -> plan -> fetch -> install -> build -> probe -> smoke.
+import type { Deps } from './deps.js';
+import { XpuError } from './errors.js';
+import { buildRefDriver } from './build/refdriver.js';
+import type { CompileResult } from './build/compile.js';
+import { fetchPlan } from './fetch/fetch.js';
+import { detectHost } from './host/index.js';
+import type { TargetPlatform } from './host/types.js';
+import { checkPrefixOwnership, installPlan, isUpToDate, type InstallResult } from './install/install.js';
+import { withPrefixLock } from './install/lock.js';
+import { updateReceipt } from './install/prefix-env.js';
+import { loadManifests } from './manifest/load.js';
+import { makePlan, type InstallPlan, type PlanOptions } from './plan/plan.js';
+import type { Reporter } from './reporter.js';
+import { verifyStack, type VerifyResult } from './smoke/verify.js';
+
+export interface SetupOptions {
+  plan: PlanOptions;
+  platform?: TargetPlatform;
+  manifestsDir?: string;
+  /** Build the CPU reference driver into the prefix and make the env files select it. */
+  refdriver: boolean;
+  /** Run the kernel after the probe. */
+  smoke: boolean;
+  /** "No device" fails the run instead of being reported. */
+  requireDevice: boolean;
+}
+
+export interface SetupResult {
+  plan: InstallPlan;
+  install: InstallResult;
+  refdriver?: CompileResult;
+  /** Absent when nothing could be verified here (another platform, or no Level Zero installed). */
+  verify?: VerifyResult;
+  verifySkipped?: string;
+}
+
+export async function planSetup(opts: Pick<SetupOptions, 'plan' | 'platform' | 'manifestsDir'>, deps: Deps, reporter: Reporter): Promise<InstallPlan> {
+  const host = await detectHost(deps, opts.platform);
+  return makePlan(host, await loadManifests(opts.manifestsDir), opts.plan, deps, reporter);
+}
+
+export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps, reporter: Reporter): Promise<SetupResult> {
+  if (!plan.components.some((c) => c.status === 'planned')) {
+    const tried = plan.components.flatMap((c) => c.attempts.map((a) => `${c.name}: ${a.reason}`));
+    throw new XpuError('NO_SOURCE', `no component could be planned for ${plan.platform}`, {
+      details: { attempts: tried },
+      hints: [...tried.map((t) => `tried ${t}`), 'check the index URLs (--conda-channel, --index-url), your network and proxy'],
+    });
+  }
+  if (opts.refdriver && !plan.host.native) {
+    throw new XpuError('USAGE', '--refdriver builds and runs code, so it cannot be combined with --platform for another machine');
+  }
+  return withPrefixLock(plan.prefix, async () => {
+    await checkPrefixOwnership(plan.prefix);
+    const current = await isUpToDate(plan);
+    const install: InstallResult = current
+      ? { prefix: plan.prefix, changed: false, receipt: current, notes: [] }
+      : await installPlan(plan, await fetchPlan(plan, deps, reporter), reporter);
+    const result: SetupResult = { plan, install };
+
+    const l0 = plan.components.find((c) => c.name === 'level-zero' && c.status === 'planned');
+    if (!plan.host.native || !l0) {
+      result.verifySkipped = !plan.host.native ? `installed for ${plan.platform}: nothing is run on this machine` : 'Level Zero was not installed';
+      return result;
+    }
+
+    if (opts.refdriver) result.refdriver = await buildRefDriver(plan.prefix, { deps, reporter });
+    const altDrivers = result.refdriver?.output;
+    // The loader reads ZE_ENABLE_ALT_DRIVERS at zeInit; this process has not initialised it yet.
+    if (altDrivers) deps.env.ZE_ENABLE_ALT_DRIVERS = altDrivers;
+
+    result.verify = await verifyStack(plan.prefix, { deps, reporter, smoke: opts.smoke, requireDevice: opts.requireDevice });
+    const t = result.verify.tritonEnv;
+    result.install.receipt =
+      (await updateReceipt(plan.prefix, (r) => {
+        const extra = { ...(r.extraEnv ?? {}) };
+        delete extra.ZE_ENABLE_ALT_DRIVERS;
+        delete extra.TRITON_INTEL_DEVICE_ARCH;
+        delete extra.TRITON_INTEL_DEVICE_EXTENSIONS;
+        if (altDrivers) extra.ZE_ENABLE_ALT_DRIVERS = altDrivers;
+        if (t?.arch) extra.TRITON_INTEL_DEVICE_ARCH = t.arch;
+        if (t?.extensions.length) extra.TRITON_INTEL_DEVICE_EXTENSIONS = t.extensions.join(' ');
+        r.extraEnv = extra;
+        r.probe = t ? { arch: t.arch, extensions: t.extensions, device: t.device, driver: t.driver } : undefined;
+      })) ?? result.install.receipt;
+    return result;
+  });
+}
