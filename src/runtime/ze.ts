@@ -1,5 +1,6 @@
 // koffi bindings straight into a Level Zero loader, opened by full path, and the device probe built on them.
 import * as path from 'node:path';
+import { diagnoseLoadError } from '../detect/load-check.js';
 import { XpuError } from '../errors.js';
 import { Arena, Block, loadLibrary, type Lib } from './ffi.js';
 import { DEFAULT_DRIVER_LIBRARIES, EXT, LAYOUT, STYPE, apiVersionString, zeResultName } from './ze-abi.js';
@@ -67,9 +68,14 @@ export class ZeApi {
     try {
       this.lib = loadLibrary(loaderPath);
     } catch (e) {
-      throw new XpuError('RUNTIME', `cannot load the Level Zero loader ${loaderPath}`, {
+      const d = diagnoseLoadError(String((e as Error)?.message ?? e), loaderPath);
+      throw new XpuError('RUNTIME', `cannot load the Level Zero loader ${loaderPath}: ${d.summary}`, {
         cause: e,
-        hints: ['run `xpu-setup` to install the loader into the prefix, or pass --prefix'],
+        details: { loader: loaderPath, diagnosis: d.kind },
+        hints:
+          d.kind === 'not-found'
+            ? ['run `xpu-setup` to install the loader into the prefix, or pass --prefix']
+            : [d.fix ?? 'check the library with ldd', 'on Debian/Ubuntu, `xpu-setup --source apt` installs the distribution\'s own loader'],
       });
     }
     for (const sig of SIGNATURES) {
