@@ -1,10 +1,9 @@
 // The doctor on this real machine (no Intel GPU): a truthful report and exit code 1.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { commands } from '../../src/cli/commands/index.js';
 import { createDoctorCommand } from '../../src/cli/commands/doctor.js';
 import { Output } from '../../src/cli/output.js';
 import { realDeps } from '../../src/deps.js';
@@ -58,8 +57,7 @@ describe('doctor on this machine (Debian 12, no Intel GPU, Debian libze1 1.8.12)
     expect(report.summary.exit_code).toBe(1);
   });
 
-  const wired = commands.some((c) => c.name === 'doctor') && existsSync(path.join(root, 'dist/cli/commands/doctor.js'));
-  it.skipIf(!wired)('`node bin/xpu-setup.js doctor --json` exits 1 with a JSON report on stdout', () => {
+  it('`node bin/xpu-setup.js doctor --json` exits 1 with a JSON report on stdout', () => {
     const r = spawnSync(process.execPath, [path.join(root, 'bin/xpu-setup.js'), 'doctor', '--json', '--check', OFFLINE_CHECKS.join(',')], {
       encoding: 'utf8',
       env: { ...process.env, NO_COLOR: '1' },

@@ -1,5 +1,5 @@
 // Libraries: ldconfig and package-manager parsing, the linker's search order (shadowing), real load tests, headers.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -10,6 +10,7 @@ import { diagnoseLoadError, parseLoadAnswer, tryLoad } from '../../src/detect/lo
 import { resolveLibrary, searchOrder, versionFromFileName } from '../../src/detect/loaders.js';
 import { parseDpkgQuery, parseDpkgSearch, parseRpmQuery } from '../../src/detect/packages.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
+import { ensureDebs } from '../support/debs.js';
 
 const fx = (p: string): string => readFileSync(path.join(__dirname, '../fixtures/detect', p), 'utf8');
 const tmp = mkdtempSync(path.join(tmpdir(), 'xpu-libs-'));
@@ -126,8 +127,8 @@ describe('loadability', () => {
     expect(r.diagnosis?.kind).toBe('not-found');
   });
 
-  const trixie = '/tmp/aptproto/x1.20.6-1/usr/lib/x86_64-linux-gnu/libze_loader.so.1';
-  it.skipIf(!existsSync(trixie))('finds the real GLIBCXX failure of the trixie loader', async () => {
+  it('finds the real GLIBCXX failure of the trixie loader', async () => {
+    const trixie = path.join((await ensureDebs()).trixie.libDir, 'libze_loader.so.1');
     const r = await tryLoad(realDeps(), trixie);
     expect(r).toMatchObject({ ok: false, diagnosis: { kind: 'glibcxx' } });
   });
