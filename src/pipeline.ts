@@ -10,7 +10,8 @@ import { checkPrefixOwnership, installPlan, isUpToDate, type InstallResult } fro
 import { withPrefixLock } from './install/lock.js';
 import { updateReceipt } from './install/prefix-env.js';
 import { loadManifests } from './manifest/load.js';
-import { makePlan, type InstallPlan, type PlanOptions } from './plan/plan.js';
+import { makePlan, type ExistingInstalls, type InstallPlan, type PlanOptions } from './plan/plan.js';
+import { detectInstalls } from './detect/installs.js';
 import type { Reporter } from './reporter.js';
 import { verifyStack, type VerifyResult } from './smoke/verify.js';
 
@@ -37,7 +38,30 @@ export interface SetupResult {
 
 export async function planSetup(opts: Pick<SetupOptions, 'plan' | 'platform' | 'manifestsDir'>, deps: Deps, reporter: Reporter): Promise<InstallPlan> {
   const host = await detectHost(deps, opts.platform);
-  return makePlan(host, await loadManifests(opts.manifestsDir), opts.plan, deps, reporter);
+  const [plan, existing] = await Promise.all([
+    makePlan(host, await loadManifests(opts.manifestsDir), opts.plan, deps, reporter),
+    host.native ? existingInstalls(deps, opts.plan.prefix, reporter) : undefined,
+  ]);
+  return existing ? { ...plan, existing } : plan;
+}
+
+/** What is installed outside the prefix; a detection failure only costs this summary, never the run. */
+async function existingInstalls(deps: Deps, prefix: string, reporter: Reporter): Promise<ExistingInstalls | undefined> {
+  try {
+    const s = await detectInstalls(deps, {});
+    const outside = (p: string) => !p.startsWith(prefix + '/') && !p.startsWith(prefix + '\\');
+    const loader = s.zeLoader.chosen;
+    return {
+      zeLoader: loader && outside(loader.path) ? { path: loader.realPath ?? loader.path, version: loader.version?.version } : undefined,
+      zeHeaders: s.zeHeaders
+        .filter((h) => outside(h.includeDir))
+        .map((h) => ({ includeDir: h.includeDir, apiVersion: h.info.apiVersion, version: h.version?.version, hasIpVersionExt: h.info.hasIpVersionExt })),
+      urLoader: s.ur.loader && outside(s.ur.loader.path) ? { path: s.ur.loader.path } : undefined,
+    };
+  } catch (e) {
+    reporter.debug(`detecting existing installs failed: ${(e as Error).message}`);
+    return undefined;
+  }
 }
 
 export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps, reporter: Reporter): Promise<SetupResult> {

@@ -18,5 +18,14 @@ export function renderPlan(plan: InstallPlan): string {
     for (const a of c.attempts.filter((x) => x.outcome !== 'chosen')) lines.push(`    tried ${a.reason}`);
     for (const n of c.notes) lines.push(`    note: ${n}`);
   }
+  const e = plan.existing;
+  if (e && (e.zeLoader || e.zeHeaders.length || e.urLoader)) {
+    lines.push('  already on this machine:');
+    if (e.zeLoader) lines.push(`    Level Zero loader ${e.zeLoader.path}${e.zeLoader.version ? ` (${e.zeLoader.version})` : ''}`);
+    for (const h of e.zeHeaders) {
+      lines.push(`    Level Zero headers ${h.includeDir} (API ${h.apiVersion ?? '?'}${h.version ? `, ${h.version}` : ''}${h.hasIpVersionExt ? '' : ', no ze_device_ip_version_ext_t'})`);
+    }
+    if (e.urLoader) lines.push(`    UR loader ${e.urLoader.path}`);
+  }
   return lines.join('\n');
 }

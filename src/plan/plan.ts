@@ -40,6 +40,13 @@ export interface PlannedComponent {
   attempts: SourceAttempt[];
 }
 
+/** Level Zero / UR already on this machine, outside the prefix: shown so people see what the prefix adds. */
+export interface ExistingInstalls {
+  zeLoader?: { path: string; version?: string };
+  zeHeaders: { includeDir: string; apiVersion?: string; version?: string; hasIpVersionExt: boolean }[];
+  urLoader?: { path: string };
+}
+
 export interface InstallPlan {
   schema: typeof PLAN_SCHEMA;
   tool: { name: 'xpu-setup'; version: string };
@@ -48,6 +55,7 @@ export interface InstallPlan {
   prefix: string;
   cacheDir: string;
   components: PlannedComponent[];
+  existing?: ExistingInstalls;
   /** Equal keys mean an equal prefix: used to make a repeated run a no-op. */
   planKey: string;
 }

@@ -149,6 +149,15 @@ describe('index variants', () => {
     expect(r.stderr).toMatch(/hint: .*xpu-setup --source apt/);
   });
 
+  it('shows what is already installed outside the prefix (Debian libze1/libze-dev on this machine)', async () => {
+    const r = await runCli(['plan', '--conda-channel', index.condaChannelUrl('bookworm'), '--json'], env);
+    const existing = JSON.parse(r.stdout).existing;
+    expect(existing.zeLoader).toMatchObject({ path: '/usr/lib/x86_64-linux-gnu/libze_loader.so.1.8.0', version: '1.8.12-1' });
+    expect(existing.zeHeaders).toContainEqual(expect.objectContaining({ includeDir: '/usr/include', apiVersion: '1.4', hasIpVersionExt: false }));
+    const human = await runCli(['plan', '--conda-channel', index.condaChannelUrl('bookworm')], env);
+    expect(human.stdout).toMatch(/already on this machine:\n\s+Level Zero loader \/usr\/lib\/x86_64-linux-gnu\/libze_loader\.so\.1\.8\.0 \(1\.8\.12-1\)/);
+  });
+
   it('follows repodata v2 base_url to where the files are', async () => {
     const r = await runCli(['plan', '--component', 'level-zero', '--conda-channel', index.condaChannelUrl('v2'), '--json'], env);
     expect(r.exitCode, r.stderr).toBe(0);
