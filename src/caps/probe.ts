@@ -1,6 +1,6 @@
 // The probe stage: a thin I/O shell (loader via koffi, optional addon, OpenCL ICD, UR) around the pure report model.
+import { nodeLayout, prefixLibrary } from '../host/index.js';
 import * as fs from 'node:fs/promises';
-import * as path from 'node:path';
 import type { Deps } from '../deps.js';
 import { XpuError } from '../errors.js';
 import { readReceipt } from '../install/receipt.js';
@@ -18,7 +18,7 @@ export interface ProbeOptions {
 }
 
 export function urLoaderPath(prefix: string, platform: NodeJS.Platform): string {
-  return platform === 'win32' ? path.win32.join(prefix, 'bin', 'ur_loader.dll') : path.join(prefix, 'lib', 'libur_loader.so.0');
+  return prefixLibrary(platform, prefix, nodeLayout(platform).urLoaderRuntime);
 }
 
 /** Differences between two raw probes of the same loader (koffi and addon), as readable lines; empty when they agree. */

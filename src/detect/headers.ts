@@ -1,4 +1,5 @@
 // Level Zero headers: where they are (prefix, SDK variables, compiler paths, system) and which API version they declare.
+import { nodeLayout } from '../host/index.js';
 import * as path from 'node:path';
 import type { Deps } from '../deps.js';
 
@@ -47,7 +48,7 @@ export function headerSearchDirs(platform: NodeJS.Platform, env: Record<string, 
 }
 
 export async function findZeHeaders(deps: Deps, prefix?: string): Promise<{ found: HeaderInstall[]; tried: string[] }> {
-  const join = deps.platform === 'win32' ? path.win32.join : path.posix.join;
+  const join = nodeLayout(deps.platform).path.join;
   const found: HeaderInstall[] = [];
   const tried: string[] = [];
   const seen = new Set<string>();

@@ -1,4 +1,5 @@
 // A summary of the Level Zero and UR pieces already on this machine (and in a prefix), for `plan` and `doctor`.
+import { nodeLayout } from '../host/index.js';
 import * as path from 'node:path';
 import type { Deps } from '../deps.js';
 import type { Receipt } from '../install/receipt.js';
@@ -40,7 +41,7 @@ export interface InstallsSummary {
 }
 
 export function zeLoaderName(platform: NodeJS.Platform): string {
-  return platform === 'win32' ? 'ze_loader.dll' : 'libze_loader.so.1';
+  return nodeLayout(platform).zeLoaderRuntime;
 }
 
 function isInside(file: string, dir: string): boolean {

@@ -1,4 +1,5 @@
 // Where a shared library would be loaded from: the dynamic linker's search order, every copy on it, and which one wins.
+import { nodeLayout } from '../host/index.js';
 import * as path from 'node:path';
 import type { Deps } from '../deps.js';
 import { realDetectIo } from './io.js';
@@ -89,7 +90,7 @@ export async function resolveLibrary(
 /** Copies of `name` in specific directories (a prefix, an SDK path) whether or not they are on the search path. */
 export async function findInDirs(deps: Deps, name: string, dirs: string[], io: DetectIo = realDetectIo): Promise<LibraryCandidate[]> {
   const out: LibraryCandidate[] = [];
-  const join = deps.platform === 'win32' ? path.win32.join : path.posix.join;
+  const join = nodeLayout(deps.platform).path.join;
   for (const d of dirs) {
     const p = join(d, name);
     if (await deps.exists(p)) out.push({ path: p, via: 'PATH', realPath: (await io.realpath(p)) ?? p });

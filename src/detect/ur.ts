@@ -1,5 +1,5 @@
 // Unified Runtime: the UR loader and its adapters, in the prefix or on the library search path.
-import * as path from 'node:path';
+import { nodeLayout } from '../host/index.js';
 import type { Deps } from '../deps.js';
 import { realDetectIo } from './io.js';
 import type { LdconfigEntry } from './ldconfig.js';
@@ -14,18 +14,8 @@ export interface UrNames {
 }
 
 export function urNames(platform: NodeJS.Platform): UrNames {
-  if (platform === 'win32') {
-    return {
-      loader: 'ur_loader.dll',
-      adapters: ['ur_adapter_level_zero.dll', 'ur_adapter_level_zero_v2.dll', 'ur_adapter_opencl.dll'],
-      companions: ['umf.dll'],
-    };
-  }
-  return {
-    loader: 'libur_loader.so.0',
-    adapters: ['libur_adapter_level_zero.so.0', 'libur_adapter_level_zero_v2.so.0', 'libur_adapter_opencl.so.0'],
-    companions: ['libumf.so.1'],
-  };
+  const l = nodeLayout(platform);
+  return { loader: l.urLoaderRuntime, adapters: l.urAdapters, companions: l.urCompanions };
 }
 
 export interface UrInstall {
@@ -36,9 +26,8 @@ export interface UrInstall {
 
 /** Where a prefix keeps shared libraries (conda-style Library/bin kept too on Windows). */
 export function prefixLibDirs(platform: NodeJS.Platform, prefix: string): string[] {
-  return platform === 'win32'
-    ? [path.win32.join(prefix, 'bin'), path.win32.join(prefix, 'Library', 'bin')]
-    : [path.posix.join(prefix, 'lib'), path.posix.join(prefix, 'lib64')];
+  const l = nodeLayout(platform);
+  return l.prefixLibDirs.map((d) => l.path.join(prefix, d));
 }
 
 export async function detectUr(
@@ -47,14 +36,15 @@ export async function detectUr(
 ): Promise<Finding<UrInstall>> {
   const io = opts.io ?? realDetectIo;
   const names = urNames(deps.platform);
-  const join = deps.platform === 'win32' ? path.win32.join : path.posix.join;
-  const dirname = deps.platform === 'win32' ? path.win32.dirname : path.posix.dirname;
+  const layout = nodeLayout(deps.platform);
+  const join = layout.path.join;
+  const dirname = layout.path.dirname;
   const tried: string[] = [];
   const found: UrInstall = { adapters: [], companions: [] };
   for (const d of opts.prefix ? prefixLibDirs(deps.platform, opts.prefix) : []) {
     const p = join(d, names.loader);
     if (await deps.exists(p)) {
-      found.loader = { path: p, via: deps.platform === 'win32' ? 'PATH' : 'LD_LIBRARY_PATH', realPath: (await io.realpath(p)) ?? p, inPrefix: true };
+      found.loader = { path: p, via: layout.libraryPathVar, realPath: (await io.realpath(p)) ?? p, inPrefix: true };
       tried.push(`${p} (prefix): found`);
       break;
     }

@@ -25,6 +25,17 @@ export function layoutFor(platform: TargetPlatform): PlatformLayout {
   return platform === 'win-x64' ? win32Layout : linuxLayout;
 }
 
+/** The layout for a Node platform name (deps.platform): Windows, or the Linux layout for everything else. */
+export function nodeLayout(platform: NodeJS.Platform): PlatformLayout {
+  return platform === 'win32' ? win32Layout : linuxLayout;
+}
+
+/** The prefix's copy of a runtime library, e.g. <prefix>/lib/libze_loader.so.1 or <prefix>\bin\ze_loader.dll. */
+export function prefixLibrary(platform: NodeJS.Platform, prefix: string, file: string): string {
+  const l = nodeLayout(platform);
+  return l.path.join(prefix, l.sharedLibDir, file);
+}
+
 export async function detectHost(deps: Deps, target?: TargetPlatform): Promise<Host> {
   const running = runningPlatform(deps);
   const platform = target ?? running;

@@ -3,11 +3,17 @@ import * as path from 'node:path';
 import type { Distro, PlatformLayout } from './types.js';
 
 export const linuxLayout: PlatformLayout = {
+  path: path.posix,
   libraryPathVar: 'LD_LIBRARY_PATH',
   pathSep: ':',
   sharedLibDir: 'lib',
   zeLoaderRuntime: 'libze_loader.so.1',
   urLoaderRuntime: 'libur_loader.so.0',
+  urAdapters: ['libur_adapter_level_zero.so.0', 'libur_adapter_level_zero_v2.so.0', 'libur_adapter_opencl.so.0'],
+  urCompanions: ['libumf.so.1'],
+  prefixLibDirs: ['lib', 'lib64'],
+  zeDriverLibraries: ['libze_intel_gpu.so.1', 'libze_intel_vpu.so.1'],
+  openclLibrary: 'libOpenCL.so.1',
 };
 
 export function linuxDataDir(env: Record<string, string | undefined>, home: string): string {

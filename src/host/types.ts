@@ -23,8 +23,10 @@ export interface Host {
   glibc?: string;
 }
 
-/** Everything that differs between the two platforms' prefixes. */
+/** Everything that differs between the two platforms' prefixes and runtimes. */
 export interface PlatformLayout {
+  /** Path functions for this platform's paths (win32 paths keep working on a Linux host). */
+  path: typeof import('node:path').posix;
   /** Env var the dynamic loader searches. */
   libraryPathVar: 'LD_LIBRARY_PATH' | 'PATH';
   /** Path separator inside env var values. */
@@ -35,4 +37,13 @@ export interface PlatformLayout {
   zeLoaderRuntime: string;
   /** File name of the UR loader. */
   urLoaderRuntime: string;
+  /** UR adapters, and what the Level Zero adapters need besides the L0 loader. */
+  urAdapters: string[];
+  urCompanions: string[];
+  /** Directories inside a prefix that hold shared libraries, most likely first. */
+  prefixLibDirs: string[];
+  /** The driver libraries a Level Zero loader tries when ZE_ENABLE_ALT_DRIVERS is not set. */
+  zeDriverLibraries: string[];
+  /** The OpenCL ICD loader. */
+  openclLibrary: string;
 }

@@ -3,11 +3,18 @@ import * as path from 'node:path';
 import type { PlatformLayout } from './types.js';
 
 export const win32Layout: PlatformLayout = {
+  path: path.win32,
   libraryPathVar: 'PATH',
   pathSep: ';',
   sharedLibDir: 'bin',
   zeLoaderRuntime: 'ze_loader.dll',
   urLoaderRuntime: 'ur_loader.dll',
+  urAdapters: ['ur_adapter_level_zero.dll', 'ur_adapter_level_zero_v2.dll', 'ur_adapter_opencl.dll'],
+  urCompanions: ['umf.dll'],
+  // conda-style Library\bin is searched too: wheels and conda packages keep it when installed elsewhere.
+  prefixLibDirs: ['bin', 'Library\\bin'],
+  zeDriverLibraries: ['ze_intel_gpu64.dll', 'ze_intel_vpu.dll'],
+  openclLibrary: 'OpenCL.dll',
 };
 
 export function win32DataDir(env: Record<string, string | undefined>, home: string): string {

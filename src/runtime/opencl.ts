@@ -1,4 +1,5 @@
 // Reads OpenCL devices through the ICD loader with koffi: the extension list Triton wants, when an Intel ICD is present.
+import { nodeLayout } from '../host/index.js';
 import { Arena, loadLibrary } from './ffi.js';
 import type { OpenClDevice } from './types.js';
 
@@ -16,7 +17,6 @@ const CL = {
   DEVICE_TYPE_ALL: 0xffffffff,
 } as const;
 
-export const OPENCL_LIBRARY = { linux: 'libOpenCL.so.1', win32: 'OpenCL.dll' } as const;
 
 export interface OpenClScan {
   library: string;
@@ -35,7 +35,7 @@ function clType(t: number): OpenClDevice['type'] {
 }
 
 /** Lists every OpenCL device of every platform; an absent ICD loader is a note, not an error. */
-export function scanOpenCl(platform: NodeJS.Platform, library: string = platform === 'win32' ? OPENCL_LIBRARY.win32 : OPENCL_LIBRARY.linux): OpenClScan {
+export function scanOpenCl(platform: NodeJS.Platform, library: string = nodeLayout(platform).openclLibrary): OpenClScan {
   let lib;
   try {
     lib = loadLibrary(library);

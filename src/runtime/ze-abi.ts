@@ -113,8 +113,3 @@ export function apiVersionString(v: number): string {
   return `${v >>> 16}.${v & 0xffff}`;
 }
 
-/** The driver libraries a loader tries when ZE_ENABLE_ALT_DRIVERS is not set. */
-export const DEFAULT_DRIVER_LIBRARIES = {
-  linux: ['libze_intel_gpu.so.1', 'libze_intel_vpu.so.1'],
-  win32: ['ze_intel_gpu64.dll', 'ze_intel_vpu.dll'],
-} as const;

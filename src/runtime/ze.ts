@@ -1,9 +1,9 @@
 // koffi bindings straight into a Level Zero loader, opened by full path, and the device probe built on them.
-import * as path from 'node:path';
 import { diagnoseLoadError } from '../detect/load-check.js';
 import { XpuError } from '../errors.js';
 import { Arena, Block, loadLibrary, type Lib } from './ffi.js';
-import { DEFAULT_DRIVER_LIBRARIES, EXT, LAYOUT, STYPE, apiVersionString, zeResultName } from './ze-abi.js';
+import { nodeLayout, prefixLibrary } from '../host/index.js';
+import { EXT, LAYOUT, STYPE, apiVersionString, zeResultName } from './ze-abi.js';
 import type { RawDevice, RawDriver, RawLoaderComponent, RawZeProbe } from './types.js';
 
 type Fn = (...args: unknown[]) => number;
@@ -114,12 +114,12 @@ export class ZeApi {
 
 /** The loader file in a prefix, per platform. */
 export function zeLoaderPath(prefix: string, platform: NodeJS.Platform): string {
-  return platform === 'win32' ? path.win32.join(prefix, 'bin', 'ze_loader.dll') : path.join(prefix, 'lib', 'libze_loader.so.1');
+  return prefixLibrary(platform, prefix, nodeLayout(platform).zeLoaderRuntime);
 }
 
 /** The error every caller raises when zeInit finds no driver. */
 export function noDriverError(loaderPath: string, result: number, env: Record<string, string | undefined>, platform: NodeJS.Platform): XpuError {
-  const libs = platform === 'win32' ? DEFAULT_DRIVER_LIBRARIES.win32 : DEFAULT_DRIVER_LIBRARIES.linux;
+  const libs = nodeLayout(platform).zeDriverLibraries;
   const alt = env.ZE_ENABLE_ALT_DRIVERS;
   const looked = alt ? `ZE_ENABLE_ALT_DRIVERS=${alt}` : libs.join(', ');
   const hints = [

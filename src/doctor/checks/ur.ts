@@ -1,4 +1,5 @@
 // Check: the Unified Runtime loader and its adapters are present and load.
+import { nodeLayout } from '../../host/index.js';
 import { tryLoad } from '../../detect/load-check.js';
 import { urNames } from '../../detect/ur.js';
 import type { Check } from '../types.js';
@@ -19,8 +20,7 @@ export const urCheck: Check = {
         details,
       };
     }
-    const libPathVar = ctx.deps.platform === 'win32' ? 'PATH' : 'LD_LIBRARY_PATH';
-    const sep = ctx.deps.platform === 'win32' ? ';' : ':';
+    const { libraryPathVar: libPathVar, pathSep: sep } = nodeLayout(ctx.deps.platform);
     const dir = ur.loader.path.slice(0, Math.max(ur.loader.path.lastIndexOf('/'), ur.loader.path.lastIndexOf('\\')));
     // Adapters need libze_loader/libumf, which the prefix's env files put on the library path.
     const extraEnv = { [libPathVar]: [dir, ctx.deps.env[libPathVar]].filter(Boolean).join(sep) };

@@ -1,4 +1,5 @@
 // Check: the Level Zero loader programs will load (and the prefix's copy): where, which version, shadowing, loadability.
+import { nodeLayout } from '../../host/index.js';
 import { tryLoad } from '../../detect/load-check.js';
 import type { LoaderInstall } from '../../detect/installs.js';
 import { zeLoaderName } from '../../detect/installs.js';
@@ -57,7 +58,7 @@ export const zeLoaderCheck: Check = {
       } else {
         if (status === 'ok') status = 'warn';
         problems.push(`programs load ${chosen ? `${describe(chosen)} (via ${chosen.via})` : 'nothing'}, not the prefix's ${describe(prefixCopy)}`);
-        fixes.push(`${envScriptHint(ctx)} (puts the prefix first on ${ctx.deps.platform === 'win32' ? 'PATH' : 'LD_LIBRARY_PATH'})`);
+        fixes.push(`${envScriptHint(ctx)} (puts the prefix first on ${nodeLayout(ctx.deps.platform).libraryPathVar})`);
       }
     }
     if (shadowed.length) notes.push(`also on the search path, shadowed: ${shadowed.map(describe).join(', ')}`);
