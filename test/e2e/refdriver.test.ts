@@ -71,6 +71,22 @@ uint32_t m = 0; zeDeviceGet(d, &m, NULL); printf("%u\\n", m); return 0; }
   });
 });
 
+describe('Triton variables from the probe', () => {
+  it('setup writes TRITON_INTEL_DEVICE_ARCH and _EXTENSIONS of the probed device into the env files and the receipt', async () => {
+    const r = await runCli(['--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--conda-channel', index.condaChannelUrl('bookworm'), '--refdriver', '--no-smoke'], { ...env, XPU_SETUP_REFDRIVER_PROFILE: 'pvc' });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const sh = await fs.readFile(path.join(prefix, 'env.sh'), 'utf8');
+    expect(sh).toContain("export TRITON_INTEL_DEVICE_ARCH='pvc'\n");
+    expect(sh).toMatch(/export TRITON_INTEL_DEVICE_EXTENSIONS='[^']*cl_intel_subgroup_matrix_multiply_accumulate[^']*cl_intel_subgroup_2d_block_io/);
+    const receipt = JSON.parse(await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8'));
+    expect(receipt.probe).toMatchObject({ arch: 'pvc', device: 'Intel(R) Data Center GPU Max 1550 (xpu-setup CPU reference driver)' });
+    // The default profile has no architecture: the variables go away rather than keep a stale answer.
+    const back = await runCli(['--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--conda-channel', index.condaChannelUrl('bookworm'), '--refdriver', '--no-smoke'], env);
+    expect(back.exitCode, back.stderr).toBe(0);
+    expect(await fs.readFile(path.join(prefix, 'env.sh'), 'utf8')).not.toContain('TRITON_INTEL_DEVICE_ARCH');
+  });
+});
+
 describe('probe through each reference profile', () => {
   const profiles: [string, string, boolean, boolean][] = [
     ['pvc', 'pvc', true, true],
