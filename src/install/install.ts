@@ -74,20 +74,38 @@ async function swapIn(staging: string, prefix: string): Promise<void> {
   if (moved) await fs.rm(old, { recursive: true, force: true });
 }
 
-/** A previous run killed between the two renames leaves only `<prefix>.xpu-setup-old-*`: put it back. */
+/**
+ * A run killed between the two renames of swapIn leaves only `<prefix>.xpu-setup-old-*`: put it back. One killed
+ * after the swap leaves the old tree beside a complete prefix: remove it.
+ */
 async function recoverInterruptedSwap(prefix: string): Promise<void> {
-  if (!(await isEmptyOrMissing(prefix))) return;
   const parent = path.dirname(prefix);
   const base = path.basename(prefix);
   const leftovers = (await fs.readdir(parent).catch(() => [] as string[])).filter((n) => n.startsWith(`${base}.xpu-setup-old-`));
-  if (leftovers.length === 1) {
+  if (!leftovers.length) return;
+  if (leftovers.length === 1 && (await isEmptyOrMissing(prefix))) {
     await fs.rm(prefix, { recursive: true, force: true });
     await fs.rename(path.join(parent, leftovers[0]!), prefix);
+    return;
+  }
+  for (const n of leftovers) await fs.rm(path.join(parent, n), { recursive: true, force: true });
+}
+
+/**
+ * Staging trees of runs that were killed (Ctrl-C, kill -9, power loss) never reached their cleanup. The caller
+ * holds the prefix lock, so no live run is using any of them.
+ */
+async function removeDeadStaging(prefix: string): Promise<void> {
+  const parent = path.dirname(prefix);
+  const stem = `.${path.basename(prefix)}.xpu-setup-staging-`;
+  for (const n of await fs.readdir(parent).catch(() => [] as string[])) {
+    if (n.startsWith(stem)) await fs.rm(path.join(parent, n), { recursive: true, force: true });
   }
 }
 
 /** Refuses, before anything is fetched, a prefix that holds files xpu-setup did not put there. */
 export async function checkPrefixOwnership(prefix: string): Promise<void> {
+  await removeDeadStaging(prefix);
   await recoverInterruptedSwap(prefix);
   const previous = await readReceipt(prefix).catch(() => undefined);
   if (!previous && !(await isEmptyOrMissing(prefix))) {

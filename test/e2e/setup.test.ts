@@ -125,6 +125,28 @@ describe('setup from a conda channel (Debian 12 loader and headers repacked as c
     expect(await leftovers(prefix)).toEqual([]);
   });
 
+  it('cleans up after a run that was killed: dead staging trees, an old tree, a stale lock', async () => {
+    const parent = path.dirname(prefix);
+    const base = path.basename(prefix);
+    await fs.mkdir(path.join(parent, `.${base}.xpu-setup-staging-dead01`, 'lib'), { recursive: true });
+    await fs.writeFile(path.join(parent, `.${base}.xpu-setup-staging-dead01`, 'lib', 'half.so'), 'half');
+    await fs.mkdir(path.join(parent, `${base}.xpu-setup-old-dead02`));
+    // A lock whose owner no longer exists (pid 2^22 + 1 is above Linux's default pid_max).
+    await fs.writeFile(`${prefix}.xpu-setup.lock`, JSON.stringify({ pid: 4194305, since: '2026-01-01T00:00:00Z' }));
+    const r = await runCli(['--prefix', prefix, '--cache-dir', cache, '--conda-channel', index.condaChannelUrl('bookworm')], env);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(await leftovers(prefix)).toEqual([]);
+  });
+
+  it('puts the old prefix back when a run died between moving it aside and moving the new one in', async () => {
+    const aside = `${prefix}.xpu-setup-old-dead03`;
+    await fs.rename(prefix, aside);
+    const r = await runCli(['--prefix', prefix, '--cache-dir', cache, '--conda-channel', index.condaChannelUrl('bookworm'), '--json'], env);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).changed).toBe(false);
+    expect(await leftovers(prefix)).toEqual([]);
+  });
+
   it('prints the environment for each shell', async () => {
     const sh = await runCli(['env', '--prefix', prefix, '--shell', 'sh'], env);
     expect(sh.exitCode).toBe(0);
