@@ -54,6 +54,24 @@ export class DownloadCache {
     return { path: file, sha256, size: st.size, cached: true };
   }
 
+  /**
+   * Removes partial downloads that a killed run left behind. Only old ones: another process sharing this cache
+   * may be writing a fresh one right now.
+   */
+  async sweep(olderThanMs = 24 * 3600_000, now = Date.now()): Promise<number> {
+    const dir = path.join(this.root, 'tmp');
+    let removed = 0;
+    for (const n of await fs.readdir(dir).catch(() => [] as string[])) {
+      const p = path.join(dir, n);
+      const st = await fs.stat(p).catch(() => undefined);
+      if (st && now - st.mtimeMs > olderThanMs) {
+        await fs.rm(p, { recursive: true, force: true });
+        removed++;
+      }
+    }
+    return removed;
+  }
+
   async tempFile(hint: string): Promise<string> {
     const dir = path.join(this.root, 'tmp');
     await fs.mkdir(dir, { recursive: true });

@@ -20,6 +20,8 @@ function mib(n: number): string {
 
 export async function fetchPlan(plan: InstallPlan, deps: Deps, reporter: Reporter): Promise<FetchedArchive[]> {
   const cache = new DownloadCache(plan.cacheDir);
+  const swept = await cache.sweep();
+  if (swept) reporter.debug(`removed ${swept} stale partial download(s) from ${plan.cacheDir}`);
   const jobs = plan.components
     .filter((c) => c.status === 'planned')
     .flatMap((c) => c.archives.map((archive) => ({ archive, component: c.name })));

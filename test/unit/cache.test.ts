@@ -1,0 +1,40 @@
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DownloadCache } from '../../src/cache/store.js';
+
+let root: string;
+beforeAll(async () => {
+  root = await fs.mkdtemp(path.join(os.tmpdir(), 'xpu-cache-'));
+});
+afterAll(() => fs.rm(root, { recursive: true, force: true }));
+
+describe('DownloadCache', () => {
+  it('finds an entry only when its bytes still hash to its name, and drops a damaged one', async () => {
+    const cache = new DownloadCache(root);
+    const data = Buffer.from('level zero');
+    const sha = createHash('sha256').update(data).digest('hex');
+    const tmp = await cache.tempFile('x.conda');
+    await fs.writeFile(tmp, data);
+    await cache.adopt(tmp, sha, data.length);
+    expect(await cache.lookup(sha)).toMatchObject({ sha256: sha, size: data.length, cached: true });
+    await fs.writeFile(cache.pathFor(sha), 'bit rot');
+    expect(await cache.lookup(sha)).toBeUndefined();
+    await expect(fs.access(cache.pathFor(sha))).rejects.toThrow();
+  });
+
+  it('sweeps only old partial downloads', async () => {
+    const cache = new DownloadCache(root);
+    const old = await cache.tempFile('old.whl');
+    const fresh = await cache.tempFile('fresh.whl');
+    await fs.writeFile(old, 'x');
+    await fs.writeFile(fresh, 'y');
+    const dayAgo = new Date(Date.now() - 2 * 24 * 3600_000);
+    await fs.utimes(old, dayAgo, dayAgo);
+    expect(await cache.sweep()).toBe(1);
+    await expect(fs.access(old)).rejects.toThrow();
+    await expect(fs.access(fresh)).resolves.toBeUndefined();
+  });
+});
