@@ -61,12 +61,12 @@ export class Output implements Reporter {
         fail: (text) => { spinner.fail(text ?? title); },
       };
     }
-    let lastUpdate = 0;
+    let lastUpdate = Date.now();
     return {
-      // Plain mode: at most one progress line every 5 s, so CI logs stay short.
+      // Plain mode (CI, pipes): a progress line only for work that takes long, at most one every 5 s.
       update: (text) => {
         const now = Date.now();
-        if (this.opts.verbose && now - lastUpdate > 5000) {
+        if (now - lastUpdate > 5000) {
           lastUpdate = now;
           this.line(`  ${title} ${text}`);
         }
