@@ -57,16 +57,18 @@ export function isUnreachable(e: unknown): boolean {
   return e instanceof XpuError && e.code === 'NETWORK' && e.details.unreachable === true;
 }
 
-function networkError(url: string, e: unknown): XpuError {
+/** `received` is set when the failure came while reading the body: the server answered, then the connection broke. */
+function networkError(url: string, e: unknown, received?: number): XpuError {
   const code = errorCode(e);
-  const unreachable = code !== undefined && UNREACHABLE_CODES.has(code);
+  const unreachable = received === undefined && code !== undefined && UNREACHABLE_CODES.has(code);
   const hints = unreachable
     ? ['check the address, your network, or HTTPS_PROXY / NO_PROXY; behind a TLS-intercepting proxy set NODE_EXTRA_CA_CERTS']
     : ['the connection broke; run the command again (downloads already verified are kept in the cache)'];
-  return new XpuError('NETWORK', `cannot reach ${url}${code ? ` (${code})` : ''}`, {
+  const what = received === undefined ? `cannot reach ${url}` : `the connection to ${url} broke after ${received} bytes`;
+  return new XpuError('NETWORK', `${what}${code ? ` (${code})` : ''}`, {
     cause: e,
     hints,
-    details: { url, code, unreachable },
+    details: { url, code, unreachable, received },
   });
 }
 
@@ -128,7 +130,7 @@ export async function getText(url: string, opts: HttpOptions = {}): Promise<Text
       const body = await res.body.text();
       return { url, contentType: String(res.headers['content-type'] ?? ''), body };
     } catch (e) {
-      throw networkError(url, e);
+      throw networkError(url, e, 0);
     }
   });
 }
@@ -173,7 +175,7 @@ export async function download(
       await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
     } catch (e) {
       out.destroy();
-      throw networkError(url, e);
+      throw networkError(url, e, received);
     }
     const expected = Number.isFinite(lenHeader) && lenHeader > 0 ? lenHeader : undefined;
     if (expected !== undefined && received !== expected) {
