@@ -18,7 +18,14 @@ mkdir -p "$debs"
 
 BOOKWORM_VERSION="1.8.12-1"
 TRIXIE_VERSION="1.20.6-1"
-TRIXIE_MIRROR="${XPU_SETUP_TRIXIE_MIRROR:-http://deb.debian.org/debian}"
+# The Debian archive this machine's own apt uses for its release (trixie sits beside it); XPU_SETUP_TRIXIE_MIRROR overrides.
+system_mirror() {
+  local codename
+  codename="$(. /etc/os-release && printf '%s' "${VERSION_CODENAME:-}")"
+  apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 'Identifier: Packages' 2>/dev/null |
+    awk -v rel="$codename" '$2 == rel { print $1; exit }'
+}
+TRIXIE_MIRROR="${XPU_SETUP_TRIXIE_MIRROR:-$(system_mirror)}"
 KEYRING="/usr/share/keyrings/debian-archive-keyring.gpg"
 
 # apt drops to the _apt user for downloads and warns when that user cannot write our dir; as root we
@@ -56,6 +63,10 @@ fetch_trixie() {
   mkdir -p "$dir" "$apt/parts" "$apt/prefs" "$apt/state/lists/partial" "$apt/cache/archives/partial"
   if [ ! -r "$KEYRING" ]; then
     echo "fixtures: $KEYRING missing; install debian-archive-keyring" >&2
+    exit 1
+  fi
+  if [ -z "$TRIXIE_MIRROR" ]; then
+    echo "fixtures: cannot tell which Debian archive this machine's apt uses; set XPU_SETUP_TRIXIE_MIRROR" >&2
     exit 1
   fi
   printf 'deb [signed-by=%s] %s trixie main\n' "$KEYRING" "$TRIXIE_MIRROR" > "$apt/sources.list"
