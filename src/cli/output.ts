@@ -54,7 +54,7 @@ export class Output implements Reporter {
 
   task(title: string): Task {
     if (this.fancy) {
-      const spinner: Ora = ora({ text: title, stream: process.stderr }).start();
+      const spinner: Ora = ora({ text: title, stream: process.stderr, discardStdin: false }).start();
       return {
         update: (text) => { spinner.text = `${title} ${text}`; },
         succeed: (text) => { spinner.succeed(text ?? title); },
