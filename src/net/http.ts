@@ -149,6 +149,32 @@ export async function getJson<T>(url: string, opts: HttpOptions = {}): Promise<T
 }
 
 /**
+ * Hands the response body to `consume` as it arrives (for documents too large to hold whole). A broken connection
+ * is retried like any other request; errors `consume` raises itself pass through unchanged.
+ */
+export async function consumeStream<T>(url: string, consume: (body: AsyncIterable<Buffer>) => Promise<T>, opts: HttpOptions = {}): Promise<T> {
+  return withRetries(url, opts, async () => {
+    const res = await open(url, opts);
+    let received = 0;
+    const counted = (async function* () {
+      try {
+        for await (const chunk of res.body) {
+          received += (chunk as Buffer).length;
+          yield chunk as Buffer;
+        }
+      } catch (e) {
+        throw networkError(url, e, received);
+      }
+    })();
+    try {
+      return await consume(counted);
+    } finally {
+      await res.body.dump().catch(() => undefined);
+    }
+  });
+}
+
+/**
  * Streams url into destFile, hashing as bytes arrive. The caller decides where destFile lives (a temp file in the
  * cache) and renames it only after checking the hash.
  */

@@ -3,7 +3,10 @@ import { XpuError } from '../errors.js';
 import { formatOf } from '../formats/index.js';
 import type { TargetPlatform } from '../host/types.js';
 import type { CondaSourceSpec } from '../manifest/schema.js';
-import { getJson, isUnreachable } from '../net/http.js';
+import { Readable } from 'node:stream';
+import { zstdDecompressor } from '../formats/decompress.js';
+import { consumeStream, isUnreachable } from '../net/http.js';
+import { RepodataScanner } from './repodata-scan.js';
 import { compareVersions, satisfies } from './version.js';
 import { NotAvailable, type PlannedArchive, type Resolution, type SourceContext } from './types.js';
 
@@ -110,13 +113,46 @@ export function selectCondaSet(candidates: CondaCandidate[], packages: string[],
   return undefined;
 }
 
-async function fetchRepodata(url: string, optional: boolean): Promise<CondaCandidate[]> {
+/** Streams one repodata document (zstd-compressed or plain) through the scanner, keeping only wanted records. */
+export async function scanRepodata(url: string, wanted: (filename: string) => boolean, zstd: boolean): Promise<Repodata> {
+  return consumeStream(url, async (body) => {
+    const scanner = new RepodataScanner(wanted);
+    try {
+      const source = Readable.from(body);
+      const bytes = zstd ? source.pipe(zstdDecompressor()) : source;
+      source.on('error', (e) => (bytes as Readable).destroy(e));
+      for await (const chunk of bytes) scanner.push(chunk as Buffer);
+      return scanner.result();
+    } catch (e) {
+      if (e instanceof XpuError) throw e;
+      throw new XpuError('BAD_INDEX', `${url} is not valid${zstd ? ' zstd-compressed' : ''} repodata JSON: ${(e as Error).message}`, {
+        cause: e,
+        details: { url },
+        hints: ['check that the channel URL points at a conda channel (the directory holding <subdir>/repodata.json)'],
+      });
+    }
+  });
+}
+
+/**
+ * repodata.json.zst is a tenth of the bytes of repodata.json; channels without it (or that answer it with
+ * something else) get the plain document.
+ */
+async function fetchRepodata(url: string, optional: boolean, packages: string[]): Promise<CondaCandidate[]> {
+  const wanted = (filename: string) => packages.some((p) => filename.startsWith(`${p}-`));
+  let doc: Repodata;
   try {
-    return parseRepodata(await getJson<Repodata>(url), url);
+    doc = await scanRepodata(`${url}.zst`, wanted, true);
   } catch (e) {
-    if (optional && e instanceof XpuError && e.code === 'NOT_FOUND') return [];
-    throw e;
+    if (!(e instanceof XpuError) || (e.code !== 'NOT_FOUND' && e.code !== 'BAD_INDEX' && e.code !== 'HTTP_STATUS')) throw e;
+    try {
+      doc = await scanRepodata(url, wanted, false);
+    } catch (e2) {
+      if (optional && e2 instanceof XpuError && e2.code === 'NOT_FOUND') return [];
+      throw e2;
+    }
   }
+  return parseRepodata(doc, url);
 }
 
 export async function resolveConda(spec: CondaSourceSpec, ctx: SourceContext): Promise<Resolution> {
@@ -130,8 +166,8 @@ export async function resolveConda(spec: CondaSourceSpec, ctx: SourceContext): P
     let noarch: CondaCandidate[];
     try {
       [arch, noarch] = await Promise.all([
-        fetchRepodata(`${ch}/${subdir}/repodata.json`, false),
-        fetchRepodata(`${ch}/noarch/repodata.json`, true),
+        fetchRepodata(`${ch}/${subdir}/repodata.json`, false, spec.packages),
+        fetchRepodata(`${ch}/noarch/repodata.json`, true, spec.packages),
       ]);
     } catch (e) {
       // One unreachable channel is not the end: the next channel may answer.

@@ -312,7 +312,7 @@ describe('failures leave nothing behind', () => {
     const cache = path.join(work, 'dead', 'cache');
     const r = await runCli(args(prefix, cache, `${DEAD}/conda-forge`), env);
     expect(r.exitCode).toBe(1);
-    expect(r.stderr).toContain(`cannot reach ${DEAD}/conda-forge/linux-64/repodata.json (ECONNREFUSED)`);
+    expect(r.stderr).toContain(`cannot reach ${DEAD}/conda-forge/linux-64/repodata.json.zst (ECONNREFUSED)`);
     expect(r.stderr).toMatch(/hint: check the index URLs/);
     await expectClean(prefix, cache);
   });

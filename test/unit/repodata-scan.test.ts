@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { RepodataScanner } from '../../src/sources/repodata-scan.js';
+
+const doc = {
+  info: { subdir: 'linux-64', base_url: 'https://mirror.example/x/', note: 'braces } { and "quotes" and \\ backslash' },
+  packages: {
+    'aaa-1.0-h0_0.tar.bz2': { name: 'aaa', version: '1.0', build: 'h0_0', build_number: 0, depends: ['level-zero >=1', 'x {weird}'] },
+    'level-zero-1.20.6-h1_0.tar.bz2': { name: 'level-zero', version: '1.20.6', build: 'h1_0', build_number: 0, depends: ['libgcc >=13'], sha256: 'a'.repeat(64) },
+    'zzz-2.0-ü_0.tar.bz2': { name: 'zzz', version: '2.0', build: 'ü_0', build_number: 0, depends: [] },
+  },
+  'packages.conda': {
+    'level-zero-devel-1.20.6-h2_0.conda': { name: 'level-zero-devel', version: '1.20.6', build: 'h2_0', build_number: 0, depends: ['level-zero ==1.20.6 h1_0'], license: 'MIT "quoted"' },
+    'not-level-zero-1.0-h_0.conda': { name: 'not-level-zero', version: '1.0', build: 'h_0', build_number: 0 },
+  },
+  removed: ['level-zero-1.0-old_0.tar.bz2'],
+  repodata_version: 2,
+};
+
+const wanted = (f: string) => ['level-zero', 'level-zero-devel'].some((p) => f.startsWith(`${p}-`));
+const expected = {
+  info: doc.info,
+  packages: { 'level-zero-1.20.6-h1_0.tar.bz2': doc.packages['level-zero-1.20.6-h1_0.tar.bz2'] },
+  'packages.conda': { 'level-zero-devel-1.20.6-h2_0.conda': doc['packages.conda']['level-zero-devel-1.20.6-h2_0.conda'] },
+  removed: doc.removed,
+  repodata_version: 2,
+};
+
+function scan(text: string, chunk: (i: number) => number): unknown {
+  const s = new RepodataScanner(wanted);
+  const buf = Buffer.from(text);
+  for (let i = 0, n = 0; i < buf.length; n++) {
+    const len = Math.max(1, chunk(n));
+    s.push(buf.subarray(i, i + len));
+    i += len;
+  }
+  return s.result();
+}
+
+describe('RepodataScanner', () => {
+  it.each([
+    ['compact, one chunk', JSON.stringify(doc), () => 1 << 20],
+    ['indented, one byte at a time', JSON.stringify(doc, null, 2), () => 1],
+    ['indented, uneven chunks', JSON.stringify(doc, null, 1), (n: number) => (n * 7919) % 13],
+  ])('keeps exactly the wanted records and the top-level metadata (%s)', (_name, text, chunk) => {
+    expect(scan(text, chunk)).toEqual(expected);
+  });
+
+  it('answers an empty table when no record matches, so "not found" is told apart from "not repodata"', () => {
+    const s = new RepodataScanner(() => false);
+    s.push(Buffer.from(JSON.stringify({ packages: { 'x-1-0.tar.bz2': { name: 'x' } } })));
+    expect(s.result()).toEqual({ packages: {} });
+    const other = new RepodataScanner(() => true);
+    other.push(Buffer.from(JSON.stringify({ hello: 'world' })));
+    expect(other.result()).toEqual({});
+  });
+
+  it('refuses text that ends early', () => {
+    const s = new RepodataScanner(wanted);
+    s.push(Buffer.from(JSON.stringify(doc).slice(0, 200)));
+    expect(() => s.result()).toThrow(/ended early/);
+  });
+});
