@@ -180,6 +180,19 @@ describe('index variants', () => {
     expect(human.stdout).toMatch(/already on this machine:\n\s+Level Zero loader \/usr\/lib\/x86_64-linux-gnu\/libze_loader\.so\.1\.8\.0 \(1\.8\.12-1\)/);
   });
 
+  it('reads repodata.json.zst where the channel has it, and plain repodata.json where it does not', async () => {
+    const before = index.requests.length;
+    const zst = await runCli(['plan', '--component', 'level-zero', '--conda-channel', index.condaChannelUrl('trixie'), '--json'], env);
+    expect(zst.exitCode, zst.stderr).toBe(0);
+    const plain = await runCli(['plan', '--component', 'level-zero', '--conda-channel', index.condaChannelUrl('tarbz2'), '--json'], env);
+    expect(plain.exitCode, plain.stderr).toBe(0);
+    const paths = index.requests.slice(before).map((r) => r.path);
+    expect(paths).toContain('/conda/trixie/linux-64/repodata.json.zst');
+    expect(paths).not.toContain('/conda/trixie/linux-64/repodata.json');
+    expect(paths).toContain('/conda/tarbz2/linux-64/repodata.json');
+    expect(JSON.parse(zst.stdout).components[0].version).toBe(JSON.parse(plain.stdout).components[0].version);
+  });
+
   it('follows repodata v2 base_url to where the files are', async () => {
     const r = await runCli(['plan', '--component', 'level-zero', '--conda-channel', index.condaChannelUrl('v2'), '--json'], env);
     expect(r.exitCode, r.stderr).toBe(0);
