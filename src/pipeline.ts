@@ -9,6 +9,7 @@ import type { TargetPlatform } from './host/types.js';
 import { checkPrefixOwnership, installPlan, isUpToDate, type InstallResult } from './install/install.js';
 import { withPrefixLock } from './install/lock.js';
 import { updateReceipt } from './install/prefix-env.js';
+import { readReceipt } from './install/receipt.js';
 import { loadManifests } from './manifest/load.js';
 import { makePlan, type ExistingInstalls, type InstallPlan, type PlanOptions } from './plan/plan.js';
 import { detectInstalls } from './detect/installs.js';
@@ -94,20 +95,29 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
     // The loader reads ZE_ENABLE_ALT_DRIVERS at zeInit; this process has not initialised it yet.
     if (altDrivers) deps.env.ZE_ENABLE_ALT_DRIVERS = altDrivers;
 
+    // The env files follow this run's choice of driver now, and lose any earlier probe's answers until this one's.
+    await updateReceipt(plan.prefix, (r) => {
+      const extra = { ...(r.extraEnv ?? {}) };
+      for (const k of ['ZE_ENABLE_ALT_DRIVERS', 'TRITON_INTEL_DEVICE_ARCH', 'TRITON_INTEL_DEVICE_EXTENSIONS']) delete extra[k];
+      if (altDrivers) extra.ZE_ENABLE_ALT_DRIVERS = altDrivers;
+      r.extraEnv = extra;
+      delete r.probe;
+    });
+
     result.verify = await verifyStack(plan.prefix, { deps, reporter, smoke: opts.smoke, requireDevice: opts.requireDevice });
     const t = result.verify.tritonEnv;
-    result.install.receipt =
-      (await updateReceipt(plan.prefix, (r) => {
-        const extra = { ...(r.extraEnv ?? {}) };
-        delete extra.ZE_ENABLE_ALT_DRIVERS;
-        delete extra.TRITON_INTEL_DEVICE_ARCH;
-        delete extra.TRITON_INTEL_DEVICE_EXTENSIONS;
-        if (altDrivers) extra.ZE_ENABLE_ALT_DRIVERS = altDrivers;
-        if (t?.arch) extra.TRITON_INTEL_DEVICE_ARCH = t.arch;
-        if (t?.extensions.length) extra.TRITON_INTEL_DEVICE_EXTENSIONS = t.extensions.join(' ');
-        r.extraEnv = extra;
-        r.probe = t ? { arch: t.arch, extensions: t.extensions, device: t.device, driver: t.driver } : undefined;
-      })) ?? result.install.receipt;
+    if (t) {
+      result.install.receipt =
+        (await updateReceipt(plan.prefix, (r) => {
+          const extra = { ...(r.extraEnv ?? {}) };
+          if (t.arch) extra.TRITON_INTEL_DEVICE_ARCH = t.arch;
+          if (t.extensions.length) extra.TRITON_INTEL_DEVICE_EXTENSIONS = t.extensions.join(' ');
+          r.extraEnv = extra;
+          r.probe = { arch: t.arch, extensions: t.extensions, device: t.device, driver: t.driver };
+        })) ?? result.install.receipt;
+    } else {
+      result.install.receipt = (await readReceipt(plan.prefix)) ?? result.install.receipt;
+    }
     return result;
   });
 }
