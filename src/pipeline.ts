@@ -37,11 +37,20 @@ export interface SetupResult {
   verifySkipped?: string;
 }
 
-export async function planSetup(opts: Pick<SetupOptions, 'plan' | 'platform' | 'manifestsDir'>, deps: Deps, reporter: Reporter): Promise<InstallPlan> {
+/**
+ * `withExisting` also reports what is installed outside the prefix; it asks dpkg about files (a few hundred ms), so
+ * only `plan` asks for it, not every setup run.
+ */
+export async function planSetup(
+  opts: Pick<SetupOptions, 'plan' | 'platform' | 'manifestsDir'>,
+  deps: Deps,
+  reporter: Reporter,
+  withExisting = false,
+): Promise<InstallPlan> {
   const host = await detectHost(deps, opts.platform);
   const [plan, existing] = await Promise.all([
     makePlan(host, await loadManifests(opts.manifestsDir), opts.plan, deps, reporter),
-    host.native ? existingInstalls(deps, opts.plan.prefix, reporter) : undefined,
+    host.native && withExisting ? existingInstalls(deps, opts.plan.prefix, reporter) : undefined,
   ]);
   return existing ? { ...plan, existing } : plan;
 }

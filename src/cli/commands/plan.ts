@@ -11,7 +11,7 @@ export const planCommand: Command = {
   options: planOptionSpec,
   async run({ deps, out, values }) {
     const opts = parsePlanOptions(values, deps);
-    const plan = await planSetup(opts, deps, out);
+    const plan = await planSetup(opts, deps, out, true);
     if (out.opts.json) out.json(plan);
     else out.result(renderPlan(plan));
     return 0;
