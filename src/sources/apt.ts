@@ -51,11 +51,13 @@ export async function resolveApt(spec: AptSourceSpec, ctx: SourceContext): Promi
     throw new NotAvailable('apt is only used on a Debian or Ubuntu machine installing for itself');
   }
   const archives: PlannedArchive[] = [];
+  // One apt-cache call for all packages: each call loads apt's whole cache (most of a second).
+  const r = await ctx.deps.exec('apt-cache', ['show', '--no-all-versions', ...spec.packages], { timeoutMs: 30_000 });
+  if (r.failedToStart) throw new NotAvailable(`apt-cache cannot run: ${r.failedToStart}`);
+  const records = parseAptCacheShow(r.stdout);
   for (const pkg of spec.packages) {
-    const r = await ctx.deps.exec('apt-cache', ['show', '--no-all-versions', pkg], { timeoutMs: 30_000 });
-    if (r.failedToStart) throw new NotAvailable(`apt-cache cannot run: ${r.failedToStart}`);
-    const rec = parseAptCacheShow(r.stdout).find((x) => x.package === pkg);
-    if (r.exitCode !== 0 || !rec) throw new NotAvailable(`apt knows no package ${pkg} (run apt-get update?)`);
+    const rec = records.find((x) => x.package === pkg);
+    if (!rec) throw new NotAvailable(`apt knows no package ${pkg} (run apt-get update?)`);
     if (!rec.sha256) throw new NotAvailable(`apt lists ${pkg} without a SHA256`);
     if (!satisfies(upstreamVersion(rec.version), spec.versions)) {
       throw new NotAvailable(`apt has ${pkg} ${rec.version}, outside ${spec.versions}`);

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import type { Deps, ExecResult } from '../../src/deps.js';
+import type { Host } from '../../src/host/types.js';
+import { silentReporter } from '../../src/reporter.js';
+import { resolveApt } from '../../src/sources/apt.js';
+import { NotAvailable } from '../../src/sources/types.js';
+
+const debian: Host = {
+  platform: 'linux-x64', os: 'linux', arch: 'x64', native: true, glibc: '2.36',
+  distro: { id: 'debian', versionId: '12', idLike: [], prettyName: 'Debian GNU/Linux 12 (bookworm)' },
+};
+
+const stanza = (pkg: string, sha: string) => `Package: ${pkg}
+Source: level-zero
+Version: 1.8.12-1
+Architecture: amd64
+Filename: pool/main/l/level-zero/${pkg}_1.8.12-1_amd64.deb
+Size: 1000
+SHA256: ${sha.repeat(64)}
+`;
+
+function depsAnswering(stdout: string, calls: string[][]): Deps {
+  return {
+    platform: 'linux', arch: 'x64', env: {},
+    exec: async (file, args): Promise<ExecResult> => {
+      calls.push([file, ...args]);
+      return { exitCode: 0, stdout, stderr: '' };
+    },
+    readFile: async () => undefined, readDir: async () => undefined, readLink: async () => undefined, exists: async () => false, now: () => 0,
+  };
+}
+
+const spec = { kind: 'apt' as const, packages: ['libze1', 'libze-dev'], map: [{ from: 'usr/include/', to: 'include/' }] };
+
+describe('apt source', () => {
+  it('asks apt-cache once for every package and plans apt: URLs with the listed SHA256', async () => {
+    const calls: string[][] = [];
+    const deps = depsAnswering(`${stanza('libze1', 'a')}\n${stanza('libze-dev', 'b')}`, calls);
+    const r = await resolveApt(spec, { host: debian, deps, reporter: silentReporter });
+    expect(calls).toEqual([['apt-cache', 'show', '--no-all-versions', 'libze1', 'libze-dev']]);
+    expect(r).toMatchObject({ source: 'apt', version: '1.8.12', origin: 'Debian GNU/Linux 12 (bookworm)' });
+    expect(r.archives.map((a) => [a.url, a.sha256, a.filename])).toEqual([
+      ['apt:libze1=1.8.12-1', 'a'.repeat(64), 'libze1_1.8.12-1_amd64.deb'],
+      ['apt:libze-dev=1.8.12-1', 'b'.repeat(64), 'libze-dev_1.8.12-1_amd64.deb'],
+    ]);
+  });
+
+  it('names the package apt does not know', async () => {
+    const deps = depsAnswering(stanza('libze1', 'a'), []);
+    const err = await resolveApt(spec, { host: debian, deps, reporter: silentReporter }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NotAvailable);
+    expect((err as NotAvailable).reason).toMatch(/apt knows no package libze-dev/);
+  });
+
+  it('is not used for another platform or a non-Debian distro', async () => {
+    const deps = depsAnswering('', []);
+    await expect(resolveApt(spec, { host: { ...debian, native: false }, deps, reporter: silentReporter })).rejects.toBeInstanceOf(NotAvailable);
+    await expect(resolveApt(spec, { host: { ...debian, distro: { id: 'fedora', idLike: [] } }, deps, reporter: silentReporter })).rejects.toBeInstanceOf(NotAvailable);
+  });
+});
