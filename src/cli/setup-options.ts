@@ -2,7 +2,7 @@
 import * as path from 'node:path';
 import type { Deps } from '../deps.js';
 import { XpuError } from '../errors.js';
-import { defaultCacheDir, defaultPrefix, parseTargetPlatform } from '../host/index.js';
+import { defaultCacheDir, defaultPrefix, parseTargetPlatform, runningPlatform } from '../host/index.js';
 import type { TargetPlatform } from '../host/types.js';
 import { SOURCE_KINDS, type SourceKind } from '../manifest/schema.js';
 import type { PlanOptions } from '../plan/plan.js';
@@ -48,16 +48,20 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
   const channels = channelsFlag.length ? channelsFlag : (env.XPU_SETUP_CONDA_CHANNELS ?? '').split(/[,\s]+/).filter(Boolean);
   const indexUrl = str(values, 'index-url') ?? (env.XPU_SETUP_INDEX_URL || undefined);
   const platformValue = str(values, 'platform');
+  const platform = platformValue === undefined ? undefined : parseTargetPlatform(platformValue);
+  // A prefix for another platform never shares the default with this machine's own prefix.
+  const foreign = platform !== undefined && platform !== runningPlatform(deps) && !deps.env.XPU_SETUP_PREFIX;
+  const fallbackPrefix = foreign ? `${defaultPrefix(deps)}-${platform}` : defaultPrefix(deps);
   return {
     plan: {
-      prefix: path.resolve(str(values, 'prefix') ?? defaultPrefix(deps)),
+      prefix: path.resolve(str(values, 'prefix') ?? fallbackPrefix),
       cacheDir: path.resolve(str(values, 'cache-dir') ?? defaultCacheDir(deps)),
       components: list(values, 'component'),
       sources: sources as SourceKind[],
       condaChannels: channels.map((c) => checkUrl(c, '--conda-channel')),
       indexUrl: indexUrl === undefined ? undefined : checkUrl(indexUrl, '--index-url'),
     },
-    platform: platformValue === undefined ? undefined : parseTargetPlatform(platformValue),
+    platform,
     manifestsDir: str(values, 'manifests') ?? (env.XPU_SETUP_MANIFESTS || undefined),
   };
 }

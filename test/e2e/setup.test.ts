@@ -235,6 +235,13 @@ describe('Windows layouts, planned and installed on Linux', () => {
     expect(bat).toContain(`if defined INCLUDE (set "INCLUDE=${prefix}/include;%INCLUDE%")`);
   });
 
+  it('never puts a Windows prefix where this machine\'s own default prefix is', async () => {
+    const r = await runCli(['plan', '--platform', 'win-x64', '--conda-channel', index.condaChannelUrl('bookworm'), '--json'], env);
+    expect(JSON.parse(r.stdout).prefix).toBe(path.join(env.HOME!, '.local/share/xpu-setup-win-x64'));
+    const native = await runCli(['plan', '--conda-channel', index.condaChannelUrl('bookworm'), '--json'], env);
+    expect(JSON.parse(native.stdout).prefix).toBe(path.join(env.HOME!, '.local/share/xpu-setup'));
+  });
+
   it('installs the pinned L0 Windows SDK zip, checking the manifest hash', async () => {
     const sdk = index.packages.find((p) => p.index === 'github')!;
     const manifests = path.join(work, 'manifests-sdk');
