@@ -85,6 +85,7 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
   if (opts.refdriver && !plan.host.native) {
     throw new XpuError('USAGE', '--refdriver builds and runs code, so it cannot be combined with --platform for another machine');
   }
+  const onWait = (pid: number) => reporter.info(`waiting for another xpu-setup (pid ${pid}) that is installing into ${plan.prefix}`);
   return withPrefixLock(plan.prefix, async () => {
     await checkPrefixOwnership(plan.prefix);
     const current = await isUpToDate(plan);
@@ -128,5 +129,5 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
       result.install.receipt = (await readReceipt(plan.prefix)) ?? result.install.receipt;
     }
     return result;
-  });
+  }, { onWait });
 }

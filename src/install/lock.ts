@@ -12,7 +12,13 @@ function alive(pid: number): boolean {
   }
 }
 
-export async function withPrefixLock<T>(prefix: string, work: () => Promise<T>, waitMs = 120_000): Promise<T> {
+export async function withPrefixLock<T>(
+  prefix: string,
+  work: () => Promise<T>,
+  opts: { waitMs?: number; onWait?: (pid: number) => void } = {},
+): Promise<T> {
+  const waitMs = opts.waitMs ?? 120_000;
+  let told = false;
   const lock = `${prefix}.xpu-setup.lock`;
   const start = Date.now();
   await fs.mkdir(path.dirname(prefix), { recursive: true });
@@ -35,6 +41,10 @@ export async function withPrefixLock<T>(prefix: string, work: () => Promise<T>, 
           details: { lock, pid: owner },
           hints: ['wait for it to finish, or use another --prefix'],
         });
+      }
+      if (!told) {
+        told = true;
+        opts.onWait?.(owner);
       }
       await new Promise((r) => setTimeout(r, 250));
     }
