@@ -11,7 +11,7 @@ import { withPrefixLock } from './install/lock.js';
 import { updateReceipt } from './install/prefix-env.js';
 import { readReceipt } from './install/receipt.js';
 import { loadManifests } from './manifest/load.js';
-import { makePlan, type ExistingInstalls, type InstallPlan, type PlanOptions } from './plan/plan.js';
+import { makePlan, noSourceError, type ExistingInstalls, type InstallPlan, type PlanOptions } from './plan/plan.js';
 import { detectInstalls } from './detect/installs.js';
 import type { Reporter } from './reporter.js';
 import { verifyStack, type VerifyResult } from './smoke/verify.js';
@@ -75,13 +75,7 @@ async function existingInstalls(deps: Deps, prefix: string, reporter: Reporter):
 }
 
 export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps, reporter: Reporter): Promise<SetupResult> {
-  if (!plan.components.some((c) => c.status === 'planned')) {
-    const tried = plan.components.flatMap((c) => c.attempts.map((a) => `${c.name}: ${a.reason}`));
-    throw new XpuError('NO_SOURCE', `no component could be planned for ${plan.platform}`, {
-      details: { attempts: tried },
-      hints: [...tried.map((t) => `tried ${t}`), 'check the index URLs (--conda-channel, --index-url), your network and proxy'],
-    });
-  }
+  if (!plan.components.some((c) => c.status === 'planned')) throw noSourceError(plan.components, plan.platform);
   if (opts.refdriver && !plan.host.native) {
     throw new XpuError('USAGE', '--refdriver builds and runs code, so it cannot be combined with --platform for another machine');
   }

@@ -126,11 +126,22 @@ interface Stamp {
   command: string;
 }
 
+function stampPathOf(spec: Pick<CompileSpec, 'name' | 'outDir'>): string {
+  return path.join(spec.outDir, `${spec.name}.build.json`);
+}
+
+/** The library the last successful build of `spec` produced, if it is still there (no compiler needed). */
+export async function lastBuilt(spec: Pick<CompileSpec, 'name' | 'outDir'>, deps: Pick<Deps, 'readFile' | 'exists'>): Promise<string | undefined> {
+  const text = await deps.readFile(stampPathOf(spec));
+  const output = text ? (JSON.parse(text) as Partial<Stamp>).output : undefined;
+  return output && (await deps.exists(output)) ? output : undefined;
+}
+
 /** Compiles unless a library built from identical inputs is already there; a failure carries the command and output. */
 export async function compileSharedLibrary(spec: CompileSpec, compiler: Compiler, deps: Deps): Promise<CompileResult> {
   const key = await buildKey(spec, compiler, deps);
   const output = path.join(spec.outDir, `${spec.name}-${key.slice(0, 16)}${libExt(compiler.style)}`);
-  const stampPath = path.join(spec.outDir, `${spec.name}.build.json`);
+  const stampPath = stampPathOf(spec);
   const stamp = await deps.readFile(stampPath).then((t) => (t ? (JSON.parse(t) as Stamp) : undefined)).catch(() => undefined);
   const inv = compileInvocation(spec, compiler, output);
   const command = commandLine(inv);

@@ -141,6 +141,18 @@ async function planComponent(m: ComponentManifest, explicit: boolean, host: Host
   return pc;
 }
 
+/** Names what was missing and every source tried for it, then the remedy. */
+export function noSourceError(missing: PlannedComponent[], platform: TargetPlatform): XpuError {
+  const tried = missing.flatMap((c) => c.attempts.map((a) => `${c.name}: ${a.reason}`));
+  return new XpuError('NO_SOURCE', `no source could provide ${missing.map((c) => c.name).join(', ')} for ${platform}`, {
+    details: { attempts: tried },
+    hints: [
+      ...tried.map((t) => `tried ${t}`),
+      'check the index URLs (--conda-channel, --index-url), your network and proxy, or allow more sources with --source',
+    ],
+  });
+}
+
 export function planKeyOf(platform: TargetPlatform, components: PlannedComponent[], extra: unknown = null): string {
   const essence = components
     .filter((c) => c.status === 'planned')
@@ -164,16 +176,7 @@ export async function makePlan(
   const ctx: SourceContext = { host, deps, reporter, condaChannels: opts.condaChannels, indexUrl: opts.indexUrl };
   const components = await Promise.all(selected.map((m) => planComponent(m, opts.components.includes(m.name), host, opts, ctx)));
   const missing = components.filter((c) => c.status === 'unavailable' && c.explicit);
-  if (missing.length) {
-    const tried = missing.flatMap((c) => c.attempts.map((a) => `${c.name}: ${a.reason}`));
-    throw new XpuError('NO_SOURCE', `no source could provide ${missing.map((c) => c.name).join(', ')} for ${host.platform}`, {
-      details: { attempts: tried },
-      hints: [
-        ...tried.map((t) => `tried ${t}`),
-        'check the index URLs (--conda-channel, --index-url), your network and proxy, or allow more sources with --source',
-      ],
-    });
-  }
+  if (missing.length) throw noSourceError(missing, host.platform);
   return {
     schema: PLAN_SCHEMA,
     tool: { name: 'xpu-setup', version: VERSION },

@@ -1,22 +1,13 @@
 // `xpu-setup probe`: what the devices are, through koffi (and the built addon when there is one).
-import * as path from 'node:path';
-import { defaultPrefix } from '../../host/index.js';
 import { XpuError } from '../../errors.js';
 import { addonSpec } from '../../build/addon.js';
+import { lastBuilt } from '../../build/compile.js';
 import { formatLines, formatPytorch, formatTritonEnv, formatVerbose } from '../../caps/format.js';
 import { probeStack, requireDevices } from '../../caps/probe.js';
-import { applyPrefixEnv } from '../../install/prefix-env.js';
 import { str, type Command } from '../command.js';
-import { sayActiveDriver } from './active-driver.js';
+import { runtimePrefix } from '../runtime-prefix.js';
 
 const FORMATS = ['triton-env', 'pytorch'] as const;
-
-async function builtAddon(prefix: string, ctx: Parameters<Command['run']>[0]): Promise<string | undefined> {
-  const spec = addonSpec(prefix, ctx.deps.platform);
-  const stamp = await ctx.deps.readFile(path.join(spec.outDir, `${spec.name}.build.json`));
-  const output = stamp ? (JSON.parse(stamp) as { output?: string }).output : undefined;
-  return output && (await ctx.deps.exists(output)) ? output : undefined;
-}
 
 export const probeCommand: Command = {
   name: 'probe',
@@ -31,10 +22,9 @@ export const probeCommand: Command = {
     if (format && !(FORMATS as readonly string[]).includes(format)) {
       throw new XpuError('USAGE', `unknown format "${format}"`, { hints: [`use one of: ${FORMATS.join(', ')}`] });
     }
-    const prefix = str(ctx.values, 'prefix') ?? defaultPrefix(ctx.deps);
-    await applyPrefixEnv(prefix, ctx.deps);
-    sayActiveDriver(ctx);
-    const report = await probeStack(prefix, { deps: ctx.deps, addonPath: await builtAddon(prefix, ctx) });
+    const prefix = await runtimePrefix(ctx);
+    const addonPath = await lastBuilt(addonSpec(prefix, ctx.deps.platform), ctx.deps);
+    const report = await probeStack(prefix, { deps: ctx.deps, addonPath });
     try {
       requireDevices(report, ctx.deps);
     } catch (e) {

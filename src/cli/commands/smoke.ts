@@ -1,9 +1,7 @@
 // `xpu-setup smoke`: run the vector-add kernel on the first device and check every value.
-import { defaultPrefix } from '../../host/index.js';
 import { runSmoke } from '../../smoke/index.js';
-import { applyPrefixEnv } from '../../install/prefix-env.js';
-import { str, type Command } from '../command.js';
-import { sayActiveDriver } from './active-driver.js';
+import type { Command } from '../command.js';
+import { runtimePrefix } from '../runtime-prefix.js';
 
 export const smokeCommand: Command = {
   name: 'smoke',
@@ -13,9 +11,7 @@ export const smokeCommand: Command = {
     prefix: { type: 'string' },
   },
   async run(ctx) {
-    const prefix = str(ctx.values, 'prefix') ?? defaultPrefix(ctx.deps);
-    await applyPrefixEnv(prefix, ctx.deps);
-    sayActiveDriver(ctx);
+    const prefix = await runtimePrefix(ctx);
     const r = await runSmoke(prefix, { deps: ctx.deps, reporter: ctx.out });
     if (ctx.out.opts.json) {
       ctx.out.json(r);
