@@ -3,6 +3,7 @@ import { execa } from 'execa';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { median } from '../src/smoke/index.js';
 
 export const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
 
@@ -14,11 +15,7 @@ export async function timeCommand(file: string, args: string[], opts: { env?: Re
   return ms;
 }
 
-export function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
+export { median } from '../src/smoke/index.js';
 
 export interface BenchRow {
   name: string;

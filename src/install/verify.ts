@@ -9,20 +9,25 @@ export interface PrefixProblem {
   problem: 'missing' | 'changed';
 }
 
-export async function verifyPrefix(prefix: string, receipt: Receipt): Promise<PrefixProblem[]> {
+/** How files are looked at; each answers undefined when the file is not there (injected by the doctor's tests). */
+export interface FileReader {
+  sha256(file: string): Promise<string | undefined>;
+  readLink(file: string): Promise<string | undefined>;
+}
+
+export const diskReader: FileReader = {
+  sha256: (f) => sha256File(f).catch(() => undefined),
+  readLink: (f) => fs.readlink(f).catch(() => undefined),
+};
+
+export async function verifyPrefix(prefix: string, receipt: Pick<Receipt, 'files'>, reader: FileReader = diskReader): Promise<PrefixProblem[]> {
   const problems: PrefixProblem[] = [];
   await Promise.all(
     receipt.files.map(async (f) => {
       const abs = path.join(prefix, ...f.path.split('/'));
-      try {
-        if (f.link !== undefined) {
-          if ((await fs.readlink(abs)) !== f.link) problems.push({ path: f.path, problem: 'changed' });
-        } else if ((await sha256File(abs)) !== f.sha256) {
-          problems.push({ path: f.path, problem: 'changed' });
-        }
-      } catch {
-        problems.push({ path: f.path, problem: 'missing' });
-      }
+      const seen = f.link !== undefined ? await reader.readLink(abs) : await reader.sha256(abs);
+      if (seen === undefined) problems.push({ path: f.path, problem: 'missing' });
+      else if (seen !== (f.link ?? f.sha256)) problems.push({ path: f.path, problem: 'changed' });
     }),
   );
   return problems.sort((a, b) => a.path.localeCompare(b.path));

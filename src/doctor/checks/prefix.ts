@@ -1,41 +1,8 @@
 // Check: the prefix's receipt matches the files on disk (changed and missing files are named).
 import * as path from 'node:path';
-import type { ReceiptFile } from '../../install/receipt.js';
 import { RECEIPT_NAME } from '../../install/receipt.js';
-import type { Check, DoctorContext } from '../types.js';
-
-export interface FileObservation {
-  exists: boolean;
-  sha256?: string;
-  link?: string;
-}
-
-export interface ReceiptDiff {
-  checked: number;
-  changed: string[];
-  missing: string[];
-}
-
-/** Pure: what differs between the receipt's file list and what is on disk. */
-export function diffReceiptFiles(files: ReceiptFile[], observed: Map<string, FileObservation>): ReceiptDiff {
-  const diff: ReceiptDiff = { checked: files.length, changed: [], missing: [] };
-  for (const f of files) {
-    const o = observed.get(f.path);
-    if (!o || !o.exists) diff.missing.push(f.path);
-    else if (f.link !== undefined ? o.link !== f.link : o.sha256 !== f.sha256) diff.changed.push(f.path);
-  }
-  return diff;
-}
-
-async function observe(ctx: DoctorContext, prefix: string, f: ReceiptFile): Promise<FileObservation> {
-  const p = path.join(prefix, ...f.path.split('/'));
-  if (f.link !== undefined) {
-    const link = await ctx.deps.readLink(p);
-    return link === undefined ? { exists: false } : { exists: true, link };
-  }
-  const sha256 = await ctx.io.sha256(p);
-  return sha256 === undefined ? { exists: false } : { exists: true, sha256 };
-}
+import { verifyPrefix } from '../../install/verify.js';
+import type { Check } from '../types.js';
 
 function listSome(paths: string[], max = 8): string {
   return paths.length <= max ? paths.join(', ') : `${paths.slice(0, max).join(', ')} and ${paths.length - max} more`;
@@ -60,9 +27,9 @@ export const prefixCheck: Check = {
         fix: `run \`xpu-setup --prefix ${ctx.prefix}\``,
       };
     }
-    const observed = new Map<string, FileObservation>();
-    await Promise.all(receipt.files.map(async (f) => observed.set(f.path, await observe(ctx, ctx.prefix, f))));
-    const diff = diffReceiptFiles(receipt.files, observed);
+    const found = await verifyPrefix(ctx.prefix, receipt, { sha256: (f) => ctx.io.sha256(f), readLink: (f) => ctx.deps.readLink(f) });
+    const pick = (kind: 'missing' | 'changed') => found.filter((p) => p.problem === kind).map((p) => p.path);
+    const diff = { checked: receipt.files.length, changed: pick('changed'), missing: pick('missing') };
     const components = receipt.components.map((c) => `${c.name} ${c.version} (${c.source})`);
     const details: Record<string, unknown> = { receipt: file, components, ...diff };
     const problems: string[] = [];
