@@ -43,8 +43,3 @@ export async function buildRefDriver(prefix: string, opts: { deps: Deps; reporte
     throw e;
   }
 }
-
-/** True when a ZE_ENABLE_ALT_DRIVERS value names the reference driver. */
-export function isRefDriverList(value: string | undefined): boolean {
-  return !!value && value.split(',').some((p) => path.basename(p).startsWith(REFDRIVER_NAME));
-}

@@ -1,7 +1,7 @@
 // What probe and smoke do first: resolve the prefix, take on its recorded environment, and say plainly (on stderr)
 // when the Level Zero device about to be used is the CPU reference driver.
 import * as path from 'node:path';
-import { isRefDriverList } from '../build/refdriver.js';
+import { referenceDriverIn } from '../detect/env-traps.js';
 import { defaultPrefix } from '../host/index.js';
 import { applyPrefixEnv } from '../install/prefix-env.js';
 import { str, type CommandContext } from './command.js';
@@ -15,7 +15,7 @@ export async function runtimePrefix(ctx: CommandContext): Promise<string> {
 
 export function sayActiveDriver(ctx: CommandContext): void {
   const alt = ctx.deps.env.ZE_ENABLE_ALT_DRIVERS;
-  if (isRefDriverList(alt)) {
+  if (referenceDriverIn(alt)) {
     ctx.out.line(`active Level Zero driver: the xpu-setup CPU reference driver (${alt}), not an Intel GPU`);
   }
 }
