@@ -1,7 +1,6 @@
 // The real implementation of DetectIo (node:fs); tests pass their own.
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import * as fs from 'node:fs/promises';
+import { sha256File } from '../cache/store.js';
 import type { DetectIo } from './types.js';
 
 export const realDetectIo: DetectIo = {
@@ -11,13 +10,6 @@ export const realDetectIo: DetectIo = {
   ),
   statGid: (p) => fs.stat(p).then((s) => s.gid, () => undefined),
   realpath: (p) => fs.realpath(p).catch(() => undefined),
-  sha256: (p) =>
-    new Promise((resolve) => {
-      const h = createHash('sha256');
-      createReadStream(p)
-        .on('data', (c) => h.update(c))
-        .on('end', () => resolve(h.digest('hex')))
-        .on('error', () => resolve(undefined));
-    }),
+  sha256: (p) => sha256File(p).catch(() => undefined),
   isSymlink: (p) => fs.lstat(p).then((s) => s.isSymbolicLink(), () => false),
 };
