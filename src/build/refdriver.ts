@@ -22,12 +22,73 @@ export async function refDriverSpec(prefix: string, sourceDir = path.join(native
   };
 }
 
+/** What the reference driver needs to build and run besides a C compiler, and the Debian package of each. */
+interface Requirement {
+  what: string;
+  debian: string;
+  present(deps: Deps): Promise<boolean>;
+}
+
+const anyExists = async (deps: Deps, paths: string[]) => (await Promise.all(paths.map((p) => deps.exists(p)))).some(Boolean);
+const envDirs = (deps: Deps, name: string) => (deps.env[name] ?? '').split(path.delimiter).filter(Boolean);
+/** `name` in any of `dirs` and any multiarch subdirectory of them (/usr/lib/x86_64-linux-gnu, ...). */
+async function inLibDirs(deps: Deps, dirs: string[], name: string): Promise<boolean> {
+  const candidates = await Promise.all(
+    dirs.map(async (d) => [path.join(d, name), ...((await deps.readDir(d)) ?? []).filter((s) => s.endsWith('-linux-gnu')).map((s) => path.join(d, s, name))]),
+  );
+  return anyExists(deps, candidates.flat());
+}
+async function onPath(deps: Deps, tool: string): Promise<boolean> {
+  return anyExists(deps, envDirs(deps, 'PATH').map((d) => path.join(d, tool)));
+}
+
+export const REFDRIVER_REQUIREMENTS: Requirement[] = [
+  {
+    what: 'OpenCL headers (CL/cl.h)',
+    debian: 'opencl-headers',
+    present: (deps) =>
+      anyExists(deps, ['/usr/include', '/usr/local/include', ...envDirs(deps, 'CPATH'), ...envDirs(deps, 'C_INCLUDE_PATH')].map((d) => path.join(d, 'CL', 'cl.h'))),
+  },
+  {
+    what: 'the OpenCL ICD loader to link against (libOpenCL.so)',
+    debian: 'ocl-icd-opencl-dev',
+    present: (deps) => inLibDirs(deps, ['/usr/lib', '/usr/local/lib', '/lib', ...envDirs(deps, 'LIBRARY_PATH')], 'libOpenCL.so'),
+  },
+  {
+    what: 'PoCL, the CPU OpenCL implementation the kernels run on',
+    debian: 'pocl-opencl-icd',
+    present: async (deps) =>
+      deps.env.OCL_ICD_VENDORS !== undefined || ((await deps.readDir('/etc/OpenCL/vendors')) ?? []).some((f) => /pocl/i.test(f)),
+  },
+  {
+    what: 'llvm-spirv-15 (SPIR-V to LLVM bitcode)',
+    debian: 'llvm-spirv-15',
+    present: async (deps) => (deps.env.XPU_SETUP_LLVM_SPIRV ? deps.exists(deps.env.XPU_SETUP_LLVM_SPIRV) : onPath(deps, 'llvm-spirv-15')),
+  },
+];
+
+/** Fails before any compiler runs when something the driver needs is missing, with the one apt line that fixes it. */
+export async function checkRefDriverRequirements(deps: Deps): Promise<void> {
+  const missing = (
+    await Promise.all(REFDRIVER_REQUIREMENTS.map(async (r) => ((await r.present(deps)) ? undefined : r)))
+  ).filter((r): r is Requirement => r !== undefined);
+  if (!missing.length) return;
+  throw new XpuError('COMPILER', `the CPU reference driver cannot be built or run here: missing ${missing.map((r) => r.what).join('; ')}`, {
+    details: { missing: missing.map((r) => ({ what: r.what, debian: r.debian })) },
+    hints: [
+      `Debian/Ubuntu: sudo apt-get install -y ${missing.map((r) => r.debian).join(' ')}`,
+      'or leave out --refdriver',
+    ],
+  });
+}
+
 export async function buildRefDriver(prefix: string, opts: { deps: Deps; reporter: Reporter }): Promise<CompileResult> {
   if (opts.deps.platform !== 'linux') {
     throw new XpuError('USAGE', '--refdriver runs on Linux only (it drives PoCL, the CPU OpenCL implementation)', {
       hints: ['leave out --refdriver on this platform'],
     });
   }
+  await checkRefDriverRequirements(opts.deps);
   const compiler = await requireCompiler(opts.deps);
   if (compiler.style !== 'gnu') throw new XpuError('COMPILER', `the reference driver needs a GNU-style compiler, found ${compiler.path}`);
   const task = opts.reporter.task('build CPU reference driver');
@@ -37,9 +98,6 @@ export async function buildRefDriver(prefix: string, opts: { deps: Deps; reporte
     return r;
   } catch (e) {
     task.fail('CPU reference driver failed to build');
-    if (e instanceof XpuError && e.code === 'BUILD') {
-      e.hints.unshift('the reference driver needs the OpenCL headers and ICD loader (Debian: apt-get install ocl-icd-opencl-dev opencl-headers), and at run time pocl-opencl-icd and llvm-spirv-15');
-    }
     throw e;
   }
 }
