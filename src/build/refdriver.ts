@@ -4,7 +4,8 @@ import * as path from 'node:path';
 import type { Deps } from '../deps.js';
 import { XpuError } from '../errors.js';
 import type { Reporter } from '../reporter.js';
-import { nativeDir, requireCompiler } from './addon.js';
+import { nativeDir } from '../package-dir.js';
+import { requireCompiler } from './addon.js';
 import { compileSharedLibrary, type CompileResult, type CompileSpec } from './compile.js';
 
 export const REFDRIVER_NAME = 'libze_xpu_setup_refdriver';

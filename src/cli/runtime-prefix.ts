@@ -1,7 +1,7 @@
 // What probe and smoke do first: resolve the prefix, take on its recorded environment, and say plainly (on stderr)
 // when the Level Zero device about to be used is the CPU reference driver.
 import * as path from 'node:path';
-import { referenceDriverIn } from '../detect/env-traps.js';
+import { referenceDriverIn } from '../inspect/env-traps.js';
 import { defaultPrefix } from '../host/index.js';
 import { applyPrefixEnv } from '../install/prefix-env.js';
 import { str, type CommandContext } from './command.js';

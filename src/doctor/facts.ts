@@ -1,9 +1,9 @@
 // Detection results shared by several checks, each computed once per doctor run.
 import type { Deps } from '../deps.js';
-import { detectGpus, type GpuScan } from '../detect/gpu.js';
-import { detectInstalls, type InstallsSummary } from '../detect/installs.js';
-import { readLdconfig, type LdconfigEntry } from '../detect/ldconfig.js';
-import type { DetectIo, Finding } from '../detect/types.js';
+import { detectGpus, type GpuScan } from '../inspect/gpu.js';
+import { detectInstalls, type InstallsSummary } from '../inspect/installs.js';
+import { readLdconfig, type LdconfigEntry } from '../inspect/ldconfig.js';
+import type { DetectIo, Finding } from '../inspect/types.js';
 import { detectHost, type Host } from '../host/index.js';
 import { readReceipt, type Receipt } from '../install/receipt.js';
 

@@ -1,7 +1,7 @@
 // The doctor: picks the checks, runs them against shared detection facts, and builds the versioned report.
 import type { Deps } from '../deps.js';
-import { realDetectIo } from '../detect/io.js';
-import type { DetectIo } from '../detect/types.js';
+import { realDetectIo } from '../inspect/io.js';
+import type { DetectIo } from '../inspect/types.js';
 import { XpuError } from '../errors.js';
 import { defaultPrefix, runningPlatform } from '../host/index.js';
 import type { Receipt } from '../install/receipt.js';

@@ -1,6 +1,6 @@
 // The doctor's data: checks, their results, the versioned JSON report, and the services injected from outside.
 import type { Deps } from '../deps.js';
-import type { DetectIo } from '../detect/types.js';
+import type { DetectIo } from '../inspect/types.js';
 import type { Facts } from './facts.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip' | 'error';

@@ -1,5 +1,5 @@
 // koffi bindings straight into a Level Zero loader, opened by full path, and the device probe built on them.
-import { diagnoseLoadError } from '../detect/load-check.js';
+import { diagnoseLoadError } from '../inspect/load-check.js';
 import { XpuError } from '../errors.js';
 import { Arena, Block, loadLibrary, type Lib } from './ffi.js';
 import { nodeLayout, prefixLibrary } from '../host/index.js';

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import type { Deps } from '../deps.js';
 import { XpuError } from '../errors.js';
 import type { Reporter } from '../reporter.js';
-import { nativeDir } from '../build/addon.js';
+import { nativeDir } from '../package-dir.js';
 import koffi from 'koffi';
 import { Arena } from '../runtime/ffi.js';
 import { LAYOUT, STYPE, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, zeResultName, DEVICE_TYPE } from '../runtime/ze-abi.js';

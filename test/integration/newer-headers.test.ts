@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildAddon } from '../../src/build/addon.js';
-import { probeStack, requireDevices } from '../../src/caps/probe.js';
+import { probeStack, requireDevices } from '../../src/probe/probe.js';
 import { realDeps } from '../../src/deps.js';
 import { silentReporter } from '../../src/reporter.js';
 import { ensureDebs } from '../support/debs.js';

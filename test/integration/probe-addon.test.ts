@@ -9,7 +9,7 @@ import { isXpuError } from '../../src/errors.js';
 import { silentReporter } from '../../src/reporter.js';
 import { addonSpec, buildAddon, requireCompiler } from '../../src/build/addon.js';
 import { compileSharedLibrary } from '../../src/build/compile.js';
-import { probeDifferences } from '../../src/caps/probe.js';
+import { probeDifferences } from '../../src/probe/probe.js';
 import { probeViaAddon } from '../../src/runtime/addon.js';
 import { LAYOUT } from '../../src/runtime/ze-abi.js';
 import { probeZe, zeLoaderPath } from '../../src/runtime/ze.js';

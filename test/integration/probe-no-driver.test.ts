@@ -7,7 +7,7 @@ import { realDeps } from '../../src/deps.js';
 import { isXpuError } from '../../src/errors.js';
 import { Output } from '../../src/cli/output.js';
 import { probeCommand } from '../../src/cli/commands/probe.js';
-import { probeStack } from '../../src/caps/probe.js';
+import { probeStack } from '../../src/probe/probe.js';
 import { systemPrefix } from './probe-helpers.js';
 
 const prefix = systemPrefix();

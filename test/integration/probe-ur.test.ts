@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { realDeps } from '../../src/deps.js';
 import { formatVerbose } from '../../src/caps/format.js';
-import { probeStack, urLoaderPath } from '../../src/caps/probe.js';
+import { probeStack, urLoaderPath } from '../../src/probe/probe.js';
 import { scanOpenCl } from '../../src/runtime/opencl.js';
 import { probeUr } from '../../src/runtime/ur.js';
 import { systemPrefix } from './probe-helpers.js';

@@ -9,9 +9,9 @@ import { isXpuError } from '../../src/errors.js';
 import { silentReporter } from '../../src/reporter.js';
 import { buildAddon } from '../../src/build/addon.js';
 import { formatTritonEnv } from '../../src/caps/format.js';
-import { probeStack, requireDevices } from '../../src/caps/probe.js';
+import { probeStack, requireDevices } from '../../src/probe/probe.js';
 import { runSmoke, SMOKE_SPV_ENV } from '../../src/smoke/index.js';
-import { verifyStack } from '../../src/smoke/verify.js';
+import { verifyStack } from '../../src/pipeline.js';
 import { systemPrefix } from './probe-helpers.js';
 
 const root = path.join(__dirname, '..', '..');

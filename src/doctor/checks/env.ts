@@ -1,6 +1,6 @@
 // Check: environment variables that hide devices, change the driver list or crash the loader.
 import * as path from 'node:path';
-import { altDriversEntries, findEnvTraps, type EnvTrap } from '../../detect/env-traps.js';
+import { altDriversEntries, findEnvTraps, type EnvTrap } from '../../inspect/env-traps.js';
 import type { Check } from '../types.js';
 
 export const envCheck: Check = {

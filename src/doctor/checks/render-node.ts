@@ -1,5 +1,5 @@
 // Check: /dev/dri/renderD* exists for the GPU and this user can open it (the render-group trap).
-import { detectRenderNodes, renderVerdict } from '../../detect/render-nodes.js';
+import { detectRenderNodes, renderVerdict } from '../../inspect/render-nodes.js';
 import type { Check } from '../types.js';
 
 export const renderNodeCheck: Check = {

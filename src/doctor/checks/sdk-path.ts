@@ -1,5 +1,5 @@
 // Check: LEVEL_ZERO_V1_SDK_PATH / ZE_PATH (what Triton reads) point at a directory with headers and the link library.
-import { checkSdkPath, type SdkPathCheck } from '../../detect/headers.js';
+import { checkSdkPath, type SdkPathCheck } from '../../inspect/headers.js';
 import type { Check } from '../types.js';
 import { envScriptHint } from './shared.js';
 

@@ -1,5 +1,5 @@
 // Small helpers the checks share: the environment the stack runs with, the reference driver, distro-specific fixes.
-import { referenceDriverIn } from '../../detect/env-traps.js';
+import { referenceDriverIn } from '../../inspect/env-traps.js';
 import { isDebianLike } from '../../host/linux.js';
 import type { Host } from '../../host/types.js';
 import type { DoctorContext } from '../types.js';

@@ -1,6 +1,6 @@
 // Check: the Level Zero GPU driver (libze_intel_gpu.so.1 / ze_intel_gpu64.dll) is installed and loads.
-import { tryLoad } from '../../detect/load-check.js';
-import { detectUserModeDriver, LINUX_UMD } from '../../detect/user-driver.js';
+import { tryLoad } from '../../inspect/load-check.js';
+import { detectUserModeDriver, LINUX_UMD } from '../../inspect/user-driver.js';
 import type { Check } from '../types.js';
 import { computeRuntimeInstallHint } from './shared.js';
 

@@ -1,8 +1,8 @@
 // Check: the Level Zero loader programs will load (and the prefix's copy): where, which version, shadowing, loadability.
 import { nodeLayout } from '../../host/index.js';
-import { tryLoad } from '../../detect/load-check.js';
-import type { LoaderInstall } from '../../detect/installs.js';
-import { zeLoaderName } from '../../detect/installs.js';
+import { tryLoad } from '../../inspect/load-check.js';
+import type { LoaderInstall } from '../../inspect/installs.js';
+import { zeLoaderName } from '../../inspect/installs.js';
 import type { Check } from '../types.js';
 import { envScriptHint } from './shared.js';
 
