@@ -92,7 +92,7 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
       : await installPlan(plan, await fetchPlan(plan, deps, reporter), reporter);
     const result: SetupResult = { plan, install };
 
-    const l0 = plan.components.find((c) => c.name === 'level-zero' && c.status === 'planned');
+    const l0 = plan.components.find((c) => c.zeLoader && c.status === 'planned');
     if (!plan.host.native || !l0) {
       result.verifySkipped = !plan.host.native ? `installed for ${plan.platform}: nothing is run on this machine` : 'Level Zero was not installed';
       return result;

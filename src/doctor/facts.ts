@@ -4,7 +4,7 @@ import { detectGpus, type GpuScan } from '../inspect/gpu.js';
 import { detectInstalls, type InstallsSummary } from '../inspect/installs.js';
 import { readLdconfig, type LdconfigEntry } from '../inspect/ldconfig.js';
 import type { DetectIo, Finding } from '../inspect/types.js';
-import { detectHost, type Host } from '../host/index.js';
+import { detectHost, nodeLayout, type Host } from '../host/index.js';
 import { readReceipt, type Receipt } from '../install/receipt.js';
 
 export interface ReceiptRead {
@@ -40,7 +40,7 @@ export class Facts {
 
   ldcache(): Promise<{ entries: LdconfigEntry[]; tried: string[] }> {
     return this.once('ldcache', () =>
-      this.deps.platform === 'linux' ? readLdconfig(this.deps) : Promise.resolve({ entries: [], tried: [] }),
+      nodeLayout(this.deps.platform).ldconfig ? readLdconfig(this.deps) : Promise.resolve({ entries: [], tried: [] }),
     );
   }
 

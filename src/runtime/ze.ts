@@ -124,11 +124,8 @@ export function noDriverError(loaderPath: string, result: number, env: Record<st
   const looked = alt ? `ZE_ENABLE_ALT_DRIVERS=${alt}` : libs.join(', ');
   const hints = [
     `the loader ${loaderPath} looks for the driver libraries ${looked}${alt ? '' : ' (or the list in ZE_ENABLE_ALT_DRIVERS)'}; none of them loaded`,
-    platform === 'win32'
-      ? 'install or update the Intel GPU driver (it ships the Level Zero driver)'
-      : 'install the Intel GPU user-mode driver (Debian/Ubuntu: libze-intel-gpu1 or intel-level-zero-gpu; it provides libze_intel_gpu.so.1)',
+    ...nodeLayout(platform).remedies.noGpuDriver,
   ];
-  if (platform !== 'win32') hints.push('if the driver is installed: check that you can open /dev/dri/renderD* (add yourself to the `render` group)');
   return new XpuError('NO_DEVICE', `no Level Zero driver was found: zeInit returned ${zeResultName(result)}`, {
     hints,
     details: { loader: loaderPath, zeInit: result, driverLibraries: alt ? alt.split(',') : [...libs] },

@@ -1,4 +1,5 @@
 // Check: a C compiler is available to build the runtime addon; --verbose lists every place the finder looked.
+import { nodeLayout } from '../../host/index.js';
 import type { Check } from '../types.js';
 
 export const compilerCheck: Check = {
@@ -16,9 +17,7 @@ export const compilerCheck: Check = {
     return {
       status: 'warn',
       message: 'no C compiler found: the native runtime addon cannot be built (probing falls back to the FFI path)',
-      fix: ctx.deps.platform === 'win32'
-        ? 'install Visual Studio Build Tools with the "Desktop development with C++" workload (or set CC)'
-        : 'install one (sudo apt install gcc, sudo dnf install gcc) or set CC',
+      fix: nodeLayout(ctx.deps.platform).remedies.noCompiler,
       details,
     };
   },

@@ -1,4 +1,5 @@
 // Check: /dev/dri/renderD* exists for the GPU and this user can open it (the render-group trap).
+import { nodeLayout } from '../../host/index.js';
 import { detectRenderNodes, renderVerdict } from '../../inspect/render-nodes.js';
 import type { Check } from '../types.js';
 
@@ -7,7 +8,7 @@ export const renderNodeCheck: Check = {
   title: 'GPU device node',
   group: 'system',
   async run(ctx) {
-    if (ctx.deps.platform !== 'linux') return { status: 'skip', message: 'Linux only' };
+    if (!nodeLayout(ctx.deps.platform).renderNodes) return { status: 'skip', message: 'Linux only' };
     const { found: gpus } = await ctx.facts.gpus();
     const { found, tried } = await detectRenderNodes(ctx.deps, { root: ctx.root, io: ctx.io });
     const intelAddrs = new Set(gpus.intel.map((g) => g.address).filter(Boolean));

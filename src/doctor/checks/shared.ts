@@ -1,5 +1,6 @@
 // Small helpers the checks share: the environment the stack runs with, the reference driver, distro-specific fixes.
 import { referenceDriverIn } from '../../inspect/env-traps.js';
+import { nodeLayout } from '../../host/index.js';
 import { isDebianLike } from '../../host/linux.js';
 import type { Host } from '../../host/types.js';
 import type { DoctorContext } from '../types.js';
@@ -20,9 +21,7 @@ export async function activeReferenceDriver(ctx: DoctorContext): Promise<{ libra
 }
 
 export function envScriptHint(ctx: DoctorContext): string {
-  return ctx.deps.platform === 'win32'
-    ? `run ${ctx.prefix}\\env.ps1 (PowerShell) or ${ctx.prefix}\\env.bat (cmd)`
-    : `source ${ctx.prefix}/env.sh`;
+  return nodeLayout(ctx.deps.platform).remedies.envScript(ctx.prefix);
 }
 
 /** How to install Intel's user-mode GPU driver (compute-runtime) on this distro. */
