@@ -19,6 +19,7 @@ import { detectInstalls } from './inspect/installs.js';
 import { probeStack, requireDevices } from './probe/probe.js';
 import type { Reporter } from './reporter.js';
 import { runSmoke, type SmokeResult } from './smoke/index.js';
+import { EnvVars, RUN_ENV_VARS } from './env-names.js';
 
 export interface SetupOptions {
   plan: PlanOptions;
@@ -101,13 +102,13 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
     if (opts.refdriver) result.refdriver = await buildRefDriver(plan.prefix, { deps, reporter });
     const altDrivers = result.refdriver?.output;
     // The loader reads ZE_ENABLE_ALT_DRIVERS at zeInit; this process has not initialised it yet.
-    if (altDrivers) deps.env.ZE_ENABLE_ALT_DRIVERS = altDrivers;
+    if (altDrivers) deps.env[EnvVars.ZE_ENABLE_ALT_DRIVERS] = altDrivers;
 
     // The env files follow this run's choice of driver now, and lose any earlier probe's answers until this one's.
     await updateReceipt(plan.prefix, (r) => {
       const extra = { ...(r.extraEnv ?? {}) };
-      for (const k of ['ZE_ENABLE_ALT_DRIVERS', 'TRITON_INTEL_DEVICE_ARCH', 'TRITON_INTEL_DEVICE_EXTENSIONS']) delete extra[k];
-      if (altDrivers) extra.ZE_ENABLE_ALT_DRIVERS = altDrivers;
+      for (const k of RUN_ENV_VARS) delete extra[k];
+      if (altDrivers) extra[EnvVars.ZE_ENABLE_ALT_DRIVERS] = altDrivers;
       r.extraEnv = extra;
       delete r.probe;
     });
@@ -118,8 +119,8 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
       result.install.receipt =
         (await updateReceipt(plan.prefix, (r) => {
           const extra = { ...(r.extraEnv ?? {}) };
-          if (t.arch) extra.TRITON_INTEL_DEVICE_ARCH = t.arch;
-          if (t.extensions.length) extra.TRITON_INTEL_DEVICE_EXTENSIONS = t.extensions.join(' ');
+          if (t.arch) extra[EnvVars.TRITON_INTEL_DEVICE_ARCH] = t.arch;
+          if (t.extensions.length) extra[EnvVars.TRITON_INTEL_DEVICE_EXTENSIONS] = t.extensions.join(' ');
           r.extraEnv = extra;
           r.probe = { arch: t.arch, extensions: t.extensions, device: t.device, driver: t.driver };
         })) ?? result.install.receipt;

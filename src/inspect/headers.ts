@@ -2,6 +2,7 @@
 import { nodeLayout } from '../host/index.js';
 import * as path from 'node:path';
 import type { Deps } from '../deps.js';
+import { EnvVars } from '../env-names.js';
 
 export interface ZeHeaderInfo {
   /** ZE_API_VERSION_CURRENT as "major.minor". */
@@ -39,8 +40,10 @@ export function headerSearchDirs(platform: NodeJS.Platform, env: Record<string, 
   const sep = win ? ';' : ':';
   const out: { dir: string; source: HeaderSource }[] = [];
   if (prefix) out.push({ dir: join(prefix, 'include'), source: 'prefix' });
-  if (env.LEVEL_ZERO_V1_SDK_PATH) out.push({ dir: join(env.LEVEL_ZERO_V1_SDK_PATH, 'include'), source: 'LEVEL_ZERO_V1_SDK_PATH' });
-  if (env.ZE_PATH) out.push({ dir: join(env.ZE_PATH, 'include'), source: 'ZE_PATH' });
+  for (const name of [EnvVars.LEVEL_ZERO_V1_SDK_PATH, EnvVars.ZE_PATH]) {
+    const dir = env[name];
+    if (dir) out.push({ dir: join(dir, 'include'), source: name });
+  }
   const vars: HeaderSource[] = win ? ['INCLUDE'] : ['CPATH', 'C_INCLUDE_PATH', 'CPLUS_INCLUDE_PATH'];
   for (const v of vars) for (const d of (env[v] ?? '').split(sep).filter(Boolean)) out.push({ dir: d, source: v });
   if (!win) for (const d of ['/usr/local/include', '/usr/include']) out.push({ dir: d, source: 'system' });

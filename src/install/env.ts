@@ -1,6 +1,7 @@
 // The environment a prefix needs, and its rendering for sh, fish, PowerShell, cmd and JSON.
 import type { TargetPlatform } from '../host/types.js';
 import { layoutFor } from '../host/index.js';
+import { EnvVars } from '../env-names.js';
 
 export type Shell = 'sh' | 'fish' | 'pwsh' | 'cmd' | 'json';
 export const SHELLS: readonly Shell[] = ['sh', 'fish', 'pwsh', 'cmd', 'json'];
@@ -21,8 +22,8 @@ export function prefixJoin(prefix: string, platform: TargetPlatform, ...parts: s
 export function envVars(prefix: string, platform: TargetPlatform, extra: Record<string, string> = {}): EnvVar[] {
   const j = (...p: string[]) => prefixJoin(prefix, platform, ...p);
   const vars: EnvVar[] = [
-    { name: 'LEVEL_ZERO_V1_SDK_PATH', value: prefix, mode: 'set' },
-    { name: 'ZE_PATH', value: prefix, mode: 'set' },
+    { name: EnvVars.LEVEL_ZERO_V1_SDK_PATH, value: prefix, mode: 'set' },
+    { name: EnvVars.ZE_PATH, value: prefix, mode: 'set' },
   ];
   for (const v of layoutFor(platform).searchPathVars) vars.push({ name: v.name, value: j(v.dir), mode: 'prepend' });
   vars.push(

@@ -5,6 +5,7 @@ import { Arena, Block, loadLibrary, type Lib } from './ffi.js';
 import { nodeLayout, prefixLibrary } from '../host/index.js';
 import { EXT, LAYOUT, STYPE, apiVersionString, zeResultName } from './ze-abi.js';
 import type { RawDevice, RawDriver, RawLoaderComponent, RawZeProbe } from './types.js';
+import { EnvVars } from '../env-names.js';
 
 type Fn = (...args: unknown[]) => number;
 
@@ -120,7 +121,7 @@ export function zeLoaderPath(prefix: string, platform: NodeJS.Platform): string 
 /** The error every caller raises when zeInit finds no driver. */
 export function noDriverError(loaderPath: string, result: number, env: Record<string, string | undefined>, platform: NodeJS.Platform): XpuError {
   const libs = nodeLayout(platform).zeDriverLibraries;
-  const alt = env.ZE_ENABLE_ALT_DRIVERS;
+  const alt = env[EnvVars.ZE_ENABLE_ALT_DRIVERS];
   const looked = alt ? `ZE_ENABLE_ALT_DRIVERS=${alt}` : libs.join(', ');
   const hints = [
     `the loader ${loaderPath} looks for the driver libraries ${looked}${alt ? '' : ' (or the list in ZE_ENABLE_ALT_DRIVERS)'}; none of them loaded`,
