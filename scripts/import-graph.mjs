@@ -11,8 +11,8 @@ export const LAYERS = {
   library: ['manifest', 'net', 'cache', 'formats', 'runtime', 'caps', 'sources', 'inspect'],
   // The pipeline's stages, in order. Only pipeline.ts composes them; between stages only `import type` (data) passes.
   stage: ['plan', 'fetch', 'install', 'build', 'probe', 'smoke'],
-  // Places that compose: the setup pipeline and the doctor.
-  root: ['pipeline', 'doctor'],
+  // Places that compose: the setup pipeline, the doctor, and the real side effects behind Deps.
+  root: ['pipeline', 'doctor', 'real-deps'],
   cli: ['cli'],
 };
 

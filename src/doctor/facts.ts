@@ -3,7 +3,7 @@ import type { Deps } from '../deps.js';
 import { detectGpus, type GpuScan } from '../inspect/gpu.js';
 import { detectInstalls, type InstallsSummary } from '../inspect/installs.js';
 import { readLdconfig, type LdconfigEntry } from '../inspect/ldconfig.js';
-import type { DetectIo, Finding } from '../inspect/types.js';
+import type { Finding } from '../inspect/types.js';
 import { detectHost, nodeLayout, type Host } from '../host/index.js';
 import { readReceipt, type Receipt } from '../install/receipt.js';
 
@@ -18,7 +18,7 @@ export class Facts {
 
   constructor(
     private readonly deps: Deps,
-    private readonly opts: { root: string; io: DetectIo; prefix: string; readReceipt?: (prefix: string) => Promise<Receipt | undefined> },
+    private readonly opts: { root: string; prefix: string; readReceipt?: (prefix: string) => Promise<Receipt | undefined> },
   ) {}
 
   private once<T>(key: string, fn: () => Promise<T>): Promise<T> {
@@ -35,7 +35,7 @@ export class Facts {
   }
 
   gpus(): Promise<Finding<GpuScan>> {
-    return this.once('gpus', () => detectGpus(this.deps, { root: this.opts.root, io: this.opts.io }));
+    return this.once('gpus', () => detectGpus(this.deps, { root: this.opts.root }));
   }
 
   ldcache(): Promise<{ entries: LdconfigEntry[]; tried: string[] }> {
@@ -57,7 +57,7 @@ export class Facts {
   installs(): Promise<InstallsSummary> {
     return this.once('installs', async () => {
       const [ld, r] = await Promise.all([this.ldcache(), this.receipt()]);
-      return detectInstalls(this.deps, { prefix: this.opts.prefix, receipt: r.receipt, ldcache: ld.entries, io: this.opts.io });
+      return detectInstalls(this.deps, { prefix: this.opts.prefix, receipt: r.receipt, ldcache: ld.entries });
     });
   }
 }

@@ -1,6 +1,5 @@
 // The doctor's data: checks, their results, the versioned JSON report, and the services injected from outside.
 import type { Deps } from '../deps.js';
-import type { DetectIo } from '../inspect/types.js';
 import type { Facts } from './facts.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip' | 'error';
@@ -90,7 +89,6 @@ export interface DoctorServices {
 
 export interface DoctorContext {
   deps: Deps;
-  io: DetectIo;
   /** Filesystem root for /sys, /dev, /etc ("/" except in tests). */
   root: string;
   prefix: string;

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildAddon } from '../../src/build/addon.js';
 import { probeStack, requireDevices } from '../../src/probe/probe.js';
-import { realDeps } from '../../src/deps.js';
+import { realDeps } from '../../src/real-deps.js';
 import { silentReporter } from '../../src/reporter.js';
 import { ensureDebs } from '../support/debs.js';
 import { SYSTEM_LOADER_DIR } from './probe-helpers.js';

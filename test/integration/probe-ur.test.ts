@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { realDeps } from '../../src/deps.js';
+import { realDeps } from '../../src/real-deps.js';
 import { formatVerbose } from '../../src/caps/format.js';
 import { probeStack, urLoaderPath } from '../../src/probe/probe.js';
 import { scanOpenCl } from '../../src/runtime/opencl.js';

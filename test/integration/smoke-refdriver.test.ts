@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { realDeps } from '../../src/deps.js';
+import { realDeps } from '../../src/real-deps.js';
 import { isXpuError } from '../../src/errors.js';
 import { silentReporter } from '../../src/reporter.js';
 import { buildAddon } from '../../src/build/addon.js';

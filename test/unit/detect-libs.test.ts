@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { realDeps } from '../../src/deps.js';
+import { realDeps } from '../../src/real-deps.js';
 import { checkSdkPath, findZeHeaders, headerSearchDirs, parseZeApiHeader } from '../../src/inspect/headers.js';
 import { parseLdconfig } from '../../src/inspect/ldconfig.js';
 import { diagnoseLoadError, parseLoadAnswer, tryLoad } from '../../src/inspect/load-check.js';

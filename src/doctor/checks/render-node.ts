@@ -10,7 +10,7 @@ export const renderNodeCheck: Check = {
   async run(ctx) {
     if (!nodeLayout(ctx.deps.platform).renderNodes) return { status: 'skip', message: 'Linux only' };
     const { found: gpus } = await ctx.facts.gpus();
-    const { found, tried } = await detectRenderNodes(ctx.deps, { root: ctx.root, io: ctx.io });
+    const { found, tried } = await detectRenderNodes(ctx.deps, { root: ctx.root });
     const intelAddrs = new Set(gpus.intel.map((g) => g.address).filter(Boolean));
     // Judge only the Intel GPU's nodes when we can tell which they are.
     const nodes = found.nodes.filter((n) => !n.pciAddress || intelAddrs.has(n.pciAddress));
