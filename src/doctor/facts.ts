@@ -38,9 +38,9 @@ export class Facts {
     return this.once('gpus', () => detectGpus(this.deps, { root: this.opts.root }));
   }
 
-  ldcache(): Promise<{ entries: LdconfigEntry[]; tried: string[] }> {
+  ldcache(): Promise<Finding<LdconfigEntry[]>> {
     return this.once('ldcache', () =>
-      nodeLayout(this.deps.platform).ldconfig ? readLdconfig(this.deps) : Promise.resolve({ entries: [], tried: [] }),
+      nodeLayout(this.deps.platform).ldconfig ? readLdconfig(this.deps) : Promise.resolve({ found: [], tried: [] }),
     );
   }
 
@@ -57,7 +57,7 @@ export class Facts {
   installs(): Promise<InstallsSummary> {
     return this.once('installs', async () => {
       const [ld, r] = await Promise.all([this.ldcache(), this.receipt()]);
-      return detectInstalls(this.deps, { prefix: this.opts.prefix, receipt: r.receipt, ldcache: ld.entries });
+      return detectInstalls(this.deps, { prefix: this.opts.prefix, receipt: r.receipt, ldcache: ld.found });
     });
   }
 }

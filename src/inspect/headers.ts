@@ -2,6 +2,7 @@
 import { nodeLayout } from '../host/index.js';
 import * as path from 'node:path';
 import type { Deps } from '../deps.js';
+import type { Finding } from '../finding.js';
 import { EnvVars } from '../env-names.js';
 
 export interface ZeHeaderInfo {
@@ -50,7 +51,7 @@ export function headerSearchDirs(platform: NodeJS.Platform, env: Record<string, 
   return out;
 }
 
-export async function findZeHeaders(deps: Deps, prefix?: string): Promise<{ found: HeaderInstall[]; tried: string[] }> {
+export async function findZeHeaders(deps: Deps, prefix?: string): Promise<Finding<HeaderInstall[]>> {
   const join = nodeLayout(deps.platform).path.join;
   const found: HeaderInstall[] = [];
   const tried: string[] = [];

@@ -93,7 +93,7 @@ export async function detectInstalls(
   let ldcache = opts.ldcache;
   if (!ldcache && deps.platform === 'linux') {
     const l = await readLdconfig(deps);
-    ldcache = l.entries;
+    ldcache = l.found;
     tried.push(...l.tried);
   }
   const name = zeLoaderName(deps.platform);

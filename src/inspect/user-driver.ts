@@ -40,5 +40,5 @@ export async function detectUserModeDriver(
   }
   const library = await resolveLibrary(deps, LINUX_UMD, { ldcache: opts.ldcache });
   const pk = await queryPackages(deps);
-  return { found: { library, packages: pk.packages }, tried: [...library.tried, ...pk.tried] };
+  return { found: { library, packages: pk.found }, tried: [...library.tried, ...pk.tried] };
 }

@@ -1,5 +1,6 @@
 // Check: a C compiler is available to build the runtime addon; --verbose lists every place the finder looked.
 import { nodeLayout } from '../../host/index.js';
+import { describeTried } from '../../finding.js';
 import type { Check } from '../types.js';
 
 export const compilerCheck: Check = {
@@ -10,7 +11,7 @@ export const compilerCheck: Check = {
     const find = ctx.services.findCompiler;
     if (!find) return { status: 'skip', message: 'no compiler finder available in this build' };
     const r = await find(ctx.deps);
-    const tried = r.tried.map((t) => `${t.what}: ${t.result}${t.detail ? ` (${t.detail})` : ''}`);
+    const tried = describeTried(r.tried);
     const details = { found: r.found, tried };
     const c = r.found[0];
     if (c) return { status: 'ok', message: `${c.path} (${c.version || c.via})`, details };

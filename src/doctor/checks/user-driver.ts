@@ -11,7 +11,7 @@ export const userDriverCheck: Check = {
   async run(ctx) {
     const [{ found: gpus }, ld] = await Promise.all([ctx.facts.gpus(), ctx.facts.ldcache()]);
     const hasGpu = gpus.intel.length > 0;
-    const { found, tried } = await detectUserModeDriver(ctx.deps, { ldcache: ld.entries, gpus: gpus.intel });
+    const { found, tried } = await detectUserModeDriver(ctx.deps, { ldcache: ld.found, gpus: gpus.intel });
     const packages = found.packages.map((p) => `${p.name} ${p.version}`);
     const details: Record<string, unknown> = { packages, tried };
     if (ctx.deps.platform === 'win32') {
