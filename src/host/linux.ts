@@ -14,6 +14,9 @@ export const linuxLayout: PlatformLayout = {
   prefixLibDirs: ['lib', 'lib64'],
   zeDriverLibraries: ['libze_intel_gpu.so.1', 'libze_intel_vpu.so.1'],
   openclLibrary: 'libOpenCL.so.1',
+  zeLinkLibrary: 'libze_loader.so',
+  compilerIncludeVars: ['CPATH', 'C_INCLUDE_PATH', 'CPLUS_INCLUDE_PATH'],
+  systemIncludeDirs: ['/usr/local/include', '/usr/include'],
   defaultShell: 'sh',
   searchPathVars: [
     { name: 'CPATH', dir: 'include' },

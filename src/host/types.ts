@@ -46,6 +46,11 @@ export interface PlatformLayout {
   zeDriverLibraries: string[];
   /** The OpenCL ICD loader. */
   openclLibrary: string;
+  /** The L0 link library under <sdk>/lib that `-lze_loader` (or the MSVC linker) picks up. */
+  zeLinkLibrary: 'libze_loader.so' | 'ze_loader.lib';
+  /** Variables the C compiler searches for headers, and its built-in include dirs. */
+  compilerIncludeVars: ('CPATH' | 'C_INCLUDE_PATH' | 'CPLUS_INCLUDE_PATH' | 'INCLUDE')[];
+  systemIncludeDirs: string[];
   /** The shell whose env file `xpu-setup env` prints when none is named. */
   defaultShell: 'sh' | 'pwsh';
   /** Search-path variables the env files prepend, each with its directory inside the prefix. */

@@ -15,6 +15,9 @@ export const win32Layout: PlatformLayout = {
   prefixLibDirs: ['bin', 'Library\\bin'],
   zeDriverLibraries: ['ze_intel_gpu64.dll', 'ze_intel_vpu.dll'],
   openclLibrary: 'OpenCL.dll',
+  zeLinkLibrary: 'ze_loader.lib',
+  compilerIncludeVars: ['INCLUDE'],
+  systemIncludeDirs: [],
   defaultShell: 'pwsh',
   searchPathVars: [
     { name: 'INCLUDE', dir: 'include' },
