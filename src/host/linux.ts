@@ -25,6 +25,7 @@ export const linuxLayout: PlatformLayout = {
   ],
   prefixSeparator: () => '/',
   renderNodes: true,
+  systemPackages: true,
   ldconfig: true,
   remedies: {
     noCompiler: 'install one (sudo apt install gcc, sudo dnf install gcc) or set CC',

@@ -59,6 +59,8 @@ export interface PlatformLayout {
   prefixSeparator(prefix: string): '/' | '\\';
   /** The platform's /dev/dri render nodes and `render` group exist (Linux). */
   renderNodes: boolean;
+  /** Files may belong to a system package manager (dpkg, rpm) that knows their version. */
+  systemPackages: boolean;
   /** The dynamic loader has an ld.so.cache that `ldconfig -p` lists (Linux). */
   ldconfig: boolean;
   /** Remedies that errors and doctor checks say, in this platform's words. */

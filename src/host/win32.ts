@@ -26,6 +26,7 @@ export const win32Layout: PlatformLayout = {
   ],
   prefixSeparator: (prefix) => (prefix.includes('\\') || /^[A-Za-z]:/.test(prefix) ? '\\' : '/'),
   renderNodes: false,
+  systemPackages: false,
   ldconfig: false,
   remedies: {
     noCompiler: 'install Visual Studio Build Tools with the "Desktop development with C++" workload (or set CC)',

@@ -58,7 +58,7 @@ async function versionOf(deps: Deps, file: string, prefix: string | undefined, r
     const v = receiptZeVersion(receipt);
     if (v) return { version: v, source: 'receipt' };
   }
-  if (deps.platform !== 'win32') {
+  if (nodeLayout(deps.platform).systemPackages) {
     const pkg = await owningPackage(deps, file);
     if (pkg) return { version: pkg.version, source: `${pkg.manager} ${pkg.name}` };
   }
@@ -72,7 +72,7 @@ async function headerVersion(deps: Deps, h: HeaderInstall, prefix: string | unde
     const v = receiptZeVersion(receipt);
     if (v) return { version: v, source: 'receipt' };
   }
-  if (deps.platform !== 'win32') {
+  if (nodeLayout(deps.platform).systemPackages) {
     const pkg = await owningPackage(deps, h.header);
     if (pkg) return { version: pkg.version, source: `${pkg.manager} ${pkg.name}` };
     const root = path.posix.dirname(h.includeDir);
@@ -91,7 +91,7 @@ export async function detectInstalls(
 ): Promise<InstallsSummary> {
   const tried: string[] = [];
   let ldcache = opts.ldcache;
-  if (!ldcache && deps.platform === 'linux') {
+  if (!ldcache && nodeLayout(deps.platform).ldconfig) {
     const l = await readLdconfig(deps);
     ldcache = l.found;
     tried.push(...l.tried);
