@@ -1,6 +1,4 @@
-// Side effects enter core code through this object, so platform logic (Windows included) can run in tests on Linux.
-import { execa } from 'execa';
-import * as fs from 'node:fs/promises';
+// Side effects enter core code through this one object, so platform logic (Windows included) can run in tests on Linux.
 
 export interface ExecResult {
   exitCode: number;
@@ -28,39 +26,15 @@ export interface Deps {
   readDir(path: string): Promise<string[] | undefined>;
   readLink(path: string): Promise<string | undefined>;
   exists(path: string): Promise<boolean>;
+  /** undefined when this process may open the file read-write, else the errno code (EACCES, ENOENT, ...). */
+  accessRW(path: string): Promise<string | undefined>;
+  /** Owning group id, or undefined when the file cannot be stat'ed. */
+  statGid(path: string): Promise<number | undefined>;
+  /** Canonical path with every symlink resolved, or undefined when it does not exist. */
+  realpath(path: string): Promise<string | undefined>;
+  /** Hex sha256 of the file's bytes, or undefined when it cannot be read. */
+  sha256(path: string): Promise<string | undefined>;
+  /** True for a symbolic link (not followed). */
+  isSymlink(path: string): Promise<boolean>;
   now(): number;
-}
-
-export const realExec: Exec = async (file, args, opts = {}) => {
-  try {
-    const r = await execa(file, args, {
-      cwd: opts.cwd,
-      env: opts.env,
-      extendEnv: opts.env === undefined,
-      timeout: opts.timeoutMs,
-      input: opts.input,
-      reject: false,
-      stripFinalNewline: false,
-    });
-    if (r.failed && r.exitCode === undefined) {
-      return { exitCode: -1, stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? ''), failedToStart: r.shortMessage };
-    }
-    return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
-  } catch (e) {
-    return { exitCode: -1, stdout: '', stderr: '', failedToStart: (e as Error).message };
-  }
-};
-
-export function realDeps(): Deps {
-  return {
-    platform: process.platform,
-    arch: process.arch,
-    env: process.env,
-    exec: realExec,
-    readFile: (p) => fs.readFile(p, 'utf8').catch(() => undefined),
-    readDir: (p) => fs.readdir(p).catch(() => undefined),
-    readLink: (p) => fs.readlink(p).catch(() => undefined),
-    exists: (p) => fs.access(p).then(() => true, () => false),
-    now: () => Date.now(),
-  };
 }

@@ -1,8 +1,11 @@
 // The whole job, stage after stage: detect -> plan -> fetch -> install -> build -> probe -> smoke.
 import type { Deps } from './deps.js';
-import { XpuError } from './errors.js';
+import { isXpuError, XpuError } from './errors.js';
+import { addonSpec, buildAddon } from './build/addon.js';
+import { lastBuilt, type CompileResult } from './build/compile.js';
 import { buildRefDriver } from './build/refdriver.js';
-import type { CompileResult } from './build/compile.js';
+import { tritonEnv } from './caps/format.js';
+import type { ProbeReport } from './caps/model.js';
 import { fetchPlan } from './fetch/fetch.js';
 import { detectHost } from './host/index.js';
 import type { TargetPlatform } from './host/types.js';
@@ -12,9 +15,11 @@ import { updateReceipt } from './install/prefix-env.js';
 import { readReceipt } from './install/receipt.js';
 import { loadManifests } from './manifest/load.js';
 import { makePlan, noSourceError, type ExistingInstalls, type InstallPlan, type PlanOptions } from './plan/plan.js';
-import { detectInstalls } from './detect/installs.js';
+import { detectInstalls } from './inspect/installs.js';
+import { probeStack, requireDevices } from './probe/probe.js';
 import type { Reporter } from './reporter.js';
-import { verifyStack, type VerifyResult } from './smoke/verify.js';
+import { runSmoke, type SmokeResult } from './smoke/index.js';
+import { EnvVars, RUN_ENV_VARS } from './env-names.js';
 
 export interface SetupOptions {
   plan: PlanOptions;
@@ -88,7 +93,7 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
       : await installPlan(plan, await fetchPlan(plan, deps, reporter), reporter);
     const result: SetupResult = { plan, install };
 
-    const l0 = plan.components.find((c) => c.name === 'level-zero' && c.status === 'planned');
+    const l0 = plan.components.find((c) => c.zeLoader && c.status === 'planned');
     if (!plan.host.native || !l0) {
       result.verifySkipped = !plan.host.native ? `installed for ${plan.platform}: nothing is run on this machine` : 'Level Zero was not installed';
       return result;
@@ -97,13 +102,13 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
     if (opts.refdriver) result.refdriver = await buildRefDriver(plan.prefix, { deps, reporter });
     const altDrivers = result.refdriver?.output;
     // The loader reads ZE_ENABLE_ALT_DRIVERS at zeInit; this process has not initialised it yet.
-    if (altDrivers) deps.env.ZE_ENABLE_ALT_DRIVERS = altDrivers;
+    if (altDrivers) deps.env[EnvVars.ZE_ENABLE_ALT_DRIVERS] = altDrivers;
 
     // The env files follow this run's choice of driver now, and lose any earlier probe's answers until this one's.
     await updateReceipt(plan.prefix, (r) => {
       const extra = { ...(r.extraEnv ?? {}) };
-      for (const k of ['ZE_ENABLE_ALT_DRIVERS', 'TRITON_INTEL_DEVICE_ARCH', 'TRITON_INTEL_DEVICE_EXTENSIONS']) delete extra[k];
-      if (altDrivers) extra.ZE_ENABLE_ALT_DRIVERS = altDrivers;
+      for (const k of RUN_ENV_VARS) delete extra[k];
+      if (altDrivers) extra[EnvVars.ZE_ENABLE_ALT_DRIVERS] = altDrivers;
       r.extraEnv = extra;
       delete r.probe;
     });
@@ -114,8 +119,8 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
       result.install.receipt =
         (await updateReceipt(plan.prefix, (r) => {
           const extra = { ...(r.extraEnv ?? {}) };
-          if (t.arch) extra.TRITON_INTEL_DEVICE_ARCH = t.arch;
-          if (t.extensions.length) extra.TRITON_INTEL_DEVICE_EXTENSIONS = t.extensions.join(' ');
+          if (t.arch) extra[EnvVars.TRITON_INTEL_DEVICE_ARCH] = t.arch;
+          if (t.extensions.length) extra[EnvVars.TRITON_INTEL_DEVICE_EXTENSIONS] = t.extensions.join(' ');
           r.extraEnv = extra;
           r.probe = { arch: t.arch, extensions: t.extensions, device: t.device, driver: t.driver };
         })) ?? result.install.receipt;
@@ -124,4 +129,79 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
     }
     return result;
   }, { onWait });
+}
+
+// After install: build the addon, probe through it and koffi, run the smoke kernel.
+export interface VerifyOptions {
+  deps: Deps;
+  reporter: Reporter;
+  smoke: boolean;
+  /** Make "no device" an error; otherwise it is reported and setup still succeeds. */
+  requireDevice: boolean;
+}
+
+export type Step<T> = { ok: true; value: T } | { ok: false; skipped?: string; error?: ReturnType<XpuError['toJSON']> };
+
+export interface VerifyResult {
+  build: Step<CompileResult>;
+  probe: Step<ProbeReport>;
+  smoke: Step<SmokeResult>;
+  /** Values setup writes into the env files and the receipt's `probe` field. */
+  tritonEnv?: { arch?: string; extensions: string[]; device: string; driver: string };
+}
+
+function failed<T>(e: unknown): Step<T> {
+  if (!isXpuError(e)) throw e;
+  return { ok: false, error: e.toJSON() };
+}
+
+export async function verifyStack(prefix: string, opts: VerifyOptions): Promise<VerifyResult> {
+  const { deps, reporter } = opts;
+  let build: Step<CompileResult>;
+  try {
+    build = { ok: true, value: await buildAddon(prefix, { deps, reporter }) };
+  } catch (e) {
+    // The koffi probe works without a compiler, so a failed build is reported and the probe still runs.
+    build = failed(e);
+    reporter.warn(`runtime addon not built: ${(e as Error).message.split('\n')[0]}`);
+  }
+
+  let report: ProbeReport;
+  try {
+    report = await probeStack(prefix, { deps, addonPath: build.ok ? build.value.output : undefined });
+    requireDevices(report, deps);
+  } catch (e) {
+    if (opts.requireDevice || !isXpuError(e, 'NO_DEVICE')) throw e;
+    reporter.warn(`nothing could be run: ${e.message}`);
+    for (const h of e.hints) reporter.info(`  hint: ${h}`);
+    return { build, probe: failed(e), smoke: { ok: false, skipped: 'no device' } };
+  }
+
+  let smoke: Step<SmokeResult> = { ok: false, skipped: '--no-smoke' };
+  if (opts.smoke) smoke = { ok: true, value: await runSmoke(prefix, { deps, reporter }) };
+
+  const t = tritonEnv(report);
+  const first = report.devices.find((d) => d.type === 'gpu') ?? report.devices[0]!;
+  return {
+    build,
+    probe: { ok: true, value: report },
+    smoke,
+    tritonEnv: t ? { ...t, device: first.name, driver: String(first.driver.version) } : undefined,
+  };
+}
+
+/**
+ * The probe of an installed prefix on its own (`xpu-setup probe`): asks the addon too when a build of it is current.
+ * On "no device" the error carries the report, so `--json` can still show what was seen.
+ */
+export async function probeInstalled(prefix: string, deps: Deps): Promise<ProbeReport> {
+  const addonPath = await lastBuilt(addonSpec(prefix, deps.platform), deps);
+  const report = await probeStack(prefix, { deps, addonPath });
+  try {
+    requireDevices(report, deps);
+  } catch (e) {
+    if (e instanceof XpuError) e.details.report = report;
+    throw e;
+  }
+  return report;
 }

@@ -1,16 +1,11 @@
 // Builds the runtime addon (native/addon/*.c) against a prefix's headers and loader, like Triton builds its stub.
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Deps } from '../deps.js';
 import { XpuError } from '../errors.js';
+import { nativeDir } from '../package-dir.js';
 import type { Reporter } from '../reporter.js';
 import { compileSharedLibrary, type CompileResult, type CompileSpec } from './compile.js';
 import { describeTried, findCompilers, type Compiler, type FinderResult } from './compilers.js';
-
-/** native/ in the package (src/build -> ../../native, and the same from dist/build). */
-export function nativeDir(): string {
-  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'native');
-}
 
 export function addonSpec(prefix: string, platform: NodeJS.Platform, sourceDir = path.join(nativeDir(), 'addon')): CompileSpec {
   const win = platform === 'win32';

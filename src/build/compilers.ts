@@ -1,6 +1,7 @@
 // Finds C/C++ compilers: an ordered list of attempts, each recorded, GNU-style and MSVC-style, all through Deps.
 import * as path from 'node:path';
 import type { Deps } from '../deps.js';
+import type { Attempt, Finding } from '../finding.js';
 
 export type CompilerStyle = 'gnu' | 'msvc';
 
@@ -15,16 +16,10 @@ export interface Compiler {
   vcvars?: string;
 }
 
-export interface Attempt {
-  what: string;
-  result: 'found' | 'not found' | 'failed';
-  detail?: string;
-}
+export type { Attempt } from '../finding.js';
+export { describeTried } from '../finding.js';
 
-export interface FinderResult {
-  found: Compiler[];
-  tried: Attempt[];
-}
+export type FinderResult = Finding<Compiler[], Attempt>;
 
 export interface VsInstance {
   installationPath: string;
@@ -180,6 +175,3 @@ export async function findCompilers(deps: Deps, lang: 'c' | 'c++' = 'c'): Promis
   return { found, tried };
 }
 
-export function describeTried(tried: Attempt[]): string[] {
-  return tried.map((t) => `${t.what}: ${t.result}${t.detail ? ` (${t.detail})` : ''}`);
-}

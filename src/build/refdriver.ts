@@ -2,9 +2,11 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Deps } from '../deps.js';
+import { EnvVars } from '../env-names.js';
 import { XpuError } from '../errors.js';
 import type { Reporter } from '../reporter.js';
-import { nativeDir, requireCompiler } from './addon.js';
+import { nativeDir } from '../package-dir.js';
+import { requireCompiler } from './addon.js';
 import { compileSharedLibrary, type CompileResult, type CompileSpec } from './compile.js';
 
 export const REFDRIVER_NAME = 'libze_xpu_setup_refdriver';
@@ -30,7 +32,7 @@ interface Requirement {
 }
 
 const anyExists = async (deps: Deps, paths: string[]) => (await Promise.all(paths.map((p) => deps.exists(p)))).some(Boolean);
-const envDirs = (deps: Deps, name: string) => (deps.env[name] ?? '').split(path.delimiter).filter(Boolean);
+const envDirs = (deps: Deps, name: keyof typeof EnvVars) => (deps.env[name] ?? '').split(path.delimiter).filter(Boolean);
 /** `name` in any of `dirs` and any multiarch subdirectory of them (/usr/lib/x86_64-linux-gnu, ...). */
 async function inLibDirs(deps: Deps, dirs: string[], name: string): Promise<boolean> {
   const candidates = await Promise.all(
@@ -39,7 +41,7 @@ async function inLibDirs(deps: Deps, dirs: string[], name: string): Promise<bool
   return anyExists(deps, candidates.flat());
 }
 async function onPath(deps: Deps, tool: string): Promise<boolean> {
-  return anyExists(deps, envDirs(deps, 'PATH').map((d) => path.join(d, tool)));
+  return anyExists(deps, envDirs(deps, EnvVars.PATH).map((d) => path.join(d, tool)));
 }
 
 export const REFDRIVER_REQUIREMENTS: Requirement[] = [
@@ -47,23 +49,23 @@ export const REFDRIVER_REQUIREMENTS: Requirement[] = [
     what: 'OpenCL headers (CL/cl.h)',
     debian: 'opencl-headers',
     present: (deps) =>
-      anyExists(deps, ['/usr/include', '/usr/local/include', ...envDirs(deps, 'CPATH'), ...envDirs(deps, 'C_INCLUDE_PATH')].map((d) => path.join(d, 'CL', 'cl.h'))),
+      anyExists(deps, ['/usr/include', '/usr/local/include', ...envDirs(deps, EnvVars.CPATH), ...envDirs(deps, EnvVars.C_INCLUDE_PATH)].map((d) => path.join(d, 'CL', 'cl.h'))),
   },
   {
     what: 'the OpenCL ICD loader to link against (libOpenCL.so)',
     debian: 'ocl-icd-opencl-dev',
-    present: (deps) => inLibDirs(deps, ['/usr/lib', '/usr/local/lib', '/lib', ...envDirs(deps, 'LIBRARY_PATH')], 'libOpenCL.so'),
+    present: (deps) => inLibDirs(deps, ['/usr/lib', '/usr/local/lib', '/lib', ...envDirs(deps, EnvVars.LIBRARY_PATH)], 'libOpenCL.so'),
   },
   {
     what: 'PoCL, the CPU OpenCL implementation the kernels run on',
     debian: 'pocl-opencl-icd',
     present: async (deps) =>
-      deps.env.OCL_ICD_VENDORS !== undefined || ((await deps.readDir('/etc/OpenCL/vendors')) ?? []).some((f) => /pocl/i.test(f)),
+      deps.env[EnvVars.OCL_ICD_VENDORS] !== undefined || ((await deps.readDir('/etc/OpenCL/vendors')) ?? []).some((f) => /pocl/i.test(f)),
   },
   {
     what: 'llvm-spirv-15 (SPIR-V to LLVM bitcode)',
     debian: 'llvm-spirv-15',
-    present: async (deps) => (deps.env.XPU_SETUP_LLVM_SPIRV ? deps.exists(deps.env.XPU_SETUP_LLVM_SPIRV) : onPath(deps, 'llvm-spirv-15')),
+    present: async (deps) => (deps.env[EnvVars.XPU_SETUP_LLVM_SPIRV] ? deps.exists(deps.env[EnvVars.XPU_SETUP_LLVM_SPIRV]) : onPath(deps, 'llvm-spirv-15')),
   },
 ];
 

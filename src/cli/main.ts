@@ -1,6 +1,7 @@
 // Entry point: picks the command, parses its options, renders errors, and returns the exit code.
 import { parseArgs } from 'node:util';
-import { realDeps, type Deps } from '../deps.js';
+import type { Deps } from '../deps.js';
+import { realDeps } from '../real-deps.js';
 import { XpuError } from '../errors.js';
 import { commonOptions, type Command } from './command.js';
 import { commands } from './commands/index.js';

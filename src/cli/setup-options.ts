@@ -7,6 +7,7 @@ import type { TargetPlatform } from '../host/types.js';
 import { SOURCE_KINDS, type SourceKind } from '../manifest/schema.js';
 import type { PlanOptions } from '../plan/plan.js';
 import { list, str, type OptionSpec, type Values } from './command.js';
+import { EnvVars } from '../env-names.js';
 
 export const planOptionSpec: OptionSpec = {
   prefix: { type: 'string' },
@@ -45,12 +46,12 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
   const badSource = sources.find((s) => !(SOURCE_KINDS as readonly string[]).includes(s));
   if (badSource) throw new XpuError('USAGE', `unknown source "${badSource}"`, { hints: [`sources: ${SOURCE_KINDS.join(', ')}`] });
   const channelsFlag = list(values, 'conda-channel');
-  const channels = channelsFlag.length ? channelsFlag : (env.XPU_SETUP_CONDA_CHANNELS ?? '').split(/[,\s]+/).filter(Boolean);
-  const indexUrl = str(values, 'index-url') ?? (env.XPU_SETUP_INDEX_URL || undefined);
+  const channels = channelsFlag.length ? channelsFlag : (env[EnvVars.XPU_SETUP_CONDA_CHANNELS] ?? '').split(/[,\s]+/).filter(Boolean);
+  const indexUrl = str(values, 'index-url') ?? (env[EnvVars.XPU_SETUP_INDEX_URL] || undefined);
   const platformValue = str(values, 'platform');
   const platform = platformValue === undefined ? undefined : parseTargetPlatform(platformValue);
   // A prefix for another platform never shares the default with this machine's own prefix.
-  const foreign = platform !== undefined && platform !== runningPlatform(deps) && !deps.env.XPU_SETUP_PREFIX;
+  const foreign = platform !== undefined && platform !== runningPlatform(deps) && !deps.env[EnvVars.XPU_SETUP_PREFIX];
   const fallbackPrefix = foreign ? `${defaultPrefix(deps)}-${platform}` : defaultPrefix(deps);
   return {
     plan: {
@@ -62,6 +63,6 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
       indexUrl: indexUrl === undefined ? undefined : checkUrl(indexUrl, '--index-url'),
     },
     platform,
-    manifestsDir: str(values, 'manifests') ?? (env.XPU_SETUP_MANIFESTS || undefined),
+    manifestsDir: str(values, 'manifests') ?? (env[EnvVars.XPU_SETUP_MANIFESTS] || undefined),
   };
 }

@@ -1,10 +1,10 @@
 // Detection results shared by several checks, each computed once per doctor run.
 import type { Deps } from '../deps.js';
-import { detectGpus, type GpuScan } from '../detect/gpu.js';
-import { detectInstalls, type InstallsSummary } from '../detect/installs.js';
-import { readLdconfig, type LdconfigEntry } from '../detect/ldconfig.js';
-import type { DetectIo, Finding } from '../detect/types.js';
-import { detectHost, type Host } from '../host/index.js';
+import { detectGpus, type GpuScan } from '../inspect/gpu.js';
+import { detectInstalls, type InstallsSummary } from '../inspect/installs.js';
+import { readLdconfig, type LdconfigEntry } from '../inspect/ldconfig.js';
+import type { Finding } from '../inspect/types.js';
+import { detectHost, nodeLayout, type Host } from '../host/index.js';
 import { readReceipt, type Receipt } from '../install/receipt.js';
 
 export interface ReceiptRead {
@@ -18,7 +18,7 @@ export class Facts {
 
   constructor(
     private readonly deps: Deps,
-    private readonly opts: { root: string; io: DetectIo; prefix: string; readReceipt?: (prefix: string) => Promise<Receipt | undefined> },
+    private readonly opts: { root: string; prefix: string; readReceipt?: (prefix: string) => Promise<Receipt | undefined> },
   ) {}
 
   private once<T>(key: string, fn: () => Promise<T>): Promise<T> {
@@ -35,12 +35,12 @@ export class Facts {
   }
 
   gpus(): Promise<Finding<GpuScan>> {
-    return this.once('gpus', () => detectGpus(this.deps, { root: this.opts.root, io: this.opts.io }));
+    return this.once('gpus', () => detectGpus(this.deps, { root: this.opts.root }));
   }
 
-  ldcache(): Promise<{ entries: LdconfigEntry[]; tried: string[] }> {
+  ldcache(): Promise<Finding<LdconfigEntry[]>> {
     return this.once('ldcache', () =>
-      this.deps.platform === 'linux' ? readLdconfig(this.deps) : Promise.resolve({ entries: [], tried: [] }),
+      nodeLayout(this.deps.platform).ldconfig ? readLdconfig(this.deps) : Promise.resolve({ found: [], tried: [] }),
     );
   }
 
@@ -57,7 +57,7 @@ export class Facts {
   installs(): Promise<InstallsSummary> {
     return this.once('installs', async () => {
       const [ld, r] = await Promise.all([this.ldcache(), this.receipt()]);
-      return detectInstalls(this.deps, { prefix: this.opts.prefix, receipt: r.receipt, ldcache: ld.entries, io: this.opts.io });
+      return detectInstalls(this.deps, { prefix: this.opts.prefix, receipt: r.receipt, ldcache: ld.found });
     });
   }
 }

@@ -1,7 +1,5 @@
 // The doctor: picks the checks, runs them against shared detection facts, and builds the versioned report.
 import type { Deps } from '../deps.js';
-import { realDetectIo } from '../detect/io.js';
-import type { DetectIo } from '../detect/types.js';
 import { XpuError } from '../errors.js';
 import { defaultPrefix, runningPlatform } from '../host/index.js';
 import type { Receipt } from '../install/receipt.js';
@@ -68,9 +66,8 @@ export interface DoctorOptions {
   verbose?: boolean;
   only?: string[];
   services?: DoctorServices;
-  /** Tests: a fake filesystem root, fake I/O, a fake receipt reader, other checks. */
+  /** Tests: a fake filesystem root, a fake receipt reader, other checks. */
   root?: string;
-  io?: DetectIo;
   readReceipt?: (prefix: string) => Promise<Receipt | undefined>;
   checks?: readonly Check[];
   timeoutMs?: number;
@@ -80,16 +77,14 @@ export async function runDoctor(deps: Deps, opts: DoctorOptions = {}): Promise<D
   const checks = selectChecks(opts.only ?? [], !!opts.smoke, opts.checks);
   const prefix = opts.prefix ?? defaultPrefix(deps);
   const root = opts.root ?? '/';
-  const io = opts.io ?? realDetectIo;
   const ctx: DoctorContext = {
     deps,
-    io,
     root,
     prefix,
     prefixExplicit: opts.prefix !== undefined,
     verbose: !!opts.verbose,
     services: opts.services ?? {},
-    facts: new Facts(deps, { root, io, prefix, readReceipt: opts.readReceipt }),
+    facts: new Facts(deps, { root, prefix, readReceipt: opts.readReceipt }),
   };
   const results = await runChecks(checks, ctx, opts.timeoutMs);
   const strict = !!opts.strict;

@@ -1,6 +1,6 @@
 // The doctor's data: checks, their results, the versioned JSON report, and the services injected from outside.
 import type { Deps } from '../deps.js';
-import type { DetectIo } from '../detect/types.js';
+import type { Attempt, Finding } from '../finding.js';
 import type { Facts } from './facts.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip' | 'error';
@@ -44,11 +44,8 @@ export interface Check {
   run(ctx: DoctorContext): Promise<CheckOutcome>;
 }
 
-/** A compiler finder's answer (src/build/compilers.ts has this shape). */
-export interface CompilerFinding {
-  found: { via: string; path: string; version: string }[];
-  tried: { what: string; result: string; detail?: string }[];
-}
+/** A compiler finder's answer (src/build/compilers.ts answers with this shape). */
+export type CompilerFinding = Finding<{ via: string; path: string; version: string }[], Attempt>;
 
 export interface ProbeSummary {
   loaderPath?: string;
@@ -90,7 +87,6 @@ export interface DoctorServices {
 
 export interface DoctorContext {
   deps: Deps;
-  io: DetectIo;
   /** Filesystem root for /sys, /dev, /etc ("/" except in tests). */
   root: string;
   prefix: string;

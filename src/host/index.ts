@@ -6,6 +6,7 @@ import { linuxCacheDir, linuxDataDir, linuxLayout, parseGlibcVersion, parseOsRel
 import type { Host, PlatformLayout, TargetPlatform } from './types.js';
 import { TARGET_PLATFORMS } from './types.js';
 import { win32CacheDir, win32DataDir, win32Layout } from './win32.js';
+import { EnvVars } from '../env-names.js';
 
 export * from './types.js';
 
@@ -59,13 +60,15 @@ export async function detectHost(deps: Deps, target?: TargetPlatform): Promise<H
 }
 
 export function defaultPrefix(deps: Pick<Deps, 'env' | 'platform'>): string {
-  if (deps.env.XPU_SETUP_PREFIX) return deps.env.XPU_SETUP_PREFIX;
+  const given = deps.env[EnvVars.XPU_SETUP_PREFIX];
+  if (given) return given;
   const home = deps.env.HOME ?? deps.env.USERPROFILE ?? os.homedir();
   return deps.platform === 'win32' ? win32DataDir(deps.env, home) : linuxDataDir(deps.env, home);
 }
 
 export function defaultCacheDir(deps: Pick<Deps, 'env' | 'platform'>): string {
-  if (deps.env.XPU_SETUP_CACHE_DIR) return deps.env.XPU_SETUP_CACHE_DIR;
+  const given = deps.env[EnvVars.XPU_SETUP_CACHE_DIR];
+  if (given) return given;
   const home = deps.env.HOME ?? deps.env.USERPROFILE ?? os.homedir();
   return deps.platform === 'win32' ? win32CacheDir(deps.env, home) : linuxCacheDir(deps.env, home);
 }

@@ -14,6 +14,28 @@ export const linuxLayout: PlatformLayout = {
   prefixLibDirs: ['lib', 'lib64'],
   zeDriverLibraries: ['libze_intel_gpu.so.1', 'libze_intel_vpu.so.1'],
   openclLibrary: 'libOpenCL.so.1',
+  zeLinkLibrary: 'libze_loader.so',
+  compilerIncludeVars: ['CPATH', 'C_INCLUDE_PATH', 'CPLUS_INCLUDE_PATH'],
+  systemIncludeDirs: ['/usr/local/include', '/usr/include'],
+  defaultShell: 'sh',
+  searchPathVars: [
+    { name: 'CPATH', dir: 'include' },
+    { name: 'LIBRARY_PATH', dir: 'lib' },
+    { name: 'LD_LIBRARY_PATH', dir: 'lib' },
+  ],
+  prefixSeparator: () => '/',
+  renderNodes: true,
+  systemPackages: true,
+  ldconfig: true,
+  remedies: {
+    noCompiler: 'install one (sudo apt install gcc, sudo dnf install gcc) or set CC',
+    noZeLoader: 'run `xpu-setup` to install a loader into the prefix (or install the distro package, e.g. sudo apt install libze1)',
+    noGpuDriver: [
+      'install the Intel GPU user-mode driver (Debian/Ubuntu: libze-intel-gpu1 or intel-level-zero-gpu; it provides libze_intel_gpu.so.1)',
+      'if the driver is installed: check that you can open /dev/dri/renderD* (add yourself to the `render` group)',
+    ],
+    envScript: (prefix) => `source ${prefix}/env.sh`,
+  },
 };
 
 export function linuxDataDir(env: Record<string, string | undefined>, home: string): string {

@@ -46,4 +46,34 @@ export interface PlatformLayout {
   zeDriverLibraries: string[];
   /** The OpenCL ICD loader. */
   openclLibrary: string;
+  /** The L0 link library under <sdk>/lib that `-lze_loader` (or the MSVC linker) picks up. */
+  zeLinkLibrary: 'libze_loader.so' | 'ze_loader.lib';
+  /** Variables the C compiler searches for headers, and its built-in include dirs. */
+  compilerIncludeVars: ('CPATH' | 'C_INCLUDE_PATH' | 'CPLUS_INCLUDE_PATH' | 'INCLUDE')[];
+  systemIncludeDirs: string[];
+  /** The shell whose env file `xpu-setup env` prints when none is named. */
+  defaultShell: 'sh' | 'pwsh';
+  /** Search-path variables the env files prepend, each with its directory inside the prefix. */
+  searchPathVars: { name: string; dir: string }[];
+  /** The separator for paths under `prefix`: a Windows prefix written with `/` keeps `/`. */
+  prefixSeparator(prefix: string): '/' | '\\';
+  /** The platform's /dev/dri render nodes and `render` group exist (Linux). */
+  renderNodes: boolean;
+  /** Files may belong to a system package manager (dpkg, rpm) that knows their version. */
+  systemPackages: boolean;
+  /** The dynamic loader has an ld.so.cache that `ldconfig -p` lists (Linux). */
+  ldconfig: boolean;
+  /** Remedies that errors and doctor checks say, in this platform's words. */
+  remedies: PlatformRemedies;
+}
+
+export interface PlatformRemedies {
+  /** No C compiler: how to get one. */
+  noCompiler: string;
+  /** No Level Zero loader anywhere. */
+  noZeLoader: string;
+  /** zeInit found no driver: what to install or check, in order. */
+  noGpuDriver: string[];
+  /** How to load a prefix's env file into the current shell. */
+  envScript(prefix: string): string;
 }

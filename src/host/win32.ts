@@ -15,6 +15,25 @@ export const win32Layout: PlatformLayout = {
   prefixLibDirs: ['bin', 'Library\\bin'],
   zeDriverLibraries: ['ze_intel_gpu64.dll', 'ze_intel_vpu.dll'],
   openclLibrary: 'OpenCL.dll',
+  zeLinkLibrary: 'ze_loader.lib',
+  compilerIncludeVars: ['INCLUDE'],
+  systemIncludeDirs: [],
+  defaultShell: 'pwsh',
+  searchPathVars: [
+    { name: 'INCLUDE', dir: 'include' },
+    { name: 'LIB', dir: 'lib' },
+    { name: 'PATH', dir: 'bin' },
+  ],
+  prefixSeparator: (prefix) => (prefix.includes('\\') || /^[A-Za-z]:/.test(prefix) ? '\\' : '/'),
+  renderNodes: false,
+  systemPackages: false,
+  ldconfig: false,
+  remedies: {
+    noCompiler: 'install Visual Studio Build Tools with the "Desktop development with C++" workload (or set CC)',
+    noZeLoader: 'install the Intel graphics driver (it puts ze_loader.dll in System32), or run `xpu-setup`',
+    noGpuDriver: ['install or update the Intel GPU driver (it ships the Level Zero driver)'],
+    envScript: (prefix) => `run ${prefix}\\env.ps1 (PowerShell) or ${prefix}\\env.bat (cmd)`,
+  },
 };
 
 export function win32DataDir(env: Record<string, string | undefined>, home: string): string {

@@ -1,6 +1,7 @@
 // The environment a prefix needs, and its rendering for sh, fish, PowerShell, cmd and JSON.
 import type { TargetPlatform } from '../host/types.js';
 import { layoutFor } from '../host/index.js';
+import { EnvVars } from '../env-names.js';
 
 export type Shell = 'sh' | 'fish' | 'pwsh' | 'cmd' | 'json';
 export const SHELLS: readonly Shell[] = ['sh', 'fish', 'pwsh', 'cmd', 'json'];
@@ -14,30 +15,17 @@ export interface EnvVar {
 
 /** Joins prefix-relative parts with the separator the prefix path itself uses. */
 export function prefixJoin(prefix: string, platform: TargetPlatform, ...parts: string[]): string {
-  const windowsStyle = platform === 'win-x64' && (prefix.includes('\\') || /^[A-Za-z]:/.test(prefix));
-  const sep = windowsStyle ? '\\' : '/';
+  const sep = layoutFor(platform).prefixSeparator(prefix);
   return [prefix.replace(/[\\/]+$/, ''), ...parts].join(sep);
 }
 
 export function envVars(prefix: string, platform: TargetPlatform, extra: Record<string, string> = {}): EnvVar[] {
   const j = (...p: string[]) => prefixJoin(prefix, platform, ...p);
   const vars: EnvVar[] = [
-    { name: 'LEVEL_ZERO_V1_SDK_PATH', value: prefix, mode: 'set' },
-    { name: 'ZE_PATH', value: prefix, mode: 'set' },
+    { name: EnvVars.LEVEL_ZERO_V1_SDK_PATH, value: prefix, mode: 'set' },
+    { name: EnvVars.ZE_PATH, value: prefix, mode: 'set' },
   ];
-  if (platform === 'win-x64') {
-    vars.push(
-      { name: 'INCLUDE', value: j('include'), mode: 'prepend' },
-      { name: 'LIB', value: j('lib'), mode: 'prepend' },
-      { name: 'PATH', value: j('bin'), mode: 'prepend' },
-    );
-  } else {
-    vars.push(
-      { name: 'CPATH', value: j('include'), mode: 'prepend' },
-      { name: 'LIBRARY_PATH', value: j('lib'), mode: 'prepend' },
-      { name: 'LD_LIBRARY_PATH', value: j('lib'), mode: 'prepend' },
-    );
-  }
+  for (const v of layoutFor(platform).searchPathVars) vars.push({ name: v.name, value: j(v.dir), mode: 'prepend' });
   vars.push(
     { name: 'PKG_CONFIG_PATH', value: j('lib', 'pkgconfig'), mode: 'prepend' },
     { name: 'CMAKE_PREFIX_PATH', value: prefix, mode: 'prepend' },

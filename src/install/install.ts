@@ -151,7 +151,7 @@ export async function installPlan(
       }
       components.push({ name: c.name, version: c.version!, source: `${c.source} ${c.origin}`, notes: c.notes });
     }
-    const l0 = plan.components.find((c) => c.name === 'level-zero' && c.status === 'planned');
+    const l0 = plan.components.find((c) => c.zeLoader && c.status === 'planned');
     if (l0) {
       await writePkgConfig(staging, prefix, l0.version!);
       for (const [rel, text] of Object.entries(levelZeroCMake(plan.platform === 'win-x64', l0.version!))) await staging.writeText(rel, text);

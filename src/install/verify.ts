@@ -2,6 +2,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { sha256File } from '../cache/store.js';
+import type { Deps } from '../deps.js';
 import type { Receipt } from './receipt.js';
 
 export interface PrefixProblem {
@@ -9,12 +10,10 @@ export interface PrefixProblem {
   problem: 'missing' | 'changed';
 }
 
-/** How files are looked at; each answers undefined when the file is not there (injected by the doctor's tests). */
-export interface FileReader {
-  sha256(file: string): Promise<string | undefined>;
-  readLink(file: string): Promise<string | undefined>;
-}
+/** How files are looked at: the part of Deps this needs; each answers undefined when the file is not there. */
+export type FileReader = Pick<Deps, 'sha256' | 'readLink'>;
 
+/** The disk itself, for callers that have no Deps (the no-op check of setup). */
 export const diskReader: FileReader = {
   sha256: (f) => sha256File(f).catch(() => undefined),
   readLink: (f) => fs.readlink(f).catch(() => undefined),

@@ -26,5 +26,12 @@ export async function loadManifests(dir: string = BUILTIN_MANIFESTS): Promise<Co
     out.push(validateManifest(file, doc));
   }
   if (out.length === 0) throw new XpuError('BAD_MANIFEST', `no manifests (*.json) in ${dir}`, { details: { dir }, hints: ['check --manifests'] });
+  const loaders = out.filter((m) => m.zeLoader).map((m) => m.name);
+  if (loaders.length > 1) {
+    throw new XpuError('BAD_MANIFEST', `more than one manifest in ${dir} says it is the Level Zero loader: ${loaders.join(', ')}`, {
+      details: { dir, components: loaders },
+      hints: ['set "zeLoader": true in one manifest only'],
+    });
+  }
   return out;
 }

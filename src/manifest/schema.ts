@@ -63,6 +63,11 @@ export interface ComponentManifest {
   summary: string;
   /** What versions older than `since` lack; the planner notes it when it falls back to one. */
   features: { since: string; what: string }[];
+  /**
+   * This component provides the Level Zero loader: setup builds, probes and smoke-tests through it only when it is
+   * installed, and install writes its pkg-config and CMake files. At most one manifest says so.
+   */
+  zeLoader?: boolean;
   platforms: Partial<Record<TargetPlatform, PlatformSpec>>;
 }
 
@@ -91,6 +96,7 @@ export function validateManifest(file: string, doc: unknown): ComponentManifest 
   if (!isStr(m.name)) throw bad(file, '"name" is missing');
   if (!m.platforms || typeof m.platforms !== 'object') throw bad(file, '"platforms" is missing');
   m.features ??= [];
+  if (m.zeLoader !== undefined && typeof m.zeLoader !== 'boolean') throw bad(file, '"zeLoader" must be true or false');
   for (const [plat, spec] of Object.entries(m.platforms)) {
     if (!(TARGET_PLATFORMS as readonly string[]).includes(plat)) throw bad(file, `unknown platform "${plat}"`);
     if (!spec || !Array.isArray(spec.sources)) throw bad(file, `${plat}: "sources" must be a list`);

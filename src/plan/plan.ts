@@ -31,6 +31,8 @@ export interface PlannedComponent {
   /** Named with --component: then "no source" is an error rather than a note. */
   explicit: boolean;
   status: 'planned' | 'unavailable';
+  /** From the manifest: this component is the Level Zero loader the probe and smoke run through. */
+  zeLoader?: true;
   source?: SourceKind;
   origin?: string;
   version?: string;
@@ -109,6 +111,7 @@ export function missingFeatures(m: ComponentManifest, version: string): string[]
 async function planComponent(m: ComponentManifest, explicit: boolean, host: Host, opts: PlanOptions, ctx: SourceContext): Promise<PlannedComponent> {
   const spec = m.platforms[host.platform];
   const pc: PlannedComponent = { name: m.name, explicit, status: 'unavailable', archives: [], provides: spec?.provides ?? [], notes: [], attempts: [] };
+  if (m.zeLoader) pc.zeLoader = true;
   if (!spec) {
     pc.notes.push(`${m.name} has no source for ${host.platform}`);
     return pc;

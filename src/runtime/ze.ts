@@ -1,10 +1,11 @@
 // koffi bindings straight into a Level Zero loader, opened by full path, and the device probe built on them.
-import { diagnoseLoadError } from '../detect/load-check.js';
+import { diagnoseLoadError } from '../inspect/load-check.js';
 import { XpuError } from '../errors.js';
 import { Arena, Block, loadLibrary, type Lib } from './ffi.js';
 import { nodeLayout, prefixLibrary } from '../host/index.js';
 import { EXT, LAYOUT, STYPE, apiVersionString, zeResultName } from './ze-abi.js';
 import type { RawDevice, RawDriver, RawLoaderComponent, RawZeProbe } from './types.js';
+import { EnvVars } from '../env-names.js';
 
 type Fn = (...args: unknown[]) => number;
 
@@ -120,15 +121,12 @@ export function zeLoaderPath(prefix: string, platform: NodeJS.Platform): string 
 /** The error every caller raises when zeInit finds no driver. */
 export function noDriverError(loaderPath: string, result: number, env: Record<string, string | undefined>, platform: NodeJS.Platform): XpuError {
   const libs = nodeLayout(platform).zeDriverLibraries;
-  const alt = env.ZE_ENABLE_ALT_DRIVERS;
+  const alt = env[EnvVars.ZE_ENABLE_ALT_DRIVERS];
   const looked = alt ? `ZE_ENABLE_ALT_DRIVERS=${alt}` : libs.join(', ');
   const hints = [
     `the loader ${loaderPath} looks for the driver libraries ${looked}${alt ? '' : ' (or the list in ZE_ENABLE_ALT_DRIVERS)'}; none of them loaded`,
-    platform === 'win32'
-      ? 'install or update the Intel GPU driver (it ships the Level Zero driver)'
-      : 'install the Intel GPU user-mode driver (Debian/Ubuntu: libze-intel-gpu1 or intel-level-zero-gpu; it provides libze_intel_gpu.so.1)',
+    ...nodeLayout(platform).remedies.noGpuDriver,
   ];
-  if (platform !== 'win32') hints.push('if the driver is installed: check that you can open /dev/dri/renderD* (add yourself to the `render` group)');
   return new XpuError('NO_DEVICE', `no Level Zero driver was found: zeInit returned ${zeResultName(result)}`, {
     hints,
     details: { loader: loaderPath, zeInit: result, driverLibraries: alt ? alt.split(',') : [...libs] },

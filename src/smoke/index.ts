@@ -4,15 +4,16 @@ import * as path from 'node:path';
 import type { Deps } from '../deps.js';
 import { XpuError } from '../errors.js';
 import type { Reporter } from '../reporter.js';
-import { nativeDir } from '../build/addon.js';
+import { nativeDir } from '../package-dir.js';
 import koffi from 'koffi';
 import { Arena } from '../runtime/ffi.js';
 import { LAYOUT, STYPE, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, zeResultName, DEVICE_TYPE } from '../runtime/ze-abi.js';
 import { noDriverError, zeApiFor, zeLoaderPath, type ZeApi } from '../runtime/ze.js';
+import { EnvVars } from '../env-names.js';
 
 export const SMOKE_KERNEL = 'vector_add';
 /** Test-only: run another SPIR-V with the same kernel contract (e.g. the wrong-result fixture). */
-export const SMOKE_SPV_ENV = 'XPU_SETUP_SMOKE_SPV';
+export const SMOKE_SPV_ENV = EnvVars.XPU_SETUP_SMOKE_SPV;
 
 export interface SmokeResult {
   ok: true;

@@ -3,11 +3,11 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { realDeps } from '../../src/deps.js';
+import { realDeps } from '../../src/real-deps.js';
 import { isXpuError } from '../../src/errors.js';
 import { Output } from '../../src/cli/output.js';
 import { probeCommand } from '../../src/cli/commands/probe.js';
-import { probeStack } from '../../src/caps/probe.js';
+import { probeStack } from '../../src/probe/probe.js';
 import { systemPrefix } from './probe-helpers.js';
 
 const prefix = systemPrefix();

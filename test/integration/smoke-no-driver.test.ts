@@ -1,7 +1,7 @@
 // The smoke test against the real loader with no driver, and the result checker it relies on.
 import * as fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { realDeps } from '../../src/deps.js';
+import { realDeps } from '../../src/real-deps.js';
 import { isXpuError } from '../../src/errors.js';
 import { silentReporter } from '../../src/reporter.js';
 import { checkVectorAdd, median, runSmoke } from '../../src/smoke/index.js';

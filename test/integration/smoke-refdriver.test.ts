@@ -4,14 +4,14 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { realDeps } from '../../src/deps.js';
+import { realDeps } from '../../src/real-deps.js';
 import { isXpuError } from '../../src/errors.js';
 import { silentReporter } from '../../src/reporter.js';
 import { buildAddon } from '../../src/build/addon.js';
 import { formatTritonEnv } from '../../src/caps/format.js';
-import { probeStack, requireDevices } from '../../src/caps/probe.js';
+import { probeStack, requireDevices } from '../../src/probe/probe.js';
 import { runSmoke, SMOKE_SPV_ENV } from '../../src/smoke/index.js';
-import { verifyStack } from '../../src/smoke/verify.js';
+import { verifyStack } from '../../src/pipeline.js';
 import { systemPrefix } from './probe-helpers.js';
 
 const root = path.join(__dirname, '..', '..');

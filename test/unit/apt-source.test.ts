@@ -4,6 +4,7 @@ import type { Host } from '../../src/host/types.js';
 import { silentReporter } from '../../src/reporter.js';
 import { resolveApt } from '../../src/sources/apt.js';
 import { NotAvailable } from '../../src/sources/types.js';
+import { absentFiles } from '../fixtures/detect/fake-deps.js';
 
 const debian: Host = {
   platform: 'linux-x64', os: 'linux', arch: 'x64', native: true, glibc: '2.36',
@@ -27,6 +28,7 @@ function depsAnswering(stdout: string, calls: string[][]): Deps {
       return { exitCode: 0, stdout, stderr: '' };
     },
     readFile: async () => undefined, readDir: async () => undefined, readLink: async () => undefined, exists: async () => false, now: () => 0,
+    ...absentFiles,
   };
 }
 

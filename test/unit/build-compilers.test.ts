@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Deps, ExecResult } from '../../src/deps.js';
 import { compileInvocation, type CompileSpec } from '../../src/build/compile.js';
 import { findCompilers, parseVswhere } from '../../src/build/compilers.js';
+import { absentFiles } from '../fixtures/detect/fake-deps.js';
 
 const vswhere = (f: string) => fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'vswhere', f), 'utf8');
 
@@ -17,6 +18,7 @@ function fakeDeps(platform: NodeJS.Platform, files: Record<string, string>, exec
     readLink: async () => undefined,
     exists: async (p) => p in files,
     now: () => 0,
+    ...absentFiles,
   };
 }
 

@@ -4,11 +4,12 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { realDeps, type Deps } from '../../src/deps.js';
+import type { Deps } from '../../src/deps.js';
+import { realDeps } from '../../src/real-deps.js';
 import { runDoctor, type DoctorOptions, type DoctorReport, type DoctorServices } from '../../src/doctor/index.js';
 import { reachHint } from '../../src/doctor/checks/network.js';
 import { RECEIPT_NAME, type Receipt } from '../../src/install/receipt.js';
-import { fakeDeps, fakeDetectIo, ok } from '../fixtures/detect/fake-deps.js';
+import { fakeDeps, ok } from '../fixtures/detect/fake-deps.js';
 import { ARC_A770_I915, ARC_B580_UNBOUND, buildTree, NO_GPU, NVIDIA_ONLY } from '../fixtures/detect/sysfs-trees.js';
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'xpu-doctor-'));
@@ -31,8 +32,8 @@ describe('GPU, kernel driver and device node (Linux)', () => {
   it('Arc A770 on i915 with a render node this user cannot open', async () => {
     const root = buildTree(ARC_A770_I915);
     const node = path.join(root, 'dev/dri/renderD128');
-    const deps = fakeDeps({ env: { USER: 'alice' }, exec: idScript('alice') });
-    const r = await run(deps, ['gpu', 'kernel-driver', 'render-node'], { root, io: fakeDetectIo({ denied: [node], gids: { [node]: 105 } }) });
+    const deps = fakeDeps({ env: { USER: 'alice' }, exec: idScript('alice'), denied: [node], gids: { [node]: 105 } });
+    const r = await run(deps, ['gpu', 'kernel-driver', 'render-node'], { root });
     expect(get(r, 'gpu')).toMatchObject({ status: 'ok', message: 'Intel(R) Arc(tm) A770 Graphics (dg2, 8086:56a0) at 0000:03:00.0' });
     expect(get(r, 'kernel-driver')).toMatchObject({ status: 'ok', message: '0000:03:00.0 bound to i915' });
     expect(get(r, 'render-node')).toMatchObject({
@@ -46,7 +47,7 @@ describe('GPU, kernel driver and device node (Linux)', () => {
 
   it('Battlemage with no driver bound and xe not loaded: modprobe, and the kernel it needs', async () => {
     const root = buildTree(ARC_B580_UNBOUND);
-    const r = await run(fakeDeps({ exec: idScript('root') }), ['kernel-driver', 'render-node'], { root, io: fakeDetectIo() });
+    const r = await run(fakeDeps({ exec: idScript('root') }), ['kernel-driver', 'render-node'], { root });
     expect(get(r, 'kernel-driver')).toMatchObject({
       status: 'fail',
       message: '0000:29:00.0 has no kernel driver bound and the xe module is not loaded',
@@ -58,7 +59,7 @@ describe('GPU, kernel driver and device node (Linux)', () => {
 
   it('only an NVIDIA GPU: fail and say what is there; the driver checks skip', async () => {
     const root = buildTree(NVIDIA_ONLY);
-    const r = await run(fakeDeps({ exec: idScript('root') }), ['gpu', 'kernel-driver', 'render-node'], { root, io: fakeDetectIo() });
+    const r = await run(fakeDeps({ exec: idScript('root') }), ['gpu', 'kernel-driver', 'render-node'], { root });
     expect(get(r, 'gpu')).toMatchObject({ status: 'fail', message: 'no Intel GPU found; display devices here: NVIDIA 10de:2684 (nvidia)' });
     expect(get(r, 'kernel-driver').status).toBe('skip');
     expect(get(r, 'render-node')).toMatchObject({ status: 'skip', message: expect.stringMatching(/^no Intel GPU \(render nodes here: /) });

@@ -1,3 +1,6 @@
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadManifests } from '../../src/manifest/load.js';
 import { validateManifest } from '../../src/manifest/schema.js';
@@ -8,6 +11,19 @@ describe('manifests', () => {
     expect(ms.map((m) => m.name).sort()).toEqual(['level-zero', 'unified-runtime']);
     for (const m of ms) {
       expect(Object.keys(m.platforms).sort()).toEqual(['linux-x64', 'win-x64']);
+    }
+    expect(ms.filter((m) => m.zeLoader).map((m) => m.name)).toEqual(['level-zero']);
+  });
+
+  it('refuses a zeLoader that is not a boolean, and two manifests that both claim the loader', async () => {
+    const doc = { schema: 1, name: 'x', zeLoader: 'yes', platforms: {} };
+    expect(() => validateManifest('z.json', doc)).toThrow(/z\.json: "zeLoader" must be true or false/);
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'xpu-manifests-'));
+    try {
+      for (const name of ['a', 'b']) await fs.writeFile(path.join(dir, `${name}.json`), JSON.stringify({ schema: 1, name, zeLoader: true, platforms: {} }));
+      await expect(loadManifests(dir)).rejects.toThrow(/more than one manifest .* Level Zero loader: a, b/);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
     }
   });
 

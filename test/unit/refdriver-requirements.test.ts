@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildRefDriver, checkRefDriverRequirements } from '../../src/build/refdriver.js';
 import { isXpuError, XpuError } from '../../src/errors.js';
-import { realDeps } from '../../src/deps.js';
+import { realDeps } from '../../src/real-deps.js';
 import { silentReporter } from '../../src/reporter.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
 

@@ -1,7 +1,7 @@
 // `xpu-setup env`: print the environment of an installed prefix for a shell.
 import * as path from 'node:path';
 import { XpuError } from '../../errors.js';
-import { defaultPrefix } from '../../host/index.js';
+import { defaultPrefix, nodeLayout } from '../../host/index.js';
 import { envVars, renderEnv, SHELLS, type Shell } from '../../install/env.js';
 import { readReceipt } from '../../install/receipt.js';
 import { str, type Command } from '../command.js';
@@ -13,7 +13,7 @@ export const envCommand: Command = {
   options: { prefix: { type: 'string' }, shell: { type: 'string' } },
   async run({ deps, out, values }) {
     const prefix = path.resolve(str(values, 'prefix') ?? defaultPrefix(deps));
-    const shell = (str(values, 'shell') ?? (out.opts.json ? 'json' : deps.platform === 'win32' ? 'pwsh' : 'sh')) as Shell;
+    const shell = (str(values, 'shell') ?? (out.opts.json ? 'json' : nodeLayout(deps.platform).defaultShell)) as Shell;
     if (!SHELLS.includes(shell)) {
       throw new XpuError('USAGE', `unknown shell "${shell}"`, { hints: [`shells: ${SHELLS.join(', ')}`] });
     }

@@ -1,9 +1,7 @@
 // `xpu-setup probe`: what the devices are, through koffi (and the built addon when there is one).
 import { XpuError } from '../../errors.js';
-import { addonSpec } from '../../build/addon.js';
-import { lastBuilt } from '../../build/compile.js';
 import { formatLines, formatPytorch, formatTritonEnv, formatVerbose } from '../../caps/format.js';
-import { probeStack, requireDevices } from '../../caps/probe.js';
+import { probeInstalled } from '../../pipeline.js';
 import { str, type Command } from '../command.js';
 import { runtimePrefix } from '../runtime-prefix.js';
 
@@ -23,14 +21,7 @@ export const probeCommand: Command = {
       throw new XpuError('USAGE', `unknown format "${format}"`, { hints: [`use one of: ${FORMATS.join(', ')}`] });
     }
     const prefix = await runtimePrefix(ctx);
-    const addonPath = await lastBuilt(addonSpec(prefix, ctx.deps.platform), ctx.deps);
-    const report = await probeStack(prefix, { deps: ctx.deps, addonPath });
-    try {
-      requireDevices(report, ctx.deps);
-    } catch (e) {
-      if (ctx.out.opts.json && e instanceof XpuError) e.details.report = report;
-      throw e;
-    }
+    const report = await probeInstalled(prefix, ctx.deps);
     if (ctx.out.opts.json) ctx.out.json({ ok: true, ...report });
     else if (format === 'triton-env') ctx.out.result(formatTritonEnv(report));
     else if (format === 'pytorch') ctx.out.result(formatPytorch(report));

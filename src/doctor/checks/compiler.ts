@@ -1,4 +1,6 @@
 // Check: a C compiler is available to build the runtime addon; --verbose lists every place the finder looked.
+import { nodeLayout } from '../../host/index.js';
+import { describeTried } from '../../finding.js';
 import type { Check } from '../types.js';
 
 export const compilerCheck: Check = {
@@ -9,16 +11,14 @@ export const compilerCheck: Check = {
     const find = ctx.services.findCompiler;
     if (!find) return { status: 'skip', message: 'no compiler finder available in this build' };
     const r = await find(ctx.deps);
-    const tried = r.tried.map((t) => `${t.what}: ${t.result}${t.detail ? ` (${t.detail})` : ''}`);
+    const tried = describeTried(r.tried);
     const details = { found: r.found, tried };
     const c = r.found[0];
     if (c) return { status: 'ok', message: `${c.path} (${c.version || c.via})`, details };
     return {
       status: 'warn',
       message: 'no C compiler found: the native runtime addon cannot be built (probing falls back to the FFI path)',
-      fix: ctx.deps.platform === 'win32'
-        ? 'install Visual Studio Build Tools with the "Desktop development with C++" workload (or set CC)'
-        : 'install one (sudo apt install gcc, sudo dnf install gcc) or set CC',
+      fix: nodeLayout(ctx.deps.platform).remedies.noCompiler,
       details,
     };
   },

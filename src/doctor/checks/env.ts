@@ -1,7 +1,8 @@
 // Check: environment variables that hide devices, change the driver list or crash the loader.
 import * as path from 'node:path';
-import { altDriversEntries, findEnvTraps, type EnvTrap } from '../../detect/env-traps.js';
+import { altDriversEntries, findEnvTraps, type EnvTrap } from '../../inspect/env-traps.js';
 import type { Check } from '../types.js';
+import { EnvVars } from '../../env-names.js';
 
 export const envCheck: Check = {
   id: 'env',
@@ -13,7 +14,7 @@ export const envCheck: Check = {
     const prefixEnv = receipt?.extraEnv ?? {};
     for (const t of findEnvTraps(prefixEnv)) traps.push({ ...t, from: 'prefix env files' });
     // The loader skips an ALT_DRIVERS entry it cannot load without a word.
-    for (const [from, value] of [['environment', ctx.deps.env.ZE_ENABLE_ALT_DRIVERS], ['prefix env files', prefixEnv.ZE_ENABLE_ALT_DRIVERS]] as const) {
+    for (const [from, value] of [['environment', ctx.deps.env[EnvVars.ZE_ENABLE_ALT_DRIVERS]], ['prefix env files', prefixEnv[EnvVars.ZE_ENABLE_ALT_DRIVERS]]] as const) {
       for (const e of altDriversEntries(value ?? '').filter((x) => x !== '' && /[\\/]/.test(x))) {
         if (!(await ctx.deps.exists(e))) {
           traps.push({

@@ -1,5 +1,5 @@
 // Check: Level Zero headers are present, which API they declare, and whether they are newer than the loader in use.
-import type { HeaderInstallWithVersion, LoaderInstall } from '../../detect/installs.js';
+import type { HeaderInstallWithVersion, LoaderInstall } from '../../inspect/installs.js';
 import type { Check } from '../types.js';
 
 /** Pure: compares "major.minor" of two release versions; positive when a is newer. */

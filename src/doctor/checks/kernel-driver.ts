@@ -1,7 +1,7 @@
 // Check: the kernel driver (i915 or xe) is bound to each Intel GPU and loaded; on Windows, the display driver works.
-import { loadedGpuModules } from '../../detect/pci.js';
-import type { IntelGpu } from '../../detect/gpu.js';
-import { describeCmProblem } from '../../detect/windows.js';
+import { loadedGpuModules } from '../../inspect/pci.js';
+import type { IntelGpu } from '../../inspect/gpu.js';
+import { describeCmProblem } from '../../inspect/windows.js';
 import type { Check, CheckOutcome, DoctorContext } from '../types.js';
 
 /** Kernels that first bind these families by default (older ones need force_probe or do not know them). */

@@ -27,7 +27,7 @@ export const prefixCheck: Check = {
         fix: `run \`xpu-setup --prefix ${ctx.prefix}\``,
       };
     }
-    const found = await verifyPrefix(ctx.prefix, receipt, { sha256: (f) => ctx.io.sha256(f), readLink: (f) => ctx.deps.readLink(f) });
+    const found = await verifyPrefix(ctx.prefix, receipt, ctx.deps);
     const pick = (kind: 'missing' | 'changed') => found.filter((p) => p.problem === kind).map((p) => p.path);
     const diff = { checked: receipt.files.length, changed: pick('changed'), missing: pick('missing') };
     const components = receipt.components.map((c) => `${c.name} ${c.version} (${c.source})`);

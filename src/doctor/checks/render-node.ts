@@ -1,5 +1,6 @@
 // Check: /dev/dri/renderD* exists for the GPU and this user can open it (the render-group trap).
-import { detectRenderNodes, renderVerdict } from '../../detect/render-nodes.js';
+import { nodeLayout } from '../../host/index.js';
+import { detectRenderNodes, renderVerdict } from '../../inspect/render-nodes.js';
 import type { Check } from '../types.js';
 
 export const renderNodeCheck: Check = {
@@ -7,9 +8,9 @@ export const renderNodeCheck: Check = {
   title: 'GPU device node',
   group: 'system',
   async run(ctx) {
-    if (ctx.deps.platform !== 'linux') return { status: 'skip', message: 'Linux only' };
+    if (!nodeLayout(ctx.deps.platform).renderNodes) return { status: 'skip', message: 'Linux only' };
     const { found: gpus } = await ctx.facts.gpus();
-    const { found, tried } = await detectRenderNodes(ctx.deps, { root: ctx.root, io: ctx.io });
+    const { found, tried } = await detectRenderNodes(ctx.deps, { root: ctx.root });
     const intelAddrs = new Set(gpus.intel.map((g) => g.address).filter(Boolean));
     // Judge only the Intel GPU's nodes when we can tell which they are.
     const nodes = found.nodes.filter((n) => !n.pciAddress || intelAddrs.has(n.pciAddress));

@@ -1,5 +1,6 @@
 // Check: LEVEL_ZERO_V1_SDK_PATH / ZE_PATH (what Triton reads) point at a directory with headers and the link library.
-import { checkSdkPath, type SdkPathCheck } from '../../detect/headers.js';
+import { EnvVars } from '../../env-names.js';
+import { checkSdkPath, type SdkPathCheck } from '../../inspect/headers.js';
 import type { Check } from '../types.js';
 import { envScriptHint } from './shared.js';
 
@@ -9,7 +10,7 @@ export const sdkPathCheck: Check = {
   group: 'driver',
   async run(ctx) {
     const env = ctx.deps.env;
-    const vars = (['LEVEL_ZERO_V1_SDK_PATH', 'ZE_PATH'] as const).filter((v) => env[v]);
+    const vars = [EnvVars.LEVEL_ZERO_V1_SDK_PATH, EnvVars.ZE_PATH].filter((v) => env[v]);
     if (vars.length === 0) {
       return {
         status: 'skip',
@@ -21,8 +22,8 @@ export const sdkPathCheck: Check = {
     const details = { results };
     const bad = results.filter((r) => !r.hasHeaders || !r.hasLinkLibrary);
     const problems = bad.map((r) => `${r.variable}=${r.dir} has no ${r.missing.join(' and no ')}`);
-    if (vars.length === 2 && env.LEVEL_ZERO_V1_SDK_PATH !== env.ZE_PATH) {
-      problems.push(`LEVEL_ZERO_V1_SDK_PATH and ZE_PATH differ (${env.LEVEL_ZERO_V1_SDK_PATH} vs ${env.ZE_PATH}); tools disagree on which one to use`);
+    if (vars.length === 2 && env[EnvVars.LEVEL_ZERO_V1_SDK_PATH] !== env[EnvVars.ZE_PATH]) {
+      problems.push(`LEVEL_ZERO_V1_SDK_PATH and ZE_PATH differ (${env[EnvVars.LEVEL_ZERO_V1_SDK_PATH]} vs ${env[EnvVars.ZE_PATH]}); tools disagree on which one to use`);
     }
     if (bad.some((r) => !r.hasHeaders)) {
       return { status: 'fail', message: problems.join('; '), fix: `point it at a directory with include/level_zero (${envScriptHint(ctx)}, or run \`xpu-setup\`)`, details };

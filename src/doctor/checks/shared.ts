@@ -1,8 +1,10 @@
 // Small helpers the checks share: the environment the stack runs with, the reference driver, distro-specific fixes.
-import { referenceDriverIn } from '../../detect/env-traps.js';
+import { referenceDriverIn } from '../../inspect/env-traps.js';
+import { nodeLayout } from '../../host/index.js';
 import { isDebianLike } from '../../host/linux.js';
 import type { Host } from '../../host/types.js';
 import type { DoctorContext } from '../types.js';
+import { EnvVars } from '../../env-names.js';
 
 /** The process environment with the prefix's extra variables (from its receipt) applied on top. */
 export async function stackEnv(ctx: DoctorContext): Promise<Record<string, string | undefined>> {
@@ -12,17 +14,15 @@ export async function stackEnv(ctx: DoctorContext): Promise<Record<string, strin
 
 /** The CPU reference driver named by ZE_ENABLE_ALT_DRIVERS, in this environment or in the prefix's env files. */
 export async function activeReferenceDriver(ctx: DoctorContext): Promise<{ library: string; from: 'environment' | 'prefix env' } | undefined> {
-  const fromEnv = referenceDriverIn(ctx.deps.env.ZE_ENABLE_ALT_DRIVERS);
+  const fromEnv = referenceDriverIn(ctx.deps.env[EnvVars.ZE_ENABLE_ALT_DRIVERS]);
   if (fromEnv) return { library: fromEnv, from: 'environment' };
   const { receipt } = await ctx.facts.receipt();
-  const fromPrefix = referenceDriverIn(receipt?.extraEnv?.ZE_ENABLE_ALT_DRIVERS);
+  const fromPrefix = referenceDriverIn(receipt?.extraEnv?.[EnvVars.ZE_ENABLE_ALT_DRIVERS]);
   return fromPrefix ? { library: fromPrefix, from: 'prefix env' } : undefined;
 }
 
 export function envScriptHint(ctx: DoctorContext): string {
-  return ctx.deps.platform === 'win32'
-    ? `run ${ctx.prefix}\\env.ps1 (PowerShell) or ${ctx.prefix}\\env.bat (cmd)`
-    : `source ${ctx.prefix}/env.sh`;
+  return nodeLayout(ctx.deps.platform).remedies.envScript(ctx.prefix);
 }
 
 /** How to install Intel's user-mode GPU driver (compute-runtime) on this distro. */

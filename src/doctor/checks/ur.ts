@@ -1,7 +1,7 @@
 // Check: the Unified Runtime loader and its adapters are present and load.
 import { nodeLayout } from '../../host/index.js';
-import { tryLoad } from '../../detect/load-check.js';
-import { urNames } from '../../detect/ur.js';
+import { tryLoad } from '../../inspect/load-check.js';
+import { urNames } from '../../inspect/ur.js';
 import type { Check } from '../types.js';
 
 export const urCheck: Check = {

@@ -1,6 +1,6 @@
 // Check: the Level Zero GPU driver (libze_intel_gpu.so.1 / ze_intel_gpu64.dll) is installed and loads.
-import { tryLoad } from '../../detect/load-check.js';
-import { detectUserModeDriver, LINUX_UMD } from '../../detect/user-driver.js';
+import { tryLoad } from '../../inspect/load-check.js';
+import { detectUserModeDriver, LINUX_UMD } from '../../inspect/user-driver.js';
 import type { Check } from '../types.js';
 import { computeRuntimeInstallHint } from './shared.js';
 
@@ -11,7 +11,7 @@ export const userDriverCheck: Check = {
   async run(ctx) {
     const [{ found: gpus }, ld] = await Promise.all([ctx.facts.gpus(), ctx.facts.ldcache()]);
     const hasGpu = gpus.intel.length > 0;
-    const { found, tried } = await detectUserModeDriver(ctx.deps, { ldcache: ld.entries, gpus: gpus.intel, io: ctx.io });
+    const { found, tried } = await detectUserModeDriver(ctx.deps, { ldcache: ld.found, gpus: gpus.intel });
     const packages = found.packages.map((p) => `${p.name} ${p.version}`);
     const details: Record<string, unknown> = { packages, tried };
     if (ctx.deps.platform === 'win32') {

@@ -1,8 +1,8 @@
 // Check: the Level Zero loader programs will load (and the prefix's copy): where, which version, shadowing, loadability.
 import { nodeLayout } from '../../host/index.js';
-import { tryLoad } from '../../detect/load-check.js';
-import type { LoaderInstall } from '../../detect/installs.js';
-import { zeLoaderName } from '../../detect/installs.js';
+import { tryLoad } from '../../inspect/load-check.js';
+import type { LoaderInstall } from '../../inspect/installs.js';
+import { zeLoaderName } from '../../inspect/installs.js';
 import type { Check } from '../types.js';
 import { envScriptHint } from './shared.js';
 
@@ -30,9 +30,7 @@ export const zeLoaderCheck: Check = {
       return {
         status: 'fail',
         message: `${name} not found on the library search path${ctx.prefixExplicit ? ` nor in ${ctx.prefix}` : ''}`,
-        fix: ctx.deps.platform === 'win32'
-          ? 'install the Intel graphics driver (it puts ze_loader.dll in System32), or run `xpu-setup`'
-          : 'run `xpu-setup` to install a loader into the prefix (or install the distro package, e.g. sudo apt install libze1)',
+        fix: nodeLayout(ctx.deps.platform).remedies.noZeLoader,
         details,
       };
     }

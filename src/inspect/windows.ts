@@ -1,6 +1,7 @@
 // Windows GPU facts: Win32_VideoController and PnP device JSON from PowerShell, parsed by pure functions.
 import * as path from 'node:path';
 import type { Deps } from '../deps.js';
+import type { Finding } from '../finding.js';
 
 export interface WinVideoController {
   name: string;
@@ -112,25 +113,25 @@ async function powershell(deps: Deps, script: string): Promise<{ text?: string; 
   return { text: r.stdout };
 }
 
-export async function queryVideoControllers(deps: Deps): Promise<{ controllers: WinVideoController[]; tried: string[] }> {
+export async function queryVideoControllers(deps: Deps): Promise<Finding<WinVideoController[]>> {
   const r = await powershell(deps, CIM_SCRIPT);
-  if (r.text === undefined) return { controllers: [], tried: [`Get-CimInstance Win32_VideoController: ${r.error}`] };
+  if (r.text === undefined) return { found: [], tried: [`Get-CimInstance Win32_VideoController: ${r.error}`] };
   try {
-    const controllers = parseVideoControllers(r.text);
-    return { controllers, tried: [`Get-CimInstance Win32_VideoController: ${controllers.length} adapters`] };
+    const found = parseVideoControllers(r.text);
+    return { found, tried: [`Get-CimInstance Win32_VideoController: ${found.length} adapters`] };
   } catch (e) {
-    return { controllers: [], tried: [`Get-CimInstance Win32_VideoController: unreadable JSON (${(e as Error).message})`] };
+    return { found: [], tried: [`Get-CimInstance Win32_VideoController: unreadable JSON (${(e as Error).message})`] };
   }
 }
 
-export async function queryPnpDisplayDevices(deps: Deps): Promise<{ devices: WinPnpDevice[]; tried: string[] }> {
+export async function queryPnpDisplayDevices(deps: Deps): Promise<Finding<WinPnpDevice[]>> {
   const r = await powershell(deps, PNP_SCRIPT);
-  if (r.text === undefined) return { devices: [], tried: [`Get-PnpDevice -Class Display: ${r.error}`] };
+  if (r.text === undefined) return { found: [], tried: [`Get-PnpDevice -Class Display: ${r.error}`] };
   try {
-    const devices = parsePnpDisplayDevices(r.text);
-    return { devices, tried: [`Get-PnpDevice -Class Display: ${devices.length} devices`] };
+    const found = parsePnpDisplayDevices(r.text);
+    return { found, tried: [`Get-PnpDevice -Class Display: ${found.length} devices`] };
   } catch (e) {
-    return { devices: [], tried: [`Get-PnpDevice -Class Display: unreadable JSON (${(e as Error).message})`] };
+    return { found: [], tried: [`Get-PnpDevice -Class Display: unreadable JSON (${(e as Error).message})`] };
   }
 }
 

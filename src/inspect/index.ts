@@ -14,4 +14,3 @@ export * from './env-traps.js';
 export * from './user-driver.js';
 export * from './ur.js';
 export * from './installs.js';
-export { realDetectIo } from './io.js';

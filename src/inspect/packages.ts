@@ -1,5 +1,6 @@
 // Installed package versions from dpkg-query or rpm, parsed by pure functions.
 import type { Deps } from '../deps.js';
+import type { Finding } from '../finding.js';
 
 export interface InstalledPackage {
   name: string;
@@ -60,18 +61,18 @@ export function parseDpkgSearch(text: string): string | undefined {
   return m?.[1];
 }
 
-export async function queryPackages(deps: Deps, names: string[] = GPU_STACK_PACKAGES): Promise<{ packages: InstalledPackage[]; tried: string[] }> {
+export async function queryPackages(deps: Deps, names: string[] = GPU_STACK_PACKAGES): Promise<Finding<InstalledPackage[]>> {
   const d = await deps.exec('dpkg-query', ['-W', `-f=${DPKG_FORMAT}`, ...names], { timeoutMs: 10_000 });
   if (!d.failedToStart) {
-    const packages = parseDpkgQuery(d.stdout);
-    return { packages, tried: [`dpkg-query: ${packages.map((p) => `${p.name} ${p.version}`).join(', ') || 'none of the GPU stack packages installed'}`] };
+    const found = parseDpkgQuery(d.stdout);
+    return { found, tried: [`dpkg-query: ${found.map((p) => `${p.name} ${p.version}`).join(', ') || 'none of the GPU stack packages installed'}`] };
   }
   const r = await deps.exec('rpm', ['-q', '--qf', RPM_FORMAT, ...names], { timeoutMs: 10_000 });
   if (!r.failedToStart) {
-    const packages = parseRpmQuery(r.stdout);
-    return { packages, tried: [`rpm -q: ${packages.map((p) => `${p.name} ${p.version}`).join(', ') || 'none of the GPU stack packages installed'}`] };
+    const found = parseRpmQuery(r.stdout);
+    return { found, tried: [`rpm -q: ${found.map((p) => `${p.name} ${p.version}`).join(', ') || 'none of the GPU stack packages installed'}`] };
   }
-  return { packages: [], tried: ['no dpkg-query or rpm on this system'] };
+  return { found: [], tried: ['no dpkg-query or rpm on this system'] };
 }
 
 /** The package that owns a file and its version, when a package manager knows it. */
@@ -80,7 +81,7 @@ export async function owningPackage(deps: Deps, file: string): Promise<Installed
   if (!d.failedToStart) {
     const name = d.exitCode === 0 ? parseDpkgSearch(d.stdout) : undefined;
     if (!name) return undefined;
-    return (await queryPackages(deps, [name])).packages[0];
+    return (await queryPackages(deps, [name])).found[0];
   }
   const r = await deps.exec('rpm', ['-qf', '--qf', RPM_FORMAT, file], { timeoutMs: 10_000 });
   if (!r.failedToStart && r.exitCode === 0) return parseRpmQuery(r.stdout)[0];

@@ -1,6 +1,6 @@
 // Environment traps: each variable that hides devices, changes the driver list or crashes the loader.
 import { describe, expect, it } from 'vitest';
-import { cleanAltDrivers, findEnvTraps, referenceDriverIn, selectorAllowsLevelZero } from '../../src/detect/env-traps.js';
+import { cleanAltDrivers, findEnvTraps, referenceDriverIn, selectorAllowsLevelZero } from '../../src/inspect/env-traps.js';
 
 const only = (env: Record<string, string>) => findEnvTraps(env);
 

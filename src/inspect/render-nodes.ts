@@ -1,7 +1,6 @@
 // /dev/dri/renderD* nodes: which GPU each belongs to, whether this user can open it, and the group that would let them.
 import * as path from 'node:path';
 import type { Deps } from '../deps.js';
-import { realDetectIo } from './io.js';
 import type { DetectOptions, Finding } from './types.js';
 
 export interface RenderNode {
@@ -75,7 +74,6 @@ export function renderVerdict(a: RenderAccess): RenderVerdict {
 
 export async function detectRenderNodes(deps: Deps, opts: DetectOptions = {}): Promise<Finding<RenderAccess>> {
   const root = opts.root ?? '/';
-  const io = opts.io ?? realDetectIo;
   const driDir = path.join(root, 'dev/dri');
   const tried: string[] = [];
   const entries = (await deps.readDir(driDir)) ?? [];
@@ -90,9 +88,9 @@ export async function detectRenderNodes(deps: Deps, opts: DetectOptions = {}): P
     const node: RenderNode = { path: p };
     const link = await deps.readLink(path.join(root, 'sys/class/drm', name, 'device'));
     if (link) node.pciAddress = path.basename(link);
-    const err = await io.accessRW(p);
+    const err = await deps.accessRW(p);
     if (err) node.accessError = err;
-    const gid = await io.statGid(p);
+    const gid = await deps.statGid(p);
     if (gid !== undefined) {
       node.gid = gid;
       const g = gidNames.get(gid);

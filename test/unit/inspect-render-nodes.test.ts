@@ -2,8 +2,8 @@
 import { rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { detectRenderNodes, parseEtcGroup, parseIdGroups, renderVerdict } from '../../src/detect/render-nodes.js';
-import { fakeDeps, fakeDetectIo, ok } from '../fixtures/detect/fake-deps.js';
+import { detectRenderNodes, parseEtcGroup, parseIdGroups, renderVerdict } from '../../src/inspect/render-nodes.js';
+import { fakeDeps, ok } from '../fixtures/detect/fake-deps.js';
 import { ARC_A770_I915, buildTree } from '../fixtures/detect/sysfs-trees.js';
 
 const roots: string[] = [];
@@ -26,8 +26,8 @@ describe('render nodes', () => {
     const root = buildTree(ARC_A770_I915);
     roots.push(root);
     const node = path.join(root, 'dev/dri/renderD128');
-    const deps = fakeDeps({ env: { USER: 'alice' }, exec: idAnswers('alice', 'alice') });
-    const { found } = await detectRenderNodes(deps, { root, io: fakeDetectIo({ denied: [node], gids: { [node]: 105 } }) });
+    const deps = fakeDeps({ env: { USER: 'alice' }, exec: idAnswers('alice', 'alice'), denied: [node], gids: { [node]: 105 } });
+    const { found } = await detectRenderNodes(deps, { root });
     expect(found.nodes).toEqual([{ path: node, pciAddress: '0000:03:00.0', accessError: 'EACCES', gid: 105, group: 'render' }]);
     expect(renderVerdict(found)).toEqual({
       kind: 'needs-group',
@@ -40,15 +40,15 @@ describe('render nodes', () => {
     const root = buildTree(ARC_A770_I915);
     roots.push(root);
     const node = path.join(root, 'dev/dri/renderD128');
-    const deps = fakeDeps({ env: { USER: 'alice' }, exec: idAnswers('alice', 'alice render') });
-    const { found } = await detectRenderNodes(deps, { root, io: fakeDetectIo({ denied: [node], gids: { [node]: 105 } }) });
+    const deps = fakeDeps({ env: { USER: 'alice' }, exec: idAnswers('alice', 'alice render'), denied: [node], gids: { [node]: 105 } });
+    const { found } = await detectRenderNodes(deps, { root });
     expect(renderVerdict(found)).toMatchObject({ kind: 'needs-relogin', group: 'render' });
   });
 
   it('a node that opens is ok; no node at all is reported as such', async () => {
     const root = buildTree(ARC_A770_I915);
     roots.push(root);
-    const { found } = await detectRenderNodes(fakeDeps({ exec: idAnswers('root', 'root') }), { root, io: fakeDetectIo() });
+    const { found } = await detectRenderNodes(fakeDeps({ exec: idAnswers('root', 'root') }), { root });
     expect(renderVerdict(found)).toEqual({ kind: 'ok' });
     expect(renderVerdict({ nodes: [], sessionGroups: [] })).toEqual({ kind: 'no-nodes' });
   });

@@ -1,10 +1,9 @@
 // Unified Runtime: the UR loader and its adapters, in the prefix or on the library search path.
 import { nodeLayout } from '../host/index.js';
 import type { Deps } from '../deps.js';
-import { realDetectIo } from './io.js';
 import type { LdconfigEntry } from './ldconfig.js';
 import { resolveLibrary, type LibraryCandidate } from './loaders.js';
-import type { DetectIo, Finding } from './types.js';
+import type { Finding } from './types.js';
 
 export interface UrNames {
   loader: string;
@@ -32,9 +31,8 @@ export function prefixLibDirs(platform: NodeJS.Platform, prefix: string): string
 
 export async function detectUr(
   deps: Deps,
-  opts: { prefix?: string; ldcache?: LdconfigEntry[]; io?: DetectIo } = {},
+  opts: { prefix?: string; ldcache?: LdconfigEntry[] } = {},
 ): Promise<Finding<UrInstall>> {
-  const io = opts.io ?? realDetectIo;
   const names = urNames(deps.platform);
   const layout = nodeLayout(deps.platform);
   const join = layout.path.join;
@@ -44,14 +42,14 @@ export async function detectUr(
   for (const d of opts.prefix ? prefixLibDirs(deps.platform, opts.prefix) : []) {
     const p = join(d, names.loader);
     if (await deps.exists(p)) {
-      found.loader = { path: p, via: layout.libraryPathVar, realPath: (await io.realpath(p)) ?? p, inPrefix: true };
+      found.loader = { path: p, via: layout.libraryPathVar, realPath: (await deps.realpath(p)) ?? p, inPrefix: true };
       tried.push(`${p} (prefix): found`);
       break;
     }
     tried.push(`${p} (prefix): not there`);
   }
   if (!found.loader) {
-    const res = await resolveLibrary(deps, names.loader, { ldcache: opts.ldcache, io });
+    const res = await resolveLibrary(deps, names.loader, { ldcache: opts.ldcache });
     tried.push(...res.tried);
     if (res.chosen) found.loader = { ...res.chosen, inPrefix: false };
   }
@@ -65,7 +63,7 @@ export async function detectUr(
         out.push({ name, path: p });
         continue;
       }
-      const res = await resolveLibrary(deps, name, { ldcache: opts.ldcache, io });
+      const res = await resolveLibrary(deps, name, { ldcache: opts.ldcache });
       if (res.chosen) out.push({ name, path: res.chosen.path });
       else tried.push(`${name}: not next to the loader nor on the library path`);
     }

@@ -93,9 +93,9 @@ export function classifyWindows(adapters: (WinVideoController | WinPnpDevice)[],
 export async function detectGpus(deps: Deps, opts: DetectOptions = {}): Promise<Finding<GpuScan>> {
   if (deps.platform === 'win32') {
     const cim = await queryVideoControllers(deps);
-    if (cim.controllers.length > 0) return { found: classifyWindows(cim.controllers), tried: cim.tried };
+    if (cim.found.length > 0) return { found: classifyWindows(cim.found), tried: cim.tried };
     const pnp = await queryPnpDisplayDevices(deps);
-    return { found: classifyWindows(pnp.devices), tried: [...cim.tried, ...pnp.tried] };
+    return { found: classifyWindows(pnp.found), tried: [...cim.tried, ...pnp.tried] };
   }
   if (deps.platform !== 'linux') return { found: { intel: [], others: [] }, tried: [`${deps.platform}: no GPU detection`] };
   const pci = await readPciDevices(deps, opts);

@@ -1,4 +1,5 @@
 // Environment variables that silently change what Level Zero, UR and SYCL see; a pure scan of the environment.
+import { EnvVars } from '../env-names.js';
 
 export interface EnvTrap {
   variable: string;
@@ -46,7 +47,7 @@ export function findEnvTraps(env: Record<string, string | undefined>): EnvTrap[]
   for (const [k, raw] of Object.entries(env).sort(([a], [b]) => a.localeCompare(b))) {
     if (raw === undefined) continue;
     const v = raw;
-    if (k === 'ZE_ENABLE_ALT_DRIVERS') {
+    if (k === EnvVars.ZE_ENABLE_ALT_DRIVERS) {
       const entries = altDriversEntries(v);
       if (v === '' || entries.some((e) => e === '')) {
         add({
@@ -67,7 +68,7 @@ export function findEnvTraps(env: Record<string, string | undefined>): EnvTrap[]
           fix: 'unset ZE_ENABLE_ALT_DRIVERS unless you mean to use another driver',
         });
       }
-    } else if (k === 'ZE_AFFINITY_MASK') {
+    } else if (k === EnvVars.ZE_AFFINITY_MASK) {
       add({
         variable: k,
         value: v,
@@ -75,7 +76,7 @@ export function findEnvTraps(env: Record<string, string | undefined>): EnvTrap[]
         message: v.trim() === '' ? 'is set but empty' : `only devices ${v} are visible to Level Zero programs`,
         fix: 'unset ZE_AFFINITY_MASK to see every device',
       });
-    } else if (k === 'ONEAPI_DEVICE_SELECTOR') {
+    } else if (k === EnvVars.ONEAPI_DEVICE_SELECTOR) {
       const excludesL0 = !selectorAllowsLevelZero(v);
       add({
         variable: k,
@@ -86,7 +87,7 @@ export function findEnvTraps(env: Record<string, string | undefined>): EnvTrap[]
           : 'SYCL and PyTorch XPU see only the devices this selector allows',
         fix: 'unset ONEAPI_DEVICE_SELECTOR (or set it to level_zero:gpu)',
       });
-    } else if (k === 'ZE_FLAT_DEVICE_HIERARCHY') {
+    } else if (k === EnvVars.ZE_FLAT_DEVICE_HIERARCHY) {
       const ok = FLAT_HIERARCHY_VALUES.includes(v.toUpperCase());
       add({
         variable: k,
@@ -97,13 +98,13 @@ export function findEnvTraps(env: Record<string, string | undefined>): EnvTrap[]
           : `"${v}" is not one of ${FLAT_HIERARCHY_VALUES.join(', ')}`,
         fix: 'unset ZE_FLAT_DEVICE_HIERARCHY unless your code expects that hierarchy',
       });
-    } else if (k === 'ZE_ENABLE_NULL_DRIVER' && v !== '0') {
+    } else if (k === EnvVars.ZE_ENABLE_NULL_DRIVER && v !== '0') {
       add({ variable: k, value: v, severity: 'warn', message: 'the null driver reports a fake "Null Device" that runs nothing', fix: 'unset ZE_ENABLE_NULL_DRIVER' });
-    } else if ((k === 'ZE_ENABLE_VALIDATION_LAYER' || k === 'ZE_ENABLE_TRACING_LAYER') && v !== '0') {
+    } else if ((k === EnvVars.ZE_ENABLE_VALIDATION_LAYER || k === EnvVars.ZE_ENABLE_TRACING_LAYER) && v !== '0') {
       add({ variable: k, value: v, severity: 'info', message: 'a debugging layer is on: every call is slower' });
-    } else if (k.startsWith('ZE_ENABLE_') || k === 'ZE_ENABLE_LOADER_DEBUG_TRACE') {
+    } else if (k.startsWith('ZE_ENABLE_') || k === EnvVars.ZE_ENABLE_LOADER_DEBUG_TRACE) {
       add({ variable: k, value: v, severity: 'info', message: 'changes Level Zero loader behaviour' });
-    } else if (k === 'SYCL_DEVICE_FILTER') {
+    } else if (k === EnvVars.SYCL_DEVICE_FILTER) {
       add({
         variable: k,
         value: v,
@@ -113,7 +114,7 @@ export function findEnvTraps(env: Record<string, string | undefined>): EnvTrap[]
       });
     } else if (k.startsWith('SYCL_')) {
       add({ variable: k, value: v, severity: 'info', message: 'changes SYCL runtime behaviour' });
-    } else if (k === 'UR_ADAPTERS_FORCE_LOAD') {
+    } else if (k === EnvVars.UR_ADAPTERS_FORCE_LOAD) {
       add({ variable: k, value: v, severity: 'warn', message: 'the UR loader loads only these adapters', fix: 'unset UR_ADAPTERS_FORCE_LOAD to load the adapters found on the library path' });
     }
   }

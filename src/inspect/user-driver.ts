@@ -2,11 +2,10 @@
 import * as path from 'node:path';
 import type { Deps } from '../deps.js';
 import type { IntelGpu } from './gpu.js';
-import { realDetectIo } from './io.js';
 import type { LdconfigEntry } from './ldconfig.js';
 import { resolveLibrary, type LibraryResolution } from './loaders.js';
 import { queryPackages, type InstalledPackage } from './packages.js';
-import type { DetectIo, Finding } from './types.js';
+import type { Finding } from './types.js';
 
 export const LINUX_UMD = 'libze_intel_gpu.so.1';
 export const WINDOWS_UMD = 'ze_intel_gpu64.dll';
@@ -22,7 +21,7 @@ export interface UserModeDriver {
 
 export async function detectUserModeDriver(
   deps: Deps,
-  opts: { ldcache?: LdconfigEntry[]; gpus?: IntelGpu[]; io?: DetectIo } = {},
+  opts: { ldcache?: LdconfigEntry[]; gpus?: IntelGpu[] } = {},
 ): Promise<Finding<UserModeDriver>> {
   if (deps.platform === 'win32') {
     const gpu = (opts.gpus ?? []).find((g) => g.windows?.driverStoreDir) ?? opts.gpus?.[0];
@@ -39,7 +38,7 @@ export async function detectUserModeDriver(
     }
     return { found: { packages: [], windows: w }, tried };
   }
-  const library = await resolveLibrary(deps, LINUX_UMD, { ldcache: opts.ldcache, io: opts.io ?? realDetectIo });
+  const library = await resolveLibrary(deps, LINUX_UMD, { ldcache: opts.ldcache });
   const pk = await queryPackages(deps);
-  return { found: { library, packages: pk.packages }, tried: [...library.tried, ...pk.tried] };
+  return { found: { library, packages: pk.found }, tried: [...library.tried, ...pk.tried] };
 }

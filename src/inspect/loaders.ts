@@ -2,10 +2,8 @@
 import { nodeLayout } from '../host/index.js';
 import * as path from 'node:path';
 import type { Deps } from '../deps.js';
-import { realDetectIo } from './io.js';
 import type { LdconfigEntry } from './ldconfig.js';
 import { system32Dir } from './windows.js';
-import type { DetectIo } from './types.js';
 
 export type SearchVia = 'LD_LIBRARY_PATH' | 'ld.so.cache' | 'default dirs' | 'System32' | 'Windows dir' | 'PATH';
 
@@ -65,9 +63,8 @@ export function versionFromFileName(file: string): string | undefined {
 export async function resolveLibrary(
   deps: Deps,
   name: string,
-  opts: { ldcache?: LdconfigEntry[]; io?: DetectIo } = {},
+  opts: { ldcache?: LdconfigEntry[] } = {},
 ): Promise<LibraryResolution> {
-  const io = opts.io ?? realDetectIo;
   const res: LibraryResolution = { name, shadowed: [], tried: [] };
   const seen = new Set<string>();
   for (const c of searchOrder(deps.platform, name, deps.env, opts.ldcache)) {
@@ -75,7 +72,7 @@ export async function resolveLibrary(
       if (c.via !== 'default dirs') res.tried.push(`${c.path} (${c.via}): not there`);
       continue;
     }
-    const real = (await io.realpath(c.path)) ?? c.path;
+    const real = (await deps.realpath(c.path)) ?? c.path;
     if (seen.has(real)) continue;
     seen.add(real);
     const cand: LibraryCandidate = { ...c, realPath: real };
@@ -88,12 +85,12 @@ export async function resolveLibrary(
 }
 
 /** Copies of `name` in specific directories (a prefix, an SDK path) whether or not they are on the search path. */
-export async function findInDirs(deps: Deps, name: string, dirs: string[], io: DetectIo = realDetectIo): Promise<LibraryCandidate[]> {
+export async function findInDirs(deps: Deps, name: string, dirs: string[]): Promise<LibraryCandidate[]> {
   const out: LibraryCandidate[] = [];
   const join = nodeLayout(deps.platform).path.join;
   for (const d of dirs) {
     const p = join(d, name);
-    if (await deps.exists(p)) out.push({ path: p, via: 'PATH', realPath: (await io.realpath(p)) ?? p });
+    if (await deps.exists(p)) out.push({ path: p, via: 'PATH', realPath: (await deps.realpath(p)) ?? p });
   }
   return out;
 }

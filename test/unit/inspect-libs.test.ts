@@ -3,12 +3,12 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { realDeps } from '../../src/deps.js';
-import { checkSdkPath, findZeHeaders, headerSearchDirs, parseZeApiHeader } from '../../src/detect/headers.js';
-import { parseLdconfig } from '../../src/detect/ldconfig.js';
-import { diagnoseLoadError, parseLoadAnswer, tryLoad } from '../../src/detect/load-check.js';
-import { resolveLibrary, searchOrder, versionFromFileName } from '../../src/detect/loaders.js';
-import { parseDpkgQuery, parseDpkgSearch, parseRpmQuery } from '../../src/detect/packages.js';
+import { realDeps } from '../../src/real-deps.js';
+import { checkSdkPath, findZeHeaders, headerSearchDirs, parseZeApiHeader } from '../../src/inspect/headers.js';
+import { parseLdconfig } from '../../src/inspect/ldconfig.js';
+import { diagnoseLoadError, parseLoadAnswer, tryLoad } from '../../src/inspect/load-check.js';
+import { resolveLibrary, searchOrder, versionFromFileName } from '../../src/inspect/loaders.js';
+import { parseDpkgQuery, parseDpkgSearch, parseRpmQuery } from '../../src/inspect/packages.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
 import { ensureDebs } from '../support/debs.js';
 

@@ -1,5 +1,6 @@
 // The dynamic linker's cache as `ldconfig -p` prints it, parsed into entries.
 import type { Deps } from '../deps.js';
+import type { Finding } from '../finding.js';
 
 export interface LdconfigEntry {
   name: string;
@@ -21,13 +22,13 @@ export function parseLdconfig(text: string): LdconfigEntry[] {
   return out;
 }
 
-export async function readLdconfig(deps: Deps): Promise<{ entries: LdconfigEntry[]; tried: string[] }> {
+export async function readLdconfig(deps: Deps): Promise<Finding<LdconfigEntry[]>> {
   // ldconfig lives in /sbin, which is not on every user's PATH.
   for (const exe of ['ldconfig', '/sbin/ldconfig', '/usr/sbin/ldconfig']) {
     const r = await deps.exec(exe, ['-p'], { timeoutMs: 10_000 });
     if (r.failedToStart) continue;
-    const entries = parseLdconfig(r.stdout);
-    return { entries, tried: [`${exe} -p: ${entries.length} cached libraries`] };
+    const found = parseLdconfig(r.stdout);
+    return { found, tried: [`${exe} -p: ${found.length} cached libraries`] };
   }
-  return { entries: [], tried: ['ldconfig -p: ldconfig not found'] };
+  return { found: [], tried: ['ldconfig -p: ldconfig not found'] };
 }

@@ -9,7 +9,7 @@ import { scanOpenCl } from '../runtime/opencl.js';
 import type { RawZeProbe } from '../runtime/types.js';
 import { probeUr } from '../runtime/ur.js';
 import { noDriverError, probeZe, zeLoaderPath } from '../runtime/ze.js';
-import { buildReport, type ProbeReport } from './model.js';
+import { buildReport, type ProbeReport } from '../caps/model.js';
 
 export interface ProbeOptions {
   deps: Deps;

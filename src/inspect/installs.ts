@@ -4,11 +4,9 @@ import * as path from 'node:path';
 import type { Deps } from '../deps.js';
 import type { Receipt } from '../install/receipt.js';
 import { findZeHeaders, type HeaderInstall } from './headers.js';
-import { realDetectIo } from './io.js';
 import { readLdconfig, type LdconfigEntry } from './ldconfig.js';
 import { findInDirs, resolveLibrary, versionFromFileName, type LibraryCandidate, type LibraryResolution } from './loaders.js';
 import { owningPackage } from './packages.js';
-import type { DetectIo } from './types.js';
 import { detectUr, prefixLibDirs, type UrInstall } from './ur.js';
 
 export interface VersionInfo {
@@ -60,7 +58,7 @@ async function versionOf(deps: Deps, file: string, prefix: string | undefined, r
     const v = receiptZeVersion(receipt);
     if (v) return { version: v, source: 'receipt' };
   }
-  if (deps.platform !== 'win32') {
+  if (nodeLayout(deps.platform).systemPackages) {
     const pkg = await owningPackage(deps, file);
     if (pkg) return { version: pkg.version, source: `${pkg.manager} ${pkg.name}` };
   }
@@ -74,7 +72,7 @@ async function headerVersion(deps: Deps, h: HeaderInstall, prefix: string | unde
     const v = receiptZeVersion(receipt);
     if (v) return { version: v, source: 'receipt' };
   }
-  if (deps.platform !== 'win32') {
+  if (nodeLayout(deps.platform).systemPackages) {
     const pkg = await owningPackage(deps, h.header);
     if (pkg) return { version: pkg.version, source: `${pkg.manager} ${pkg.name}` };
     const root = path.posix.dirname(h.includeDir);
@@ -89,18 +87,17 @@ async function headerVersion(deps: Deps, h: HeaderInstall, prefix: string | unde
 
 export async function detectInstalls(
   deps: Deps,
-  opts: { prefix?: string; receipt?: Receipt; ldcache?: LdconfigEntry[]; io?: DetectIo } = {},
+  opts: { prefix?: string; receipt?: Receipt; ldcache?: LdconfigEntry[] } = {},
 ): Promise<InstallsSummary> {
-  const io = opts.io ?? realDetectIo;
   const tried: string[] = [];
   let ldcache = opts.ldcache;
-  if (!ldcache && deps.platform === 'linux') {
+  if (!ldcache && nodeLayout(deps.platform).ldconfig) {
     const l = await readLdconfig(deps);
-    ldcache = l.entries;
+    ldcache = l.found;
     tried.push(...l.tried);
   }
   const name = zeLoaderName(deps.platform);
-  const resolution = await resolveLibrary(deps, name, { ldcache, io });
+  const resolution = await resolveLibrary(deps, name, { ldcache });
   tried.push(...resolution.tried);
   const withVersion = async (c: LibraryCandidate): Promise<LoaderInstall> => {
     const v = await versionOf(deps, c.realPath ?? c.path, opts.prefix, opts.receipt);
@@ -109,7 +106,7 @@ export async function detectInstalls(
   const zeLoader: InstallsSummary['zeLoader'] = { resolution, shadowed: await Promise.all(resolution.shadowed.map(withVersion)) };
   if (resolution.chosen) zeLoader.chosen = await withVersion(resolution.chosen);
   if (opts.prefix) {
-    const copies = await findInDirs(deps, name, prefixLibDirs(deps.platform, opts.prefix), io);
+    const copies = await findInDirs(deps, name, prefixLibDirs(deps.platform, opts.prefix));
     if (copies[0]) zeLoader.prefixCopy = await withVersion(copies[0]);
     tried.push(`${opts.prefix}: ${copies[0] ? `has ${copies[0].path}` : `no ${name}`}`);
   }
@@ -121,7 +118,7 @@ export async function detectInstalls(
       return v ? { ...h, version: v } : { ...h };
     }),
   );
-  const ur = await detectUr(deps, { prefix: opts.prefix, ldcache, io });
+  const ur = await detectUr(deps, { prefix: opts.prefix, ldcache });
   tried.push(...ur.tried);
   return { zeLoader, zeHeaders, ur: ur.found, tried };
 }

@@ -1,7 +1,8 @@
 // Level Zero headers: where they are (prefix, SDK variables, compiler paths, system) and which API version they declare.
 import { nodeLayout } from '../host/index.js';
-import * as path from 'node:path';
 import type { Deps } from '../deps.js';
+import type { Finding } from '../finding.js';
+import { EnvVars } from '../env-names.js';
 
 export interface ZeHeaderInfo {
   /** ZE_API_VERSION_CURRENT as "major.minor". */
@@ -34,20 +35,21 @@ export interface HeaderInstall {
 
 /** Pure: the include dirs to look at, most specific first. */
 export function headerSearchDirs(platform: NodeJS.Platform, env: Record<string, string | undefined>, prefix?: string): { dir: string; source: HeaderSource }[] {
-  const win = platform === 'win32';
-  const join = win ? path.win32.join : path.posix.join;
-  const sep = win ? ';' : ':';
+  const layout = nodeLayout(platform);
+  const join = layout.path.join;
+  const sep = layout.pathSep;
   const out: { dir: string; source: HeaderSource }[] = [];
   if (prefix) out.push({ dir: join(prefix, 'include'), source: 'prefix' });
-  if (env.LEVEL_ZERO_V1_SDK_PATH) out.push({ dir: join(env.LEVEL_ZERO_V1_SDK_PATH, 'include'), source: 'LEVEL_ZERO_V1_SDK_PATH' });
-  if (env.ZE_PATH) out.push({ dir: join(env.ZE_PATH, 'include'), source: 'ZE_PATH' });
-  const vars: HeaderSource[] = win ? ['INCLUDE'] : ['CPATH', 'C_INCLUDE_PATH', 'CPLUS_INCLUDE_PATH'];
-  for (const v of vars) for (const d of (env[v] ?? '').split(sep).filter(Boolean)) out.push({ dir: d, source: v });
-  if (!win) for (const d of ['/usr/local/include', '/usr/include']) out.push({ dir: d, source: 'system' });
+  for (const name of [EnvVars.LEVEL_ZERO_V1_SDK_PATH, EnvVars.ZE_PATH]) {
+    const dir = env[name];
+    if (dir) out.push({ dir: join(dir, 'include'), source: name });
+  }
+  for (const v of layout.compilerIncludeVars) for (const d of (env[v] ?? '').split(sep).filter(Boolean)) out.push({ dir: d, source: v });
+  for (const d of layout.systemIncludeDirs) out.push({ dir: d, source: 'system' });
   return out;
 }
 
-export async function findZeHeaders(deps: Deps, prefix?: string): Promise<{ found: HeaderInstall[]; tried: string[] }> {
+export async function findZeHeaders(deps: Deps, prefix?: string): Promise<Finding<HeaderInstall[]>> {
   const join = nodeLayout(deps.platform).path.join;
   const found: HeaderInstall[] = [];
   const tried: string[] = [];
@@ -79,10 +81,10 @@ export interface SdkPathCheck {
 
 /** What Triton does with the variable: -I$DIR/include (for level_zero/ze_api.h) and -L$DIR/lib -lze_loader. */
 export async function checkSdkPath(deps: Deps, variable: SdkPathCheck['variable'], dir: string): Promise<SdkPathCheck> {
-  const win = deps.platform === 'win32';
-  const join = win ? path.win32.join : path.posix.join;
+  const layout = nodeLayout(deps.platform);
+  const join = layout.path.join;
   const header = join(dir, 'include', 'level_zero', 'ze_api.h');
-  const lib = join(dir, 'lib', win ? 'ze_loader.lib' : 'libze_loader.so');
+  const lib = join(dir, 'lib', layout.zeLinkLibrary);
   const hasHeaders = await deps.exists(header);
   const hasLinkLibrary = await deps.exists(lib);
   const missing: string[] = [];

@@ -1,0 +1,144 @@
+// Prints the folder-level import graph of src/ and exits 1 when an edge breaks the layering written in src/README.md.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Each folder (or top-level file) of src/ and its layer; src/README.md says the same in prose. */
+export const LAYERS = {
+  // Everything may import these; they import only each other.
+  base: ['errors', 'deps', 'finding', 'env-names', 'reporter', 'version', 'package-dir', 'host'],
+  // What the stages use. They never reach up into a stage, the pipeline, the doctor or the CLI.
+  library: ['manifest', 'net', 'cache', 'formats', 'runtime', 'caps', 'sources', 'inspect'],
+  // The pipeline's stages, in order. Only pipeline.ts composes them; between stages only `import type` (data) passes.
+  stage: ['plan', 'fetch', 'install', 'build', 'probe', 'smoke'],
+  // Places that compose: the setup pipeline, the doctor, and the real side effects behind Deps.
+  root: ['pipeline', 'doctor', 'real-deps'],
+  cli: ['cli'],
+};
+
+/** Library-to-library edges that would let a lower layer do a higher one's job. */
+export const FORBIDDEN_LIBRARY_EDGES = [
+  ['cache', 'net'], // the cache stores bytes it is given; downloading is fetch/'s job
+  ['formats', 'net'], // archive readers never touch the network
+  ['formats', 'cache'],
+];
+
+/**
+ * Edges that break a rule today, each with the reason it is tolerated. Remove a line when its edge is gone; a listed
+ * edge that no longer exists is reported, so this list cannot go stale silently.
+ */
+export const KNOWN_EXCEPTIONS = [
+  // cache/store.ts still downloads through net/http.ts; moving downloads into fetch/ removes this edge.
+  { from: 'cache', to: 'net', why: 'downloads move from cache/ to fetch/' },
+  // The inspection library reads the receipt's shape (types only) to tell the prefix's own files from others.
+  { from: 'inspect', to: 'install', typeOnly: true, why: 'the receipt format is declared in install/receipt.ts' },
+  // probe/probe.ts reads the receipt for the installed loader's version; the pipeline could pass it in instead.
+  { from: 'probe', to: 'install', why: 'the probe reads the receipt itself' },
+];
+
+function layerOf(node) {
+  for (const [layer, names] of Object.entries(LAYERS)) if (names.includes(node)) return layer;
+  return undefined;
+}
+
+/** The reason an edge is forbidden, or undefined when it is allowed. `typeOnly`: every import along it is `import type`. */
+export function violation(from, to, typeOnly) {
+  const a = layerOf(from);
+  const b = layerOf(to);
+  if (!a) return `${from} is in no layer (add it to LAYERS and src/README.md)`;
+  if (!b) return `${to} is in no layer (add it to LAYERS and src/README.md)`;
+  if (b === 'cli' && a !== 'cli') return 'nothing imports the CLI';
+  if (a === 'base' && b !== 'base') return `the base layer imports only the base layer, not ${b} ${to}`;
+  if (a === 'library' && (b === 'stage' || b === 'root')) return `a library does not import the ${b} ${to}`;
+  if (a === 'library' && FORBIDDEN_LIBRARY_EDGES.some(([x, y]) => x === from && y === to)) return `${from} must not import ${to}`;
+  if (a === 'stage' && b === 'root') return `a stage does not import ${to}`;
+  if (a === 'stage' && b === 'stage' && !typeOnly) return `stages meet only in pipeline.ts; ${from} may import ${to}'s types, not its code`;
+  if (a === 'root' && b === 'root') return `${from} and ${to} are separate entry points`;
+  return undefined;
+}
+
+const IMPORT_RE = /^\s*(import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/gm;
+
+/** The folder (or top-level file without .ts) of a path relative to src/. */
+export function nodeOf(relPath) {
+  const parts = relPath.split(/[\\/]/);
+  return parts.length > 1 ? parts[0] : parts[0].replace(/(\.d)?\.[jt]s$/, '');
+}
+
+/** Folder edges of one source text: Map "from->to" to whether all imports along it are type-only. */
+export function edgesOf(fileRel, text, into = new Map()) {
+  const from = nodeOf(fileRel);
+  for (const m of text.matchAll(IMPORT_RE)) {
+    const spec = m[3];
+    if (!spec.startsWith('.')) continue;
+    const target = path.posix.normalize(path.posix.join(path.posix.dirname(fileRel.split(path.sep).join('/')), spec));
+    const to = nodeOf(target);
+    if (to === from) continue;
+    const key = `${from}->${to}`;
+    // `import type { A }` is type-only; `import { type A }` is too when every name in braces is marked type.
+    const braces = /\{([^}]*)\}/.exec(m[0]);
+    const names = braces ? braces[1].split(',').map((s) => s.trim()).filter(Boolean) : [];
+    const onlyBraces = /^\s*(import|export)\s+\{/.test(m[0]);
+    const typeOnly = Boolean(m[2]) || (onlyBraces && names.length > 0 && names.every((s) => s.startsWith('type ')));
+    into.set(key, (into.get(key) ?? true) && typeOnly);
+  }
+  return into;
+}
+
+function walk(dir, root, out) {
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) walk(p, root, out);
+    else if (e.name.endsWith('.ts')) out.push(path.relative(root, p));
+  }
+  return out;
+}
+
+export function graphOf(srcDir) {
+  const edges = new Map();
+  for (const f of walk(srcDir, srcDir, []).sort()) edgesOf(f, fs.readFileSync(path.join(srcDir, f), 'utf8'), edges);
+  return edges;
+}
+
+/** Checks a graph: the forbidden edges not listed as exceptions, and exceptions whose edge has gone. */
+export function check(edges) {
+  const problems = [];
+  for (const [key, typeOnly] of edges) {
+    const [from, to] = key.split('->');
+    const why = violation(from, to, typeOnly);
+    if (!why) continue;
+    const known = KNOWN_EXCEPTIONS.find((x) => x.from === from && x.to === to && (!x.typeOnly || typeOnly));
+    if (!known) problems.push(`${from} -> ${to}: ${why}`);
+  }
+  for (const x of KNOWN_EXCEPTIONS) {
+    const typeOnly = edges.get(`${x.from}->${x.to}`);
+    if (typeOnly === undefined || !violation(x.from, x.to, typeOnly)) {
+      problems.push(`${x.from} -> ${x.to} is listed in KNOWN_EXCEPTIONS but no longer breaks a rule: remove it from the list`);
+    }
+  }
+  return problems;
+}
+
+function main() {
+  // `--src DIR` checks another tree (the tests give it one with a forbidden edge).
+  const at = process.argv.indexOf('--src');
+  const srcDir = at > 0 && process.argv[at + 1] ? path.resolve(process.argv[at + 1]) : path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'src');
+  const edges = graphOf(srcDir);
+  const byFrom = new Map();
+  for (const [key, typeOnly] of edges) {
+    const [from, to] = key.split('->');
+    if (!byFrom.has(from)) byFrom.set(from, []);
+    byFrom.get(from).push(typeOnly ? `${to} (types)` : to);
+  }
+  const order = Object.values(LAYERS).flat();
+  const rank = (n) => (order.includes(n) ? order.indexOf(n) : order.length);
+  for (const from of [...byFrom.keys()].sort((a, b) => rank(b) - rank(a) || a.localeCompare(b))) {
+    console.log(`${from.padEnd(11)} -> ${byFrom.get(from).sort((a, b) => rank(a) - rank(b) || a.localeCompare(b)).join(', ')}`);
+  }
+  for (const x of KNOWN_EXCEPTIONS) console.log(`known exception: ${x.from} -> ${x.to} (${x.why})`);
+  const problems = check(edges);
+  for (const p of problems) console.error(`forbidden edge: ${p}`);
+  if (problems.length) process.exit(1);
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();

@@ -1,0 +1,57 @@
+// The name of every environment variable xpu-setup reads or writes, each spelled once; what each one means is here.
+
+export const EnvVars = {
+  // xpu-setup's own settings (each also a command-line option; see README.md).
+  /** The prefix to install into or to read (`--prefix`). */
+  XPU_SETUP_PREFIX: 'XPU_SETUP_PREFIX',
+  /** The download cache (`--cache-dir`). */
+  XPU_SETUP_CACHE_DIR: 'XPU_SETUP_CACHE_DIR',
+  /** Component manifests other than the shipped ones (`--manifests`). */
+  XPU_SETUP_MANIFESTS: 'XPU_SETUP_MANIFESTS',
+  /** A PyPI simple index (`--index-url`). */
+  XPU_SETUP_INDEX_URL: 'XPU_SETUP_INDEX_URL',
+  /** conda channels, comma- or space-separated (`--conda-channel`). */
+  XPU_SETUP_CONDA_CHANNELS: 'XPU_SETUP_CONDA_CHANNELS',
+  /** Test hook: the smoke test runs this SPIR-V (same kernel contract) instead of the shipped vector add. */
+  XPU_SETUP_SMOKE_SPV: 'XPU_SETUP_SMOKE_SPV',
+  /** Read by native/refdriver: the real GPU whose identity the CPU reference driver reports. */
+  XPU_SETUP_REFDRIVER_PROFILE: 'XPU_SETUP_REFDRIVER_PROFILE',
+
+  // Read by the Level Zero loader; setup sets it in-process and in the env files to select the reference driver.
+  /** Comma-separated driver libraries the loader loads instead of the default ones. */
+  ZE_ENABLE_ALT_DRIVERS: 'ZE_ENABLE_ALT_DRIVERS',
+
+  // Read by the loader, UR or SYCL; set by people, each can hide devices or break the stack (the doctor's env check).
+  ZE_AFFINITY_MASK: 'ZE_AFFINITY_MASK',
+  ZE_FLAT_DEVICE_HIERARCHY: 'ZE_FLAT_DEVICE_HIERARCHY',
+  ZE_ENABLE_NULL_DRIVER: 'ZE_ENABLE_NULL_DRIVER',
+  ZE_ENABLE_VALIDATION_LAYER: 'ZE_ENABLE_VALIDATION_LAYER',
+  ZE_ENABLE_TRACING_LAYER: 'ZE_ENABLE_TRACING_LAYER',
+  ZE_ENABLE_LOADER_DEBUG_TRACE: 'ZE_ENABLE_LOADER_DEBUG_TRACE',
+  ONEAPI_DEVICE_SELECTOR: 'ONEAPI_DEVICE_SELECTOR',
+  SYCL_DEVICE_FILTER: 'SYCL_DEVICE_FILTER',
+  UR_ADAPTERS_FORCE_LOAD: 'UR_ADAPTERS_FORCE_LOAD',
+
+  // Written into the env files for compilers and Triton.
+  /** The Level Zero SDK root Triton compiles against. */
+  LEVEL_ZERO_V1_SDK_PATH: 'LEVEL_ZERO_V1_SDK_PATH',
+  /** The older name of LEVEL_ZERO_V1_SDK_PATH. */
+  ZE_PATH: 'ZE_PATH',
+  /** The probed device architecture, so Triton need not ask PyTorch. */
+  TRITON_INTEL_DEVICE_ARCH: 'TRITON_INTEL_DEVICE_ARCH',
+  /** The probed device extensions, space-separated. */
+  TRITON_INTEL_DEVICE_EXTENSIONS: 'TRITON_INTEL_DEVICE_EXTENSIONS',
+
+  // Read to tell whether the CPU reference driver can be built and run here (what the compiler and driver read).
+  /** Read by native/refdriver: the llvm-spirv program to use instead of llvm-spirv-15 on PATH. */
+  XPU_SETUP_LLVM_SPIRV: 'XPU_SETUP_LLVM_SPIRV',
+  /** Read by the OpenCL ICD loader: where vendor ICD files are, instead of /etc/OpenCL/vendors. */
+  OCL_ICD_VENDORS: 'OCL_ICD_VENDORS',
+  PATH: 'PATH',
+  CPATH: 'CPATH',
+  C_INCLUDE_PATH: 'C_INCLUDE_PATH',
+  LIBRARY_PATH: 'LIBRARY_PATH',
+} as const;
+
+/** The variables setup writes from its own choices (driver, probe answers); a new run replaces all of them. */
+export const RUN_ENV_VARS = [EnvVars.ZE_ENABLE_ALT_DRIVERS, EnvVars.TRITON_INTEL_DEVICE_ARCH, EnvVars.TRITON_INTEL_DEVICE_EXTENSIONS] as const;

@@ -1,0 +1,83 @@
+// The layering check in scripts/import-graph.mjs, run as a process on small made-up source trees.
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const SCRIPT = path.resolve(__dirname, '../../scripts/import-graph.mjs');
+const dirs: string[] = [];
+
+async function tree(files: Record<string, string>): Promise<string> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'xpu-graph-'));
+  dirs.push(dir);
+  for (const [rel, text] of Object.entries(files)) {
+    await fs.mkdir(path.dirname(path.join(dir, rel)), { recursive: true });
+    await fs.writeFile(path.join(dir, rel), text);
+  }
+  return dir;
+}
+
+/** Exit code, stdout and stderr of the script on `dir`. */
+function run(dir: string): { code: number; out: string; err: string } {
+  try {
+    const out = execFileSync(process.execPath, [SCRIPT, '--src', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    return { code: 0, out, err: '' };
+  } catch (e) {
+    const x = e as { status: number; stdout: string; stderr: string };
+    return { code: x.status, out: x.stdout, err: x.stderr };
+  }
+}
+
+// Edges every real tree has today and that the script lists as known exceptions; without them it says the list is stale.
+const KNOWN = {
+  'cache/store.ts': "import { download } from '../net/http.js';\n",
+  'net/http.ts': '',
+  'inspect/installs.ts': "import type { Receipt } from '../install/receipt.js';\n",
+  'install/receipt.ts': '',
+  'probe/probe.ts': "import { readReceipt } from '../install/receipt.js';\n",
+};
+
+afterEach(async () => {
+  for (const d of dirs.splice(0)) await fs.rm(d, { recursive: true, force: true });
+});
+
+describe('import-graph', () => {
+  it('passes a tree that keeps the layers and prints its edges', async () => {
+    const dir = await tree({ ...KNOWN, 'pipeline.ts': "import { makePlan } from './plan/plan.js';\n", 'plan/plan.ts': "import { XpuError } from '../errors.js';\n", 'errors.ts': '' });
+    const r = run(dir);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^pipeline\s+-> plan$/m);
+    expect(r.out).toMatch(/^plan\s+-> errors$/m);
+  });
+
+  it('fails on a library importing the CLI', async () => {
+    const r = run(await tree({ ...KNOWN, 'formats/zip.ts': "import { main } from '../cli/main.js';\n", 'cli/main.ts': '' }));
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('forbidden edge: formats -> cli: nothing imports the CLI');
+  });
+
+  it('lets a stage import another stage\'s types but not its code', async () => {
+    const types = run(await tree({ ...KNOWN, 'fetch/fetch.ts': "import type { InstallPlan } from '../plan/plan.js';\n", 'plan/plan.ts': '' }));
+    expect(types.code).toBe(0);
+    const inline = run(await tree({ ...KNOWN, 'fetch/fetch.ts': "import { type InstallPlan } from '../plan/plan.js';\n", 'plan/plan.ts': '' }));
+    expect(inline.code).toBe(0);
+    const code = run(await tree({ ...KNOWN, 'smoke/index.ts': "import { buildAddon } from '../build/addon.js';\n", 'build/addon.ts': '' }));
+    expect(code.code).toBe(1);
+    expect(code.err).toContain('forbidden edge: smoke -> build: stages meet only in pipeline.ts');
+  });
+
+  it('fails on a library importing a stage, and on a folder in no layer', async () => {
+    const r = run(await tree({ ...KNOWN, 'caps/model.ts': "import { probeStack } from '../probe/probe.js';\n", 'misc/x.ts': "import { a } from '../errors.js';\n", 'errors.ts': '' }));
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('forbidden edge: caps -> probe: a library does not import the stage probe');
+    expect(r.err).toContain('misc is in no layer');
+  });
+
+  it('says when a known exception no longer exists', async () => {
+    const r = run(await tree({ ...KNOWN, 'cache/store.ts': '' }));
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('cache -> net is listed in KNOWN_EXCEPTIONS but no longer breaks a rule');
+  });
+});
