@@ -65,7 +65,10 @@ export const REFDRIVER_REQUIREMENTS: Requirement[] = [
   {
     what: 'llvm-spirv-15 (SPIR-V to LLVM bitcode)',
     debian: 'llvm-spirv-15',
-    present: async (deps) => (deps.env[EnvVars.XPU_SETUP_LLVM_SPIRV] ? deps.exists(deps.env[EnvVars.XPU_SETUP_LLVM_SPIRV]) : onPath(deps, 'llvm-spirv-15')),
+    present: async (deps) => {
+      const tool = deps.env[EnvVars.XPU_SETUP_LLVM_SPIRV];
+      return tool ? deps.exists(tool) : onPath(deps, 'llvm-spirv-15');
+    },
   },
 ];
 
