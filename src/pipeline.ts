@@ -9,12 +9,21 @@ import type { ProbeReport } from './caps/model.js';
 import { fetchPlan } from './fetch/fetch.js';
 import { detectHost } from './host/index.js';
 import type { TargetPlatform } from './host/types.js';
-import { checkPrefixOwnership, installPlan, isUpToDate, type InstallResult } from './install/install.js';
+import { checkPrefixOwnership, installPlan, isUpToDate, recordedPlan, type InstallResult } from './install/install.js';
 import { withPrefixLock } from './install/lock.js';
 import { updateReceipt } from './install/prefix-env.js';
-import { readReceipt } from './install/receipt.js';
+import { readReceipt, RECEIPT_NAME, type Receipt } from './install/receipt.js';
+import { verifyPrefix } from './install/verify.js';
 import { loadManifests } from './manifest/load.js';
+import { DownloadCache } from './cache/store.js';
+import { isUnreachable } from './net/http.js';
+import { diffPlan } from './plan/diff.js';
+import { loadLockSource, planFromLocked, type LockedPlatform } from './plan/lockfile.js';
 import { makePlan, noSourceError, type ExistingInstalls, type InstallPlan, type PlanOptions } from './plan/plan.js';
+import { mergeRequest, type RequestFlags, type SetupRequest } from './plan/request.js';
+import type { ComponentManifest } from './manifest/schema.js';
+import type { Host } from './host/types.js';
+import * as path from 'node:path';
 import { detectInstalls } from './inspect/installs.js';
 import { probeStack, requireDevices } from './probe/probe.js';
 import type { Reporter } from './reporter.js';
@@ -23,6 +32,17 @@ import { EnvVars, RUN_ENV_VARS } from './env-names.js';
 
 export interface SetupOptions {
   plan: PlanOptions;
+  /**
+   * What this run's flags said. With a receipt in the prefix, everything not said is repeated from its recorded
+   * request; without flags, `plan` is the whole request.
+   */
+  flags?: RequestFlags;
+  /** Install exactly this lockfile's entry for the platform; no index is asked. */
+  locked?: string;
+  /** A bundle (directory or URL): its lockfile, with archives fetched from the bundle only. */
+  from?: string;
+  /** Use the download cache only; a missing archive is an error naming its URL and hash. */
+  offline?: boolean;
   platform?: TargetPlatform;
   manifestsDir?: string;
   /** Build the CPU reference driver into the prefix and make the env files select it. */
@@ -42,22 +62,146 @@ export interface SetupResult {
   verifySkipped?: string;
 }
 
+export type PlanSetupOptions = Pick<SetupOptions, 'plan' | 'platform' | 'manifestsDir'> &
+  Partial<Pick<SetupOptions, 'flags' | 'locked' | 'from' | 'offline' | 'refdriver'>>;
+
 /**
  * `withExisting` also reports what is installed outside the prefix; it asks dpkg about files (a few hundred ms), so
  * only `plan` asks for it, not every setup run.
  */
 export async function planSetup(
-  opts: Pick<SetupOptions, 'plan' | 'platform' | 'manifestsDir'>,
+  opts: PlanSetupOptions,
   deps: Deps,
   reporter: Reporter,
   withExisting = false,
 ): Promise<InstallPlan> {
   const host = await detectHost(deps, opts.platform);
   const [plan, existing] = await Promise.all([
-    makePlan(host, await loadManifests(opts.manifestsDir), opts.plan, deps, reporter),
+    planFor(host, await loadManifests(opts.manifestsDir), opts, deps, reporter),
     host.native && withExisting ? existingInstalls(deps, opts.plan.prefix, reporter) : undefined,
   ]);
   return existing ? { ...plan, existing } : plan;
+}
+
+function sameRequest(a: SetupRequest | undefined, b: SetupRequest): boolean {
+  return !!a && JSON.stringify({ ...a, indexUrl: a.indexUrl ?? null }) === JSON.stringify({ ...b, indexUrl: b.indexUrl ?? null });
+}
+
+/** The archives of a recorded plan that are not in the cache (by name and size; fetch verifies the hash). */
+export async function missingFromCache(locked: LockedPlatform, cacheDir: string): Promise<{ url: string; sha256: string }[]> {
+  const cache = new DownloadCache(cacheDir);
+  const missing: { url: string; sha256: string }[] = [];
+  for (const a of locked.components.flatMap((c) => c.archives)) {
+    const st = await import('node:fs/promises').then((fs) => fs.stat(cache.pathFor(a.sha256))).catch(() => undefined);
+    if (!st || (a.size !== undefined && st.size !== a.size)) missing.push({ url: a.url, sha256: a.sha256 });
+  }
+  return missing;
+}
+
+/** The receipt's plan, when it is what was asked, is intact on disk, and every archive is cached: safe with no index. */
+async function intactRecordedPlan(receipt: Receipt | undefined, request: SetupRequest, prefix: string, cacheDir: string): Promise<LockedPlatform | undefined> {
+  if (!receipt?.plan || !sameRequest(receipt.request, request) || receipt.plan.planKey !== receipt.planKey) return undefined;
+  if ((await verifyPrefix(prefix, receipt)).length) return undefined;
+  if ((await missingFromCache(receipt.plan, cacheDir)).length) return undefined;
+  return receipt.plan;
+}
+
+function noIndexAnswered(e: unknown): boolean {
+  if (isUnreachable(e)) return true;
+  if (!(e instanceof XpuError)) return false;
+  return (e.code === 'NO_SOURCE' && e.details.unreachable === true) || (e.code === 'SOURCE_FAILED' && e.details.outcome === 'unreachable');
+}
+
+async function planFor(
+  host: Host,
+  manifests: ComponentManifest[],
+  opts: PlanSetupOptions,
+  deps: Deps,
+  reporter: Reporter,
+): Promise<InstallPlan> {
+  const { prefix, cacheDir } = opts.plan;
+  const receiptFile = path.join(prefix, RECEIPT_NAME);
+  const receipt = await readReceipt(prefix).catch(() => undefined);
+  const mine = receipt?.platform === host.platform ? receipt : undefined;
+  const installed = mine?.components.map((c) => c.name) ?? [];
+
+  if (opts.locked || opts.from) {
+    const src = await loadLockSource(opts.from ? { bundle: opts.from } : { file: opts.locked! });
+    const entry = src.entry(host.platform);
+    const plan = planFromLocked(host, manifests, entry, {
+      prefix,
+      cacheDir,
+      request: { ...src.lock.request, refdriver: opts.flags?.refdriver ?? src.lock.request.refdriver },
+      from: { kind: opts.from ? 'bundle' : 'lock', path: src.where },
+      relocate: src.relocate,
+    });
+    const gone = installed.filter((c) => !plan.components.some((p) => p.name === c));
+    plan.remove = gone.filter((c) => opts.flags?.remove?.includes(c));
+    return plan;
+  }
+
+  const merged = opts.flags
+    ? mergeRequest(mine?.request, opts.flags, installed, manifests.map((m) => m.name))
+    : undefined;
+  const request: SetupRequest = merged?.request ?? {
+    components: opts.plan.components,
+    sources: opts.plan.sources,
+    condaChannels: opts.plan.condaChannels,
+    ...(opts.plan.indexUrl ? { indexUrl: opts.plan.indexUrl } : {}),
+    requires: opts.plan.requires ?? [],
+    refdriver: !!opts.refdriver,
+  };
+  for (const n of merged?.notes ?? []) reporter.info(n);
+
+  if (opts.offline) {
+    const recorded = mine?.plan && sameRequest(mine.request, request) ? mine.plan : undefined;
+    if (!recorded) {
+      throw new XpuError('OFFLINE', `--offline needs a plan that asks no index, and ${prefix} records none for this request`, {
+        details: { prefix },
+        hints: [
+          'install from a lockfile: xpu-setup --locked --offline (write it online with: xpu-setup lock)',
+          'or from a bundle: xpu-setup --from DIR (make it with: xpu-setup bundle --platform ... --out DIR)',
+          'or run once online with the same flags; later --offline runs repeat that plan from the cache',
+        ],
+      });
+    }
+    return planFromLocked(host, manifests, recorded, { prefix, cacheDir, request, from: { kind: 'receipt', path: receiptFile, reason: '--offline' } });
+  }
+
+  const planOpts: PlanOptions = {
+    ...opts.plan,
+    components: request.components,
+    sources: request.sources,
+    condaChannels: request.condaChannels,
+    indexUrl: request.indexUrl,
+    requires: request.requires,
+    required: merged?.required ?? opts.plan.required,
+  };
+  const reuse = async (why: string): Promise<InstallPlan | undefined> => {
+    const recorded = await intactRecordedPlan(mine, request, prefix, cacheDir);
+    if (!recorded) return undefined;
+    reporter.warn(`${why}; ${prefix} holds the plan recorded for this request, intact and cached: keeping it`);
+    return planFromLocked(host, manifests, recorded, { prefix, cacheDir, request, from: { kind: 'receipt', path: receiptFile, reason: why } });
+  };
+  let plan: InstallPlan;
+  try {
+    plan = await makePlan(host, manifests, planOpts, deps, reporter);
+  } catch (e) {
+    if (noIndexAnswered(e)) {
+      const kept = await reuse(`an index could not be reached (${(e as Error).message.split('\n')[0]})`);
+      if (kept) return kept;
+    }
+    throw e;
+  }
+  const unreachable = plan.components.flatMap((c) => c.attempts.filter((a) => a.outcome === 'unreachable').map((a) => `${c.name}: ${a.reason}`));
+  if (unreachable.length) {
+    const kept = await reuse(`an index could not be reached (${unreachable[0]})`);
+    if (kept) return kept;
+  }
+  plan.request = request;
+  if (merged?.remove.length) plan.remove = merged.remove;
+  if (merged?.notes.length) plan.notes = merged.notes;
+  return plan;
 }
 
 /** What is installed outside the prefix; a detection failure only costs this summary, never the run. */
@@ -81,16 +225,43 @@ async function existingInstalls(deps: Deps, prefix: string, reporter: Reporter):
 
 export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps, reporter: Reporter): Promise<SetupResult> {
   if (!plan.components.some((c) => c.status === 'planned')) throw noSourceError(plan.components, plan.platform);
-  if (opts.refdriver && !plan.host.native) {
+  const refdriver = plan.request?.refdriver ?? opts.refdriver;
+  if (refdriver && !plan.host.native) {
     throw new XpuError('USAGE', '--refdriver builds and runs code, so it cannot be combined with --platform for another machine');
   }
   const onWait = (pid: number) => reporter.info(`waiting for another xpu-setup (pid ${pid}) that is installing into ${plan.prefix}`);
   return withPrefixLock(plan.prefix, async () => {
     await checkPrefixOwnership(plan.prefix);
+    const previous = await readReceipt(plan.prefix).catch(() => undefined);
+    const before = previous?.platform === plan.platform ? previous : undefined;
+    const diff = diffPlan(before, plan);
+    const unasked = diff.changes.filter((c) => c.kind === 'remove' && !(plan.remove ?? []).includes(c.component)).map((c) => c.component);
+    if (diff.lines.length) {
+      reporter.info(`changes to ${plan.prefix}:`);
+      for (const l of diff.lines) reporter.info(`  ${l}`);
+    }
+    if (unasked.length) {
+      throw new XpuError('REMOVAL', `this run would remove ${unasked.join(', ')} from ${plan.prefix}, which was not asked`, {
+        details: { prefix: plan.prefix, components: unasked },
+        hints: [`to remove ${unasked.length === 1 ? 'it' : 'them'}, say so: --remove ${unasked.join(',')}`, 'nothing was changed'],
+      });
+    }
     const current = await isUpToDate(plan);
-    const install: InstallResult = current
-      ? { prefix: plan.prefix, changed: false, receipt: current, notes: [] }
-      : await installPlan(plan, await fetchPlan(plan, deps, reporter), reporter);
+    let install: InstallResult;
+    if (current) {
+      install = { prefix: plan.prefix, changed: false, receipt: current, notes: [] };
+      // Same files, new words for them (a constraint added, say): the receipt records the request as asked now.
+      if (plan.request && !sameRequest(current.request, plan.request)) {
+        install.receipt = (await updateReceipt(plan.prefix, (r) => {
+          r.request = plan.request;
+          r.plan = recordedPlan(plan);
+        })) ?? current;
+        install.requestUpdated = true;
+      }
+    } else {
+      install = await installPlan(plan, await fetchPlan(plan, deps, reporter, { offline: opts.offline }), reporter);
+    }
+    const envBefore = JSON.stringify(before?.extraEnv ?? {});
     const result: SetupResult = { plan, install };
 
     const l0 = plan.components.find((c) => c.zeLoader && c.status === 'planned');
@@ -99,7 +270,7 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
       return result;
     }
 
-    if (opts.refdriver) result.refdriver = await buildRefDriver(plan.prefix, { deps, reporter });
+    if (refdriver) result.refdriver = await buildRefDriver(plan.prefix, { deps, reporter });
     const altDrivers = result.refdriver?.output;
     // The loader reads ZE_ENABLE_ALT_DRIVERS at zeInit; this process has not initialised it yet.
     if (altDrivers) deps.env[EnvVars.ZE_ENABLE_ALT_DRIVERS] = altDrivers;
@@ -126,6 +297,11 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
         })) ?? result.install.receipt;
     } else {
       result.install.receipt = (await readReceipt(plan.prefix)) ?? result.install.receipt;
+    }
+    // The env files changed when the variables they export did: then this run changed the prefix.
+    if (before && JSON.stringify(result.install.receipt.extraEnv ?? {}) !== envBefore) {
+      result.install.changed = true;
+      result.install.envChanged = true;
     }
     return result;
   }, { onWait });

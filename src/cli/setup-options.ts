@@ -6,6 +6,9 @@ import { defaultCacheDir, defaultPrefix, parseTargetPlatform, runningPlatform } 
 import type { TargetPlatform } from '../host/types.js';
 import { SOURCE_KINDS, type SourceKind } from '../manifest/schema.js';
 import type { PlanOptions } from '../plan/plan.js';
+import { LOCKFILE_NAME } from '../plan/lockfile.js';
+import type { RequestFlags } from '../plan/request.js';
+import { parseConstraint } from '../sources/order.js';
 import { list, str, type OptionSpec, type Values } from './command.js';
 import { EnvVars } from '../env-names.js';
 
@@ -18,11 +21,19 @@ export const planOptionSpec: OptionSpec = {
   platform: { type: 'string' },
   'cache-dir': { type: 'string' },
   manifests: { type: 'string' },
+  require: { type: 'string', multiple: true },
+  remove: { type: 'string', multiple: true },
+  locked: { type: 'boolean' },
+  lockfile: { type: 'string' },
+  from: { type: 'string' },
+  offline: { type: 'boolean' },
 };
 
 export const PLAN_USAGE = `[--prefix DIR] [--component level-zero,unified-runtime] [--source conda,pypi,url,apt]
     [--conda-channel URL]... [--index-url URL] [--platform linux-x64|win-x64] [--cache-dir DIR]
-    [--manifests DIR] [--json] [--quiet] [--verbose]`;
+    [--require 'level-zero>=1.9']... [--remove COMPONENT] [--locked [--lockfile FILE]] [--from DIR|URL]
+    [--offline] [--manifests DIR] [--json] [--quiet] [--verbose]
+  With a receipt in the prefix, whatever is not said is repeated from the recorded request.`;
 
 function checkUrl(value: string, flag: string): string {
   try {
@@ -36,6 +47,11 @@ function checkUrl(value: string, flag: string): string {
 
 export interface ParsedPlanOptions {
   plan: PlanOptions;
+  /** Only what this command line (or XPU_SETUP_* variables) said. */
+  flags: RequestFlags;
+  locked?: string;
+  from?: string;
+  offline: boolean;
   platform?: TargetPlatform;
   manifestsDir?: string;
 }
@@ -53,15 +69,36 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
   // A prefix for another platform never shares the default with this machine's own prefix.
   const foreign = platform !== undefined && platform !== runningPlatform(deps) && !deps.env[EnvVars.XPU_SETUP_PREFIX];
   const fallbackPrefix = foreign ? `${defaultPrefix(deps)}-${platform}` : defaultPrefix(deps);
+  const components = list(values, 'component');
+  const requires = (Array.isArray(values.require) ? values.require : []).map((r) => parseConstraint(r).text);
+  const remove = list(values, 'remove');
+  const condaChannels = channels.map((c) => checkUrl(c, '--conda-channel'));
+  const flags: RequestFlags = {};
+  if (components.length) flags.components = components;
+  if (sources.length) flags.sources = sources as SourceKind[];
+  if (condaChannels.length) flags.condaChannels = condaChannels;
+  if (indexUrl !== undefined) flags.indexUrl = checkUrl(indexUrl, '--index-url');
+  if (requires.length) flags.requires = requires;
+  if (remove.length) flags.remove = remove;
+  if (values.refdriver) flags.refdriver = true;
+  if (values['no-refdriver']) flags.refdriver = false;
+  const lockfile = str(values, 'lockfile');
+  const from = str(values, 'from');
+  if (from && (values.locked || lockfile)) throw new XpuError('USAGE', '--from installs the bundle\'s own lockfile: drop --locked / --lockfile');
   return {
     plan: {
       prefix: path.resolve(str(values, 'prefix') ?? fallbackPrefix),
       cacheDir: path.resolve(str(values, 'cache-dir') ?? defaultCacheDir(deps)),
-      components: list(values, 'component'),
+      components,
       sources: sources as SourceKind[],
-      condaChannels: channels.map((c) => checkUrl(c, '--conda-channel')),
-      indexUrl: indexUrl === undefined ? undefined : checkUrl(indexUrl, '--index-url'),
+      condaChannels,
+      indexUrl: flags.indexUrl,
+      requires,
     },
+    flags,
+    locked: values.locked || lockfile ? path.resolve(lockfile ?? LOCKFILE_NAME) : undefined,
+    from,
+    offline: !!values.offline,
     platform,
     manifestsDir: str(values, 'manifests') ?? (env[EnvVars.XPU_SETUP_MANIFESTS] || undefined),
   };

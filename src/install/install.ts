@@ -18,6 +18,10 @@ export interface InstallResult {
   changed: boolean;
   receipt: Receipt;
   notes: string[];
+  /** Files unchanged; the receipt now records a request worded differently. */
+  requestUpdated?: boolean;
+  /** The env files were rewritten with other variables (another driver choice, new probe answers). */
+  envChanged?: boolean;
 }
 
 /** True when the prefix already holds exactly this plan, unchanged on disk. */
@@ -35,6 +39,24 @@ async function isEmptyOrMissing(dir: string): Promise<boolean> {
     if ((e as NodeJS.ErrnoException).code === 'ENOTDIR') return false;
     throw e;
   }
+}
+
+/** The plan as lockfile data (the same shape `xpu-setup lock` writes), so a run with no index can reuse it. */
+export function recordedPlan(plan: Pick<InstallPlan, 'planKey' | 'components'>): Receipt['plan'] {
+  return {
+    planKey: plan.planKey,
+    components: plan.components
+      .filter((c) => c.status === 'planned')
+      .map((c) => ({
+        name: c.name,
+        source: c.source!,
+        origin: c.origin!,
+        version: c.version!,
+        archives: c.archives,
+        ...(c.constraints ? { constraints: c.constraints } : {}),
+        ...(c.fallbackFrom ? { fallbackFrom: c.fallbackFrom } : {}),
+      })),
+  };
 }
 
 /** Writes the env files of `receipt` into dir (staging or the live prefix), each via a temp file + rename. */
@@ -149,7 +171,9 @@ export async function installPlan(
         }
         notes.push(`${c.name}: no ${p.path}: ${why}`);
       }
-      components.push({ name: c.name, version: c.version!, source: `${c.source} ${c.origin}`, notes: c.notes });
+      const rc: ReceiptComponent = { name: c.name, version: c.version!, source: `${c.source} ${c.origin}`, notes: c.notes };
+      if (c.fallbackFrom) rc.fallbackFrom = c.fallbackFrom;
+      components.push(rc);
     }
     const l0 = plan.components.find((c) => c.zeLoader && c.status === 'planned');
     if (l0) {
@@ -175,6 +199,8 @@ export async function installPlan(
       })),
       files: [...staging.files.values()].sort((a, b) => a.path.localeCompare(b.path)),
       extraEnv: Object.keys(extraEnv).length ? extraEnv : undefined,
+      request: plan.request,
+      plan: recordedPlan(plan),
     };
     await writeEnvFiles(stagingDir, receipt);
     await writeReceipt(stagingDir, receipt);

@@ -2,6 +2,8 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { TargetPlatform } from '../host/types.js';
+import type { LockedPlatform } from '../plan/lockfile.js';
+import type { SetupRequest } from '../plan/request.js';
 
 export const RECEIPT_NAME = 'xpu-setup.receipt.json';
 export const RECEIPT_SCHEMA = 1;
@@ -31,6 +33,8 @@ export interface ReceiptComponent {
   source: string;
   /** What this version lacks compared with current releases, when the source is a fallback. */
   notes: string[];
+  /** Default sources that failed before this one was used. */
+  fallbackFrom?: string[];
 }
 
 export interface Receipt {
@@ -48,6 +52,10 @@ export interface Receipt {
   probe?: { arch?: string; extensions?: string[]; device?: string; driver?: string };
   /** Extra env vars the env files export (e.g. ZE_ENABLE_ALT_DRIVERS for the reference driver). */
   extraEnv?: Record<string, string>;
+  /** What was asked for: a bare re-run repeats it. */
+  request?: SetupRequest;
+  /** The installed plan as lockfile data: lets a run with no index (or --offline) verify and reuse it. */
+  plan?: LockedPlatform;
 }
 
 export async function readReceipt(prefix: string): Promise<Receipt | undefined> {

@@ -68,6 +68,11 @@ export interface ComponentManifest {
    * installed, and install writes its pkg-config and CMake files. At most one manifest says so.
    */
   zeLoader?: boolean;
+  /**
+   * Version constraints a consumer needs by default, written without the name (`">=1.9"`); a `--require` for this
+   * component replaces them.
+   */
+  requires?: string[];
   platforms: Partial<Record<TargetPlatform, PlatformSpec>>;
 }
 
@@ -97,6 +102,9 @@ export function validateManifest(file: string, doc: unknown): ComponentManifest 
   if (!m.platforms || typeof m.platforms !== 'object') throw bad(file, '"platforms" is missing');
   m.features ??= [];
   if (m.zeLoader !== undefined && typeof m.zeLoader !== 'boolean') throw bad(file, '"zeLoader" must be true or false');
+  if (m.requires !== undefined && !(Array.isArray(m.requires) && m.requires.every((r) => typeof r === 'string' && /^\s*(>=|<=|==|!=|>|<)\s*\S+\s*$/.test(r)))) {
+    throw bad(file, '"requires" must be a list of constraints such as ">=1.9"');
+  }
   for (const [plat, spec] of Object.entries(m.platforms)) {
     if (!(TARGET_PLATFORMS as readonly string[]).includes(plat)) throw bad(file, `unknown platform "${plat}"`);
     if (!spec || !Array.isArray(spec.sources)) throw bad(file, `${plat}: "sources" must be a list`);

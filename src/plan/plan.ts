@@ -12,6 +12,8 @@ import { resolvePypi } from '../sources/pypi.js';
 import { NotAvailable, type PlannedArchive, type Resolution, type SourceContext } from '../sources/types.js';
 import { resolveUrl } from '../sources/url.js';
 import { compareVersions } from '../sources/version.js';
+import { meetsAll, orderingOf, type Constraint } from '../sources/order.js';
+import { constraintsFor, type SetupRequest } from './request.js';
 import { VERSION } from '../version.js';
 
 export const PLAN_SCHEMA = 1;
@@ -40,6 +42,10 @@ export interface PlannedComponent {
   provides: Provided[];
   notes: string[];
   attempts: SourceAttempt[];
+  /** The version constraints this component was resolved under. */
+  constraints?: string[];
+  /** Default sources that failed before the chosen one: said loudly and recorded in the receipt. */
+  fallbackFrom?: string[];
 }
 
 /** Level Zero / UR already on this machine, outside the prefix: shown so people see what the prefix adds. */
@@ -60,6 +66,14 @@ export interface InstallPlan {
   existing?: ExistingInstalls;
   /** Equal keys mean an equal prefix: used to make a repeated run a no-op. */
   planKey: string;
+  /** The request this plan answers; recorded in the receipt so a bare re-run repeats it. */
+  request?: SetupRequest;
+  /** Installed components this run takes out (`--remove`). */
+  remove?: string[];
+  /** Where the plan came from when no index was asked: a lockfile, a bundle, or the receipt of the last run. */
+  from?: { kind: 'lock' | 'bundle' | 'receipt'; path: string; reason?: string };
+  /** Things the user should read: what was repeated from the recorded request, fallbacks. */
+  notes?: string[];
 }
 
 export interface PlanOptions {
@@ -71,6 +85,10 @@ export interface PlanOptions {
   sources: SourceKind[];
   condaChannels: string[];
   indexUrl?: string;
+  /** Version constraints (`level-zero>=1.9`). */
+  requires?: string[];
+  /** Components that must be planned although not named with --component (installed ones, constrained ones). */
+  required?: string[];
 }
 
 function orderSources(specs: SourceSpec[], prefer: SourceKind[]): SourceSpec[] {
@@ -108,23 +126,52 @@ export function missingFeatures(m: ComponentManifest, version: string): string[]
   return m.features.filter((f) => compareVersions(version, f.since) < 0).map((f) => `${m.name} ${version} lacks ${f.what} (since ${f.since})`);
 }
 
-async function planComponent(m: ComponentManifest, explicit: boolean, host: Host, opts: PlanOptions, ctx: SourceContext): Promise<PlannedComponent> {
+/** A source the user named (a channel, an index URL): when it fails, nothing else is tried in its place. */
+function isNamed(spec: SourceSpec, opts: PlanOptions): boolean {
+  return (spec.kind === 'conda' && opts.condaChannels.length > 0) || (spec.kind === 'pypi' && !!opts.indexUrl);
+}
+
+export function namedSourceError(component: string, attempt: SourceAttempt): XpuError {
+  const flag = attempt.source === 'conda' ? '--conda-channel' : '--index-url';
+  return new XpuError('SOURCE_FAILED', `${component}: the source you named failed: ${attempt.reason}`, {
+    details: { component, source: attempt.source, outcome: attempt.outcome, reason: attempt.reason },
+    hints: [
+      `xpu-setup never falls back from a source you named (${flag}); nothing was changed`,
+      `fix the URL or the network, or drop ${flag} to use the default sources`,
+    ],
+  });
+}
+
+async function planComponent(
+  m: ComponentManifest,
+  explicit: boolean,
+  host: Host,
+  opts: PlanOptions,
+  ctx: SourceContext,
+  constraints: Constraint[],
+): Promise<PlannedComponent> {
   const spec = m.platforms[host.platform];
   const pc: PlannedComponent = { name: m.name, explicit, status: 'unavailable', archives: [], provides: spec?.provides ?? [], notes: [], attempts: [] };
   if (m.zeLoader) pc.zeLoader = true;
+  if (constraints.length) pc.constraints = constraints.map((c) => c.text);
   if (!spec) {
     pc.notes.push(`${m.name} has no source for ${host.platform}`);
     return pc;
   }
+  const cctx: SourceContext = { ...ctx, constraints };
   for (const s of orderSources(spec.sources, opts.sources)) {
     const label = describe(s, ctx);
     try {
-      const r = await resolveOne(s, ctx);
+      const r = await resolveOne(s, cctx);
+      if (!meetsAll(r.version, constraints, orderingOf(s.kind))) {
+        throw new NotAvailable(`${r.version} does not meet ${constraints.map((c) => c.text).join(', ')}`);
+      }
       pc.attempts.push({ source: s.kind, outcome: 'chosen', reason: `${label}: ${r.archives.map((a) => `${a.package} ${a.version}`).join(', ')}` });
       Object.assign(pc, { status: 'planned', source: r.source, origin: r.origin, version: r.version, archives: r.archives });
       pc.notes.push(...missingFeatures(m, r.version));
       if (pc.attempts.length > 1) {
-        ctx.reporter.warn(`${m.name}: ${pc.attempts.slice(0, -1).map((a) => a.reason).join('; ')}; using ${label} ${r.version}`);
+        pc.fallbackFrom = pc.attempts.slice(0, -1).map((a) => a.reason);
+        ctx.reporter.warn(`${m.name}: falling back to ${label} ${r.version} because ${pc.fallbackFrom.join('; ')}`);
       }
       return pc;
     } catch (e) {
@@ -137,6 +184,7 @@ async function planComponent(m: ComponentManifest, explicit: boolean, host: Host
       } else {
         throw e;
       }
+      if (isNamed(s, opts)) throw namedSourceError(m.name, pc.attempts.at(-1)!);
       ctx.reporter.debug(`${m.name}: ${pc.attempts.at(-1)!.reason}`);
     }
   }
@@ -147,8 +195,9 @@ async function planComponent(m: ComponentManifest, explicit: boolean, host: Host
 /** Names what was missing and every source tried for it, then the remedy. */
 export function noSourceError(missing: PlannedComponent[], platform: TargetPlatform): XpuError {
   const tried = missing.flatMap((c) => c.attempts.map((a) => `${c.name}: ${a.reason}`));
+  const unreachable = missing.some((c) => c.attempts.some((a) => a.outcome === 'unreachable'));
   return new XpuError('NO_SOURCE', `no source could provide ${missing.map((c) => c.name).join(', ')} for ${platform}`, {
-    details: { attempts: tried },
+    details: { attempts: tried, unreachable },
     hints: [
       ...tried.map((t) => `tried ${t}`),
       'check the index URLs (--conda-channel, --index-url), your network and proxy, or allow more sources with --source',
@@ -175,10 +224,21 @@ export async function makePlan(
   if (unknown.length) {
     throw new XpuError('USAGE', `unknown component ${unknown.map((u) => `"${u}"`).join(', ')}`, { hints: [`components: ${known.join(', ')}`] });
   }
-  const selected = opts.components.length ? manifests.filter((m) => opts.components.includes(m.name)) : manifests;
+    const required = new Set([...opts.components, ...(opts.required ?? [])]);
+  const unknownRequired = [...required].filter((c) => !known.includes(c));
+  if (unknownRequired.length) {
+    throw new XpuError('USAGE', `unknown component ${unknownRequired.map((u) => `"${u}"`).join(', ')} in a version constraint or the receipt`, {
+      hints: [`components: ${known.join(', ')}`],
+    });
+  }
+  const chosen = opts.components.length ? manifests.filter((m) => required.has(m.name)) : manifests;
   const ctx: SourceContext = { host, deps, reporter, condaChannels: opts.condaChannels, indexUrl: opts.indexUrl };
-  const components = await Promise.all(selected.map((m) => planComponent(m, opts.components.includes(m.name), host, opts, ctx)));
-  const missing = components.filter((c) => c.status === 'unavailable' && c.explicit);
+  const requires = { requires: opts.requires ?? [] };
+  const components = await Promise.all(
+    chosen.map((m) => planComponent(m, required.has(m.name), host, opts, ctx, constraintsFor(m, requires))),
+  );
+  // --source names the kinds to use: a component none of them could provide was asked for and not delivered.
+  const missing = components.filter((c) => c.status === 'unavailable' && (c.explicit || (opts.sources.length > 0 && c.attempts.length > 0)));
   if (missing.length) throw noSourceError(missing, host.platform);
   return {
     schema: PLAN_SCHEMA,

@@ -9,6 +9,7 @@ import { isDebianLike } from '../host/linux.js';
 import type { AptSourceSpec } from '../manifest/schema.js';
 import { NotAvailable, type PlannedArchive, type Resolution, type SourceContext } from './types.js';
 import { satisfies } from './version.js';
+import { meetsAll } from './order.js';
 
 export interface AptRecord {
   package: string;
@@ -61,6 +62,9 @@ export async function resolveApt(spec: AptSourceSpec, ctx: SourceContext): Promi
     if (!rec.sha256) throw new NotAvailable(`apt lists ${pkg} without a SHA256`);
     if (!satisfies(upstreamVersion(rec.version), spec.versions)) {
       throw new NotAvailable(`apt has ${pkg} ${rec.version}, outside ${spec.versions}`);
+    }
+    if (!meetsAll(rec.version, ctx.constraints ?? [], 'debian')) {
+      throw new NotAvailable(`apt has ${pkg} ${rec.version}, which does not meet ${ctx.constraints!.map((c) => c.text).join(', ')}`);
     }
     archives.push({
       package: pkg,

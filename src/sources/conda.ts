@@ -7,7 +7,8 @@ import { Readable } from 'node:stream';
 import { zstdDecompressor } from '../formats/decompress.js';
 import { consumeStream, isUnreachable } from '../net/http.js';
 import { RepodataScanner } from './repodata-scan.js';
-import { compareVersions, satisfies } from './version.js';
+import { satisfies } from './version.js';
+import { compareConda, meetsAll, type Constraint } from './order.js';
 import { NotAvailable, type PlannedArchive, type Resolution, type SourceContext } from './types.js';
 
 export interface RepodataRecord {
@@ -82,7 +83,12 @@ function better(a: CondaCandidate, b: CondaCandidate): number {
  * Picks one version that every requested package has (highest first, within the range), then per package the best
  * build, honouring exact pins between the requested packages (devel packages pin their runtime's build).
  */
-export function selectCondaSet(candidates: CondaCandidate[], packages: string[], range?: string): CondaCandidate[] | undefined {
+export function selectCondaSet(
+  candidates: CondaCandidate[],
+  packages: string[],
+  range?: string,
+  constraints: readonly Constraint[] = [],
+): CondaCandidate[] | undefined {
   const byName = new Map<string, CondaCandidate[]>();
   for (const c of candidates) {
     if (!packages.includes(c.name) || !c.sha256) continue;
@@ -91,8 +97,8 @@ export function selectCondaSet(candidates: CondaCandidate[], packages: string[],
   }
   if (packages.some((p) => !byName.has(p))) return undefined;
   const versionSets = packages.map((p) => new Set(byName.get(p)!.map((c) => c.version)));
-  const common = [...versionSets[0]!].filter((v) => versionSets.every((s) => s.has(v)) && satisfies(v, range));
-  common.sort((a, b) => compareVersions(b, a));
+  const common = [...versionSets[0]!].filter((v) => versionSets.every((s) => s.has(v)) && satisfies(v, range) && meetsAll(v, constraints, 'conda'));
+  common.sort((a, b) => compareConda(b, a));
   for (const version of common) {
     const chosen = new Map<string, CondaCandidate>();
     for (const p of packages) {
@@ -176,9 +182,14 @@ export async function resolveConda(spec: CondaSourceSpec, ctx: SourceContext): P
       misses.push(`${ch} unreachable`);
       continue;
     }
-    const set = selectCondaSet([...arch, ...noarch], spec.packages, spec.versions);
+    const set = selectCondaSet([...arch, ...noarch], spec.packages, spec.versions, ctx.constraints);
     if (!set) {
-      misses.push(`${spec.packages.join(' + ')} not found in ${ch} (${subdir})`);
+      const newest = ctx.constraints?.length ? selectCondaSet([...arch, ...noarch], spec.packages, spec.versions)?.[0]?.version : undefined;
+      misses.push(
+        newest
+          ? `newest ${spec.packages[0]} in ${ch} (${subdir}) is ${newest}, which does not meet ${ctx.constraints!.map((c) => c.text).join(', ')}`
+          : `${spec.packages.join(' + ')} not found in ${ch} (${subdir})`,
+      );
       continue;
     }
     const archives: PlannedArchive[] = set.map((c) => ({

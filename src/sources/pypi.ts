@@ -3,7 +3,8 @@ import { XpuError } from '../errors.js';
 import type { Host } from '../host/types.js';
 import type { PypiSourceSpec } from '../manifest/schema.js';
 import { getJson, getText } from '../net/http.js';
-import { compareVersions, isPreRelease, satisfies } from './version.js';
+import { isPreRelease, satisfies } from './version.js';
+import { comparePep440, meetsAll, type Constraint } from './order.js';
 import { NotAvailable, type Resolution, type SourceContext } from './types.js';
 
 export const DEFAULT_INDEX_URL = 'https://pypi.org/simple';
@@ -121,17 +122,17 @@ export function platformTagScore(tag: string, host: Host): number | undefined {
   return 1 + maj * 1000 + min;
 }
 
-export function selectWheel(files: IndexFile[], project: string, host: Host, range?: string): IndexFile | undefined {
+export function selectWheel(files: IndexFile[], project: string, host: Host, range?: string, constraints: readonly Constraint[] = []): IndexFile | undefined {
   const want = normalizeName(project);
   let best: { f: IndexFile; version: string; score: number } | undefined;
   for (const f of files) {
     if (f.yanked || !f.sha256) continue;
     const w = parseWheelFilename(f.filename);
-    if (!w || normalizeName(w.name) !== want || isPreRelease(w.version) || !satisfies(w.version, range)) continue;
+    if (!w || normalizeName(w.name) !== want || isPreRelease(w.version) || !satisfies(w.version, range) || !meetsAll(w.version, constraints, 'pep440')) continue;
     const scores = w.platformTags.map((t) => platformTagScore(t, host)).filter((s): s is number => s !== undefined);
     if (!scores.length) continue;
     const score = Math.max(...scores);
-    if (!best || compareVersions(w.version, best.version) > 0 || (w.version === best.version && score > best.score)) {
+    if (!best || comparePep440(w.version, best.version) > 0 || (w.version === best.version && score > best.score)) {
       best = { f, version: w.version, score };
     }
   }
@@ -171,7 +172,12 @@ export async function resolvePypi(spec: PypiSourceSpec, ctx: SourceContext): Pro
       if (e instanceof XpuError && e.code === 'NOT_FOUND') throw new NotAvailable(`${project} not found on ${indexUrl}`);
       throw e;
     }
-    const f = selectWheel(files, project, ctx.host, spec.versions);
+    const f = selectWheel(files, project, ctx.host, spec.versions, ctx.constraints);
+    const unconstrained = !f && ctx.constraints?.length ? selectWheel(files, project, ctx.host, spec.versions) : undefined;
+    if (unconstrained) {
+      const v = parseWheelFilename(unconstrained.filename)!.version;
+      throw new NotAvailable(`newest ${project} wheel on ${indexUrl} is ${v}, which does not meet ${ctx.constraints!.map((c) => c.text).join(', ')}`);
+    }
     if (!f) {
       const noHash = files.some((x) => !x.sha256 && !x.yanked);
       throw new NotAvailable(

@@ -4,6 +4,7 @@ import type { ArchiveFormat } from '../formats/index.js';
 import type { Host } from '../host/types.js';
 import type { MapRule, SourceKind } from '../manifest/schema.js';
 import type { Reporter } from '../reporter.js';
+import type { Constraint } from './order.js';
 
 export interface PlannedArchive {
   package: string;
@@ -32,6 +33,8 @@ export interface SourceContext {
   reporter: Reporter;
   condaChannels?: string[];
   indexUrl?: string;
+  /** Version floors and pins of the component being resolved, checked in the source's own version order. */
+  constraints?: Constraint[];
 }
 
 /** The source has no matching package (as opposed to being unreachable). */

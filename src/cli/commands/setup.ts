@@ -7,7 +7,17 @@ import { parsePlanOptions, planOptionSpec, PLAN_USAGE } from '../setup-options.j
 
 function summary(r: SetupResult, out: Output, seconds: string): void {
   for (const n of r.install.notes) out.warn(n);
-  if (!r.install.changed) out.line(`${r.plan.prefix} is up to date (verified ${r.install.receipt.files.length} files against the receipt)`);
+  if (r.plan.from?.kind === 'receipt') out.line(`using the plan recorded in ${r.plan.from.path}${r.plan.from.reason ? ` (${r.plan.from.reason})` : ''}`);
+  if (!r.install.changed) {
+    const what = `verified ${r.install.receipt.files.length} files against the receipt`;
+    if (r.install.requestUpdated) out.line(`${r.plan.prefix}: installed files unchanged (${what}); the receipt now records this request`);
+    else out.line(`${r.plan.prefix} is up to date (${what})`);
+  } else if (r.install.envChanged) {
+    out.line(`${r.plan.prefix}: env files rewritten with new values`);
+  }
+  for (const c of r.plan.components) {
+    if (c.fallbackFrom) out.warn(`${c.name} ${c.version} came from a fallback source (${c.source} ${c.origin}); recorded in the receipt`);
+  }
   if (r.verifySkipped) out.line(`not verified: ${r.verifySkipped}`);
   const v = r.verify;
   if (v?.probe.ok) {
@@ -24,7 +34,7 @@ function summary(r: SetupResult, out: Output, seconds: string): void {
 function setupOptions(values: Values, deps: Parameters<Command['run']>[0]['deps']): SetupOptions {
   return {
     ...parsePlanOptions(values, deps),
-    refdriver: !!values.refdriver,
+    refdriver: !!values.refdriver && !values['no-refdriver'],
     smoke: !values['no-smoke'],
     requireDevice: !!values['require-device'],
   };
@@ -38,6 +48,7 @@ export const setupCommand: Command = {
     ...planOptionSpec,
     'dry-run': { type: 'boolean' },
     refdriver: { type: 'boolean' },
+    'no-refdriver': { type: 'boolean' },
     'no-smoke': { type: 'boolean' },
     'require-device': { type: 'boolean' },
   },
@@ -66,6 +77,8 @@ export const setupCommand: Command = {
         verify: r.verify,
         verifySkipped: r.verifySkipped,
         env: r.install.receipt.extraEnv ?? {},
+        request: r.plan.request,
+        from: r.plan.from,
         plan,
       });
     }

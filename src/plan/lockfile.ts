@@ -1,0 +1,194 @@
+// The lockfile: per platform, every archive (URL, size, sha256, map) a plan chose, so a later run installs exactly that.
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { XpuError } from '../errors.js';
+import type { Host, TargetPlatform } from '../host/types.js';
+import type { ComponentManifest, SourceKind } from '../manifest/schema.js';
+import type { PlannedArchive } from '../sources/types.js';
+import { VERSION } from '../version.js';
+import { PLAN_SCHEMA, planKeyOf, type InstallPlan, type PlannedComponent } from './plan.js';
+import type { SetupRequest } from './request.js';
+
+export const LOCKFILE_NAME = 'xpu-setup.lock.json';
+export const LOCKFILE_SCHEMA = 1;
+
+export interface LockedComponent {
+  name: string;
+  source: SourceKind;
+  origin: string;
+  version: string;
+  archives: PlannedArchive[];
+  constraints?: string[];
+  fallbackFrom?: string[];
+}
+
+export interface LockedPlatform {
+  planKey: string;
+  components: LockedComponent[];
+}
+
+export interface Lockfile {
+  schema: typeof LOCKFILE_SCHEMA;
+  tool: { name: 'xpu-setup'; version: string };
+  request: SetupRequest;
+  platforms: Partial<Record<TargetPlatform, LockedPlatform>>;
+}
+
+/** The part of a plan that decides the prefix, as plain data. */
+export function lockedOf(plan: Pick<InstallPlan, 'planKey' | 'components'>): LockedPlatform {
+  return {
+    planKey: plan.planKey,
+    components: plan.components
+      .filter((c) => c.status === 'planned')
+      .map((c) => {
+        const l: LockedComponent = { name: c.name, source: c.source!, origin: c.origin!, version: c.version!, archives: c.archives };
+        if (c.constraints) l.constraints = c.constraints;
+        if (c.fallbackFrom) l.fallbackFrom = c.fallbackFrom;
+        return l;
+      }),
+  };
+}
+
+export interface FromLockedOptions {
+  prefix: string;
+  cacheDir: string;
+  request?: SetupRequest;
+  from: NonNullable<InstallPlan['from']>;
+  /** Rewrites each archive's URL (a bundle's relative paths to where the bundle is). */
+  relocate?: (url: string) => string;
+}
+
+/** An InstallPlan that asks no index: every archive as the lock recorded it; provides and loader flag from manifests. */
+export function planFromLocked(host: Host, manifests: ComponentManifest[], locked: LockedPlatform, opts: FromLockedOptions): InstallPlan {
+  const components: PlannedComponent[] = locked.components.map((l) => {
+    const m = manifests.find((x) => x.name === l.name);
+    if (!m) {
+      throw new XpuError('LOCKFILE', `${opts.from.path} names component "${l.name}", which no manifest describes`, {
+        details: { file: opts.from.path },
+        hints: ['write the lockfile again with this version of xpu-setup: xpu-setup lock'],
+      });
+    }
+    const pc: PlannedComponent = {
+      name: l.name,
+      explicit: true,
+      status: 'planned',
+      source: l.source,
+      origin: l.origin,
+      version: l.version,
+      archives: l.archives.map((a) => (opts.relocate ? { ...a, url: opts.relocate(a.url) } : a)),
+      provides: m.platforms[host.platform]?.provides ?? [],
+      notes: [],
+      attempts: [{ source: l.source, outcome: 'chosen', reason: `${opts.from.kind} ${opts.from.path}: ${l.archives.map((a) => `${a.package} ${a.version}`).join(', ')}` }],
+    };
+    if (m.zeLoader) pc.zeLoader = true;
+    if (l.constraints) pc.constraints = l.constraints;
+    if (l.fallbackFrom) pc.fallbackFrom = l.fallbackFrom;
+    return pc;
+  });
+  const planKey = planKeyOf(host.platform, components);
+  if (planKey !== locked.planKey) {
+    throw new XpuError('LOCKFILE', `${opts.from.path}: the ${host.platform} entry does not match its own planKey (edited by hand, or written by another layout version)`, {
+      details: { file: opts.from.path, expected: locked.planKey, actual: planKey },
+      hints: ['write it again: xpu-setup lock'],
+    });
+  }
+  const plan: InstallPlan = {
+    schema: PLAN_SCHEMA,
+    tool: { name: 'xpu-setup', version: VERSION },
+    platform: host.platform,
+    host: { native: host.native, distro: host.distro?.prettyName, glibc: host.glibc },
+    prefix: opts.prefix,
+    cacheDir: opts.cacheDir,
+    components,
+    planKey,
+    from: opts.from,
+  };
+  if (opts.request) plan.request = opts.request;
+  return plan;
+}
+
+export function parseLockfile(text: string, where: string): Lockfile {
+  let doc: Lockfile;
+  try {
+    doc = JSON.parse(text) as Lockfile;
+  } catch (e) {
+    throw new XpuError('LOCKFILE', `${where} is not valid JSON`, { cause: e, details: { file: where }, hints: ['write it again: xpu-setup lock'] });
+  }
+  if (!doc || doc.schema !== LOCKFILE_SCHEMA || typeof doc.platforms !== 'object' || !doc.request) {
+    throw new XpuError('LOCKFILE', `${where} is not an xpu-setup lockfile (schema ${LOCKFILE_SCHEMA})`, { details: { file: where }, hints: ['write it again: xpu-setup lock'] });
+  }
+  return doc;
+}
+
+export async function readLockfile(file: string): Promise<Lockfile> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (e) {
+    throw new XpuError('LOCKFILE', `cannot read the lockfile ${file}`, {
+      cause: e,
+      details: { file },
+      hints: ['write one first: xpu-setup lock [--platform linux-x64,win-x64]', 'or name it: --locked PATH'],
+    });
+  }
+  return parseLockfile(text, file);
+}
+
+export interface LockSource {
+  lock: Lockfile;
+  /** The lockfile's path or URL, for messages and the plan's `from`. */
+  where: string;
+  entry(platform: TargetPlatform): LockedPlatform;
+  /** Bundles list archives relative to themselves: this makes each URL absolute (http(s) or file:). */
+  relocate?: (url: string) => string;
+}
+
+const isHttp = (s: string): boolean => /^https?:\/\//i.test(s);
+
+/** A lockfile on disk, or a bundle's (a directory, or a URL that serves one), read with no other request. */
+export async function loadLockSource(src: { file: string } | { bundle: string }): Promise<LockSource> {
+  let lock: Lockfile;
+  let where: string;
+  let relocate: ((url: string) => string) | undefined;
+  if ('file' in src) {
+    where = path.resolve(src.file);
+    lock = await readLockfile(where);
+  } else if (isHttp(src.bundle)) {
+    const base = src.bundle.endsWith('/') ? src.bundle : `${src.bundle}/`;
+    where = new URL(LOCKFILE_NAME, base).href;
+    const { getText } = await import('../net/http.js');
+    lock = parseLockfile((await getText(where)).body, where);
+    relocate = (u) => new URL(u, base).href;
+  } else {
+    const dir = path.resolve(src.bundle);
+    where = path.join(dir, LOCKFILE_NAME);
+    lock = await readLockfile(where);
+    relocate = (u) => (isHttp(u) || u.startsWith('file:') ? u : pathToFileURL(path.join(dir, ...u.split('/'))).href);
+  }
+  return { lock, where, relocate, entry: (platform) => lockedPlatform(lock, platform, where) };
+}
+
+export function lockedPlatform(lock: Lockfile, platform: TargetPlatform, file: string): LockedPlatform {
+  const entry = lock.platforms[platform];
+  if (!entry) {
+    const have = Object.keys(lock.platforms);
+    throw new XpuError('LOCKFILE', `${file} has no entry for ${platform}`, {
+      details: { file, platform, platforms: have },
+      hints: [`it has: ${have.join(', ') || 'nothing'}`, `add it: xpu-setup lock --platform ${[...have, platform].join(',')}`],
+    });
+  }
+  return entry;
+}
+
+export async function writeLockfile(file: string, lock: Lockfile): Promise<void> {
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
+  await fs.writeFile(tmp, JSON.stringify(lock, null, 2) + '\n');
+  await fs.rename(tmp, file);
+}
+
+export function newLockfile(request: SetupRequest, platforms: Lockfile['platforms']): Lockfile {
+  return { schema: LOCKFILE_SCHEMA, tool: { name: 'xpu-setup', version: VERSION }, request, platforms };
+}

@@ -1,0 +1,106 @@
+// What the user asked for, as plain data: recorded in the receipt, repeated by a bare re-run, merged with new flags.
+import { XpuError } from '../errors.js';
+import type { ComponentManifest, SourceKind } from '../manifest/schema.js';
+import { parseConstraint, type Constraint } from '../sources/order.js';
+
+export interface SetupRequest {
+  /** Components named explicitly; empty means every component in the manifests. */
+  components: string[];
+  /** Source kinds in order of preference; empty means the manifest's order. */
+  sources: SourceKind[];
+  condaChannels: string[];
+  indexUrl?: string;
+  /** Version constraints as written (`level-zero>=1.9`); manifest defaults are not copied here. */
+  requires: string[];
+  refdriver: boolean;
+}
+
+/** What this run's command line (or environment) said; undefined means "not said: repeat the recorded request". */
+export interface RequestFlags {
+  components?: string[];
+  sources?: SourceKind[];
+  condaChannels?: string[];
+  indexUrl?: string;
+  requires?: string[];
+  refdriver?: boolean;
+  /** Installed components to remove: the only way a run takes a component out of a prefix. */
+  remove?: string[];
+}
+
+export const EMPTY_REQUEST: SetupRequest = { components: [], sources: [], condaChannels: [], requires: [], refdriver: false };
+
+export interface MergedRequest {
+  request: SetupRequest;
+  /** Components that must be planned: named ones, and installed ones not removed. */
+  required: string[];
+  remove: string[];
+  /** Said to the user: what was taken from the recorded request. */
+  notes: string[];
+}
+
+const componentOf = (text: string): string => parseConstraint(text).component;
+
+/**
+ * The recorded request, changed only where this run said something. Components add up (an installed component stays
+ * unless `--remove` names it); constraints replace the recorded ones of the components they name.
+ */
+export function mergeRequest(recorded: SetupRequest | undefined, flags: RequestFlags, installed: string[], known: string[]): MergedRequest {
+  const base = recorded ?? EMPTY_REQUEST;
+  const remove = flags.remove ?? [];
+  const notInstalled = remove.filter((r) => !installed.includes(r));
+  if (notInstalled.length) {
+    throw new XpuError('USAGE', `--remove ${notInstalled.join(', ')}: not installed in this prefix`, {
+      hints: [installed.length ? `installed: ${installed.join(', ')}` : 'nothing is installed in this prefix yet'],
+    });
+  }
+  let components: string[];
+  if (!recorded) components = flags.components ?? [];
+  else if (base.components.length === 0) components = [];
+  else components = [...new Set([...base.components, ...(flags.components ?? [])])];
+  if (remove.length) {
+    components = (components.length ? components : known).filter((c) => !remove.includes(c));
+    if (!components.length) {
+      throw new XpuError('USAGE', 'that would remove every component', { hints: ['to delete the prefix, remove its directory'] });
+    }
+  }
+  const said = new Set((flags.requires ?? []).map(componentOf));
+  const requires = [...base.requires.filter((r) => !said.has(componentOf(r))), ...(flags.requires ?? [])];
+  const request: SetupRequest = {
+    components,
+    sources: flags.sources ?? base.sources,
+    condaChannels: flags.condaChannels ?? base.condaChannels,
+    indexUrl: flags.indexUrl ?? base.indexUrl,
+    requires,
+    refdriver: flags.refdriver ?? base.refdriver,
+  };
+  if (!request.indexUrl) delete request.indexUrl;
+  const kept = installed.filter((c) => !remove.includes(c) && !(flags.components ?? []).includes(c));
+  const notes: string[] = [];
+  if (recorded && flags.components && kept.length) {
+    notes.push(`keeping ${kept.join(', ')} (installed); to take ${kept.length === 1 ? 'it' : 'them'} out: --remove ${kept.join(',')}`);
+  }
+  const constrained = requires.map(componentOf);
+  const required = [...new Set([...components, ...installed.filter((c) => !remove.includes(c)), ...constrained])];
+  return { request, required, remove, notes };
+}
+
+/** Constraints for one component: the request's, or else the manifest's defaults. */
+export function constraintsFor(m: ComponentManifest, request: Pick<SetupRequest, 'requires'>): Constraint[] {
+  const own = request.requires.map(parseConstraint).filter((c) => c.component === m.name);
+  if (own.length) return own;
+  return (m.requires ?? []).map((r) => parseConstraint(`${m.name}${r}`));
+}
+
+const shQuote = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
+/** A command line that asks for exactly this request again, with every flag spelled out. */
+export function requestCommand(prefix: string, r: SetupRequest): string {
+  const args = ['xpu-setup', '--prefix', prefix];
+  if (r.components.length) args.push('--component', r.components.join(','));
+  if (r.sources.length) args.push('--source', r.sources.join(','));
+  for (const c of r.condaChannels) args.push('--conda-channel', c);
+  if (r.indexUrl) args.push('--index-url', r.indexUrl);
+  for (const q of r.requires) args.push('--require', q);
+  if (r.refdriver) args.push('--refdriver');
+  return args.map(shQuote).join(' ');
+}
