@@ -12,7 +12,7 @@ export const LAYERS = {
   // The pipeline's stages, in order. Only pipeline.ts composes them; between stages only `import type` (data) passes.
   stage: ['plan', 'fetch', 'install', 'build', 'probe', 'smoke'],
   // Places that compose: the setup pipeline, the doctor, and the real side effects behind Deps.
-  root: ['pipeline', 'doctor', 'real-deps'],
+  root: ['pipeline', 'doctor', 'real-deps', 'bundle'],
   cli: ['cli'],
 };
 

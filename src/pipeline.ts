@@ -18,7 +18,7 @@ import { loadManifests } from './manifest/load.js';
 import { DownloadCache } from './cache/store.js';
 import { isUnreachable } from './net/http.js';
 import { diffPlan } from './plan/diff.js';
-import { loadLockSource, planFromLocked, type LockedPlatform } from './plan/lockfile.js';
+import { loadLockSource, lockedOf, newLockfile, planFromLocked, type LockedPlatform, type Lockfile } from './plan/lockfile.js';
 import { makePlan, noSourceError, type ExistingInstalls, type InstallPlan, type PlanOptions } from './plan/plan.js';
 import { mergeRequest, type RequestFlags, type SetupRequest } from './plan/request.js';
 import type { ComponentManifest } from './manifest/schema.js';
@@ -380,4 +380,26 @@ export async function probeInstalled(prefix: string, deps: Deps): Promise<ProbeR
     throw e;
   }
   return report;
+}
+
+/**
+ * Plans every platform asked for and returns the lockfile: the request as said on the command line (no receipt is
+ * read), and per platform the archives chosen. Components no source could provide are left out, with a warning.
+ */
+export async function lockSetup(
+  opts: Pick<SetupOptions, 'plan' | 'manifestsDir' | 'refdriver'>,
+  platforms: TargetPlatform[],
+  deps: Deps,
+  reporter: Reporter,
+): Promise<{ lock: Lockfile; plans: InstallPlan[] }> {
+  const plans: InstallPlan[] = [];
+  for (const platform of platforms) {
+    const plan = await planSetup({ ...opts, platform }, deps, reporter);
+    if (!plan.components.some((c) => c.status === 'planned')) throw noSourceError(plan.components, plan.platform);
+    for (const c of plan.components.filter((x) => x.status !== 'planned')) reporter.warn(`${platform}: ${c.name} is not in the lockfile: no source could provide it`);
+    plans.push(plan);
+  }
+  const platformsEntry: Lockfile['platforms'] = {};
+  for (const p of plans) platformsEntry[p.platform] = lockedOf(p);
+  return { lock: newLockfile(plans[0]!.request!, platformsEntry), plans };
 }

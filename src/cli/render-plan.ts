@@ -8,6 +8,8 @@ function size(n?: number): string {
 
 export function renderPlan(plan: InstallPlan): string {
   const lines = [`plan for ${plan.platform}${plan.host.native ? '' : ' (another platform: nothing is executed)'} -> ${plan.prefix}`];
+  if (plan.from) lines.push(`  from the ${plan.from.kind === 'receipt' ? 'plan recorded in' : plan.from.kind === 'lock' ? 'lockfile' : 'bundle lockfile'} ${plan.from.path}: no index asked`);
+  for (const n of plan.request?.requires ?? []) lines.push(`  requires ${n}`);
   for (const c of plan.components) {
     if (c.status === 'planned') {
       lines.push(`  ${c.name} ${c.version} from ${c.source} ${c.origin}`);

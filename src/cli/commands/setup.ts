@@ -7,7 +7,7 @@ import { parsePlanOptions, planOptionSpec, PLAN_USAGE } from '../setup-options.j
 
 function summary(r: SetupResult, out: Output, seconds: string): void {
   for (const n of r.install.notes) out.warn(n);
-  if (r.plan.from?.kind === 'receipt') out.line(`using the plan recorded in ${r.plan.from.path}${r.plan.from.reason ? ` (${r.plan.from.reason})` : ''}`);
+  if (r.plan.from?.kind === 'receipt') out.line(`no index asked: using the plan recorded in ${r.plan.from.path}`);
   if (!r.install.changed) {
     const what = `verified ${r.install.receipt.files.length} files against the receipt`;
     if (r.install.requestUpdated) out.line(`${r.plan.prefix}: installed files unchanged (${what}); the receipt now records this request`);

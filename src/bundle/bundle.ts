@@ -1,0 +1,139 @@
+// A bundle: one directory that is a conda channel, a PEP 503 simple index and a lockfile at once, for offline fleets.
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import type { Deps } from '../deps.js';
+import { XpuError } from '../errors.js';
+import { fetchPlan } from '../fetch/fetch.js';
+import type { TargetPlatform } from '../host/types.js';
+import { LOCKFILE_NAME, newLockfile, readLockfile, writeLockfile, type LockedPlatform, type Lockfile } from '../plan/lockfile.js';
+import type { InstallPlan } from '../plan/plan.js';
+import type { Reporter } from '../reporter.js';
+import { CONDA_SUBDIR, type RepodataRecord } from '../sources/conda.js';
+import { normalizeName } from '../sources/pypi.js';
+import type { PlannedArchive } from '../sources/types.js';
+
+export interface BundleResult {
+  out: string;
+  lockfile: string;
+  platforms: TargetPlatform[];
+  files: { path: string; sha256: string; size: number }[];
+}
+
+/** Where an archive lives inside the bundle, relative to its root (always with forward slashes). */
+export function bundlePath(a: PlannedArchive, platform: TargetPlatform): string {
+  if (a.format === 'conda' || a.format === 'tar.bz2') return `${CONDA_SUBDIR[platform]}/${a.filename}`;
+  if (a.format === 'wheel') return `simple/${normalizeName(a.package)}/${a.filename}`;
+  return `files/${a.filename}`;
+}
+
+/** `h6ad65f8_0` -> 0: conda build strings end in the build number. */
+function buildNumber(build: string | undefined): number {
+  const m = /_(\d+)$/.exec(build ?? '');
+  return m ? Number(m[1]) : 0;
+}
+
+async function readJson<T>(file: string): Promise<T | undefined> {
+  try {
+    return JSON.parse(await fs.readFile(file, 'utf8')) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+interface RepodataDoc {
+  info: { subdir: string };
+  repodata_version: 1;
+  packages: Record<string, RepodataRecord>;
+  'packages.conda': Record<string, RepodataRecord>;
+  removed: string[];
+}
+
+async function writeRepodata(out: string, subdir: string, archives: PlannedArchive[]): Promise<void> {
+  const file = path.join(out, subdir, 'repodata.json');
+  const doc: RepodataDoc = (await readJson<RepodataDoc>(file)) ?? { info: { subdir }, repodata_version: 1, packages: {}, 'packages.conda': {}, removed: [] };
+  for (const a of archives) {
+    const rec: RepodataRecord = {
+      name: a.package,
+      version: a.version,
+      build: a.build ?? '0',
+      build_number: buildNumber(a.build),
+      depends: [],
+      sha256: a.sha256,
+      size: a.size,
+      subdir,
+    };
+    doc[a.format === 'conda' ? 'packages.conda' : 'packages'][a.filename] = rec;
+  }
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  await fs.writeFile(file, JSON.stringify(doc, null, 1) + '\n');
+}
+
+const escapeHtml = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/** PEP 503 pages from the wheels present under simple/: one page per project, links carrying #sha256=. */
+async function writeSimpleIndex(out: string): Promise<void> {
+  const root = path.join(out, 'simple');
+  const projects = (await fs.readdir(root, { withFileTypes: true }).catch(() => [])).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  for (const p of projects) {
+    const dir = path.join(root, p);
+    const wheels = (await fs.readdir(dir)).filter((n) => n.endsWith('.whl')).sort();
+    const links: string[] = [];
+    for (const w of wheels) {
+      const hash = createHash('sha256').update(await fs.readFile(path.join(dir, w))).digest('hex');
+      links.push(`<a href="${escapeHtml(encodeURIComponent(w))}#sha256=${hash}">${escapeHtml(w)}</a><br/>`);
+    }
+    const page = `<!DOCTYPE html>\n<html><head><meta name="pypi:repository-version" content="1.0"><title>Links for ${escapeHtml(p)}</title></head>\n<body><h1>Links for ${escapeHtml(p)}</h1>\n${links.join('\n')}\n</body></html>\n`;
+    await fs.writeFile(path.join(dir, 'index.html'), page);
+  }
+  if (projects.length) {
+    const list = projects.map((p) => `<a href="${escapeHtml(p)}/">${escapeHtml(p)}</a><br/>`).join('\n');
+    await fs.writeFile(path.join(root, 'index.html'), `<!DOCTYPE html>\n<html><head><meta name="pypi:repository-version" content="1.0"><title>Simple index</title></head>\n<body>\n${list}\n</body></html>\n`);
+  }
+}
+
+/**
+ * Fetches every archive of each plan (verified, through the cache) and lays the bundle out under `out`. A bundle
+ * already there keeps its other platforms: their lock entries, repodata and wheels stay.
+ */
+export async function writeBundle(plans: InstallPlan[], out: string, deps: Deps, reporter: Reporter): Promise<BundleResult> {
+  const dir = path.resolve(out);
+  await fs.mkdir(dir, { recursive: true });
+  const lockFile = path.join(dir, LOCKFILE_NAME);
+  const previous: Lockfile | undefined = await fs.access(lockFile).then(() => readLockfile(lockFile), () => undefined);
+  const platforms: Lockfile['platforms'] = { ...(previous?.platforms ?? {}) };
+  const files: BundleResult['files'] = [];
+  for (const plan of plans) {
+    if (!plan.request) throw new XpuError('INTERNAL', 'a bundle needs a plan that records its request');
+    const fetched = await fetchPlan(plan, deps, reporter);
+    for (const f of fetched) {
+      const rel = bundlePath(f.archive, plan.platform);
+      const dest = path.join(dir, ...rel.split('/'));
+      await fs.mkdir(path.dirname(dest), { recursive: true });
+      await fs.copyFile(f.file.path, dest);
+      files.push({ path: rel, sha256: f.file.sha256, size: f.file.size });
+    }
+    const conda = fetched.map((f) => f.archive).filter((a) => a.format === 'conda' || a.format === 'tar.bz2');
+    await writeRepodata(dir, CONDA_SUBDIR[plan.platform], conda);
+    // conda clients read noarch/ of every channel; an empty one makes the directory a complete channel.
+    if (!(await readJson(path.join(dir, 'noarch', 'repodata.json')))) await writeRepodata(dir, 'noarch', []);
+    const entry: LockedPlatform = {
+      planKey: plan.planKey,
+      components: plan.components
+        .filter((c) => c.status === 'planned')
+        .map((c) => ({
+          name: c.name,
+          source: c.source!,
+          origin: c.origin!,
+          version: c.version!,
+          archives: c.archives.map((a) => ({ ...a, url: bundlePath(a, plan.platform) })),
+          ...(c.constraints ? { constraints: c.constraints } : {}),
+        })),
+    };
+    platforms[plan.platform] = entry;
+  }
+  await writeSimpleIndex(dir);
+  await writeLockfile(lockFile, newLockfile(plans[0]!.request!, platforms));
+  reporter.info(`bundle ${dir}: ${files.length} archives, conda channel (${[...new Set(plans.map((p) => CONDA_SUBDIR[p.platform]))].join(', ')}), simple index, ${LOCKFILE_NAME}`);
+  return { out: dir, lockfile: lockFile, platforms: plans.map((p) => p.platform), files };
+}

@@ -1,0 +1,28 @@
+// `xpu-setup bundle`: a directory any static server can host: conda channel + PEP 503 index + lockfile; `--from` installs it.
+import { writeBundle } from '../../bundle/bundle.js';
+import { XpuError } from '../../errors.js';
+import { parseTargetPlatform } from '../../host/index.js';
+import { lockSetup, planSetup } from '../../pipeline.js';
+import { list, str, type Command } from '../command.js';
+import { parsePlanOptions, planOptionSpec, PLAN_USAGE } from '../setup-options.js';
+
+export const bundleCommand: Command = {
+  name: 'bundle',
+  summary: 'Write a bundle directory (a conda channel, a PEP 503 simple index and a lockfile) that `xpu-setup --from DIR|URL` installs with no other network.',
+  usage: `xpu-setup bundle --platform linux-x64|win-x64[,...] --out DIR [--locked [--lockfile FILE]] ${PLAN_USAGE}`,
+  options: { ...planOptionSpec, platform: { type: 'string', multiple: true }, out: { type: 'string' } },
+  async run({ deps, out, values }) {
+    const dir = str(values, 'out');
+    if (!dir) throw new XpuError('USAGE', 'bundle needs --out DIR', { hints: ['example: xpu-setup bundle --platform linux-x64 --out ./xpu-bundle'] });
+    const platforms = [...new Set(list(values, 'platform').map(parseTargetPlatform))];
+    if (!platforms.length) throw new XpuError('USAGE', 'bundle needs --platform', { hints: ['--platform linux-x64, --platform win-x64, or both: --platform linux-x64,win-x64'] });
+    const opts = parsePlanOptions({ ...values, platform: undefined }, deps);
+    const plans = opts.locked
+      ? await Promise.all(platforms.map((platform) => planSetup({ ...opts, flags: undefined, platform }, deps, out)))
+      : (await lockSetup({ ...opts, refdriver: false }, platforms, deps, out)).plans;
+    const r = await writeBundle(plans, dir, deps, out);
+    if (out.opts.json) out.json({ ok: true, ...r });
+    else out.result(`wrote ${r.out} (${r.platforms.join(', ')}); install it with: xpu-setup --from ${r.out}   (or serve the directory and pass its URL)`);
+    return 0;
+  },
+};

@@ -1,0 +1,34 @@
+// `xpu-setup lock`: resolve once, write xpu-setup.lock.json (per platform: every archive's URL, size, sha256, map).
+import * as path from 'node:path';
+import { parseTargetPlatform, runningPlatform } from '../../host/index.js';
+import type { TargetPlatform } from '../../host/types.js';
+import { LOCKFILE_NAME, writeLockfile } from '../../plan/lockfile.js';
+import { lockSetup } from '../../pipeline.js';
+import { list, str, type Command } from '../command.js';
+import { renderPlan } from '../render-plan.js';
+import { parsePlanOptions, planOptionSpec, PLAN_USAGE } from '../setup-options.js';
+
+export const lockCommand: Command = {
+  name: 'lock',
+  summary: `Resolve components for one or more platforms and write ${LOCKFILE_NAME}; \`xpu-setup --locked\` installs exactly that.`,
+  usage: `xpu-setup lock [--platform linux-x64,win-x64] [--lockfile FILE] ${PLAN_USAGE}`,
+  options: { ...planOptionSpec, platform: { type: 'string', multiple: true }, refdriver: { type: 'boolean' } },
+  async run({ deps, out, values }) {
+    const platforms: TargetPlatform[] = list(values, 'platform').map(parseTargetPlatform);
+    if (!platforms.length) {
+      const here = runningPlatform(deps);
+      if (here) platforms.push(here);
+      else platforms.push(parseTargetPlatform('linux-x64'));
+    }
+    const opts = parsePlanOptions({ ...values, platform: undefined, locked: false, lockfile: undefined }, deps);
+    const file = path.resolve(str(values, 'lockfile') ?? LOCKFILE_NAME);
+    const { lock, plans } = await lockSetup({ ...opts, refdriver: !!values.refdriver }, [...new Set(platforms)], deps, out);
+    await writeLockfile(file, lock);
+    if (out.opts.json) out.json({ ok: true, lockfile: file, ...lock });
+    else {
+      for (const p of plans) out.line(renderPlan(p));
+      out.result(`wrote ${file} (${Object.keys(lock.platforms).join(', ')})`);
+    }
+    return 0;
+  },
+};
