@@ -49,6 +49,14 @@ export const EnvVars = {
   OCL_ICD_VENDORS: 'OCL_ICD_VENDORS',
   PATH: 'PATH',
   CPATH: 'CPATH',
+
+  // GitHub Actions' files for a step's results (`env --shell github`, the action): appended to, never read back.
+  /** Lines `NAME=value` (or heredoc form) become environment variables of later steps. */
+  GITHUB_ENV: 'GITHUB_ENV',
+  /** Each line is a directory put in front of PATH for later steps. */
+  GITHUB_PATH: 'GITHUB_PATH',
+  /** Step outputs, same format as GITHUB_ENV. */
+  GITHUB_OUTPUT: 'GITHUB_OUTPUT',
   C_INCLUDE_PATH: 'C_INCLUDE_PATH',
   LIBRARY_PATH: 'LIBRARY_PATH',
 } as const;
