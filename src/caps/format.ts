@@ -1,4 +1,5 @@
 // Renders a probe report: one line per device, a verbose table, versioned JSON, Triton env lines, PyTorch's field names.
+import { EnvVars } from '../env-names.js';
 import { FEATURES, TRITON_EXTENSION_KEYS, featureName } from './features.js';
 import type { DeviceReport, ProbeReport } from './model.js';
 
@@ -66,6 +67,15 @@ export function tritonEnv(r: ProbeReport): { arch?: string; extensions: string[]
   const d = primaryDevice(r);
   if (!d) return undefined;
   return { arch: d.arch.known ? d.arch.name : undefined, extensions: tritonExtensions(d) };
+}
+
+/** Triton's variables as a child process must see them: exported for sh, literal for dotenv and GitHub. */
+export function tritonEnvVars(report: ProbeReport): { name: string; value: string }[] {
+  const t = tritonEnv(report);
+  if (!t) return [];
+  const vars: { name: string; value: string }[] = [{ name: EnvVars.TRITON_INTEL_DEVICE_EXTENSIONS, value: t.extensions.join(' ') }];
+  if (t.arch) vars.unshift({ name: EnvVars.TRITON_INTEL_DEVICE_ARCH, value: t.arch });
+  return vars;
 }
 
 export function formatTritonEnv(r: ProbeReport): string {

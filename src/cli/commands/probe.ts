@@ -1,8 +1,7 @@
 // `xpu-setup probe`: what the devices are, through koffi (and the built addon when there is one).
 import { XpuError } from '../../errors.js';
 import { EnvVars } from '../../env-names.js';
-import { formatLines, formatPytorch, formatTritonEnv, formatVerbose, tritonEnv } from '../../caps/format.js';
-import type { ProbeReport } from '../../caps/model.js';
+import { formatLines, formatPytorch, formatTritonEnv, formatVerbose, tritonEnvVars } from '../../caps/format.js';
 import { appendTo, githubLines, renderDotenv, renderShExports } from '../../install/ci-env.js';
 import { probeInstalled } from '../../pipeline.js';
 import { str, type Command } from '../command.js';
@@ -10,15 +9,6 @@ import { runtimePrefix } from '../runtime-prefix.js';
 
 const FORMATS = ['triton-env', 'pytorch'] as const;
 const TRITON_SHELLS = ['sh', 'dotenv', 'github'] as const;
-
-/** Triton's variables as a child process must see them: exported for sh, literal for dotenv and GitHub. */
-export function tritonEnvVars(report: ProbeReport): { name: string; value: string }[] {
-  const t = tritonEnv(report);
-  if (!t) return [];
-  const vars: { name: string; value: string }[] = [{ name: EnvVars.TRITON_INTEL_DEVICE_EXTENSIONS, value: t.extensions.join(' ') }];
-  if (t.arch) vars.unshift({ name: EnvVars.TRITON_INTEL_DEVICE_ARCH, value: t.arch });
-  return vars;
-}
 
 export const probeCommand: Command = {
   name: 'probe',
