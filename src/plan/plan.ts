@@ -237,8 +237,11 @@ export async function makePlan(
   const components = await Promise.all(
     chosen.map((m) => planComponent(m, required.has(m.name), host, opts, ctx, constraintsFor(m, requires))),
   );
-  // --source names the kinds to use: a component none of them could provide was asked for and not delivered.
-  const missing = components.filter((c) => c.status === 'unavailable' && (c.explicit || (opts.sources.length > 0 && c.attempts.length > 0)));
+  // --source names the kinds to use, a constraint names the versions: a component none of them could provide was
+  // asked for and not delivered.
+  const missing = components.filter(
+    (c) => c.status === 'unavailable' && (c.explicit || (c.attempts.length > 0 && (opts.sources.length > 0 || !!c.constraints))),
+  );
   if (missing.length) throw noSourceError(missing, host.platform);
   return {
     schema: PLAN_SCHEMA,

@@ -1,0 +1,148 @@
+// The remembered request (merge, constraints, removal), the +/- diff against a receipt, and the CI env renderers.
+import { describe, expect, it } from 'vitest';
+import { actionValues, cacheKey } from '../../src/cli/action.js';
+import type { Host } from '../../src/host/types.js';
+import { githubEnv, renderDotenv, renderShExports, resolveEnv } from '../../src/install/ci-env.js';
+import { envVars } from '../../src/install/env.js';
+import type { Receipt } from '../../src/install/receipt.js';
+import type { ComponentManifest, SourceSpec } from '../../src/manifest/schema.js';
+import { diffPlan } from '../../src/plan/diff.js';
+import { lockedOf, planFromLocked } from '../../src/plan/lockfile.js';
+import { makePlan, type PlanOptions } from '../../src/plan/plan.js';
+import { EMPTY_REQUEST, mergeRequest, requestCommand } from '../../src/plan/request.js';
+import { silentReporter } from '../../src/reporter.js';
+import { fakeDeps } from '../fixtures/detect/fake-deps.js';
+
+const KNOWN = ['level-zero', 'unified-runtime'];
+
+describe('mergeRequest', () => {
+  it('takes the flags as they are on a first run', () => {
+    const m = mergeRequest(undefined, { components: ['level-zero'], requires: ['level-zero>=1.9'] }, [], KNOWN);
+    expect(m.request).toEqual({ ...EMPTY_REQUEST, components: ['level-zero'], requires: ['level-zero>=1.9'] });
+    expect(m.required).toEqual(['level-zero']);
+  });
+
+  it('repeats the recorded request when nothing is said', () => {
+    const recorded = { ...EMPTY_REQUEST, condaChannels: ['https://c.example/ch'], indexUrl: 'https://i.example/simple', requires: ['level-zero>=1.9'], refdriver: true };
+    expect(mergeRequest(recorded, {}, KNOWN, KNOWN).request).toEqual(recorded);
+  });
+
+  it('keeps an installed component that --component leaves out, and says how to remove it', () => {
+    const recorded = { ...EMPTY_REQUEST, components: ['level-zero', 'unified-runtime'] };
+    const m = mergeRequest(recorded, { components: ['level-zero'] }, KNOWN, KNOWN);
+    expect(m.request.components).toEqual(['level-zero', 'unified-runtime']);
+    expect(m.required).toEqual(['level-zero', 'unified-runtime']);
+    expect(m.notes.join('\n')).toMatch(/keeping unified-runtime \(installed\); to take it out: --remove unified-runtime/);
+  });
+
+  it('removes only with --remove, and only what is installed', () => {
+    const m = mergeRequest({ ...EMPTY_REQUEST }, { remove: ['unified-runtime'] }, KNOWN, KNOWN);
+    expect(m.request.components).toEqual(['level-zero']);
+    expect(m.required).toEqual(['level-zero']);
+    expect(() => mergeRequest({ ...EMPTY_REQUEST }, { remove: ['unified-runtime'] }, ['level-zero'], KNOWN)).toThrow(/not installed in this prefix/);
+  });
+
+  it('replaces the recorded constraints of a component a new --require names', () => {
+    const recorded = { ...EMPTY_REQUEST, requires: ['level-zero>=1.9', 'unified-runtime>=2025.0'] };
+    const m = mergeRequest(recorded, { requires: ['level-zero>=1.20'] }, [], KNOWN);
+    expect(m.request.requires).toEqual(['unified-runtime>=2025.0', 'level-zero>=1.20']);
+  });
+
+  it('spells a request out as a command that repeats it', () => {
+    const cmd = requestCommand('/opt/xpu', { ...EMPTY_REQUEST, condaChannels: ['https://c.example/ch'], requires: ['level-zero>=1.9'], refdriver: true });
+    expect(cmd).toBe("xpu-setup --prefix /opt/xpu --conda-channel https://c.example/ch --require 'level-zero>=1.9' --refdriver");
+  });
+});
+
+// Planning for Windows on Linux: url sources resolve from data alone, so constraints and fallbacks are seen offline.
+const winHost: Host = { platform: 'win-x64', os: 'win32', arch: 'x64', native: false };
+const opts: PlanOptions = { prefix: '/tmp/p', cacheDir: '/tmp/c', components: [], sources: [], condaChannels: [] };
+const url = (version: string, c: string): SourceSpec => ({
+  kind: 'url', package: 'sdk', version, url: `https://example.invalid/sdk-${version}.zip`, sha256: c.repeat(64), map: [{ from: 'include/', to: 'include/' }],
+});
+const manifest = (sources: SourceSpec[], requires?: string[]): ComponentManifest => ({
+  schema: 1, name: 'level-zero', summary: '', features: [], zeLoader: true, ...(requires ? { requires } : {}),
+  platforms: { 'win-x64': { provides: [], sources } },
+});
+const plan = (ms: ComponentManifest[], o: Partial<PlanOptions> = {}) => makePlan(winHost, ms, { ...opts, ...o }, fakeDeps({ platform: 'linux' }), silentReporter);
+
+describe('version floors in planning', () => {
+  it('skips a source below the floor, says why, and records the fallback', async () => {
+    const p = await plan([manifest([url('1.8.12', 'a'), url('1.20.6', 'b')])], { requires: ['level-zero>=1.9'] });
+    const c = p.components[0]!;
+    expect(c.version).toBe('1.20.6');
+    expect(c.constraints).toEqual(['level-zero>=1.9']);
+    expect(c.fallbackFrom).toEqual([expect.stringMatching(/1\.8\.12 does not meet level-zero>=1\.9/)]);
+  });
+
+  it('uses the manifest default floor unless --require names the component', async () => {
+    const m = manifest([url('1.8.12', 'a')], ['>=1.9']);
+    await expect(plan([m])).rejects.toThrow(/no source could provide level-zero/);
+    const p = await plan([m], { requires: ['level-zero>=1.8'] });
+    expect(p.components[0]!.version).toBe('1.8.12');
+  });
+
+  it('a release candidate is below its release', async () => {
+    await expect(plan([manifest([url('1.9rc1', 'a')])], { requires: ['level-zero>=1.9'] })).rejects.toMatchObject({
+      code: 'NO_SOURCE',
+      hints: expect.arrayContaining([expect.stringMatching(/1\.9rc1 does not meet level-zero>=1\.9/)]),
+    });
+  });
+});
+
+describe('lock data round trip', () => {
+  it('a plan rebuilt from its lock entry has the same planKey, and an edited entry is refused', async () => {
+    const p = await plan([manifest([url('1.20.6', 'b')])]);
+    const locked = lockedOf(p);
+    const again = planFromLocked(winHost, [manifest([url('1.20.6', 'b')])], locked, { prefix: '/tmp/p', cacheDir: '/tmp/c', from: { kind: 'lock', path: 'x.json' } });
+    expect(again.planKey).toBe(p.planKey);
+    const edited = { ...locked, components: [{ ...locked.components[0]!, archives: [{ ...locked.components[0]!.archives[0]!, sha256: 'c'.repeat(64) }] }] };
+    expect(() => planFromLocked(winHost, [manifest([])], edited, { prefix: '/tmp/p', cacheDir: '/tmp/c', from: { kind: 'lock', path: 'x.json' } })).toThrow(/does not match its own planKey/);
+  });
+});
+
+describe('diffPlan', () => {
+  const receipt = (components: Receipt['components']): Receipt => ({
+    schema: 1, tool: { name: 'xpu-setup', version: '0' }, platform: 'win-x64', prefix: '/tmp/p', installedAt: '', planKey: '', components, archives: [], files: [],
+  });
+  it('shows a downgrade and a source switch with - and + lines', async () => {
+    const p = await plan([manifest([url('1.8.12', 'a')])]);
+    const d = diffPlan(receipt([{ name: 'level-zero', version: '1.20.6', source: 'conda https://conda.example/cf', notes: [] }]), p);
+    expect(d.changes).toEqual([expect.objectContaining({ component: 'level-zero', kind: 'downgrade' })]);
+    expect(d.lines).toEqual(['- level-zero 1.20.6 from conda https://conda.example/cf', '+ level-zero 1.8.12 from url https://example.invalid/sdk-1.8.12.zip   (downgrade)']);
+  });
+  it('shows a removal, and nothing for an unchanged component', async () => {
+    const p = await plan([manifest([url('1.8.12', 'a')])]);
+    const d = diffPlan(receipt([
+      { name: 'level-zero', version: '1.8.12', source: 'url https://example.invalid/sdk-1.8.12.zip', notes: [] },
+      { name: 'unified-runtime', version: '2025.3.1', source: 'pypi https://pypi.org/simple', notes: [] },
+    ]), p);
+    expect(d.lines).toEqual(['- unified-runtime 2025.3.1 from pypi https://pypi.org/simple']);
+  });
+});
+
+describe('CI environment', () => {
+  const vars = envVars('/opt/xpu', 'linux-x64', { TRITON_INTEL_DEVICE_ARCH: 'pvc' });
+  it('dotenv resolves search paths against the current environment and quotes nothing', () => {
+    const text = renderDotenv(resolveEnv(vars, 'linux-x64', { LD_LIBRARY_PATH: '/usr/local/lib' }));
+    expect(text).toContain('LEVEL_ZERO_V1_SDK_PATH=/opt/xpu\n');
+    expect(text).toContain('LD_LIBRARY_PATH=/opt/xpu/lib:/usr/local/lib\n');
+    expect(text).toContain('CPATH=/opt/xpu/include\n');
+    expect(text).toContain('TRITON_INTEL_DEVICE_ARCH=pvc\n');
+  });
+  it('GitHub: PATH through GITHUB_PATH, the rest through GITHUB_ENV', () => {
+    const gh = githubEnv(envVars('C:\\xpu', 'win-x64'), 'win-x64', { PATH: 'C:/Windows' });
+    expect(gh.path).toBe('C:\\xpu\\bin\n');
+    expect(gh.env).not.toMatch(/^PATH=/m);
+    expect(gh.env).toContain('LEVEL_ZERO_V1_SDK_PATH=C:\\xpu\n');
+  });
+  it('sh exports quote single quotes', () => {
+    expect(renderShExports([{ name: 'A', value: "it's" }])).toBe("export A='it'\\''s'\n");
+  });
+  it('reads action inputs and makes a cache key from OS family, arch, plan hash and version', () => {
+    const v = actionValues({ INPUT_COMPONENTS: 'level-zero, unified-runtime', INPUT_REQUIRE: 'level-zero>=1.9\n', INPUT_REFDRIVER: 'true', INPUT_PREFIX: ' ' });
+    expect(v).toMatchObject({ component: ['level-zero', 'unified-runtime'], require: ['level-zero>=1.9'], refdriver: true });
+    expect(v.prefix).toBeUndefined();
+    expect(cacheKey('win32', 'x64', 'ab'.repeat(32))).toMatch(/^xpu-setup-windows-x64-abababababababab-\d+\.\d+\.\d+/);
+  });
+});
