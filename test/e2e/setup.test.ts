@@ -322,8 +322,7 @@ describe('failures leave nothing behind', () => {
     const cache = path.join(work, 'unknown', 'cache');
     const r = await runCli([...args(prefix, cache, index.condaChannelUrl('bookworm')), '--manifests', manifests], env);
     expect(r.exitCode).toBe(1);
-    expect(r.stderr).toMatch(/no source could provide level-zero/);
-    expect(r.stderr).toMatch(/no-such-package-devel not found in http:\/\/127\.0\.0\.1:\d+\/conda\/bookworm \(linux-64\)/);
+    expect(r.stderr).toMatch(/error: level-zero: the source you named failed: conda http:\/\/127\.0\.0\.1:\d+\/conda\/bookworm: no-such-package-devel not found in http:\/\/127\.0\.0\.1:\d+\/conda\/bookworm \(linux-64\)/);
     await expectClean(prefix, cache);
   });
 
@@ -333,7 +332,8 @@ describe('failures leave nothing behind', () => {
     const r = await runCli(args(prefix, cache, `${DEAD}/conda-forge`), env);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain(`cannot reach ${DEAD}/conda-forge/linux-64/repodata.json.zst (ECONNREFUSED)`);
-    expect(r.stderr).toMatch(/hint: check the index URLs/);
+    expect(r.stderr).toMatch(/hint: xpu-setup never falls back from a source you named \(--conda-channel\)/);
+    expect(r.stderr).toMatch(/hint: fix the URL or the network/);
     await expectClean(prefix, cache);
   });
 
@@ -361,21 +361,29 @@ describe('--json', () => {
     const bad = await runCli(['--prefix', path.join(work, 'j'), '--component', 'level-zero', '--source', 'conda', '--conda-channel', `${DEAD}/x`, '--json'], env);
     expect(bad.exitCode).toBe(1);
     const doc = JSON.parse(bad.stdout);
-    expect(doc).toMatchObject({ ok: false, error: { code: 'NO_SOURCE' } });
+    expect(doc).toMatchObject({ ok: false, error: { code: 'SOURCE_FAILED' } });
   });
 });
 
 describe('the apt fallback on this Debian machine', () => {
-  it('with every index unreachable, installs Level Zero 1.8.12 from Debian and says so', async () => {
+  it('with the default channel unreachable, installs Level Zero 1.8.12 from Debian, says so loudly and records it', async () => {
+    // The shipped manifest with its default channel replaced by a dead one: a default source, not one the user named.
+    const manifests = path.join(work, 'manifests-dead');
+    await fs.mkdir(manifests, { recursive: true });
+    const l0 = JSON.parse(await fs.readFile(path.join(__dirname, '../../manifests/level-zero.json'), 'utf8'));
+    l0.platforms['linux-x64'].sources[0].channels = [`${DEAD}/conda-forge`];
+    await fs.writeFile(path.join(manifests, 'level-zero.json'), JSON.stringify(l0));
     const prefix = path.join(work, 'apt', 'prefix');
-    const deadEnv = { ...env, XPU_SETUP_INDEX_URL: `${DEAD}/simple` };
-    const r = await runCli(['--prefix', prefix, '--cache-dir', path.join(work, 'apt', 'cache'), '--conda-channel', `${DEAD}/conda-forge`], deadEnv);
+    const { XPU_SETUP_INDEX_URL: _named, ...defaultsEnv } = env;
+    const r = await runCli(['--prefix', prefix, '--cache-dir', path.join(work, 'apt', 'cache'), '--manifests', manifests, '--component', 'level-zero'], defaultsEnv);
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/level-zero: conda http:\/\/127\.0\.0\.1:9\/conda-forge: cannot reach .*ECONNREFUSED.*; using apt 1\.8\.12/);
+    expect(r.stderr).toMatch(/warning: level-zero: falling back to apt 1\.8\.12 because conda http:\/\/127\.0\.0\.1:9\/conda-forge: cannot reach .*ECONNREFUSED/);
     expect(r.stderr).toMatch(/lacks ze_device_ip_version_ext_t/);
-    expect(r.stderr).toMatch(/unified-runtime: not available \(skipped\)/);
+    expect(r.stderr).toMatch(/warning: level-zero 1\.8\.12 came from a fallback source \(apt Debian.*\); recorded in the receipt/);
     expect(await exists(path.join(prefix, 'lib/libze_loader.so.1'))).toBe(true);
     const receipt = JSON.parse(await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8'));
-    expect(receipt.components).toEqual([expect.objectContaining({ name: 'level-zero', version: '1.8.12', source: expect.stringMatching(/^apt Debian/) })]);
+    expect(receipt.components).toEqual([
+      expect.objectContaining({ name: 'level-zero', version: '1.8.12', source: expect.stringMatching(/^apt Debian/), fallbackFrom: [expect.stringMatching(/conda-forge: cannot reach/)] }),
+    ]);
   });
 });

@@ -1,0 +1,310 @@
+// Doing what was asked, again: the remembered request, lockfile, offline runs, bundles and the GitHub Action entry point.
+import { execa } from 'execa';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
+import { serveDirectory, type StaticServer } from '../support/static-server.js';
+import { listTree, REPO, runCli, scrubbedEnv, tempDir } from './cli.js';
+
+let index: FixtureIndex;
+let work: string;
+let env: Record<string, string>;
+/** Only what the user gave: no index URL from the environment. */
+let bare: Record<string, string>;
+/** A port nothing listens on: every request through this proxy is refused, as with no network at all. */
+const DEAD = 'http://127.0.0.1:9';
+const offline = (e: Record<string, string>) => ({ ...e, HTTP_PROXY: DEAD, HTTPS_PROXY: DEAD });
+
+beforeAll(async () => {
+  index = await startFixtureIndex();
+  work = await tempDir('intent');
+  env = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl });
+  bare = scrubbedEnv(path.join(work, 'home'));
+});
+
+afterAll(async () => {
+  await index?.close();
+  await fs.rm(work, { recursive: true, force: true });
+});
+
+const exists = (p: string) => fs.lstat(p).then(() => true, () => false);
+const readJson = async (p: string) => JSON.parse(await fs.readFile(p, 'utf8'));
+/** Index requests other than archive downloads: repodata and simple/JSON pages. */
+const indexPages = (from: number) => index.requests.slice(from).map((r) => r.path).filter((p) => /repodata|\/simple\/|\/pypi\//.test(p) && !/\.(whl|conda|bz2)$/.test(p));
+
+describe('the request is remembered and enforced', () => {
+  let prefix: string;
+  let cache: string;
+  const receipt = () => readJson(path.join(prefix, 'xpu-setup.receipt.json'));
+
+  beforeAll(async () => {
+    prefix = path.join(work, 'req', 'prefix');
+    cache = path.join(work, 'req', 'cache');
+    const r = await runCli(['--prefix', prefix, '--cache-dir', cache, '--conda-channel', index.condaChannelUrl('bookworm'), '--no-smoke'], env);
+    expect(r.exitCode, r.stderr).toBe(0);
+  });
+
+  it('records the request in the receipt', async () => {
+    expect((await receipt()).request).toEqual({
+      components: [], sources: [], condaChannels: [index.condaChannelUrl('bookworm')], indexUrl: index.simpleUrl, requires: [], refdriver: false,
+    });
+  });
+
+  it('a bare re-run repeats it: same channel and index, nothing changed, "up to date"', async () => {
+    const before = index.requests.length;
+    const r = await runCli(['--prefix', prefix, '--cache-dir', cache, '--no-smoke', '--json'], bare);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ changed: false, request: { condaChannels: [index.condaChannelUrl('bookworm')] } });
+    expect(r.stderr).toMatch(/is up to date/);
+    expect(indexPages(before)).toContain('/conda/bookworm/linux-64/repodata.json.zst');
+  });
+
+  it('--component naming one component keeps the other installed one, and says how to remove it', async () => {
+    const r = await runCli(['--prefix', prefix, '--cache-dir', cache, '--no-smoke', '--component', 'level-zero'], bare);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/keeping unified-runtime \(installed\); to take it out: --remove unified-runtime/);
+    expect(await exists(path.join(prefix, 'lib/libur_loader.so.0'))).toBe(true);
+  });
+
+  it('a floor the named channel cannot meet is an error, not a fallback; the prefix stays as it was', async () => {
+    const before = await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8');
+    const r = await runCli(['--prefix', prefix, '--cache-dir', cache, '--no-smoke', '--require', 'level-zero>=1.9'], bare);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toMatch(/error: level-zero: the source you named failed: .*newest level-zero in .*bookworm \(linux-64\) is 1\.8\.12, which does not meet level-zero>=1\.9/);
+    expect(await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8')).toBe(before);
+  });
+
+  it('with every index unreachable, an intact and cached prefix is verified and reported up to date', async () => {
+    const before = await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8');
+    const r = await runCli(['--prefix', prefix, '--cache-dir', cache, '--no-smoke', '--json'], offline(bare));
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ changed: false, from: { kind: 'receipt' } });
+    expect(r.stderr).toMatch(/holds the plan recorded for this request, intact and cached: keeping it/);
+    expect(r.stderr).toMatch(/is up to date/);
+    expect(await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8')).toBe(before);
+  });
+
+  it('removing an installed component takes --remove, and the +/- diff comes first', async () => {
+    const r = await runCli(['--prefix', prefix, '--cache-dir', cache, '--no-smoke', '--remove', 'unified-runtime'], bare);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/changes to .*:\n\s+- unified-runtime 2025\.\d+\.\d+ from pypi http:\/\/127\.0\.0\.1:\d+\/simple\n/);
+    expect(r.stderr.indexOf('- unified-runtime')).toBeLessThan(r.stderr.indexOf('installed '));
+    expect(await exists(path.join(prefix, 'lib/libur_loader.so.0'))).toBe(false);
+    expect((await receipt()).request.components).toEqual(['level-zero']);
+    // And it stays out: a bare re-run repeats the request without it.
+    const again = await runCli(['--prefix', prefix, '--cache-dir', cache, '--no-smoke', '--json'], bare);
+    expect(JSON.parse(again.stdout).components.map((c: { name: string }) => c.name)).toEqual(['level-zero']);
+  });
+
+  it('--remove of something not installed is a usage error', async () => {
+    const r = await runCli(['--prefix', prefix, '--cache-dir', cache, '--no-smoke', '--remove', 'unified-runtime'], bare);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/--remove unified-runtime: not installed in this prefix/);
+  });
+});
+
+describe('lockfile, --locked and --offline', () => {
+  let lockfile: string;
+  let lock: { platforms: Record<string, { components: { name: string; archives: { url: string; sha256: string; size: number; map: unknown[] }[] }[] }> };
+  const cache = () => path.join(work, 'lock', 'cache');
+
+  beforeAll(async () => {
+    lockfile = path.join(work, 'lock', 'xpu-setup.lock.json');
+    const r = await runCli(['lock', '--platform', 'linux-x64,win-x64', '--lockfile', lockfile, '--conda-channel', index.condaChannelUrl('bookworm')], env);
+    expect(r.exitCode, r.stderr).toBe(0);
+    lock = await readJson(lockfile);
+  });
+
+  it('writes every archive per platform with URL, size, sha256 and map', () => {
+    expect(Object.keys(lock.platforms).sort()).toEqual(['linux-x64', 'win-x64']);
+    for (const p of Object.values(lock.platforms)) {
+      expect(p.components.map((c) => c.name).sort()).toEqual(['level-zero', 'unified-runtime']);
+      for (const a of p.components.flatMap((c) => c.archives)) {
+        expect(a.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);
+        expect(a.sha256).toMatch(/^[0-9a-f]{64}$/);
+        expect(a.size).toBeGreaterThan(0);
+        expect(a.map.length).toBeGreaterThan(0);
+      }
+    }
+  });
+
+  it('--locked installs exactly the lock and asks no index, only for the archives', async () => {
+    const prefix = path.join(work, 'lock', 'prefix');
+    const before = index.requests.length;
+    const r = await runCli(['--locked', '--lockfile', lockfile, '--prefix', prefix, '--cache-dir', cache(), '--no-smoke'], bare);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(indexPages(before)).toEqual([]);
+    const receipt = await readJson(path.join(prefix, 'xpu-setup.receipt.json'));
+    const locked = lock.platforms['linux-x64']!.components.flatMap((c) => c.archives.map((a) => a.sha256)).sort();
+    expect(receipt.archives.map((a: { sha256: string }) => a.sha256).sort()).toEqual(locked);
+  });
+
+  it('--offline with an empty cache names each missing archive with URL and hash', async () => {
+    const r = await runCli(['--locked', '--lockfile', lockfile, '--offline', '--prefix', path.join(work, 'lock', 'p-empty'), '--cache-dir', path.join(work, 'lock', 'empty-cache')], offline(bare));
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toMatch(/error: --offline: 3 of 3 archives are not in the cache/);
+    for (const a of lock.platforms['linux-x64']!.components.flatMap((c) => c.archives)) expect(r.stderr).toContain(`missing ${a.url} sha256 ${a.sha256}`);
+    expect(await exists(path.join(work, 'lock', 'p-empty'))).toBe(false);
+  });
+
+  it('--offline re-run of an installed prefix: no request at all, up to date', async () => {
+    const prefix = path.join(work, 'lock', 'prefix');
+    const before = index.requests.length;
+    const r = await runCli(['--offline', '--prefix', prefix, '--cache-dir', cache(), '--no-smoke'], offline(bare));
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/is up to date/);
+    expect(index.requests.length).toBe(before);
+  });
+
+  it('--offline without a lock or a recorded plan says how to get one', async () => {
+    const r = await runCli(['--offline', '--prefix', path.join(work, 'lock', 'nothing'), '--cache-dir', cache()], offline(bare));
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toMatch(/--offline needs a plan that asks no index/);
+    expect(r.stderr).toMatch(/hint: install from a lockfile: xpu-setup --locked --offline/);
+  });
+
+  it('a lockfile without the platform asked for is an error naming what it has', async () => {
+    const one = path.join(work, 'lock', 'linux-only.json');
+    const doc = await readJson(lockfile);
+    delete doc.platforms['win-x64'];
+    await fs.writeFile(one, JSON.stringify(doc));
+    const r = await runCli(['--locked', '--lockfile', one, '--platform', 'win-x64', '--prefix', path.join(work, 'lock', 'win')], bare);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toMatch(/has no entry for win-x64[\s\S]*hint: it has: linux-x64/);
+  });
+});
+
+describe('bundles', () => {
+  let bundle: string;
+  let server: StaticServer;
+
+  beforeAll(async () => {
+    bundle = path.join(work, 'bundle');
+    const r = await runCli(['bundle', '--platform', 'linux-x64,win-x64', '--out', bundle, '--conda-channel', index.condaChannelUrl('bookworm'), '--cache-dir', path.join(work, 'bundle-cache')], env);
+    expect(r.exitCode, r.stderr).toBe(0);
+    server = await serveDirectory(bundle);
+  });
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('is a conda channel, a PEP 503 simple index and a lockfile', async () => {
+    const tree = await listTree(bundle);
+    for (const f of ['linux-64/repodata.json', 'win-64/repodata.json', 'noarch/repodata.json', 'simple/index.html', 'simple/intel-cmplr-lib-ur/index.html', 'xpu-setup.lock.json']) {
+      expect(tree, f).toContain(f);
+    }
+    const repodata = await readJson(path.join(bundle, 'linux-64/repodata.json'));
+    const l0 = Object.entries(repodata['packages.conda'] as Record<string, { name: string; sha256: string }>);
+    expect(l0.map(([, r]) => r.name).sort()).toEqual(['level-zero', 'level-zero-devel']);
+    for (const [file, rec] of l0) {
+      const bytes = await fs.readFile(path.join(bundle, 'linux-64', file));
+      expect((await import('node:crypto')).createHash('sha256').update(bytes).digest('hex')).toBe(rec.sha256);
+    }
+    expect(await fs.readFile(path.join(bundle, 'simple/intel-cmplr-lib-ur/index.html'), 'utf8')).toMatch(/href="intel_cmplr_lib_ur-[^"]+win_amd64\.whl#sha256=[0-9a-f]{64}"/);
+  });
+
+  it('resolves through the ordinary conda and PyPI code when served as a channel and an index', async () => {
+    const r = await runCli(['plan', '--conda-channel', server.url, '--index-url', `${server.url}/simple`, '--json'], bare);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const lock = await readJson(path.join(bundle, 'xpu-setup.lock.json'));
+    const want = lock.platforms['linux-x64'].components.flatMap((c: { archives: { sha256: string }[] }) => c.archives.map((a) => a.sha256)).sort();
+    const got = JSON.parse(r.stdout).components.flatMap((c: { archives: { sha256: string }[] }) => c.archives.map((a) => a.sha256)).sort();
+    expect(got).toEqual(want);
+  });
+
+  it('installs from its URL with no other request', async () => {
+    const before = index.requests.length;
+    server.requests.length = 0;
+    const prefix = path.join(work, 'from-url', 'prefix');
+    const r = await runCli(['--from', server.url, '--prefix', prefix, '--cache-dir', path.join(work, 'from-url', 'cache'), '--no-smoke'], { ...bare, XPU_SETUP_INDEX_URL: `${DEAD}/simple` });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(index.requests.length).toBe(before);
+    // The lockfile, then the three archives: nothing else, from nowhere else.
+    expect(server.requests[0]).toBe('/xpu-setup.lock.json');
+    expect(server.requests.slice(1).sort()).toEqual([
+      expect.stringMatching(/^\/linux-64\/level-zero-1\.8\.12-[^/]+\.conda$/),
+      expect.stringMatching(/^\/linux-64\/level-zero-devel-1\.8\.12-[^/]+\.conda$/),
+      expect.stringMatching(/^\/simple\/intel-cmplr-lib-ur\/intel_cmplr_lib_ur-[^/]+manylinux_2_28_x86_64\.whl$/),
+    ]);
+    expect(await exists(path.join(prefix, 'lib/libze_loader.so.1'))).toBe(true);
+    expect((await readJson(path.join(prefix, 'xpu-setup.receipt.json'))).request.condaChannels).toEqual([index.condaChannelUrl('bookworm')]);
+  });
+
+  it('installs from the directory with networking disabled (every proxy refused), for Linux and for Windows', async () => {
+    const linux = path.join(work, 'from-dir', 'linux');
+    const r = await runCli(['--from', bundle, '--prefix', linux, '--cache-dir', path.join(work, 'from-dir', 'cache'), '--no-smoke'], offline(bare));
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(await exists(path.join(linux, 'include/level_zero/ze_api.h'))).toBe(true);
+    const win = path.join(work, 'from-dir', 'win');
+    const w = await runCli(['--from', bundle, '--platform', 'win-x64', '--prefix', win, '--cache-dir', path.join(work, 'from-dir', 'cache')], offline(bare));
+    expect(w.exitCode, w.stderr).toBe(0);
+    const tree = await listTree(win);
+    for (const f of ['include/level_zero/ze_api.h', 'lib/ze_loader.lib', 'bin/ur_loader.dll']) expect(tree, f).toContain(f);
+  });
+});
+
+describe('CI', () => {
+  let prefix: string;
+  let files: { env: string; path: string; output: string };
+
+  beforeAll(async () => {
+    prefix = path.join(work, 'ci', 'prefix');
+    const dir = path.join(work, 'ci');
+    await fs.mkdir(dir, { recursive: true });
+    files = { env: path.join(dir, 'github_env'), path: path.join(dir, 'github_path'), output: path.join(dir, 'github_output') };
+    for (const f of Object.values(files)) await fs.writeFile(f, '');
+  });
+
+  const actionEnv = () => ({
+    ...bare,
+    GITHUB_ENV: files.env,
+    GITHUB_PATH: files.path,
+    GITHUB_OUTPUT: files.output,
+    INPUT_COMPONENTS: 'level-zero',
+    INPUT_PREFIX: prefix,
+    INPUT_CONDA_CHANNEL: index.condaChannelUrl('bookworm'),
+    INPUT_CACHE_DIR: path.join(work, 'ci', 'cache'),
+    INPUT_SMOKE: 'false',
+    INPUT_REFDRIVER: 'false',
+  });
+  const action = (mode: string) =>
+    execa(process.execPath, [path.join(REPO, 'bin', 'xpu-setup-action.js'), mode], { env: actionEnv(), extendEnv: false, reject: false, cwd: REPO, timeout: 300_000 });
+
+  it('the action entry point: the cache key from OS family, arch, plan hash and tool version', async () => {
+    const r = await action('key');
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    const out = await fs.readFile(files.output, 'utf8');
+    expect(out).toMatch(/^cache-key=xpu-setup-linux-x64-[0-9a-f]{16}-\d+\.\d+\.\d+\n/m);
+    expect(out).toContain(`cache-dir=${path.join(work, 'ci', 'cache')}\n`);
+    expect(String(r.stdout).trim()).toBe(/^cache-key=(.*)$/m.exec(out)![1]);
+  });
+
+  it('the action entry point installs, then writes GITHUB_ENV, GITHUB_PATH and its outputs', async () => {
+    const r = await action('setup');
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    const envText = await fs.readFile(files.env, 'utf8');
+    expect(envText).toContain(`LEVEL_ZERO_V1_SDK_PATH=${prefix}\n`);
+    expect(envText).toContain(`CPATH=${prefix}/include\n`);
+    expect(envText).toContain(`LD_LIBRARY_PATH=${prefix}/lib\n`);
+    expect(envText).toContain(`PKG_CONFIG_PATH=${prefix}/lib/pkgconfig\n`);
+    // On Linux nothing is prepended to PATH.
+    expect(await fs.readFile(files.path, 'utf8')).toBe('');
+    const out = await fs.readFile(files.output, 'utf8');
+    expect(out).toContain(`prefix=${prefix}\n`);
+    expect(out).toContain('versions={"level-zero":"1.8.12"}\n');
+    expect(out).toMatch(/^device-arch=\n/m);
+  });
+
+  it('env --shell github appends to the files, --shell dotenv prints literal lines', async () => {
+    await fs.writeFile(files.env, '');
+    const gh = await runCli(['env', '--prefix', prefix, '--shell', 'github'], { ...bare, GITHUB_ENV: files.env, GITHUB_PATH: files.path });
+    expect(gh.exitCode, gh.stderr).toBe(0);
+    expect(await fs.readFile(files.env, 'utf8')).toContain(`ZE_PATH=${prefix}\n`);
+    const dotenv = await runCli(['env', '--prefix', prefix, '--shell', 'dotenv'], { ...bare, LIBRARY_PATH: '/opt/other/lib' });
+    expect(dotenv.exitCode, dotenv.stderr).toBe(0);
+    expect(dotenv.stdout).toContain(`LIBRARY_PATH=${prefix}/lib:/opt/other/lib\n`);
+    expect(dotenv.stdout).not.toMatch(/['"]/);
+  });
+});
