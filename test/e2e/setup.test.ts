@@ -322,7 +322,7 @@ describe('failures leave nothing behind', () => {
     const cache = path.join(work, 'unknown', 'cache');
     const r = await runCli([...args(prefix, cache, index.condaChannelUrl('bookworm')), '--manifests', manifests], env);
     expect(r.exitCode).toBe(1);
-    expect(r.stderr).toMatch(/error: level-zero: the source you named failed: conda http:\/\/127\.0\.0\.1:\d+\/conda\/bookworm: no-such-package-devel not found in http:\/\/127\.0\.0\.1:\d+\/conda\/bookworm \(linux-64\)/);
+    expect(r.stderr).toMatch(/error: level-zero: the source you named failed: conda http:\/\/127\.0\.0\.1:\d+\/conda\/bookworm: level-zero \+ no-such-package-devel not found in http:\/\/127\.0\.0\.1:\d+\/conda\/bookworm \(linux-64\)/);
     await expectClean(prefix, cache);
   });
 
