@@ -22,7 +22,8 @@ afterAll(async () => {
 });
 
 it('setup: cold, warm cache, no-op; pip and curl|sha256sum|unzip as peers', async () => {
-  const env = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl });
+  // The fixture channels serve Debian 12's Level Zero 1.8.12; the shipped floor is 1.9, so these runs lower it.
+  const env = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
   const channel = index.condaChannelUrl('bookworm');
   const rows: BenchRow[] = [];
   const cold: number[] = [];

@@ -12,6 +12,8 @@ export const EnvVars = {
   XPU_SETUP_INDEX_URL: 'XPU_SETUP_INDEX_URL',
   /** conda channels, comma- or space-separated (`--conda-channel`). */
   XPU_SETUP_CONDA_CHANNELS: 'XPU_SETUP_CONDA_CHANNELS',
+  /** Version constraints, comma-separated (`--require`), e.g. `level-zero>=1.9`. */
+  XPU_SETUP_REQUIRE: 'XPU_SETUP_REQUIRE',
   /** Test hook: the smoke test runs this SPIR-V (same kernel contract) instead of the shipped vector add. */
   XPU_SETUP_SMOKE_SPV: 'XPU_SETUP_SMOKE_SPV',
   /** Read by native/refdriver: the real GPU whose identity the CPU reference driver reports. */

@@ -70,7 +70,9 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
   const foreign = platform !== undefined && platform !== runningPlatform(deps) && !deps.env[EnvVars.XPU_SETUP_PREFIX];
   const fallbackPrefix = foreign ? `${defaultPrefix(deps)}-${platform}` : defaultPrefix(deps);
   const components = list(values, 'component');
-  const requires = (Array.isArray(values.require) ? values.require : []).map((r) => parseConstraint(r).text);
+  const requireFlags = Array.isArray(values.require) ? values.require : [];
+  const requireList = requireFlags.length ? requireFlags : (env[EnvVars.XPU_SETUP_REQUIRE] ?? '').split(/[,;\n]+/).map((r) => r.trim()).filter(Boolean);
+  const requires = requireList.map((r) => parseConstraint(r).text);
   const remove = list(values, 'remove');
   const condaChannels = channels.map((c) => checkUrl(c, '--conda-channel'));
   const flags: RequestFlags = {};

@@ -76,7 +76,7 @@ export class ZeApi {
         hints:
           d.kind === 'not-found'
             ? ['run `xpu-setup` to install the loader into the prefix, or pass --prefix']
-            : [d.fix ?? 'check the library with ldd', 'on Debian/Ubuntu, `xpu-setup --source apt` installs the distribution\'s own loader'],
+            : [d.fix ?? 'check the library with ldd', 'on Debian/Ubuntu, `xpu-setup --source apt --require \'level-zero>=1.8\'` installs the distribution\'s own loader (Debian 12\'s is below the default floor 1.9)'],
       });
     }
     for (const sig of SIGNATURES) {

@@ -19,8 +19,9 @@ const offline = (e: Record<string, string>) => ({ ...e, HTTP_PROXY: DEAD, HTTPS_
 beforeAll(async () => {
   index = await startFixtureIndex();
   work = await tempDir('intent');
-  env = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl });
-  bare = scrubbedEnv(path.join(work, 'home'));
+  // The fixture channels serve Debian 12's Level Zero 1.8.12; the shipped floor is 1.9, so these runs lower it.
+  env = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
+  bare = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
 });
 
 afterAll(async () => {
@@ -47,7 +48,7 @@ describe('the request is remembered and enforced', () => {
 
   it('records the request in the receipt', async () => {
     expect((await receipt()).request).toEqual({
-      components: [], sources: [], condaChannels: [index.condaChannelUrl('bookworm')], indexUrl: index.simpleUrl, requires: [], refdriver: false,
+      components: [], sources: [], condaChannels: [index.condaChannelUrl('bookworm')], indexUrl: index.simpleUrl, requires: ['level-zero>=1.8'], refdriver: false,
     });
   });
 
@@ -73,6 +74,16 @@ describe('the request is remembered and enforced', () => {
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/error: level-zero: the source you named failed: .*newest level-zero in .*bookworm \(linux-64\) is 1\.8\.12, which does not meet level-zero>=1\.9/);
     expect(await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8')).toBe(before);
+  });
+
+  it('the shipped floor (level-zero>=1.9) turns Debian 12\'s 1.8.12 away, and says why', async () => {
+    const { XPU_SETUP_REQUIRE: _lowered, ...shipped } = env;
+    const r = await runCli(['plan', '--component', 'level-zero', '--conda-channel', index.condaChannelUrl('bookworm')], shipped);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toMatch(/is 1\.8\.12, which does not meet level-zero>=1\.9/);
+    const ok = await runCli(['plan', '--component', 'level-zero', '--conda-channel', index.condaChannelUrl('trixie'), '--json'], shipped);
+    expect(ok.exitCode, ok.stderr).toBe(0);
+    expect(JSON.parse(ok.stdout).components[0]).toMatchObject({ version: '1.20.6', constraints: ['level-zero>=1.9'] });
   });
 
   it('with every index unreachable, an intact and cached prefix is verified and reported up to date', async () => {

@@ -16,7 +16,8 @@ let setup: CliRun;
 beforeAll(async () => {
   index = await startFixtureIndex();
   work = await tempDir('refdriver');
-  env = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl });
+  // The fixture channels serve Debian 12's Level Zero 1.8.12; the shipped floor is 1.9, so these runs lower it.
+  env = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
   prefix = path.join(work, 'prefix');
   setup = await runCli(['--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--conda-channel', index.condaChannelUrl('bookworm'), '--refdriver', '--json'], env);
 });

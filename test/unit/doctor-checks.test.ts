@@ -209,6 +209,11 @@ describe('environment, compiler, receipt, network', () => {
     unlinkSync(path.join(prefix, 'lib/c.so'));
     const bad = await run(fakeDeps(), ['prefix'], { prefix });
     expect(get(bad, 'prefix')).toMatchObject({ status: 'fail', message: '2 of 4 files differ from the receipt; changed: lib/b.so; missing: lib/c.so' });
+    // The fix repeats the recorded request, flags spelled out.
+    const request = { components: ['level-zero'], sources: [], condaChannels: ['https://c.example/ch'], requires: ['level-zero>=1.9'], refdriver: false };
+    writeFileSync(path.join(prefix, RECEIPT_NAME), JSON.stringify({ ...receipt, request }));
+    const again = await run(fakeDeps(), ['prefix'], { prefix });
+    expect(get(again, 'prefix').fix).toBe(`run \`xpu-setup --prefix ${prefix} --component level-zero --conda-channel https://c.example/ch --require 'level-zero>=1.9'\` to restore them`);
   });
 
   it('an explicit prefix without a receipt fails; the default prefix without one is skipped', async () => {

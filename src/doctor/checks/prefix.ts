@@ -2,6 +2,7 @@
 import * as path from 'node:path';
 import { RECEIPT_NAME } from '../../install/receipt.js';
 import { verifyPrefix } from '../../install/verify.js';
+import { requestCommand } from '../../plan/request.js';
 import type { Check } from '../types.js';
 
 function listSome(paths: string[], max = 8): string {
@@ -27,6 +28,8 @@ export const prefixCheck: Check = {
         fix: `run \`xpu-setup --prefix ${ctx.prefix}\``,
       };
     }
+    // A bare `xpu-setup --prefix P` repeats the recorded request too; spelling it out shows what will be asked for.
+    const again = receipt.request ? requestCommand(ctx.prefix, receipt.request) : `xpu-setup --prefix ${ctx.prefix}`;
     const found = await verifyPrefix(ctx.prefix, receipt, ctx.deps);
     const pick = (kind: 'missing' | 'changed') => found.filter((p) => p.problem === kind).map((p) => p.path);
     const diff = { checked: receipt.files.length, changed: pick('changed'), missing: pick('missing') };
@@ -39,7 +42,7 @@ export const prefixCheck: Check = {
       return {
         status: 'fail',
         message: `${diff.changed.length + diff.missing.length} of ${diff.checked} files differ from the receipt; ${problems.join('; ')}`,
-        fix: `run \`xpu-setup --prefix ${ctx.prefix}\` to restore them`,
+        fix: `run \`${again}\` to restore them`,
         details,
       };
     }
@@ -47,7 +50,7 @@ export const prefixCheck: Check = {
       return {
         status: 'warn',
         message: `files match, but the prefix was installed at ${receipt.prefix} and moved: its env files still point there`,
-        fix: `run \`xpu-setup --prefix ${ctx.prefix}\` to rewrite them`,
+        fix: `run \`${again}\` to rewrite them`,
         details,
       };
     }
