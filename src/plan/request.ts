@@ -79,7 +79,8 @@ export function mergeRequest(recorded: SetupRequest | undefined, flags: RequestF
   if (recorded && flags.components && kept.length) {
     notes.push(`keeping ${kept.join(', ')} (installed); to take ${kept.length === 1 ? 'it' : 'them'} out: --remove ${kept.join(',')}`);
   }
-  const constrained = requires.map(componentOf);
+  // A constraint makes its component required only where that component is asked for at all.
+  const constrained = requires.map(componentOf).filter((c) => components.length === 0 || components.includes(c));
   const required = [...new Set([...components, ...installed.filter((c) => !remove.includes(c)), ...constrained])];
   return { request, required, remove, notes };
 }

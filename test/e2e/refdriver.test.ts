@@ -115,6 +115,16 @@ describe('probe through each reference profile', () => {
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^TRITON_INTEL_DEVICE_ARCH=bmg\nTRITON_INTEL_DEVICE_EXTENSIONS="[^"]*cl_intel_subgroup_matrix_multiply_accumulate[^"]*cl_intel_subgroup_2d_block_io/);
   });
+
+  it('--format triton-env --shell sh / dotenv: forms a child process sees', async () => {
+    const bmg = { ...env, XPU_SETUP_REFDRIVER_PROFILE: 'bmg' };
+    const sh = await runCli(['probe', '--prefix', prefix, '--format', 'triton-env', '--shell', 'sh'], bmg);
+    expect(sh.exitCode, sh.stderr).toBe(0);
+    const child = await execa('sh', ['-c', `${sh.stdout}\nsh -c 'echo "$TRITON_INTEL_DEVICE_ARCH|$TRITON_INTEL_DEVICE_EXTENSIONS"'`], { reject: false });
+    expect(child.stdout).toMatch(/^bmg\|.*cl_intel_subgroup_2d_block_io/);
+    const dotenv = await runCli(['probe', '--prefix', prefix, '--format', 'triton-env', '--shell', 'dotenv'], bmg);
+    expect(dotenv.stdout).toMatch(/^TRITON_INTEL_DEVICE_ARCH=bmg\nTRITON_INTEL_DEVICE_EXTENSIONS=cl_intel[^"'\n]*\n$/);
+  });
 });
 
 describe('smoke through the reference driver', () => {

@@ -48,6 +48,12 @@ describe('mergeRequest', () => {
     expect(m.request.requires).toEqual(['unified-runtime>=2025.0', 'level-zero>=1.20']);
   });
 
+  it('a constraint on a component that is not asked for does not pull it in', () => {
+    const m = mergeRequest(undefined, { components: ['unified-runtime'], requires: ['level-zero>=1.8'] }, [], KNOWN);
+    expect(m.required).toEqual(['unified-runtime']);
+    expect(mergeRequest(undefined, { requires: ['level-zero>=1.8'] }, [], KNOWN).required).toEqual(['level-zero']);
+  });
+
   it('spells a request out as a command that repeats it', () => {
     const cmd = requestCommand('/opt/xpu', { ...EMPTY_REQUEST, condaChannels: ['https://c.example/ch'], requires: ['level-zero>=1.9'], refdriver: true });
     expect(cmd).toBe("xpu-setup --prefix /opt/xpu --conda-channel https://c.example/ch --require 'level-zero>=1.9' --refdriver");
