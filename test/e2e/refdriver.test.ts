@@ -123,7 +123,7 @@ describe('probe through each reference profile', () => {
     const child = await execa('sh', ['-c', `${sh.stdout}\nsh -c 'echo "$TRITON_INTEL_DEVICE_ARCH|$TRITON_INTEL_DEVICE_EXTENSIONS"'`], { reject: false });
     expect(child.stdout).toMatch(/^bmg\|.*cl_intel_subgroup_2d_block_io/);
     const dotenv = await runCli(['probe', '--prefix', prefix, '--format', 'triton-env', '--shell', 'dotenv'], bmg);
-    expect(dotenv.stdout).toMatch(/^TRITON_INTEL_DEVICE_ARCH=bmg\nTRITON_INTEL_DEVICE_EXTENSIONS=cl_intel[^"'\n]*\n$/);
+    expect(dotenv.stdout).toMatch(/^TRITON_INTEL_DEVICE_ARCH=bmg\nTRITON_INTEL_DEVICE_EXTENSIONS=cl_intel[^"'\n]*$/);
   });
 });
 
