@@ -2,7 +2,8 @@
 import * as path from 'node:path';
 import type { OpenClDevice, RawDevice, RawLoaderComponent, RawUrProbe, RawZeProbe } from '../runtime/types.js';
 import { DEVICE_TYPE } from '../runtime/ze-abi.js';
-import { archForIp, type ArchInfo } from './arch.js';
+import { gpuIds, type GpuIdRow } from '../detect/gpu-ids.js';
+import { archForIp, archForRowName, type ArchInfo } from './arch.js';
 import { deriveFeatures, type FeatureFlag } from './features.js';
 
 export const REPORT_SCHEMA = 'xpu-setup.probe/1';
@@ -27,7 +28,8 @@ export interface DeviceReport {
   memoryBytes: number;
   maxMemAllocBytes: number;
   subDevices: number;
-  arch: ArchInfo & { source: 'l0' | 'opencl' | 'none' };
+  /** Where the IP version came from: L0, the OpenCL twin, or only the PCI device id (stepping unknown). */
+  arch: ArchInfo & { source: 'l0' | 'opencl' | 'pci' | 'none' };
   features: FeatureFlag[];
   opencl: { platform: string; device: string; matchedBy: 'pci' | 'device id' | 'name' } | null;
   driver: { index: number; apiVersion: string; version: number };
@@ -88,6 +90,15 @@ export interface ReportInputs {
   ur?: RawUrProbe;
   loaderFile?: string;
   installedVersion?: string;
+  /** The PCI id table (data/intel-gpu-ids.csv); tests pass their own. */
+  gpuIds?: Map<number, GpuIdRow>;
+}
+
+/** The architecture a PCI device id belongs to, from the shipped id table's `arch` column. */
+export function archForPciId(vendorId: number, deviceId: number, ids: Map<number, GpuIdRow>): ArchInfo | undefined {
+  if (vendorId !== 0x8086) return undefined;
+  const row = ids.get(deviceId);
+  return row?.arch ? archForRowName(row.arch) : undefined;
 }
 
 export function buildReport(input: ReportInputs): ProbeReport {
@@ -99,11 +110,13 @@ export function buildReport(input: ReportInputs): ProbeReport {
     drv.devices.forEach((d, ji) => {
       const m = matchOpenCl(d, cl);
       let arch: DeviceReport['arch'];
+      let fromPci: ArchInfo | undefined;
       if (d.ipVersion) arch = { ...archForIp(d.ipVersion), source: 'l0' };
       else if (m?.dev.ipVersion) arch = { ...archForIp(m.dev.ipVersion), source: 'opencl' };
+      else if ((fromPci = archForPciId(d.vendorId, d.deviceId, input.gpuIds ?? gpuIds()))) arch = { ...fromPci, source: 'pci' };
       else {
         const why = d.ipVersion === 0 ? 'the driver left ze_device_ip_version_ext_t at 0' : 'no ip version reported';
-        arch = { ip: 0, version: '', known: false, name: `unknown (${why})`, aliases: [], source: 'none' };
+        arch = { ip: 0, version: '', known: false, name: `unknown (${why})`, triton: null, aliases: [], source: 'none' };
       }
       devices.push({
         id: `${di}.${ji}`,
@@ -129,7 +142,7 @@ export function buildReport(input: ReportInputs): ProbeReport {
           device: d,
           openclExtensions: m?.dev.extensions,
           openclDevice: m ? `${m.dev.platform} / ${m.dev.name}` : undefined,
-          arch: arch.known ? arch.name : undefined,
+          arch: arch.known ? arch.sycl : undefined,
         }),
         opencl: m ? { platform: m.dev.platform, device: m.dev.name, matchedBy: m.by } : null,
         driver: { index: di, apiVersion: drv.apiVersion, version: drv.driverVersion },
