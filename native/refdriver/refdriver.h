@@ -49,7 +49,12 @@ typedef struct rd_profile {
     uint32_t block_flags;
     uint32_t max_group_size; /* 0: whatever the OpenCL device allows */
     int integrated;
+    /* ze_device_module_flags_t FP16/FP64/INT64_ATOMICS as the real GPU's driver reports them;
+       RD_MODULE_FROM_OPENCL: what the PoCL device itself has (the default profile is that device). */
+    uint32_t module_flags;
 } rd_profile;
+
+#define RD_MODULE_FROM_OPENCL 0x80000000u
 
 const rd_profile *rd_profile_find(const char *key);
 
@@ -99,6 +104,7 @@ struct rd_state {
     cl_ulong local_mem;
     cl_uint compute_units;
     cl_uint clock_mhz;
+    uint32_t module_flags; /* FP16/FP64/INT64_ATOMICS, resolved at init */
     rd_driver driver;
     rd_device device;
 };
