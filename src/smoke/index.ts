@@ -45,18 +45,28 @@ export function median(xs: number[]): number {
   return s.length === 0 ? 0 : s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-/** The first wrong element, if any: pure, so the checker is tested without a device. */
-export function checkVectorAdd(a: Float32Array, b: Float32Array, c: Float32Array): { index: number; got: number; expected: number; wrong: number } | undefined {
-  let first: { index: number; got: number; expected: number } | undefined;
+export interface VectorAddCheck {
+  /** How many elements the loop compared: the whole output, or the check itself is wrong. */
+  checked: number;
+  wrong: number;
+  first?: { index: number; got: number; expected: number };
+}
+
+/** Compares every element of c with a + b (in float32): pure, so the checker is tested without a device. */
+export function checkVectorAdd(a: Float32Array, b: Float32Array, c: Float32Array): VectorAddCheck {
+  let first: VectorAddCheck['first'];
   let wrong = 0;
+  let checked = 0;
   for (let i = 0; i < c.length; i++) {
     const expected = Math.fround(a[i]! + b[i]!);
-    if (c[i] !== expected) {
+    checked++;
+    // Object.is: a NaN written by a broken kernel is never "equal", and -0 vs 0 cannot come from this sum.
+    if (!Object.is(c[i], expected)) {
       wrong++;
       first ??= { index: i, got: c[i]!, expected };
     }
   }
-  return first ? { ...first, wrong } : undefined;
+  return { checked, wrong, first };
 }
 
 function buildLog(api: ZeApi, a: Arena, log: bigint): string {
@@ -235,6 +245,8 @@ export async function runSmoke(prefix: string, opts: SmokeOptions): Promise<Smok
     submit((list) => {
       api.call('zeCommandListAppendMemoryCopy', list, dA, hA, bytes, null, 0, null);
       api.call('zeCommandListAppendMemoryCopy', list, dB, hB, bytes, null, 0, null);
+      // The output starts as -1 too, so an element the kernel never writes cannot pass by holding an old result.
+      api.call('zeCommandListAppendMemoryCopy', list, dC, hC, bytes, null, 0, null);
     });
     t0 = process.hrtime.bigint();
     submit(launch);
@@ -247,10 +259,14 @@ export async function runSmoke(prefix: string, opts: SmokeOptions): Promise<Smok
     }
     submit((list) => api.call('zeCommandListAppendMemoryCopy', list, hC, dC, bytes, null, 0, null));
 
-    const bad = checkVectorAdd(va, vb, vc);
+    const check = checkVectorAdd(va, vb, vc);
+    if (check.checked !== n) {
+      throw new XpuError('SMOKE', `the smoke checker compared ${check.checked} of ${n} values`, { details: { ...check, elements: n } });
+    }
+    const bad = check.first;
     if (bad) {
-      throw new XpuError('SMOKE', `${SMOKE_KERNEL} computed wrong results on ${name}: first mismatch at index ${bad.index}: got ${bad.got}, expected ${bad.expected} (${bad.wrong} of ${n} wrong)`, {
-        details: { ...bad, elements: n, spv: spvPath },
+      throw new XpuError('SMOKE', `${SMOKE_KERNEL} computed wrong results on ${name}: first mismatch at index ${bad.index}: got ${bad.got}, expected ${bad.expected} (${check.wrong} of ${n} wrong)`, {
+        details: { ...bad, wrong: check.wrong, checked: check.checked, elements: n, spv: spvPath },
         hints: ['the driver ran the kernel but produced wrong values: report it to the driver vendor with this output'],
       });
     }
@@ -262,10 +278,10 @@ export async function runSmoke(prefix: string, opts: SmokeOptions): Promise<Smok
       spv: spvPath,
       submission,
       elements: n,
-      checked: n,
+      checked: check.checked,
       timings: { initMs, moduleBuildMs, firstLaunchMs, steadyMedianMs: median(steady), steadyRuns: runs },
     };
-    task.succeed(`kernel smoke test passed on ${name} (${n} values checked)`);
+    task.succeed(`kernel smoke test passed on ${name} (${check.checked} values checked)`);
     return result;
   } catch (e) {
     task.fail('kernel smoke test failed');
