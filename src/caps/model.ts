@@ -9,8 +9,10 @@ import { deriveFeatures, type FeatureFlag } from './features.js';
 export const REPORT_SCHEMA = 'xpu-setup.probe/1';
 
 export interface DeviceReport {
-  /** "driver.device", as sycl-ls numbers level_zero devices per backend. */
+  /** "driver.device": which driver (platform) and which of its devices. */
   id: string;
+  /** Position among all Level Zero devices across drivers, as SYCL's ONEAPI_DEVICE_SELECTOR and sycl-ls count. */
+  index: number;
   name: string;
   type: string;
   vendorId: string;
@@ -53,6 +55,10 @@ export interface ProbeReport {
   drivers: { index: number; apiVersion: string; version: number; extensions: string[] }[];
   devices: DeviceReport[];
   ur?: RawUrProbe;
+  /** Where the loader came from: an xpu-setup prefix, or the system's own (distro, GPU driver, oneAPI). */
+  origin?: { kind: 'prefix'; prefix: string } | { kind: 'system'; via: string };
+  /** The environment's device filters and what they hid (ZE_AFFINITY_MASK acts inside the driver). */
+  selection?: { affinityMask?: string; deviceSelector?: string; hiddenBySelector: string[] };
   notes: string[];
 }
 
@@ -120,6 +126,7 @@ export function buildReport(input: ReportInputs): ProbeReport {
       }
       devices.push({
         id: `${di}.${ji}`,
+        index: devices.length,
         name: d.name,
         type: DEVICE_TYPE[d.type] ?? `type ${d.type}`,
         vendorId: hex4(d.vendorId),

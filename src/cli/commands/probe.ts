@@ -3,18 +3,21 @@ import { XpuError } from '../../errors.js';
 import { addonSpec } from '../../build/addon.js';
 import { lastBuilt } from '../../build/compile.js';
 import { formatLines, formatPytorch, formatTritonEnv, formatVerbose } from '../../caps/format.js';
-import { probeStack, requireDevices } from '../../caps/probe.js';
+import { probeStack, probeSystem, requireDevices } from '../../caps/probe.js';
+import { pickDevice } from '../../caps/select.js';
 import { str, type Command } from '../command.js';
-import { runtimePrefix } from '../runtime-prefix.js';
+import { runtimeTarget } from '../runtime-prefix.js';
 
 const FORMATS = ['triton-env', 'pytorch'] as const;
 
 export const probeCommand: Command = {
   name: 'probe',
   summary: 'List Level Zero devices: architecture, feature flags and where each answer came from',
-  usage: 'xpu-setup probe [--prefix DIR] [--json | --verbose | --format triton-env | --format pytorch]',
+  usage: 'xpu-setup probe [--prefix DIR | --system] [--device ID] [--json | --verbose | --format triton-env | --format pytorch]',
   options: {
     prefix: { type: 'string' },
+    system: { type: 'boolean' },
+    device: { type: 'string' },
     format: { type: 'string' },
   },
   async run(ctx) {
@@ -22,11 +25,14 @@ export const probeCommand: Command = {
     if (format && !(FORMATS as readonly string[]).includes(format)) {
       throw new XpuError('USAGE', `unknown format "${format}"`, { hints: [`use one of: ${FORMATS.join(', ')}`] });
     }
-    const prefix = await runtimePrefix(ctx);
-    const addonPath = await lastBuilt(addonSpec(prefix, ctx.deps.platform), ctx.deps);
-    const report = await probeStack(prefix, { deps: ctx.deps, addonPath });
+    const target = await runtimeTarget(ctx);
+    const report = target.kind === 'system'
+      ? await probeSystem({ deps: ctx.deps })
+      : await probeStack(target.prefix, { deps: ctx.deps, addonPath: await lastBuilt(addonSpec(target.prefix, ctx.deps.platform), ctx.deps) });
     try {
       requireDevices(report, ctx.deps);
+      const wanted = str(ctx.values, 'device');
+      if (wanted !== undefined) report.devices = [pickDevice(report.devices, wanted)];
     } catch (e) {
       if (ctx.out.opts.json && e instanceof XpuError) e.details.report = report;
       throw e;
