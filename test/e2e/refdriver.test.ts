@@ -219,4 +219,15 @@ describe('doctor with the reference driver active', () => {
     expect(doc.checks.find((c: { id: string }) => c.id === 'smoke').status).toBe('ok');
     expect(r.exitCode).toBe(0);
   });
+
+  it('warns when the Triton variables in the env files do not match the live device, and agrees when they do', async () => {
+    // By now the env files hold no Triton variables (the last setup ran on the default profile, which has none).
+    const pvc = await runCli(['doctor', '--prefix', prefix, '--json', '--check', 'triton-env'], { ...env, XPU_SETUP_REFDRIVER_PROFILE: 'pvc' });
+    const stale = JSON.parse(pvc.stdout).checks[0];
+    expect(stale.status).toBe('warn');
+    expect(stale.message).toMatch(/^TRITON_INTEL_DEVICE_ARCH is not set in the env files, the device calls for pvc; TRITON_INTEL_DEVICE_EXTENSIONS in the env files: missing .*cl_intel_subgroup_2d_block_io/);
+    expect(stale.fix).toMatch(/run `xpu-setup --prefix .*` again on this machine/);
+    const same = await runCli(['doctor', '--prefix', prefix, '--json', '--check', 'triton-env'], env);
+    expect(JSON.parse(same.stdout).checks[0]).toMatchObject({ status: 'ok', message: 'no Triton variables, and the device calls for none' });
+  });
 });

@@ -2,7 +2,7 @@
 import { XpuError } from '../../errors.js';
 import { addonSpec } from '../../build/addon.js';
 import { lastBuilt } from '../../build/compile.js';
-import { formatLines, formatPytorch, formatTritonEnv, formatVerbose } from '../../caps/format.js';
+import { formatLines, formatPytorch, formatTritonEnv, formatVerbose, tritonEnv } from '../../caps/format.js';
 import { probeStack, probeSystem, requireDevices } from '../../caps/probe.js';
 import { pickDevice } from '../../caps/select.js';
 import { str, type Command } from '../command.js';
@@ -37,7 +37,7 @@ export const probeCommand: Command = {
       if (ctx.out.opts.json && e instanceof XpuError) e.details.report = report;
       throw e;
     }
-    if (ctx.out.opts.json) ctx.out.json({ ok: true, ...report });
+    if (ctx.out.opts.json) ctx.out.json({ ok: true, ...report, tritonEnv: tritonEnv(report) });
     else if (format === 'triton-env') ctx.out.result(formatTritonEnv(report));
     else if (format === 'pytorch') ctx.out.result(formatPytorch(report));
     else if (ctx.out.opts.verbose) ctx.out.result(formatVerbose(report));
