@@ -229,7 +229,27 @@ static const struct {
     {"ZE_extension_device_ip_version", ZE_MAKE_VERSION(1, 0)},
     {"ZE_intel_experimental_device_module_dp_properties", ZE_MAKE_VERSION(1, 0)},
     {"ZE_intel_experimental_device_block_array_properties", ZE_MAKE_VERSION(1, 0)},
+    {"ZE_intel_get_driver_version_string", ZE_MAKE_VERSION(1, 0)},
 };
+
+/* zeIntelGetDriverVersionString (compute-runtime's ze_intel_gpu.h): with *pSize == 0 or no buffer it reports the
+   length without the terminating NUL; otherwise it copies at most *pSize bytes. */
+static ze_result_t rdIntelGetDriverVersionString(ze_driver_handle_t h, char *pVersion, size_t *pSize)
+{
+    if (!rd_valid(h, RD_TAG_DRIVER))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (pSize == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    size_t len = strlen(RD_DRIVER_VERSION_STRING);
+    if (*pSize == 0 || pVersion == NULL) {
+        *pSize = len;
+        return ZE_RESULT_SUCCESS;
+    }
+    size_t n = *pSize < len + 1 ? *pSize : len + 1;
+    memcpy(pVersion, RD_DRIVER_VERSION_STRING, n);
+    pVersion[n - 1] = '\0';
+    return ZE_RESULT_SUCCESS;
+}
 
 ze_result_t rdDriverGetExtensionProperties(ze_driver_handle_t h, uint32_t *pCount, ze_driver_extension_properties_t *p)
 {
@@ -257,8 +277,12 @@ ze_result_t rdDriverGetExtensionFunctionAddress(ze_driver_handle_t h, const char
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (name == NULL || ppFunction == NULL)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (strcmp(name, "zeIntelGetDriverVersionString") == 0) {
+        *ppFunction = (void *)rdIntelGetDriverVersionString;
+        return ZE_RESULT_SUCCESS;
+    }
     *ppFunction = NULL;
-    return ZE_RESULT_ERROR_INVALID_ARGUMENT; /* this driver exports no extension functions */
+    return ZE_RESULT_ERROR_INVALID_ARGUMENT;
 }
 
 /* ---- device ---- */

@@ -11,7 +11,10 @@
 #include <stdint.h>
 
 #define RD_EXPORT __attribute__((visibility("default")))
-#define RD_DRIVER_VERSION 0x00010000u /* 1.0.0 of this driver, encoded major<<16|minor<<8|patch */
+/* 1.0.0 of this driver, in the layout Intel's driver and UR's Level Zero adapter use: major<<24 | minor<<16 | build. */
+#define RD_DRIVER_VERSION 0x01000000u
+/* The same, as ZE_intel_get_driver_version_string reports it ("Major.Minor.Patch[+Optional]"). */
+#define RD_DRIVER_VERSION_STRING "1.0.0"
 #define RD_NAME_SUFFIX " (xpu-setup CPU reference driver)"
 
 /* Structures newer than the 1.8.12 headers or only in compute-runtime's ze_intel_gpu.h; layouts match upstream. */

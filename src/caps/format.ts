@@ -115,9 +115,12 @@ export function formatTritonEnv(r: ProbeReport, device?: DeviceReport): string {
   return out.join('\n');
 }
 
-/** UR's Level Zero adapter: driver_version is major.minor.build from ze_driver_properties_t.driverVersion. */
-export function urDriverVersion(v: number): string {
-  return `${(v >>> 24) & 0xff}.${(v >>> 16) & 0xff}.${v & 0xffff}`;
+/**
+ * UR's Level Zero adapter: driver_version is the driver's ZE_intel_get_driver_version_string answer when it has
+ * one ("1.6.33578+51"), else major.minor.build from ze_driver_properties_t.driverVersion.
+ */
+export function urDriverVersion(v: number, versionString?: string): string {
+  return versionString ?? `${(v >>> 24) & 0xff}.${(v >>> 16) & 0xff}.${v & 0xffff}`;
 }
 
 /** The platform name UR's Level Zero adapter reports (the V2 adapter adds " V2"). */
@@ -135,7 +138,7 @@ export function pytorchProps(r: ProbeReport): Record<string, unknown>[] {
       platform_name: UR_L0_PLATFORM,
       vendor: d.vendorId === '0x8086' ? 'Intel(R) Corporation' : d.vendorId,
       type: d.type,
-      driver_version: urDriverVersion(d.driver.version),
+      driver_version: urDriverVersion(d.driver.version, d.driver.versionString),
       version: d.arch.ip && d.arch.source !== 'pci' ? d.arch.version : '',
       total_memory: d.memoryBytes,
       max_compute_units: d.euCount,

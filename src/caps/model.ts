@@ -34,7 +34,7 @@ export interface DeviceReport {
   arch: ArchInfo & { source: 'l0' | 'opencl' | 'pci' | 'none' };
   features: FeatureFlag[];
   opencl: { platform: string; device: string; matchedBy: 'pci' | 'device id' | 'name' } | null;
-  driver: { index: number; apiVersion: string; version: number };
+  driver: { index: number; apiVersion: string; version: number; versionString?: string };
 }
 
 export interface LoaderReport {
@@ -152,7 +152,7 @@ export function buildReport(input: ReportInputs): ProbeReport {
           arch: arch.known ? arch.sycl : undefined,
         }),
         opencl: m ? { platform: m.dev.platform, device: m.dev.name, matchedBy: m.by } : null,
-        driver: { index: di, apiVersion: drv.apiVersion, version: drv.driverVersion },
+        driver: { index: di, apiVersion: drv.apiVersion, version: drv.driverVersion, ...(drv.driverVersionString ? { versionString: drv.driverVersionString } : {}) },
       });
     });
   });

@@ -187,6 +187,8 @@ describe('report model and formats', () => {
   it('writes driver_version as UR does: major.minor.build from the packed integer', () => {
     expect(urDriverVersion(0x010683ea)).toBe('1.6.33770');
     expect(urDriverVersion((1 << 24) | (3 << 16) | 27642)).toBe('1.3.27642');
+    // With the driver's version string (compute-runtime 1.3.27642.40 reports 1.3.27642+40), that string.
+    expect(urDriverVersion((1 << 24) | (3 << 16) | 27642, '1.3.27642+40')).toBe('1.3.27642+40');
   });
 
   it('labels each flag name with the consumer that reads it, and no PyTorch-only field as a Triton key', () => {
