@@ -40,7 +40,11 @@ describe('xpu-setup --refdriver from a fresh prefix', () => {
     const doc = JSON.parse(setup.stdout);
     const driver = doc.refdriver as string;
     expect(driver.startsWith(`${prefix}/lib/`)).toBe(true);
-    expect(await fs.stat(driver)).toBeTruthy();
+    // A shared object, not an empty or stale file: ELF magic, and it exports the loader's driver entry points.
+    const head = (await fs.readFile(driver)).subarray(0, 4);
+    expect([...head]).toEqual([0x7f, 0x45, 0x4c, 0x46]);
+    const { stdout: symbols } = await execa('nm', ['-D', '--defined-only', driver]);
+    expect(symbols).toMatch(/ T zeGetDriverProcAddrTable$/m);
     const sh = await fs.readFile(path.join(prefix, 'env.sh'), 'utf8');
     expect(sh).toContain(`export ZE_ENABLE_ALT_DRIVERS='${driver}'\n`);
     const json = JSON.parse(await fs.readFile(path.join(prefix, 'env.json'), 'utf8'));
