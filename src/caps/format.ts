@@ -127,15 +127,27 @@ export function urDriverVersion(v: number, versionString?: string): string {
 export const UR_L0_PLATFORM = 'Intel(R) oneAPI Unified Runtime over Level-Zero';
 
 /**
+ * Which of UR's two Level Zero platform names PyTorch will show: the one UR itself reported when the probe reached a
+ * UR loader, else what UR_LOADER_USE_LEVEL_ZERO_V2 / SYCL_UR_USE_LEVEL_ZERO_V2 ask for (UR's loader reads both).
+ */
+export function urPlatformName(r: ProbeReport, env: Record<string, string | undefined> = {}): string {
+  const reported = r.ur?.platforms.find((p) => p.startsWith(UR_L0_PLATFORM));
+  if (reported) return reported;
+  const on = (v: string | undefined) => v !== undefined && /^(1|true|on|yes)$/i.test(v.trim());
+  return on(env.UR_LOADER_USE_LEVEL_ZERO_V2) || on(env.SYCL_UR_USE_LEVEL_ZERO_V2) ? `${UR_L0_PLATFORM} V2` : UR_L0_PLATFORM;
+}
+
+/**
  * torch.xpu.get_device_properties() (_XpuDeviceProperties), field for field and type for type: `architecture` is the
  * int64 SYCL enum (a bigint here, written as a bare integer), `driver_version` the UR string, and the tf32 flag
  * false, because PyTorch asks the driver for an extension name no driver advertises.
  */
-export function pytorchProps(r: ProbeReport): Record<string, unknown>[] {
+export function pytorchProps(r: ProbeReport, env: Record<string, string | undefined> = {}): Record<string, unknown>[] {
+  const platform = urPlatformName(r, env);
   return r.devices.map((d) => {
     const props: Record<string, unknown> = {
       name: d.name,
-      platform_name: UR_L0_PLATFORM,
+      platform_name: platform,
       vendor: d.vendorId === '0x8086' ? 'Intel(R) Corporation' : d.vendorId,
       type: d.type,
       driver_version: urDriverVersion(d.driver.version, d.driver.versionString),
@@ -160,6 +172,6 @@ export function pytorchProps(r: ProbeReport): Record<string, unknown>[] {
 }
 
 /** JSON with bigints written as bare integers, as Python prints an int64. */
-export function formatPytorch(r: ProbeReport): string {
-  return JSON.stringify(pytorchProps(r), (_k, v: unknown) => (typeof v === 'bigint' ? `@@int:${v.toString()}@@` : v), 2).replace(/"@@int:(-?\d+)@@"/g, '$1');
+export function formatPytorch(r: ProbeReport, env: Record<string, string | undefined> = {}): string {
+  return JSON.stringify(pytorchProps(r, env), (_k, v: unknown) => (typeof v === 'bigint' ? `@@int:${v.toString()}@@` : v), 2).replace(/"@@int:(-?\d+)@@"/g, '$1');
 }

@@ -184,6 +184,15 @@ describe('report model and formats', () => {
     expect(JSON.parse(json)[0].architecture).toBe(13136561920);
   });
 
+  it('names UR\'s platform as UR reported it, else as UR_LOADER_USE_LEVEL_ZERO_V2 selects the adapter', () => {
+    const r = buildReport({ ze: zeProbe([device({ ipVersion: 0x05004004 })]) });
+    expect(pytorchProps(r, {})[0]!.platform_name).toBe('Intel(R) oneAPI Unified Runtime over Level-Zero');
+    expect(pytorchProps(r, { UR_LOADER_USE_LEVEL_ZERO_V2: '1' })[0]!.platform_name).toBe('Intel(R) oneAPI Unified Runtime over Level-Zero V2');
+    expect(pytorchProps(r, { SYCL_UR_USE_LEVEL_ZERO_V2: '0' })[0]!.platform_name).toBe('Intel(R) oneAPI Unified Runtime over Level-Zero');
+    r.ur = { loaderPath: '/x', init: 0, adapters: 1, adapterResult: 0, platforms: ['Intel(R) oneAPI Unified Runtime over Level-Zero V2'], devices: [] } as unknown as NonNullable<typeof r.ur>;
+    expect(pytorchProps(r, {})[0]!.platform_name).toBe('Intel(R) oneAPI Unified Runtime over Level-Zero V2');
+  });
+
   it('writes driver_version as UR does: major.minor.build from the packed integer', () => {
     expect(urDriverVersion(0x010683ea)).toBe('1.6.33770');
     expect(urDriverVersion((1 << 24) | (3 << 16) | 27642)).toBe('1.3.27642');

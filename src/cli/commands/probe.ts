@@ -39,7 +39,7 @@ export const probeCommand: Command = {
     }
     if (ctx.out.opts.json) ctx.out.json({ ok: true, ...report, tritonEnv: tritonEnv(report) });
     else if (format === 'triton-env') ctx.out.result(formatTritonEnv(report));
-    else if (format === 'pytorch') ctx.out.result(formatPytorch(report));
+    else if (format === 'pytorch') ctx.out.result(formatPytorch(report, ctx.deps.env));
     else if (ctx.out.opts.verbose) ctx.out.result(formatVerbose(report));
     else ctx.out.result(formatLines(report));
     for (const n of report.notes) ctx.out.debug(n);
