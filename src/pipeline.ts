@@ -16,7 +16,8 @@ import { readReceipt } from './install/receipt.js';
 import { loadManifests } from './manifest/load.js';
 import { makePlan, noSourceError, type ExistingInstalls, type InstallPlan, type PlanOptions } from './plan/plan.js';
 import { detectInstalls } from './inspect/installs.js';
-import { probeStack, requireDevices } from './probe/probe.js';
+import { probeStack, probeSystem, requireDevices } from './probe/probe.js';
+import { pickDevice } from './runtime/select.js';
 import type { Reporter } from './reporter.js';
 import { runSmoke, type SmokeResult } from './smoke/index.js';
 import { EnvVars, RUN_ENV_VARS } from './env-names.js';
@@ -194,11 +195,14 @@ export async function verifyStack(prefix: string, opts: VerifyOptions): Promise<
  * The probe of an installed prefix on its own (`xpu-setup probe`): asks the addon too when a build of it is current.
  * On "no device" the error carries the report, so `--json` can still show what was seen.
  */
-export async function probeInstalled(prefix: string, deps: Deps): Promise<ProbeReport> {
-  const addonPath = await lastBuilt(addonSpec(prefix, deps.platform), deps);
-  const report = await probeStack(prefix, { deps, addonPath });
+export async function probeInstalled(prefix: string | undefined, deps: Deps, device?: string): Promise<ProbeReport> {
+  const report =
+    prefix === undefined
+      ? await probeSystem({ deps })
+      : await probeStack(prefix, { deps, addonPath: await lastBuilt(addonSpec(prefix, deps.platform), deps) });
   try {
     requireDevices(report, deps);
+    if (device !== undefined) report.devices = [pickDevice(report.devices, device)];
   } catch (e) {
     if (e instanceof XpuError) e.details.report = report;
     throw e;

@@ -16,6 +16,7 @@ import { probeCheck } from './checks/probe.js';
 import { renderNodeCheck } from './checks/render-node.js';
 import { sdkPathCheck } from './checks/sdk-path.js';
 import { smokeCheck } from './checks/smoke.js';
+import { tritonEnvCheck } from './checks/triton-env.js';
 import { urCheck } from './checks/ur.js';
 import { userDriverCheck } from './checks/user-driver.js';
 import { zeLoaderCheck } from './checks/ze-loader.js';
@@ -43,6 +44,7 @@ export const ALL_CHECKS: readonly Check[] = [
   prefixCheck,
   networkCheck,
   probeCheck,
+  tritonEnvCheck,
   smokeCheck,
 ];
 

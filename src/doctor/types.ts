@@ -53,6 +53,8 @@ export interface ProbeSummary {
   init?: string;
   devices: { name: string; type: string; vendorId?: number; deviceId?: number }[];
   notes?: string[];
+  /** What the Triton variables should say for the device probe chose (`probe --json`'s tritonEnv). */
+  tritonEnv?: { arch?: string; extensions: string[] };
 }
 
 export interface SmokeSummary {

@@ -27,6 +27,7 @@ export const linuxLayout: PlatformLayout = {
   renderNodes: true,
   systemPackages: true,
   ldconfig: true,
+  oneapiLibDirs: ['lib', 'compiler/latest/lib'],
   remedies: {
     noCompiler: 'install one (sudo apt install gcc, sudo dnf install gcc) or set CC',
     noZeLoader: 'run `xpu-setup` to install a loader into the prefix (or install the distro package, e.g. sudo apt install libze1)',

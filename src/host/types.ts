@@ -63,6 +63,8 @@ export interface PlatformLayout {
   systemPackages: boolean;
   /** The dynamic loader has an ld.so.cache that `ldconfig -p` lists (Linux). */
   ldconfig: boolean;
+  /** Where a oneAPI install under ONEAPI_ROOT keeps its runtime libraries, relative to that root. */
+  oneapiLibDirs: string[];
   /** Remedies that errors and doctor checks say, in this platform's words. */
   remedies: PlatformRemedies;
 }

@@ -28,6 +28,7 @@ export const win32Layout: PlatformLayout = {
   renderNodes: false,
   systemPackages: false,
   ldconfig: false,
+  oneapiLibDirs: ['bin', 'compiler/latest/bin'],
   remedies: {
     noCompiler: 'install Visual Studio Build Tools with the "Desktop development with C++" workload (or set CC)',
     noZeLoader: 'install the Intel graphics driver (it puts ze_loader.dll in System32), or run `xpu-setup`',
