@@ -1,4 +1,4 @@
-// The whole job, stage after stage: detect -> plan -> fetch -> install -> build -> probe -> smoke.
+// The whole job, stage after stage: detect -> plan -> fetch -> install -> build -> probe -> smoke; the one place stages meet.
 import type { Deps } from './deps.js';
 import { isXpuError, XpuError } from './errors.js';
 import { addonSpec, buildAddon } from './build/addon.js';
@@ -132,7 +132,6 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
   }, { onWait });
 }
 
-// After install: build the addon, probe through it and koffi, run the smoke kernel.
 export interface VerifyOptions {
   deps: Deps;
   reporter: Reporter;
@@ -156,6 +155,7 @@ function failed<T>(e: unknown): Step<T> {
   return { ok: false, error: e.toJSON() };
 }
 
+/** After install: build the addon, probe through it and koffi, run the smoke kernel. */
 export async function verifyStack(prefix: string, opts: VerifyOptions): Promise<VerifyResult> {
   const { deps, reporter } = opts;
   let build: Step<CompileResult>;
