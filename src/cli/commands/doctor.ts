@@ -8,7 +8,7 @@ import { isXpuError } from '../../errors.js';
 import { runningPlatform } from '../../host/index.js';
 import { loadManifests } from '../../manifest/load.js';
 import { reach } from '../../net/http.js';
-import { list, str, type Command } from '../command.js';
+import { list, str, type Command, type CommandContext } from '../command.js';
 
 /** Exit code when the doctor itself could not run (as opposed to finding problems: 1). */
 export const EXIT_DOCTOR_BROKEN = 3;
@@ -50,14 +50,6 @@ export function defaultDoctorServices(): DoctorServices {
 export function createDoctorCommand(services: DoctorServices = defaultDoctorServices()): Command {
   return {
     name: 'doctor',
-    summary: 'Say what is wrong with this machine\'s Intel GPU stack and how to fix it',
-    usage: 'xpu-setup doctor [--prefix DIR] [--json] [--verbose] [--strict] [--smoke] [--check ID ...]',
-    options: {
-      prefix: { type: 'string' },
-      strict: { type: 'boolean' },
-      smoke: { type: 'boolean' },
-      check: { type: 'string', multiple: true },
-    },
     async run({ deps, out, values }) {
       const opts = {
         prefix: str(values, 'prefix'),
@@ -83,3 +75,5 @@ export function createDoctorCommand(services: DoctorServices = defaultDoctorServ
 }
 
 export const doctorCommand: Command = createDoctorCommand();
+
+export const run = (ctx: CommandContext): Promise<number> => doctorCommand.run(ctx);

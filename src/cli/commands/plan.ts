@@ -2,13 +2,10 @@
 import { planSetup } from '../../pipeline.js';
 import type { Command } from '../command.js';
 import { renderPlan } from '../render-plan.js';
-import { parsePlanOptions, planOptionSpec, PLAN_USAGE } from '../setup-options.js';
+import { parsePlanOptions } from '../setup-options.js';
 
 export const planCommand: Command = {
   name: 'plan',
-  summary: 'Resolve components to exact archives (URLs, sha256, sizes) and print the install plan.',
-  usage: `xpu-setup plan ${PLAN_USAGE}`,
-  options: planOptionSpec,
   async run({ deps, out, values }) {
     const opts = parsePlanOptions(values, deps);
     const plan = await planSetup(opts, deps, out, true);
@@ -17,3 +14,5 @@ export const planCommand: Command = {
     return 0;
   },
 };
+
+export const run = planCommand.run;

@@ -5,33 +5,29 @@ import { lastBuilt } from '../../build/compile.js';
 import { formatLines, formatPytorch, formatTritonEnv, formatVerbose } from '../../caps/format.js';
 import { probeStack, requireDevices } from '../../caps/probe.js';
 import { str, type Command } from '../command.js';
+import { nearest } from '../options.js';
+import { PROBE_FORMATS } from '../registry.js';
 import { runtimePrefix } from '../runtime-prefix.js';
-
-const FORMATS = ['triton-env', 'pytorch'] as const;
 
 export const probeCommand: Command = {
   name: 'probe',
-  summary: 'List Level Zero devices: architecture, feature flags and where each answer came from',
-  usage: 'xpu-setup probe [--prefix DIR] [--json | --verbose | --format triton-env | --format pytorch]',
-  options: {
-    prefix: { type: 'string' },
-    format: { type: 'string' },
-  },
   async run(ctx) {
-    const format = str(ctx.values, 'format');
-    if (format && !(FORMATS as readonly string[]).includes(format)) {
-      throw new XpuError('USAGE', `unknown format "${format}"`, { hints: [`use one of: ${FORMATS.join(', ')}`] });
+    const format = str(ctx.values, 'format') ?? 'text';
+    if (!(PROBE_FORMATS as readonly string[]).includes(format)) {
+      const guess = nearest(format, PROBE_FORMATS);
+      throw new XpuError('USAGE', `unknown --format "${format}"`, { hints: [guess ? `did you mean --format ${guess}?` : `use one of: ${PROBE_FORMATS.join(', ')}`] });
     }
+    const json = ctx.out.opts.json || format === 'json';
     const prefix = await runtimePrefix(ctx);
     const addonPath = await lastBuilt(addonSpec(prefix, ctx.deps.platform), ctx.deps);
     const report = await probeStack(prefix, { deps: ctx.deps, addonPath });
     try {
       requireDevices(report, ctx.deps);
     } catch (e) {
-      if (ctx.out.opts.json && e instanceof XpuError) e.details.report = report;
+      if (json && e instanceof XpuError) e.details.report = report;
       throw e;
     }
-    if (ctx.out.opts.json) ctx.out.json({ ok: true, ...report });
+    if (json) ctx.out.json({ ok: true, ...report });
     else if (format === 'triton-env') ctx.out.result(formatTritonEnv(report));
     else if (format === 'pytorch') ctx.out.result(formatPytorch(report));
     else if (ctx.out.opts.verbose) ctx.out.result(formatVerbose(report));
@@ -40,3 +36,5 @@ export const probeCommand: Command = {
     return 0;
   },
 };
+
+export const run = probeCommand.run;

@@ -3,7 +3,7 @@ import { planSetup, runSetup, type SetupOptions, type SetupResult } from '../../
 import type { Command, Values } from '../command.js';
 import type { Output } from '../output.js';
 import { renderPlan } from '../render-plan.js';
-import { parsePlanOptions, planOptionSpec, PLAN_USAGE } from '../setup-options.js';
+import { parsePlanOptions } from '../setup-options.js';
 
 function summary(r: SetupResult, out: Output, seconds: string): void {
   for (const n of r.install.notes) out.warn(n);
@@ -32,15 +32,6 @@ function setupOptions(values: Values, deps: Parameters<Command['run']>[0]['deps'
 
 export const setupCommand: Command = {
   name: 'setup',
-  summary: 'Install Level Zero and Unified Runtime into a prefix, verified, then build, probe and smoke-test (the default command).',
-  usage: `xpu-setup [setup] ${PLAN_USAGE} [--dry-run] [--refdriver] [--no-smoke] [--require-device]`,
-  options: {
-    ...planOptionSpec,
-    'dry-run': { type: 'boolean' },
-    refdriver: { type: 'boolean' },
-    'no-smoke': { type: 'boolean' },
-    'require-device': { type: 'boolean' },
-  },
   async run({ deps, out, values }) {
     const started = deps.now();
     const opts = setupOptions(values, deps);
@@ -72,3 +63,5 @@ export const setupCommand: Command = {
     return 0;
   },
 };
+
+export const run = setupCommand.run;

@@ -5,11 +5,6 @@ import { runtimePrefix } from '../runtime-prefix.js';
 
 export const smokeCommand: Command = {
   name: 'smoke',
-  summary: 'Run a SPIR-V vector-add kernel through Level Zero, check the results and time it',
-  usage: 'xpu-setup smoke [--prefix DIR] [--json]',
-  options: {
-    prefix: { type: 'string' },
-  },
   async run(ctx) {
     const prefix = await runtimePrefix(ctx);
     const r = await runSmoke(prefix, { deps: ctx.deps, reporter: ctx.out });
@@ -25,3 +20,5 @@ export const smokeCommand: Command = {
     return 0;
   },
 };
+
+export const run = smokeCommand.run;
