@@ -7,7 +7,7 @@ export const PROBE_FORMATS = ['text', 'json', 'triton-env', 'pytorch'] as const;
 /** In report order; a unit test keeps this equal to the doctor's own list. */
 export const DOCTOR_CHECK_IDS = [
   'platform', 'gpu', 'kernel-driver', 'render-node', 'user-driver', 'ze-loader', 'headers', 'sdk-path', 'ur', 'env',
-  'compiler', 'network', 'prefix', 'probe', 'smoke',
+  'compiler', 'prefix', 'network', 'probe', 'smoke',
 ] as const;
 
 const prefixOption = (what: string): OptionDef => ({
@@ -16,7 +16,7 @@ const prefixOption = (what: string): OptionDef => ({
   value: 'DIR',
   description: what,
   env: 'XPU_SETUP_PREFIX',
-  default: '$XDG_DATA_HOME/xpu-setup or ~/.local/share/xpu-setup (Windows: %LOCALAPPDATA%\\xpu-setup)',
+  default: '$XDG_DATA_HOME/xpu-setup or ~/.local/share/xpu-setup (Windows: %LOCALAPPDATA%\\xpu-setup\\prefix)',
   complete: 'dir',
 });
 
