@@ -139,7 +139,31 @@ describe('loaders and headers (real files, real load tests)', () => {
     const c = get(r, 'ze-loader');
     expect(c.status).toBe('warn');
     expect(c.message).toContain(`not the prefix's ${prefix}/lib/libze_loader.so.1`);
-    expect(c.fix).toBe(`source ${prefix}/env.sh (puts the prefix first on LD_LIBRARY_PATH)`);
+    // No env file in this prefix: the fix never names one; it installs, with the prefix.
+    expect(c.fix).toBe(`install the prefix first (\`npx xpu-setup --prefix ${prefix}\`), then load its env file (puts the prefix first on LD_LIBRARY_PATH)`);
+  });
+
+  it('fix lines load the env file of the user\'s shell, quote the prefix, and repeat the channels the receipt records', async () => {
+    const prefix = path.join(prefixWithLoader(), "it's here");
+    mkdirSync(path.join(prefix, 'lib'), { recursive: true });
+    copyFileSync(debianLoader, path.join(prefix, 'lib/libze_loader.so.1'));
+    writeFileSync(path.join(prefix, 'env.sh'), '');
+    writeFileSync(path.join(prefix, 'env.fish'), '');
+    const q = (rest = '') => `'${(prefix + rest).replace("'", "'\\''")}'`;
+    const sh = get(await run({ ...realDeps(), env: { PATH: process.env.PATH, SHELL: '/bin/bash' } }, ['ze-loader'], { prefix }), 'ze-loader');
+    expect(sh.fix).toBe(`\`. ${q('/env.sh')}\` (puts the prefix first on LD_LIBRARY_PATH)`);
+    const fish = get(await run({ ...realDeps(), env: { PATH: process.env.PATH, SHELL: '/usr/bin/fish' } }, ['ze-loader'], { prefix }), 'ze-loader');
+    expect(fish.fix).toContain(`\`source ${q('/env.fish')}\``);
+
+    const receipt = {
+      schema: 1, prefix, files: [],
+      components: [
+        { name: 'level-zero', version: '1.8.12', source: 'conda https://mirror.example/conda-forge', notes: [] },
+        { name: 'unified-runtime', version: '2025.2', source: 'pypi https://mirror.example/simple', notes: [] },
+      ],
+    } as unknown as Receipt;
+    const noUr = get(await run({ ...realDeps(), env: { PATH: process.env.PATH } }, ['ur'], { prefix, readReceipt: async () => receipt }), 'ur');
+    expect(noUr.fix).toBe(`run \`npx xpu-setup --prefix ${q()} --conda-channel https://mirror.example/conda-forge --index-url https://mirror.example/simple\` to install it into the prefix`);
   });
 
   it('with the prefix first on LD_LIBRARY_PATH, the prefix loader wins and the distro one is named as shadowed', async () => {

@@ -4,6 +4,7 @@ import { XpuError } from '../../errors.js';
 import { defaultPrefix } from '../../host/index.js';
 import { envVars, renderEnv, SHELLS, type Shell } from '../../install/env.js';
 import { readReceipt } from '../../install/receipt.js';
+import { hintShell, selfCommand, setupLine } from '../../hints.js';
 import { str, type Command, type CommandContext } from '../command.js';
 import { nearest } from '../options.js';
 import { SHELL_NAMES } from '../registry.js';
@@ -51,7 +52,7 @@ export const envCommand: Command = {
     if (!receipt) {
       throw new XpuError('NOT_FOUND', `${prefix} is not an xpu-setup prefix (no receipt)`, {
         details: { prefix },
-        hints: [`install first: xpu-setup --prefix ${prefix}`],
+        hints: [`install first: ${setupLine(await selfCommand(deps), prefix, undefined, hintShell(deps))}`],
       });
     }
     process.stdout.write(renderEnv(envVars(receipt.prefix, receipt.platform, receipt.extraEnv ?? {}), shell, receipt.platform));

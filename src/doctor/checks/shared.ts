@@ -2,6 +2,7 @@
 import { referenceDriverIn } from '../../detect/env-traps.js';
 import { isDebianLike } from '../../host/linux.js';
 import type { Host } from '../../host/types.js';
+import { envFileLine, hintShell, selfCommand, setupLine } from '../../hints.js';
 import type { DoctorContext } from '../types.js';
 
 /** The process environment with the prefix's extra variables (from its receipt) applied on top. */
@@ -19,10 +20,16 @@ export async function activeReferenceDriver(ctx: DoctorContext): Promise<{ libra
   return fromPrefix ? { library: fromPrefix, from: 'prefix env' } : undefined;
 }
 
-export function envScriptHint(ctx: DoctorContext): string {
-  return ctx.deps.platform === 'win32'
-    ? `run ${ctx.prefix}\\env.ps1 (PowerShell) or ${ctx.prefix}\\env.bat (cmd)`
-    : `source ${ctx.prefix}/env.sh`;
+/** The install command for this prefix, with the channels and indexes its receipt records, ready to paste. */
+export async function setupHint(ctx: DoctorContext): Promise<string> {
+  const { receipt } = await ctx.facts.receipt();
+  return `\`${setupLine(await selfCommand(ctx.deps), ctx.prefix, receipt, hintShell(ctx.deps))}\``;
+}
+
+/** How to load the prefix's environment in the user's shell; installing first when its env file does not exist. */
+export async function envScriptHint(ctx: DoctorContext): Promise<string> {
+  const line = await envFileLine(ctx.deps, ctx.prefix);
+  return line ? `\`${line}\`` : `install the prefix first (${await setupHint(ctx)}), then load its env file`;
 }
 
 /** How to install Intel's user-mode GPU driver (compute-runtime) on this distro. */

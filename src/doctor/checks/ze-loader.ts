@@ -4,7 +4,7 @@ import { tryLoad } from '../../detect/load-check.js';
 import type { LoaderInstall } from '../../detect/installs.js';
 import { zeLoaderName } from '../../detect/installs.js';
 import type { Check } from '../types.js';
-import { envScriptHint } from './shared.js';
+import { envScriptHint, setupHint } from './shared.js';
 
 function describe(l: LoaderInstall): string {
   const v = l.version ? ` ${l.version.version} (${l.version.source})` : '';
@@ -31,8 +31,8 @@ export const zeLoaderCheck: Check = {
         status: 'fail',
         message: `${name} not found on the library search path${ctx.prefixExplicit ? ` nor in ${ctx.prefix}` : ''}`,
         fix: ctx.deps.platform === 'win32'
-          ? 'install the Intel graphics driver (it puts ze_loader.dll in System32), or run `xpu-setup`'
-          : 'run `xpu-setup` to install a loader into the prefix (or install the distro package, e.g. sudo apt install libze1)',
+          ? `install the Intel graphics driver (it puts ze_loader.dll in System32), or run ${await setupHint(ctx)}`
+          : `run ${await setupHint(ctx)} to install a loader into the prefix (or install the distro package, e.g. sudo apt install libze1)`,
         details,
       };
     }
@@ -58,7 +58,7 @@ export const zeLoaderCheck: Check = {
       } else {
         if (status === 'ok') status = 'warn';
         problems.push(`programs load ${chosen ? `${describe(chosen)} (via ${chosen.via})` : 'nothing'}, not the prefix's ${describe(prefixCopy)}`);
-        fixes.push(`${envScriptHint(ctx)} (puts the prefix first on ${nodeLayout(ctx.deps.platform).libraryPathVar})`);
+        fixes.push(`${await envScriptHint(ctx)} (puts the prefix first on ${nodeLayout(ctx.deps.platform).libraryPathVar})`);
       }
     }
     if (shadowed.length) notes.push(`also on the search path, shadowed: ${shadowed.map(describe).join(', ')}`);
