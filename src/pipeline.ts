@@ -52,7 +52,22 @@ export async function planSetup(
     makePlan(host, await loadManifests(opts.manifestsDir), opts.plan, deps, reporter),
     host.native && withExisting ? existingInstalls(deps, opts.plan.prefix, reporter) : undefined,
   ]);
+  if (withExisting) await fillSizes(plan);
   return existing ? { ...plan, existing } : plan;
+}
+
+/**
+ * Sizes an index did not give (PEP 503 HTML has none) come from a HEAD request's Content-Length, so the printed plan
+ * says `? B` only when neither knows. Only `plan` asks: setup learns the size from the download itself.
+ */
+async function fillSizes(plan: InstallPlan): Promise<void> {
+  const unknown = plan.components.flatMap((c) => c.archives).filter((a) => a.size === undefined && /^https?:/.test(a.url));
+  if (!unknown.length) return;
+  const { reach } = await import('./net/http.js');
+  await Promise.all(unknown.map(async (a) => {
+    const r = await reach(a.url, 5000);
+    if (r.size !== undefined) a.size = r.size;
+  }));
 }
 
 /** What is installed outside the prefix; a detection failure only costs this summary, never the run. */

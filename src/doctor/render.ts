@@ -6,11 +6,16 @@ export interface RenderOptions {
   verbose: boolean;
 }
 
-const MARK: Record<CheckStatus, string> = { ok: '✓', warn: '!', fail: '✗', error: '✗', skip: '-' };
+/** The one pair of marks every part of the CLI prints. */
+export const MARK_OK = '✓';
+export const MARK_FAIL = '✗';
+const MARK: Record<CheckStatus, string> = { ok: MARK_OK, warn: '!', fail: MARK_FAIL, error: MARK_FAIL, skip: '-' };
 const COLOR: Record<CheckStatus, number> = { ok: 32, warn: 33, fail: 31, error: 31, skip: 2 };
 
-/** Colour only when asked; callers decide from TTY and NO_COLOR. */
+/** Colour on a terminal unless NO_COLOR or TERM=dumb; FORCE_COLOR (as Node and most tools read it) decides first. */
 export function shouldColor(isTTY: boolean | undefined, env: Record<string, string | undefined>): boolean {
+  const force = env.FORCE_COLOR;
+  if (force !== undefined) return !['0', 'false'].includes(force.toLowerCase());
   return !!isTTY && !env.NO_COLOR && env.TERM !== 'dumb';
 }
 

@@ -78,6 +78,11 @@ describe('forgiveness', () => {
     expect(r.stderr).toMatch(/error: unknown command "docter"\n\s+hint: did you mean `xpu-setup doctor`\?/);
   });
 
+  it('FORCE_COLOR colours messages on a pipe', async () => {
+    expect((await runCli(['docter'], { ...env, FORCE_COLOR: '1' })).stderr).toMatch(/^\x1b\[31merror:\x1b\[0m unknown command/);
+    expect((await runCli(['docter'], env)).stderr).toMatch(/^error: unknown command/);
+  });
+
   it('an unknown option suggests the nearest, also as JSON', async () => {
     const r = await runCli(['doctor', '--prefx', '/x'], env);
     expect(r.exitCode).toBe(2);
