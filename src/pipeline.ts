@@ -6,7 +6,7 @@ import type { CompileResult } from './build/compile.js';
 import { fetchPlan } from './fetch/fetch.js';
 import { detectHost } from './host/index.js';
 import type { TargetPlatform } from './host/types.js';
-import { checkPrefixOwnership, installPlan, isUpToDate, type InstallResult } from './install/install.js';
+import { checkPrefixOwnership, installPlan, isUpToDate, refuseForeignPrefix, type InstallResult } from './install/install.js';
 import { withPrefixLock } from './install/lock.js';
 import { updateReceipt } from './install/prefix-env.js';
 import { readReceipt } from './install/receipt.js';
@@ -48,6 +48,8 @@ export async function planSetup(
   withExisting = false,
 ): Promise<InstallPlan> {
   const host = await detectHost(deps, opts.platform);
+  // A directory setup would refuse is refused before any index is read.
+  await refuseForeignPrefix(opts.plan.prefix);
   const [plan, existing] = await Promise.all([
     makePlan(host, await loadManifests(opts.manifestsDir), opts.plan, deps, reporter),
     host.native && withExisting ? existingInstalls(deps, opts.plan.prefix, reporter) : undefined,
@@ -89,8 +91,13 @@ async function existingInstalls(deps: Deps, prefix: string, reporter: Reporter):
   }
 }
 
-export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps, reporter: Reporter): Promise<SetupResult> {
+/** What setup refuses before doing anything: a plan with nothing to install. `plan` gives the same verdict. */
+export function assertInstallable(plan: InstallPlan): void {
   if (!plan.components.some((c) => c.status === 'planned')) throw noSourceError(plan.components, plan.platform);
+}
+
+export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps, reporter: Reporter): Promise<SetupResult> {
+  assertInstallable(plan);
   if (opts.refdriver && !plan.host.native) {
     throw new XpuError('USAGE', '--refdriver builds and runs code, so it cannot be combined with --platform for another machine');
   }

@@ -1,5 +1,5 @@
 // `xpu-setup` / `xpu-setup setup`: the whole job, then a short account of what was done and how to use it.
-import { planSetup, runSetup, type SetupOptions, type SetupResult } from '../../pipeline.js';
+import { assertInstallable, planSetup, runSetup, type SetupOptions, type SetupResult } from '../../pipeline.js';
 import type { Deps } from '../../deps.js';
 import { envCommandLine, envFileLine, hintShell, selfCommand } from '../../hints.js';
 import type { Command, Values } from '../command.js';
@@ -46,6 +46,7 @@ export const setupCommand: Command = {
     const opts = setupOptions(values, deps);
     const plan = await planSetup(opts, deps, out);
     if (values['dry-run']) {
+      assertInstallable(plan);
       if (out.opts.json) out.json({ ok: true, dryRun: true, plan });
       else out.result(renderPlan(plan));
       return 0;
