@@ -157,3 +157,15 @@ describe('completion', () => {
     expect(bad.stderr).toMatch(/did you mean bash\?/);
   });
 });
+
+describe('doctor output', () => {
+  it('--quiet prints only the failures and the count; --verbose prints facts as lines, not JSON', async () => {
+    const quiet = await runCli(['doctor', '--quiet', '--check', 'platform,gpu', '--prefix', prefix], env);
+    expect(quiet.exitCode).toBe(1);
+    expect(quiet.stdout).not.toContain('Operating system');
+    expect(quiet.stdout).toMatch(/^System and GPU\n {2}✗ Intel GPU: no Intel GPU found[\s\S]*\n1\/2 checks passed \(1 failed\)\n?$/);
+    const verbose = await runCli(['doctor', '--verbose', '--check', 'platform', '--prefix', prefix], env);
+    expect(verbose.stdout).toMatch(/ {6}distro:\n {8}id: \w+\n/);
+    expect(verbose.stdout).not.toContain('{"');
+  });
+});

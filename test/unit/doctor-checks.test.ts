@@ -241,6 +241,27 @@ describe('environment, compiler, receipt, network', () => {
     expect(get(unset, 'prefix')).toMatchObject({ status: 'skip', message: expect.stringMatching(/^nothing installed in the default prefix /) });
   });
 
+  it('checks the indexes the receipt records (a mirror), not the public defaults', async () => {
+    const asked: string[] = [];
+    const fakeReach: DoctorServices['reach'] = async (url) => {
+      asked.push(url);
+      return { ok: true, status: 200 };
+    };
+    const receipt = {
+      schema: 1, files: [], archives: [],
+      components: [
+        { name: 'level-zero', version: '1.28', source: 'conda http://mirror.lan/conda-forge', notes: [] },
+        { name: 'unified-runtime', version: '2025.2', source: 'pypi http://mirror.lan/simple', notes: [] },
+      ],
+    } as unknown as Receipt;
+    const r = await run(fakeDeps(), ['network'], {
+      services: { reach: fakeReach, indexes: async () => ['https://conda.anaconda.org/conda-forge/'] },
+      readReceipt: async () => receipt,
+    });
+    expect(asked).toEqual(['http://mirror.lan/conda-forge/', 'http://mirror.lan/simple/']);
+    expect(get(r, 'network')).toMatchObject({ status: 'ok', message: '2 reachable (the indexes the prefix was installed from): http://mirror.lan/conda-forge/, http://mirror.lan/simple/' });
+  });
+
   it('unreachable indexes warn with proxy and TLS hints', async () => {
     const fakeReach: DoctorServices['reach'] = async (url) =>
       url.includes('conda')
