@@ -84,10 +84,17 @@ const env: CommandSpec = {
   options: [
     prefixOption('the installed prefix'),
     { name: 'shell', type: 'string', value: 'SHELL', choices: SHELL_NAMES, description: 'sh (bash, zsh, dash), fish, pwsh, cmd or json', env: 'SHELL', default: 'the shell $SHELL names (Windows: pwsh)' },
+    { name: 'compilers', type: 'boolean', description: 'only what compilers, pkg-config, CMake and Triton read: leaves LD_LIBRARY_PATH (Windows: PATH) alone, so a PyTorch wheel keeps its own loaders' },
+    { name: 'unset', type: 'boolean', description: 'print the commands that take the prefix back out of the current environment' },
   ],
-  conflicts: [{ a: 'shell', b: 'json', when: (v) => v.shell !== 'json', why: '--json prints the variables as JSON; --shell picks another syntax: pick one' }],
+  conflicts: [
+    { a: 'shell', b: 'json', when: (v) => v.shell !== 'json', why: '--json prints the variables as JSON; --shell picks another syntax: pick one' },
+    { a: 'unset', b: 'compilers', why: '--unset takes out everything the prefix added, whichever mode added it: drop --compilers' },
+  ],
   examples: [
     ['eval "$(xpu-setup env)"', 'take on the prefix in this sh/bash/zsh shell'],
+    ['eval "$(xpu-setup env --compilers)"', 'only for building: the loader search path stays as it is'],
+    ['eval "$(xpu-setup env --unset)"', 'take the prefix back out (a sourced env.sh also defines xpu_setup_deactivate)'],
     ['xpu-setup env fish | source', 'the same in fish'],
     ['xpu-setup env --json', 'the variables as JSON'],
   ],

@@ -125,6 +125,16 @@ describe('natural values', () => {
     expect(bad.stderr).toMatch(/unknown shell "fissh"\n\s+hint: did you mean fish\?/);
   });
 
+  it('env --unset, evaluated, takes the prefix back out; env --compilers leaves LD_LIBRARY_PATH alone', async () => {
+    const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+    const cli = `"${process.execPath}" "${BIN}"`;
+    const script = `eval "$(${cli} env --prefix ${q(prefix)})"; eval "$(${cli} env --prefix ${q(prefix)} --unset)"; printf '%s|%s\\n' "\${LD_LIBRARY_PATH-unset}" "\${LEVEL_ZERO_V1_SDK_PATH-unset}"
+eval "$(${cli} env --prefix ${q(prefix)} --compilers)"; printf '%s|%s\\n' "\${LD_LIBRARY_PATH-unset}" "\${CPATH-unset}"`;
+    const r = await execa('sh', ['-c', script], { env: { ...env, LD_LIBRARY_PATH: '/usr/local/lib' }, extendEnv: false, reject: false });
+    expect(r.stderr).toBe('');
+    expect(r.stdout.split('\n')).toEqual(['/usr/local/lib|unset', `/usr/local/lib|${prefix}/include`]);
+  });
+
   it('probe --format json is --json, including for errors', async () => {
     const r = await runCli(['probe', '--format', 'json', '--prefix', path.join(work, 'empty')], env);
     expect(r.exitCode).toBe(1);

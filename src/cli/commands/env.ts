@@ -2,7 +2,7 @@
 import * as path from 'node:path';
 import { XpuError } from '../../errors.js';
 import { defaultPrefix } from '../../host/index.js';
-import { envVars, renderEnv, SHELLS, type Shell } from '../../install/env.js';
+import { envVars, renderEnv, renderUnset, SHELLS, withoutPrefix, type Shell } from '../../install/env.js';
 import { readReceipt } from '../../install/receipt.js';
 import { hintShell, selfCommand, setupLine } from '../../hints.js';
 import { str, type Command, type CommandContext } from '../command.js';
@@ -55,7 +55,9 @@ export const envCommand: Command = {
         hints: [`install first: ${setupLine(await selfCommand(deps), prefix, undefined, hintShell(deps))}`],
       });
     }
-    process.stdout.write(renderEnv(envVars(receipt.prefix, receipt.platform, receipt.extraEnv ?? {}), shell, receipt.platform));
+    const vars = envVars(receipt.prefix, receipt.platform, receipt.extraEnv ?? {});
+    if (values.unset) process.stdout.write(renderUnset(withoutPrefix(vars, deps.env, receipt.platform), shell));
+    else process.stdout.write(renderEnv(values.compilers ? vars.filter((v) => !v.runtime) : vars, shell, receipt.platform));
     return 0;
   },
 };
