@@ -241,6 +241,24 @@ describe('environment, compiler, receipt, network', () => {
     expect(get(unset, 'prefix')).toMatchObject({ status: 'skip', message: expect.stringMatching(/^nothing installed in the default prefix /) });
   });
 
+  it('warns when <prefix>/lib on LD_LIBRARY_PATH shadows the UR loader of the Python environment PyTorch uses', async () => {
+    const prefix = newDir('shadow-prefix');
+    const venv = newDir('venv');
+    for (const d of [prefix, venv]) {
+      mkdirSync(path.join(d, 'lib'), { recursive: true });
+      writeFileSync(path.join(d, 'lib', 'libur_loader.so.0'), d);
+    }
+    const python = (file: string) => (file === 'python3' ? ok(`${venv}\ntorch\n`) : undefined);
+    const on = await run(fakeDeps({ env: { LD_LIBRARY_PATH: `${prefix}/lib:/usr/local/lib` }, exec: python }), ['env'], { prefix });
+    expect(get(on, 'env')).toMatchObject({
+      status: 'warn',
+      message: expect.stringContaining(`so PyTorch in the Python environment ${venv} loads the prefix's libur_loader.so.0 instead of its own ${venv}/lib/libur_loader.so.0`),
+      fix: `load the prefix for building only: \`eval "$(npx xpu-setup env --compilers --prefix ${prefix})"\`, or take ${prefix}/lib off LD_LIBRARY_PATH`,
+    });
+    const off = await run(fakeDeps({ env: { LD_LIBRARY_PATH: '/usr/local/lib' }, exec: python }), ['env'], { prefix });
+    expect(get(off, 'env').status).toBe('ok');
+  });
+
   it('checks the indexes the receipt records (a mirror), not the public defaults', async () => {
     const asked: string[] = [];
     const fakeReach: DoctorServices['reach'] = async (url) => {

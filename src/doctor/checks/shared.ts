@@ -2,7 +2,7 @@
 import { referenceDriverIn } from '../../detect/env-traps.js';
 import { isDebianLike } from '../../host/linux.js';
 import type { Host } from '../../host/types.js';
-import { envFileLine, hintShell, selfCommand, setupLine } from '../../hints.js';
+import { envCommandLine, envFileLine, hintShell, selfCommand, setupLine } from '../../hints.js';
 import type { DoctorContext } from '../types.js';
 
 /** The process environment with the prefix's extra variables (from its receipt) applied on top. */
@@ -24,6 +24,13 @@ export async function activeReferenceDriver(ctx: DoctorContext): Promise<{ libra
 export async function setupHint(ctx: DoctorContext): Promise<string> {
   const { receipt } = await ctx.facts.receipt();
   return `\`${setupLine(await selfCommand(ctx.deps), ctx.prefix, receipt, hintShell(ctx.deps))}\``;
+}
+
+/** The `xpu-setup env` line for the user's shell; `compilers` leaves the loader's search path alone. */
+export async function envCommandHint(ctx: DoctorContext, compilers = false): Promise<string> {
+  const shell = hintShell(ctx.deps);
+  const line = envCommandLine(await selfCommand(ctx.deps), ctx.prefix, shell);
+  return `\`${compilers ? line.replace(' env ', ' env --compilers ') : line}\``;
 }
 
 /** How to load the prefix's environment in the user's shell; installing first when its env file does not exist. */
