@@ -2,6 +2,7 @@
 // come from it. This file imports nothing heavy, so `--help` and `--version` stay fast.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { XpuError } from '../errors.js';
+import type { CommandContext } from './command.js';
 
 export type Values = Record<string, string | boolean | string[] | undefined>;
 
@@ -33,11 +34,6 @@ export interface Conflict {
   why: string;
 }
 
-export interface CommandContextLike {
-  values: Values;
-  positionals: string[];
-}
-
 export interface CommandSpec {
   name: string;
   summary: string;
@@ -48,7 +44,7 @@ export interface CommandSpec {
   examples: [command: string, what: string][];
   exitCodes: [code: number, meaning: string][];
   /** Imports the command's module; only the command that runs is ever loaded. */
-  load(): Promise<{ run(ctx: import('./command.js').CommandContext): Promise<number> }>;
+  load(): Promise<{ run(ctx: CommandContext): Promise<number> }>;
 }
 
 export const EXIT_OK = 0;
@@ -114,7 +110,7 @@ export interface Parsed {
 }
 
 function usageError(message: string, spec: CommandSpec, hints: string[] = []): XpuError {
-  return new XpuError('USAGE', message, { hints: [...hints, `see: xpu-setup ${spec.name === 'setup' ? '' : spec.name + ' '}--help`.replace('  ', ' ')] });
+  return new XpuError('USAGE', message, { hints: [...hints, `see: xpu-setup ${spec.name === 'setup' ? '' : `${spec.name} `}--help`] });
 }
 
 /** Parses argv against the command's table; unknown options suggest the nearest, conflicts say which wins. */
