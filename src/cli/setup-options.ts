@@ -2,6 +2,7 @@
 import * as path from 'node:path';
 import type { Deps } from '../deps.js';
 import { XpuError } from '../errors.js';
+import { nearest } from '../spelling.js';
 import { defaultCacheDir, defaultPrefix, parseTargetPlatform, runningPlatform } from '../host/index.js';
 import type { TargetPlatform } from '../host/types.js';
 import { SOURCE_KINDS, type SourceKind } from '../manifest/schema.js';
@@ -40,7 +41,10 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
   const env = deps.env;
   const sources = list(values, 'source');
   const badSource = sources.find((s) => !(SOURCE_KINDS as readonly string[]).includes(s));
-  if (badSource) throw new XpuError('USAGE', `unknown source "${badSource}"`, { hints: [`sources: ${SOURCE_KINDS.join(', ')}`] });
+  if (badSource) {
+    const guess = nearest(badSource, SOURCE_KINDS);
+    throw new XpuError('USAGE', `unknown --source "${badSource}"`, { hints: [...(guess ? [`did you mean ${guess}?`] : []), `sources: ${SOURCE_KINDS.join(', ')}`] });
+  }
   const channelsFlag = list(values, 'conda-channel');
   const channels: Given[] = channelsFlag.length
     ? channelsFlag.map((value) => ({ value, from: '--conda-channel' }))

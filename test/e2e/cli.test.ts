@@ -78,6 +78,15 @@ describe('forgiveness', () => {
     expect(r.stderr).toMatch(/error: unknown command "docter"\n\s+hint: did you mean `xpu-setup doctor`\?/);
   });
 
+  it('a mistyped value suggests the nearest: --check, --source', async () => {
+    const check = await runCli(['doctor', '--check', 'ze-loadr', '--prefix', prefix], env);
+    expect(check.exitCode).toBe(2);
+    expect(check.stderr).toMatch(/unknown check "ze-loadr"\n\s+hint: did you mean ze-loader\?/);
+    const source = await runCli(['plan', '--source', 'cnda'], env);
+    expect(source.exitCode).toBe(2);
+    expect(source.stderr).toMatch(/unknown --source "cnda"\n\s+hint: did you mean conda\?/);
+  });
+
   it('FORCE_COLOR colours messages on a pipe', async () => {
     expect((await runCli(['docter'], { ...env, FORCE_COLOR: '1' })).stderr).toMatch(/^\x1b\[31merror:\x1b\[0m unknown command/);
     expect((await runCli(['docter'], env)).stderr).toMatch(/^error: unknown command/);
