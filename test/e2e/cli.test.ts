@@ -188,3 +188,22 @@ describe('doctor output', () => {
     expect(verbose.stdout).not.toContain('{"');
   });
 });
+
+describe('terminals', () => {
+  it('a terminal that reports 0 columns gets plain lines; one with 80 gets the spinner', async () => {
+    const loaderPrefix = path.join(work, 'loader-prefix');
+    await fs.mkdir(path.join(loaderPrefix, 'lib'), { recursive: true });
+    await fs.copyFile('/usr/lib/x86_64-linux-gnu/libze_loader.so.1.8.0', path.join(loaderPrefix, 'lib', 'libze_loader.so.1'));
+    // `script` gives the CLI a real pseudo-terminal, of the size stty sets.
+    const onTerminal = (cols: number) =>
+      execa('script', ['-qec', `stty cols ${cols} rows 24; "${process.execPath}" "${BIN}" smoke --prefix '${loaderPrefix}'`, '/dev/null'], {
+        env: { PATH: env.PATH!, HOME: env.HOME!, TERM: 'xterm' }, extendEnv: false, reject: false, timeout: 120_000,
+      });
+    const zero = await onTerminal(0);
+    expect(zero.stdout).toContain('✗\x1b[0m kernel smoke test failed');
+    expect(zero.stdout).not.toContain('\x1b[?25l');
+    const wide = await onTerminal(80);
+    expect(wide.stdout).toContain('\x1b[?25l');
+    expect(wide.stdout).toContain('✗\x1b[0m kernel smoke test failed');
+  });
+});
