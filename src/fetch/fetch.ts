@@ -26,7 +26,9 @@ export async function fetchPlan(plan: InstallPlan, deps: Deps, reporter: Reporte
     .filter((c) => c.status === 'planned')
     .flatMap((c) => c.archives.map((archive) => ({ archive, component: c.name })));
   if (!jobs.length) return [];
-  const total = jobs.reduce((s, j) => s + (j.archive.size ?? 0), 0);
+  // An index without sizes (PEP 503 HTML) leaves the total to each response's Content-Length; until every size is
+  // known the line shows only what arrived, never a total that is too small.
+  const sizes = new Map(jobs.map((j) => [j.archive.url, j.archive.size]));
   const received = new Map<string, number>();
   const task = reporter.task(`fetching ${jobs.length} archive${jobs.length === 1 ? '' : 's'}`);
   const results: FetchedArchive[] = new Array(jobs.length);
@@ -41,7 +43,10 @@ export async function fetchPlan(plan: InstallPlan, deps: Deps, reporter: Reporte
         : await cache.fetch(archive.url, { sha256: archive.sha256, size: archive.size }, {
             onProgress: (p) => {
               received.set(archive.url, p.received);
+              if (sizes.get(archive.url) === undefined && p.total) sizes.set(archive.url, p.total);
               const done = [...received.values()].reduce((a, b) => a + b, 0);
+              const known = [...sizes.values()];
+              const total = known.every((s) => s !== undefined) ? known.reduce((a: number, b) => a + b!, 0) : undefined;
               task.update(total ? `${mib(done)} / ${mib(total)}` : mib(done));
             },
           });

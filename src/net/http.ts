@@ -215,7 +215,7 @@ export async function download(
 }
 
 /** A short reachability check for doctor: any HTTP answer counts as reachable. */
-export async function reach(url: string, timeoutMs = 5000): Promise<{ ok: boolean; status?: number; error?: XpuError }> {
+export async function reach(url: string, timeoutMs = 5000): Promise<{ ok: boolean; status?: number; size?: number; error?: XpuError }> {
   try {
     const res = await request(url, {
       dispatcher: getDispatcher(),
@@ -224,7 +224,8 @@ export async function reach(url: string, timeoutMs = 5000): Promise<{ ok: boolea
       signal: AbortSignal.timeout(timeoutMs),
     });
     await res.body.dump().catch(() => undefined);
-    return { ok: true, status: res.statusCode };
+    const length = Number(res.headers['content-length']);
+    return { ok: true, status: res.statusCode, ...(res.statusCode < 300 && Number.isFinite(length) && length > 0 ? { size: length } : {}) };
   } catch (e) {
     return { ok: false, error: networkError(url, e) };
   }
