@@ -1,6 +1,7 @@
 // The only HTTP code: one undici dispatcher (proxy-aware), retries for transient failures, typed errors with the URL.
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
 import { Agent, EnvHttpProxyAgent, interceptors, request, type Dispatcher } from 'undici';
 import { XpuError } from '../errors.js';
 
@@ -189,18 +190,25 @@ export async function download(
     const total = Number.isFinite(lenHeader) && lenHeader > 0 ? lenHeader : opts.expectedSize;
     const hash = createHash('sha256');
     const out = createWriteStream(destFile);
+    // A write still in flight when the stream is destroyed reports ERR_STREAM_DESTROYED as an 'error' event; with no
+    // listener that event would end the process.
+    const closed = once(out, 'close').catch(() => undefined);
+    out.on('error', () => undefined);
     let received = 0;
     try {
       for await (const chunk of res.body) {
         const buf = chunk as Buffer;
         hash.update(buf);
         received += buf.length;
-        if (!out.write(buf)) await new Promise<void>((r) => out.once('drain', () => r()));
+        // once() rejects on 'error', so a failing disk cannot leave this waiting for ever.
+        if (!out.write(buf)) await once(out, 'drain');
         opts.onProgress?.({ received, total });
       }
       await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
     } catch (e) {
       out.destroy();
+      // The next attempt reopens the same file, and the caller removes it: both need the descriptor closed first.
+      await closed;
       throw networkError(url, e, received);
     }
     const expected = Number.isFinite(lenHeader) && lenHeader > 0 ? lenHeader : undefined;
