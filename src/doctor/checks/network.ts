@@ -31,6 +31,8 @@ export function reachHint(answer: ReachAnswer, hasProxy: boolean): string {
 
 function failureReason(a: ReachAnswer): string {
   const code = a.error?.details?.code ?? a.error?.code;
+  // A dead proxy is named: the index itself was never asked.
+  if (a.error?.code === 'PROXY') return `proxy ${String(a.error.details?.proxy)} ${String(code)}`;
   if (typeof code === 'string' && code !== 'NETWORK') return code;
   if (a.status) return `HTTP ${a.status}`;
   return a.error?.message ?? 'no answer';
@@ -45,7 +47,7 @@ export const networkCheck: Check = {
     if (!reach || !indexes) return { status: 'skip', message: 'no network client available in this build' };
     const urls = await indexes(ctx.deps);
     if (urls.length === 0) return { status: 'skip', message: 'no indexes configured' };
-    const answers = await Promise.all(urls.map(async (url) => ({ url, answer: await reach(url, REACH_TIMEOUT_MS) })));
+    const answers = await Promise.all(urls.map(async (url) => ({ url, answer: await reach(url, REACH_TIMEOUT_MS, ctx.deps.env) })));
     const env = ctx.deps.env;
     const hasProxy = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'].some((k) => env[k]);
     const details = {
