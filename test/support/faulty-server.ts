@@ -122,7 +122,12 @@ export async function startFaultyServer(opts: { tls?: { key: string; cert: strin
     if (b.kind === 'cut') {
       const part = body.subarray(0, b.bytes);
       rec.sent = part.length;
-      res.write(part, () => res.socket?.destroy());
+      // A pause before the drop, as when a link dies mid-transfer: a drop in the same instant would also discard
+      // what the client had received but not yet read, and the test would measure that race instead.
+      res.write(part, () => {
+        const t = setTimeout(() => res.socket?.destroy(), 150);
+        timers.add(t);
+      });
       return;
     }
     rec.sent = body.length;

@@ -1,0 +1,159 @@
+// fetch/: resume with Range + If-Range, start over on a changed file, the declared size as a limit, apt's own hash check; no CLI.
+import * as fs from 'node:fs/promises';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DownloadCache } from '../../src/cache/store.js';
+import type { Deps, Exec } from '../../src/deps.js';
+import { XpuError } from '../../src/errors.js';
+import { fetchApt } from '../../src/fetch/apt.js';
+import { downloadToCache } from '../../src/fetch/download.js';
+import { Http } from '../../src/net/http.js';
+import type { RetryClock } from '../../src/net/retry.js';
+import type { PlannedArchive } from '../../src/sources/types.js';
+import { sha256, startFaultyServer, type FaultyServer } from '../support/faulty-server.js';
+
+/** Test double for the retry clock: real time, waits return at once. */
+const instantClock: RetryClock = { now: () => Date.now(), sleep: async () => undefined, random: () => 0.5 };
+
+const FILE = Buffer.from(Array.from({ length: 100_000 }, (_, i) => (i * 13 + (i >> 8)) % 256));
+const SHA = sha256(FILE);
+
+let srv: FaultyServer;
+let root: string;
+beforeAll(async () => {
+  srv = await startFaultyServer();
+  root = mkdtempSync(path.join(tmpdir(), 'xpu-fetch-'));
+});
+afterAll(async () => {
+  await srv.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+let n = 0;
+const newCache = () => new DownloadCache(path.join(root, `cache-${n++}`));
+const requestsFor = (p: string) => srv.requests.filter((r) => r.path === p);
+
+async function failure(p: Promise<unknown>): Promise<XpuError> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof XpuError) return e;
+    throw e;
+  }
+  throw new Error('expected a failure');
+}
+
+describe('downloadToCache', () => {
+  it('resumes a cut download with Range and If-Range, and verifies the whole file', async () => {
+    srv.script('/resume', FILE, [{ kind: 'cut', bytes: 30_000 }, { kind: 'ok' }]);
+    const cache = newCache();
+    const progress: number[] = [];
+    const got = await downloadToCache(new Http({}, {}, instantClock), cache, `${srv.url}/resume`, { sha256: SHA, size: FILE.length }, { onProgress: (p) => progress.push(p.received) });
+    const reqs = requestsFor('/resume');
+    expect(reqs.map((r) => [r.status, r.range, r.ifRange])).toEqual([
+      [200, undefined, undefined],
+      [206, 'bytes=30000-', `"${SHA.slice(0, 16)}"`],
+    ]);
+    expect(await fs.readFile(got.path)).toEqual(FILE);
+    expect(progress.at(-1)).toBe(FILE.length);
+    expect(await fs.readdir(path.join(cache.root, 'tmp'))).toEqual([]);
+  });
+
+  it('keeps the partial file for the next run, which asks only for the rest', async () => {
+    srv.script('/next-run', FILE, [{ kind: 'cut', bytes: 64_000 }, { kind: 'ok' }]);
+    const cache = newCache();
+    const e = await failure(downloadToCache(new Http({ XPU_SETUP_HTTP_ATTEMPTS: '1' }, {}, instantClock), cache, `${srv.url}/next-run`, { sha256: SHA, size: FILE.length }));
+    expect(e.message).toMatch(/broke after 64000 bytes/);
+    expect((await fs.stat(path.join(cache.root, 'tmp', `${SHA}.part`))).size).toBe(64_000);
+    const got = await downloadToCache(new Http({}, {}, instantClock), cache, `${srv.url}/next-run`, { sha256: SHA, size: FILE.length });
+    expect(requestsFor('/next-run').at(-1)!.range).toBe('bytes=64000-');
+    expect(await fs.readFile(got.path)).toEqual(FILE);
+  });
+
+  it('starts over when the file changed on the server (a new ETag: 200 to If-Range)', async () => {
+    const older = Buffer.from(FILE).fill(1, 0, 1000);
+    srv.script('/changed', older, [{ kind: 'cut', bytes: 20_000, etag: '"old"' }]);
+    const cache = newCache();
+    await failure(downloadToCache(new Http({ XPU_SETUP_HTTP_ATTEMPTS: '1' }, {}, instantClock), cache, `${srv.url}/changed`, { sha256: SHA, size: FILE.length }));
+    srv.script('/changed', FILE, [{ kind: 'ok', etag: '"new"' }]);
+    const got = await downloadToCache(new Http({}, {}, instantClock), cache, `${srv.url}/changed`, { sha256: SHA, size: FILE.length });
+    const last = requestsFor('/changed').at(-1)!;
+    expect([last.range, last.ifRange, last.status]).toEqual(['bytes=20000-', '"old"', 200]);
+    expect(await fs.readFile(got.path)).toEqual(FILE);
+  });
+
+  it('bytes kept under an unchanged validator but from another file fail the hash, and one whole download follows', async () => {
+    const wrong = Buffer.alloc(FILE.length, 7);
+    srv.script('/liar', wrong, [{ kind: 'cut', bytes: 50_000, etag: '"same"' }]);
+    const cache = newCache();
+    await failure(downloadToCache(new Http({ XPU_SETUP_HTTP_ATTEMPTS: '1' }, {}, instantClock), cache, `${srv.url}/liar`, { sha256: SHA, size: FILE.length }));
+    srv.script('/liar', FILE, [{ kind: 'ok', etag: '"same"' }]);
+    const got = await downloadToCache(new Http({}, {}, instantClock), cache, `${srv.url}/liar`, { sha256: SHA, size: FILE.length });
+    expect(requestsFor('/liar').slice(-2).map((r) => [r.range, r.status])).toEqual([['bytes=50000-', 206], [undefined, 200]]);
+    expect(await fs.readFile(got.path)).toEqual(FILE);
+  });
+
+  it('a hash mismatch keeps nothing, neither in the store nor as a partial file', async () => {
+    srv.script('/corrupt', Buffer.alloc(FILE.length, 9), [{ kind: 'ok' }]);
+    const cache = newCache();
+    const e = await failure(downloadToCache(new Http({}, {}, instantClock), cache, `${srv.url}/corrupt`, { sha256: SHA, size: FILE.length }));
+    expect(e.code).toBe('HASH_MISMATCH');
+    expect(await fs.readdir(path.join(cache.root, 'tmp'))).toEqual([]);
+    expect(await cache.lookup(SHA)).toBeUndefined();
+  });
+
+  it('a body larger than the declared size fails at once, with Content-Length or without', async () => {
+    srv.script('/flood', FILE, [{ kind: 'flood', bytes: 200 * 1024 * 1024 }]);
+    const cache = newCache();
+    const e = await failure(downloadToCache(new Http({}, {}, instantClock), cache, `${srv.url}/flood`, { sha256: SHA, size: 55 * 1024 }));
+    expect(e.code).toBe('TOO_LARGE');
+    expect(requestsFor('/flood')[0]!.sent).toBeLessThan(20 * 1024 * 1024);
+    srv.script('/big', FILE, [{ kind: 'ok' }]);
+    const e2 = await failure(downloadToCache(new Http({}, {}, instantClock), cache, `${srv.url}/big`, { sha256: SHA, size: 55 * 1024 }));
+    expect([e2.code, requestsFor('/big').length]).toEqual(['TOO_LARGE', 1]);
+    expect(await fs.readdir(path.join(cache.root, 'tmp'))).toEqual([]);
+  });
+
+  it('a second process downloading the same file does not share the first one\'s partial file', async () => {
+    srv.script('/shared', FILE, [{ kind: 'ok' }]);
+    const cache = newCache();
+    const partial = await cache.partialFor(SHA);
+    await fs.writeFile(partial.lock, String(process.ppid));
+    await fs.writeFile(partial.file, 'someone else is writing this');
+    const got = await downloadToCache(new Http({}, {}, instantClock), cache, `${srv.url}/shared`, { sha256: SHA, size: FILE.length });
+    expect(await fs.readFile(got.path)).toEqual(FILE);
+    expect(await fs.readFile(partial.file, 'utf8')).toBe('someone else is writing this');
+  });
+});
+
+describe('fetchApt checks the SHA256 apt-cache listed', () => {
+  const deb = Buffer.from('!<arch>\ndebian-binary   fixture\n');
+  const archive = (sha: string): PlannedArchive => ({
+    package: 'libze1', version: '1.8.12-1', filename: 'libze1_1.8.12-1_amd64.deb', url: 'apt:libze1=1.8.12-1', sha256: sha, size: deb.length, format: 'deb', map: [],
+  });
+  /** Test double for apt-get: `download` writes the given bytes as a .deb into its working directory. */
+  const fakeAptGet = (bytes: Buffer): Exec => async (file, args, opts) => {
+    expect([file, args[0]]).toEqual(['apt-get', 'download']);
+    await fs.writeFile(path.join(opts!.cwd!, 'libze1_1.8.12-1_amd64.deb'), bytes);
+    return { exitCode: 0, stdout: '', stderr: '' };
+  };
+  const deps = (exec: Exec) => ({ exec }) as unknown as Deps;
+
+  it('adopts a file whose hash matches', async () => {
+    const cache = newCache();
+    const got = await fetchApt(archive(sha256(deb)), cache, deps(fakeAptGet(deb)));
+    expect(await fs.readFile(got.path)).toEqual(deb);
+  });
+
+  it('refuses a file apt-get brought with another hash, and keeps nothing', async () => {
+    const cache = newCache();
+    const e = await failure(fetchApt(archive(sha256(deb)), cache, deps(fakeAptGet(Buffer.from('tampered')))));
+    expect(e.code).toBe('HASH_MISMATCH');
+    expect(e.message).toContain(`sha256 mismatch for apt:libze1=1.8.12-1: expected ${sha256(deb)}, got ${sha256(Buffer.from('tampered'))}`);
+    expect(await cache.lookup(sha256(deb))).toBeUndefined();
+    expect(await cache.lookup(sha256(Buffer.from('tampered')))).toBeUndefined();
+    expect(await fs.readdir(path.join(cache.root, 'tmp'))).toEqual([]);
+  });
+});
