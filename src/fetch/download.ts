@@ -171,7 +171,9 @@ export async function downloadToCache(http: Http, cache: DownloadCache, url: str
   const deadlineAt = http.clock.now() + http.config.downloadDeadlineMs;
   let keep = owned;
   try {
-    const once = () => http.retry(() => attempt(http, url, file, metaFile, expected, deadlineAt, opts), opts.signal);
+    // Planning already reached this server; now there is no other source to turn to, so even a refused
+    // connection (a mirror restarting) is tried again.
+    const once = () => http.retry(() => attempt(http, url, file, metaFile, expected, deadlineAt, opts), opts.signal, true);
     let got = await once();
     if (got.sha256 !== expected.sha256 && got.resumed) {
       // The kept bytes may come from a file the server has since replaced under the same validator: once more, whole.

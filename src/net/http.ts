@@ -265,8 +265,8 @@ export class Http {
   }
 
   /** Runs attempt under this client's retry policy (for callers, like downloads, that resume between attempts). */
-  retry<T>(attempt: (n: number) => Promise<T>, signal?: AbortSignal): Promise<T> {
-    return withRetries(this.config, this.clock, attempt, { signal });
+  retry<T>(attempt: (n: number) => Promise<T>, signal?: AbortSignal, unreachableToo = false): Promise<T> {
+    return withRetries(this.config, this.clock, attempt, { signal, unreachableToo });
   }
 
   async getText(url: string, opts: OpenOptions = {}): Promise<TextResponse> {

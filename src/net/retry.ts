@@ -40,14 +40,17 @@ export function backoffMs(attempt: number, p: Pick<RetryPolicy, 'baseDelayMs' | 
   return Math.round(step / 2 + (random() * step) / 2);
 }
 
-/** 408, 429 and 5xx (but 501) are worth another try; so are broken connections and short bodies. */
-export function isRetryable(e: unknown): boolean {
+/**
+ * 408, 429 and 5xx (but 501) are worth another try; so are broken connections and short bodies. A host that cannot
+ * be reached at all is retried only when asked: while planning, the next source is the better next step.
+ */
+export function isRetryable(e: unknown, unreachableToo = false): boolean {
   if (!(e instanceof XpuError)) return false;
   if (e.code === 'HTTP_STATUS') {
     const s = Number(e.details.status);
     return s === 408 || s === 429 || (s >= 500 && s !== 501);
   }
-  if (e.code === 'NETWORK') return e.details.unreachable !== true;
+  if (e.code === 'NETWORK' || e.code === 'PROXY') return e.details.unreachable !== true || unreachableToo;
   return e.details.retryable === true;
 }
 
@@ -59,14 +62,14 @@ export async function withRetries<T>(
   policy: RetryPolicy,
   clock: RetryClock,
   attempt: (n: number) => Promise<T>,
-  opts: { signal?: AbortSignal; onRetry?: (e: XpuError, waitMs: number, n: number) => void } = {},
+  opts: { signal?: AbortSignal; unreachableToo?: boolean; onRetry?: (e: XpuError, waitMs: number, n: number) => void } = {},
 ): Promise<T> {
   const start = clock.now();
   for (let n = 0; ; n++) {
     try {
       return await attempt(n);
     } catch (e) {
-      if (!isRetryable(e) || opts.signal?.aborted) throw e;
+      if (!isRetryable(e, opts.unreachableToo) || opts.signal?.aborted) throw e;
       const err = e as XpuError;
       const asked = typeof err.details.retryAfterMs === 'number' ? err.details.retryAfterMs : undefined;
       const wait = asked ?? backoffMs(n, policy, clock.random);

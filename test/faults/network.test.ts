@@ -174,8 +174,9 @@ describe('network fault matrix', () => {
 
   it('dead proxy: the proxy is named', async () => {
     const port = await deadPort();
-    const o = await runCase('dead proxy (HTTP_PROXY)', [{ kind: 'ok' }], { HTTP_PROXY: `http://127.0.0.1:${port}` });
+    const o = await runCase('dead proxy (HTTP_PROXY; 3 attempts)', [{ kind: 'ok' }], { ...QUICK, HTTP_PROXY: `http://127.0.0.1:${port}` });
     expect([o.exit, o.code]).toEqual([1, 'PROXY']);
+    expect(requestsOf(srv, o.path)).toHaveLength(0);
     expect(o.stderr).toContain(`cannot reach the proxy http://127.0.0.1:${port} (HTTP_PROXY)`);
   });
 

@@ -1,6 +1,7 @@
 // fetch/: resume with Range + If-Range, start over on a changed file, the declared size as a limit, apt's own hash check; no CLI.
 import * as fs from 'node:fs/promises';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +13,7 @@ import { downloadToCache } from '../../src/fetch/download.js';
 import { Http } from '../../src/net/http.js';
 import type { RetryClock } from '../../src/net/retry.js';
 import type { PlannedArchive } from '../../src/sources/types.js';
-import { sha256, startFaultyServer, type FaultyServer } from '../support/faulty-server.js';
+import { deadPort, sha256, startFaultyServer, type FaultyServer } from '../support/faulty-server.js';
 
 /** Test double for the retry clock: real time, waits return at once. */
 const instantClock: RetryClock = { now: () => Date.now(), sleep: async () => undefined, random: () => 0.5 };
@@ -93,6 +94,27 @@ describe('downloadToCache', () => {
     const got = await downloadToCache(new Http({}, {}, instantClock), cache, `${srv.url}/liar`, { sha256: SHA, size: FILE.length });
     expect(requestsFor('/liar').slice(-2).map((r) => [r.range, r.status])).toEqual([['bytes=50000-', 206], [undefined, 200]]);
     expect(await fs.readFile(got.path)).toEqual(FILE);
+  });
+
+  it('a refused connection while downloading is tried again (a mirror restarting)', async () => {
+    const port = await deadPort();
+    let late: Server | undefined;
+    /** Test double for the retry clock: the first wait is when the mirror comes back. */
+    const clock: RetryClock = {
+      now: () => Date.now(),
+      random: () => 0.5,
+      sleep: async () => {
+        if (late) return;
+        late = createServer((_req, res) => res.end(FILE));
+        await new Promise<void>((r) => late!.listen(port, '127.0.0.1', r));
+      },
+    };
+    try {
+      const got = await downloadToCache(new Http({}, {}, clock), newCache(), `http://127.0.0.1:${port}/f`, { sha256: SHA, size: FILE.length });
+      expect(await fs.readFile(got.path)).toEqual(FILE);
+    } finally {
+      await new Promise<void>((r) => (late ? late.close(() => r()) : r()));
+    }
   });
 
   it('a hash mismatch keeps nothing, neither in the store nor as a partial file', async () => {
