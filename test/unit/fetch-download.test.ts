@@ -10,6 +10,9 @@ import type { Deps, Exec } from '../../src/deps.js';
 import { XpuError } from '../../src/errors.js';
 import { fetchApt } from '../../src/fetch/apt.js';
 import { downloadToCache } from '../../src/fetch/download.js';
+import { fetchPlan } from '../../src/fetch/fetch.js';
+import type { InstallPlan } from '../../src/plan/plan.js';
+import { silentReporter } from '../../src/reporter.js';
 import { Http } from '../../src/net/http.js';
 import type { RetryClock } from '../../src/net/retry.js';
 import type { PlannedArchive } from '../../src/sources/types.js';
@@ -177,5 +180,46 @@ describe('fetchApt checks the SHA256 apt-cache listed', () => {
     expect(await cache.lookup(sha256(deb))).toBeUndefined();
     expect(await cache.lookup(sha256(Buffer.from('tampered')))).toBeUndefined();
     expect(await fs.readdir(path.join(cache.root, 'tmp'))).toEqual([]);
+  });
+});
+
+describe('fetchPlan: the fetch stage over every source kind', () => {
+  it('fetches http and apt archives of a plan at once, reuses a cached one, and returns them in plan order', async () => {
+    const files = [0, 1, 2].map((i) => Buffer.alloc(30_000 + i, 65 + i));
+    files.forEach((f, i) => srv.script(`/plan/${i}.conda`, f, [{ kind: 'ok' }]));
+    const deb = Buffer.from('deb payload for the plan test');
+    const cacheDir = path.join(root, `plan-cache-${n++}`);
+    const cache = new DownloadCache(cacheDir);
+    // The third archive is already cached: no request for it.
+    const pre = await cache.tempFile('pre');
+    await fs.writeFile(pre, files[2]!);
+    await cache.adopt(pre, sha256(files[2]!), files[2]!.length);
+    const http = (i: number): PlannedArchive => ({
+      package: `p${i}`, version: '1', filename: `${i}.conda`, url: `${srv.url}/plan/${i}.conda`, sha256: sha256(files[i]!), size: files[i]!.length, format: 'conda', map: [],
+    });
+    const apt: PlannedArchive = { package: 'libze1', version: '1.8.12-1', filename: 'libze1.deb', url: 'apt:libze1=1.8.12-1', sha256: sha256(deb), size: deb.length, format: 'deb', map: [] };
+    const plan = {
+      cacheDir,
+      components: [
+        { name: 'a', status: 'planned', archives: [http(0), apt] },
+        { name: 'b', status: 'planned', archives: [http(1), http(2)] },
+        { name: 'c', status: 'unavailable', archives: [] },
+      ],
+    } as unknown as InstallPlan;
+    /** Test double for apt-get download: writes the .deb into its working directory. */
+    const exec: Exec = async (_file, _args, opts) => {
+      await fs.writeFile(path.join(opts!.cwd!, 'libze1_1.8.12-1_amd64.deb'), deb);
+      return { exitCode: 0, stdout: '', stderr: '' };
+    };
+    const before = srv.requests.length;
+    const got = await fetchPlan(plan, { env: {}, exec } as unknown as Deps, silentReporter);
+    expect(got.map((g) => [g.component, g.archive.package, g.file.cached])).toEqual([
+      ['a', 'p0', false],
+      ['a', 'libze1', false],
+      ['b', 'p1', false],
+      ['b', 'p2', true],
+    ]);
+    for (const g of got) expect(sha256(await fs.readFile(g.file.path))).toBe(g.archive.sha256);
+    expect(srv.requests.slice(before).map((r) => r.path).sort()).toEqual(['/plan/0.conda', '/plan/1.conda']);
   });
 });
