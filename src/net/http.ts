@@ -164,6 +164,7 @@ export class Http {
     const stopLink = link(opts.signal, ac);
     const timers: NodeJS.Timeout[] = [];
     const stop = () => {
+      // clearTimeout clears intervals as well.
       timers.forEach((t) => clearTimeout(t));
       stopLink();
     };
@@ -244,12 +245,14 @@ export class Http {
     const { minBytesPerSecond: rate, rateWindowMs: window } = this.config;
     const samples: Array<{ at: number; bytes: number }> = [{ at: this.clock.now(), bytes: 0 }];
     const tick = Math.max(50, Math.min(1000, window / 4));
-    const check = () => {
-      const now = this.clock.now();
-      samples.push({ at: now, bytes: received() });
-      while (samples.length > 1 && now - samples[1]!.at >= window) samples.shift();
-      const from = samples[0]!;
-      if (now - from.at >= window && received() - from.bytes < (rate * (now - from.at)) / 1000) {
+    const timer = unref(
+      setInterval(() => {
+        const now = this.clock.now();
+        samples.push({ at: now, bytes: received() });
+        while (samples.length > 1 && now - samples[1]!.at >= window) samples.shift();
+        const from = samples[0]!;
+        if (now - from.at < window || received() - from.bytes >= (rate * (now - from.at)) / 1000) return;
+        clearInterval(timer);
         const got = received() - from.bytes;
         ac.abort(
           new XpuError('TOO_SLOW', `download of ${url} slowed to ${Math.round((got * 1000) / (now - from.at))} bytes/s, under the minimum of ${rate} bytes/s over ${window / 1000} s`, {
@@ -257,11 +260,9 @@ export class Http {
             hints: ['the server or the network is stalling; try again later or use a mirror, or lower XPU_SETUP_DOWNLOAD_MIN_BYTES_PER_SECOND'],
           }),
         );
-        return;
-      }
-      timers.push(unref(setTimeout(check, tick)));
-    };
-    timers.push(unref(setTimeout(check, tick)));
+      }, tick),
+    );
+    timers.push(timer);
   }
 
   /** Runs attempt under this client's retry policy (for callers, like downloads, that resume between attempts). */
