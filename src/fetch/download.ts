@@ -103,7 +103,9 @@ function restart(url: string, why: string): XpuError {
 async function attempt(http: Http, url: string, file: string, metaFile: string, expected: Expected, deadlineAt: number, opts: DownloadOptions): Promise<Got> {
   let have = await sizeOf(file);
   const meta = have > 0 ? await readMeta(metaFile) : undefined;
-  const validator = meta?.url === url ? (meta.etag ?? meta.lastModified) : undefined;
+  // If-Range takes only a strong validator: a weak ETag (W/"...") falls back to Last-Modified.
+  const strongEtag = meta?.etag && !meta.etag.startsWith('W/') ? meta.etag : undefined;
+  const validator = meta?.url === url ? (strongEtag ?? meta.lastModified) : undefined;
   // Without a validator the kept bytes cannot be proven to belong to the file the server has now.
   if (have > 0 && (!validator || (expected.size !== undefined && have >= expected.size))) {
     await fs.truncate(file, 0);

@@ -76,6 +76,14 @@ describe('downloadToCache', () => {
     expect(await fs.readFile(got.path)).toEqual(FILE);
   });
 
+  it('a weak ETag is not used for If-Range; Last-Modified is', async () => {
+    srv.script('/weak', FILE, [{ kind: 'cut', bytes: 10_000, etag: 'W/"weak"' }, { kind: 'ok', etag: 'W/"weak"' }]);
+    const got = await downloadToCache(new Http({}, {}, instantClock), newCache(), `${srv.url}/weak`, { sha256: SHA, size: FILE.length });
+    const last = requestsFor('/weak').at(-1)!;
+    expect([last.range, last.ifRange, last.status]).toEqual(['bytes=10000-', 'Wed, 01 Jan 2025 00:00:00 GMT', 206]);
+    expect(await fs.readFile(got.path)).toEqual(FILE);
+  });
+
   it('starts over when the file changed on the server (a new ETag: 200 to If-Range)', async () => {
     const older = Buffer.from(FILE).fill(1, 0, 1000);
     srv.script('/changed', older, [{ kind: 'cut', bytes: 20_000, etag: '"old"' }]);
