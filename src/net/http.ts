@@ -1,7 +1,7 @@
 // The only HTTP code: requests through undici with the injected environment's proxy and CAs; returns streams, never writes files.
 import { Agent, EnvHttpProxyAgent, interceptors, request, type Dispatcher } from 'undici';
 import { XpuError } from '../errors.js';
-import { DEFAULT_NET_CONFIG, netConfigFromEnv, type NetConfig } from './config.js';
+import { DEFAULT_NET_CONFIG, NET_ENV, netConfigFromEnv, type NetConfig } from './config.js';
 import { proxyFor, proxySettings, trustedCas, type ProxyChoice } from './proxy.js';
 import { parseRetryAfter, realClock, withRetries, type RetryClock } from './retry.js';
 
@@ -236,7 +236,7 @@ export class Http {
     return () =>
       new XpuError('DEADLINE', `download of ${url} did not finish within ${s} s (${received()} bytes arrived)`, {
         details: { url, deadlineMs: this.config.downloadDeadlineMs, received: received() },
-        hints: ['the server or the network is too slow; try again later or use a mirror, or raise XPU_SETUP_DOWNLOAD_DEADLINE_SECONDS'],
+        hints: [`the server or the network is too slow; try again later or use a mirror, or raise ${NET_ENV.deadlineSeconds}`],
       });
   }
 
@@ -257,7 +257,7 @@ export class Http {
         ac.abort(
           new XpuError('TOO_SLOW', `download of ${url} slowed to ${Math.round((got * 1000) / (now - from.at))} bytes/s, under the minimum of ${rate} bytes/s over ${window / 1000} s`, {
             details: { url, minBytesPerSecond: rate, windowMs: window, received: received() },
-            hints: ['the server or the network is stalling; try again later or use a mirror, or lower XPU_SETUP_DOWNLOAD_MIN_BYTES_PER_SECOND'],
+            hints: [`the server or the network is stalling; try again later or use a mirror, or lower ${NET_ENV.minBytesPerSecond}`],
           }),
         );
       }, tick),

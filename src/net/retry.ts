@@ -1,5 +1,6 @@
 // When to try a request again and how long to wait: backoff with jitter, Retry-After, bounded attempts and time.
 import { XpuError } from '../errors.js';
+import { NET_ENV } from './config.js';
 
 export interface RetryPolicy {
   attempts: number;
@@ -81,8 +82,8 @@ export async function withRetries<T>(
           const why = n + 1 >= policy.attempts ? `${n + 1} attempts` : `${n + 1} attempt(s) in ${Math.round(spent / 100) / 10} s`;
           err.hints.push(
             asked !== undefined && spent + asked > policy.retryBudgetMs
-              ? `the server asked to wait ${Math.round(asked / 1000)} s (Retry-After), beyond the retry time (XPU_SETUP_HTTP_RETRY_SECONDS)`
-              : `gave up after ${why} (XPU_SETUP_HTTP_ATTEMPTS, XPU_SETUP_HTTP_RETRY_SECONDS)`,
+              ? `the server asked to wait ${Math.round(asked / 1000)} s (Retry-After), beyond the retry time (${NET_ENV.retrySeconds})`
+              : `gave up after ${why} (${NET_ENV.attempts}, ${NET_ENV.retrySeconds})`,
           );
         }
         throw err;
