@@ -28,8 +28,6 @@ export const FORBIDDEN_LIBRARY_EDGES = [
  * edge that no longer exists is reported, so this list cannot go stale silently.
  */
 export const KNOWN_EXCEPTIONS = [
-  // cache/store.ts still downloads through net/http.ts; moving downloads into fetch/ removes this edge.
-  { from: 'cache', to: 'net', why: 'downloads move from cache/ to fetch/' },
   // The inspection library reads the receipt's shape (types only) to tell the prefix's own files from others.
   { from: 'inspect', to: 'install', typeOnly: true, why: 'the receipt format is declared in install/receipt.ts' },
   // Pasteable commands repeat the request a receipt records (types only).

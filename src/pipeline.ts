@@ -60,7 +60,7 @@ export async function planSetup(
     makePlan(host, await loadManifests(opts.manifestsDir), opts.plan, deps, reporter),
     host.native && withExisting ? existingInstalls(deps, opts.plan.prefix, reporter) : undefined,
   ]);
-  if (withExisting) await fillSizes(plan);
+  if (withExisting) await fillSizes(plan, deps);
   return existing ? { ...plan, existing } : plan;
 }
 
@@ -68,12 +68,12 @@ export async function planSetup(
  * Sizes an index did not give (PEP 503 HTML has none) come from a HEAD request's Content-Length, so the printed plan
  * says `? B` only when neither knows. Only `plan` asks: setup learns the size from the download itself.
  */
-async function fillSizes(plan: InstallPlan): Promise<void> {
+async function fillSizes(plan: InstallPlan, deps: Deps): Promise<void> {
   const unknown = plan.components.flatMap((c) => c.archives).filter((a) => a.size === undefined && /^https?:/.test(a.url));
   if (!unknown.length) return;
-  const { reach } = await import('./net/http.js');
+  const http = (await import('./net/http.js')).httpFor(deps.env);
   await Promise.all(unknown.map(async (a) => {
-    const r = await reach(a.url, 5000);
+    const r = await http.reach(a.url, 5000);
     if (r.size !== undefined) a.size = r.size;
   }));
 }

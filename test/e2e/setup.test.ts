@@ -320,8 +320,15 @@ describe('failures leave nothing behind', () => {
       expect(r.exitCode).toBe(1);
       expect(r.stderr).toMatch(/error: the connection to http:\/\/127\.0\.0\.1:\d+\/conda\/trixie\/linux-64\/level-zero-1\.20\.6[^ ]* broke after \d+ bytes/);
       expect(r.stderr).toMatch(/hint: the connection broke; run the command again/);
+      expect(r.stderr).toMatch(/gave up after \d+ attempts/);
       const truncated = index.packages.find((p) => /trixie\/linux-64\/level-zero-1\.20\.6.*\.conda$/.test(p.url))!;
-      await expectClean(prefix, cache, truncated.sha256);
+      expect(await exists(prefix)).toBe(false);
+      expect(await leftovers(prefix)).toEqual([]);
+      // The bytes that did arrive wait, named by the expected hash, for the next run to resume; nothing enters the store.
+      const tree = await listTree(cache);
+      expect(tree.filter((f) => f.endsWith('.part'))).toEqual([`tmp/${truncated.sha256}.part`]);
+      expect(tree.some((f) => f.startsWith('sha256/') && f.endsWith(truncated.sha256))).toBe(false);
+      expect(tree.some((f) => f.endsWith('.lock'))).toBe(false);
     } finally {
       index.clearFaults();
     }

@@ -7,7 +7,7 @@ import { childProcessRuntime } from '../../doctor/services.js';
 import { isXpuError } from '../../errors.js';
 import { runningPlatform } from '../../host/index.js';
 import { loadManifests } from '../../manifest/load.js';
-import { reach } from '../../net/http.js';
+import { httpFor } from '../../net/http.js';
 import { list, str, type Command, type CommandContext } from '../command.js';
 import { parsePlanOptions } from '../setup-options.js';
 
@@ -41,8 +41,8 @@ export function defaultDoctorServices(): DoctorServices {
   const runtime = childProcessRuntime(BIN);
   return {
     findCompiler: (deps) => findCompilers(deps, 'c'),
-    reach: async (url, timeoutMs) => {
-      const r = await reach(url, timeoutMs);
+    reach: async (url, timeoutMs, env) => {
+      const r = await httpFor(env).reach(url, timeoutMs);
       const out: Awaited<ReturnType<NonNullable<DoctorServices['reach']>>> = { ok: r.ok };
       if (r.status !== undefined) out.status = r.status;
       if (r.error) out.error = { message: r.error.message, code: r.error.code, details: r.error.details };

@@ -48,6 +48,8 @@ export function receiptIndexes(receipt: Pick<Receipt, 'components'> | undefined)
 
 function failureReason(a: ReachAnswer): string {
   const code = a.error?.details?.code ?? a.error?.code;
+  // A dead proxy is named: the index itself was never asked.
+  if (a.error?.code === 'PROXY') return `proxy ${String(a.error.details?.proxy)} ${String(code)}`;
   if (typeof code === 'string' && code !== 'NETWORK') return code;
   if (a.status) return `HTTP ${a.status}`;
   return a.error?.message ?? 'no answer';
@@ -65,7 +67,7 @@ export const networkCheck: Check = {
     const urls = recorded.length ? recorded : await indexes(ctx.deps);
     if (urls.length === 0) return { status: 'skip', message: 'no indexes configured' };
     const whose = recorded.length ? ' (the indexes the prefix was installed from)' : '';
-    const answers = await Promise.all(urls.map(async (url) => ({ url, answer: await reach(url, REACH_TIMEOUT_MS) })));
+    const answers = await Promise.all(urls.map(async (url) => ({ url, answer: await reach(url, REACH_TIMEOUT_MS, ctx.deps.env) })));
     const env = ctx.deps.env;
     const hasProxy = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'].some((k) => env[k]);
     const details = {
