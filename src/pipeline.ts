@@ -1,4 +1,4 @@
-// The whole job, stage after stage: detect -> plan -> fetch -> install -> build -> probe -> smoke.
+// The whole job, stage after stage: detect -> plan -> fetch -> install -> build -> probe -> smoke; the one place stages meet.
 import type { Deps } from './deps.js';
 import { isXpuError, XpuError } from './errors.js';
 import { addonSpec, buildAddon } from './build/addon.js';
@@ -9,7 +9,7 @@ import type { ProbeReport } from './caps/model.js';
 import { fetchPlan } from './fetch/fetch.js';
 import { detectHost } from './host/index.js';
 import type { TargetPlatform } from './host/types.js';
-import { checkPrefixOwnership, installPlan, isUpToDate, recordedPlan, type InstallResult } from './install/install.js';
+import { checkPrefixOwnership, installPlan, isUpToDate, recordedPlan, refuseForeignPrefix, type InstallResult } from './install/install.js';
 import { withPrefixLock } from './install/lock.js';
 import { updateReceipt } from './install/prefix-env.js';
 import { readReceipt, RECEIPT_NAME, type Receipt } from './install/receipt.js';
@@ -25,7 +25,8 @@ import type { ComponentManifest } from './manifest/schema.js';
 import type { Host } from './host/types.js';
 import * as path from 'node:path';
 import { detectInstalls } from './inspect/installs.js';
-import { probeStack, requireDevices } from './probe/probe.js';
+import { probeStack, probeSystem, requireDevices } from './probe/probe.js';
+import { pickDevice } from './runtime/select.js';
 import type { Reporter } from './reporter.js';
 import { runSmoke, type SmokeResult } from './smoke/index.js';
 import { EnvVars, RUN_ENV_VARS } from './env-names.js';
@@ -76,10 +77,13 @@ export async function planSetup(
   withExisting = false,
 ): Promise<InstallPlan> {
   const host = await detectHost(deps, opts.platform);
+  // A directory setup would refuse is refused before any index is read.
+  await refuseForeignPrefix(opts.plan.prefix);
   const [plan, existing] = await Promise.all([
     planFor(host, await loadManifests(opts.manifestsDir), opts, deps, reporter),
     host.native && withExisting ? existingInstalls(deps, opts.plan.prefix, reporter) : undefined,
   ]);
+  if (withExisting) await fillSizes(plan, deps);
   return existing ? { ...plan, existing } : plan;
 }
 
@@ -126,7 +130,7 @@ async function planFor(
   const installed = mine?.components.map((c) => c.name) ?? [];
 
   if (opts.locked || opts.from) {
-    const src = await loadLockSource(opts.from ? { bundle: opts.from } : { file: opts.locked! });
+    const src = await loadLockSource(opts.from ? { bundle: opts.from } : { file: opts.locked! }, deps.env);
     const entry = src.entry(host.platform);
     const plan = planFromLocked(host, manifests, entry, {
       prefix,
@@ -204,6 +208,20 @@ async function planFor(
   return plan;
 }
 
+/**
+ * Sizes an index did not give (PEP 503 HTML has none) come from a HEAD request's Content-Length, so the printed plan
+ * says `? B` only when neither knows. Only `plan` asks: setup learns the size from the download itself.
+ */
+async function fillSizes(plan: InstallPlan, deps: Deps): Promise<void> {
+  const unknown = plan.components.flatMap((c) => c.archives).filter((a) => a.size === undefined && /^https?:/.test(a.url));
+  if (!unknown.length) return;
+  const http = (await import('./net/http.js')).httpFor(deps.env);
+  await Promise.all(unknown.map(async (a) => {
+    const r = await http.reach(a.url, 5000);
+    if (r.size !== undefined) a.size = r.size;
+  }));
+}
+
 /** What is installed outside the prefix; a detection failure only costs this summary, never the run. */
 async function existingInstalls(deps: Deps, prefix: string, reporter: Reporter): Promise<ExistingInstalls | undefined> {
   try {
@@ -223,8 +241,13 @@ async function existingInstalls(deps: Deps, prefix: string, reporter: Reporter):
   }
 }
 
-export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps, reporter: Reporter): Promise<SetupResult> {
+/** What setup refuses before doing anything: a plan with nothing to install. `plan` gives the same verdict. */
+export function assertInstallable(plan: InstallPlan): void {
   if (!plan.components.some((c) => c.status === 'planned')) throw noSourceError(plan.components, plan.platform);
+}
+
+export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps, reporter: Reporter): Promise<SetupResult> {
+  assertInstallable(plan);
   const refdriver = plan.request?.refdriver ?? opts.refdriver;
   if (refdriver && !plan.host.native) {
     throw new XpuError('USAGE', '--refdriver builds and runs code, so it cannot be combined with --platform for another machine');
@@ -307,7 +330,6 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
   }, { onWait });
 }
 
-// After install: build the addon, probe through it and koffi, run the smoke kernel.
 export interface VerifyOptions {
   deps: Deps;
   reporter: Reporter;
@@ -331,6 +353,7 @@ function failed<T>(e: unknown): Step<T> {
   return { ok: false, error: e.toJSON() };
 }
 
+/** After install: build the addon, probe through it and koffi, run the smoke kernel. */
 export async function verifyStack(prefix: string, opts: VerifyOptions): Promise<VerifyResult> {
   const { deps, reporter } = opts;
   let build: Step<CompileResult>;
@@ -370,11 +393,14 @@ export async function verifyStack(prefix: string, opts: VerifyOptions): Promise<
  * The probe of an installed prefix on its own (`xpu-setup probe`): asks the addon too when a build of it is current.
  * On "no device" the error carries the report, so `--json` can still show what was seen.
  */
-export async function probeInstalled(prefix: string, deps: Deps): Promise<ProbeReport> {
-  const addonPath = await lastBuilt(addonSpec(prefix, deps.platform), deps);
-  const report = await probeStack(prefix, { deps, addonPath });
+export async function probeInstalled(prefix: string | undefined, deps: Deps, device?: string): Promise<ProbeReport> {
+  const report =
+    prefix === undefined
+      ? await probeSystem({ deps })
+      : await probeStack(prefix, { deps, addonPath: await lastBuilt(addonSpec(prefix, deps.platform), deps) });
   try {
     requireDevices(report, deps);
+    if (device !== undefined) report.devices = [pickDevice(report.devices, device)];
   } catch (e) {
     if (e instanceof XpuError) e.details.report = report;
     throw e;

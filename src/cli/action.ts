@@ -61,7 +61,7 @@ export async function runAction(mode: string, deps: Deps): Promise<number> {
       const platform = runningPlatform(deps);
       if (!platform) throw new XpuError('USAGE', `xpu-setup runs on Linux or Windows x64, not ${deps.platform} ${deps.arch}`);
       if (opts.locked || opts.from) {
-        const src = await loadLockSource(opts.from ? { bundle: opts.from } : { file: opts.locked! });
+        const src = await loadLockSource(opts.from ? { bundle: opts.from } : { file: opts.locked! }, deps.env);
         hash = src.entry(platform).planKey;
       } else {
         hash = (await planSetup({ ...opts, refdriver: !!values.refdriver }, deps, out)).planKey;

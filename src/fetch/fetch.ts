@@ -1,13 +1,15 @@
-// Fetch stage: every planned archive into the verified cache, several at once, with one progress line.
+// Fetch stage: every planned archive, of every source kind, into the verified cache, several at once, with one progress line.
 import * as fs from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { DownloadCache, hashMismatch, sha256File, type CachedFile } from '../cache/store.js';
 import { XpuError } from '../errors.js';
 import type { Deps } from '../deps.js';
+import { httpFor } from '../net/http.js';
 import type { InstallPlan } from '../plan/plan.js';
 import type { Reporter } from '../reporter.js';
-import { fetchApt } from '../sources/apt.js';
 import type { PlannedArchive } from '../sources/types.js';
+import { fetchApt } from './apt.js';
+import { downloadToCache } from './download.js';
 
 export interface FetchedArchive {
   archive: PlannedArchive;
@@ -46,6 +48,7 @@ async function fromFile(archive: PlannedArchive, cache: DownloadCache): Promise<
 
 export async function fetchPlan(plan: InstallPlan, deps: Deps, reporter: Reporter, opts: FetchOptions = {}): Promise<FetchedArchive[]> {
   const cache = new DownloadCache(plan.cacheDir);
+  const http = httpFor(deps.env);
   const swept = await cache.sweep();
   if (swept) reporter.debug(`removed ${swept} stale partial download(s) from ${plan.cacheDir}`);
   const jobs = plan.components
@@ -65,7 +68,9 @@ export async function fetchPlan(plan: InstallPlan, deps: Deps, reporter: Reporte
       });
     }
   }
-  const total = jobs.reduce((s, j) => s + (j.archive.size ?? 0), 0);
+  // An index without sizes (PEP 503 HTML) leaves the total to each response's Content-Length; until every size is
+  // known the line shows only what arrived, never a total that is too small.
+  const sizes = new Map(jobs.map((j) => [j.archive.url, j.archive.size]));
   const received = new Map<string, number>();
   const task = reporter.task(`fetching ${jobs.length} archive${jobs.length === 1 ? '' : 's'}`);
   const results: FetchedArchive[] = new Array(jobs.length);
@@ -79,10 +84,13 @@ export async function fetchPlan(plan: InstallPlan, deps: Deps, reporter: Reporte
         ? await fetchApt(archive, cache, deps)
         : archive.url.startsWith('file:')
           ? await fromFile(archive, cache)
-          : await cache.fetch(archive.url, { sha256: archive.sha256, size: archive.size }, {
+          : await downloadToCache(http, cache, archive.url, { sha256: archive.sha256, size: archive.size }, {
             onProgress: (p) => {
               received.set(archive.url, p.received);
+              if (sizes.get(archive.url) === undefined && p.total) sizes.set(archive.url, p.total);
               const done = [...received.values()].reduce((a, b) => a + b, 0);
+              const known = [...sizes.values()];
+              const total = known.every((s) => s !== undefined) ? known.reduce((a: number, b) => a + b!, 0) : undefined;
               task.update(total ? `${mib(done)} / ${mib(total)}` : mib(done));
             },
           });

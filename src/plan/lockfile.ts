@@ -148,7 +148,7 @@ export interface LockSource {
 const isHttp = (s: string): boolean => /^https?:\/\//i.test(s);
 
 /** A lockfile on disk, or a bundle's (a directory, or a URL that serves one), read with no other request. */
-export async function loadLockSource(src: { file: string } | { bundle: string }): Promise<LockSource> {
+export async function loadLockSource(src: { file: string } | { bundle: string }, env: Record<string, string | undefined> = process.env): Promise<LockSource> {
   let lock: Lockfile;
   let where: string;
   let relocate: ((url: string) => string) | undefined;
@@ -158,8 +158,8 @@ export async function loadLockSource(src: { file: string } | { bundle: string })
   } else if (isHttp(src.bundle)) {
     const base = src.bundle.endsWith('/') ? src.bundle : `${src.bundle}/`;
     where = new URL(LOCKFILE_NAME, base).href;
-    const { getText } = await import('../net/http.js');
-    lock = parseLockfile((await getText(where)).body, where);
+    const { httpFor } = await import('../net/http.js');
+    lock = parseLockfile((await httpFor(env).getText(where)).body, where);
     relocate = (u) => new URL(u, base).href;
   } else {
     const dir = path.resolve(src.bundle);

@@ -91,17 +91,3 @@ export function constraintsFor(m: ComponentManifest, request: Pick<SetupRequest,
   if (own.length) return own;
   return (m.requires ?? []).map((r) => parseConstraint(`${m.name}${r}`));
 }
-
-const shQuote = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
-
-/** A command line that asks for exactly this request again, with every flag spelled out. */
-export function requestCommand(prefix: string, r: SetupRequest): string {
-  const args = ['xpu-setup', '--prefix', prefix];
-  if (r.components.length) args.push('--component', r.components.join(','));
-  if (r.sources.length) args.push('--source', r.sources.join(','));
-  for (const c of r.condaChannels) args.push('--conda-channel', c);
-  if (r.indexUrl) args.push('--index-url', r.indexUrl);
-  for (const q of r.requires) args.push('--require', q);
-  if (r.refdriver) args.push('--refdriver');
-  return args.map(shQuote).join(' ');
-}

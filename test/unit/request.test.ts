@@ -9,7 +9,8 @@ import type { ComponentManifest, SourceSpec } from '../../src/manifest/schema.js
 import { diffPlan } from '../../src/plan/diff.js';
 import { lockedOf, planFromLocked } from '../../src/plan/lockfile.js';
 import { makePlan, type PlanOptions } from '../../src/plan/plan.js';
-import { EMPTY_REQUEST, mergeRequest, requestCommand } from '../../src/plan/request.js';
+import { EMPTY_REQUEST, mergeRequest } from '../../src/plan/request.js';
+import { setupLine } from '../../src/hints.js';
 import { silentReporter } from '../../src/reporter.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
 
@@ -53,11 +54,6 @@ describe('mergeRequest', () => {
     expect(m.required).toEqual(['unified-runtime']);
     expect(mergeRequest(undefined, { requires: ['level-zero>=1.8'] }, [], KNOWN).required).toEqual(['level-zero']);
   });
-
-  it('spells a request out as a command that repeats it', () => {
-    const cmd = requestCommand('/opt/xpu', { ...EMPTY_REQUEST, condaChannels: ['https://c.example/ch'], requires: ['level-zero>=1.9'], refdriver: true });
-    expect(cmd).toBe("xpu-setup --prefix /opt/xpu --conda-channel https://c.example/ch --require 'level-zero>=1.9' --refdriver");
-  });
 });
 
 // Planning for Windows on Linux: url sources resolve from data alone, so constraints and fallbacks are seen offline.
@@ -71,6 +67,13 @@ const manifest = (sources: SourceSpec[], requires?: string[]): ComponentManifest
   platforms: { 'win-x64': { provides: [], sources } },
 });
 const plan = (ms: ComponentManifest[], o: Partial<PlanOptions> = {}) => makePlan(winHost, ms, { ...opts, ...o }, fakeDeps({ platform: 'linux' }), silentReporter);
+
+describe('setupLine', () => {
+  it('spells the recorded request out as a command that repeats it', () => {
+    const request = { ...EMPTY_REQUEST, condaChannels: ['https://c.example/ch'], requires: ['level-zero>=1.9'], refdriver: true };
+    expect(setupLine('xpu-setup', '/opt/xpu', { components: [], request })).toBe("xpu-setup --prefix /opt/xpu --conda-channel https://c.example/ch --require 'level-zero>=1.9' --refdriver");
+  });
+});
 
 describe('version floors in planning', () => {
   it('skips a source below the floor, says why, and records the fallback', async () => {

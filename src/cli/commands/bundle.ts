@@ -4,13 +4,10 @@ import { XpuError } from '../../errors.js';
 import { parseTargetPlatform } from '../../host/index.js';
 import { lockSetup, planSetup } from '../../pipeline.js';
 import { list, str, type Command } from '../command.js';
-import { parsePlanOptions, planOptionSpec, PLAN_USAGE } from '../setup-options.js';
+import { parsePlanOptions } from '../setup-options.js';
 
 export const bundleCommand: Command = {
   name: 'bundle',
-  summary: 'Write a bundle directory (a conda channel, a PEP 503 simple index and a lockfile) that `xpu-setup --from DIR|URL` installs with no other network.',
-  usage: `xpu-setup bundle --platform linux-x64|win-x64[,...] --out DIR [--locked [--lockfile FILE]] ${PLAN_USAGE}`,
-  options: { ...planOptionSpec, platform: { type: 'string', multiple: true }, out: { type: 'string' } },
   async run({ deps, out, values }) {
     const dir = str(values, 'out');
     if (!dir) throw new XpuError('USAGE', 'bundle needs --out DIR', { hints: ['example: xpu-setup bundle --platform linux-x64 --out ./xpu-bundle'] });
@@ -26,3 +23,5 @@ export const bundleCommand: Command = {
     return 0;
   },
 };
+
+export const run = bundleCommand.run;

@@ -1,43 +1,74 @@
-// `xpu-setup env`: print the environment of an installed prefix for a shell, a dotenv file, or GitHub Actions.
+// `xpu-setup env`: the environment of an installed prefix for a shell (by default the one $SHELL names), a dotenv
+// file, or GitHub Actions' GITHUB_ENV / GITHUB_PATH.
 import * as path from 'node:path';
 import { EnvVars } from '../../env-names.js';
 import { XpuError } from '../../errors.js';
-import { defaultPrefix, nodeLayout } from '../../host/index.js';
+import { defaultPrefix } from '../../host/index.js';
 import { appendTo, CI_SHELLS, githubEnv, renderDotenv, resolveEnv, type CiShell } from '../../install/ci-env.js';
-import { envVars, renderEnv, SHELLS, type Shell } from '../../install/env.js';
+import { envVars, renderEnv, renderUnset, SHELLS, withoutPrefix, type Shell } from '../../install/env.js';
 import { readReceipt } from '../../install/receipt.js';
-import { str, type Command } from '../command.js';
+import { hintShell, selfCommand, setupLine } from '../../hints.js';
+import { str, type Command, type CommandContext } from '../command.js';
+import { nearest } from '../options.js';
+import { SHELL_NAMES } from '../registry.js';
 
-const ALL = [...SHELLS, ...CI_SHELLS];
+/** Shell names people type, and the syntax each one reads. */
+const SHELL_SYNTAX: Record<string, Shell> = {
+  sh: 'sh', bash: 'sh', zsh: 'sh', dash: 'sh', ksh: 'sh', mksh: 'sh', ash: 'sh', busybox: 'sh',
+  fish: 'fish',
+  pwsh: 'pwsh', powershell: 'pwsh',
+  cmd: 'cmd',
+  json: 'json',
+};
+
+/** The syntax for the user's own shell: $SHELL's basename on Unix, PowerShell on Windows, sh when unknown. */
+export function shellFromEnv(env: Record<string, string | undefined>, platform: NodeJS.Platform): Shell {
+  if (platform === 'win32') return 'pwsh';
+  const name = path.basename(env.SHELL ?? '').replace(/\.exe$/, '');
+  return SHELL_SYNTAX[name] ?? 'sh';
+}
+
+export function resolveShell(ctx: Pick<CommandContext, 'values' | 'positionals' | 'deps' | 'out'>): Shell {
+  const flag = str(ctx.values, 'shell');
+  const positional = ctx.positionals[0];
+  if (flag !== undefined && positional !== undefined && flag !== positional) {
+    throw new XpuError('USAGE', `two shells given: --shell ${flag} and "${positional}"`, { hints: ['give one'] });
+  }
+  const given = flag ?? positional;
+  if (given === undefined) return ctx.out.opts.json ? 'json' : shellFromEnv(ctx.deps.env, ctx.deps.platform);
+  const shell = SHELL_SYNTAX[given.toLowerCase()];
+  if (!shell) {
+    const guess = nearest(given, Object.keys(SHELL_SYNTAX));
+    throw new XpuError('USAGE', `unknown shell "${given}"`, { hints: [guess ? `did you mean ${guess}?` : `shells: ${SHELL_NAMES.join(', ')}`] });
+  }
+  return shell;
+}
 
 export const envCommand: Command = {
   name: 'env',
-  summary: 'Print the environment variables of an installed prefix (sh, fish, pwsh, cmd, json, dotenv), or write them for GitHub Actions (github).',
-  usage: `xpu-setup env [--prefix DIR] [--shell ${ALL.join('|')}]
-  github: appends to the files GITHUB_ENV and GITHUB_PATH name (prints what it would write when they are unset)
-  dotenv: NAME=value lines with search paths resolved against this environment (docker --env-file)`,
-  options: { prefix: { type: 'string' }, shell: { type: 'string' } },
-  async run({ deps, out, values }) {
+  async run(ctx) {
+    const { deps, values, out } = ctx;
+    const given = str(values, 'shell') ?? ctx.positionals[0];
+    const ci = given !== undefined && (CI_SHELLS as readonly string[]).includes(given) ? (given as CiShell) : undefined;
+    const shell = ci ? 'sh' : resolveShell(ctx);
+    if (!SHELLS.includes(shell)) throw new XpuError('USAGE', `unknown shell "${shell}"`);
+    if (ci && values.unset) throw new XpuError('USAGE', `--unset prints shell commands; ${ci} has none: drop --unset`);
     const prefix = path.resolve(str(values, 'prefix') ?? defaultPrefix(deps));
-    const shell = str(values, 'shell') ?? (out.opts.json ? 'json' : nodeLayout(deps.platform).defaultShell);
-    if (!(ALL as readonly string[]).includes(shell)) {
-      throw new XpuError('USAGE', `unknown shell "${shell}"`, { hints: [`shells: ${ALL.join(', ')}`] });
-    }
     const receipt = await readReceipt(prefix);
     if (!receipt) {
       throw new XpuError('NOT_FOUND', `${prefix} is not an xpu-setup prefix (no receipt)`, {
         details: { prefix },
-        hints: [`install first: xpu-setup --prefix ${prefix}`],
+        hints: [`install first: ${setupLine(await selfCommand(deps), prefix, undefined, hintShell(deps))}`],
       });
     }
     const vars = envVars(receipt.prefix, receipt.platform, receipt.extraEnv ?? {});
-    if ((CI_SHELLS as readonly string[]).includes(shell)) {
-      const ci = shell as CiShell;
-      if (ci === 'dotenv') {
-        process.stdout.write(renderDotenv(resolveEnv(vars, receipt.platform, deps.env)));
-        return 0;
-      }
-      const gh = githubEnv(vars, receipt.platform, deps.env);
+    const chosen = values.compilers ? vars.filter((v) => !v.runtime) : vars;
+    if (ci === 'dotenv') {
+      process.stdout.write(renderDotenv(resolveEnv(chosen, receipt.platform, deps.env)));
+      return 0;
+    }
+    if (ci === 'github') {
+      const gh = githubEnv(chosen, receipt.platform, deps.env);
       const envFile = deps.env[EnvVars.GITHUB_ENV];
       const pathFile = deps.env[EnvVars.GITHUB_PATH];
       if (!envFile || !pathFile) {
@@ -47,10 +78,13 @@ export const envCommand: Command = {
       }
       await appendTo(envFile, gh.env);
       await appendTo(pathFile, gh.path);
-      out.line(`wrote ${vars.length} variables to ${envFile} and ${pathFile}`);
+      out.line(`wrote ${chosen.length} variables to ${envFile} and ${pathFile}`);
       return 0;
     }
-    process.stdout.write(renderEnv(vars, shell as Shell, receipt.platform));
+    if (values.unset) process.stdout.write(renderUnset(withoutPrefix(vars, deps.env, receipt.platform), shell));
+    else process.stdout.write(renderEnv(chosen, shell, receipt.platform));
     return 0;
   },
 };
+
+export const run = envCommand.run;

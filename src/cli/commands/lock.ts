@@ -6,13 +6,10 @@ import { LOCKFILE_NAME, writeLockfile } from '../../plan/lockfile.js';
 import { lockSetup } from '../../pipeline.js';
 import { list, str, type Command } from '../command.js';
 import { renderPlan } from '../render-plan.js';
-import { parsePlanOptions, planOptionSpec, PLAN_USAGE } from '../setup-options.js';
+import { parsePlanOptions } from '../setup-options.js';
 
 export const lockCommand: Command = {
   name: 'lock',
-  summary: `Resolve components for one or more platforms and write ${LOCKFILE_NAME}; \`xpu-setup --locked\` installs exactly that.`,
-  usage: `xpu-setup lock [--platform linux-x64,win-x64] [--lockfile FILE] ${PLAN_USAGE}`,
-  options: { ...planOptionSpec, platform: { type: 'string', multiple: true }, refdriver: { type: 'boolean' } },
   async run({ deps, out, values }) {
     const platforms: TargetPlatform[] = list(values, 'platform').map(parseTargetPlatform);
     if (!platforms.length) {
@@ -32,3 +29,5 @@ export const lockCommand: Command = {
     return 0;
   },
 };
+
+export const run = lockCommand.run;

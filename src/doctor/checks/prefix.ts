@@ -2,8 +2,8 @@
 import * as path from 'node:path';
 import { RECEIPT_NAME } from '../../install/receipt.js';
 import { verifyPrefix } from '../../install/verify.js';
-import { requestCommand } from '../../plan/request.js';
 import type { Check } from '../types.js';
+import { setupHint } from './shared.js';
 
 function listSome(paths: string[], max = 8): string {
   return paths.length <= max ? paths.join(', ') : `${paths.slice(0, max).join(', ')} and ${paths.length - max} more`;
@@ -18,18 +18,16 @@ export const prefixCheck: Check = {
     const { receipt, error } = await ctx.facts.receipt();
     const file = path.join(ctx.prefix, RECEIPT_NAME);
     if (error) {
-      return { status: 'fail', message: `${file} cannot be read: ${error}`, fix: 'run `xpu-setup` again to reinstall the prefix' };
+      return { status: 'fail', message: `${file} cannot be read: ${error}`, fix: `run ${await setupHint(ctx)} again to reinstall the prefix` };
     }
     if (!receipt) {
       if (!ctx.prefixExplicit) return { status: 'skip', message: `nothing installed in the default prefix ${ctx.prefix}` };
       return {
         status: 'fail',
         message: `${ctx.prefix} has no ${RECEIPT_NAME}: not an xpu-setup prefix, or the install did not finish`,
-        fix: `run \`xpu-setup --prefix ${ctx.prefix}\``,
+        fix: `run ${await setupHint(ctx)}`,
       };
     }
-    // A bare `xpu-setup --prefix P` repeats the recorded request too; spelling it out shows what will be asked for.
-    const again = receipt.request ? requestCommand(ctx.prefix, receipt.request) : `xpu-setup --prefix ${ctx.prefix}`;
     const found = await verifyPrefix(ctx.prefix, receipt, ctx.deps);
     const pick = (kind: 'missing' | 'changed') => found.filter((p) => p.problem === kind).map((p) => p.path);
     const diff = { checked: receipt.files.length, changed: pick('changed'), missing: pick('missing') };
@@ -42,7 +40,7 @@ export const prefixCheck: Check = {
       return {
         status: 'fail',
         message: `${diff.changed.length + diff.missing.length} of ${diff.checked} files differ from the receipt; ${problems.join('; ')}`,
-        fix: `run \`${again}\` to restore them`,
+        fix: `run ${await setupHint(ctx)} to restore them`,
         details,
       };
     }
@@ -50,7 +48,7 @@ export const prefixCheck: Check = {
       return {
         status: 'warn',
         message: `files match, but the prefix was installed at ${receipt.prefix} and moved: its env files still point there`,
-        fix: `run \`${again}\` to rewrite them`,
+        fix: `run ${await setupHint(ctx)} to rewrite them`,
         details,
       };
     }
