@@ -69,7 +69,7 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
   const foreign = platform !== undefined && platform !== runningPlatform(deps) && !deps.env[EnvVars.XPU_SETUP_PREFIX];
   const fallbackPrefix = foreign ? `${defaultPrefix(deps)}-${platform}` : defaultPrefix(deps);
   const components = list(values, 'component');
-  const requireFlags = Array.isArray(values.require) ? values.require : [];
+  const requireFlags = list(values, 'require');
   const requireList = requireFlags.length ? requireFlags : (env[EnvVars.XPU_SETUP_REQUIRE] ?? '').split(/[,;\n]+/).map((r) => r.trim()).filter(Boolean);
   const requires = requireList.map((r) => parseConstraint(r).text);
   const remove = list(values, 'remove');
