@@ -2,6 +2,7 @@
 import type { Deps } from './deps.js';
 import { XpuError } from './errors.js';
 import { buildRefDriver } from './build/refdriver.js';
+import { checkStagedTree } from './build/staged-check.js';
 import type { CompileResult } from './build/compile.js';
 import { fetchPlan } from './fetch/fetch.js';
 import { detectHost } from './host/index.js';
@@ -9,6 +10,7 @@ import type { TargetPlatform } from './host/types.js';
 import { checkPrefixOwnership, installPlan, isUpToDate, type InstallResult } from './install/install.js';
 import { withPrefixLock } from './install/lock.js';
 import { updateReceipt } from './install/prefix-env.js';
+import type { UnpackLimits } from './install/staging.js';
 import { readReceipt } from './install/receipt.js';
 import { loadManifests } from './manifest/load.js';
 import { makePlan, noSourceError, type ExistingInstalls, type InstallPlan, type PlanOptions } from './plan/plan.js';
@@ -26,6 +28,8 @@ export interface SetupOptions {
   smoke: boolean;
   /** "No device" fails the run instead of being reported. */
   requireDevice: boolean;
+  /** How much one archive may unpack to (default DEFAULT_LIMITS). */
+  limits?: UnpackLimits;
 }
 
 export interface SetupResult {
@@ -85,7 +89,10 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
     const current = await isUpToDate(plan);
     const install: InstallResult = current
       ? { prefix: plan.prefix, changed: false, receipt: current, notes: [] }
-      : await installPlan(plan, await fetchPlan(plan, deps, reporter), reporter);
+      : await installPlan(plan, await fetchPlan(plan, deps, reporter), reporter, {
+          limits: opts.limits,
+          check: (dir, p) => checkStagedTree(dir, p, deps),
+        });
     const result: SetupResult = { plan, install };
 
     const l0 = plan.components.find((c) => c.name === 'level-zero' && c.status === 'planned');
@@ -123,5 +130,5 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
       result.install.receipt = (await readReceipt(plan.prefix)) ?? result.install.receipt;
     }
     return result;
-  }, { onWait });
+  }, { onWait, onStale: (why) => reporter.debug(`took over the lock of ${plan.prefix}: ${why}`) });
 }

@@ -6,6 +6,7 @@ import { defaultCacheDir, defaultPrefix, parseTargetPlatform, runningPlatform } 
 import type { TargetPlatform } from '../host/types.js';
 import { SOURCE_KINDS, type SourceKind } from '../manifest/schema.js';
 import type { PlanOptions } from '../plan/plan.js';
+import { DEFAULT_LIMITS, type UnpackLimits } from '../install/staging.js';
 import { list, str, type OptionSpec, type Values } from './command.js';
 
 export const planOptionSpec: OptionSpec = {
@@ -18,6 +19,28 @@ export const planOptionSpec: OptionSpec = {
   'cache-dir': { type: 'string' },
   manifests: { type: 'string' },
 };
+
+/** Options of `setup` that bound what one archive may unpack to (archive bombs). */
+export const limitOptionSpec: OptionSpec = {
+  'max-unpacked': { type: 'string' },
+  'max-ratio': { type: 'string' },
+};
+
+/** "2GiB", "500M", "1048576", "0" (no limit) -> bytes. */
+export function parseSize(text: string, flag: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b)?\s*$/i.exec(text);
+  if (!m) throw new XpuError('USAGE', `${flag} "${text}" is not a size`, { hints: [`examples: ${flag} 8GiB, ${flag} 500MiB, ${flag} 0 (no limit)`] });
+  const unit = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 }[m[2]!.toLowerCase() as '' | 'k' | 'm' | 'g' | 't'];
+  return Math.round(Number(m[1]) * unit);
+}
+
+export function parseLimits(values: Values, deps: Deps): UnpackLimits {
+  const size = str(values, 'max-unpacked') ?? (deps.env.XPU_SETUP_MAX_UNPACKED || undefined);
+  const ratio = str(values, 'max-ratio') ?? (deps.env.XPU_SETUP_MAX_RATIO || undefined);
+  const maxRatio = ratio === undefined ? DEFAULT_LIMITS.maxRatio : Number(ratio);
+  if (!Number.isFinite(maxRatio) || maxRatio < 0) throw new XpuError('USAGE', `--max-ratio "${ratio}" is not a number`, { hints: ['example: --max-ratio 500 (0 = no limit)'] });
+  return { maxBytes: size === undefined ? DEFAULT_LIMITS.maxBytes : parseSize(size, '--max-unpacked'), maxRatio };
+}
 
 export const PLAN_USAGE = `[--prefix DIR] [--component level-zero,unified-runtime] [--source conda,pypi,url,apt]
     [--conda-channel URL]... [--index-url URL] [--platform linux-x64|win-x64] [--cache-dir DIR]

@@ -10,7 +10,7 @@ import { XpuError } from '../errors.js';
 import { readArchive, type ArchiveFormat } from '../formats/index.js';
 import { checkLinksInside, resolveInTree, safeLinkTarget, safePath } from '../formats/safe-path.js';
 import type { MapRule } from '../manifest/schema.js';
-import { fsWriteError } from './fs-errors.js';
+import { fsWriteError } from '../fs-errors.js';
 import type { ReceiptFile } from './receipt.js';
 import { mapMember } from './map.js';
 

@@ -1,8 +1,10 @@
 // The only HTTP code: one undici dispatcher (proxy-aware), retries for transient failures, typed errors with the URL.
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
+import * as path from 'node:path';
 import { Agent, EnvHttpProxyAgent, interceptors, request, type Dispatcher } from 'undici';
 import { XpuError } from '../errors.js';
+import { fsWriteError } from '../fs-errors.js';
 
 export interface HttpOptions {
   headers?: Record<string, string>;
@@ -189,18 +191,31 @@ export async function download(
     const total = Number.isFinite(lenHeader) && lenHeader > 0 ? lenHeader : opts.expectedSize;
     const hash = createHash('sha256');
     const out = createWriteStream(destFile);
+    // A full disk is the file's failure, not the network's: it is reported as such and never retried.
+    let writeError: unknown;
+    const failed = new Promise<never>((_r, reject) => out.once('error', (e) => reject((writeError = e))));
+    failed.catch(() => undefined);
     let received = 0;
     try {
       for await (const chunk of res.body) {
         const buf = chunk as Buffer;
         hash.update(buf);
         received += buf.length;
-        if (!out.write(buf)) await new Promise<void>((r) => out.once('drain', () => r()));
+        // Never read past what the index (or the manifest's pin) says the file holds.
+        if (opts.expectedSize !== undefined && received > opts.expectedSize) {
+          throw new XpuError('SIZE_MISMATCH', `${url} sends more than the ${opts.expectedSize} bytes the index declares; stopped reading`, {
+            details: { url, expected: opts.expectedSize, received },
+            hints: ['the server sends something other than the indexed file; nothing was installed', 'run again later or use another index'],
+          });
+        }
+        if (!out.write(buf)) await Promise.race([new Promise<void>((r) => out.once('drain', () => r())), failed]);
         opts.onProgress?.({ received, total });
       }
-      await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
+      await Promise.race([new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve()))), failed]);
     } catch (e) {
       out.destroy();
+      if (writeError) throw fsWriteError(writeError, destFile, { tree: path.dirname(destFile), unchanged: 'nothing was installed' });
+      if (e instanceof XpuError) throw e;
       throw networkError(url, e, received);
     }
     const expected = Number.isFinite(lenHeader) && lenHeader > 0 ? lenHeader : undefined;

@@ -150,3 +150,38 @@ export async function tarBz2WithOverstatedSize(entries: ArchiveEntry[], extra = 
   // Cut the archive right after that member's (real) data: no end-of-archive blocks follow.
   return bzip2Compress(tar.subarray(0, last + 512 + Math.ceil(size / 512) * 512));
 }
+
+// --- damaging one member of a real zip (wheels) -------------------------------------------------------------
+
+/** Offsets of a member's local header data and its central directory entry. */
+function locate(zip: Buffer, name: string): { dataStart: number; compressedSize: number; cd: number } {
+  const n = Buffer.from(name);
+  const eocd = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  let at = zip.readUInt32LE(eocd + 16);
+  while (at >= 0) {
+    const len = zip.readUInt16LE(at + 28);
+    if (zip.subarray(at + 46, at + 46 + len).equals(n)) break;
+    at = zip.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]), at + 46);
+  }
+  if (at < 0) throw new Error(`member ${name} not in zip`);
+  const local = zip.readUInt32LE(at + 42);
+  const dataStart = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+  return { dataStart, compressedSize: zip.readUInt32LE(at + 20), cd: at };
+}
+
+export function damageZipMember(zip: Buffer, name: string, how: 'crc' | 'deflate' | 'understate'): Buffer {
+  const out = Buffer.from(zip);
+  const m = locate(out, name);
+  const local = out.readUInt32LE(m.cd + 42);
+  if (how === 'crc') {
+    const bad = (out.readUInt32LE(m.cd + 16) ^ 0x5a5a5a5a) >>> 0;
+    out.writeUInt32LE(bad, m.cd + 16);
+    out.writeUInt32LE(bad, local + 14);
+  } else if (how === 'deflate') {
+    const from = m.dataStart + (m.compressedSize >> 2);
+    for (let i = from; i < Math.min(from + 24, m.dataStart + m.compressedSize); i++) out[i] = out[i]! ^ 0xa5;
+  } else {
+    out.writeUInt32LE(Math.max(1, out.readUInt32LE(m.cd + 24) >> 3), m.cd + 24);
+  }
+  return out;
+}

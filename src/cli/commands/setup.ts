@@ -3,7 +3,7 @@ import { planSetup, runSetup, type SetupOptions, type SetupResult } from '../../
 import type { Command, Values } from '../command.js';
 import type { Output } from '../output.js';
 import { renderPlan } from '../render-plan.js';
-import { parsePlanOptions, planOptionSpec, PLAN_USAGE } from '../setup-options.js';
+import { limitOptionSpec, parseLimits, parsePlanOptions, planOptionSpec, PLAN_USAGE } from '../setup-options.js';
 
 function summary(r: SetupResult, out: Output, seconds: string): void {
   for (const n of r.install.notes) out.warn(n);
@@ -27,15 +27,18 @@ function setupOptions(values: Values, deps: Parameters<Command['run']>[0]['deps'
     refdriver: !!values.refdriver,
     smoke: !values['no-smoke'],
     requireDevice: !!values['require-device'],
+    limits: parseLimits(values, deps),
   };
 }
 
 export const setupCommand: Command = {
   name: 'setup',
   summary: 'Install Level Zero and Unified Runtime into a prefix, verified, then build, probe and smoke-test (the default command).',
-  usage: `xpu-setup [setup] ${PLAN_USAGE} [--dry-run] [--refdriver] [--no-smoke] [--require-device]`,
+  usage: `xpu-setup [setup] ${PLAN_USAGE} [--dry-run] [--refdriver] [--no-smoke] [--require-device]
+    [--max-unpacked SIZE] [--max-ratio N]`,
   options: {
     ...planOptionSpec,
+    ...limitOptionSpec,
     'dry-run': { type: 'boolean' },
     refdriver: { type: 'boolean' },
     'no-smoke': { type: 'boolean' },

@@ -1,5 +1,5 @@
 // File-system failures while writing a prefix or cache, said as what happened (full disk, name too long, ...), not as a stack.
-import { XpuError } from '../errors.js';
+import { XpuError } from './errors.js';
 
 const SPACE = new Set(['ENOSPC', 'EDQUOT', 'EFBIG']);
 const PERMISSION = new Set(['EACCES', 'EPERM', 'EROFS']);
