@@ -9,7 +9,7 @@ import { detectHost } from './host/index.js';
 import type { TargetPlatform } from './host/types.js';
 import { checkPrefixOwnership, installPlan, isUpToDate, type InstallResult } from './install/install.js';
 import { withPrefixLock } from './install/lock.js';
-import { updateReceipt } from './install/prefix-env.js';
+import { recordBuilds, updateReceipt } from './install/prefix-writer.js';
 import type { UnpackLimits } from './install/staging.js';
 import { readReceipt } from './install/receipt.js';
 import { loadManifests } from './manifest/load.js';
@@ -102,6 +102,8 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
     }
 
     if (opts.refdriver) result.refdriver = await buildRefDriver(plan.prefix, { deps, reporter });
+    // The driver library is part of the prefix now (or, when this run did not ask for it, no longer).
+    await recordBuilds(plan.prefix, { refdriver: result.refdriver }, result.refdriver ? [] : ['refdriver']);
     const altDrivers = result.refdriver?.output;
     // The loader reads ZE_ENABLE_ALT_DRIVERS at zeInit; this process has not initialised it yet.
     if (altDrivers) deps.env.ZE_ENABLE_ALT_DRIVERS = altDrivers;
@@ -126,9 +128,13 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
           r.extraEnv = extra;
           r.probe = { arch: t.arch, extensions: t.extensions, device: t.device, driver: t.driver };
         })) ?? result.install.receipt;
-    } else {
-      result.install.receipt = (await readReceipt(plan.prefix)) ?? result.install.receipt;
     }
+    // The addon joins the receipt, so the no-op check and doctor verify it like any installed file.
+    const addon = result.verify.build.ok ? result.verify.build.value : undefined;
+    result.install.receipt =
+      (await recordBuilds(plan.prefix, { addon })) ??
+      (await readReceipt(plan.prefix)) ??
+      result.install.receipt;
     return result;
   }, { onWait, onStale: (why) => reporter.debug(`took over the lock of ${plan.prefix}: ${why}`) });
 }

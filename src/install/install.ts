@@ -7,10 +7,10 @@ import type { FetchedArchive } from '../fetch/fetch.js';
 import type { InstallPlan } from '../plan/plan.js';
 import type { Reporter } from '../reporter.js';
 import { VERSION } from '../version.js';
-import { ENV_FILES, envVars, renderEnv, SHELLS } from './env.js';
 import { levelZeroCMake, writePkgConfig } from './pkgconfig.js';
-import { RECEIPT_NAME, RECEIPT_SCHEMA, readReceipt, type Receipt, type ReceiptComponent } from './receipt.js';
+import { RECEIPT_SCHEMA, readReceipt, type Receipt, type ReceiptComponent } from './receipt.js';
 import { fsWriteError } from '../fs-errors.js';
+import { writeEnvFiles, writeReceipt } from './prefix-writer.js';
 import { DEFAULT_LIMITS, Staging, type UnpackLimits } from './staging.js';
 import { verifyPrefix } from './verify.js';
 
@@ -48,24 +48,6 @@ async function isEmptyOrMissing(dir: string): Promise<boolean> {
     if ((e as NodeJS.ErrnoException).code === 'ENOTDIR') return false;
     throw e;
   }
-}
-
-/** Writes the env files of `receipt` into dir (staging or the live prefix), each via a temp file + rename. */
-export async function writeEnvFiles(dir: string, receipt: Receipt): Promise<void> {
-  const vars = envVars(receipt.prefix, receipt.platform, receipt.extraEnv ?? {});
-  for (const shell of SHELLS) {
-    const file = path.join(dir, ENV_FILES[shell]);
-    const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
-    await fs.writeFile(tmp, renderEnv(vars, shell, receipt.platform));
-    await fs.rename(tmp, file);
-  }
-}
-
-export async function writeReceipt(dir: string, receipt: Receipt): Promise<void> {
-  const file = path.join(dir, RECEIPT_NAME);
-  const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
-  await fs.writeFile(tmp, JSON.stringify(receipt, null, 2) + '\n');
-  await fs.rename(tmp, file);
 }
 
 /** Replaces `prefix` with `staging`: the old tree is moved aside first and removed only after the new one is in place. */
