@@ -22,7 +22,18 @@ function helpText(): string {
   ].join('\n');
 }
 
+/** A reader that went away (`xpu-setup --help | head -1`, `| true`) ends the output, quietly, not with a stack. */
+function quietOnClosedPipe(stream: NodeJS.WriteStream): void {
+  if (stream.listenerCount('error') > 0) return;
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw e;
+  });
+}
+
 export async function main(argv: string[], deps: Deps = realDeps()): Promise<number> {
+  quietOnClosedPipe(process.stdout);
+  quietOnClosedPipe(process.stderr);
   let command: Command | undefined = commands[0];
   let rest = argv;
   const first = argv[0];

@@ -17,7 +17,10 @@ export class Output implements Reporter {
   constructor(opts: OutputOptions, env: Record<string, string | undefined> = process.env, stream: NodeJS.WriteStream = process.stderr) {
     this.opts = opts;
     const ci = !!env.CI && env.CI !== 'false' && env.CI !== '0';
-    this.fancy = !!stream.isTTY && !ci && !opts.quiet;
+    // A terminal that reports 0 columns (script, docker exec -t, some CI pseudo-terminals) makes spinners redraw
+    // without end: it is treated as no terminal.
+    const columns = stream.columns ?? 0;
+    this.fancy = !!stream.isTTY && columns > 0 && !ci && !opts.quiet;
     this.color = !!stream.isTTY && !env.NO_COLOR && env.TERM !== 'dumb';
   }
 
