@@ -1,7 +1,7 @@
 // Before a new tree replaces the prefix: its libraries load in a child process and its headers compile, on this host.
-import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import type { Deps } from '../deps.js';
+import { tryLoad } from '../detect/load-check.js';
 import type { InstallPlan } from '../plan/plan.js';
 import { findCompilers } from './compilers.js';
 
@@ -20,13 +20,11 @@ export async function checkStagedTree(stagingDir: string, plan: InstallPlan, dep
   const problems: string[] = [];
   const required = plan.components.filter((c) => c.status === 'planned').flatMap((c) => c.provides.filter((p) => p.required));
   const libPattern = deps.platform === 'win32' ? LIBRARY.win32 : LIBRARY.linux;
-  const koffi = createRequire(import.meta.url).resolve('koffi');
   for (const p of required.filter((x) => libPattern.test(x.path))) {
-    const file = path.join(stagingDir, ...p.path.split('/'));
-    const r = await deps.exec(process.execPath, ['-e', 'require(process.argv[1]).load(process.argv[2])', koffi, file], { timeoutMs: 30_000 });
-    if (r.exitCode !== 0) {
-      const why = firstLines(r.stderr.replace(/^\s*at .*$/gm, '')) || r.failedToStart || `exit ${r.exitCode}`;
-      problems.push(`${p.path} does not load on this system: ${why}`);
+    const r = await tryLoad(deps, path.join(stagingDir, ...p.path.split('/')));
+    if (!r.ok) {
+      const d = r.diagnosis;
+      problems.push(`${p.path} does not load on this system: ${d?.summary ?? r.error}${d?.kind === 'glibcxx' ? " (on Debian/Ubuntu, `xpu-setup --source apt` installs the distribution's own loader)" : ''}`);
     }
   }
   const headers = required.filter((x) => /\.h$/.test(x.path));
