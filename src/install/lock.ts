@@ -78,8 +78,10 @@ export async function withPrefixLock<T>(
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') {
         throw new XpuError('INSTALL', `cannot create the lock file ${lock}`, { cause: e, details: { path: lock }, hints: ['check that the prefix\'s parent directory is writable and has free space'] });
       }
-      const owner = await fs.readFile(lock, 'utf8').then((t) => JSON.parse(t) as LockOwner, () => undefined);
-      const stale = staleReason(owner);
+      const owner = await fs.readFile(lock, 'utf8').then((t) => JSON.parse(t) as LockOwner).catch(() => undefined);
+      // Another run creates the file and then writes it: an empty lock that is a moment old is being taken, not stale.
+      const young = !owner && (await fs.stat(lock).then((st) => Date.now() - st.mtimeMs < 2000, () => false));
+      const stale = young ? undefined : staleReason(owner);
       if (stale) {
         // The owner died (kill -9, power loss) or is not the process that took the lock: take it over.
         opts.onStale?.(stale);
@@ -87,14 +89,14 @@ export async function withPrefixLock<T>(
         continue;
       }
       if (Date.now() - start > waitMs) {
-        throw new XpuError('LOCKED', `another xpu-setup (pid ${owner!.pid}) is installing into ${prefix}`, {
-          details: { lock, pid: owner!.pid, host: owner!.host },
+        throw new XpuError('LOCKED', `another xpu-setup (pid ${owner?.pid ?? 'unknown'}) is installing into ${prefix}`, {
+          details: { lock, pid: owner?.pid, host: owner?.host },
           hints: ['wait for it to finish, or use another --prefix', `if no such installer runs, remove ${lock}`],
         });
       }
       if (!told) {
         told = true;
-        opts.onWait?.(owner!.pid!);
+        opts.onWait?.(owner?.pid ?? 0);
       }
       await new Promise((r) => setTimeout(r, 250));
     }
@@ -102,7 +104,8 @@ export async function withPrefixLock<T>(
   try {
     return await work();
   } finally {
-    held.delete(token);
+    // Forgotten only once the file is gone: until then a sibling call in this process must keep waiting.
     await fs.rm(lock, { force: true });
+    held.delete(token);
   }
 }

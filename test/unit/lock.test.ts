@@ -94,3 +94,20 @@ describe('a lock whose owner is not the process that took it is stale', () => {
     expect(staleReason({ host: 'elsewhere.example', pid: process.pid })).toBe('it was taken on another machine (elsewhere.example)');
   });
 });
+
+describe('a lock being written right now', () => {
+  it('an empty lock file a moment old is waited for, not taken over', async () => {
+    const prefix = path.join(dir, 'h');
+    await fs.writeFile(`${prefix}.xpu-setup.lock`, '');
+    const err = await withPrefixLock(prefix, async () => 'ran', { waitMs: 300 }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'LOCKED' });
+  });
+
+  it('an empty lock file left long ago is stale', async () => {
+    const prefix = path.join(dir, 'i');
+    await fs.writeFile(`${prefix}.xpu-setup.lock`, '');
+    const old = new Date(Date.now() - 60_000);
+    await fs.utimes(`${prefix}.xpu-setup.lock`, old, old);
+    expect(await withPrefixLock(prefix, async () => 'ran', { waitMs: 300 })).toBe('ran');
+  });
+});
