@@ -111,7 +111,7 @@ const CASES: Case[] = [
     serve: async (f) => ({ pick: L0_DEVEL_TARBZ2, bytes: await tarBz2WithOverstatedSize([{ path: 'info/index.json', type: 'file', data: Buffer.from('{}') }, header, { path: 'lib/libze_loader.so', type: 'file', data: zero(5000) }]) }) },
   { name: 'conda: bomb, a small package unpacking 256 MiB of zeros', component: 'level-zero', channel: 'bookworm', exit: 1, code: 'TOO_LARGE',
     serve: rebuilt(L0_DEVEL_CONDA, 'conda', (real) => [...real, { path: 'lib/zeros.bin', type: 'file', data: zero(256 << 20) }]) },
-  { name: 'server sends 4 MiB for a file the index lists at 116 KB', component: 'level-zero', channel: 'bookworm', exit: 1, code: 'SIZE_MISMATCH',
+  { name: 'server sends 4 MiB for a file the index lists at 116 KB', component: 'level-zero', channel: 'bookworm', exit: 1, code: 'TOO_LARGE',
     serve: async (f) => ({ pick: L0_DEVEL_CONDA, bytes: Buffer.concat([await fs.readFile(f.artifacts.find((a) => L0_DEVEL_CONDA(a, f))!.path), zero(4 << 20)]), listedSize: f.artifacts.find((a) => L0_DEVEL_CONDA(a, f))!.size }) },
   { name: 'good packages, --max-unpacked 64KiB', component: 'level-zero', channel: 'bookworm', args: ['--max-unpacked', '64KiB'], exit: 1, code: 'TOO_LARGE' },
   { name: 'good packages, XPU_SETUP_MAX_UNPACKED=0 (no limit)', component: 'level-zero', channel: 'bookworm', env: { XPU_SETUP_MAX_UNPACKED: '0' }, exit: 0, code: '-' },
