@@ -1,7 +1,7 @@
 // The only HTTP code: one undici dispatcher (proxy-aware), retries for transient failures, typed errors with the URL.
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { Agent, EnvHttpProxyAgent, interceptors, request, type Dispatcher } from 'undici';
+import { Agent, buildConnector, EnvHttpProxyAgent, interceptors, request, type Dispatcher } from 'undici';
 import { XpuError } from '../errors.js';
 
 export interface HttpOptions {
@@ -30,12 +30,32 @@ const TRANSIENT_CODES = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'UND_ERR_SO
 
 let dispatcher: Dispatcher | undefined;
 
+/**
+ * undici's connector with TCP keep-alive switched on once connected instead of before: Wine's sockets reject the
+ * option on an unconnected socket, which the default turns into a failed connection. Same effect elsewhere.
+ */
+function connectThenKeepAlive(timeout: number): buildConnector.connector {
+  const inner = buildConnector({ timeout, keepAlive: false });
+  return (opts, cb) =>
+    inner(opts, (err, socket) => {
+      if (socket) {
+        try {
+          socket.setKeepAlive(true, 60_000);
+        } catch {
+          // keep-alive only spares reconnects; a socket without it still works
+        }
+      }
+      (cb as (e: Error | null, s: typeof socket) => void)(err, socket);
+    });
+}
+
 /** HTTP(S)_PROXY / NO_PROXY are honoured when set; NODE_EXTRA_CA_CERTS reaches TLS through Node itself. */
 function getDispatcher(): Dispatcher {
   if (!dispatcher) {
     const hasProxy = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy'].some((k) => process.env[k]);
-    const connect = { timeout: 15_000 };
-    const base = hasProxy ? new EnvHttpProxyAgent({ connect }) : new Agent({ connect, connections: 8 });
+    const base = hasProxy
+      ? new EnvHttpProxyAgent({ connect: { timeout: 15_000 } })
+      : new Agent({ connect: connectThenKeepAlive(15_000), connections: 8 });
     // Release assets (GitHub) answer with redirects.
     dispatcher = base.compose(interceptors.redirect({ maxRedirections: 5 }));
   }
