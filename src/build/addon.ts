@@ -2,7 +2,7 @@
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Deps } from '../deps.js';
-import { XpuError } from '../errors.js';
+import { isXpuError, XpuError } from '../errors.js';
 import type { Reporter } from '../reporter.js';
 import { compileSharedLibrary, type CompileResult, type CompileSpec } from './compile.js';
 import { describeTried, findCompilers, type Compiler, type FinderResult } from './compilers.js';
@@ -58,6 +58,7 @@ export async function buildAddon(prefix: string, opts: AddonBuildOptions): Promi
     return r;
   } catch (e) {
     task.fail('runtime addon failed to build');
+    if (isXpuError(e) && typeof e.details.output === 'string') opts.reporter.debug(`compiler output, in full:\n${e.details.output}`);
     throw e;
   }
 }

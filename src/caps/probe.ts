@@ -1,4 +1,5 @@
 // The probe stage: a thin I/O shell (loader via koffi, optional addon, OpenCL ICD, UR) around the pure report model.
+import * as path from 'node:path';
 import { nodeLayout, prefixLibrary } from '../host/index.js';
 import * as fs from 'node:fs/promises';
 import type { Deps } from '../deps.js';
@@ -8,6 +9,8 @@ import { probeViaAddon } from '../runtime/addon.js';
 import { scanOpenCl } from '../runtime/opencl.js';
 import type { RawZeProbe } from '../runtime/types.js';
 import { probeUr } from '../runtime/ur.js';
+import { system32Dir } from '../detect/windows.js';
+import { windowsLoaderFacts } from '../runtime/win-loader.js';
 import { noDriverError, probeZe, zeLoaderPath } from '../runtime/ze.js';
 import { buildReport, type ProbeReport } from './model.js';
 
@@ -40,7 +43,10 @@ export function probeDifferences(a: RawZeProbe, b: RawZeProbe): string[] {
 
 export async function probeStack(prefix: string, opts: ProbeOptions): Promise<ProbeReport> {
   const { deps } = opts;
-  const loader = zeLoaderPath(prefix, deps.platform);
+  let loader = zeLoaderPath(prefix, deps.platform);
+  // An SDK install on Windows has headers and ze_loader.lib only; the driver's System32 copy is the loader then.
+  const driverLoader = deps.platform === 'win32' ? path.win32.join(system32Dir(deps.env), 'ze_loader.dll') : undefined;
+  if (driverLoader && !(await deps.exists(loader)) && (await deps.exists(driverLoader))) loader = driverLoader;
   if (!(await deps.exists(loader))) {
     throw new XpuError('NOT_FOUND', `no Level Zero loader in the prefix: ${loader} does not exist`, {
       hints: [`run \`xpu-setup --prefix ${prefix}\` to install it`],
@@ -76,12 +82,17 @@ export async function probeStack(prefix: string, opts: ProbeOptions): Promise<Pr
     installedVersion: installed ? `${installed.name} ${installed.version}` : undefined,
   });
   report.notes.push(...notes);
+  if (deps.platform === 'win32') report.loader.windows = await windowsLoaderFacts(loader, deps);
   return report;
 }
 
 /** Raises NO_DEVICE with the reason when the report has nothing to run on. */
 export function requireDevices(report: ProbeReport, deps: Pick<Deps, 'env' | 'platform'>): void {
-  if (report.zeInit !== 0) throw noDriverError(report.loader.path, report.zeInit, deps.env, deps.platform);
+  if (report.zeInit !== 0) {
+    const e = noDriverError(report.loader.path, report.zeInit, deps.env, deps.platform);
+    e.hints.push(...(report.loader.windows?.notes ?? []));
+    throw e;
+  }
   if (report.devices.length === 0) {
     throw new XpuError('NO_DEVICE', `Level Zero found ${report.drivers.length} driver(s) but no devices`, {
       hints: ['check ZE_AFFINITY_MASK and ONEAPI_DEVICE_SELECTOR', 'on Linux, check access to /dev/dri/renderD* (the `render` group)'],

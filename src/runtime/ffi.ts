@@ -1,5 +1,6 @@
 // Native memory blocks for koffi calls: every struct is a byte block read and written at fixed offsets.
 import koffi from 'koffi';
+import { loadDllSafely } from './win-dll.js';
 
 /** A zeroed block of native memory with little-endian accessors; free() it when done. */
 export class Block {
@@ -64,6 +65,15 @@ export class Arena {
 
 export type Lib = ReturnType<typeof koffi.load>;
 
-export function loadLibrary(path: string): Lib {
+/**
+ * Opens a library by its full path. On Windows it is first loaded with the safe DLL search (beside itself, then
+ * `dependencyDirs`, then System32), so its imports (the addon's ze_loader.dll) come from the prefix and never from
+ * PATH or the current directory; koffi then opens the module already loaded.
+ */
+export function loadLibrary(path: string, opts: { dependencyDirs?: string[] } = {}): Lib {
+  if (process.platform === 'win32') {
+    const err = loadDllSafely(path, opts.dependencyDirs);
+    if (err) throw new Error(`LoadLibraryExW(${path}) failed with Win32 error ${err}${err === 126 ? ' (a DLL it needs was not found)' : err === 193 ? ' (not a 64-bit Windows DLL)' : ''}`);
+  }
   return koffi.load(path);
 }

@@ -1,6 +1,7 @@
 // Runs the win32 build of the CLI under Wine: prerequisites, path mapping, node.exe and cmd.exe as processes, and
 // the loopback relay that lets a Windows program call the Linux mingw-w64 cross compiler.
 import { execa } from 'execa';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
@@ -104,18 +105,17 @@ export async function runWine(program: string, args: string[], opts: { env?: Rec
   try {
     const [o, e, i] = await Promise.all([fs.open(out, 'w'), fs.open(err, 'w'), fs.open('/dev/null', 'r')]);
     try {
-      const r = await execa('wine', [program, ...args], {
+      const child = spawn('wine', [program, ...args], {
         env: wineEnv(opts.env),
-        extendEnv: false,
-        reject: false,
         cwd: opts.cwd ?? WIN_CACHE,
+        stdio: [i.fd, o.fd, e.fd],
         timeout: opts.timeoutMs ?? 300_000,
-        stdin: i.fd,
-        stdout: o.fd,
-        stderr: e.fd,
       });
-      if (process.env.XPU_WINE_TRACE) process.stderr.write(`[wine ${program} ${args.join(" ")}] exit ${r.exitCode}\n${await fs.readFile(out, "utf8")}\n${await fs.readFile(err, "utf8")}\n`);
-      return { exitCode: r.exitCode ?? -1, stdout: await fs.readFile(out, 'utf8'), stderr: await fs.readFile(err, 'utf8') };
+      const exitCode = await new Promise<number>((resolve) => {
+        child.on('error', () => resolve(-1));
+        child.on('close', (code) => resolve(code ?? -1));
+      });
+      return { exitCode, stdout: await fs.readFile(out, 'utf8'), stderr: await fs.readFile(err, 'utf8') };
     } finally {
       await Promise.all([o.close(), e.close(), i.close()]);
     }

@@ -1,4 +1,5 @@
 // `xpu-setup` / `xpu-setup setup`: the whole job, then a short account of what was done and how to use it.
+import { activationHint } from '../../install/env.js';
 import { planSetup, runSetup, type SetupOptions, type SetupResult } from '../../pipeline.js';
 import type { Command, Values } from '../command.js';
 import type { Output } from '../output.js';
@@ -18,7 +19,7 @@ function summary(r: SetupResult, out: Output, seconds: string): void {
     out.line(`smoke: ${s.kernel} computed and checked ${s.checked} values on ${s.device} (first launch ${s.timings.firstLaunchMs.toFixed(2)} ms, steady ${s.timings.steadyMedianMs.toFixed(3)} ms)`);
   }
   if (r.refdriver) out.line(`the active Level Zero device is the CPU reference driver ${r.refdriver.output}, not an Intel GPU`);
-  out.line(`done in ${seconds} s. To use it: . ${r.plan.prefix}/env.sh   (or: eval "$(xpu-setup env --prefix ${r.plan.prefix})")`);
+  out.line(`done in ${seconds} s. ${activationHint(r.plan.prefix, r.plan.platform)}`);
 }
 
 function setupOptions(values: Values, deps: Parameters<Command['run']>[0]['deps']): SetupOptions {
