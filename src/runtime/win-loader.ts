@@ -24,13 +24,22 @@ export interface WinLoaderFacts {
 
 const same = (a: string, b: string) => path.win32.normalize(a).toLowerCase() === path.win32.normalize(b).toLowerCase();
 
+/** Where a copy of the DLL sits, named as the DLL search order names it. */
+function classify(file: string, prefixBin: string, env: Record<string, string | undefined>): WinLoaderCopy['where'] {
+  const dir = path.win32.dirname(file);
+  const sys32 = system32Dir(env);
+  if (same(dir, sys32)) return 'System32';
+  if (same(dir, path.win32.dirname(sys32))) return 'Windows dir';
+  if (/\\DriverStore\\/i.test(file)) return 'DriverStore';
+  return same(dir, prefixBin) ? 'prefix' : 'PATH';
+}
+
 /** Pure: the first copy in the DLL search order of a program whose PATH starts with the prefix's bin. */
 export function programResolution(prefixBin: string, env: Record<string, string | undefined>, exists: (p: string) => boolean): WinLoaderCopy | undefined {
   const PATH = [prefixBin, env.PATH ?? env.Path ?? ''].filter(Boolean).join(';');
   for (const c of searchOrder('win32', 'ze_loader.dll', { ...env, PATH })) {
     if (!exists(c.path)) continue;
-    const where = c.via === 'PATH' && same(path.win32.dirname(c.path), prefixBin) ? 'prefix' : (c.via as WinLoaderCopy['where']);
-    return { path: c.path, where };
+    return { path: c.path, where: classify(c.path, prefixBin, env) };
   }
   return undefined;
 }
@@ -55,7 +64,7 @@ export async function windowsLoaderFacts(loaderPath: string, deps: Pick<Deps, 'e
   };
   const loadedPath = loadedModulePath('ze_loader.dll');
   const loaded: WinLoaderCopy | undefined = loadedPath
-    ? { path: loadedPath, where: same(loadedPath, loaderPath) ? 'prefix' : 'PATH', version: version(loadedPath) }
+    ? { path: loadedPath, where: classify(loadedPath, path.win32.dirname(loaderPath), deps.env), version: version(loadedPath) }
     : undefined;
   const sys32 = system32Dir(deps.env);
   const others: WinLoaderCopy[] = [];
@@ -71,8 +80,8 @@ export async function windowsLoaderFacts(loaderPath: string, deps: Pick<Deps, 'e
   const programGets = gets ? { ...gets, version: version(gets.path) } : undefined;
   const notes: string[] = [];
   const v = (c: WinLoaderCopy) => `${c.path}${c.version ? ` (version ${c.version})` : ''}`;
-  if (loaded) notes.push(`loaded ${v(loaded)}${loaded.where === 'prefix' ? ', the prefix copy, by full path' : `, not the prefix copy ${loaderPath}`}`);
-  for (const o of others) notes.push(`${o.where} also holds ${v(o)}`);
+  if (loaded) notes.push(`loaded ${v(loaded)}${loaded.where === 'prefix' ? ', the prefix copy, by full path' : same(loaded.path, loaderPath) ? ` (the ${loaded.where} copy: the prefix has none)` : `, not ${loaderPath}`}`);
+  for (const o of others) if (!loaded || !same(o.path, loaded.path)) notes.push(`${o.where} also holds ${v(o)}`);
   if (programGets && programGets.where !== 'prefix') {
     notes.push(`a program started from env.bat/env.ps1 loads ${v(programGets)} (${programGets.where} comes before PATH); to use the prefix's, copy ${loaderPath} beside the program's .exe`);
   } else if (programGets) notes.push(`a program started from env.bat/env.ps1 loads the prefix copy ${programGets.path} through PATH`);
