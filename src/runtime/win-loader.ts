@@ -82,10 +82,12 @@ export async function windowsLoaderFacts(loaderPath: string, deps: Pick<Deps, 'e
   const v = (c: WinLoaderCopy) => `${c.path}${c.version ? ` (version ${c.version})` : ''}`;
   if (loaded) notes.push(`loaded ${v(loaded)}${loaded.where === 'prefix' ? ', the prefix copy, by full path' : same(loaded.path, loaderPath) ? ` (the ${loaded.where} copy: the prefix has none)` : `, not ${loaderPath}`}`);
   for (const o of others) if (!loaded || !same(o.path, loaded.path)) notes.push(`${o.where} also holds ${v(o)}`);
-  if (programGets && same(programGets.path, loaderPath)) {
+  if (programGets?.where === 'prefix') {
+    notes.push(`a program started from env.bat/env.ps1 loads the prefix copy ${programGets.path} through PATH`);
+  } else if (programGets && same(programGets.path, loaderPath)) {
     notes.push(`a program started from env.bat/env.ps1 loads ${v(programGets)} too`);
-  } else if (programGets && programGets.where !== 'prefix') {
+  } else if (programGets) {
     notes.push(`a program started from env.bat/env.ps1 loads ${v(programGets)} (${programGets.where} comes before PATH); to use the prefix's, copy ${loaderPath} beside the program's .exe`);
-  } else if (programGets) notes.push(`a program started from env.bat/env.ps1 loads the prefix copy ${programGets.path} through PATH`);
+  }
   return { loaded, others, programGets, notes };
 }
