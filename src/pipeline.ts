@@ -199,7 +199,9 @@ export async function verifyStack(prefix: string, opts: VerifyOptions): Promise<
   } catch (e) {
     // The koffi probe works without a compiler, so a failed build is reported and the probe still runs.
     build = failed(e);
-    reporter.warn(`runtime addon not built: ${(e as Error).message.split('\n')[0]}`);
+    // A compile failure keeps the command and the tail of the compiler's output; other failures are one line.
+    const msg = (e as Error).message;
+    reporter.warn(`runtime addon not built: ${isXpuError(e, 'BUILD') ? msg : msg.split('\n')[0]}`);
   }
 
   let report: ProbeReport;

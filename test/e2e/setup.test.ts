@@ -248,7 +248,7 @@ describe('Windows layouts, planned and installed on Linux', () => {
     }
     expect(tree.some((f) => f.startsWith('Library'))).toBe(false);
     const bat = await fs.readFile(path.join(prefix, 'env.bat'), 'utf8');
-    expect(bat).toContain(`if defined INCLUDE (set "INCLUDE=${prefix}/include;%INCLUDE%")`);
+    expect(bat).toContain(`(set "INCLUDE=${prefix}/include;%INCLUDE%")`);
   });
 
   it('never puts a Windows prefix where this machine\'s own default prefix is', async () => {

@@ -2,7 +2,8 @@
 import * as path from 'node:path';
 import { XpuError } from '../../errors.js';
 import { defaultPrefix } from '../../host/index.js';
-import { envVars, renderEnv, renderUnset, SHELLS, withoutPrefix, type Shell } from '../../install/env.js';
+import { renderEnv, renderUnset, SHELLS, withoutPrefix, type Shell } from '../../install/env.js';
+import { installedEnvVars } from '../../install/installed-env.js';
 import { readReceipt } from '../../install/receipt.js';
 import { hintShell, selfCommand, setupLine } from '../../hints.js';
 import { str, type Command, type CommandContext } from '../command.js';
@@ -55,7 +56,8 @@ export const envCommand: Command = {
         hints: [`install first: ${setupLine(await selfCommand(deps), prefix, undefined, hintShell(deps))}`],
       });
     }
-    const vars = envVars(receipt.prefix, receipt.platform, receipt.extraEnv ?? {});
+    // A copied or moved prefix prints its own paths (env.json's variables, moved along).
+    const vars = await installedEnvVars(prefix, receipt);
     if (values.unset) process.stdout.write(renderUnset(withoutPrefix(vars, deps.env, receipt.platform), shell));
     else process.stdout.write(renderEnv(values.compilers ? vars.filter((v) => !v.runtime) : vars, shell, receipt.platform));
     return 0;
