@@ -94,6 +94,18 @@ export async function envFileLine(deps: Pick<Deps, 'env' | 'platform' | 'exists'
   return shell === 'fish' ? `source ${shq(file)}` : `. ${shq(file)}`;
 }
 
+/**
+ * The env files setup's closing line names: on Windows both of its shells' (`call "env.bat"` for cmd, `. env.ps1` for
+ * PowerShell), elsewhere the user's shell's; only files that exist.
+ */
+export async function envFilesLine(deps: Pick<Deps, 'env' | 'platform' | 'exists'>, prefix: string): Promise<string | undefined> {
+  const ps = await envFileLine(deps, prefix);
+  if (deps.platform !== 'win32') return ps;
+  const bat = path.win32.join(prefix, 'env.bat');
+  if (!(await deps.exists(bat))) return ps;
+  return ps ? `cmd: call "${bat}"   PowerShell: ${ps}` : `cmd: call "${bat}"`;
+}
+
 /** The line that prints the prefix's environment into the user's shell. */
 export function envCommandLine(self: string, prefix: string, shell: HintShell): string {
   if (shell === 'pwsh') return `${self} env --prefix ${psq(prefix)} | Out-String | Invoke-Expression`;

@@ -6,12 +6,14 @@ import { lastBuilt, type CompileResult } from './build/compile.js';
 import { buildRefDriver } from './build/refdriver.js';
 import { tritonEnv } from './caps/format.js';
 import type { ProbeReport } from './caps/model.js';
+import { checkStagedTree } from './build/staged-check.js';
 import { fetchPlan } from './fetch/fetch.js';
 import { detectHost } from './host/index.js';
 import type { TargetPlatform } from './host/types.js';
 import { checkPrefixOwnership, installPlan, isUpToDate, recordedPlan, refuseForeignPrefix, type InstallResult } from './install/install.js';
 import { withPrefixLock } from './install/lock.js';
-import { updateReceipt } from './install/prefix-env.js';
+import { recordBuilds, updateReceipt } from './install/prefix-writer.js';
+import type { UnpackLimits } from './install/staging.js';
 import { readReceipt, RECEIPT_NAME, type Receipt } from './install/receipt.js';
 import { verifyPrefix } from './install/verify.js';
 import { loadManifests } from './manifest/load.js';
@@ -52,6 +54,8 @@ export interface SetupOptions {
   smoke: boolean;
   /** "No device" fails the run instead of being reported. */
   requireDevice: boolean;
+  /** How much one archive may unpack to (default DEFAULT_LIMITS). */
+  limits?: UnpackLimits;
 }
 
 export interface SetupResult {
@@ -282,7 +286,10 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
         install.requestUpdated = true;
       }
     } else {
-      install = await installPlan(plan, await fetchPlan(plan, deps, reporter, { offline: opts.offline }), reporter);
+      install = await installPlan(plan, await fetchPlan(plan, deps, reporter, { offline: opts.offline }), reporter, {
+        limits: opts.limits,
+        check: (dir, p) => checkStagedTree(dir, p, deps),
+      });
     }
     const envBefore = JSON.stringify(before?.extraEnv ?? {});
     const result: SetupResult = { plan, install };
@@ -294,6 +301,8 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
     }
 
     if (refdriver) result.refdriver = await buildRefDriver(plan.prefix, { deps, reporter });
+    // The driver library is part of the prefix now (or, when this run did not ask for it, no longer).
+    await recordBuilds(plan.prefix, { refdriver: result.refdriver }, result.refdriver ? [] : ['refdriver']);
     const altDrivers = result.refdriver?.output;
     // The loader reads ZE_ENABLE_ALT_DRIVERS at zeInit; this process has not initialised it yet.
     if (altDrivers) deps.env[EnvVars.ZE_ENABLE_ALT_DRIVERS] = altDrivers;
@@ -318,16 +327,20 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
           r.extraEnv = extra;
           r.probe = { arch: t.arch, extensions: t.extensions, device: t.device, driver: t.driver };
         })) ?? result.install.receipt;
-    } else {
-      result.install.receipt = (await readReceipt(plan.prefix)) ?? result.install.receipt;
     }
+    // The addon joins the receipt, so the no-op check and doctor verify it like any installed file.
+    const addon = result.verify.build.ok ? result.verify.build.value : undefined;
+    result.install.receipt =
+      (await recordBuilds(plan.prefix, { addon })) ??
+      (await readReceipt(plan.prefix)) ??
+      result.install.receipt;
     // The env files changed when the variables they export did: then this run changed the prefix.
     if (before && JSON.stringify(result.install.receipt.extraEnv ?? {}) !== envBefore) {
       result.install.changed = true;
       result.install.envChanged = true;
     }
     return result;
-  }, { onWait });
+  }, { onWait, onStale: (why) => reporter.debug(`took over the lock of ${plan.prefix}: ${why}`) });
 }
 
 export interface VerifyOptions {
@@ -362,7 +375,9 @@ export async function verifyStack(prefix: string, opts: VerifyOptions): Promise<
   } catch (e) {
     // The koffi probe works without a compiler, so a failed build is reported and the probe still runs.
     build = failed(e);
-    reporter.warn(`runtime addon not built: ${(e as Error).message.split('\n')[0]}`);
+    // A compile failure keeps the command and the tail of the compiler's output; other failures are one line.
+    const msg = (e as Error).message;
+    reporter.warn(`runtime addon not built: ${isXpuError(e, 'BUILD') ? msg : msg.split('\n')[0]}`);
   }
 
   let report: ProbeReport;

@@ -1,7 +1,7 @@
 // Builds the runtime addon (native/addon/*.c) against a prefix's headers and loader, like Triton builds its stub.
 import * as path from 'node:path';
 import type { Deps } from '../deps.js';
-import { XpuError } from '../errors.js';
+import { isXpuError, XpuError } from '../errors.js';
 import { nativeDir } from '../package-dir.js';
 import type { Reporter } from '../reporter.js';
 import { compileSharedLibrary, type CompileResult, type CompileSpec } from './compile.js';
@@ -53,6 +53,7 @@ export async function buildAddon(prefix: string, opts: AddonBuildOptions): Promi
     return r;
   } catch (e) {
     task.fail('runtime addon failed to build');
+    if (isXpuError(e) && typeof e.details.output === 'string') opts.reporter.debug(`compiler output, in full:\n${e.details.output}`);
     throw e;
   }
 }

@@ -27,6 +27,8 @@ export interface CompileResult {
   key: string;
   command: string;
   compiler: Compiler;
+  /** The build stamp written beside the output (what the next build compares its inputs with). */
+  stamp: string;
 }
 
 export interface Invocation {
@@ -34,12 +36,13 @@ export interface Invocation {
   args: string[];
 }
 
-function libExt(style: Compiler['style']): string {
-  return style === 'msvc' ? '.dll' : '.so';
+/** A Windows shared library is a DLL whichever compiler style made it (mingw-w64 gcc and clang included). */
+function libExt(style: Compiler['style'], platform: NodeJS.Platform): string {
+  return style === 'msvc' || platform === 'win32' ? '.dll' : '.so';
 }
 
 /** The compiler command line for a spec: pure, so both styles are tested on any OS. */
-export function compileInvocation(spec: CompileSpec, compiler: Compiler, output: string): Invocation {
+export function compileInvocation(spec: CompileSpec, compiler: Compiler, output: string, platform: NodeJS.Platform = 'linux'): Invocation {
   if (compiler.style === 'msvc') {
     return {
       file: compiler.path,
@@ -59,7 +62,8 @@ export function compileInvocation(spec: CompileSpec, compiler: Compiler, output:
   return {
     file: compiler.path,
     args: [
-      '-shared', '-fPIC', '-O2',
+      // Windows code is position-independent already; -fPIC there only draws warnings from some compilers.
+      '-shared', ...(platform === 'win32' ? [] : ['-fPIC']), '-O2',
       ...(spec.defines ?? []).map((d) => `-D${d}`),
       ...spec.includeDirs.map((d) => `-I${d}`),
       ...(spec.extraFlags ?? []),
@@ -100,7 +104,7 @@ async function listHeaders(dir: string, deps: Pick<Deps, 'readDir'>, depth = 0):
 }
 
 /** sha256 over sources, every header under the include dirs, the compiler's identity and the command shape. */
-export async function buildKey(spec: CompileSpec, compiler: Compiler, deps: Pick<Deps, 'readDir' | 'readFile'>): Promise<string> {
+export async function buildKey(spec: CompileSpec, compiler: Compiler, deps: Pick<Deps, 'readDir' | 'readFile' | 'platform'>): Promise<string> {
   const h = createHash('sha256');
   const add = (label: string, value: string) => h.update(`${label}\0${value.length}\0${value}\0`);
   for (const s of spec.sources) {
@@ -116,7 +120,7 @@ export async function buildKey(spec: CompileSpec, compiler: Compiler, deps: Pick
     }
   }
   add('compiler', `${compiler.style}|${compiler.path}|${compiler.version}`);
-  add('command', JSON.stringify(compileInvocation({ ...spec, outDir: '' }, compiler, '<out>')));
+  add('command', JSON.stringify(compileInvocation({ ...spec, outDir: '' }, compiler, '<out>', deps.platform)));
   return h.digest('hex');
 }
 
@@ -137,20 +141,33 @@ export async function lastBuilt(spec: Pick<CompileSpec, 'name' | 'outDir'>, deps
   return output && (await deps.exists(output)) ? output : undefined;
 }
 
+const TAIL_LINES = 20;
+
+/** The last lines of a compiler's output, saying how many came before (the whole text is in the error's details). */
+export function outputTail(text: string): string[] {
+  const lines = text.split('\n');
+  const shown = lines.slice(-TAIL_LINES);
+  const skipped = lines.length - shown.length;
+  return [
+    skipped > 0 ? `compiler output (last ${shown.length} of ${lines.length} lines; --verbose shows all):` : 'compiler output:',
+    ...shown.map((l) => `  ${l}`),
+  ];
+}
+
 /** Compiles unless a library built from identical inputs is already there; a failure carries the command and output. */
 export async function compileSharedLibrary(spec: CompileSpec, compiler: Compiler, deps: Deps): Promise<CompileResult> {
   const key = await buildKey(spec, compiler, deps);
-  const output = path.join(spec.outDir, `${spec.name}-${key.slice(0, 16)}${libExt(compiler.style)}`);
+  const output = path.join(spec.outDir, `${spec.name}-${key.slice(0, 16)}${libExt(compiler.style, deps.platform)}`);
   const stampPath = stampPathOf(spec);
   const stamp = await deps.readFile(stampPath).then((t) => (t ? (JSON.parse(t) as Stamp) : undefined)).catch(() => undefined);
-  const inv = compileInvocation(spec, compiler, output);
+  const inv = compileInvocation(spec, compiler, output, deps.platform);
   const command = commandLine(inv);
   if (stamp?.key === key && stamp.output === output && (await deps.exists(output))) {
-    return { output, cached: true, key, command: stamp.command, compiler };
+    return { output, cached: true, key, command: stamp.command, compiler, stamp: stampPath };
   }
   await fs.mkdir(spec.outDir, { recursive: true });
   const tmp = `${output}.tmp-${process.pid}`;
-  const tmpInv = compileInvocation(spec, compiler, tmp);
+  const tmpInv = compileInvocation(spec, compiler, tmp, deps.platform);
   const workDir = await fs.mkdtemp(path.join(spec.outDir, '.build-'));
   try {
     const run = wrapForVcvars(tmpInv, compiler);
@@ -160,8 +177,7 @@ export async function compileSharedLibrary(spec: CompileSpec, compiler: Compiler
       throw new XpuError('BUILD', [
         `compiling ${spec.name} failed with ${compiler.via} (exit ${r.exitCode})`,
         `command: ${command}`,
-        'compiler output:',
-        ...text.split('\n').map((l) => `  ${l}`),
+        ...outputTail(text),
       ].join('\n'), {
         details: { command, output: text, exitCode: r.exitCode, compiler: compiler.path },
         hints: ['fix the error above, or point CC at another compiler'],
@@ -170,7 +186,7 @@ export async function compileSharedLibrary(spec: CompileSpec, compiler: Compiler
     await fs.rename(tmp, output);
     await fs.writeFile(stampPath, JSON.stringify({ key, output, command } satisfies Stamp, null, 2) + '\n');
     if (stamp && stamp.output !== output) await fs.rm(stamp.output, { force: true });
-    return { output, cached: false, key, command, compiler };
+    return { output, cached: false, key, command, compiler, stamp: stampPath };
   } finally {
     await fs.rm(tmp, { force: true });
     await fs.rm(workDir, { recursive: true, force: true });

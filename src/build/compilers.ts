@@ -135,6 +135,47 @@ async function findMsvcViaVswhere(deps: Deps, tried: Attempt[]): Promise<Compile
   return found;
 }
 
+async function firstExisting(files: string[], deps: Pick<Deps, 'exists'>): Promise<string | undefined> {
+  for (const f of files) if (await deps.exists(f)) return f;
+  return undefined;
+}
+
+/** Where LLVM's Windows installer and Visual Studio's bundled LLVM put clang-cl and clang. */
+function windowsLlvmDirs(env: Record<string, string | undefined>): string[] {
+  const pf = env.ProgramFiles ?? 'C:\\Program Files';
+  return [path.win32.join(pf, 'LLVM', 'bin')];
+}
+
+/**
+ * GNU-style compilers on Windows (mingw-w64 gcc, clang): on PATH first, then the usual homes of MSYS2 (each of its
+ * environments) and w64devkit. Their shared libraries are DLLs like MSVC's and link ze_loader.lib with -lze_loader.
+ */
+async function findWindowsGnu(deps: Deps, tried: Attempt[]): Promise<Compiler[]> {
+  const found: Compiler[] = [];
+  const add = (c: Compiler | undefined) => {
+    if (c && !found.some((f) => f.path.toLowerCase() === c.path.toLowerCase())) found.push(c);
+  };
+  for (const name of ['gcc.exe', 'x86_64-w64-mingw32-gcc.exe', 'clang.exe']) {
+    if (await whichOnPath(name, deps)) add(await gnuCandidate(`${name} on PATH`, name, deps, tried));
+    else tried.push({ what: `${name} on PATH`, result: 'not found' });
+  }
+  const home = deps.env.USERPROFILE ?? 'C:\\Users\\Default';
+  const msys = deps.env.MSYS2_ROOT ?? 'C:\\msys64';
+  const homes: [string, string][] = [
+    ['MSYS2 UCRT64', path.win32.join(msys, 'ucrt64', 'bin', 'gcc.exe')],
+    ['MSYS2 MINGW64', path.win32.join(msys, 'mingw64', 'bin', 'gcc.exe')],
+    ['MSYS2 CLANG64', path.win32.join(msys, 'clang64', 'bin', 'clang.exe')],
+    ['w64devkit', path.win32.join('C:\\w64devkit', 'bin', 'gcc.exe')],
+    ['w64devkit', path.win32.join(home, 'w64devkit', 'bin', 'gcc.exe')],
+    ['LLVM clang', path.win32.join(windowsLlvmDirs(deps.env)[0]!, 'clang.exe')],
+  ];
+  for (const [via, file] of homes) {
+    if (await deps.exists(file)) add(await gnuCandidate(via, file, deps, tried));
+    else tried.push({ what: via, result: 'not found', detail: file });
+  }
+  return found;
+}
+
 /** Every usable compiler in order of preference; `tried` lists each attempt for doctor and error messages. */
 export async function findCompilers(deps: Deps, lang: 'c' | 'c++' = 'c'): Promise<FinderResult> {
   const tried: Attempt[] = [];
@@ -156,11 +197,12 @@ export async function findCompilers(deps: Deps, lang: 'c' | 'c++' = 'c'): Promis
       if (c) found.push(c);
     } else tried.push({ what: 'cl.exe on PATH', result: 'not found' });
     found.push(...(await findMsvcViaVswhere(deps, tried)));
-    const clangCl = await whichOnPath('clang-cl.exe', deps);
+    const clangCl = (await whichOnPath('clang-cl.exe', deps)) ?? (await firstExisting(windowsLlvmDirs(deps.env).map((d) => path.win32.join(d, 'clang-cl.exe')), deps));
     if (clangCl) {
       const c = await msvcCandidate('clang-cl', clangCl, deps, tried);
       if (c) found.push(c);
-    } else tried.push({ what: 'clang-cl', result: 'not found' });
+    } else tried.push({ what: 'clang-cl', result: 'not found', detail: 'not on PATH nor in LLVM\\bin' });
+    for (const c of await findWindowsGnu(deps, tried)) if (!found.some((f) => f.path.toLowerCase() === c.path.toLowerCase())) found.push(c);
     return { found, tried };
   }
   const names = lang === 'c' ? ['cc', 'gcc', 'clang', 'icx'] : ['c++', 'g++', 'clang++', 'icpx'];

@@ -1,4 +1,5 @@
 // Turns raw probe data into the capability report: devices named, arch mapped, flags with provenance, loader checked.
+import type { WinLoaderFacts } from '../runtime/win-loader.js';
 import * as path from 'node:path';
 import type { OpenClDevice, RawDevice, RawLoaderComponent, RawUrProbe, RawZeProbe } from '../runtime/types.js';
 import { DEVICE_TYPE } from '../runtime/ze-abi.js';
@@ -45,6 +46,8 @@ export interface LoaderReport {
   /** False when zelLoaderGetVersions answered nothing usable (empty names, 0.0.0). */
   componentsTrusted: boolean;
   installedVersion?: string;
+  /** Windows: the module actually loaded, other copies, and what a program started from the env files gets. */
+  windows?: WinLoaderFacts;
 }
 
 export interface ProbeReport {

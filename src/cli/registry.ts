@@ -9,7 +9,7 @@ export const PROBE_FORMATS = ['text', 'json', 'triton-env', 'pytorch'] as const;
 /** In report order; a unit test keeps this equal to the doctor's own list. */
 export const DOCTOR_CHECK_IDS = [
   'platform', 'gpu', 'kernel-driver', 'render-node', 'user-driver', 'ze-loader', 'headers', 'sdk-path', 'ur', 'env',
-  'compiler', 'prefix', 'network', 'probe', 'smoke',
+  'compiler', 'prefix', 'network', 'probe', 'triton-env', 'smoke',
 ] as const;
 
 const prefixOption = (what: string): OptionDef => ({
@@ -58,6 +58,8 @@ const setup: CommandSpec = {
     { name: 'no-refdriver', type: 'boolean', description: 'stop selecting the reference driver a previous run recorded' },
     { name: 'no-smoke', type: 'boolean', description: 'probe the devices but do not run the kernel smoke test' },
     { name: 'require-device', type: 'boolean', description: 'fail (exit 1) when no device can run anything' },
+    { name: 'max-unpacked', type: 'string', value: 'SIZE', env: 'XPU_SETUP_MAX_UNPACKED', default: '2GiB', description: 'the most one archive may unpack to, against archive bombs (8GiB, 500MiB; 0 = no limit)' },
+    { name: 'max-ratio', type: 'string', value: 'N', env: 'XPU_SETUP_MAX_RATIO', default: '200', description: 'the largest unpacked/packed ratio of one archive once past 32 MiB (0 = no limit)' },
   ],
   conflicts: [
     { a: 'refdriver', b: 'platform', when: (v) => v.platform !== undefined, why: '--refdriver builds and runs code on this machine, so it cannot be combined with --platform' },

@@ -28,6 +28,8 @@ export const linuxLayout: PlatformLayout = {
   systemPackages: true,
   ldconfig: true,
   oneapiLibDirs: ['lib', 'compiler/latest/lib'],
+  driverLoaderInSystem32: false,
+  caseInsensitivePaths: false,
   remedies: {
     noCompiler: 'install one (sudo apt install gcc, sudo dnf install gcc) or set CC',
     noZeLoader: (setup) => `run ${setup} to install a loader into the prefix (or install the distro package, e.g. sudo apt install libze1)`,

@@ -65,6 +65,13 @@ export interface PlatformLayout {
   ldconfig: boolean;
   /** Where a oneAPI install under ONEAPI_ROOT keeps its runtime libraries, relative to that root. */
   oneapiLibDirs: string[];
+  /**
+   * The GPU driver puts its own Level Zero loader in System32, which the DLL search tries before PATH (Windows): a
+   * prefix holding only the SDK (headers, link library) runs on that copy, and which copy a program gets is worth saying.
+   */
+  driverLoaderInSystem32: boolean;
+  /** Paths compare without case, and either slash separates (Windows). */
+  caseInsensitivePaths: boolean;
   /** Remedies that errors and doctor checks say, in this platform's words. */
   remedies: PlatformRemedies;
 }

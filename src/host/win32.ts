@@ -29,6 +29,8 @@ export const win32Layout: PlatformLayout = {
   systemPackages: false,
   ldconfig: false,
   oneapiLibDirs: ['bin', 'compiler/latest/bin'],
+  driverLoaderInSystem32: true,
+  caseInsensitivePaths: true,
   remedies: {
     noCompiler: 'install Visual Studio Build Tools with the "Desktop development with C++" workload (or set CC)',
     noZeLoader: (setup) => `install the Intel graphics driver (it puts ze_loader.dll in System32), or run ${setup}`,

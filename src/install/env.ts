@@ -156,17 +156,24 @@ export function renderEnv(vars: EnvVar[], shell: Shell, platform: TargetPlatform
     case 'fish':
       return renderFish(vars, platform, header);
     case 'pwsh':
+      // A path already in the list is left alone, so dot-sourcing the file twice adds it once (-contains ignores case).
       return [`# ${header} pwsh`, ...vars.map((v) =>
         v.mode === 'set'
           ? `$env:${v.name} = ${psQuote(v.value)}`
-          : `$env:${v.name} = if ($env:${v.name}) { ${psQuote(v.value + sep)} + $env:${v.name} } else { ${psQuote(v.value)} }`,
+          : `if (-not (@($env:${v.name} -split ${psQuote(sep)}) -contains ${psQuote(v.value)})) { $env:${v.name} = if ($env:${v.name}) { ${psQuote(v.value + sep)} + $env:${v.name} } else { ${psQuote(v.value)} } }`,
       )].join('\n') + '\n';
     case 'cmd':
-      return ['@echo off', `rem ${header} cmd`, ...vars.map((v) =>
+      // cmd has no list test: removing ;value; from ;%VAR%; (case-insensitive, through `call set`) and comparing
+      // tells whether the path is there already, so calling the file twice adds it once.
+      return ['@echo off', `rem ${header} cmd`, ...vars.flatMap((v) =>
         v.mode === 'set'
-          ? `set "${v.name}=${v.value}"`
-          : `if defined ${v.name} (set "${v.name}=${v.value}${sep}%${v.name}%") else (set "${v.name}=${v.value}")`,
-      )].join('\r\n') + '\r\n';
+          ? [`set "${v.name}=${v.value}"`]
+          : [
+              `set "_XPU_HAD=${sep}%${v.name}%${sep}"`,
+              `call set "_XPU_LESS=%%_XPU_HAD:${sep}${v.value}${sep}=%%"`,
+              `if not defined ${v.name} (set "${v.name}=${v.value}") else if "%_XPU_HAD%"=="%_XPU_LESS%" (set "${v.name}=${v.value}${sep}%${v.name}%")`,
+            ],
+      ), 'set "_XPU_HAD="', 'set "_XPU_LESS="'].join('\r\n') + '\r\n';
     case 'json':
       return JSON.stringify({ schema: 1, separator: sep, vars }, null, 2) + '\n';
   }

@@ -1,5 +1,5 @@
 // The only HTTP code: requests through undici with the injected environment's proxy and CAs; returns streams, never writes files.
-import { Agent, EnvHttpProxyAgent, interceptors, request, type Dispatcher } from 'undici';
+import { Agent, buildConnector, EnvHttpProxyAgent, interceptors, request, type Dispatcher } from 'undici';
 import { XpuError } from '../errors.js';
 import { DEFAULT_NET_CONFIG, NET_ENV, netConfigFromEnv, type NetConfig } from './config.js';
 import { proxyFor, proxySettings, trustedCas, type ProxyChoice } from './proxy.js';
@@ -125,6 +125,25 @@ function flatHeaders(h: Record<string, string | string[] | undefined>): Record<s
   return out;
 }
 
+/**
+ * undici's connector with TCP keep-alive switched on once connected instead of before: Wine's sockets reject the
+ * option on an unconnected socket, which the default turns into a failed connection. Same effect elsewhere.
+ */
+function connectThenKeepAlive(opts: buildConnector.BuildOptions): buildConnector.connector {
+  const inner = buildConnector({ ...opts, keepAlive: false });
+  return (connectOpts, cb) =>
+    inner(connectOpts, (err, socket) => {
+      if (socket) {
+        try {
+          socket.setKeepAlive(true, 60_000);
+        } catch {
+          // keep-alive only spares reconnects; a socket without it still works
+        }
+      }
+      (cb as (e: Error | null, s: typeof socket) => void)(err, socket);
+    });
+}
+
 export class Http {
   readonly config: NetConfig;
   private dispatcher?: Dispatcher;
@@ -152,7 +171,7 @@ export class Http {
       const base =
         p.http || p.https
           ? new EnvHttpProxyAgent({ httpProxy: p.http?.url ?? '', httpsProxy: p.https?.url ?? '', noProxy: p.noProxy, connect, requestTls: tls, proxyTls: tls })
-          : new Agent({ connect, connections: 8 });
+          : new Agent({ connect: connectThenKeepAlive(connect), connections: 8 });
       // Release assets (GitHub) answer with redirects.
       this.dispatcher = base.compose(interceptors.redirect({ maxRedirections: 5 }));
     }

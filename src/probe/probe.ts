@@ -12,6 +12,8 @@ import { probeUr } from '../runtime/ur.js';
 import { noDriverError, probeZe, zeLoaderPath } from '../runtime/ze.js';
 import { readLdconfig } from '../inspect/ldconfig.js';
 import { resolveLibrary } from '../inspect/loaders.js';
+import { system32Dir } from '../inspect/windows.js';
+import { windowsLoaderFacts } from '../runtime/win-loader.js';
 import { buildReport, type ProbeReport } from '../caps/model.js';
 import { applyDeviceSelector } from '../runtime/select.js';
 
@@ -46,7 +48,11 @@ export function probeDifferences(a: RawZeProbe, b: RawZeProbe): string[] {
 
 export async function probeStack(prefix: string, opts: ProbeOptions): Promise<ProbeReport> {
   const { deps } = opts;
-  const loader = zeLoaderPath(prefix, deps.platform);
+  const layout = nodeLayout(deps.platform);
+  let loader = zeLoaderPath(prefix, deps.platform);
+  // An SDK install on Windows has headers and ze_loader.lib only; the driver's System32 copy is the loader then.
+  const driverLoader = layout.driverLoaderInSystem32 ? layout.path.join(system32Dir(deps.env), layout.zeLoaderRuntime) : undefined;
+  if (driverLoader && !(await deps.exists(loader)) && (await deps.exists(driverLoader))) loader = driverLoader;
   if (!(await deps.exists(loader))) {
     throw new XpuError('NOT_FOUND', `no Level Zero loader in the prefix: ${loader} does not exist`, {
       hints: [`run \`xpu-setup --prefix ${prefix}\` to install it`, 'or pass --system to probe the system\'s own Level Zero loader'],
@@ -60,6 +66,7 @@ export async function probeStack(prefix: string, opts: ProbeOptions): Promise<Pr
     installedVersion: installed ? `${installed.name} ${installed.version}` : undefined,
   });
   report.origin = { kind: 'prefix', prefix };
+  if (layout.driverLoaderInSystem32) report.loader.windows = await windowsLoaderFacts(loader, deps);
   return report;
 }
 
@@ -168,7 +175,11 @@ export function applySelection(report: ProbeReport, env: Record<string, string |
 
 /** Raises NO_DEVICE with the reason when the report has nothing to run on. */
 export function requireDevices(report: ProbeReport, deps: Pick<Deps, 'env' | 'platform'>): void {
-  if (report.zeInit !== 0) throw noDriverError(report.loader.path, report.zeInit, deps.env, deps.platform);
+  if (report.zeInit !== 0) {
+    const e = noDriverError(report.loader.path, report.zeInit, deps.env, deps.platform);
+    e.hints.push(...(report.loader.windows?.notes ?? []));
+    throw e;
+  }
   if (report.devices.length === 0) {
     const filters = [
       deps.env[EnvVars.ZE_AFFINITY_MASK] ? `ZE_AFFINITY_MASK=${deps.env[EnvVars.ZE_AFFINITY_MASK]}` : '',

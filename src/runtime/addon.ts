@@ -1,4 +1,5 @@
 // Loads the built runtime addon with koffi and reads its probe: the same questions asked through compiled C.
+import * as path from 'node:path';
 import { XpuError } from '../errors.js';
 import { Block, loadLibrary } from './ffi.js';
 import type { RawZeProbe } from './types.js';
@@ -13,7 +14,8 @@ export const ADDON_ABI = 1;
 export function probeViaAddon(addonPath: string, loaderPath: string): AddonProbe {
   let lib;
   try {
-    lib = loadLibrary(addonPath);
+    // Its ze_loader.dll import is resolved in the prefix's bin (beside the loader), never on PATH.
+    lib = loadLibrary(addonPath, { dependencyDirs: [path.dirname(loaderPath)] });
   } catch (e) {
     throw new XpuError('RUNTIME', `cannot load the runtime addon ${addonPath}`, { cause: e, hints: ['rebuild it: xpu-setup probe rebuilds a missing or stale addon'] });
   }

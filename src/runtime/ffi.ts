@@ -1,6 +1,7 @@
 // Native memory blocks for koffi calls: every struct is a byte block read and written at fixed offsets.
 import koffi from 'koffi';
 import { XpuError } from '../errors.js';
+import { loadDllSafely } from './win-dll.js';
 
 /** A zeroed block of native memory with little-endian accessors; free() it when done. */
 export class Block {
@@ -65,8 +66,20 @@ export class Arena {
 
 export type Lib = ReturnType<typeof koffi.load>;
 
-/** Loads a library whose symbol lookups name it: koffi's own error ("Cannot find function 'x'") does not say where. */
-export function loadLibrary(path: string): Lib {
+/**
+ * Opens a library by its full path, and makes its symbol lookups name it: koffi's own error ("Cannot find function
+ * 'x'") does not say where. On Windows it is first loaded with the safe DLL search (beside itself, then
+ * `dependencyDirs`, then System32), so its imports (the addon's ze_loader.dll) come from the prefix and never from
+ * PATH or the current directory; koffi then opens the module already loaded.
+ */
+export function loadLibrary(path: string, opts: { dependencyDirs?: string[] } = {}): Lib {
+  if (process.platform === 'win32') {
+    const err = loadDllSafely(path, opts.dependencyDirs);
+    if (err) {
+      const why = err === 126 ? ' (a DLL it needs was not found)' : err === 193 ? ' (not a 64-bit Windows DLL)' : '';
+      throw new XpuError('RUNTIME', `LoadLibraryExW(${path}) failed with Win32 error ${err}${why}`, { details: { library: path, win32Error: err } });
+    }
+  }
   const lib = koffi.load(path);
   const func = lib.func.bind(lib) as (...args: unknown[]) => unknown;
   const named = (...args: unknown[]): unknown => {

@@ -285,6 +285,13 @@ export async function runSmoke(prefix: string, opts: SmokeOptions): Promise<Smok
       throw new XpuError('SMOKE', `the smoke checker compared ${check.checked} of ${n} values`, { details: { ...check, elements: n } });
     }
     const bad = check.first;
+    if (bad && /^null device$/i.test(name.trim())) {
+      // The loader's upstream null driver (ZE_ENABLE_NULL_DRIVER) answers every call with success and runs nothing.
+      throw new XpuError('SMOKE', `${SMOKE_KERNEL} could not compute on ${name}: the Level Zero null driver accepts every call but runs no kernel`, {
+        details: { ...bad, wrong: check.wrong, checked: check.checked, elements: n, spv: spvPath, nullDriver: true },
+        hints: [`unset ${EnvVars.ZE_ENABLE_NULL_DRIVER} to test a real driver`],
+      });
+    }
     if (bad) {
       throw new XpuError('SMOKE', `${SMOKE_KERNEL} computed wrong results on ${name}: first mismatch at index ${bad.index}: got ${bad.got}, expected ${bad.expected} (${check.wrong} of ${n} wrong)`, {
         details: { ...bad, wrong: check.wrong, checked: check.checked, elements: n, spv: spvPath },

@@ -2,9 +2,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Deps, ExecResult } from '../../src/deps.js';
-import { compileInvocation, type CompileSpec } from '../../src/build/compile.js';
+import { compileInvocation, outputTail, type CompileSpec } from '../../src/build/compile.js';
 import { findCompilers, parseVswhere } from '../../src/build/compilers.js';
 import { absentFiles } from '../fixtures/detect/fake-deps.js';
+import { programResolution } from '../../src/runtime/win-loader.js';
 
 const vswhere = (f: string) => fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'vswhere', f), 'utf8');
 
@@ -86,7 +87,8 @@ describe('compiler finder', () => {
     const r = await findCompilers(deps);
     expect(r.found).toHaveLength(1);
     expect(r.found[0]).toMatchObject({ path: cl, style: 'msvc', version: 'Microsoft (R) C/C++ Optimizing Compiler Version 19.29.30145 for x64', vcvars: `${vsRoot}\\VC\\Auxiliary\\Build\\vcvars64.bat` });
-    expect(r.tried.map((t) => t.what)).toEqual(['cl.exe on PATH', `vswhere: Visual Studio Community 2019 (${cl})`, 'clang-cl']);
+    expect(r.tried.map((t) => t.what).slice(0, 3)).toEqual(['cl.exe on PATH', `vswhere: Visual Studio Community 2019 (${cl})`, 'clang-cl']);
+    expect(r.tried.map((t) => t.what)).toContain('MSYS2 UCRT64');
   });
 
   it('on Windows without Visual Studio falls back to clang-cl on PATH', async () => {
@@ -97,9 +99,34 @@ describe('compiler finder', () => {
     expect(r.found.map((c) => [c.via, c.style])).toEqual([['clang-cl', 'msvc']]);
     expect(r.tried.find((t) => t.what === 'vswhere')?.result).toBe('not found');
   });
+
+  it('on Windows without MSVC finds GNU-style compilers: gcc.exe on PATH (w64devkit), then MSYS2\'s', async () => {
+    const ucrt = 'C:\\msys64\\ucrt64\\bin\\gcc.exe';
+    const w64 = 'D:\\tools\\w64devkit\\bin\\gcc.exe';
+    const deps = fakeDeps('win32', { [ucrt]: '', [w64]: '' }, {
+      [`${w64} --version`]: { exitCode: 0, stdout: 'gcc.exe (GCC) 14.2.0\r\n', stderr: '' },
+      [`${ucrt} --version`]: { exitCode: 0, stdout: 'gcc.exe (Rev2, Built by MSYS2 project) 14.2.0\r\n', stderr: '' },
+    }, { PATH: 'D:\\tools\\w64devkit\\bin;C:\\Windows', PATHEXT: '.EXE' });
+    const r = await findCompilers(deps);
+    expect(r.found.map((c) => [c.via, c.path, c.style])).toEqual([['gcc.exe on PATH', w64, 'gnu'], ['MSYS2 UCRT64', ucrt, 'gnu']]);
+    expect(r.tried.find((t) => t.what === 'MSYS2 MINGW64')).toMatchObject({ result: 'not found', detail: 'C:\\msys64\\mingw64\\bin\\gcc.exe' });
+  });
 });
 
 describe('compile command lines', () => {
+  it('GNU style on Windows builds a DLL without -fPIC and links ze_loader.lib through -l', () => {
+    const winSpec: CompileSpec = { name: 'x', sources: ['C:\\s\\a.c'], includeDirs: ['C:\\p\\include'], libDirs: ['C:\\p\\lib'], libs: ['ze_loader'], rpath: [], outDir: 'C:\\p\\lib\\xpu-setup' };
+    const inv = compileInvocation(winSpec, { via: 'gcc.exe on PATH', path: 'gcc.exe', style: 'gnu', version: 'gcc 14' }, 'C:\\o\\x.dll', 'win32');
+    expect(inv.args).toEqual(['-shared', '-O2', '-IC:\\p\\include', 'C:\\s\\a.c', '-o', 'C:\\o\\x.dll', '-LC:\\p\\lib', '-lze_loader']);
+  });
+  it('a failed build shows the last 20 lines of compiler output and says how many came before', () => {
+    const text = Array.from({ length: 50 }, (_, i) => `line ${i + 1}`).join('\n');
+    const tail = outputTail(text);
+    expect(tail[0]).toBe('compiler output (last 20 of 50 lines; --verbose shows all):');
+    expect(tail.slice(1)).toEqual(Array.from({ length: 20 }, (_, i) => `  line ${i + 31}`));
+    expect(outputTail('a.c:1: error: x')).toEqual(['compiler output:', '  a.c:1: error: x']);
+  });
+
   const spec: CompileSpec = { name: 'x', sources: ['/s/a.c'], includeDirs: ['/p/include'], libDirs: ['/p/lib'], libs: ['ze_loader'], rpath: ['/p/lib'], outDir: '/p/lib/xpu-setup' };
   it('GNU style', () => {
     const inv = compileInvocation(spec, { via: 'cc', path: '/usr/bin/cc', style: 'gnu', version: 'cc 12' }, '/o/x.so');
@@ -108,5 +135,17 @@ describe('compile command lines', () => {
   it('MSVC style', () => {
     const inv = compileInvocation({ ...spec, rpath: [] }, { via: 'cl', path: 'cl.exe', style: 'msvc', version: 'cl 19' }, 'C:\\o\\x.dll');
     expect(inv.args).toEqual(['/nologo', '/LD', '/MD', '/O2', '/W3', '/I/p/include', '/s/a.c', '/Fe:C:\\o\\x.dll', '/link', '/LIBPATH:/p/lib', 'ze_loader.lib']);
+  });
+});
+
+describe('which ze_loader.dll a program started from the env files gets', () => {
+  const bin = 'C:\\xpu\\bin';
+  const env = { SystemRoot: 'C:\\Windows', PATH: 'C:\\Windows\\system32;C:\\tools' };
+  it('the prefix copy through PATH when System32 has none', () => {
+    expect(programResolution(bin, env, (p) => p === 'C:\\xpu\\bin\\ze_loader.dll')).toEqual({ path: 'C:\\xpu\\bin\\ze_loader.dll', where: 'prefix' });
+  });
+  it('the driver\'s System32 copy when there is one: System32 comes before PATH', () => {
+    const has = new Set(['C:\\xpu\\bin\\ze_loader.dll', 'C:\\Windows\\System32\\ze_loader.dll']);
+    expect(programResolution(bin, env, (p) => has.has(p))).toEqual({ path: 'C:\\Windows\\System32\\ze_loader.dll', where: 'System32' });
   });
 });

@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { envVars, prefixJoin, renderEnv, renderUnset, withoutPrefix } from '../../src/install/env.js';
+import { relocateVars } from '../../src/install/installed-env.js';
+import { envFilesLine } from '../../src/hints.js';
 
 describe('env files', () => {
   it('sh output, sourced by a real shell, prepends search paths and sets the SDK path', () => {
@@ -23,11 +25,42 @@ describe('env files', () => {
     expect(vars.find((v) => v.name === 'PATH')!.value).toBe('C:\\xpu\\bin');
     expect(vars.some((v) => v.name === 'LD_LIBRARY_PATH')).toBe(false);
     const cmd = renderEnv(vars, 'cmd', 'win-x64');
-    expect(cmd).toContain('if defined INCLUDE (set "INCLUDE=C:\\xpu\\include;%INCLUDE%") else (set "INCLUDE=C:\\xpu\\include")');
+    expect(cmd).toContain('if not defined INCLUDE (set "INCLUDE=C:\\xpu\\include") else if "%_XPU_HAD%"=="%_XPU_LESS%" (set "INCLUDE=C:\\xpu\\include;%INCLUDE%")');
     expect(cmd).toContain('\r\n');
     const ps = renderEnv(vars, 'pwsh', 'win-x64');
     expect(ps).toContain("$env:LEVEL_ZERO_V1_SDK_PATH = 'C:\\xpu'");
     expect(ps).toContain("$env:PATH = if ($env:PATH) { 'C:\\xpu\\bin;' + $env:PATH } else { 'C:\\xpu\\bin' }");
+  });
+
+  it('env.bat adds a path only when ;%VAR%; lacks it (cmd replaces case-insensitively), and clears its helpers', () => {
+    const cmd = renderEnv(envVars('C:\\xpu', 'win-x64'), 'cmd', 'win-x64');
+    const lines = cmd.split('\r\n');
+    const at = lines.indexOf('set "_XPU_HAD=;%PATH%;"');
+    expect(at).toBeGreaterThan(0);
+    expect(lines[at + 1]).toBe('call set "_XPU_LESS=%%_XPU_HAD:;C:\\xpu\\bin;=%%"');
+    expect(lines[at + 2]).toBe('if not defined PATH (set "PATH=C:\\xpu\\bin") else if "%_XPU_HAD%"=="%_XPU_LESS%" (set "PATH=C:\\xpu\\bin;%PATH%")');
+    expect(lines.slice(-3)).toEqual(['set "_XPU_HAD="', 'set "_XPU_LESS="', '']);
+  });
+
+  it('env.ps1 prepends a path only when the list does not hold it already (as data: no PowerShell here)', () => {
+    const ps = renderEnv(envVars("C:\\it's", 'win-x64'), 'pwsh', 'win-x64');
+    const line = ps.split('\n').find((l) => l.includes('$env:PATH ='))!;
+    expect(line).toBe("if (-not (@($env:PATH -split ';') -contains 'C:\\it''s\\bin')) { $env:PATH = if ($env:PATH) { 'C:\\it''s\\bin;' + $env:PATH } else { 'C:\\it''s\\bin' } }");
+    expect(ps.match(/\{/g)!.length).toBe(ps.match(/\}/g)!.length);
+  });
+
+  it('setup\'s closing hint names env.bat and env.ps1 on Windows and env.sh elsewhere', async () => {
+    const files = new Set(['C:\\xpu\\env.bat', 'C:\\xpu\\env.ps1', '/opt/xpu/env.sh']);
+    const deps = (platform: NodeJS.Platform) => ({ env: { SHELL: '/bin/bash' }, platform, exists: async (p: string) => files.has(p) });
+    expect(await envFilesLine(deps('win32'), 'C:\\xpu')).toBe('cmd: call "C:\\xpu\\env.bat"   PowerShell: . C:\\xpu\\env.ps1');
+    expect(await envFilesLine(deps('linux'), '/opt/xpu')).toBe('. /opt/xpu/env.sh');
+  });
+
+  it('a copied prefix\'s variables move with it (Windows paths compare without case)', () => {
+    const vars = envVars('C:\\Old', 'win-x64');
+    const moved = relocateVars(vars, 'c:\\old', 'D:\\New', 'win-x64');
+    expect(moved.find((v) => v.name === 'PATH')?.value).toBe('D:\\New\\bin');
+    expect(relocateVars(envVars('/a', 'linux-x64'), '/A', '/b', 'linux-x64')).toEqual(envVars('/a', 'linux-x64'));
   });
 
   it('fish treats *PATH variables as path lists', () => {

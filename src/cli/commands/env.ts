@@ -5,7 +5,8 @@ import { EnvVars } from '../../env-names.js';
 import { XpuError } from '../../errors.js';
 import { defaultPrefix } from '../../host/index.js';
 import { appendTo, CI_SHELLS, githubEnv, renderDotenv, resolveEnv, type CiShell } from '../../install/ci-env.js';
-import { envVars, renderEnv, renderUnset, SHELLS, withoutPrefix, type Shell } from '../../install/env.js';
+import { renderEnv, renderUnset, SHELLS, withoutPrefix, type Shell } from '../../install/env.js';
+import { installedEnvVars } from '../../install/installed-env.js';
 import { readReceipt } from '../../install/receipt.js';
 import { hintShell, selfCommand, setupLine } from '../../hints.js';
 import { str, type Command, type CommandContext } from '../command.js';
@@ -61,7 +62,8 @@ export const envCommand: Command = {
         hints: [`install first: ${setupLine(await selfCommand(deps), prefix, undefined, hintShell(deps))}`],
       });
     }
-    const vars = envVars(receipt.prefix, receipt.platform, receipt.extraEnv ?? {});
+    // A copied or moved prefix prints its own paths (env.json's variables, moved along).
+    const vars = await installedEnvVars(prefix, receipt);
     const chosen = values.compilers ? vars.filter((v) => !v.runtime) : vars;
     if (ci === 'dotenv') {
       process.stdout.write(renderDotenv(resolveEnv(chosen, receipt.platform, deps.env)));

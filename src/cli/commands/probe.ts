@@ -36,6 +36,7 @@ export const probeCommand: Command = {
     else if (format === 'pytorch') ctx.out.result(formatPytorch(report, ctx.deps.env));
     else if (ctx.out.opts.verbose) ctx.out.result(formatVerbose(report));
     else ctx.out.result(formatLines(report));
+    for (const n of report.loader.windows?.notes ?? []) ctx.out.line(n);
     for (const n of new Set(report.notes)) ctx.out.debug(n);
     return 0;
   },

@@ -1,11 +1,11 @@
 // `xpu-setup` / `xpu-setup setup`: the whole job, then a short account of what was done and how to use it.
 import { assertInstallable, planSetup, runSetup, type SetupOptions, type SetupResult } from '../../pipeline.js';
 import type { Deps } from '../../deps.js';
-import { envCommandLine, envFileLine, hintShell, selfCommand } from '../../hints.js';
+import { envCommandLine, envFilesLine, hintShell, selfCommand } from '../../hints.js';
 import type { Command, Values } from '../command.js';
 import type { Output } from '../output.js';
 import { renderPlan } from '../render-plan.js';
-import { parsePlanOptions } from '../setup-options.js';
+import { parseLimits, parsePlanOptions } from '../setup-options.js';
 
 async function summary(r: SetupResult, out: Output, seconds: string, deps: Deps): Promise<void> {
   for (const n of r.install.notes) out.warn(n);
@@ -36,7 +36,7 @@ async function summary(r: SetupResult, out: Output, seconds: string, deps: Deps)
 /** How to take the prefix on in the user's shell, for this machine's prefixes only; both forms work when pasted. */
 async function useHint(r: SetupResult, deps: Deps): Promise<string> {
   if (!r.plan.host.native) return ` Copy ${r.plan.prefix} to a ${r.plan.platform} machine and load its env file there.`;
-  const file = await envFileLine(deps, r.plan.prefix);
+  const file = await envFilesLine(deps, r.plan.prefix);
   const cmd = envCommandLine(await selfCommand(deps), r.plan.prefix, hintShell(deps));
   return file ? ` To use it: ${file}   (or: ${cmd})` : ` To use it: ${cmd}`;
 }
@@ -47,6 +47,7 @@ function setupOptions(values: Values, deps: Parameters<Command['run']>[0]['deps'
     refdriver: !!values.refdriver && !values['no-refdriver'],
     smoke: !values['no-smoke'],
     requireDevice: !!values['require-device'],
+    limits: parseLimits(values, deps),
   };
 }
 

@@ -3,6 +3,7 @@ import { nodeLayout } from '../../host/index.js';
 import { tryLoad } from '../../inspect/load-check.js';
 import type { LoaderInstall } from '../../inspect/installs.js';
 import { zeLoaderName } from '../../inspect/installs.js';
+import { windowsLoaderFacts } from '../../runtime/win-loader.js';
 import type { Check } from '../types.js';
 import { envScriptHint, setupHint } from './shared.js';
 
@@ -58,6 +59,12 @@ export const zeLoaderCheck: Check = {
         problems.push(`programs load ${chosen ? `${describe(chosen)} (via ${chosen.via})` : 'nothing'}, not the prefix's ${describe(prefixCopy)}`);
         fixes.push(`${await envScriptHint(ctx)} (puts the prefix first on ${nodeLayout(ctx.deps.platform).libraryPathVar})`);
       }
+    }
+    if (nodeLayout(ctx.deps.platform).driverLoaderInSystem32 && prefixCopy) {
+      // Which copy the process loaded, what System32 and the DriverStore hold, and what env.bat/env.ps1 users get.
+      const w = await windowsLoaderFacts(prefixCopy.path, ctx.deps);
+      details.windows = w;
+      notes.push(...w.notes);
     }
     if (shadowed.length) notes.push(`also on the search path, shadowed: ${shadowed.map(describe).join(', ')}`);
     const head = chosen ? `${describe(chosen)} via ${chosen.via}` : `only the prefix copy ${describe(prefixCopy!)}`;
