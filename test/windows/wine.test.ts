@@ -123,7 +123,8 @@ describe('Windows under Wine: node.exe, a real ze_loader.dll, the null driver', 
   });
 
   it('plans from the win-64 conda channel', async () => {
-    const r = await runCliWin(['plan', '--prefix', winPath(prefix()), '--cache-dir', winPath(cache()), '--conda-channel', served.channel, '--component', 'level-zero', '--json']);
+    // The served channel holds Debian 12's Level Zero 1.8.12, below the shipped floor 1.9.
+    const r = await runCliWin(['plan', '--prefix', winPath(prefix()), '--cache-dir', winPath(cache()), '--conda-channel', served.channel, '--component', 'level-zero', '--require', 'level-zero>=1.8', '--json']);
     const doc = r.exitCode === 0 ? (JSON.parse(r.stdout) as { plan?: { components?: { archives?: { url: string }[] }[] } }) : undefined;
     const urls = (doc?.plan?.components ?? JSON.parse(r.stdout || '{}').components ?? []).flatMap((c: { archives?: { url: string }[] }) => (c.archives ?? []).map((a) => a.url));
     row('plan (conda win-64)', r.exitCode === 0 && urls.length === 2, `${urls.length} archives: ${urls.map((u: string) => u.split('/').pop()).join(', ')}`);
@@ -132,7 +133,7 @@ describe('Windows under Wine: node.exe, a real ze_loader.dll, the null driver', 
   });
 
   it('sets up from the conda channel, building the addon with a GNU-style compiler, and names env.bat', async () => {
-    const r = await runCliWin(['--prefix', winPath(prefix()), '--cache-dir', winPath(cache()), '--conda-channel', served.channel, '--component', 'level-zero']);
+    const r = await runCliWin(['--prefix', winPath(prefix()), '--cache-dir', winPath(cache()), '--conda-channel', served.channel, '--component', 'level-zero', '--require', 'level-zero>=1.8']);
     const addon = (await fs.readdir(path.join(prefix(), 'lib', 'xpu-setup')).catch(() => [])).find((f) => f.startsWith('xpu_addon-'));
     row('setup (conda, GNU-style compiler relay)', r.exitCode === 0 && !!addon?.endsWith('.dll'), `exit ${r.exitCode}, addon ${addon ?? 'none'}, ${relay.calls.length} compiler calls`);
     expect(r.exitCode, show(r)).toBe(0);
