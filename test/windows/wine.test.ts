@@ -275,7 +275,7 @@ describe('Windows under Wine: node.exe, a real ze_loader.dll, the null driver', 
       Object.assign(src, { url: served.sdkUrl, sha256: served.sdkSha256, version: L0_VERSION });
       await fs.writeFile(path.join(manifests, 'level-zero.json'), JSON.stringify(l0));
       const sdkPrefix = path.join(work, 'sdk-prefix');
-      const r = await runCliWin(['--prefix', winPath(sdkPrefix), '--cache-dir', winPath(cache()), '--manifests', winPath(manifests), '--source', 'url', '--component', 'level-zero', '--no-smoke']);
+      const r = await runCliWin(['--prefix', winPath(sdkPrefix), '--cache-dir', winPath(cache()), '--manifests', winPath(manifests), '--source', 'url', '--component', 'level-zero', '--require', 'level-zero>=1.8', '--no-smoke']);
       const tree = await listTree(sdkPrefix);
       const lib = tree.includes('lib/ze_loader.lib') && sha256(await fs.readFile(path.join(sdkPrefix, 'lib', 'ze_loader.lib'))) === sha256(await fs.readFile(path.join(L0_BUILD, 'lib', 'ze_loader.lib')));
       const said = r.stderr.includes('0x78000001') ? 'probed: zeInit 0x78000001 through System32\\ze_loader.dll' : r.stderr.trim().split('\n').pop();
