@@ -196,10 +196,13 @@ async function planComponent(
 export function noSourceError(missing: PlannedComponent[], platform: TargetPlatform): XpuError {
   const tried = missing.flatMap((c) => c.attempts.map((a) => `${c.name}: ${a.reason}`));
   const unreachable = missing.some((c) => c.attempts.some((a) => a.outcome === 'unreachable'));
+  // A source had the package, only older than the floor: say how to accept it on purpose.
+  const belowFloor = missing.filter((c) => c.attempts.some((a) => / does not meet /.test(a.reason)));
   return new XpuError('NO_SOURCE', `no source could provide ${missing.map((c) => c.name).join(', ')} for ${platform}`, {
     details: { attempts: tried, unreachable },
     hints: [
       ...tried.map((t) => `tried ${t}`),
+      ...belowFloor.map((c) => `to accept an older ${c.name} on purpose, lower its floor: --require '${c.name}>=0' (it then lacks what the floor is for)`),
       'check the index URLs (--conda-channel, --index-url), your network and proxy, or allow more sources with --source',
     ],
   });
