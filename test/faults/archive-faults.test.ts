@@ -171,7 +171,7 @@ describe('fault matrix: archives and install', () => {
     const run = async (index: FixtureIndex) => {
       const args = ['setup', '--prefix', prefix, '--cache-dir', cache, '--component', c.component, '--no-smoke', '--json', ...(c.args ?? [])];
       if (c.channel) args.push('--conda-channel', index.condaChannelUrl(c.channel));
-      return runCli(args, scrubbedEnv(home, { XPU_SETUP_INDEX_URL: index.simpleUrl, ...(c.env ?? {}) }));
+      return runCli(args, scrubbedEnv(home, { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8', ...(c.env ?? {}) }));
     };
     const body = async () => {
       await makeSentinel(path.join(parent, 'sentinel'));
