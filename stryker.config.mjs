@@ -1,0 +1,26 @@
+// Stryker settings for one module group (XPU_MUTATION_GROUP); scripts/mutation.mjs runs the groups one by one.
+import { GROUPS } from './stryker/groups.mjs';
+
+const name = process.env.XPU_MUTATION_GROUP ?? '';
+const group = GROUPS[name];
+if (!group) throw new Error(`XPU_MUTATION_GROUP must be one of: ${Object.keys(GROUPS).join(', ')} (got "${name}")`);
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: 'vitest',
+  vitest: { configFile: 'vitest.config.ts' },
+  // Each mutant runs only the tests that reached it in the dry run.
+  coverageAnalysis: 'perTest',
+  mutate: group.mutate,
+  testFiles: group.testFiles,
+  // Two cores, shared: one worker keeps a run from starving everything else.
+  concurrency: 1,
+  timeoutMS: 60_000,
+  tempDirName: '.stryker-tmp',
+  cleanTempDir: true,
+  reporters: ['clear-text', 'progress', 'html', 'json'],
+  htmlReporter: { fileName: `reports/mutation/${name}/index.html` },
+  jsonReporter: { fileName: `reports/mutation/${name}/mutation.json` },
+  clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: true },
+  thresholds: { high: 90, low: 80, break: null },
+};

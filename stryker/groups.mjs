@@ -1,0 +1,34 @@
+// The module groups mutation testing covers: what each mutates and the test files that are meant to kill its mutants.
+import * as fs from 'node:fs';
+
+/**
+ * `file:start-end` for a top-level function, found by its declaration and the first `}` in column 0 after it, so a
+ * range follows the function when code above it moves.
+ */
+export function fnRange(file, declaration) {
+  const lines = fs.readFileSync(file, 'utf8').split('\n');
+  const start = lines.findIndex((l) => l.startsWith(declaration));
+  if (start < 0) throw new Error(`${file}: no line starts with "${declaration}"`);
+  const end = lines.findIndex((l, i) => i > start && l.startsWith('}'));
+  if (end < 0) throw new Error(`${file}: "${declaration}" has no closing brace in column 0`);
+  return `${file}:${start + 1}-${end + 1}`;
+}
+
+/** name -> { mutate, testFiles }; `npm run test:mutation -- <name>...` runs a subset, in this order. */
+export const GROUPS = {
+  caps: {
+    mutate: ['src/caps/features.ts', 'src/caps/arch.ts'],
+    testFiles: ['test/unit/caps-features.test.ts', 'test/unit/caps-arch.test.ts'],
+  },
+  smoke: {
+    mutate: [
+      fnRange('src/smoke/index.ts', 'export function median'),
+      fnRange('src/smoke/index.ts', 'export function checkVectorAdd'),
+    ],
+    testFiles: ['test/integration/smoke-no-driver.test.ts'],
+  },
+  'safe-path': {
+    mutate: ['src/formats/safe-path.ts'],
+    testFiles: ['test/unit/safe-path.test.ts', 'test/integration/formats.test.ts'],
+  },
+};
