@@ -8,11 +8,12 @@ if (!group) throw new Error(`XPU_MUTATION_GROUP must be one of: ${Object.keys(GR
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',
-  vitest: { configFile: 'vitest.config.ts' },
+  // The group's test files are chosen by this vitest config, not by Stryker's `testFiles`: with `testFiles`,
+  // Stryker 9.6.1 activates module-level (static) mutants after the module loaded, so they all "survive".
+  vitest: { configFile: 'stryker/vitest.config.mjs' },
   // Each mutant runs only the tests that reached it in the dry run.
   coverageAnalysis: 'perTest',
   mutate: group.mutate,
-  testFiles: group.testFiles,
   // Two cores, shared: one worker keeps a run from starving everything else.
   concurrency: 1,
   timeoutMS: 60_000,

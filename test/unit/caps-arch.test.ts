@@ -78,6 +78,10 @@ describe('arch table', () => {
     expect(rowByName('jsl')?.sycl).toBe('ehl');
     expect(rowByName('mtl_u')?.triton).toBe('arl_s');
     expect(rowByName('bmg_g31')?.minor).toBe(2);
+    // Triton's own names, which no SYCL name or alias spells.
+    expect(rowByName('lnl')?.sycl).toBe('lnl_m');
+    expect(rowByName('BMG')?.sycl).toBe('bmg_g21');
+    expect(rowByName('dg2')?.sycl).toBe('acm_g10');
   });
 
   it('reports an unknown IP as "unknown (ip 0x...)", never an empty string', () => {

@@ -72,6 +72,51 @@ describe('feature flags from OpenCL extension lists', () => {
     expect(flag(flags, 'dpas_tf32')).toMatchObject({ value: false, source: 'arch' });
     expect(deriveFeatures({})[0]).toMatchObject({ value: null, source: 'none', detail: 'no source answered' });
   });
+
+  it('reads each L0 flag from its own bit and names the struct that answered', () => {
+    // DP4A without DPAS, a load-only block array, fp64 alone: every other L0 flag is false.
+    const flags = deriveFeatures({ device: device({ dpFlags: 1, blockArrayFlags: 2, moduleFlags: 2 }) });
+    expect(flag(flags, 'dpas')).toEqual({ key: 'dpas', value: false, source: 'l0', detail: 'ze_intel_device_module_dp_exp_properties_t' });
+    expect(flag(flags, 'block_2d_io')).toEqual({ key: 'block_2d_io', value: false, source: 'l0', detail: 'ze_intel_device_block_array_exp_properties_t' });
+    expect(flag(flags, 'fp64')).toEqual({ key: 'fp64', value: true, source: 'l0', detail: 'ze_device_module_properties_t.flags' });
+    expect(flag(flags, 'fp16')).toEqual({ key: 'fp16', value: false, source: 'l0', detail: 'ze_device_module_properties_t.flags' });
+    expect(flag(flags, 'atomic64')).toEqual({ key: 'atomic64', value: false, source: 'l0', detail: 'ze_device_module_properties_t.flags' });
+    const all = deriveFeatures({ device: device({ dpFlags: 3, blockArrayFlags: 3, moduleFlags: 5 }) });
+    expect(['dpas', 'block_2d_io', 'fp64', 'fp16', 'atomic64'].map((k) => flag(all, k).value)).toEqual([true, true, false, true, true]);
+  });
+
+  it('says which OpenCL device\'s list answered, and whether the extension was in it', () => {
+    const named = deriveFeatures({ openclExtensions: ['cl_khr_fp64'], openclDevice: 'Intel(R) Arc(TM) A770 Graphics' });
+    expect(flag(named, 'fp64').detail).toBe('cl_khr_fp64 in Intel(R) Arc(TM) A770 Graphics\'s extension list');
+    expect(flag(named, 'fp16').detail).toBe('cl_khr_fp16 not in Intel(R) Arc(TM) A770 Graphics\'s extension list');
+    const unnamed = deriveFeatures({ openclExtensions: [] });
+    expect(flag(unnamed, 'dpas').detail).toBe('cl_intel_subgroup_matrix_multiply_accumulate not in the OpenCL device\'s extension list');
+    expect(flag(unnamed, 'dpas_tf32').detail).toMatch(/which no driver advertises: the Triton env names it so Triton sees it, PyTorch reports false$/);
+  });
+
+  it('states no feature of the parts before Xe-LP beyond what none of them has', () => {
+    for (const arch of ['bdw', 'skl', 'kbl', 'cfl', 'apl', 'glk', 'whl', 'aml', 'cml', 'icllp', 'ehl']) {
+      expect(archFeatures(arch)).toEqual({ dpas: false, dpas_tf32: false, block_2d_io: false, bf16_conversions: false });
+      const flags = deriveFeatures({ arch });
+      expect(flag(flags, 'fp64')).toMatchObject({ value: null, source: 'none' });
+    }
+    for (const arch of ['rkl', 'adl_s', 'adl_p', 'adl_n']) expect(archFeatures(arch)).toEqual(archFeatures('tgllp'));
+    expect(archFeatures('acm_g12')).toEqual(archFeatures('acm_g10'));
+  });
+
+  it('parses clinfo per device: trailing blanks trimmed, an extension list before any device name ignored', () => {
+    const text = [
+      '  Device Extensions                               cl_khr_orphan',
+      '  Device Name                                     Intel(R) Arc(TM) A770 Graphics   ',
+      '  Device Extensions                               cl_khr_fp16  cl_khr_fp64   ',
+      '  Device Name                                     Second',
+      '  Device Extensions                               cl_khr_int64_base_atomics',
+    ].join('\n');
+    expect(parseClinfo(text)).toEqual([
+      { device: 'Intel(R) Arc(TM) A770 Graphics', extensions: ['cl_khr_fp16', 'cl_khr_fp64'] },
+      { device: 'Second', extensions: ['cl_khr_int64_base_atomics'] },
+    ]);
+  });
 });
 
 // Expected answers written from compute-runtime (2026), independent of the table under test: per architecture,
