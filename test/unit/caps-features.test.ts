@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { archFeatures, deriveFeatures, parseClinfo } from '../../src/caps/features.js';
-import { formatLines, formatPytorch, formatTritonEnv, formatVerbose, pytorchProps, tritonEnv, urDriverVersion } from '../../src/caps/format.js';
+import { archFeatures, deriveFeatures, featureName, parseClinfo } from '../../src/caps/features.js';
+import { consumerNames, formatLines, formatPytorch, formatTritonEnv, formatVerbose, pytorchProps, tritonEnv, urDriverVersion } from '../../src/caps/format.js';
 import { buildReport, matchOpenCl, trustComponents } from '../../src/caps/model.js';
 import type { OpenClDevice, RawDevice, RawZeProbe } from '../../src/runtime/types.js';
 
@@ -102,6 +102,14 @@ describe('feature flags from OpenCL extension lists', () => {
     }
     for (const arch of ['rkl', 'adl_s', 'adl_p', 'adl_n']) expect(archFeatures(arch)).toEqual(archFeatures('tgllp'));
     expect(archFeatures('acm_g12')).toEqual(archFeatures('acm_g10'));
+  });
+
+  it('names each flag as Triton (compiler.py target properties) and PyTorch (_XpuDeviceProperties) spell it', () => {
+    expect(consumerNames(featureName('fp64'))).toBe('has_fp64 (Triton, PyTorch)');
+    expect(consumerNames(featureName('bf16_conversions'))).toBe('has_bfloat16_conversion (Triton) / has_bfloat16_conversions (PyTorch)');
+    expect(consumerNames(featureName('block_2d_io'))).toBe('has_2d_block_io (Triton) / has_subgroup_2d_block_io (PyTorch)');
+    expect(consumerNames(featureName('fp16'))).toBe('has_fp16 (PyTorch)');
+    expect(consumerNames(featureName('atomic64'))).toBe('has_atomic64 (PyTorch)');
   });
 
   it('parses clinfo per device: trailing blanks trimmed, an extension list before any device name ignored', () => {
