@@ -40,4 +40,18 @@ export const GROUPS = {
     mutate: ['src/formats/safe-path.ts'],
     testFiles: ['test/unit/safe-path.test.ts', 'test/integration/formats.test.ts'],
   },
+  archive: {
+    mutate: ['src/formats/*.ts', '!src/formats/safe-path.ts'],
+    testFiles: ['test/integration/formats.test.ts'],
+  },
+  // The download cache and the download itself: what is hashed, compared, and kept or thrown away.
+  cache: {
+    mutate: ['src/cache/*.ts', fnRange('src/net/http.ts', 'export async function download')],
+    testFiles: ['test/unit/cache.test.ts'],
+  },
+  // Staging (extract into a temp tree, every member through safePath) and the swap into the prefix.
+  install: {
+    mutate: ['src/install/staging.ts', 'src/install/install.ts', 'src/install/verify.ts'],
+    testFiles: ['test/unit/install.test.ts', 'test/integration/formats.test.ts'],
+  },
 };

@@ -6,6 +6,22 @@ describe('safePath', () => {
     expect(safePath('./usr/include/level_zero/ze_api.h', 'a.deb')).toBe('usr/include/level_zero/ze_api.h');
     expect(safePath('Library\\bin\\ze_loader.dll', 'a.zip')).toBe('Library/bin/ze_loader.dll');
     expect(safePath('lib//x/./y', 'a')).toBe('lib/x/y');
+    // A colon past the first character is no drive letter: Perl man pages in Debian packages carry "::".
+    expect(safePath('usr/share/man/man3/Locale::gettext.3pm.gz', 'a.deb')).toBe('usr/share/man/man3/Locale::gettext.3pm.gz');
+  });
+
+  it('refuses with a typed error that carries the member, the archive and the reason', () => {
+    let err: unknown;
+    try {
+      safePath('lib/../../evil', 'pkg.conda');
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toMatchObject({
+      code: 'UNSAFE_PATH',
+      details: { member: 'lib/../../evil', archive: 'pkg.conda', why: 'parent directory reference' },
+      hints: ['the package is malformed or hostile; nothing from it was installed'],
+    });
   });
 
   it.each([
@@ -32,5 +48,16 @@ describe('safeLinkTarget', () => {
     expect(() => safeLinkTarget('lib/a', '/etc/passwd', 'a')).toThrow(/absolute link target/);
     expect(() => safeLinkTarget('lib/a', '../../etc/passwd', 'a')).toThrow(/outside the prefix/);
     expect(() => safeLinkTarget('a', '..', 'a')).toThrow(/outside the prefix/);
+    expect(() => safeLinkTarget('lib/a', 'C:/Windows/evil.dll', 'a')).toThrow(/absolute link target/);
+    expect(() => safeLinkTarget('lib/a', 'lib\0x', 'a')).toThrow(/link target contains a NUL byte/);
+  });
+
+  it('refuses a link that resolves to the prefix root itself', () => {
+    expect(() => safeLinkTarget('lib/a', '..', 'a')).toThrow(/"\.\." points outside the prefix/);
+    expect(() => safeLinkTarget('a', '.', 'a')).toThrow(/outside the prefix/);
+  });
+
+  it('allows a link target with a colon past its first character', () => {
+    expect(safeLinkTarget('share/man/man3/a.3pm', 'Locale::gettext.3pm', 'a')).toBe('Locale::gettext.3pm');
   });
 });
