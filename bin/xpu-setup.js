@@ -1,4 +1,5 @@
 #!/usr/bin/env node
-import { main } from '../dist/cli/main.js';
+import { exitQuietlyOnClosedPipe, main } from '../dist/cli/main.js';
 
+exitQuietlyOnClosedPipe();
 process.exitCode = await main(process.argv.slice(2));

@@ -6,9 +6,9 @@ import { fileURLToPath } from 'node:url';
 /** Each folder (or top-level file) of src/ and its layer; src/README.md says the same in prose. */
 export const LAYERS = {
   // Everything may import these; they import only each other.
-  base: ['errors', 'deps', 'finding', 'env-names', 'reporter', 'version', 'package-dir', 'host'],
+  base: ['errors', 'deps', 'finding', 'env-names', 'reporter', 'version', 'package-dir', 'host', 'spelling'],
   // What the stages use. They never reach up into a stage, the pipeline, the doctor or the CLI.
-  library: ['manifest', 'net', 'cache', 'formats', 'runtime', 'caps', 'sources', 'inspect'],
+  library: ['manifest', 'net', 'cache', 'formats', 'runtime', 'caps', 'sources', 'inspect', 'hints'],
   // The pipeline's stages, in order. Only pipeline.ts composes them; between stages only `import type` (data) passes.
   stage: ['plan', 'fetch', 'install', 'build', 'probe', 'smoke'],
   // Places that compose: the setup pipeline, the doctor, and the real side effects behind Deps.
@@ -28,10 +28,10 @@ export const FORBIDDEN_LIBRARY_EDGES = [
  * edge that no longer exists is reported, so this list cannot go stale silently.
  */
 export const KNOWN_EXCEPTIONS = [
-  // cache/store.ts still downloads through net/http.ts; moving downloads into fetch/ removes this edge.
-  { from: 'cache', to: 'net', why: 'downloads move from cache/ to fetch/' },
   // The inspection library reads the receipt's shape (types only) to tell the prefix's own files from others.
   { from: 'inspect', to: 'install', typeOnly: true, why: 'the receipt format is declared in install/receipt.ts' },
+  // Pasteable commands repeat the request a receipt records (types only).
+  { from: 'hints', to: 'install', typeOnly: true, why: 'the receipt format is declared in install/receipt.ts' },
   // probe/probe.ts reads the receipt for the installed loader's version; the pipeline could pass it in instead.
   { from: 'probe', to: 'install', why: 'the probe reads the receipt itself' },
 ];

@@ -3,6 +3,11 @@
 export type ErrorCode =
   | 'USAGE'
   | 'NETWORK'
+  | 'PROXY'
+  | 'TLS'
+  | 'TOO_LARGE'
+  | 'TOO_SLOW'
+  | 'DEADLINE'
   | 'HTTP_STATUS'
   | 'HASH_MISMATCH'
   | 'SIZE_MISMATCH'

@@ -9,7 +9,7 @@ import type { ProbeReport } from './caps/model.js';
 import { fetchPlan } from './fetch/fetch.js';
 import { detectHost } from './host/index.js';
 import type { TargetPlatform } from './host/types.js';
-import { checkPrefixOwnership, installPlan, isUpToDate, type InstallResult } from './install/install.js';
+import { checkPrefixOwnership, installPlan, isUpToDate, refuseForeignPrefix, type InstallResult } from './install/install.js';
 import { withPrefixLock } from './install/lock.js';
 import { updateReceipt } from './install/prefix-env.js';
 import { readReceipt } from './install/receipt.js';
@@ -54,11 +54,28 @@ export async function planSetup(
   withExisting = false,
 ): Promise<InstallPlan> {
   const host = await detectHost(deps, opts.platform);
+  // A directory setup would refuse is refused before any index is read.
+  await refuseForeignPrefix(opts.plan.prefix);
   const [plan, existing] = await Promise.all([
     makePlan(host, await loadManifests(opts.manifestsDir), opts.plan, deps, reporter),
     host.native && withExisting ? existingInstalls(deps, opts.plan.prefix, reporter) : undefined,
   ]);
+  if (withExisting) await fillSizes(plan, deps);
   return existing ? { ...plan, existing } : plan;
+}
+
+/**
+ * Sizes an index did not give (PEP 503 HTML has none) come from a HEAD request's Content-Length, so the printed plan
+ * says `? B` only when neither knows. Only `plan` asks: setup learns the size from the download itself.
+ */
+async function fillSizes(plan: InstallPlan, deps: Deps): Promise<void> {
+  const unknown = plan.components.flatMap((c) => c.archives).filter((a) => a.size === undefined && /^https?:/.test(a.url));
+  if (!unknown.length) return;
+  const http = (await import('./net/http.js')).httpFor(deps.env);
+  await Promise.all(unknown.map(async (a) => {
+    const r = await http.reach(a.url, 5000);
+    if (r.size !== undefined) a.size = r.size;
+  }));
 }
 
 /** What is installed outside the prefix; a detection failure only costs this summary, never the run. */
@@ -80,8 +97,13 @@ async function existingInstalls(deps: Deps, prefix: string, reporter: Reporter):
   }
 }
 
-export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps, reporter: Reporter): Promise<SetupResult> {
+/** What setup refuses before doing anything: a plan with nothing to install. `plan` gives the same verdict. */
+export function assertInstallable(plan: InstallPlan): void {
   if (!plan.components.some((c) => c.status === 'planned')) throw noSourceError(plan.components, plan.platform);
+}
+
+export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps, reporter: Reporter): Promise<SetupResult> {
+  assertInstallable(plan);
   if (opts.refdriver && !plan.host.native) {
     throw new XpuError('USAGE', '--refdriver builds and runs code, so it cannot be combined with --platform for another machine');
   }

@@ -1,6 +1,7 @@
 // The doctor: picks the checks, runs them against shared detection facts, and builds the versioned report.
 import type { Deps } from '../deps.js';
 import { XpuError } from '../errors.js';
+import { nearest } from '../spelling.js';
 import { defaultPrefix, runningPlatform } from '../host/index.js';
 import type { Receipt } from '../install/receipt.js';
 import { VERSION } from '../version.js';
@@ -55,7 +56,13 @@ export function selectChecks(ids: string[], smoke: boolean, checks: readonly Che
   const unknown = ids.filter((i) => !known.has(i));
   if (unknown.length) {
     throw new XpuError('USAGE', `unknown check ${unknown.map((u) => `"${u}"`).join(', ')}`, {
-      hints: [`checks: ${checks.map((c) => c.id).join(', ')}`],
+      hints: [
+        ...unknown.flatMap((u) => {
+          const guess = nearest(u, checks.map((c) => c.id));
+          return guess ? [`did you mean ${guess}?`] : [];
+        }),
+        `checks: ${checks.map((c) => c.id).join(', ')}`,
+      ],
     });
   }
   return checks.filter((c) => ids.includes(c.id));

@@ -66,7 +66,7 @@ export function parseProbeOutput(stdout: string, exitCode: number, stderr: strin
   const report = doc?.error?.details?.report;
   if (report && typeof report === 'object') {
     const s = probeSummaryFrom(report as Record<string, unknown>);
-    s.notes = [...(s.notes ?? []), doc?.error?.message ?? ''].filter(Boolean);
+    s.notes = [...new Set([...(s.notes ?? []), doc?.error?.message ?? ''].filter(Boolean))];
     return s;
   }
   if (doc?.error) throw new ChildCommandError(doc.error.message ?? 'probe failed', doc.error.hints);

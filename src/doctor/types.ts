@@ -82,7 +82,7 @@ export interface DoctorServices {
   probe?(req: RuntimeRequest): Promise<ProbeSummary>;
   smoke?(req: RuntimeRequest): Promise<SmokeSummary>;
   /** A short HTTP reachability test through the project's HTTP module. */
-  reach?(url: string, timeoutMs: number): Promise<ReachAnswer>;
+  reach?(url: string, timeoutMs: number, env: Record<string, string | undefined>): Promise<ReachAnswer>;
   /** The index URLs setup would use. */
   indexes?(deps: Deps): Promise<string[]>;
 }

@@ -107,6 +107,11 @@ async function removeDeadStaging(prefix: string): Promise<void> {
 export async function checkPrefixOwnership(prefix: string): Promise<void> {
   await removeDeadStaging(prefix);
   await recoverInterruptedSwap(prefix);
+  await refuseForeignPrefix(prefix);
+}
+
+/** The read-only half of checkPrefixOwnership: safe before the lock is taken and before any index is read. */
+export async function refuseForeignPrefix(prefix: string): Promise<void> {
   const previous = await readReceipt(prefix).catch(() => undefined);
   if (!previous && !(await isEmptyOrMissing(prefix))) {
     throw new XpuError('INSTALL', `${prefix} exists, is not empty, and was not made by xpu-setup`, {

@@ -7,13 +7,6 @@ import { runtimeTarget } from '../runtime-prefix.js';
 
 export const smokeCommand: Command = {
   name: 'smoke',
-  summary: 'Run a SPIR-V vector-add kernel through Level Zero, check the results and time it',
-  usage: 'xpu-setup smoke [--prefix DIR | --system] [--device ID] [--json]',
-  options: {
-    prefix: { type: 'string' },
-    system: { type: 'boolean' },
-    device: { type: 'string' },
-  },
   async run(ctx) {
     const target = await runtimeTarget(ctx);
     let loaderPath: string | undefined;
@@ -35,3 +28,5 @@ export const smokeCommand: Command = {
     return 0;
   },
 };
+
+export const run = smokeCommand.run;
