@@ -44,10 +44,10 @@ export const GROUPS = {
     mutate: ['src/formats/*.ts', '!src/formats/safe-path.ts'],
     testFiles: ['test/integration/formats.test.ts'],
   },
-  // The download cache and the download itself: what is hashed, compared, and kept or thrown away.
+  // The download cache and the downloads into it: what is hashed, compared, resumed, kept or thrown away.
   cache: {
-    mutate: ['src/cache/*.ts', fnRange('src/net/http.ts', 'export async function download')],
-    testFiles: ['test/unit/cache.test.ts'],
+    mutate: ['src/cache/*.ts', 'src/fetch/download.ts', 'src/fetch/apt.ts'],
+    testFiles: ['test/unit/cache.test.ts', 'test/unit/fetch-download.test.ts'],
   },
   // Staging (extract into a temp tree, every member through safePath) and the swap into the prefix.
   install: {
