@@ -22,7 +22,7 @@ export function fromLine(file, declaration) {
   return `${file}:${start + 1}-${lines.length}`;
 }
 
-/** name -> { mutate, testFiles }; `npm run test:mutation -- <name>...` runs a subset, in this order. */
+/** name -> { mutate, testFiles, coverageAnalysis? }; `npm run test:mutation -- <name>...` runs a subset, in this order. */
 export const GROUPS = {
   caps: {
     // The feature table and its derivation; in arch.ts the lookups, not the name table they read.
@@ -46,8 +46,11 @@ export const GROUPS = {
   },
   // The download cache and the downloads into it: what is hashed, compared, resumed, kept or thrown away.
   cache: {
-    mutate: ['src/cache/*.ts', 'src/fetch/download.ts', 'src/fetch/apt.ts'],
+    // download.ts from the range check on: the lock-taking above it is not verification.
+    mutate: ['src/cache/*.ts', fromLine('src/fetch/download.ts', 'function contentRangeStart'), 'src/fetch/apt.ts'],
     testFiles: ['test/unit/cache.test.ts', 'test/unit/fetch-download.test.ts'],
+    // Its tests wait out retries (seconds each): each mutant runs only the tests that reached it.
+    coverageAnalysis: 'perTest',
   },
   // Staging (extract into a temp tree, every member through safePath) and the swap into the prefix.
   install: {
