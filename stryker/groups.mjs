@@ -54,7 +54,8 @@ export const GROUPS = {
   },
   // Staging (extract into a temp tree, every member through safePath) and the swap into the prefix.
   install: {
-    mutate: ['src/install/staging.ts', 'src/install/install.ts', 'src/install/verify.ts'],
+    mutate: ['src/install/staging.ts', fromLine('src/install/install.ts', 'async function swapIn'), 'src/install/verify.ts'],
     testFiles: ['test/unit/install.test.ts', 'test/integration/formats.test.ts'],
+    coverageAnalysis: 'perTest',
   },
 };
