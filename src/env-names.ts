@@ -10,6 +10,10 @@ export const EnvVars = {
   XPU_SETUP_MANIFESTS: 'XPU_SETUP_MANIFESTS',
   /** A PyPI simple index (`--index-url`). */
   XPU_SETUP_INDEX_URL: 'XPU_SETUP_INDEX_URL',
+  /** The most one archive may unpack to (`--max-unpacked`). */
+  XPU_SETUP_MAX_UNPACKED: 'XPU_SETUP_MAX_UNPACKED',
+  /** The largest unpacked/packed ratio of one archive (`--max-ratio`). */
+  XPU_SETUP_MAX_RATIO: 'XPU_SETUP_MAX_RATIO',
   /** conda channels, comma- or space-separated (`--conda-channel`). */
   XPU_SETUP_CONDA_CHANNELS: 'XPU_SETUP_CONDA_CHANNELS',
   /** Test hook: the smoke test runs this SPIR-V (same kernel contract) instead of the shipped vector add. */

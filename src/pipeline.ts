@@ -6,12 +6,14 @@ import { lastBuilt, type CompileResult } from './build/compile.js';
 import { buildRefDriver } from './build/refdriver.js';
 import { tritonEnv } from './caps/format.js';
 import type { ProbeReport } from './caps/model.js';
+import { checkStagedTree } from './build/staged-check.js';
 import { fetchPlan } from './fetch/fetch.js';
 import { detectHost } from './host/index.js';
 import type { TargetPlatform } from './host/types.js';
 import { checkPrefixOwnership, installPlan, isUpToDate, refuseForeignPrefix, type InstallResult } from './install/install.js';
 import { withPrefixLock } from './install/lock.js';
-import { updateReceipt } from './install/prefix-env.js';
+import { recordBuilds, updateReceipt } from './install/prefix-writer.js';
+import type { UnpackLimits } from './install/staging.js';
 import { readReceipt } from './install/receipt.js';
 import { loadManifests } from './manifest/load.js';
 import { makePlan, noSourceError, type ExistingInstalls, type InstallPlan, type PlanOptions } from './plan/plan.js';
@@ -32,6 +34,8 @@ export interface SetupOptions {
   smoke: boolean;
   /** "No device" fails the run instead of being reported. */
   requireDevice: boolean;
+  /** How much one archive may unpack to (default DEFAULT_LIMITS). */
+  limits?: UnpackLimits;
 }
 
 export interface SetupResult {
@@ -113,7 +117,10 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
     const current = await isUpToDate(plan);
     const install: InstallResult = current
       ? { prefix: plan.prefix, changed: false, receipt: current, notes: [] }
-      : await installPlan(plan, await fetchPlan(plan, deps, reporter), reporter);
+      : await installPlan(plan, await fetchPlan(plan, deps, reporter), reporter, {
+          limits: opts.limits,
+          check: (dir, p) => checkStagedTree(dir, p, deps),
+        });
     const result: SetupResult = { plan, install };
 
     const l0 = plan.components.find((c) => c.zeLoader && c.status === 'planned');
@@ -123,6 +130,8 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
     }
 
     if (opts.refdriver) result.refdriver = await buildRefDriver(plan.prefix, { deps, reporter });
+    // The driver library is part of the prefix now (or, when this run did not ask for it, no longer).
+    await recordBuilds(plan.prefix, { refdriver: result.refdriver }, result.refdriver ? [] : ['refdriver']);
     const altDrivers = result.refdriver?.output;
     // The loader reads ZE_ENABLE_ALT_DRIVERS at zeInit; this process has not initialised it yet.
     if (altDrivers) deps.env[EnvVars.ZE_ENABLE_ALT_DRIVERS] = altDrivers;
@@ -147,11 +156,15 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
           r.extraEnv = extra;
           r.probe = { arch: t.arch, extensions: t.extensions, device: t.device, driver: t.driver };
         })) ?? result.install.receipt;
-    } else {
-      result.install.receipt = (await readReceipt(plan.prefix)) ?? result.install.receipt;
     }
+    // The addon joins the receipt, so the no-op check and doctor verify it like any installed file.
+    const addon = result.verify.build.ok ? result.verify.build.value : undefined;
+    result.install.receipt =
+      (await recordBuilds(plan.prefix, { addon })) ??
+      (await readReceipt(plan.prefix)) ??
+      result.install.receipt;
     return result;
-  }, { onWait });
+  }, { onWait, onStale: (why) => reporter.debug(`took over the lock of ${plan.prefix}: ${why}`) });
 }
 
 export interface VerifyOptions {

@@ -46,6 +46,8 @@ const setup: CommandSpec = {
     { name: 'refdriver', type: 'boolean', description: 'build the CPU reference Level Zero driver into the prefix and select it (no Intel GPU needed)' },
     { name: 'no-smoke', type: 'boolean', description: 'probe the devices but do not run the kernel smoke test' },
     { name: 'require-device', type: 'boolean', description: 'fail (exit 1) when no device can run anything' },
+    { name: 'max-unpacked', type: 'string', value: 'SIZE', env: 'XPU_SETUP_MAX_UNPACKED', default: '2GiB', description: 'the most one archive may unpack to, against archive bombs (8GiB, 500MiB; 0 = no limit)' },
+    { name: 'max-ratio', type: 'string', value: 'N', env: 'XPU_SETUP_MAX_RATIO', default: '200', description: 'the largest unpacked/packed ratio of one archive once past 32 MiB (0 = no limit)' },
   ],
   conflicts: [
     { a: 'refdriver', b: 'platform', when: (v) => v.platform !== undefined, why: '--refdriver builds and runs code on this machine, so it cannot be combined with --platform' },

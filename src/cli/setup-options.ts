@@ -9,11 +9,28 @@ import { SOURCE_KINDS, type SourceKind } from '../manifest/schema.js';
 import type { PlanOptions } from '../plan/plan.js';
 import { list, str, type Values } from './command.js';
 import { EnvVars } from '../env-names.js';
+import { DEFAULT_LIMITS, type UnpackLimits } from '../install/staging.js';
 
 /** Where a value came from, named as the user wrote it, so an error points at what to change. */
 interface Given {
   value: string;
   from: string;
+}
+
+/** "2GiB", "500M", "1048576", "0" (no limit) -> bytes. */
+export function parseSize(text: string, flag: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b)?\s*$/i.exec(text);
+  if (!m) throw new XpuError('USAGE', `${flag} "${text}" is not a size`, { hints: [`examples: ${flag} 8GiB, ${flag} 500MiB, ${flag} 0 (no limit)`] });
+  const unit = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 }[m[2]!.toLowerCase() as '' | 'k' | 'm' | 'g' | 't'];
+  return Math.round(Number(m[1]) * unit);
+}
+
+export function parseLimits(values: Values, deps: Deps): UnpackLimits {
+  const size = str(values, 'max-unpacked') ?? (deps.env[EnvVars.XPU_SETUP_MAX_UNPACKED] || undefined);
+  const ratio = str(values, 'max-ratio') ?? (deps.env[EnvVars.XPU_SETUP_MAX_RATIO] || undefined);
+  const maxRatio = ratio === undefined ? DEFAULT_LIMITS.maxRatio : Number(ratio);
+  if (!Number.isFinite(maxRatio) || maxRatio < 0) throw new XpuError('USAGE', `--max-ratio "${ratio}" is not a number`, { hints: ['example: --max-ratio 500 (0 = no limit)'] });
+  return { maxBytes: size === undefined ? DEFAULT_LIMITS.maxBytes : parseSize(size, '--max-unpacked'), maxRatio };
 }
 
 function checkUrl(g: Given, example: string): string {

@@ -5,6 +5,7 @@ import * as fs from 'node:fs/promises';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { hashMismatch, type CachedFile, type DownloadCache } from '../cache/store.js';
+import { fsWriteError } from '../fs-errors.js';
 import { XpuError } from '../errors.js';
 import type { Http } from '../net/http.js';
 
@@ -154,7 +155,15 @@ async function attempt(http: Http, url: string, file: string, metaFile: string, 
     },
   });
   // pipeline() closes the file on every outcome, so no write can land after a failure and no descriptor leaks.
-  await pipeline(Readable.from(res.body), tap, createWriteStream(file, { flags: offset > 0 ? 'a' : 'w' }));
+  const out = createWriteStream(file, { flags: offset > 0 ? 'a' : 'w' });
+  try {
+    await pipeline(Readable.from(res.body), tap, out);
+  } catch (e) {
+    // A write that failed (full disk, read-only cache) is said as such; network and size errors pass through.
+    throw (e as NodeJS.ErrnoException).syscall === 'write' || (e as NodeJS.ErrnoException).syscall === 'open'
+      ? fsWriteError(e, file, { tree: 'the download cache', unchanged: 'the prefix was not changed' })
+      : e;
+  }
   return { sha256: hash.digest('hex'), size: received, resumed: offset > 0 };
 }
 

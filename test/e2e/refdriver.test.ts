@@ -235,3 +235,21 @@ describe('doctor with the reference driver active', () => {
     expect(JSON.parse(same.stdout).checks[0]).toMatchObject({ status: 'ok', message: 'no Triton variables, and the device calls for none' });
   });
 });
+
+describe('build outputs in the receipt', () => {
+  it('the driver and addon libraries are recorded; a run without --refdriver removes the driver it had built', async () => {
+    const receiptOf = async () => JSON.parse(await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8'));
+    const before = await receiptOf();
+    const driver = before.builds.refdriver.find((p: string) => p.endsWith('.so')) as string;
+    expect(driver).toMatch(/^lib\/libze_xpu_setup_refdriver-[0-9a-f]+\.so$/);
+    expect(before.builds.addon.some((p: string) => /^lib\/xpu-setup\/xpu_addon-[0-9a-f]+\.so$/.test(p))).toBe(true);
+    expect(before.files.map((f: { path: string }) => f.path)).toContain(driver);
+    const r = await runCli(['--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--conda-channel', index.condaChannelUrl('bookworm'), '--no-smoke'], env);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const after = await receiptOf();
+    expect(after.builds.refdriver).toBeUndefined();
+    expect(after.files.map((f: { path: string }) => f.path)).not.toContain(driver);
+    await expect(fs.access(path.join(prefix, driver))).rejects.toThrow();
+    expect(await fs.readFile(path.join(prefix, 'env.sh'), 'utf8')).not.toContain('ZE_ENABLE_ALT_DRIVERS');
+  });
+});

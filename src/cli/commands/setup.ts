@@ -5,7 +5,7 @@ import { envCommandLine, envFileLine, hintShell, selfCommand } from '../../hints
 import type { Command, Values } from '../command.js';
 import type { Output } from '../output.js';
 import { renderPlan } from '../render-plan.js';
-import { parsePlanOptions } from '../setup-options.js';
+import { parseLimits, parsePlanOptions } from '../setup-options.js';
 
 async function summary(r: SetupResult, out: Output, seconds: string, deps: Deps): Promise<void> {
   for (const n of r.install.notes) out.warn(n);
@@ -37,6 +37,7 @@ function setupOptions(values: Values, deps: Parameters<Command['run']>[0]['deps'
     refdriver: !!values.refdriver,
     smoke: !values['no-smoke'],
     requireDevice: !!values['require-device'],
+    limits: parseLimits(values, deps),
   };
 }
 
