@@ -38,11 +38,13 @@ export const GROUPS = {
   },
   'safe-path': {
     mutate: ['src/formats/safe-path.ts'],
-    testFiles: ['test/unit/safe-path.test.ts', 'test/integration/formats.test.ts'],
+    testFiles: ['test/unit/safe-path.test.ts', 'test/integration/formats.test.ts', 'test/integration/hostile-archives.test.ts'],
+    coverageAnalysis: 'perTest',
   },
   archive: {
     mutate: ['src/formats/*.ts', '!src/formats/safe-path.ts'],
-    testFiles: ['test/integration/formats.test.ts'],
+    testFiles: ['test/integration/formats.test.ts', 'test/integration/hostile-archives.test.ts'],
+    coverageAnalysis: 'perTest',
   },
   // The download cache and the downloads into it: what is hashed, compared, resumed, kept or thrown away.
   cache: {
@@ -52,10 +54,10 @@ export const GROUPS = {
     // Its tests wait out retries (seconds each): each mutant runs only the tests that reached it.
     coverageAnalysis: 'perTest',
   },
-  // Staging (extract into a temp tree, every member through safePath) and the swap into the prefix.
+  // Staging (extract into a temp tree, every member through safePath), the one writer of the prefix, and the swap.
   install: {
-    mutate: ['src/install/staging.ts', fromLine('src/install/install.ts', 'async function swapIn'), 'src/install/verify.ts'],
-    testFiles: ['test/unit/install.test.ts', 'test/integration/formats.test.ts'],
+    mutate: ['src/install/staging.ts', 'src/install/prefix-writer.ts', fromLine('src/install/install.ts', 'async function swapIn'), 'src/install/verify.ts'],
+    testFiles: ['test/unit/install.test.ts', 'test/unit/prefix-writer.test.ts', 'test/integration/formats.test.ts', 'test/integration/hostile-archives.test.ts'],
     coverageAnalysis: 'perTest',
   },
 };
