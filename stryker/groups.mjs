@@ -54,10 +54,14 @@ export const GROUPS = {
     // Its tests wait out retries (seconds each): each mutant runs only the tests that reached it.
     coverageAnalysis: 'perTest',
   },
-  // Staging (extract into a temp tree, every member through safePath), the one writer of the prefix, and the swap.
+  // Staging (extract into a temp tree, every member through safePath, within the unpack limits) and the swap.
   install: {
-    mutate: ['src/install/staging.ts', 'src/install/prefix-writer.ts', fromLine('src/install/install.ts', 'async function swapIn'), 'src/install/verify.ts'],
-    testFiles: ['test/unit/install.test.ts', 'test/unit/prefix-writer.test.ts', 'test/integration/formats.test.ts', 'test/integration/hostile-archives.test.ts'],
+    mutate: [
+      'src/install/staging.ts',
+      fnRange('src/install/install.ts', 'async function swapIn'),
+      fnRange('src/install/install.ts', 'async function recoverInterruptedSwap'),
+    ],
+    testFiles: ['test/unit/install.test.ts', 'test/integration/formats.test.ts', 'test/integration/hostile-archives.test.ts'],
     coverageAnalysis: 'perTest',
   },
 };
