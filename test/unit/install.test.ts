@@ -93,7 +93,7 @@ describe('installPlan', () => {
     const bad = await setup([{ path: 'include/level_zero/ze_api.h', required: true }, { path: 'lib/ze_loader.lib', required: true }]);
     const plan = { ...bad.plan, prefix: good.plan.prefix };
     await expect(installPlan(plan, bad.fetched, silentReporter)).rejects.toMatchObject({
-      code: 'INSTALL',
+      code: 'PREFIX_CHECK',
       message: expect.stringMatching(/^level-zero 1\.20\.6 from https:\/\/example\.invalid\/sdk\.zip lacks lib\/ze_loader\.lib$/),
     });
     expect(await fs.readFile(path.join(good.plan.prefix, 'xpu-setup.receipt.json'), 'utf8')).toBe(before);
