@@ -17,7 +17,17 @@ for (const name of names) {
   if (r.status !== 0) { failed = true; scores.push(`${name}: stryker exited ${r.status}`); continue; }
   const report = JSON.parse(fs.readFileSync(`reports/mutation/${name}/mutation.json`, 'utf8'));
   const counts = {};
-  for (const file of Object.values(report.files)) for (const m of file.mutants) counts[m.status] = (counts[m.status] ?? 0) + 1;
+  const alive = [];
+  for (const [fileName, file] of Object.entries(report.files)) {
+    for (const m of file.mutants) {
+      counts[m.status] = (counts[m.status] ?? 0) + 1;
+      if (m.status === 'Survived' || m.status === 'NoCoverage') {
+        alive.push(`${fileName}:${m.location.start.line}:${m.location.start.column} ${m.status} ${m.mutatorName} -> ${JSON.stringify(m.replacement ?? '')}`);
+      }
+    }
+  }
+  // Every survivor needs a test that kills it or a reason it cannot be killed: list them where the score is.
+  if (alive.length) console.log(`\n${name}: surviving mutants\n${alive.map((a) => `  ${a}`).join('\n')}`);
   const killed = (counts.Killed ?? 0) + (counts.Timeout ?? 0);
   const valid = killed + (counts.Survived ?? 0) + (counts.NoCoverage ?? 0);
   scores.push(`${name}: ${valid ? ((100 * killed) / valid).toFixed(1) : 'n/a'}% (${killed} killed of ${valid}; survived ${counts.Survived ?? 0}, no coverage ${counts.NoCoverage ?? 0})`);
