@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { safeLinkTarget, safePath } from '../../src/formats/safe-path.js';
+import { checkLinksInside, resolveInTree, safeLinkTarget, safePath } from '../../src/formats/safe-path.js';
 
 describe('safePath', () => {
   it('normalises ordinary members', () => {
@@ -59,5 +59,40 @@ describe('safeLinkTarget', () => {
 
   it('allows a link target with a colon past its first character', () => {
     expect(safeLinkTarget('share/man/man3/a.3pm', 'Locale::gettext.3pm', 'a')).toBe('Locale::gettext.3pm');
+  });
+});
+
+describe('resolveInTree', () => {
+  it('skips "." and empty segments of a link target, and reads a backslash as a separator', () => {
+    expect(resolveInTree('lib/l', new Map([['lib/l', './/real']]))).toBe('lib/real');
+    expect(resolveInTree('lib/l', new Map([['lib/l', 'sub\\real']]))).toBe('lib/sub/real');
+    expect(resolveInTree('share/man/m', new Map([['share/man/m', 'Locale::gettext.3pm']]))).toBe('share/man/Locale::gettext.3pm');
+  });
+
+  it('leaves the tree at an absolute, drive-letter or NUL target', () => {
+    for (const target of ['/etc/passwd', 'C:/Windows', 'c:evil', 'lib\0x']) {
+      expect(resolveInTree('lib/a/x', new Map([['lib/a', target]]))).toBeUndefined();
+    }
+  });
+
+  it('follows 40 links, as Linux does (MAXSYMLINKS), and calls the 41st a loop', () => {
+    const chain = (n: number) => new Map(Array.from({ length: n }, (_, i) => [`l${i}`, i === n - 1 ? 'file' : `l${i + 1}`]));
+    expect(resolveInTree('l0', chain(40))).toBe('file');
+    expect(resolveInTree('l0', chain(41))).toBe('loop');
+  });
+});
+
+describe('checkLinksInside', () => {
+  const archiveOf = () => 'pkg.conda';
+
+  it('accepts links that resolve inside', () => {
+    expect(() => checkLinksInside(new Map([['lib/libze_loader.so', 'libze_loader.so.1'], ['lib/libze_loader.so.1', 'libze_loader.so.1.8.0']]), archiveOf)).not.toThrow();
+  });
+
+  it('refuses a link that a later link makes escape, and a loop, naming the archive', () => {
+    // Alone, a/esc -> up/../x reads as a/x; once a/up -> .. exists, the kernel walks a/up/.. to the parent of the root.
+    const escaping = new Map([['a/esc', 'up/../x'], ['a/up', '..']]);
+    expect(() => checkLinksInside(escaping, archiveOf)).toThrow(/refusing archive member "a\/esc" in pkg\.conda: link target "up\/\.\.\/x" resolves outside the prefix through other links/);
+    expect(() => checkLinksInside(new Map([['a', 'b'], ['b', 'a']]), archiveOf)).toThrow(/is a loop of links/);
   });
 });
