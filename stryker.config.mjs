@@ -18,7 +18,7 @@ export default {
   mutate: group.mutate,
   // Two cores, shared: one worker keeps a run from starving everything else.
   concurrency: 1,
-  timeoutMS: 60_000,
+  timeoutMS: group.timeoutMS ?? 60_000,
   // One sandbox folder per group, so two groups can run at once.
   tempDirName: `.stryker-tmp/${name}`,
   // Not into the sandbox: other groups' sandboxes, reports, build output.
