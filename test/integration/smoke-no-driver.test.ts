@@ -59,5 +59,7 @@ describe('result checker', () => {
   it('takes the median of an even and odd count', () => {
     expect(median([3, 1, 2])).toBe(2);
     expect(median([4, 1, 3, 2])).toBe(2.5);
+    // `runs: 0` times no steady launches: the median is 0, not NaN.
+    expect(median([])).toBe(0);
   });
 });

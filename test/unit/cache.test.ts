@@ -37,4 +37,19 @@ describe('DownloadCache', () => {
     await expect(fs.access(old)).rejects.toThrow();
     await expect(fs.access(fresh)).resolves.toBeUndefined();
   });
+
+  it('sweeps a partial download only once it is older than the limit, not at it', async () => {
+    const cache = new DownloadCache(path.join(root, 'edge'));
+    const part = await cache.tempFile('edge.conda');
+    await fs.writeFile(part, 'x');
+    const mtime = (await fs.stat(part)).mtimeMs;
+    expect(await cache.sweep(1000, mtime + 1000)).toBe(0);
+    expect(await cache.sweep(1000, mtime + 1001)).toBe(1);
+    await expect(fs.access(part)).rejects.toThrow();
+  });
+
+  it('files an entry under sha256/<first two hex digits>/<hash>, the layout every version shares', () => {
+    const sha = 'ab'.padEnd(64, '0');
+    expect(new DownloadCache('/c').pathFor(sha)).toBe(`/c/sha256/ab/${sha}`);
+  });
 });

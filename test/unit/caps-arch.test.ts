@@ -78,6 +78,10 @@ describe('arch table', () => {
     expect(rowByName('jsl')?.sycl).toBe('ehl');
     expect(rowByName('mtl_u')?.triton).toBe('arl_s');
     expect(rowByName('bmg_g31')?.minor).toBe(2);
+    // Triton's own names, which no SYCL name or alias spells.
+    expect(rowByName('lnl')?.sycl).toBe('lnl_m');
+    expect(rowByName('BMG')?.sycl).toBe('bmg_g21');
+    expect(rowByName('dg2')?.sycl).toBe('acm_g10');
   });
 
   it('reports an unknown IP as "unknown (ip 0x...)", never an empty string', () => {
@@ -87,6 +91,8 @@ describe('arch table', () => {
       expect(a.triton).toBeNull();
       expect(a.name).toBe(`unknown (ip 0x${(ip >>> 0).toString(16).padStart(8, '0')})`);
     }
+    // 0x12345678: major = bits 31..22, minor = bits 21..14, revision = bits 5..0.
+    expect(archForIp(0x12345678)).toEqual({ ip: 0x12345678, version: '72.209.56', known: false, name: 'unknown (ip 0x12345678)', triton: null, aliases: [] });
   });
 
   it('has one row per (major, minor)', () => {

@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { archFeatures, deriveFeatures, parseClinfo } from '../../src/caps/features.js';
-import { formatLines, formatPytorch, formatTritonEnv, formatVerbose, pytorchProps, tritonEnv, urDriverVersion } from '../../src/caps/format.js';
+import { archFeatures, deriveFeatures, featureName, parseClinfo } from '../../src/caps/features.js';
+import { consumerNames, formatLines, formatPytorch, formatTritonEnv, formatVerbose, pytorchProps, tritonEnv, urDriverVersion } from '../../src/caps/format.js';
 import { buildReport, matchOpenCl, trustComponents } from '../../src/caps/model.js';
 import type { OpenClDevice, RawDevice, RawZeProbe } from '../../src/runtime/types.js';
 
@@ -71,6 +71,59 @@ describe('feature flags from OpenCL extension lists', () => {
     expect(flag(flags, 'dpas')).toMatchObject({ value: true, source: 'arch', detail: 'inferred from arch acm_g10 (compute-runtime)' });
     expect(flag(flags, 'dpas_tf32')).toMatchObject({ value: false, source: 'arch' });
     expect(deriveFeatures({})[0]).toMatchObject({ value: null, source: 'none', detail: 'no source answered' });
+  });
+
+  it('reads each L0 flag from its own bit and names the struct that answered', () => {
+    // DP4A without DPAS, a load-only block array, fp64 alone: every other L0 flag is false.
+    const flags = deriveFeatures({ device: device({ dpFlags: 1, blockArrayFlags: 2, moduleFlags: 2 }) });
+    expect(flag(flags, 'dpas')).toEqual({ key: 'dpas', value: false, source: 'l0', detail: 'ze_intel_device_module_dp_exp_properties_t' });
+    expect(flag(flags, 'block_2d_io')).toEqual({ key: 'block_2d_io', value: false, source: 'l0', detail: 'ze_intel_device_block_array_exp_properties_t' });
+    expect(flag(flags, 'fp64')).toEqual({ key: 'fp64', value: true, source: 'l0', detail: 'ze_device_module_properties_t.flags' });
+    expect(flag(flags, 'fp16')).toEqual({ key: 'fp16', value: false, source: 'l0', detail: 'ze_device_module_properties_t.flags' });
+    expect(flag(flags, 'atomic64')).toEqual({ key: 'atomic64', value: false, source: 'l0', detail: 'ze_device_module_properties_t.flags' });
+    const all = deriveFeatures({ device: device({ dpFlags: 3, blockArrayFlags: 3, moduleFlags: 5 }) });
+    expect(['dpas', 'block_2d_io', 'fp64', 'fp16', 'atomic64'].map((k) => flag(all, k).value)).toEqual([true, true, false, true, true]);
+  });
+
+  it('says which OpenCL device\'s list answered, and whether the extension was in it', () => {
+    const named = deriveFeatures({ openclExtensions: ['cl_khr_fp64'], openclDevice: 'Intel(R) Arc(TM) A770 Graphics' });
+    expect(flag(named, 'fp64').detail).toBe('cl_khr_fp64 in Intel(R) Arc(TM) A770 Graphics\'s extension list');
+    expect(flag(named, 'fp16').detail).toBe('cl_khr_fp16 not in Intel(R) Arc(TM) A770 Graphics\'s extension list');
+    const unnamed = deriveFeatures({ openclExtensions: [] });
+    expect(flag(unnamed, 'dpas').detail).toBe('cl_intel_subgroup_matrix_multiply_accumulate not in the OpenCL device\'s extension list');
+    expect(flag(unnamed, 'dpas_tf32').detail).toMatch(/which no driver advertises: the Triton env names it so Triton sees it, PyTorch reports false$/);
+  });
+
+  it('states no feature of the parts before Xe-LP beyond what none of them has', () => {
+    for (const arch of ['bdw', 'skl', 'kbl', 'cfl', 'apl', 'glk', 'whl', 'aml', 'cml', 'icllp', 'ehl']) {
+      expect(archFeatures(arch)).toEqual({ dpas: false, dpas_tf32: false, block_2d_io: false, bf16_conversions: false });
+      const flags = deriveFeatures({ arch });
+      expect(flag(flags, 'fp64')).toMatchObject({ value: null, source: 'none' });
+    }
+    for (const arch of ['rkl', 'adl_s', 'adl_p', 'adl_n']) expect(archFeatures(arch)).toEqual(archFeatures('tgllp'));
+    expect(archFeatures('acm_g12')).toEqual(archFeatures('acm_g10'));
+  });
+
+  it('names each flag as Triton (compiler.py target properties) and PyTorch (_XpuDeviceProperties) spell it', () => {
+    expect(consumerNames(featureName('fp64'))).toBe('has_fp64 (Triton, PyTorch)');
+    expect(consumerNames(featureName('bf16_conversions'))).toBe('has_bfloat16_conversion (Triton) / has_bfloat16_conversions (PyTorch)');
+    expect(consumerNames(featureName('block_2d_io'))).toBe('has_2d_block_io (Triton) / has_subgroup_2d_block_io (PyTorch)');
+    expect(consumerNames(featureName('fp16'))).toBe('has_fp16 (PyTorch)');
+    expect(consumerNames(featureName('atomic64'))).toBe('has_atomic64 (PyTorch)');
+  });
+
+  it('parses clinfo per device: trailing blanks trimmed, an extension list before any device name ignored', () => {
+    const text = [
+      '  Device Extensions                               cl_khr_orphan',
+      '  Device Name                                     Intel(R) Arc(TM) A770 Graphics   ',
+      '  Device Extensions                               cl_khr_fp16  cl_khr_fp64   ',
+      '  Device Name                                     Second',
+      '  Device Extensions                               cl_khr_int64_base_atomics',
+    ].join('\n');
+    expect(parseClinfo(text)).toEqual([
+      { device: 'Intel(R) Arc(TM) A770 Graphics', extensions: ['cl_khr_fp16', 'cl_khr_fp64'] },
+      { device: 'Second', extensions: ['cl_khr_int64_base_atomics'] },
+    ]);
   });
 });
 

@@ -1,4 +1,5 @@
 // fetch/: resume with Range + If-Range, start over on a changed file, the declared size as a limit, apt's own hash check; no CLI.
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -133,6 +134,10 @@ describe('downloadToCache', () => {
     const cache = newCache();
     const e = await failure(downloadToCache(new Http({}, {}, instantClock), cache, `${srv.url}/corrupt`, { sha256: SHA, size: FILE.length }));
     expect(e.code).toBe('HASH_MISMATCH');
+    expect(e).toMatchObject({
+      details: { url: `${srv.url}/corrupt`, expected: SHA, actual: createHash('sha256').update(Buffer.alloc(FILE.length, 9)).digest('hex') },
+      hints: [expect.stringMatching(/corrupted in transit, or changed on the server/), expect.stringMatching(/^nothing was installed/)],
+    });
     expect(await fs.readdir(path.join(cache.root, 'tmp'))).toEqual([]);
     expect(await cache.lookup(SHA)).toBeUndefined();
   });

@@ -1,11 +1,27 @@
 import { describe, expect, it } from 'vitest';
-import { safeLinkTarget, safePath } from '../../src/formats/safe-path.js';
+import { checkLinksInside, resolveInTree, safeLinkTarget, safePath } from '../../src/formats/safe-path.js';
 
 describe('safePath', () => {
   it('normalises ordinary members', () => {
     expect(safePath('./usr/include/level_zero/ze_api.h', 'a.deb')).toBe('usr/include/level_zero/ze_api.h');
     expect(safePath('Library\\bin\\ze_loader.dll', 'a.zip')).toBe('Library/bin/ze_loader.dll');
     expect(safePath('lib//x/./y', 'a')).toBe('lib/x/y');
+    // A colon past the first character is no drive letter: Perl man pages in Debian packages carry "::".
+    expect(safePath('usr/share/man/man3/Locale::gettext.3pm.gz', 'a.deb')).toBe('usr/share/man/man3/Locale::gettext.3pm.gz');
+  });
+
+  it('refuses with a typed error that carries the member, the archive and the reason', () => {
+    let err: unknown;
+    try {
+      safePath('lib/../../evil', 'pkg.conda');
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toMatchObject({
+      code: 'UNSAFE_PATH',
+      details: { member: 'lib/../../evil', archive: 'pkg.conda', why: 'parent directory reference' },
+      hints: ['the package is malformed or hostile; nothing from it was installed'],
+    });
   });
 
   it.each([
@@ -32,5 +48,51 @@ describe('safeLinkTarget', () => {
     expect(() => safeLinkTarget('lib/a', '/etc/passwd', 'a')).toThrow(/absolute link target/);
     expect(() => safeLinkTarget('lib/a', '../../etc/passwd', 'a')).toThrow(/outside the prefix/);
     expect(() => safeLinkTarget('a', '..', 'a')).toThrow(/outside the prefix/);
+    expect(() => safeLinkTarget('lib/a', 'C:/Windows/evil.dll', 'a')).toThrow(/absolute link target/);
+    expect(() => safeLinkTarget('lib/a', 'lib\0x', 'a')).toThrow(/link target contains a NUL byte/);
+  });
+
+  it('refuses a link that resolves to the prefix root itself', () => {
+    expect(() => safeLinkTarget('lib/a', '..', 'a')).toThrow(/"\.\." points outside the prefix/);
+    expect(() => safeLinkTarget('a', '.', 'a')).toThrow(/outside the prefix/);
+  });
+
+  it('allows a link target with a colon past its first character', () => {
+    expect(safeLinkTarget('share/man/man3/a.3pm', 'Locale::gettext.3pm', 'a')).toBe('Locale::gettext.3pm');
+  });
+});
+
+describe('resolveInTree', () => {
+  it('skips "." and empty segments of a link target, and reads a backslash as a separator', () => {
+    expect(resolveInTree('lib/l', new Map([['lib/l', './/real']]))).toBe('lib/real');
+    expect(resolveInTree('lib/l', new Map([['lib/l', 'sub\\real']]))).toBe('lib/sub/real');
+    expect(resolveInTree('share/man/m', new Map([['share/man/m', 'Locale::gettext.3pm']]))).toBe('share/man/Locale::gettext.3pm');
+  });
+
+  it('leaves the tree at an absolute, drive-letter or NUL target', () => {
+    for (const target of ['/etc/passwd', 'C:/Windows', 'c:evil', 'lib\0x']) {
+      expect(resolveInTree('lib/a/x', new Map([['lib/a', target]]))).toBeUndefined();
+    }
+  });
+
+  it('follows 40 links, as Linux does (MAXSYMLINKS), and calls the 41st a loop', () => {
+    const chain = (n: number) => new Map(Array.from({ length: n }, (_, i) => [`l${i}`, i === n - 1 ? 'file' : `l${i + 1}`]));
+    expect(resolveInTree('l0', chain(40))).toBe('file');
+    expect(resolveInTree('l0', chain(41))).toBe('loop');
+  });
+});
+
+describe('checkLinksInside', () => {
+  const archiveOf = () => 'pkg.conda';
+
+  it('accepts links that resolve inside', () => {
+    expect(() => checkLinksInside(new Map([['lib/libze_loader.so', 'libze_loader.so.1'], ['lib/libze_loader.so.1', 'libze_loader.so.1.8.0']]), archiveOf)).not.toThrow();
+  });
+
+  it('refuses a link that a later link makes escape, and a loop, naming the archive', () => {
+    // Alone, a/esc -> up/../x reads as a/x; once a/up -> .. exists, the kernel walks a/up/.. to the parent of the root.
+    const escaping = new Map([['a/esc', 'up/../x'], ['a/up', '..']]);
+    expect(() => checkLinksInside(escaping, archiveOf)).toThrow(/refusing archive member "a\/esc" in pkg\.conda: link target "up\/\.\.\/x" resolves outside the prefix through other links/);
+    expect(() => checkLinksInside(new Map([['a', 'b'], ['b', 'a']]), archiveOf)).toThrow(/is a loop of links/);
   });
 });
