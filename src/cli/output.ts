@@ -1,5 +1,5 @@
 // The CLI's rendering: human text on stderr (ora spinners on a TTY only), one JSON document on stdout with --json.
-import ora, { type Ora } from 'ora';
+import type { Ora } from 'ora';
 import { causeChain, isXpuError } from '../errors.js';
 import type { Reporter, Task } from '../reporter.js';
 
@@ -13,12 +13,16 @@ export class Output implements Reporter {
   readonly opts: OutputOptions;
   private readonly fancy: boolean;
   private readonly color: boolean;
+  /** ora, once loaded: only a terminal gets spinners, so only then is it loaded (in the background, at once). */
+  private spinners: typeof import('ora').default | undefined;
 
   constructor(opts: OutputOptions, env: Record<string, string | undefined> = process.env, stream: NodeJS.WriteStream = process.stderr) {
     this.opts = opts;
     const ci = !!env.CI && env.CI !== 'false' && env.CI !== '0';
     this.fancy = !!stream.isTTY && !ci && !opts.quiet;
     this.color = !!stream.isTTY && !env.NO_COLOR && env.TERM !== 'dumb';
+    // Bundled, so it is ready after the first await; a task started before that gets plain lines.
+    if (this.fancy) void import('ora').then((m) => { this.spinners = m.default; }, () => undefined);
   }
 
   /** Human text, always on stderr so stdout stays machine-readable. */
@@ -53,8 +57,8 @@ export class Output implements Reporter {
   }
 
   task(title: string): Task {
-    if (this.fancy) {
-      const spinner: Ora = ora({ text: title, stream: process.stderr, discardStdin: false }).start();
+    if (this.fancy && this.spinners) {
+      const spinner: Ora = this.spinners({ text: title, stream: process.stderr, discardStdin: false }).start();
       return {
         update: (text) => { spinner.text = `${title} ${text}`; },
         succeed: (text) => { spinner.succeed(text ?? title); },

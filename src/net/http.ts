@@ -1,7 +1,7 @@
 // The only HTTP code: one undici dispatcher (proxy-aware), retries for transient failures, typed errors with the URL.
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { Agent, EnvHttpProxyAgent, interceptors, request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { XpuError } from '../errors.js';
 
 export interface HttpOptions {
@@ -28,10 +28,23 @@ const UNREACHABLE_CODES = new Set([
 ]);
 const TRANSIENT_CODES = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'UND_ERR_SOCKET', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
+type Undici = typeof import('undici');
+let undiciModule: Undici | undefined;
 let dispatcher: Dispatcher | undefined;
 
+/** undici is loaded on the first request, so commands that never touch the network do not pay for it. */
+async function undici(): Promise<Undici> {
+  if (!undiciModule) {
+    // undici is CommonJS: Node and the bundle both hand its exports over as the default export; named exports only
+    // where Node's CommonJS scan finds them.
+    const m = (await import('undici')) as Undici & { default?: Undici };
+    undiciModule = m.default ?? m;
+  }
+  return undiciModule;
+}
+
 /** HTTP(S)_PROXY / NO_PROXY are honoured when set; NODE_EXTRA_CA_CERTS reaches TLS through Node itself. */
-function getDispatcher(): Dispatcher {
+function getDispatcher({ Agent, EnvHttpProxyAgent, interceptors }: Undici): Dispatcher {
   if (!dispatcher) {
     const hasProxy = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy'].some((k) => process.env[k]);
     const connect = { timeout: 15_000 };
@@ -96,8 +109,9 @@ async function withRetries<T>(url: string, opts: HttpOptions, attempt: () => Pro
 async function open(url: string, opts: HttpOptions): Promise<Dispatcher.ResponseData<unknown>> {
   let res: Dispatcher.ResponseData<unknown>;
   try {
-    res = await request(url, {
-      dispatcher: getDispatcher(),
+    const u = await undici();
+    res = await u.request(url, {
+      dispatcher: getDispatcher(u),
       headers: { 'user-agent': 'xpu-setup', ...opts.headers },
       headersTimeout: opts.timeoutMs ?? 30_000,
       bodyTimeout: 60_000,
@@ -217,8 +231,9 @@ export async function download(
 /** A short reachability check for doctor: any HTTP answer counts as reachable. */
 export async function reach(url: string, timeoutMs = 5000): Promise<{ ok: boolean; status?: number; error?: XpuError }> {
   try {
-    const res = await request(url, {
-      dispatcher: getDispatcher(),
+    const u = await undici();
+    const res = await u.request(url, {
+      dispatcher: getDispatcher(u),
       method: 'HEAD',
       headersTimeout: timeoutMs,
       signal: AbortSignal.timeout(timeoutMs),

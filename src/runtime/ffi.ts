@@ -1,5 +1,19 @@
 // Native memory blocks for koffi calls: every struct is a byte block read and written at fixed offsets.
-import koffi from 'koffi';
+import { createRequire } from 'node:module';
+import type Koffi from 'koffi';
+
+type KoffiModule = typeof Koffi;
+const loadNative = createRequire(import.meta.url);
+let koffiModule: KoffiModule | undefined;
+
+/**
+ * koffi is a native addon: it is loaded on first use (a probe, a smoke run), never at start, and stays a separate
+ * file outside the bundle.
+ */
+export function koffi(): KoffiModule {
+  koffiModule ??= loadNative('koffi') as KoffiModule;
+  return koffiModule;
+}
 
 /** A zeroed block of native memory with little-endian accessors; free() it when done. */
 export class Block {
@@ -10,8 +24,8 @@ export class Block {
 
   constructor(size: number) {
     this.size = Math.max(8, size);
-    this.ptr = koffi.alloc('uint8_t', this.size) as bigint;
-    this.dv = new DataView(koffi.view(this.ptr, this.size));
+    this.ptr = koffi().alloc('uint8_t', this.size) as bigint;
+    this.dv = new DataView(koffi().view(this.ptr, this.size));
     new Uint8Array(this.dv.buffer).fill(0);
   }
 
@@ -37,7 +51,7 @@ export class Block {
   }
 
   free(): void {
-    if (!this.freed) koffi.free(this.ptr);
+    if (!this.freed) koffi().free(this.ptr);
     this.freed = true;
   }
 }
@@ -51,7 +65,7 @@ export function blockFrom(data: Uint8Array, nulTerminate = false): Block {
 
 /** Reads len bytes at an arbitrary native address. */
 export function readNative(ptr: bigint, len: number): Uint8Array {
-  return new Uint8Array(koffi.view(ptr, len)).slice();
+  return new Uint8Array(koffi().view(ptr, len)).slice();
 }
 
 /** Frees blocks in reverse order of creation, even when a step failed. */
@@ -62,8 +76,8 @@ export class Arena {
   free(): void { while (this.blocks.length) this.blocks.pop()!.free(); }
 }
 
-export type Lib = ReturnType<typeof koffi.load>;
+export type Lib = ReturnType<KoffiModule['load']>;
 
 export function loadLibrary(path: string): Lib {
-  return koffi.load(path);
+  return koffi().load(path);
 }

@@ -1,24 +1,21 @@
 // `xpu-setup doctor`: what is wrong with this machine's Intel GPU stack and how to fix it; --json for machines.
-import { fileURLToPath } from 'node:url';
-import { findCompilers } from '../../build/compilers.js';
 import type { Deps } from '../../deps.js';
-import { renderHuman, runDoctor, shouldColor, type DoctorServices } from '../../doctor/index.js';
-import { childProcessRuntime } from '../../doctor/services.js';
+import type { DoctorServices } from '../../doctor/index.js';
 import { isXpuError } from '../../errors.js';
 import { runningPlatform } from '../../host/index.js';
-import { loadManifests } from '../../manifest/load.js';
-import { reach } from '../../net/http.js';
+import { packagePath } from '../../package-dir.js';
 import { list, str, type Command } from '../command.js';
 
 /** Exit code when the doctor itself could not run (as opposed to finding problems: 1). */
 export const EXIT_DOCTOR_BROKEN = 3;
 
-const BIN = fileURLToPath(new URL('../../../bin/xpu-setup.js', import.meta.url));
+const BIN = packagePath('bin', 'xpu-setup.js');
 
 /** The index roots setup would contact for this platform: conda channels and pinned URL hosts from the manifests. */
 async function manifestIndexes(deps: Deps): Promise<string[]> {
   const platform = runningPlatform(deps);
   const urls = new Set<string>();
+  const { loadManifests } = await import('../../manifest/load.js');
   for (const m of await loadManifests()) {
     const spec = platform ? m.platforms[platform] : undefined;
     for (const s of spec?.sources ?? []) {
@@ -30,20 +27,21 @@ async function manifestIndexes(deps: Deps): Promise<string[]> {
   return [...urls];
 }
 
+/** Each service loads its code when a check first uses it, so other commands never load the doctor's. */
 export function defaultDoctorServices(): DoctorServices {
-  const runtime = childProcessRuntime(BIN);
+  const runtime = async () => (await import('../../doctor/services.js')).childProcessRuntime(BIN);
   return {
-    findCompiler: (deps) => findCompilers(deps, 'c'),
+    findCompiler: async (deps) => (await import('../../build/compilers.js')).findCompilers(deps, 'c'),
     reach: async (url, timeoutMs) => {
-      const r = await reach(url, timeoutMs);
+      const r = await (await import('../../net/http.js')).reach(url, timeoutMs);
       const out: Awaited<ReturnType<NonNullable<DoctorServices['reach']>>> = { ok: r.ok };
       if (r.status !== undefined) out.status = r.status;
       if (r.error) out.error = { message: r.error.message, code: r.error.code, details: r.error.details };
       return out;
     },
     indexes: manifestIndexes,
-    probe: runtime.probe,
-    smoke: runtime.smoke,
+    probe: async (req) => (await runtime()).probe(req),
+    smoke: async (req) => (await runtime()).smoke(req),
   };
 }
 
@@ -67,6 +65,7 @@ export function createDoctorCommand(services: DoctorServices = defaultDoctorServ
         only: list(values, 'check'),
         services,
       };
+      const { renderHuman, runDoctor, shouldColor } = await import('../../doctor/index.js');
       let report;
       try {
         report = await runDoctor(deps, opts);

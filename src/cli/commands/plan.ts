@@ -1,5 +1,4 @@
 // `xpu-setup plan`: print the InstallPlan without fetching or installing anything.
-import { planSetup } from '../../pipeline.js';
 import type { Command } from '../command.js';
 import { renderPlan } from '../render-plan.js';
 import { parsePlanOptions, planOptionSpec, PLAN_USAGE } from '../setup-options.js';
@@ -11,6 +10,7 @@ export const planCommand: Command = {
   options: planOptionSpec,
   async run({ deps, out, values }) {
     const opts = parsePlanOptions(values, deps);
+    const { planSetup } = await import('../../pipeline.js');
     const plan = await planSetup(opts, deps, out, true);
     if (out.opts.json) out.json(plan);
     else out.result(renderPlan(plan));

@@ -1,7 +1,6 @@
 // `xpu-setup probe`: what the devices are, through koffi (and the built addon when there is one).
 import { XpuError } from '../../errors.js';
 import { formatLines, formatPytorch, formatTritonEnv, formatVerbose } from '../../caps/format.js';
-import { probeInstalled } from '../../pipeline.js';
 import { str, type Command } from '../command.js';
 import { runtimePrefix } from '../runtime-prefix.js';
 
@@ -21,6 +20,7 @@ export const probeCommand: Command = {
       throw new XpuError('USAGE', `unknown format "${format}"`, { hints: [`use one of: ${FORMATS.join(', ')}`] });
     }
     const prefix = await runtimePrefix(ctx);
+    const { probeInstalled } = await import('../../pipeline.js');
     const report = await probeInstalled(prefix, ctx.deps);
     if (ctx.out.opts.json) ctx.out.json({ ok: true, ...report });
     else if (format === 'triton-env') ctx.out.result(formatTritonEnv(report));

@@ -1,5 +1,5 @@
 // `xpu-setup` / `xpu-setup setup`: the whole job, then a short account of what was done and how to use it.
-import { planSetup, runSetup, type SetupOptions, type SetupResult } from '../../pipeline.js';
+import type { SetupOptions, SetupResult } from '../../pipeline.js';
 import type { Command, Values } from '../command.js';
 import type { Output } from '../output.js';
 import { renderPlan } from '../render-plan.js';
@@ -44,6 +44,7 @@ export const setupCommand: Command = {
   async run({ deps, out, values }) {
     const started = deps.now();
     const opts = setupOptions(values, deps);
+    const { planSetup, runSetup } = await import('../../pipeline.js');
     const plan = await planSetup(opts, deps, out);
     if (values['dry-run']) {
       if (out.opts.json) out.json({ ok: true, dryRun: true, plan });

@@ -1,5 +1,4 @@
 // `xpu-setup smoke`: run the vector-add kernel on the first device and check every value.
-import { runSmoke } from '../../smoke/index.js';
 import type { Command } from '../command.js';
 import { runtimePrefix } from '../runtime-prefix.js';
 
@@ -12,6 +11,7 @@ export const smokeCommand: Command = {
   },
   async run(ctx) {
     const prefix = await runtimePrefix(ctx);
+    const { runSmoke } = await import('../../smoke/index.js');
     const r = await runSmoke(prefix, { deps: ctx.deps, reporter: ctx.out });
     if (ctx.out.opts.json) {
       ctx.out.json(r);
