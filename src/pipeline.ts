@@ -12,14 +12,17 @@ import type { TargetPlatform } from './host/types.js';
 import { checkPrefixOwnership, installPlan, isUpToDate, type InstallResult } from './install/install.js';
 import { withPrefixLock } from './install/lock.js';
 import { updateReceipt } from './install/prefix-env.js';
-import { readReceipt } from './install/receipt.js';
+import type { Receipt } from './install/receipt.js';
 import { loadManifests } from './manifest/load.js';
+import { planRequestKey, recentPlan, rememberPlan } from './plan/recent.js';
 import { makePlan, noSourceError, type ExistingInstalls, type InstallPlan, type PlanOptions } from './plan/plan.js';
 import { detectInstalls } from './inspect/installs.js';
+import { fileMark, proofInputs } from './probe/inputs.js';
 import { probeStack, requireDevices } from './probe/probe.js';
 import type { Reporter } from './reporter.js';
 import { runSmoke, type SmokeResult } from './smoke/index.js';
 import { EnvVars, RUN_ENV_VARS } from './env-names.js';
+import { VERSION } from './version.js';
 
 export interface SetupOptions {
   plan: PlanOptions;
@@ -31,6 +34,12 @@ export interface SetupOptions {
   smoke: boolean;
   /** "No device" fails the run instead of being reported. */
   requireDevice: boolean;
+  /** Hash every installed file (`--verify`) instead of trusting the ones whose size and mtime match the receipt. */
+  rehash?: boolean;
+  /** Build and probe again (`--probe`) even when the receipt holds the answer for the same inputs. */
+  reprobe?: boolean;
+  /** Run the kernel again (`--smoke`) even when the receipt says it passed under the same inputs. */
+  resmoke?: boolean;
 }
 
 export interface SetupResult {
@@ -40,6 +49,8 @@ export interface SetupResult {
   /** Absent when nothing could be verified here (another platform, or no Level Zero installed). */
   verify?: VerifyResult;
   verifySkipped?: string;
+  /** Set when `verify` is the receipt's answer from this time, given again because nothing it depends on changed. */
+  verifyReplayedFrom?: string;
 }
 
 /**
@@ -51,12 +62,24 @@ export async function planSetup(
   deps: Deps,
   reporter: Reporter,
   withExisting = false,
+  reuse: { recent: boolean } = { recent: false },
 ): Promise<InstallPlan> {
   const host = await detectHost(deps, opts.platform);
+  const manifests = await loadManifests(opts.manifestsDir);
+  // Everything the plan is computed from besides the indexes' answers.
+  const key = planRequestKey({ tool: VERSION, host, manifests, options: opts.plan });
+  if (reuse.recent && !withExisting) {
+    const recent = await recentPlan(opts.plan.cacheDir, key, deps.now());
+    if (recent) {
+      reporter.debug('plan: reusing the plan made for the same request less than 10 minutes ago (--refresh asks the indexes again)');
+      return recent;
+    }
+  }
   const [plan, existing] = await Promise.all([
-    makePlan(host, await loadManifests(opts.manifestsDir), opts.plan, deps, reporter),
+    makePlan(host, manifests, opts.plan, deps, reporter),
     host.native && withExisting ? existingInstalls(deps, opts.plan.prefix, reporter) : undefined,
   ]);
+  if (plan.components.some((c) => c.status === 'planned')) await rememberPlan(opts.plan.cacheDir, key, plan, deps.now());
   return existing ? { ...plan, existing } : plan;
 }
 
@@ -87,7 +110,7 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
   const onWait = (pid: number) => reporter.info(`waiting for another xpu-setup (pid ${pid}) that is installing into ${plan.prefix}`);
   return withPrefixLock(plan.prefix, async () => {
     await checkPrefixOwnership(plan.prefix);
-    const current = await isUpToDate(plan);
+    const current = await isUpToDate(plan, { rehash: opts.rehash });
     const install: InstallResult = current
       ? { prefix: plan.prefix, changed: false, receipt: current, notes: [] }
       : await installPlan(plan, await fetchPlan(plan, deps, reporter), reporter);
@@ -104,31 +127,70 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
     // The loader reads ZE_ENABLE_ALT_DRIVERS at zeInit; this process has not initialised it yet.
     if (altDrivers) deps.env[EnvVars.ZE_ENABLE_ALT_DRIVERS] = altDrivers;
 
+    const replayed = install.changed ? undefined : await replayProof(plan.prefix, install.receipt, altDrivers, opts, deps);
+    if (replayed) {
+      result.verify = replayed.verify;
+      result.verifyReplayedFrom = replayed.at;
+      reporter.info(`build, probe and smoke: nothing they depend on changed since ${replayed.at}; this is that run's answer (--probe, --smoke run them again)`);
+      if (!replayed.verify.probe.ok) reporter.warn(`nothing could be run: ${replayed.verify.probe.error?.message ?? replayed.verify.probe.skipped ?? 'no device'}`);
+      return result;
+    }
+
     // The env files follow this run's choice of driver now, and lose any earlier probe's answers until this one's.
-    await updateReceipt(plan.prefix, (r) => {
+    const before = await updateReceipt(plan.prefix, (r) => {
       const extra = { ...(r.extraEnv ?? {}) };
       for (const k of RUN_ENV_VARS) delete extra[k];
       if (altDrivers) extra[EnvVars.ZE_ENABLE_ALT_DRIVERS] = altDrivers;
       r.extraEnv = extra;
       delete r.probe;
+      delete r.proof;
     });
 
-    result.verify = await verifyStack(plan.prefix, { deps, reporter, smoke: opts.smoke, requireDevice: opts.requireDevice });
-    const t = result.verify.tritonEnv;
-    if (t) {
-      result.install.receipt =
-        (await updateReceipt(plan.prefix, (r) => {
-          const extra = { ...(r.extraEnv ?? {}) };
-          if (t.arch) extra[EnvVars.TRITON_INTEL_DEVICE_ARCH] = t.arch;
-          if (t.extensions.length) extra[EnvVars.TRITON_INTEL_DEVICE_EXTENSIONS] = t.extensions.join(' ');
-          r.extraEnv = extra;
-          r.probe = { arch: t.arch, extensions: t.extensions, device: t.device, driver: t.driver };
-        })) ?? result.install.receipt;
-    } else {
-      result.install.receipt = (await readReceipt(plan.prefix)) ?? result.install.receipt;
-    }
+    const verify = await verifyStack(plan.prefix, { deps, reporter, smoke: opts.smoke, requireDevice: opts.requireDevice });
+    result.verify = verify;
+    const t = verify.tritonEnv;
+    const extra: Record<string, string> = { ...(before?.extraEnv ?? {}) };
+    if (t?.arch) extra[EnvVars.TRITON_INTEL_DEVICE_ARCH] = t.arch;
+    if (t?.extensions.length) extra[EnvVars.TRITON_INTEL_DEVICE_EXTENSIONS] = t.extensions.join(' ');
+    // A failed build is not an answer to keep: the next run tries again (a compiler may have been installed since).
+    const inputs = verify.build.ok
+      ? await proofInputs(plan.prefix, { planKey: plan.planKey, extraEnv: Object.keys(extra).length ? extra : undefined }, deps, {
+          addon: await fileMark(verify.build.value.output),
+        })
+      : undefined;
+    result.install.receipt =
+      (await updateReceipt(plan.prefix, (r) => {
+        r.extraEnv = extra;
+        if (t) r.probe = { arch: t.arch, extensions: t.extensions, device: t.device, driver: t.driver };
+        if (inputs) r.proof = { inputs: inputs.key, at: new Date().toISOString(), smoke: verify.smoke.ok, verify };
+      })) ?? result.install.receipt;
     return result;
   }, { onWait });
+}
+
+/**
+ * The receipt's last verify answer, when nothing it depends on changed (see probe/inputs.ts) and nothing asks for a
+ * new one: the same prefix, driver choice, driver libraries, environment and addon build. Runs no process.
+ */
+async function replayProof(
+  prefix: string,
+  receipt: Receipt,
+  altDrivers: string | undefined,
+  opts: SetupOptions,
+  deps: Deps,
+): Promise<{ verify: VerifyResult; at: string } | undefined> {
+  const p = receipt.proof;
+  if (!p || opts.reprobe || opts.resmoke) return undefined;
+  if (receipt.extraEnv?.[EnvVars.ZE_ENABLE_ALT_DRIVERS] !== altDrivers) return undefined;
+  // The receipt's proof is written by this file only, from a VerifyResult.
+  const verify = p.verify as VerifyResult;
+  // A kernel that could have run (a device was there) but was not asked to then must run now.
+  if (opts.smoke && verify.probe.ok && !p.smoke) return undefined;
+  if (opts.requireDevice && !verify.probe.ok) return undefined;
+  const addon = await lastBuilt(addonSpec(prefix, deps.platform), deps);
+  const inputs = await proofInputs(prefix, receipt, deps, { addon: await fileMark(addon) });
+  if (inputs.key !== p.inputs) return undefined;
+  return { verify: opts.smoke ? verify : { ...verify, smoke: { ok: false, skipped: '--no-smoke' } }, at: p.at };
 }
 
 // After install: build the addon, probe through it and koffi, run the smoke kernel.

@@ -11,7 +11,7 @@ import { ENV_FILES, envVars, renderEnv, SHELLS } from './env.js';
 import { levelZeroCMake, writePkgConfig } from './pkgconfig.js';
 import { RECEIPT_NAME, RECEIPT_SCHEMA, readReceipt, type Receipt, type ReceiptComponent } from './receipt.js';
 import { Staging } from './staging.js';
-import { verifyPrefix } from './verify.js';
+import { diskReader, verifyPrefix, type VerifyPrefixOptions } from './verify.js';
 
 export interface InstallResult {
   prefix: string;
@@ -20,11 +20,11 @@ export interface InstallResult {
   notes: string[];
 }
 
-/** True when the prefix already holds exactly this plan, unchanged on disk. */
-export async function isUpToDate(plan: InstallPlan): Promise<Receipt | undefined> {
+/** True when the prefix already holds exactly this plan, unchanged on disk (by size and mtime, or every byte with `rehash`). */
+export async function isUpToDate(plan: InstallPlan, opts: VerifyPrefixOptions = {}): Promise<Receipt | undefined> {
   const receipt = await readReceipt(plan.prefix).catch(() => undefined);
   if (!receipt || receipt.planKey !== plan.planKey) return undefined;
-  return (await verifyPrefix(plan.prefix, receipt)).length === 0 ? receipt : undefined;
+  return (await verifyPrefix(plan.prefix, receipt, diskReader, opts)).length === 0 ? receipt : undefined;
 }
 
 async function isEmptyOrMissing(dir: string): Promise<boolean> {

@@ -42,7 +42,7 @@ export class Staging {
       },
     });
     await pipeline(body, tap, createWriteStream(dest, { mode: mode & 0o777 || 0o644 }));
-    const rec = { path: rel, sha256: hash.digest('hex'), size };
+    const rec = { path: rel, sha256: hash.digest('hex'), size, mtimeMs: (await fs.stat(dest)).mtimeMs };
     this.files.set(rel, rec);
     return rec;
   }
@@ -51,7 +51,7 @@ export class Staging {
     const dest = await this.prepare(rel);
     const buf = Buffer.from(text);
     await fs.writeFile(dest, buf, { mode });
-    const rec = { path: rel, sha256: createHash('sha256').update(buf).digest('hex'), size: buf.length };
+    const rec = { path: rel, sha256: createHash('sha256').update(buf).digest('hex'), size: buf.length, mtimeMs: (await fs.stat(dest)).mtimeMs };
     this.files.set(rel, rec);
     return rec;
   }
@@ -72,7 +72,7 @@ export class Staging {
     }
     const dest = await this.prepare(rel);
     await fs.copyFile(this.abs(fromRel), dest);
-    this.files.set(rel, { ...src, path: rel });
+    this.files.set(rel, { ...src, path: rel, mtimeMs: (await fs.stat(dest)).mtimeMs });
   }
 
   /** Extracts the members the rules take; returns how many landed. */

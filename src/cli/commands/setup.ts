@@ -7,7 +7,7 @@ import { parsePlanOptions, planOptionSpec, PLAN_USAGE } from '../setup-options.j
 
 function summary(r: SetupResult, out: Output, seconds: string): void {
   for (const n of r.install.notes) out.warn(n);
-  if (!r.install.changed) out.line(`${r.plan.prefix} is up to date (verified ${r.install.receipt.files.length} files against the receipt)`);
+  if (!r.install.changed) out.line(`${r.plan.prefix} is up to date (${r.install.receipt.files.length} files match the receipt)`);
   if (r.verifySkipped) out.line(`not verified: ${r.verifySkipped}`);
   const v = r.verify;
   if (v?.probe.ok) {
@@ -27,25 +27,35 @@ function setupOptions(values: Values, deps: Parameters<Command['run']>[0]['deps'
     refdriver: !!values.refdriver,
     smoke: !values['no-smoke'],
     requireDevice: !!values['require-device'],
+    rehash: !!values.verify,
+    reprobe: !!values.probe,
+    resmoke: !!values.smoke,
   };
 }
 
 export const setupCommand: Command = {
   name: 'setup',
   summary: 'Install Level Zero and Unified Runtime into a prefix, verified, then build, probe and smoke-test (the default command).',
-  usage: `xpu-setup [setup] ${PLAN_USAGE} [--dry-run] [--refdriver] [--no-smoke] [--require-device]`,
+  usage: `xpu-setup [setup] ${PLAN_USAGE} [--dry-run] [--refdriver] [--no-smoke] [--require-device]
+    [--refresh] [--verify] [--probe] [--smoke]`,
   options: {
     ...planOptionSpec,
     'dry-run': { type: 'boolean' },
     refdriver: { type: 'boolean' },
     'no-smoke': { type: 'boolean' },
     'require-device': { type: 'boolean' },
+    // A re-run reuses a plan made for the same request in the last 10 minutes, trusts files whose size and mtime match
+    // the receipt, and the receipt's probe when nothing it depends on changed; these ask again.
+    verify: { type: 'boolean' },
+    probe: { type: 'boolean' },
+    refresh: { type: 'boolean' },
+    smoke: { type: 'boolean' },
   },
   async run({ deps, out, values }) {
     const started = deps.now();
     const opts = setupOptions(values, deps);
     const { planSetup, runSetup } = await import('../../pipeline.js');
-    const plan = await planSetup(opts, deps, out);
+    const plan = await planSetup(opts, deps, out, false, { recent: !values.refresh });
     if (values['dry-run']) {
       if (out.opts.json) out.json({ ok: true, dryRun: true, plan });
       else out.result(renderPlan(plan));
