@@ -34,6 +34,8 @@ export interface SetupOptions {
   smoke: boolean;
   /** "No device" fails the run instead of being reported. */
   requireDevice: boolean;
+  /** false (`--no-probe`): install only; no addon build, probe or kernel (an image built without a GPU, say). */
+  verify?: boolean;
   /** Hash every installed file (`--verify`) instead of trusting the ones whose size and mtime match the receipt. */
   rehash?: boolean;
   /** Build and probe again (`--probe`) even when the receipt holds the answer for the same inputs. */
@@ -119,6 +121,10 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
     const l0 = plan.components.find((c) => c.zeLoader && c.status === 'planned');
     if (!plan.host.native || !l0) {
       result.verifySkipped = !plan.host.native ? `installed for ${plan.platform}: nothing is run on this machine` : 'Level Zero was not installed';
+      return result;
+    }
+    if (opts.verify === false) {
+      result.verifySkipped = '--no-probe: nothing was built, probed or run';
       return result;
     }
 

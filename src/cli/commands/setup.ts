@@ -27,6 +27,7 @@ function setupOptions(values: Values, deps: Parameters<Command['run']>[0]['deps'
     refdriver: !!values.refdriver,
     smoke: !values['no-smoke'],
     requireDevice: !!values['require-device'],
+    verify: !values['no-probe'],
     rehash: !!values.verify,
     reprobe: !!values.probe,
     resmoke: !!values.smoke,
@@ -36,13 +37,14 @@ function setupOptions(values: Values, deps: Parameters<Command['run']>[0]['deps'
 export const setupCommand: Command = {
   name: 'setup',
   summary: 'Install Level Zero and Unified Runtime into a prefix, verified, then build, probe and smoke-test (the default command).',
-  usage: `xpu-setup [setup] ${PLAN_USAGE} [--dry-run] [--refdriver] [--no-smoke] [--require-device]
+  usage: `xpu-setup [setup] ${PLAN_USAGE} [--dry-run] [--refdriver] [--no-smoke] [--no-probe] [--require-device]
     [--refresh] [--verify] [--probe] [--smoke]`,
   options: {
     ...planOptionSpec,
     'dry-run': { type: 'boolean' },
     refdriver: { type: 'boolean' },
     'no-smoke': { type: 'boolean' },
+    'no-probe': { type: 'boolean' },
     'require-device': { type: 'boolean' },
     // A re-run reuses a plan made for the same request in the last 10 minutes, trusts files whose size and mtime match
     // the receipt, and the receipt's probe when nothing it depends on changed; these ask again.
