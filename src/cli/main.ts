@@ -4,14 +4,13 @@ import type { Deps } from '../deps.js';
 import { realDeps } from '../real-deps.js';
 import { XpuError } from '../errors.js';
 import { commonOptions, type Command } from './command.js';
-import { commands } from './commands/index.js';
 import { Output } from './output.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FAIL = 1;
 export const EXIT_USAGE = 2;
 
-function helpText(): string {
+function helpText(commands: Command[]): string {
   const rows = commands.map((c) => `  ${c.name.padEnd(8)} ${c.summary}`);
   return [
     'usage: xpu-setup [command] [options]',
@@ -24,22 +23,24 @@ function helpText(): string {
 }
 
 export async function main(argv: string[], deps: Deps = realDeps()): Promise<number> {
-  let command: Command | undefined = commands[0];
-  let rest = argv;
   const first = argv[0];
   if (first === '--version') {
     process.stdout.write(`${(await import('../version.js')).VERSION}\n`);
     return EXIT_OK;
   }
+  // Loaded after --version, which needs none of them (in the bundle, a chunk of its own).
+  const { commands } = await import('./commands/index.js');
+  let command: Command | undefined = commands[0];
+  let rest = argv;
   if (first === 'help' || ((first === '--help' || first === '-h') && argv.length === 1)) {
-    process.stdout.write(helpText() + '\n');
+    process.stdout.write(helpText(commands) + '\n');
     return EXIT_OK;
   }
   if (first !== undefined && !first.startsWith('-')) {
     command = commands.find((c) => c.name === first);
     rest = argv.slice(1);
     if (!command) {
-      process.stderr.write(`error: unknown command "${first}"\n\n${helpText()}\n`);
+      process.stderr.write(`error: unknown command "${first}"\n\n${helpText(commands)}\n`);
       return EXIT_USAGE;
     }
   }
