@@ -192,10 +192,17 @@ async function replayProof(
   const verify = p.verify as VerifyResult;
   // A kernel that could have run (a device was there) but was not asked to then must run now.
   if (opts.smoke && verify.probe.ok && !p.smoke) return undefined;
-  if (opts.requireDevice && !verify.probe.ok) return undefined;
   const addon = await lastBuilt(addonSpec(prefix, deps.platform), deps);
   const inputs = await proofInputs(prefix, receipt, deps, { addon: await fileMark(addon) });
   if (inputs.key !== p.inputs) return undefined;
+  // The same inputs gave no device last time; --require-device makes that answer the error it would be again.
+  const noDevice = !verify.probe.ok ? verify.probe.error : undefined;
+  if (opts.requireDevice && noDevice?.code === 'NO_DEVICE') {
+    const hints = Array.isArray(noDevice.hints) ? noDevice.hints.map(String) : [];
+    const details = typeof noDevice.details === 'object' && noDevice.details !== null ? (noDevice.details as Record<string, unknown>) : {};
+    throw new XpuError('NO_DEVICE', String(noDevice.message), { hints, details: { ...details, recordedAt: p.at } });
+  }
+  if (opts.requireDevice && !verify.probe.ok) return undefined;
   return { verify: opts.smoke ? verify : { ...verify, smoke: { ok: false, skipped: '--no-smoke' } }, at: p.at };
 }
 

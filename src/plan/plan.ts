@@ -176,7 +176,16 @@ export async function makePlan(
     throw new XpuError('USAGE', `unknown component ${unknown.map((u) => `"${u}"`).join(', ')}`, { hints: [`components: ${known.join(', ')}`] });
   }
   const selected = opts.components.length ? manifests.filter((m) => opts.components.includes(m.name)) : manifests;
-  const ctx: SourceContext = { host, deps, reporter, condaChannels: opts.condaChannels, indexUrl: opts.indexUrl };
+  // Every conda package any selected component may ask for, so each channel's index is read once for all of them.
+  const condaPackages = selected.flatMap((m) => (m.platforms[host.platform]?.sources ?? []).flatMap((s) => (s.kind === 'conda' ? s.packages : [])));
+  const ctx: SourceContext = {
+    host,
+    deps,
+    reporter,
+    condaChannels: opts.condaChannels,
+    indexUrl: opts.indexUrl,
+    conda: { packages: [...new Set(condaPackages)], repodata: new Map() },
+  };
   const components = await Promise.all(selected.map((m) => planComponent(m, opts.components.includes(m.name), host, opts, ctx)));
   const missing = components.filter((c) => c.status === 'unavailable' && c.explicit);
   if (missing.length) throw noSourceError(missing, host.platform);

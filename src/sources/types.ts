@@ -32,6 +32,11 @@ export interface SourceContext {
   reporter: Reporter;
   condaChannels?: string[];
   indexUrl?: string;
+  /**
+   * One run's conda index answers, shared by every component: each channel's repodata is fetched and scanned once,
+   * for every package any component may ask for (`condaPackages`), however many components read it.
+   */
+  conda?: { packages: string[]; repodata: Map<string, Promise<unknown>> };
 }
 
 /** The source has no matching package (as opposed to being unreachable). */
