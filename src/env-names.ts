@@ -10,6 +10,10 @@ export const EnvVars = {
   XPU_SETUP_MANIFESTS: 'XPU_SETUP_MANIFESTS',
   /** A PyPI simple index (`--index-url`). */
   XPU_SETUP_INDEX_URL: 'XPU_SETUP_INDEX_URL',
+  /** The most one archive may unpack to (`--max-unpacked`). */
+  XPU_SETUP_MAX_UNPACKED: 'XPU_SETUP_MAX_UNPACKED',
+  /** The largest unpacked/packed ratio of one archive (`--max-ratio`). */
+  XPU_SETUP_MAX_RATIO: 'XPU_SETUP_MAX_RATIO',
   /** conda channels, comma- or space-separated (`--conda-channel`). */
   XPU_SETUP_CONDA_CHANNELS: 'XPU_SETUP_CONDA_CHANNELS',
   /** Test hook: the smoke test runs this SPIR-V (same kernel contract) instead of the shipped vector add. */
@@ -29,6 +33,8 @@ export const EnvVars = {
   ZE_ENABLE_TRACING_LAYER: 'ZE_ENABLE_TRACING_LAYER',
   ZE_ENABLE_LOADER_DEBUG_TRACE: 'ZE_ENABLE_LOADER_DEBUG_TRACE',
   ONEAPI_DEVICE_SELECTOR: 'ONEAPI_DEVICE_SELECTOR',
+  /** The root of a oneAPI install, where the probe looks for a loader when the system has none. */
+  ONEAPI_ROOT: 'ONEAPI_ROOT',
   SYCL_DEVICE_FILTER: 'SYCL_DEVICE_FILTER',
   UR_ADAPTERS_FORCE_LOAD: 'UR_ADAPTERS_FORCE_LOAD',
 

@@ -1,4 +1,4 @@
-// The whole job, stage after stage: detect -> plan -> fetch -> install -> build -> probe -> smoke.
+// The whole job, stage after stage: detect -> plan -> fetch -> install -> build -> probe -> smoke; the one place stages meet.
 import type { Deps } from './deps.js';
 import { isXpuError, XpuError } from './errors.js';
 import { addonSpec, buildAddon } from './build/addon.js';
@@ -6,19 +6,22 @@ import { lastBuilt, type CompileResult } from './build/compile.js';
 import { buildRefDriver } from './build/refdriver.js';
 import { tritonEnv } from './caps/format.js';
 import type { ProbeReport } from './caps/model.js';
+import { checkStagedTree } from './build/staged-check.js';
 import { fetchPlan } from './fetch/fetch.js';
 import { detectHost } from './host/index.js';
 import type { TargetPlatform } from './host/types.js';
-import { checkPrefixOwnership, installPlan, isUpToDate, type InstallResult } from './install/install.js';
+import { checkPrefixOwnership, installPlan, isUpToDate, refuseForeignPrefix, type InstallResult } from './install/install.js';
 import { withPrefixLock } from './install/lock.js';
-import { updateReceipt } from './install/prefix-env.js';
-import type { Receipt } from './install/receipt.js';
+import { recordBuilds, updateReceipt } from './install/prefix-writer.js';
+import type { UnpackLimits } from './install/staging.js';
+import { readReceipt, type Receipt } from './install/receipt.js';
 import { loadManifests } from './manifest/load.js';
 import { planRequestKey, recentPlan, rememberPlan } from './plan/recent.js';
 import { makePlan, noSourceError, type ExistingInstalls, type InstallPlan, type PlanOptions } from './plan/plan.js';
 import { detectInstalls } from './inspect/installs.js';
 import { fileMark, proofInputs } from './probe/inputs.js';
-import { probeStack, requireDevices } from './probe/probe.js';
+import { probeStack, probeSystem, requireDevices } from './probe/probe.js';
+import { pickDevice } from './runtime/select.js';
 import type { Reporter } from './reporter.js';
 import { runSmoke, type SmokeResult } from './smoke/index.js';
 import { EnvVars, RUN_ENV_VARS } from './env-names.js';
@@ -42,6 +45,8 @@ export interface SetupOptions {
   reprobe?: boolean;
   /** Run the kernel again (`--smoke`) even when the receipt says it passed under the same inputs. */
   resmoke?: boolean;
+  /** How much one archive may unpack to (default DEFAULT_LIMITS). */
+  limits?: UnpackLimits;
 }
 
 export interface SetupResult {
@@ -67,6 +72,8 @@ export async function planSetup(
   reuse: { recent: boolean } = { recent: false },
 ): Promise<InstallPlan> {
   const host = await detectHost(deps, opts.platform);
+  // A directory setup would refuse is refused before any index is read.
+  await refuseForeignPrefix(opts.plan.prefix);
   const manifests = await loadManifests(opts.manifestsDir);
   // Everything the plan is computed from besides the indexes' answers.
   const key = planRequestKey({ tool: VERSION, host, manifests, options: opts.plan });
@@ -81,8 +88,23 @@ export async function planSetup(
     makePlan(host, manifests, opts.plan, deps, reporter),
     host.native && withExisting ? existingInstalls(deps, opts.plan.prefix, reporter) : undefined,
   ]);
-  if (plan.components.some((c) => c.status === 'planned')) await rememberPlan(opts.plan.cacheDir, key, plan, deps.now());
+  if (withExisting) await fillSizes(plan, deps);
+  else if (plan.components.some((c) => c.status === 'planned')) await rememberPlan(opts.plan.cacheDir, key, plan, deps.now());
   return existing ? { ...plan, existing } : plan;
+}
+
+/**
+ * Sizes an index did not give (PEP 503 HTML has none) come from a HEAD request's Content-Length, so the printed plan
+ * says `? B` only when neither knows. Only `plan` asks: setup learns the size from the download itself.
+ */
+async function fillSizes(plan: InstallPlan, deps: Deps): Promise<void> {
+  const unknown = plan.components.flatMap((c) => c.archives).filter((a) => a.size === undefined && /^https?:/.test(a.url));
+  if (!unknown.length) return;
+  const http = (await import('./net/http.js')).httpFor(deps.env);
+  await Promise.all(unknown.map(async (a) => {
+    const r = await http.reach(a.url, 5000);
+    if (r.size !== undefined) a.size = r.size;
+  }));
 }
 
 /** What is installed outside the prefix; a detection failure only costs this summary, never the run. */
@@ -104,8 +126,13 @@ async function existingInstalls(deps: Deps, prefix: string, reporter: Reporter):
   }
 }
 
-export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps, reporter: Reporter): Promise<SetupResult> {
+/** What setup refuses before doing anything: a plan with nothing to install. `plan` gives the same verdict. */
+export function assertInstallable(plan: InstallPlan): void {
   if (!plan.components.some((c) => c.status === 'planned')) throw noSourceError(plan.components, plan.platform);
+}
+
+export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps, reporter: Reporter): Promise<SetupResult> {
+  assertInstallable(plan);
   if (opts.refdriver && !plan.host.native) {
     throw new XpuError('USAGE', '--refdriver builds and runs code, so it cannot be combined with --platform for another machine');
   }
@@ -115,7 +142,10 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
     const current = await isUpToDate(plan, { rehash: opts.rehash });
     const install: InstallResult = current
       ? { prefix: plan.prefix, changed: false, receipt: current, notes: [] }
-      : await installPlan(plan, await fetchPlan(plan, deps, reporter), reporter);
+      : await installPlan(plan, await fetchPlan(plan, deps, reporter), reporter, {
+          limits: opts.limits,
+          check: (dir, p) => checkStagedTree(dir, p, deps),
+        });
     const result: SetupResult = { plan, install };
 
     const l0 = plan.components.find((c) => c.zeLoader && c.status === 'planned');
@@ -129,6 +159,11 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
     }
 
     if (opts.refdriver) result.refdriver = await buildRefDriver(plan.prefix, { deps, reporter });
+    // The driver library is part of the prefix now (or, when this run did not ask for it, no longer); a run with
+    // nothing to record writes nothing.
+    if (result.refdriver || install.receipt.builds?.refdriver) {
+      await recordBuilds(plan.prefix, { refdriver: result.refdriver }, result.refdriver ? [] : ['refdriver']);
+    }
     const altDrivers = result.refdriver?.output;
     // The loader reads ZE_ENABLE_ALT_DRIVERS at zeInit; this process has not initialised it yet.
     if (altDrivers) deps.env[EnvVars.ZE_ENABLE_ALT_DRIVERS] = altDrivers;
@@ -138,7 +173,7 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
       result.verify = replayed.verify;
       result.verifyReplayedFrom = replayed.at;
       reporter.info(`build, probe and smoke: nothing they depend on changed since ${replayed.at}; this is that run's answer (--probe, --smoke run them again)`);
-      if (!replayed.verify.probe.ok) reporter.warn(`nothing could be run: ${replayed.verify.probe.error?.message ?? replayed.verify.probe.skipped ?? 'no device'}`);
+      if (!replayed.verify.probe.ok) reporter.warn(`nothing could be run: ${String(replayed.verify.probe.error?.message ?? replayed.verify.probe.skipped ?? 'no device')}`);
       return result;
     }
 
@@ -164,14 +199,19 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
           addon: await fileMark(verify.build.value.output),
         })
       : undefined;
+    await updateReceipt(plan.prefix, (r) => {
+      r.extraEnv = extra;
+      if (t) r.probe = { arch: t.arch, extensions: t.extensions, device: t.device, driver: t.driver };
+      if (inputs) r.proof = { inputs: inputs.key, at: new Date().toISOString(), smoke: verify.smoke.ok, verify };
+    });
+    // The addon joins the receipt, so the no-op check and doctor verify it like any installed file.
+    const addon = result.verify.build.ok ? result.verify.build.value : undefined;
     result.install.receipt =
-      (await updateReceipt(plan.prefix, (r) => {
-        r.extraEnv = extra;
-        if (t) r.probe = { arch: t.arch, extensions: t.extensions, device: t.device, driver: t.driver };
-        if (inputs) r.proof = { inputs: inputs.key, at: new Date().toISOString(), smoke: verify.smoke.ok, verify };
-      })) ?? result.install.receipt;
+      (await recordBuilds(plan.prefix, { addon })) ??
+      (await readReceipt(plan.prefix)) ??
+      result.install.receipt;
     return result;
-  }, { onWait });
+  }, { onWait, onStale: (why) => reporter.debug(`took over the lock of ${plan.prefix}: ${why}`) });
 }
 
 /**
@@ -206,7 +246,6 @@ async function replayProof(
   return { verify: opts.smoke ? verify : { ...verify, smoke: { ok: false, skipped: '--no-smoke' } }, at: p.at };
 }
 
-// After install: build the addon, probe through it and koffi, run the smoke kernel.
 export interface VerifyOptions {
   deps: Deps;
   reporter: Reporter;
@@ -230,6 +269,7 @@ function failed<T>(e: unknown): Step<T> {
   return { ok: false, error: e.toJSON() };
 }
 
+/** After install: build the addon, probe through it and koffi, run the smoke kernel. */
 export async function verifyStack(prefix: string, opts: VerifyOptions): Promise<VerifyResult> {
   const { deps, reporter } = opts;
   let build: Step<CompileResult>;
@@ -269,11 +309,14 @@ export async function verifyStack(prefix: string, opts: VerifyOptions): Promise<
  * The probe of an installed prefix on its own (`xpu-setup probe`): asks the addon too when a build of it is current.
  * On "no device" the error carries the report, so `--json` can still show what was seen.
  */
-export async function probeInstalled(prefix: string, deps: Deps): Promise<ProbeReport> {
-  const addonPath = await lastBuilt(addonSpec(prefix, deps.platform), deps);
-  const report = await probeStack(prefix, { deps, addonPath });
+export async function probeInstalled(prefix: string | undefined, deps: Deps, device?: string): Promise<ProbeReport> {
+  const report =
+    prefix === undefined
+      ? await probeSystem({ deps })
+      : await probeStack(prefix, { deps, addonPath: await lastBuilt(addonSpec(prefix, deps.platform), deps) });
   try {
     requireDevices(report, deps);
+    if (device !== undefined) report.devices = [pickDevice(report.devices, device)];
   } catch (e) {
     if (e instanceof XpuError) e.details.report = report;
     throw e;

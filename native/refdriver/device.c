@@ -102,6 +102,19 @@ static ze_result_t init_locked(void)
     clGetDeviceInfo(rd.cl_dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof rd.local_mem, &rd.local_mem, NULL);
     clGetDeviceInfo(rd.cl_dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof rd.compute_units, &rd.compute_units, NULL);
     clGetDeviceInfo(rd.cl_dev, CL_DEVICE_MAX_CLOCK_FREQUENCY, sizeof rd.clock_mhz, &rd.clock_mhz, NULL);
+    rd.module_flags = rd.profile->module_flags;
+    if (rd.module_flags & RD_MODULE_FROM_OPENCL) {
+        /* The default profile is the PoCL device: its own extension list says what it has. */
+        char ext[8192] = {0};
+        clGetDeviceInfo(rd.cl_dev, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext, NULL);
+        rd.module_flags = 0;
+        if (strstr(ext, "cl_khr_fp16"))
+            rd.module_flags |= ZE_DEVICE_MODULE_FLAG_FP16;
+        if (strstr(ext, "cl_khr_fp64"))
+            rd.module_flags |= ZE_DEVICE_MODULE_FLAG_FP64;
+        if (strstr(ext, "cl_khr_int64_base_atomics"))
+            rd.module_flags |= ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS;
+    }
     if (rd.profile->max_group_size && rd.profile->max_group_size < rd.max_group_size)
         rd.max_group_size = rd.profile->max_group_size;
     for (int i = 0; i < 3; i++)
@@ -216,7 +229,27 @@ static const struct {
     {"ZE_extension_device_ip_version", ZE_MAKE_VERSION(1, 0)},
     {"ZE_intel_experimental_device_module_dp_properties", ZE_MAKE_VERSION(1, 0)},
     {"ZE_intel_experimental_device_block_array_properties", ZE_MAKE_VERSION(1, 0)},
+    {"ZE_intel_get_driver_version_string", ZE_MAKE_VERSION(1, 0)},
 };
+
+/* zeIntelGetDriverVersionString (compute-runtime's ze_intel_gpu.h): with *pSize == 0 or no buffer it reports the
+   length without the terminating NUL; otherwise it copies at most *pSize bytes. */
+static ze_result_t rdIntelGetDriverVersionString(ze_driver_handle_t h, char *pVersion, size_t *pSize)
+{
+    if (!rd_valid(h, RD_TAG_DRIVER))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (pSize == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    size_t len = strlen(RD_DRIVER_VERSION_STRING);
+    if (*pSize == 0 || pVersion == NULL) {
+        *pSize = len;
+        return ZE_RESULT_SUCCESS;
+    }
+    size_t n = *pSize < len + 1 ? *pSize : len + 1;
+    memcpy(pVersion, RD_DRIVER_VERSION_STRING, n);
+    pVersion[n - 1] = '\0';
+    return ZE_RESULT_SUCCESS;
+}
 
 ze_result_t rdDriverGetExtensionProperties(ze_driver_handle_t h, uint32_t *pCount, ze_driver_extension_properties_t *p)
 {
@@ -244,11 +277,35 @@ ze_result_t rdDriverGetExtensionFunctionAddress(ze_driver_handle_t h, const char
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (name == NULL || ppFunction == NULL)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (strcmp(name, "zeIntelGetDriverVersionString") == 0) {
+        *ppFunction = (void *)rdIntelGetDriverVersionString;
+        return ZE_RESULT_SUCCESS;
+    }
     *ppFunction = NULL;
-    return ZE_RESULT_ERROR_INVALID_ARGUMENT; /* this driver exports no extension functions */
+    return ZE_RESULT_ERROR_INVALID_ARGUMENT;
 }
 
 /* ---- device ---- */
+
+/* ZE_AFFINITY_MASK, applied by the driver as compute-runtime does: a comma-separated list of "root" or
+   "root.sub" indices; set and non-empty, it hides every device it does not name. This driver has one root device. */
+static int affinity_keeps_device0(void)
+{
+    const char *mask = getenv("ZE_AFFINITY_MASK");
+    if (mask == NULL || *mask == '\0')
+        return 1;
+    for (const char *p = mask; *p != '\0';) {
+        char *end;
+        long root = strtol(p, &end, 10);
+        if (end != p && root == 0 && (*end == '\0' || *end == ',' || *end == '.'))
+            return 1;
+        p = strchr(p, ',');
+        if (p == NULL)
+            break;
+        p++;
+    }
+    return 0;
+}
 
 ze_result_t rdDeviceGet(ze_driver_handle_t h, uint32_t *pCount, ze_device_handle_t *phDevices)
 {
@@ -256,12 +313,14 @@ ze_result_t rdDeviceGet(ze_driver_handle_t h, uint32_t *pCount, ze_device_handle
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (pCount == NULL)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    uint32_t visible = affinity_keeps_device0() ? 1 : 0;
     if (*pCount == 0 || phDevices == NULL) {
-        *pCount = 1;
+        *pCount = visible;
         return ZE_RESULT_SUCCESS;
     }
-    phDevices[0] = &rd.device;
-    *pCount = 1;
+    if (visible)
+        phDevices[0] = &rd.device;
+    *pCount = visible;
     return ZE_RESULT_SUCCESS;
 }
 
@@ -341,14 +400,15 @@ ze_result_t rdDeviceGetModuleProperties(ze_device_handle_t h, ze_device_module_p
     if (p == NULL)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     p->spirvVersionSupported = ZE_MAKE_VERSION(1, 2); /* what llvm-spirv-15 reads */
-    p->flags = ZE_DEVICE_MODULE_FLAG_FP64 | ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS;
+    /* What the impersonated GPU reports; a kernel the CPU cannot run then fails to build, as a runtime error. */
+    p->flags = rd.module_flags;
     if (rd.profile->dp_flags & RD_DP_FLAG_DP4A)
         p->flags |= ZE_DEVICE_MODULE_FLAG_DP4A;
     ze_device_fp_flags_t fp = ZE_DEVICE_FP_FLAG_DENORM | ZE_DEVICE_FP_FLAG_INF_NAN | ZE_DEVICE_FP_FLAG_ROUND_TO_NEAREST |
                               ZE_DEVICE_FP_FLAG_ROUND_TO_ZERO | ZE_DEVICE_FP_FLAG_ROUND_TO_INF | ZE_DEVICE_FP_FLAG_FMA;
-    p->fp16flags = 0;
+    p->fp16flags = (rd.module_flags & ZE_DEVICE_MODULE_FLAG_FP16) ? fp : 0;
     p->fp32flags = fp;
-    p->fp64flags = fp;
+    p->fp64flags = (rd.module_flags & ZE_DEVICE_MODULE_FLAG_FP64) ? fp : 0;
     p->maxArgumentsSize = 1024;
     p->printfBufferSize = 1024 * 1024;
     memset(&p->nativeKernelSupported, 0, sizeof p->nativeKernelSupported);

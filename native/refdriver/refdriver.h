@@ -11,7 +11,10 @@
 #include <stdint.h>
 
 #define RD_EXPORT __attribute__((visibility("default")))
-#define RD_DRIVER_VERSION 0x00010000u /* 1.0.0 of this driver, encoded major<<16|minor<<8|patch */
+/* 1.0.0 of this driver, in the layout Intel's driver and UR's Level Zero adapter use: major<<24 | minor<<16 | build. */
+#define RD_DRIVER_VERSION 0x01000000u
+/* The same, as ZE_intel_get_driver_version_string reports it ("Major.Minor.Patch[+Optional]"). */
+#define RD_DRIVER_VERSION_STRING "1.0.0"
 #define RD_NAME_SUFFIX " (xpu-setup CPU reference driver)"
 
 /* Structures newer than the 1.8.12 headers or only in compute-runtime's ze_intel_gpu.h; layouts match upstream. */
@@ -49,7 +52,12 @@ typedef struct rd_profile {
     uint32_t block_flags;
     uint32_t max_group_size; /* 0: whatever the OpenCL device allows */
     int integrated;
+    /* ze_device_module_flags_t FP16/FP64/INT64_ATOMICS as the real GPU's driver reports them;
+       RD_MODULE_FROM_OPENCL: what the PoCL device itself has (the default profile is that device). */
+    uint32_t module_flags;
 } rd_profile;
+
+#define RD_MODULE_FROM_OPENCL 0x80000000u
 
 const rd_profile *rd_profile_find(const char *key);
 
@@ -99,6 +107,7 @@ struct rd_state {
     cl_ulong local_mem;
     cl_uint compute_units;
     cl_uint clock_mhz;
+    uint32_t module_flags; /* FP16/FP64/INT64_ATOMICS, resolved at init */
     rd_driver driver;
     rd_device device;
 };

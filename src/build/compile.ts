@@ -27,6 +27,8 @@ export interface CompileResult {
   key: string;
   command: string;
   compiler: Compiler;
+  /** The build stamp written beside the output (what the next build compares its inputs with). */
+  stamp: string;
 }
 
 export interface Invocation {
@@ -146,7 +148,7 @@ export async function compileSharedLibrary(spec: CompileSpec, compiler: Compiler
   const inv = compileInvocation(spec, compiler, output);
   const command = commandLine(inv);
   if (stamp?.key === key && stamp.output === output && (await deps.exists(output))) {
-    return { output, cached: true, key, command: stamp.command, compiler };
+    return { output, cached: true, key, command: stamp.command, compiler, stamp: stampPath };
   }
   await fs.mkdir(spec.outDir, { recursive: true });
   const tmp = `${output}.tmp-${process.pid}`;
@@ -170,7 +172,7 @@ export async function compileSharedLibrary(spec: CompileSpec, compiler: Compiler
     await fs.rename(tmp, output);
     await fs.writeFile(stampPath, JSON.stringify({ key, output, command } satisfies Stamp, null, 2) + '\n');
     if (stamp && stamp.output !== output) await fs.rm(stamp.output, { force: true });
-    return { output, cached: false, key, command, compiler };
+    return { output, cached: false, key, command, compiler, stamp: stampPath };
   } finally {
     await fs.rm(tmp, { force: true });
     await fs.rm(workDir, { recursive: true, force: true });

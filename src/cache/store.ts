@@ -4,7 +4,6 @@ import { createReadStream } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { XpuError } from '../errors.js';
-import { download, type DownloadProgress, type HttpOptions } from '../net/http.js';
 
 export interface CachedFile {
   path: string;
@@ -72,6 +71,17 @@ export class DownloadCache {
     return removed;
   }
 
+  /**
+   * Where an unfinished download of this hash waits to be resumed, with its lock. Named by the expected hash, so a
+   * later run finds it again; the sweep removes it after a day.
+   */
+  async partialFor(sha256: string): Promise<{ file: string; meta: string; lock: string }> {
+    const dir = path.join(this.root, 'tmp');
+    await fs.mkdir(dir, { recursive: true });
+    const file = path.join(dir, `${sha256}.part`);
+    return { file, meta: `${file}.json`, lock: `${file}.lock` };
+  }
+
   async tempFile(hint: string): Promise<string> {
     const dir = path.join(this.root, 'tmp');
     await fs.mkdir(dir, { recursive: true });
@@ -84,29 +94,5 @@ export class DownloadCache {
     await fs.mkdir(path.dirname(final), { recursive: true });
     await fs.rename(tmp, final);
     return { path: final, sha256, size, cached: false };
-  }
-
-  /** Downloads url unless a verified copy exists; fails on any hash or size difference and keeps nothing bad. */
-  async fetch(
-    url: string,
-    expected: { sha256: string; size?: number },
-    opts: HttpOptions & { onProgress?: (p: DownloadProgress) => void } = {},
-  ): Promise<CachedFile> {
-    const hit = await this.lookup(expected.sha256);
-    if (hit) return hit;
-    const tmp = await this.tempFile(url);
-    try {
-      const got = await download(url, tmp, { ...opts, expectedSize: expected.size });
-      if (got.sha256 !== expected.sha256) throw hashMismatch(url, expected.sha256, got.sha256);
-      if (expected.size !== undefined && got.size !== expected.size) {
-        throw new XpuError('SIZE_MISMATCH', `${url} is ${got.size} bytes, the index says ${expected.size}`, {
-          details: { url, expected: expected.size, actual: got.size },
-          hints: ['the index and the file disagree; run again later or use another index'],
-        });
-      }
-      return await this.adopt(tmp, got.sha256, got.size);
-    } finally {
-      await fs.rm(tmp, { force: true });
-    }
   }
 }

@@ -2,14 +2,17 @@
 import * as path from 'node:path';
 import type { OpenClDevice, RawDevice, RawLoaderComponent, RawUrProbe, RawZeProbe } from '../runtime/types.js';
 import { DEVICE_TYPE } from '../runtime/ze-abi.js';
-import { archForIp, type ArchInfo } from './arch.js';
+import { gpuIds, type GpuIdRow } from '../inspect/gpu-ids.js';
+import { archForIp, archForRowName, type ArchInfo } from './arch.js';
 import { deriveFeatures, type FeatureFlag } from './features.js';
 
 export const REPORT_SCHEMA = 'xpu-setup.probe/1';
 
 export interface DeviceReport {
-  /** "driver.device", as sycl-ls numbers level_zero devices per backend. */
+  /** "driver.device": which driver (platform) and which of its devices. */
   id: string;
+  /** Position among all Level Zero devices across drivers, as SYCL's ONEAPI_DEVICE_SELECTOR and sycl-ls count. */
+  index: number;
   name: string;
   type: string;
   vendorId: string;
@@ -27,10 +30,11 @@ export interface DeviceReport {
   memoryBytes: number;
   maxMemAllocBytes: number;
   subDevices: number;
-  arch: ArchInfo & { source: 'l0' | 'opencl' | 'none' };
+  /** Where the IP version came from: L0, the OpenCL twin, or only the PCI device id (stepping unknown). */
+  arch: ArchInfo & { source: 'l0' | 'opencl' | 'pci' | 'none' };
   features: FeatureFlag[];
   opencl: { platform: string; device: string; matchedBy: 'pci' | 'device id' | 'name' } | null;
-  driver: { index: number; apiVersion: string; version: number };
+  driver: { index: number; apiVersion: string; version: number; versionString?: string };
 }
 
 export interface LoaderReport {
@@ -51,6 +55,10 @@ export interface ProbeReport {
   drivers: { index: number; apiVersion: string; version: number; extensions: string[] }[];
   devices: DeviceReport[];
   ur?: RawUrProbe;
+  /** Where the loader came from: an xpu-setup prefix, or the system's own (distro, GPU driver, oneAPI). */
+  origin?: { kind: 'prefix'; prefix: string } | { kind: 'system'; via: string };
+  /** The environment's device filters and what they hid (ZE_AFFINITY_MASK acts inside the driver). */
+  selection?: { affinityMask?: string; deviceSelector?: string; hiddenBySelector: string[] };
   notes: string[];
 }
 
@@ -88,6 +96,15 @@ export interface ReportInputs {
   ur?: RawUrProbe;
   loaderFile?: string;
   installedVersion?: string;
+  /** The PCI id table (data/intel-gpu-ids.csv); tests pass their own. */
+  gpuIds?: Map<number, GpuIdRow>;
+}
+
+/** The architecture a PCI device id belongs to, from the shipped id table's `arch` column. */
+export function archForPciId(vendorId: number, deviceId: number, ids: Map<number, GpuIdRow>): ArchInfo | undefined {
+  if (vendorId !== 0x8086) return undefined;
+  const row = ids.get(deviceId);
+  return row?.arch ? archForRowName(row.arch) : undefined;
 }
 
 export function buildReport(input: ReportInputs): ProbeReport {
@@ -99,14 +116,17 @@ export function buildReport(input: ReportInputs): ProbeReport {
     drv.devices.forEach((d, ji) => {
       const m = matchOpenCl(d, cl);
       let arch: DeviceReport['arch'];
+      let fromPci: ArchInfo | undefined;
       if (d.ipVersion) arch = { ...archForIp(d.ipVersion), source: 'l0' };
       else if (m?.dev.ipVersion) arch = { ...archForIp(m.dev.ipVersion), source: 'opencl' };
+      else if ((fromPci = archForPciId(d.vendorId, d.deviceId, input.gpuIds ?? gpuIds()))) arch = { ...fromPci, source: 'pci' };
       else {
         const why = d.ipVersion === 0 ? 'the driver left ze_device_ip_version_ext_t at 0' : 'no ip version reported';
-        arch = { ip: 0, version: '', known: false, name: `unknown (${why})`, aliases: [], source: 'none' };
+        arch = { ip: 0, version: '', known: false, name: `unknown (${why})`, triton: null, aliases: [], source: 'none' };
       }
       devices.push({
         id: `${di}.${ji}`,
+        index: devices.length,
         name: d.name,
         type: DEVICE_TYPE[d.type] ?? `type ${d.type}`,
         vendorId: hex4(d.vendorId),
@@ -129,10 +149,10 @@ export function buildReport(input: ReportInputs): ProbeReport {
           device: d,
           openclExtensions: m?.dev.extensions,
           openclDevice: m ? `${m.dev.platform} / ${m.dev.name}` : undefined,
-          arch: arch.known ? arch.name : undefined,
+          arch: arch.known ? arch.sycl : undefined,
         }),
         opencl: m ? { platform: m.dev.platform, device: m.dev.name, matchedBy: m.by } : null,
-        driver: { index: di, apiVersion: drv.apiVersion, version: drv.driverVersion },
+        driver: { index: di, apiVersion: drv.apiVersion, version: drv.driverVersion, ...(drv.driverVersionString ? { versionString: drv.driverVersionString } : {}) },
       });
     });
   });

@@ -1,10 +1,9 @@
-// The shape every command module has; main.ts parses options with node:util parseArgs and dispatches.
-import type { ParseArgsConfig } from 'node:util';
+// What a command's module receives and returns; its options, help and examples live in registry.ts.
 import type { Deps } from '../deps.js';
+import type { Values } from './options.js';
 import type { Output } from './output.js';
 
-export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
-export type Values = Record<string, string | boolean | string[] | undefined>;
+export type { Values } from './options.js';
 
 export interface CommandContext {
   deps: Deps;
@@ -15,20 +14,9 @@ export interface CommandContext {
 
 export interface Command {
   name: string;
-  summary: string;
-  usage: string;
-  options: OptionSpec;
   /** Returns the process exit code. */
   run(ctx: CommandContext): Promise<number>;
 }
-
-/** Options every command accepts. */
-export const commonOptions: OptionSpec = {
-  json: { type: 'boolean' },
-  quiet: { type: 'boolean', short: 'q' },
-  verbose: { type: 'boolean', short: 'v' },
-  help: { type: 'boolean', short: 'h' },
-};
 
 export function str(values: Values, key: string): string | undefined {
   const v = values[key];

@@ -1,69 +1,148 @@
-// Entry point: picks the command, parses its options, renders errors, and returns the exit code.
-import { parseArgs } from 'node:util';
+// Entry point: picks the command from the registry, parses its options, renders errors, and returns the exit code.
+// Only the command that runs is imported, so help, version and usage errors load none of the heavy modules.
 import type { Deps } from '../deps.js';
-import { realDeps } from '../real-deps.js';
-import { XpuError } from '../errors.js';
-import { commonOptions, type Command } from './command.js';
-import { Output } from './output.js';
+import { isXpuError, XpuError } from '../errors.js';
+import { commandHelp, EXIT_FAIL, EXIT_OK, EXIT_USAGE, generalHelp, nearest, parseCommandArgs, type CommandSpec } from './options.js';
+import { COMMANDS, findCommand } from './registry.js';
 
-export const EXIT_OK = 0;
-export const EXIT_FAIL = 1;
-export const EXIT_USAGE = 2;
+export { EXIT_FAIL, EXIT_OK, EXIT_USAGE } from './options.js';
 
-function helpText(commands: Command[]): string {
-  const rows = commands.map((c) => `  ${c.name.padEnd(8)} ${c.summary}`);
-  return [
-    'usage: xpu-setup [command] [options]',
-    '',
-    'commands (default: setup):',
-    ...rows,
-    '',
-    'Run `xpu-setup <command> --help` for a command\'s options.',
-  ].join('\n');
+const VERSION_FLAGS = new Set(['-v', '-V', '--version']);
+
+/** The arguments before `--`: flags after it are values, not options. */
+function optionArgs(argv: string[]): string[] {
+  const end = argv.indexOf('--');
+  return end === -1 ? argv : argv.slice(0, end);
 }
 
-export async function main(argv: string[], deps: Deps = realDeps()): Promise<number> {
-  const first = argv[0];
-  if (first === '--version') {
-    process.stdout.write(`${(await import('../version.js')).VERSION}\n`);
+/** The --prefix value as given, without parsing the rest (the version answer must not fail on other options). */
+function prefixArg(argv: string[]): string | undefined {
+  let found: string | undefined;
+  argv.forEach((a, i) => {
+    if (a === '--prefix' && argv[i + 1] !== undefined) found = argv[i + 1];
+    else if (a.startsWith('--prefix=')) found = a.slice('--prefix='.length);
+  });
+  return found;
+}
+
+async function printVersion(argv: string[], env: Record<string, string | undefined>): Promise<number> {
+  const { VERSION } = await import('../version.js');
+  if (!argv.includes('--json')) {
+    process.stdout.write(`xpu-setup ${VERSION}\n`);
     return EXIT_OK;
   }
-  // Loaded after --version, which needs none of them (in the bundle, a chunk of its own).
-  const { commands } = await import('./commands/index.js');
-  let command: Command | undefined = commands[0];
+  const [path, { defaultPrefix }, { readReceipt }] = await Promise.all([
+    import('node:path'),
+    import('../host/index.js'),
+    import('../install/receipt.js'),
+  ]);
+  const prefix = path.resolve(prefixArg(argv) ?? defaultPrefix({ env, platform: process.platform }));
+  const receipt = await readReceipt(prefix).catch(() => undefined);
+  const doc = {
+    name: 'xpu-setup',
+    version: VERSION,
+    node: process.version,
+    prefix,
+    installed: receipt
+      ? {
+          platform: receipt.platform,
+          installedAt: receipt.installedAt,
+          by: receipt.tool.version,
+          components: receipt.components.map((c) => ({ name: c.name, version: c.version, source: c.source })),
+        }
+      : null,
+  };
+  process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
+  return EXIT_OK;
+}
+
+async function renderError(e: unknown, json: boolean, env: Record<string, string | undefined>): Promise<void> {
+  const { Output } = await import('./output.js');
+  new Output({ json, quiet: false, verbose: false }, env).error(e);
+}
+
+function unknownCommand(name: string): XpuError {
+  const guess = nearest(name, COMMANDS.map((c) => c.name));
+  return new XpuError('USAGE', `unknown command "${name}"`, {
+    hints: [guess ? `did you mean \`xpu-setup ${guess}\`?` : `commands: ${COMMANDS.map((c) => c.name).join(', ')}`, 'see: xpu-setup --help'],
+  });
+}
+
+export async function main(argv: string[], deps?: Deps): Promise<number> {
+  const env = deps?.env ?? process.env;
+  const opts = optionArgs(argv);
+  const json = opts.includes('--json');
+  if (opts.some((a) => VERSION_FLAGS.has(a))) return printVersion(opts, env);
+
+  let spec: CommandSpec = COMMANDS[0]!;
   let rest = argv;
-  if (first === 'help' || ((first === '--help' || first === '-h') && argv.length === 1)) {
-    process.stdout.write(helpText(commands) + '\n');
-    return EXIT_OK;
-  }
+  const first = argv[0];
   if (first !== undefined && !first.startsWith('-')) {
-    command = commands.find((c) => c.name === first);
-    rest = argv.slice(1);
-    if (!command) {
-      process.stderr.write(`error: unknown command "${first}"\n\n${helpText(commands)}\n`);
+    const named = findCommand(first);
+    if (!named) {
+      await renderError(unknownCommand(first), json, env);
       return EXIT_USAGE;
     }
-  }
-  const cmd = command!;
-  let parsed;
-  try {
-    parsed = parseArgs({ args: rest, options: { ...commonOptions, ...cmd.options }, allowPositionals: false, strict: true });
-  } catch (e) {
-    const json = rest.includes('--json');
-    const err = new XpuError('USAGE', (e as Error).message, { hints: [`see: xpu-setup ${cmd.name} --help`] });
-    new Output({ json, quiet: false, verbose: false }, deps.env).error(err);
-    return EXIT_USAGE;
-  }
-  const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
-  if (values.help) {
-    process.stdout.write(`usage: ${cmd.usage}\n\n${cmd.summary}\n`);
+    spec = named;
+    rest = argv.slice(1);
+  } else if (opts.includes('--help') || opts.includes('-h')) {
+    process.stdout.write(generalHelp(COMMANDS) + '\n');
     return EXIT_OK;
   }
-  const out = new Output({ json: !!values.json, quiet: !!values.quiet, verbose: !!values.verbose }, deps.env);
+
+  let parsed;
   try {
-    return await cmd.run({ deps, out, values, positionals: parsed.positionals });
+    parsed = parseCommandArgs(spec, rest);
+  } catch (e) {
+    await renderError(e, json, env);
+    return EXIT_USAGE;
+  }
+  if (parsed.values.help) {
+    process.stdout.write(commandHelp(spec) + '\n');
+    return EXIT_OK;
+  }
+  if (spec.name === 'help') {
+    const topic = parsed.positionals[0];
+    if (topic === undefined) {
+      process.stdout.write(generalHelp(COMMANDS) + '\n');
+      return EXIT_OK;
+    }
+    const target = findCommand(topic);
+    if (!target) {
+      await renderError(unknownCommand(topic), json, env);
+      return EXIT_USAGE;
+    }
+    process.stdout.write(commandHelp(target) + '\n');
+    return EXIT_OK;
+  }
+
+  const values = parsed.values;
+  // `--format json` is the natural spelling of --json; errors then come as JSON too.
+  if (values.format === 'json') values.json = true;
+  const [mod, { Output }, realDeps] = await Promise.all([
+    spec.load(),
+    import('./output.js'),
+    deps ? undefined : import('../real-deps.js').then((m) => m.realDeps()),
+  ]);
+  const runDeps = deps ?? realDeps!;
+  const out = new Output({ json: !!values.json, quiet: !!values.quiet, verbose: !!values.verbose }, runDeps.env);
+  try {
+    return await mod.run({ deps: runDeps, out, values, positionals: parsed.positionals });
   } catch (e) {
     out.error(e);
-    return e instanceof XpuError && e.code === 'USAGE' ? EXIT_USAGE : EXIT_FAIL;
+    return isXpuError(e, 'USAGE') ? EXIT_USAGE : EXIT_FAIL;
+  }
+}
+
+/**
+ * A reader that goes away (`xpu-setup --help | head -1`) is not an error: stop quietly, as other tools do.
+ * Only EPIPE is swallowed; any other stream error still surfaces.
+ */
+export function exitQuietlyOnClosedPipe(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw e;
+    });
   }
 }

@@ -1,6 +1,7 @@
 // The CLI's rendering: human text on stderr (ora spinners on a TTY only), one JSON document on stdout with --json.
 import type { Ora } from 'ora';
 import { causeChain, isXpuError } from '../errors.js';
+import { MARK_FAIL, MARK_OK, shouldColor } from '../doctor/render.js';
 import type { Reporter, Task } from '../reporter.js';
 
 export interface OutputOptions {
@@ -12,15 +13,17 @@ export interface OutputOptions {
 export class Output implements Reporter {
   readonly opts: OutputOptions;
   private readonly fancy: boolean;
-  private readonly color: boolean;
   /** ora, once loaded: only a terminal gets spinners, so only then is it loaded (in the background, at once). */
   private spinners: typeof import('ora').default | undefined;
+  private readonly color: boolean;
 
   constructor(opts: OutputOptions, env: Record<string, string | undefined> = process.env, stream: NodeJS.WriteStream = process.stderr) {
     this.opts = opts;
     const ci = !!env.CI && env.CI !== 'false' && env.CI !== '0';
-    this.fancy = !!stream.isTTY && !ci && !opts.quiet;
-    this.color = !!stream.isTTY && !env.NO_COLOR && env.TERM !== 'dumb';
+    // A terminal that reports 0 columns (`script`, some CI pseudo-terminals) cannot hold a redrawn line: ora would
+    // write its frames without end. Treat it as no terminal.
+    this.fancy = !!stream.isTTY && (stream.columns ?? 0) > 0 && !ci && !opts.quiet;
+    this.color = shouldColor(stream.isTTY, env);
     // Bundled, so it is ready after the first await; a task started before that gets plain lines.
     if (this.fancy) void import('ora').then((m) => { this.spinners = m.default; }, () => undefined);
   }
@@ -61,8 +64,9 @@ export class Output implements Reporter {
       const spinner: Ora = this.spinners({ text: title, stream: process.stderr, discardStdin: false }).start();
       return {
         update: (text) => { spinner.text = `${title} ${text}`; },
-        succeed: (text) => { spinner.succeed(text ?? title); },
-        fail: (text) => { spinner.fail(text ?? title); },
+        // The same marks as the plain lines and the doctor, not ora's own.
+        succeed: (text) => { spinner.stopAndPersist({ symbol: this.paint(32, MARK_OK), text: text ?? title }); },
+        fail: (text) => { spinner.stopAndPersist({ symbol: this.paint(31, MARK_FAIL), text: text ?? title }); },
       };
     }
     let lastUpdate = Date.now();
@@ -75,8 +79,8 @@ export class Output implements Reporter {
           this.line(`  ${title} ${text}`);
         }
       },
-      succeed: (text) => this.line(`${this.paint(32, '✓')} ${text ?? title}`),
-      fail: (text) => this.line(`${this.paint(31, '✗')} ${text ?? title}`),
+      succeed: (text) => this.line(`${this.paint(32, MARK_OK)} ${text ?? title}`),
+      fail: (text) => this.line(`${this.paint(31, MARK_FAIL)} ${text ?? title}`),
     };
   }
 

@@ -1,4 +1,5 @@
 // Human rendering of an InstallPlan.
+import type { PlanChanges } from '../plan/changes.js';
 import type { InstallPlan } from '../plan/plan.js';
 
 function size(n?: number): string {
@@ -27,5 +28,19 @@ export function renderPlan(plan: InstallPlan): string {
     }
     if (e.urLoader) lines.push(`    UR loader ${e.urLoader.path}`);
   }
+  return lines.join('\n');
+}
+
+/** The verdict `plan` ends with: nothing to do, or what setup would add, remove and restore. */
+export function renderChanges(plan: InstallPlan, c: PlanChanges): string {
+  if (c.upToDate) return `nothing to do: ${plan.prefix} is up to date (${c.keep.map((k) => `${k.name} ${k.version}`).join(', ')})`;
+  const lines = [`setup would change ${plan.prefix}:`];
+  for (const r of c.remove) lines.push(`  - ${r.name} ${r.version} (${r.source})`);
+  for (const a of c.add) lines.push(`  + ${a.name} ${a.version} (${a.source})`);
+  if (c.damaged.length) {
+    const shown = c.damaged.slice(0, 5).map((d) => `${d.path} (${d.problem})`).join(', ');
+    lines.push(`  ~ restore ${c.damaged.length} file${c.damaged.length === 1 ? '' : 's'}: ${shown}${c.damaged.length > 5 ? ', ...' : ''}`);
+  }
+  if (lines.length === 1) lines.push('  ~ rewrite the prefix with the same components (the install layout changed)');
   return lines.join('\n');
 }

@@ -1,17 +1,31 @@
-// What probe and smoke do first: resolve the prefix, take on its recorded environment, and say plainly (on stderr)
-// when the Level Zero device about to be used is the CPU reference driver.
+// What probe and smoke do first: choose the Level Zero install (a prefix, or the system's own), take on a prefix's
+// recorded environment, and say plainly (on stderr) when the device about to be used is the CPU reference driver.
 import * as path from 'node:path';
 import { referenceDriverIn } from '../inspect/env-traps.js';
 import { defaultPrefix } from '../host/index.js';
 import { applyPrefixEnv } from '../install/prefix-env.js';
+import { zeLoaderPath } from '../runtime/ze.js';
 import { str, type CommandContext } from './command.js';
 import { EnvVars } from '../env-names.js';
 
-export async function runtimePrefix(ctx: CommandContext): Promise<string> {
-  const prefix = path.resolve(str(ctx.values, 'prefix') ?? defaultPrefix(ctx.deps));
+export type RuntimeTarget = { kind: 'prefix'; prefix: string } | { kind: 'system' };
+
+/** --system, else --prefix, else the default prefix when it has a loader, else the system's own loader. */
+export async function runtimeTarget(ctx: CommandContext): Promise<RuntimeTarget> {
+  const given = str(ctx.values, 'prefix');
+  if (ctx.values.system === true) {
+    sayActiveDriver(ctx);
+    return { kind: 'system' };
+  }
+  const prefix = path.resolve(given ?? defaultPrefix(ctx.deps));
+  if (given === undefined && !(await ctx.deps.exists(zeLoaderPath(prefix, ctx.deps.platform)))) {
+    ctx.out.line(`no xpu-setup prefix at ${prefix}: using the system's Level Zero loader`);
+    sayActiveDriver(ctx);
+    return { kind: 'system' };
+  }
   await applyPrefixEnv(prefix, ctx.deps);
   sayActiveDriver(ctx);
-  return prefix;
+  return { kind: 'prefix', prefix };
 }
 
 export function sayActiveDriver(ctx: CommandContext): void {

@@ -2,36 +2,51 @@
 import * as path from 'node:path';
 import type { Deps } from '../deps.js';
 import { XpuError } from '../errors.js';
+import { nearest } from '../spelling.js';
 import { defaultCacheDir, defaultPrefix, parseTargetPlatform, runningPlatform } from '../host/index.js';
 import type { TargetPlatform } from '../host/types.js';
 import { SOURCE_KINDS, type SourceKind } from '../manifest/schema.js';
 import type { PlanOptions } from '../plan/plan.js';
-import { list, str, type OptionSpec, type Values } from './command.js';
+import { list, str, type Values } from './command.js';
 import { EnvVars } from '../env-names.js';
+import { DEFAULT_LIMITS, type UnpackLimits } from '../install/staging.js';
 
-export const planOptionSpec: OptionSpec = {
-  prefix: { type: 'string' },
-  component: { type: 'string', multiple: true },
-  source: { type: 'string', multiple: true },
-  'conda-channel': { type: 'string', multiple: true },
-  'index-url': { type: 'string' },
-  platform: { type: 'string' },
-  'cache-dir': { type: 'string' },
-  manifests: { type: 'string' },
-};
+/** Where a value came from, named as the user wrote it, so an error points at what to change. */
+interface Given {
+  value: string;
+  from: string;
+}
 
-export const PLAN_USAGE = `[--prefix DIR] [--component level-zero,unified-runtime] [--source conda,pypi,url,apt]
-    [--conda-channel URL]... [--index-url URL] [--platform linux-x64|win-x64] [--cache-dir DIR]
-    [--manifests DIR] [--json] [--quiet] [--verbose]`;
+/** "2GiB", "500M", "1048576", "0" (no limit) -> bytes. */
+export function parseSize(text: string, flag: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b)?\s*$/i.exec(text);
+  if (!m) throw new XpuError('USAGE', `${flag} "${text}" is not a size`, { hints: [`examples: ${flag} 8GiB, ${flag} 500MiB, ${flag} 0 (no limit)`] });
+  const unit = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 }[m[2]!.toLowerCase() as '' | 'k' | 'm' | 'g' | 't'];
+  return Math.round(Number(m[1]) * unit);
+}
 
-function checkUrl(value: string, flag: string): string {
+export function parseLimits(values: Values, deps: Deps): UnpackLimits {
+  const size = str(values, 'max-unpacked') ?? (deps.env[EnvVars.XPU_SETUP_MAX_UNPACKED] || undefined);
+  const ratio = str(values, 'max-ratio') ?? (deps.env[EnvVars.XPU_SETUP_MAX_RATIO] || undefined);
+  const maxRatio = ratio === undefined ? DEFAULT_LIMITS.maxRatio : Number(ratio);
+  if (!Number.isFinite(maxRatio) || maxRatio < 0) throw new XpuError('USAGE', `--max-ratio "${ratio}" is not a number`, { hints: ['example: --max-ratio 500 (0 = no limit)'] });
+  return { maxBytes: size === undefined ? DEFAULT_LIMITS.maxBytes : parseSize(size, '--max-unpacked'), maxRatio };
+}
+
+function checkUrl(g: Given, example: string): string {
   try {
-    const u = new URL(value);
-    if (u.protocol === 'http:' || u.protocol === 'https:') return value;
+    const u = new URL(g.value);
+    if (u.protocol === 'http:' || u.protocol === 'https:') return g.value;
   } catch {
     // reported below
   }
-  throw new XpuError('USAGE', `${flag} "${value}" is not an http(s) URL`, { hints: [`example: ${flag} https://conda.anaconda.org/conda-forge`] });
+  throw new XpuError('USAGE', `${g.from} "${g.value}" is not an http(s) URL`, { hints: [`example: ${g.from.startsWith('-') ? `${g.from} ${example}` : `${g.from}=${example}`}`] });
+}
+
+/** A bare channel name (`conda-forge`, `intel`), as conda takes it, is a channel on anaconda.org. */
+export function channelUrl(g: Given): string {
+  if (/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(g.value)) return `https://conda.anaconda.org/${g.value}`;
+  return checkUrl(g, 'https://conda.anaconda.org/conda-forge');
 }
 
 export interface ParsedPlanOptions {
@@ -44,10 +59,19 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
   const env = deps.env;
   const sources = list(values, 'source');
   const badSource = sources.find((s) => !(SOURCE_KINDS as readonly string[]).includes(s));
-  if (badSource) throw new XpuError('USAGE', `unknown source "${badSource}"`, { hints: [`sources: ${SOURCE_KINDS.join(', ')}`] });
+  if (badSource) {
+    const guess = nearest(badSource, SOURCE_KINDS);
+    throw new XpuError('USAGE', `unknown --source "${badSource}"`, { hints: [...(guess ? [`did you mean ${guess}?`] : []), `sources: ${SOURCE_KINDS.join(', ')}`] });
+  }
   const channelsFlag = list(values, 'conda-channel');
-  const channels = channelsFlag.length ? channelsFlag : (env[EnvVars.XPU_SETUP_CONDA_CHANNELS] ?? '').split(/[,\s]+/).filter(Boolean);
-  const indexUrl = str(values, 'index-url') ?? (env[EnvVars.XPU_SETUP_INDEX_URL] || undefined);
+  const channels: Given[] = channelsFlag.length
+    ? channelsFlag.map((value) => ({ value, from: '--conda-channel' }))
+    : (env[EnvVars.XPU_SETUP_CONDA_CHANNELS] ?? '').split(/[,\s]+/).filter(Boolean).map((value) => ({ value, from: EnvVars.XPU_SETUP_CONDA_CHANNELS }));
+  const indexFlag = str(values, 'index-url');
+  const envIndex = env[EnvVars.XPU_SETUP_INDEX_URL];
+  const indexUrl: Given | undefined = indexFlag !== undefined
+    ? { value: indexFlag, from: '--index-url' }
+    : envIndex ? { value: envIndex, from: EnvVars.XPU_SETUP_INDEX_URL } : undefined;
   const platformValue = str(values, 'platform');
   const platform = platformValue === undefined ? undefined : parseTargetPlatform(platformValue);
   // A prefix for another platform never shares the default with this machine's own prefix.
@@ -59,8 +83,8 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
       cacheDir: path.resolve(str(values, 'cache-dir') ?? defaultCacheDir(deps)),
       components: list(values, 'component'),
       sources: sources as SourceKind[],
-      condaChannels: channels.map((c) => checkUrl(c, '--conda-channel')),
-      indexUrl: indexUrl === undefined ? undefined : checkUrl(indexUrl, '--index-url'),
+      condaChannels: channels.map(channelUrl),
+      indexUrl: indexUrl === undefined ? undefined : checkUrl(indexUrl, 'https://pypi.org/simple'),
     },
     platform,
     manifestsDir: str(values, 'manifests') ?? (env[EnvVars.XPU_SETUP_MANIFESTS] || undefined),

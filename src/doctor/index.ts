@@ -1,6 +1,7 @@
 // The doctor: picks the checks, runs them against shared detection facts, and builds the versioned report.
 import type { Deps } from '../deps.js';
 import { XpuError } from '../errors.js';
+import { nearest } from '../spelling.js';
 import { defaultPrefix, runningPlatform } from '../host/index.js';
 import type { Receipt } from '../install/receipt.js';
 import { VERSION } from '../version.js';
@@ -16,6 +17,7 @@ import { probeCheck } from './checks/probe.js';
 import { renderNodeCheck } from './checks/render-node.js';
 import { sdkPathCheck } from './checks/sdk-path.js';
 import { smokeCheck } from './checks/smoke.js';
+import { tritonEnvCheck } from './checks/triton-env.js';
 import { urCheck } from './checks/ur.js';
 import { userDriverCheck } from './checks/user-driver.js';
 import { zeLoaderCheck } from './checks/ze-loader.js';
@@ -43,6 +45,7 @@ export const ALL_CHECKS: readonly Check[] = [
   prefixCheck,
   networkCheck,
   probeCheck,
+  tritonEnvCheck,
   smokeCheck,
 ];
 
@@ -53,7 +56,13 @@ export function selectChecks(ids: string[], smoke: boolean, checks: readonly Che
   const unknown = ids.filter((i) => !known.has(i));
   if (unknown.length) {
     throw new XpuError('USAGE', `unknown check ${unknown.map((u) => `"${u}"`).join(', ')}`, {
-      hints: [`checks: ${checks.map((c) => c.id).join(', ')}`],
+      hints: [
+        ...unknown.flatMap((u) => {
+          const guess = nearest(u, checks.map((c) => c.id));
+          return guess ? [`did you mean ${guess}?`] : [];
+        }),
+        `checks: ${checks.map((c) => c.id).join(', ')}`,
+      ],
     });
   }
   return checks.filter((c) => ids.includes(c.id));

@@ -51,6 +51,11 @@ export function probeSummaryFrom(report: Record<string, unknown>): ProbeSummary 
   if (loader?.path) s.loaderPath = loader.path;
   if (init) s.init = init;
   if (Array.isArray(report.notes)) s.notes = report.notes.map(String);
+  const t = report.tritonEnv as { arch?: unknown; extensions?: unknown } | undefined;
+  if (t && typeof t === 'object') {
+    s.tritonEnv = { extensions: Array.isArray(t.extensions) ? t.extensions.map(String) : [] };
+    if (typeof t.arch === 'string') s.tritonEnv.arch = t.arch;
+  }
   return s;
 }
 
@@ -61,7 +66,7 @@ export function parseProbeOutput(stdout: string, exitCode: number, stderr: strin
   const report = doc?.error?.details?.report;
   if (report && typeof report === 'object') {
     const s = probeSummaryFrom(report as Record<string, unknown>);
-    s.notes = [...(s.notes ?? []), doc?.error?.message ?? ''].filter(Boolean);
+    s.notes = [...new Set([...(s.notes ?? []), doc?.error?.message ?? ''].filter(Boolean))];
     return s;
   }
   if (doc?.error) throw new ChildCommandError(doc.error.message ?? 'probe failed', doc.error.hints);

@@ -53,6 +53,8 @@ export interface ProbeSummary {
   init?: string;
   devices: { name: string; type: string; vendorId?: number; deviceId?: number }[];
   notes?: string[];
+  /** What the Triton variables should say for the device probe chose (`probe --json`'s tritonEnv). */
+  tritonEnv?: { arch?: string; extensions: string[] };
 }
 
 export interface SmokeSummary {
@@ -80,7 +82,7 @@ export interface DoctorServices {
   probe?(req: RuntimeRequest): Promise<ProbeSummary>;
   smoke?(req: RuntimeRequest): Promise<SmokeSummary>;
   /** A short HTTP reachability test through the project's HTTP module. */
-  reach?(url: string, timeoutMs: number): Promise<ReachAnswer>;
+  reach?(url: string, timeoutMs: number, env: Record<string, string | undefined>): Promise<ReachAnswer>;
   /** The index URLs setup would use. */
   indexes?(deps: Deps): Promise<string[]>;
 }

@@ -35,3 +35,41 @@ export function safeLinkTarget(linkPath: string, target: string, archive: string
   }
   return target;
 }
+
+/**
+ * Resolves `rel` inside a tree whose only symlinks are `links` (tree-relative path -> stored target), the way the
+ * kernel would once every link exists: undefined when the walk leaves the tree, 'loop' past 40 link hops.
+ * A link whose target reads as inside can still escape through another link (`esc -> a/up/../..` with
+ * `a/up -> ../..`), so only this walk decides.
+ */
+export function resolveInTree(rel: string, links: ReadonlyMap<string, string>): string | undefined | 'loop' {
+  const pending = rel.split('/').filter((s) => s !== '' && s !== '.');
+  const done: string[] = [];
+  let hops = 0;
+  while (pending.length) {
+    const seg = pending.shift()!;
+    if (seg === '.' || seg === '') continue;
+    if (seg === '..') {
+      if (!done.length) return undefined;
+      done.pop();
+      continue;
+    }
+    done.push(seg);
+    const target = links.get(done.join('/'));
+    if (target === undefined) continue;
+    if (++hops > 40) return 'loop';
+    if (target.startsWith('/') || /^[A-Za-z]:/.test(target) || target.includes('\0')) return undefined;
+    done.pop();
+    pending.unshift(...target.replace(/\\/g, '/').split('/'));
+  }
+  return done.join('/');
+}
+
+/** Every link of a finished tree must resolve inside it (checked again when all links of all archives exist). */
+export function checkLinksInside(links: ReadonlyMap<string, string>, archiveOf: (link: string) => string): void {
+  for (const [link, target] of links) {
+    const r = resolveInTree(link, links);
+    if (r === 'loop') throw unsafe(link, archiveOf(link), `link target "${target}" is a loop of links`);
+    if (r === undefined) throw unsafe(link, archiveOf(link), `link target "${target}" resolves outside the prefix through other links`);
+  }
+}

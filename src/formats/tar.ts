@@ -30,8 +30,15 @@ export async function readTar(
   let failure: unknown;
   // Members are visited one after another (a hard link needs its target first); the parser buffers meanwhile.
   let chain: Promise<void> = Promise.resolve();
+  /** The member being handed to `visit`: a broken stream must end its body too, or the visitor waits for ever. */
+  let active: ReadEntry | undefined;
+  // node-tar's parser may never report "closed" once its input is cut, so a refusal settles the read by itself.
+  let abort: (e: unknown) => void = () => undefined;
+  const aborted = new Promise<never>((_resolve, reject) => (abort = reject));
+  aborted.catch(() => undefined);
   parser.on('entry', (entry: ReadEntry) => {
     const work = async () => {
+      active = entry;
       if (failure) {
         entry.resume();
         return;
@@ -61,15 +68,27 @@ export async function readTar(
     chain = chain.then(work).catch((e) => {
       failure ??= e;
       entry.resume();
+      // Stop reading: a bomb or a hostile member must not be decompressed to its end only to be discarded.
+      abort(failure);
+      source.destroy();
+      decompressor?.destroy();
     });
   });
   const stages: (NodeJS.ReadableStream | NodeJS.WritableStream)[] = [source];
   if (decompressor) stages.push(decompressor);
   stages.push(parser as unknown as NodeJS.WritableStream);
   try {
-    await pipeline(stages as unknown as [Readable, NodeJS.WritableStream]);
+    const reading = pipeline(stages as unknown as [Readable, NodeJS.WritableStream]);
+    reading.catch(() => undefined);
+    await Promise.race([reading, aborted]);
   } catch (e) {
-    if (failure) throw failure;
+    // The stream broke first: whatever the member being written fails with afterwards is a consequence of that.
+    const broken = !failure;
+    if (broken && active && !(active as unknown as { emittedEnd?: boolean }).emittedEnd) {
+      (active as unknown as Readable).destroy(new Error('the archive ended inside this member'));
+    }
+    await chain;
+    if (failure && !broken) throw failure;
     throw new XpuError('BAD_ARCHIVE', `${archive} is not a readable tar archive`, {
       cause: e,
       details: { archive },

@@ -1,5 +1,6 @@
 // Zip reading through yauzl (central directory, CRC-checked streams); used by wheels, .conda and the Windows SDK.
-import type { Readable } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
+import * as zlib from 'node:zlib';
 import yauzl from 'yauzl';
 import { XpuError } from '../errors.js';
 import type { ArchiveEntry, EntryVisitor } from './entry.js';
@@ -28,17 +29,57 @@ function modeOf(e: yauzl.Entry): number {
   return unixMode || 0o644;
 }
 
+type ZlibWithCrc = typeof zlib & { crc32: (data: Buffer, value?: number) => number };
+
+/**
+ * yauzl checks sizes but never a member's CRC-32, and reports inflate errors on its stream from a later tick. The
+ * member's bytes therefore pass through this check, which fails the stream (never the process) on any of them.
+ */
+function checkedMember(file: string, e: yauzl.Entry, raw: Readable): Readable {
+  let crc = 0;
+  let size = 0;
+  const fail = (why: string, cause?: unknown) =>
+    new XpuError('BAD_ARCHIVE', `${file}: member ${e.fileName} ${why}`, {
+      cause,
+      details: { archive: file, member: e.fileName },
+      hints: ['the download is damaged or the archive is hostile: remove it from the cache and run again; nothing from it was installed'],
+    });
+  const out = new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      size += chunk.length;
+      if (size > e.uncompressedSize) return cb(fail(`holds more than the ${e.uncompressedSize} bytes its directory entry declares`));
+      crc = (zlib as ZlibWithCrc).crc32(chunk, crc);
+      cb(null, chunk);
+    },
+    flush(cb) {
+      if (size !== e.uncompressedSize) return cb(fail(`holds ${size} bytes, its directory entry declares ${e.uncompressedSize}`));
+      if (crc >>> 0 !== e.crc32 >>> 0) return cb(fail(`fails its CRC-32 check (stored ${e.crc32.toString(16)}, computed ${(crc >>> 0).toString(16)})`));
+      cb();
+    },
+  });
+  raw.on('error', (err) => {
+    if (!out.destroyed) out.destroy(fail('cannot be read (corrupt compressed data)', err));
+  });
+  // Whoever reads `out` sees its errors through their own listener; a late one must not become an uncaught exception.
+  out.on('error', () => undefined);
+  out.on('close', () => {
+    if (!raw.destroyed) raw.destroy();
+  });
+  raw.pipe(out);
+  return out;
+}
+
 const S_IFMT = 0o170000;
 const S_IFLNK = 0o120000;
 
 export async function readZip(file: string, visit: EntryVisitor, filter?: (name: string) => boolean): Promise<void> {
   const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
-    yauzl.open(file, { lazyEntries: true, autoClose: true, strictFileNames: false, decodeStrings: true }, (err, z) =>
+    yauzl.open(file, { lazyEntries: true, autoClose: true, strictFileNames: false, decodeStrings: false }, (err, z) =>
       err || !z ? reject(badZip(file, err)) : resolve(z),
     ),
   );
   const openStream = (e: yauzl.Entry) =>
-    new Promise<Readable>((resolve, reject) => zip.openReadStream(e, (err, s) => (err || !s ? reject(badZip(file, err)) : resolve(s))));
+    new Promise<Readable>((resolve, reject) => zip.openReadStream(e, (err, s) => (err || !s ? reject(badZip(file, err)) : resolve(checkedMember(file, e, s)))));
   const readAll = async (s: Readable) => {
     const chunks: Buffer[] = [];
     for await (const c of s) chunks.push(c as Buffer);
@@ -53,6 +94,8 @@ export async function readZip(file: string, visit: EntryVisitor, filter?: (name:
     zip.on('error', (e) => fail(badZip(file, e)));
     zip.on('end', () => resolve());
     zip.on('entry', (e: yauzl.Entry) => {
+      // Names are decoded here, not by yauzl, so that safePath() is the one check every member passes.
+      e.fileName = yauzl.getFileNameLowLevel(e.generalPurposeBitFlag, e.fileName as unknown as Buffer, e.extraFields, false);
       void (async () => {
         if (filter && !filter(e.fileName)) return zip.readEntry();
         const isDir = e.fileName.endsWith('/');

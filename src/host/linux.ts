@@ -21,20 +21,20 @@ export const linuxLayout: PlatformLayout = {
   searchPathVars: [
     { name: 'CPATH', dir: 'include' },
     { name: 'LIBRARY_PATH', dir: 'lib' },
-    { name: 'LD_LIBRARY_PATH', dir: 'lib' },
+    { name: 'LD_LIBRARY_PATH', dir: 'lib', runtime: true },
   ],
   prefixSeparator: () => '/',
   renderNodes: true,
   systemPackages: true,
   ldconfig: true,
+  oneapiLibDirs: ['lib', 'compiler/latest/lib'],
   remedies: {
     noCompiler: 'install one (sudo apt install gcc, sudo dnf install gcc) or set CC',
-    noZeLoader: 'run `xpu-setup` to install a loader into the prefix (or install the distro package, e.g. sudo apt install libze1)',
+    noZeLoader: (setup) => `run ${setup} to install a loader into the prefix (or install the distro package, e.g. sudo apt install libze1)`,
     noGpuDriver: [
       'install the Intel GPU user-mode driver (Debian/Ubuntu: libze-intel-gpu1 or intel-level-zero-gpu; it provides libze_intel_gpu.so.1)',
       'if the driver is installed: check that you can open /dev/dri/renderD* (add yourself to the `render` group)',
     ],
-    envScript: (prefix) => `source ${prefix}/env.sh`,
   },
 };
 

@@ -53,8 +53,8 @@ export interface PlatformLayout {
   systemIncludeDirs: string[];
   /** The shell whose env file `xpu-setup env` prints when none is named. */
   defaultShell: 'sh' | 'pwsh';
-  /** Search-path variables the env files prepend, each with its directory inside the prefix. */
-  searchPathVars: { name: string; dir: string }[];
+  /** Search-path variables the env files prepend, each with its directory inside the prefix (runtime: only the dynamic loader reads it). */
+  searchPathVars: { name: string; dir: string; runtime?: boolean }[];
   /** The separator for paths under `prefix`: a Windows prefix written with `/` keeps `/`. */
   prefixSeparator(prefix: string): '/' | '\\';
   /** The platform's /dev/dri render nodes and `render` group exist (Linux). */
@@ -63,6 +63,8 @@ export interface PlatformLayout {
   systemPackages: boolean;
   /** The dynamic loader has an ld.so.cache that `ldconfig -p` lists (Linux). */
   ldconfig: boolean;
+  /** Where a oneAPI install under ONEAPI_ROOT keeps its runtime libraries, relative to that root. */
+  oneapiLibDirs: string[];
   /** Remedies that errors and doctor checks say, in this platform's words. */
   remedies: PlatformRemedies;
 }
@@ -71,9 +73,7 @@ export interface PlatformRemedies {
   /** No C compiler: how to get one. */
   noCompiler: string;
   /** No Level Zero loader anywhere. */
-  noZeLoader: string;
+  noZeLoader(setupCommand: string): string;
   /** zeInit found no driver: what to install or check, in order. */
   noGpuDriver: string[];
-  /** How to load a prefix's env file into the current shell. */
-  envScript(prefix: string): string;
 }

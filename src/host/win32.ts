@@ -22,17 +22,17 @@ export const win32Layout: PlatformLayout = {
   searchPathVars: [
     { name: 'INCLUDE', dir: 'include' },
     { name: 'LIB', dir: 'lib' },
-    { name: 'PATH', dir: 'bin' },
+    { name: 'PATH', dir: 'bin', runtime: true },
   ],
   prefixSeparator: (prefix) => (prefix.includes('\\') || /^[A-Za-z]:/.test(prefix) ? '\\' : '/'),
   renderNodes: false,
   systemPackages: false,
   ldconfig: false,
+  oneapiLibDirs: ['bin', 'compiler/latest/bin'],
   remedies: {
     noCompiler: 'install Visual Studio Build Tools with the "Desktop development with C++" workload (or set CC)',
-    noZeLoader: 'install the Intel graphics driver (it puts ze_loader.dll in System32), or run `xpu-setup`',
+    noZeLoader: (setup) => `install the Intel graphics driver (it puts ze_loader.dll in System32), or run ${setup}`,
     noGpuDriver: ['install or update the Intel GPU driver (it ships the Level Zero driver)'],
-    envScript: (prefix) => `run ${prefix}\\env.ps1 (PowerShell) or ${prefix}\\env.bat (cmd)`,
   },
 };
 

@@ -15,6 +15,8 @@ export interface GpuIdRow {
   kernelDriver: KernelDriverName;
   /** Marketing name when Mesa or compute-runtime knows one. */
   name?: string;
+  /** SYCL architecture name (compute-runtime's id lists), when the id alone decides it. */
+  arch?: string;
 }
 
 /** Parses the CSV (header: device_id,platform_macro,family,kernel_driver_default,name,source). */
@@ -41,6 +43,9 @@ export function parseGpuIds(text: string): Map<number, GpuIdRow> {
       kernelDriver: drv === 'i915' || drv === 'xe' ? drv : 'unknown',
     };
     if (f[cName]) row.name = f[cName];
+    // Optional column: older copies of the table have no `arch`.
+    const cArch = header.indexOf('arch');
+    if (cArch >= 0 && f[cArch]) row.arch = f[cArch];
     out.set(deviceId, row);
   }
   return out;

@@ -7,11 +7,24 @@ import type { FetchedArchive } from '../fetch/fetch.js';
 import type { InstallPlan } from '../plan/plan.js';
 import type { Reporter } from '../reporter.js';
 import { VERSION } from '../version.js';
-import { ENV_FILES, envVars, renderEnv, SHELLS } from './env.js';
 import { levelZeroCMake, writePkgConfig } from './pkgconfig.js';
-import { RECEIPT_NAME, RECEIPT_SCHEMA, readReceipt, type Receipt, type ReceiptComponent } from './receipt.js';
-import { Staging } from './staging.js';
+import { RECEIPT_SCHEMA, readReceipt, type Receipt, type ReceiptComponent } from './receipt.js';
+import { fsWriteError } from '../fs-errors.js';
+import { writeEnvFiles, writeReceipt } from './prefix-writer.js';
+import { DEFAULT_LIMITS, Staging, type UnpackLimits } from './staging.js';
 import { diskReader, verifyPrefix, type VerifyPrefixOptions } from './verify.js';
+
+/**
+ * Looks at a finished staging tree before it replaces the prefix (the loader loads, a header compiles); returns
+ * what is wrong, empty when it is fine. Supplied by the caller, which knows how to run programs on this host.
+ */
+export type StagedCheck = (stagingDir: string, plan: InstallPlan) => Promise<string[]>;
+
+export interface InstallOptions {
+  extraEnv?: Record<string, string>;
+  limits?: UnpackLimits;
+  check?: StagedCheck;
+}
 
 export interface InstallResult {
   prefix: string;
@@ -35,24 +48,6 @@ async function isEmptyOrMissing(dir: string): Promise<boolean> {
     if ((e as NodeJS.ErrnoException).code === 'ENOTDIR') return false;
     throw e;
   }
-}
-
-/** Writes the env files of `receipt` into dir (staging or the live prefix), each via a temp file + rename. */
-export async function writeEnvFiles(dir: string, receipt: Receipt): Promise<void> {
-  const vars = envVars(receipt.prefix, receipt.platform, receipt.extraEnv ?? {});
-  for (const shell of SHELLS) {
-    const file = path.join(dir, ENV_FILES[shell]);
-    const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
-    await fs.writeFile(tmp, renderEnv(vars, shell, receipt.platform));
-    await fs.rename(tmp, file);
-  }
-}
-
-export async function writeReceipt(dir: string, receipt: Receipt): Promise<void> {
-  const file = path.join(dir, RECEIPT_NAME);
-  const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
-  await fs.writeFile(tmp, JSON.stringify(receipt, null, 2) + '\n');
-  await fs.rename(tmp, file);
 }
 
 /** Replaces `prefix` with `staging`: the old tree is moved aside first and removed only after the new one is in place. */
@@ -107,6 +102,11 @@ async function removeDeadStaging(prefix: string): Promise<void> {
 export async function checkPrefixOwnership(prefix: string): Promise<void> {
   await removeDeadStaging(prefix);
   await recoverInterruptedSwap(prefix);
+  await refuseForeignPrefix(prefix);
+}
+
+/** The read-only half of checkPrefixOwnership: safe before the lock is taken and before any index is read. */
+export async function refuseForeignPrefix(prefix: string): Promise<void> {
   const previous = await readReceipt(prefix).catch(() => undefined);
   if (!previous && !(await isEmptyOrMissing(prefix))) {
     throw new XpuError('INSTALL', `${prefix} exists, is not empty, and was not made by xpu-setup`, {
@@ -120,31 +120,49 @@ export async function installPlan(
   plan: InstallPlan,
   fetched: FetchedArchive[],
   reporter: Reporter,
-  extraEnv: Record<string, string> = {},
+  opts: InstallOptions = {},
 ): Promise<InstallResult> {
+  const extraEnv = opts.extraEnv ?? {};
   const prefix = path.resolve(plan.prefix);
   await checkPrefixOwnership(prefix);
   const parent = path.dirname(prefix);
-  await fs.mkdir(parent, { recursive: true });
-  const stagingDir = await fs.mkdtemp(path.join(parent, `.${path.basename(prefix)}.xpu-setup-staging-`));
-  const staging = new Staging(stagingDir);
+  const unchanged = 'the prefix was not changed';
+  let stagingDir: string;
+  try {
+    await fs.mkdir(parent, { recursive: true });
+    stagingDir = await fs.mkdtemp(path.join(parent, `.${path.basename(prefix)}.xpu-setup-staging-`));
+  } catch (e) {
+    throw fsWriteError(e, parent, { tree: parent, unchanged });
+  }
+  const staging = new Staging(stagingDir, opts.limits ?? DEFAULT_LIMITS);
   const notes: string[] = [];
   const task = reporter.task('installing');
   try {
+    const landed = new Map<string, number>();
     for (const f of fetched) {
       const label = `${f.archive.filename} (${f.archive.url})`;
       const n = await staging.extract(f.archive.format, f.file.path, label, f.archive.map);
+      landed.set(f.component, (landed.get(f.component) ?? 0) + n);
       reporter.debug(`${f.archive.filename}: ${n} members installed`);
     }
+    staging.checkLinks();
     const components: ReceiptComponent[] = [];
     for (const c of plan.components.filter((x) => x.status === 'planned')) {
+      // A package that brings nothing (a wheel without .data members) would replace a working component with an empty one.
+      const present = await Promise.all(c.provides.map((p) => staging.has(p.path)));
+      if (!landed.get(c.name) || (c.provides.length && !present.some(Boolean))) {
+        throw new XpuError('PREFIX_CHECK', `${c.name} ${c.version} from ${c.origin} installs none of the component's files (${c.provides.map((p) => p.path).join(', ')})`, {
+          details: { component: c.name, landed: landed.get(c.name) ?? 0 },
+          hints: ['the package is empty or laid out differently than the manifest expects; the prefix was not changed', 'choose another source with --source, or report the package layout change'],
+        });
+      }
       for (const p of c.provides) {
         if (await staging.has(p.path)) continue;
         const why = p.missing ?? `the ${c.source} package does not contain it`;
         if (p.required) {
-          throw new XpuError('INSTALL', `${c.name} ${c.version} from ${c.origin} lacks ${p.path}`, {
+          throw new XpuError('PREFIX_CHECK', `${c.name} ${c.version} from ${c.origin} lacks ${p.path}`, {
             details: { component: c.name, path: p.path },
-            hints: [why, 'choose another source with --source, or report the package layout change'],
+            hints: [why, 'the prefix was not changed; choose another source with --source, or report the package layout change'],
           });
         }
         notes.push(`${c.name}: no ${p.path}: ${why}`);
@@ -176,6 +194,19 @@ export async function installPlan(
       files: [...staging.files.values()].sort((a, b) => a.path.localeCompare(b.path)),
       extraEnv: Object.keys(extraEnv).length ? extraEnv : undefined,
     };
+    if (opts.check) {
+      const problems = await opts.check(stagingDir, plan);
+      if (problems.length) {
+        throw new XpuError('PREFIX_CHECK', `the new tree for ${prefix} does not work here, so it was not installed: ${problems[0]}`, {
+          details: { prefix, problems },
+          hints: [
+            (await readReceipt(prefix).catch(() => undefined)) ? 'the previous prefix was kept as it was and still works as before' : 'nothing was installed',
+            ...problems.slice(1),
+            'choose another version or source (--source, --conda-channel), or fix what the message names',
+          ],
+        });
+      }
+    }
     await writeEnvFiles(stagingDir, receipt);
     await writeReceipt(stagingDir, receipt);
     // mkdtemp makes the directory private; a prefix is read by compilers and loaders of any user.
@@ -186,11 +217,6 @@ export async function installPlan(
   } catch (e) {
     task.fail('install failed; the prefix was left as it was');
     await fs.rm(stagingDir, { recursive: true, force: true });
-    if (e instanceof XpuError) throw e;
-    throw new XpuError('INSTALL', `cannot install into ${prefix}`, {
-      cause: e,
-      details: { prefix, staging: stagingDir },
-      hints: ['check free space and permissions of the prefix\'s parent directory; the prefix was not changed'],
-    });
+    throw fsWriteError(e, prefix, { tree: prefix, unchanged });
   }
 }

@@ -1,6 +1,5 @@
-// After install: apply a prefix's recorded environment to this process, and update what the receipt records.
+// After install: apply a prefix's recorded environment to this process (the loader reads it at zeInit).
 import type { Deps } from '../deps.js';
-import { writeEnvFiles, writeReceipt } from './install.js';
 import { readReceipt, type Receipt } from './receipt.js';
 
 /**
@@ -13,16 +12,5 @@ export async function applyPrefixEnv(prefix: string, deps: Pick<Deps, 'env'>): P
   for (const [k, v] of Object.entries(receipt?.extraEnv ?? {})) {
     if (deps.env[k] === undefined) deps.env[k] = v;
   }
-  return receipt;
-}
-
-/** Rewrites the receipt and the env files of an installed prefix after `mutate` changed the receipt. */
-export async function updateReceipt(prefix: string, mutate: (r: Receipt) => void): Promise<Receipt | undefined> {
-  const receipt = await readReceipt(prefix);
-  if (!receipt) return undefined;
-  mutate(receipt);
-  if (receipt.extraEnv && Object.keys(receipt.extraEnv).length === 0) delete receipt.extraEnv;
-  await writeEnvFiles(prefix, receipt);
-  await writeReceipt(prefix, receipt);
   return receipt;
 }

@@ -65,6 +65,8 @@ export interface Receipt {
   files: ReceiptFile[];
   /** Probe results written after install (Triton variables), when a probe succeeded. */
   probe?: { arch?: string; extensions?: string[]; device?: string; driver?: string };
+  /** Libraries the build stage made in the prefix (and their stamps), by role; also listed in `files`. */
+  builds?: Partial<Record<'addon' | 'refdriver', string[]>>;
   /** Extra env vars the env files export (e.g. ZE_ENABLE_ALT_DRIVERS for the reference driver). */
   extraEnv?: Record<string, string>;
   /** The last build, probe and smoke answers and their inputs; absent until a verification ran. */

@@ -1,5 +1,5 @@
-// Writes archive members into a staging directory, hashing each file as it streams; the only writer of prefix files.
-import { createHash } from 'node:crypto';
+// Writes archive members into a fresh staging tree: never through a link, never twice, never past the size limits.
+import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
@@ -8,49 +8,172 @@ import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
 import { XpuError } from '../errors.js';
 import { readArchive, type ArchiveFormat } from '../formats/index.js';
-import { safeLinkTarget, safePath } from '../formats/safe-path.js';
+import { checkLinksInside, resolveInTree, safeLinkTarget, safePath } from '../formats/safe-path.js';
 import type { MapRule } from '../manifest/schema.js';
+import { fsWriteError } from '../fs-errors.js';
 import type { ReceiptFile } from './receipt.js';
 import { mapMember } from './map.js';
+
+/** How much one archive may unpack to: in bytes, and as a multiple of its own size (zip/zstd bombs). */
+export interface UnpackLimits {
+  /** 0: no limit. */
+  maxBytes: number;
+  /** 0: no limit. Only applies once an archive has unpacked more than RATIO_FLOOR bytes. */
+  maxRatio: number;
+}
+
+export const DEFAULT_LIMITS: UnpackLimits = { maxBytes: 2 * 1024 ** 3, maxRatio: 200 };
+/** Small archives of text legitimately compress very well; the ratio only matters for big outputs. */
+export const RATIO_FLOOR = 32 * 1024 ** 2;
+
+const UNCHANGED = 'nothing from it was installed and the prefix was not changed';
+
+function humanBytes(n: number): string {
+  return n >= 1024 ** 3 ? `${(n / 1024 ** 3).toFixed(1)} GiB` : n >= 1024 ** 2 ? `${(n / 1024 ** 2).toFixed(1)} MiB` : `${n} bytes`;
+}
+
+/** Per-archive byte budget, shared by every member of that archive. */
+class UnpackBudget {
+  used = 0;
+  constructor(readonly archive: string, readonly archiveSize: number, readonly limits: UnpackLimits) {}
+
+  take(n: number): void {
+    this.used += n;
+    const { maxBytes, maxRatio } = this.limits;
+    if (maxBytes > 0 && this.used > maxBytes) {
+      throw new XpuError('TOO_LARGE', `${this.archive} unpacks to more than ${humanBytes(maxBytes)}, the limit per archive`, {
+        details: { archive: this.archive, limit: maxBytes, archiveSize: this.archiveSize },
+        hints: [`a package this large is unusual (an archive bomb?); ${UNCHANGED}`, 'if you trust it, raise the limit with --max-unpacked SIZE or XPU_SETUP_MAX_UNPACKED=SIZE (e.g. 8GiB; 0 = no limit)'],
+      });
+    }
+    if (maxRatio > 0 && this.used > RATIO_FLOOR && this.used > maxRatio * this.archiveSize) {
+      throw new XpuError('TOO_LARGE', `${this.archive} (${humanBytes(this.archiveSize)}) unpacks to more than ${maxRatio} times its size`, {
+        details: { archive: this.archive, ratioLimit: maxRatio, archiveSize: this.archiveSize, unpackedSoFar: this.used },
+        hints: [`real packages compress far less; this looks like an archive bomb; ${UNCHANGED}`, 'if you trust it, raise the limit with --max-ratio N or XPU_SETUP_MAX_RATIO=N (0 = no limit)'],
+      });
+    }
+  }
+}
 
 export class Staging {
   /** Prefix-relative path -> what was written there. */
   readonly files = new Map<string, ReceiptFile>();
+  /** Every member path written from an archive -> the archive it came from. */
+  private readonly owners = new Map<string, string>();
+  /** Directories made for members; a file or link may not take their place. */
+  private readonly dirs = new Set<string>();
+  /** Symlinks written: path -> stored target. */
+  private readonly links = new Map<string, string>();
+  private realRoot: string | undefined;
 
-  constructor(readonly root: string) {}
+  constructor(readonly root: string, readonly limits: UnpackLimits = DEFAULT_LIMITS) {}
 
   abs(rel: string): string {
     return path.join(this.root, ...rel.split('/'));
   }
 
-  private async prepare(rel: string): Promise<string> {
+  /**
+   * Claims `rel` for a member of `archive`: refuses a second member at the same path, a path under a link (the
+   * write would land wherever the link points), and a file where a directory is, or under a file.
+   */
+  private claim(rel: string, archive: string): void {
+    const first = this.owners.get(rel);
+    if (first !== undefined) {
+      throw new XpuError('DUPLICATE_MEMBER', `${archive} has a second member at ${rel}${first === archive ? '' : ` (the first came from ${first})`}`, {
+        details: { archive, member: rel, first },
+        hints: [`a package that writes one path twice is malformed or hostile (the second would silently replace the first); ${UNCHANGED}`],
+      });
+    }
+    if (this.dirs.has(rel)) {
+      throw new XpuError('DUPLICATE_MEMBER', `${archive} puts a file or link at ${rel}, where other members make a directory`, {
+        details: { archive, member: rel },
+        hints: [`the package is malformed or hostile; ${UNCHANGED}`],
+      });
+    }
+    const parts = rel.split('/');
+    for (let i = 1; i < parts.length; i++) {
+      const dir = parts.slice(0, i).join('/');
+      if (this.links.has(dir)) {
+        throw new XpuError('UNSAFE_PATH', `refusing archive member "${rel}" in ${archive}: it would be written through the symlink ${dir}`, {
+          details: { archive, member: rel, link: dir },
+          hints: [`no member is ever written through a link; the package is malformed or hostile; ${UNCHANGED}`],
+        });
+      }
+      if (this.owners.has(dir)) {
+        throw new XpuError('DUPLICATE_MEMBER', `${archive} puts ${rel} under ${dir}, which is a file`, {
+          details: { archive, member: rel, file: dir },
+          hints: [`the package is malformed; ${UNCHANGED}`],
+        });
+      }
+    }
+    for (let i = 1; i < parts.length; i++) this.dirs.add(parts.slice(0, i).join('/'));
+    this.owners.set(rel, archive);
+  }
+
+  /** Makes the parent directory and proves it is the real directory under the root, not somewhere a link leads. */
+  private async parentOf(rel: string): Promise<string> {
     const dest = this.abs(rel);
-    await fs.mkdir(path.dirname(dest), { recursive: true });
-    await fs.rm(dest, { force: true, recursive: true });
+    const dir = path.dirname(dest);
+    await fs.mkdir(dir, { recursive: true });
+    this.realRoot ??= await fs.realpath(this.root);
+    const want = path.join(this.realRoot, ...rel.split('/').slice(0, -1));
+    if ((await fs.realpath(dir)) !== want) {
+      throw new XpuError('UNSAFE_PATH', `refusing to write ${rel}: its directory is not inside the staging tree ${this.root}`, {
+        details: { member: rel, staging: this.root },
+        hints: [UNCHANGED],
+      });
+    }
     return dest;
   }
 
-  async writeStream(rel: string, body: Readable, mode: number): Promise<ReceiptFile> {
-    const dest = await this.prepare(rel);
+  /** A file from an archive: created exclusively (never replaces or follows anything), at most `size` bytes when known. */
+  async writeStream(rel: string, body: Readable, mode: number, budget?: UnpackBudget, declared?: number): Promise<ReceiptFile> {
+    const dest = await this.parentOf(rel);
     const hash = createHash('sha256');
     let size = 0;
+    const archive = budget?.archive ?? rel;
     const tap = new Transform({
       transform(chunk: Buffer, _e, cb) {
-        hash.update(chunk);
-        size += chunk.length;
-        cb(null, chunk);
+        try {
+          size += chunk.length;
+          if (declared !== undefined && size > declared) {
+            throw new XpuError('BAD_ARCHIVE', `${archive}: member ${rel} holds more bytes than the ${declared} its header declares`, {
+              details: { archive, member: rel, declared },
+              hints: [`the archive is damaged or hostile; ${UNCHANGED}`],
+            });
+          }
+          budget?.take(chunk.length);
+          hash.update(chunk);
+          cb(null, chunk);
+        } catch (e) {
+          cb(e as Error);
+        }
       },
     });
-    await pipeline(body, tap, createWriteStream(dest, { mode: mode & 0o777 || 0o644 }));
+    await pipeline(body, tap, createWriteStream(dest, { mode: mode & 0o777 || 0o644, flags: 'wx' }));
     const rec = { path: rel, sha256: hash.digest('hex'), size, mtimeMs: (await fs.stat(dest)).mtimeMs };
     this.files.set(rel, rec);
     return rec;
   }
 
+  /**
+   * A file xpu-setup makes itself (pkg-config, CMake, env files, receipt): may replace a package's file of the same
+   * name (a .pc re-rooted), never a link, and lands by rename so nothing half-written is ever seen.
+   */
   async writeText(rel: string, text: string, mode = 0o644): Promise<ReceiptFile> {
-    const dest = await this.prepare(rel);
+    if (this.links.has(rel)) {
+      throw new XpuError('UNSAFE_PATH', `refusing to write ${rel} over the package's symlink of that name`, { details: { member: rel }, hints: [UNCHANGED] });
+    }
+    const parts = rel.split('/');
+    for (let i = 1; i < parts.length; i++) {
+      const dir = parts.slice(0, i).join('/');
+      if (this.links.has(dir)) throw new XpuError('UNSAFE_PATH', `refusing to write ${rel} through the symlink ${dir}`, { details: { member: rel, link: dir }, hints: [UNCHANGED] });
+    }
+    const dest = await this.parentOf(rel);
     const buf = Buffer.from(text);
-    await fs.writeFile(dest, buf, { mode });
+    const tmp = `${dest}.${randomBytes(4).toString('hex')}.tmp`;
+    await fs.writeFile(tmp, buf, { mode, flag: 'wx' });
+    await fs.rename(tmp, dest);
     const rec = { path: rel, sha256: createHash('sha256').update(buf).digest('hex'), size: buf.length, mtimeMs: (await fs.stat(dest)).mtimeMs };
     this.files.set(rel, rec);
     return rec;
@@ -58,43 +181,66 @@ export class Staging {
 
   async symlink(rel: string, target: string, archive: string): Promise<void> {
     safeLinkTarget(rel, target, archive);
-    const dest = await this.prepare(rel);
+    // With the links so far, the target must stay inside; checkLinks() repeats this once every link exists.
+    const trial = new Map(this.links).set(rel, target);
+    if (resolveInTree(rel, trial) === undefined) {
+      throw new XpuError('UNSAFE_PATH', `refusing archive member "${rel}" in ${archive}: link target "${target}" resolves outside the prefix through other links`, {
+        details: { archive, member: rel, target },
+        hints: [`the package is malformed or hostile; ${UNCHANGED}`],
+      });
+    }
+    const dest = await this.parentOf(rel);
     await fs.symlink(target, dest);
+    this.links.set(rel, target);
     this.files.set(rel, { path: rel, sha256: '', size: 0, link: target });
   }
 
-  async copyFrom(rel: string, fromRel: string, archive: string): Promise<void> {
+  async copyFrom(rel: string, fromRel: string, archive: string, budget?: UnpackBudget): Promise<void> {
     const src = this.files.get(fromRel);
     if (!src || src.link !== undefined) {
       throw new XpuError('BAD_ARCHIVE', `${archive}: hard link ${rel} points at ${fromRel}, which was not extracted before it`, {
         details: { archive, member: rel },
       });
     }
-    const dest = await this.prepare(rel);
-    await fs.copyFile(this.abs(fromRel), dest);
+    budget?.take(src.size);
+    const dest = await this.parentOf(rel);
+    await fs.copyFile(this.abs(fromRel), dest, fs.constants.COPYFILE_EXCL);
     this.files.set(rel, { ...src, path: rel, mtimeMs: (await fs.stat(dest)).mtimeMs });
   }
 
   /** Extracts the members the rules take; returns how many landed. */
   async extract(format: ArchiveFormat, file: string, label: string, rules: MapRule[]): Promise<number> {
     let n = 0;
-    await readArchive(format, file, async (entry, body) => {
-      const rel = mapMember(rules, entry.path);
-      if (rel === undefined || entry.type === 'dir') {
-        body?.resume();
-        return;
-      }
-      safePath(rel, label);
-      n++;
-      if (entry.type === 'file') await this.writeStream(rel, body!, entry.mode);
-      else if (entry.type === 'symlink') await this.symlink(rel, entry.linkTarget ?? '', label);
-      else if (entry.type === 'hardlink') {
-        const fromRel = mapMember(rules, entry.linkTarget ?? '');
-        if (fromRel === undefined) throw new XpuError('BAD_ARCHIVE', `${label}: hard link ${entry.path} leaves the mapped tree`, { details: { archive: label } });
-        await this.copyFrom(rel, fromRel, label);
-      }
-    });
+    const budget = new UnpackBudget(label, (await fs.stat(file)).size, this.limits);
+    let current = '';
+    try {
+      await readArchive(format, file, async (entry, body) => {
+        const rel = mapMember(rules, entry.path);
+        if (rel === undefined || entry.type === 'dir') {
+          body?.resume();
+          return;
+        }
+        safePath(rel, label);
+        current = rel;
+        this.claim(rel, label);
+        n++;
+        if (entry.type === 'file') await this.writeStream(rel, body!, entry.mode, budget, entry.size);
+        else if (entry.type === 'symlink') await this.symlink(rel, entry.linkTarget ?? '', label);
+        else if (entry.type === 'hardlink') {
+          const fromRel = mapMember(rules, entry.linkTarget ?? '');
+          if (fromRel === undefined) throw new XpuError('BAD_ARCHIVE', `${label}: hard link ${entry.path} leaves the mapped tree`, { details: { archive: label } });
+          await this.copyFrom(rel, fromRel, label, budget);
+        }
+      });
+    } catch (e) {
+      throw fsWriteError(e, current ? this.abs(current) : this.root, { archive: label, tree: path.dirname(this.root), unchanged: UNCHANGED });
+    }
     return n;
+  }
+
+  /** Once every archive is in: each link, followed through all the others, still resolves inside the tree. */
+  checkLinks(): void {
+    checkLinksInside(this.links, (l) => this.owners.get(l) ?? 'the package');
   }
 
   /** True when the path exists in staging, following symlinks. */

@@ -1,38 +1,353 @@
-// The only HTTP code: one undici dispatcher (proxy-aware), retries for transient failures, typed errors with the URL.
-import { createHash } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+// The only HTTP code: requests through undici with the injected environment's proxy and CAs; returns streams, never writes files.
 import type { Dispatcher } from 'undici';
 import { XpuError } from '../errors.js';
+import { DEFAULT_NET_CONFIG, NET_ENV, netConfigFromEnv, type NetConfig } from './config.js';
+import { proxyFor, proxySettings, trustedCas, type ProxyChoice } from './proxy.js';
+import { parseRetryAfter, realClock, withRetries, type RetryClock } from './retry.js';
 
-export interface HttpOptions {
+export interface OpenOptions {
+  method?: 'GET' | 'HEAD';
   headers?: Record<string, string>;
-  /** Time allowed to connect and to wait for the response headers. */
-  timeoutMs?: number;
-  /** Attempts for transient failures (5xx, reset). Unreachable hosts fail at once. */
-  retries?: number;
   signal?: AbortSignal;
+  headersTimeoutMs?: number;
+  /** Read no more than this many body bytes (the size the index declares); more fails at once. */
+  maxBytes?: number;
+  /** Epoch ms by which the whole body must have arrived (the per-download deadline). */
+  deadlineAt?: number;
+  /** Apply the minimum-throughput rule of the config to the body. */
+  minRate?: boolean;
 }
 
-export interface DownloadProgress {
-  received: number;
-  total?: number;
+export interface HttpResponse {
+  url: string;
+  status: number;
+  headers: Record<string, string | undefined>;
+  contentLength?: number;
+  /** Yields the body; ends with a typed error on a cut, a short body, too many bytes, the deadline or a drip. */
+  body: AsyncIterable<Buffer>;
+  /** For a response whose body is not wanted: releases the connection and the timers. */
+  discard(): Promise<void>;
 }
 
-export interface DownloadResult {
-  sha256: string;
-  size: number;
+export interface TextResponse {
+  url: string;
+  contentType: string;
+  body: string;
+}
+
+export interface ReachAnswer {
+  ok: boolean;
+  status?: number;
+  /** Content-Length of a 2xx answer, when the server gave one. */
+  size?: number;
+  error?: XpuError;
 }
 
 const UNREACHABLE_CODES = new Set([
   'ENOTFOUND', 'EAI_AGAIN', 'ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'EADDRNOTAVAIL',
 ]);
-const TRANSIENT_CODES = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'UND_ERR_SOCKET', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+export const TLS_CODES = new Set([
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'CERT_HAS_EXPIRED',
+  'CERT_UNTRUSTED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+function errorCode(e: unknown): string | undefined {
+  let cur = e as { code?: string; cause?: unknown; errors?: unknown[] } | undefined;
+  for (let i = 0; cur && i < 6; i++) {
+    if (cur.code && cur.code !== 'UND_ERR' && cur.code !== 'UND_ERR_ABORTED') return cur.code;
+    if (Array.isArray(cur.errors) && cur.errors.length) cur = cur.errors[0] as typeof cur;
+    else cur = cur.cause as typeof cur;
+  }
+  return undefined;
+}
+
+/** True when the server (or the proxy) could not be reached at all: the planner then tries the next source. */
+export function isUnreachable(e: unknown): boolean {
+  return e instanceof XpuError && (e.code === 'NETWORK' || e.code === 'PROXY') && e.details.unreachable === true;
+}
+
+/** `received` is set when the failure came while reading the body: the server answered, then the connection broke. */
+export function networkError(url: string, e: unknown, received?: number, proxy?: ProxyChoice): XpuError {
+  if (e instanceof XpuError) return e;
+  const code = errorCode(e);
+  if (code && TLS_CODES.has(code)) {
+    return new XpuError('TLS', `the TLS certificate of ${new URL(url).host} was not accepted (${code}) for ${url}`, {
+      cause: e,
+      details: { url, code, proxy: proxy?.url },
+      hints: [
+        'a proxy or antivirus that intercepts HTTPS and re-signs it is the likely cause',
+        'get its CA certificate as a PEM file and export NODE_EXTRA_CA_CERTS=/path/to/ca.pem (SSL_CERT_FILE=/path replaces the whole CA list)',
+      ],
+    });
+  }
+  const unreachable = received === undefined && code !== undefined && UNREACHABLE_CODES.has(code);
+  if (unreachable && proxy) {
+    return new XpuError('PROXY', `cannot reach the proxy ${proxy.url} (${proxy.variable}) to get ${url} (${code})`, {
+      cause: e,
+      details: { url, code, unreachable, proxy: proxy.url, variable: proxy.variable },
+      hints: [`check that the proxy runs, or fix ${proxy.variable}; NO_PROXY lists hosts to reach directly`],
+    });
+  }
+  const hints = unreachable
+    ? ['check the address, your network, or HTTPS_PROXY / NO_PROXY; behind a TLS-intercepting proxy set NODE_EXTRA_CA_CERTS']
+    : ['the connection broke; run the command again (downloads already verified are kept in the cache)'];
+  const what = received === undefined ? `cannot reach ${url}` : `the connection to ${url} broke after ${received} bytes`;
+  return new XpuError('NETWORK', `${what}${code ? ` (${code})` : ''}`, {
+    cause: e,
+    hints,
+    details: { url, code, unreachable, received, proxy: proxy?.url },
+  });
+}
+
+function statusError(url: string, status: number, headers: Record<string, string | undefined>, now: number): XpuError {
+  const notFound = status === 404 || status === 410;
+  const retryAfterMs = status === 429 || status === 503 || status === 408 ? parseRetryAfter(headers['retry-after'], now) : undefined;
+  return new XpuError(notFound ? 'NOT_FOUND' : 'HTTP_STATUS', `GET ${url} answered HTTP ${status}`, {
+    details: { url, status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) },
+    hints: notFound
+      ? ['check the index URL and the package name']
+      : status === 429
+        ? ['the server limits how often it is asked; wait a little and run again, or use a mirror']
+        : ['the server failed; try again later or use another index'],
+  });
+}
+
+function flatHeaders(h: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(h)) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+export class Http {
+  readonly config: NetConfig;
+  private dispatcher?: Dispatcher;
+
+  constructor(
+    readonly env: Record<string, string | undefined>,
+    config: Partial<NetConfig> = {},
+    readonly clock: RetryClock = realClock,
+  ) {
+    this.config = { ...netConfigFromEnv(env, DEFAULT_NET_CONFIG), ...config };
+  }
+
+  /** The proxy a request to url goes through (for messages), from the same environment the dispatcher uses. */
+  proxyFor(url: string): ProxyChoice | undefined {
+    return proxyFor(url, this.env);
+  }
+
+  private getDispatcher({ Agent, EnvHttpProxyAgent, interceptors }: Undici): Dispatcher {
+    if (!this.dispatcher) {
+      const ca = trustedCas(this.env);
+      const tls = ca ? { ca } : {};
+      const connect = { timeout: this.config.connectTimeoutMs, ...tls };
+      const p = proxySettings(this.env);
+      // Empty strings, not undefined: undici would otherwise read process.env behind the injected environment.
+      const base =
+        p.http || p.https
+          ? new EnvHttpProxyAgent({ httpProxy: p.http?.url ?? '', httpsProxy: p.https?.url ?? '', noProxy: p.noProxy, connect, requestTls: tls, proxyTls: tls })
+          : new Agent({ connect, connections: 8 });
+      // Release assets (GitHub) answer with redirects.
+      this.dispatcher = base.compose(interceptors.redirect({ maxRedirections: 5 }));
+    }
+    return this.dispatcher;
+  }
+
+  /** One request, no retries; statuses >= 400 become typed errors (with Retry-After when the server sent one). */
+  async open(url: string, opts: OpenOptions = {}): Promise<HttpResponse> {
+    const proxy = this.proxyFor(url);
+    const ac = new AbortController();
+    const stopLink = link(opts.signal, ac);
+    const timers: NodeJS.Timeout[] = [];
+    const stop = () => {
+      // clearTimeout clears intervals as well.
+      timers.forEach((t) => clearTimeout(t));
+      stopLink();
+    };
+    const start = this.clock.now();
+    let received = 0;
+    if (opts.deadlineAt !== undefined) {
+      const left = opts.deadlineAt - start;
+      const err = this.deadlineError(url, () => received);
+      if (left <= 0) throw err();
+      timers.push(unref(setTimeout(() => ac.abort(err()), left)));
+    }
+    if (opts.minRate && this.config.minBytesPerSecond > 0) this.watchRate(url, ac, timers, () => received);
+    let res: Dispatcher.ResponseData<unknown>;
+    try {
+      const u = await undici();
+      res = await u.request(url, {
+        dispatcher: this.getDispatcher(u),
+        method: opts.method ?? 'GET',
+        headers: { 'user-agent': 'xpu-setup', ...opts.headers },
+        headersTimeout: opts.headersTimeoutMs ?? this.config.headersTimeoutMs,
+        bodyTimeout: this.config.idleTimeoutMs,
+        signal: ac.signal,
+      });
+    } catch (e) {
+      stop();
+      throw ac.signal.reason instanceof XpuError ? ac.signal.reason : networkError(url, e, undefined, proxy);
+    }
+    const headers = flatHeaders(res.headers);
+    const discard = async () => {
+      stop();
+      await res.body.dump().catch(() => undefined);
+    };
+    if (res.statusCode >= 400) {
+      await discard();
+      throw statusError(url, res.statusCode, headers, this.clock.now());
+    }
+    const len = Number(headers['content-length']);
+    const contentLength = headers['content-length'] !== undefined && Number.isFinite(len) ? len : undefined;
+    if (opts.maxBytes !== undefined && contentLength !== undefined && contentLength > opts.maxBytes) {
+      await discard();
+      throw tooLarge(url, opts.maxBytes, contentLength);
+    }
+    const body = res.body;
+    const guarded = async function* (): AsyncGenerator<Buffer> {
+      try {
+        for await (const chunk of body) {
+          const buf = chunk as Buffer;
+          received += buf.length;
+          if (opts.maxBytes !== undefined && received > opts.maxBytes) throw tooLarge(url, opts.maxBytes, received);
+          yield buf;
+        }
+      } catch (e) {
+        body.destroy();
+        throw ac.signal.reason instanceof XpuError ? ac.signal.reason : networkError(url, e, received, proxy);
+      } finally {
+        stop();
+      }
+      if (contentLength !== undefined && received < contentLength) {
+        throw new XpuError('SIZE_MISMATCH', `download of ${url} ended after ${received} of ${contentLength} bytes`, {
+          details: { url, expected: contentLength, received, retryable: true },
+          hints: ['the connection was cut; run the command again'],
+        });
+      }
+    };
+    return { url, status: res.statusCode, headers, contentLength, body: guarded(), discard };
+  }
+
+  private deadlineError(url: string, received: () => number): () => XpuError {
+    const s = this.config.downloadDeadlineMs / 1000;
+    return () =>
+      new XpuError('DEADLINE', `download of ${url} did not finish within ${s} s (${received()} bytes arrived)`, {
+        details: { url, deadlineMs: this.config.downloadDeadlineMs, received: received() },
+        hints: [`the server or the network is too slow; try again later or use a mirror, or raise ${NET_ENV.deadlineSeconds}`],
+      });
+  }
+
+  /** Aborts when fewer than minBytesPerSecond arrived over the last rateWindowMs. */
+  private watchRate(url: string, ac: AbortController, timers: NodeJS.Timeout[], received: () => number): void {
+    const { minBytesPerSecond: rate, rateWindowMs: window } = this.config;
+    const samples: Array<{ at: number; bytes: number }> = [{ at: this.clock.now(), bytes: 0 }];
+    const tick = Math.max(50, Math.min(1000, window / 4));
+    const timer = unref(
+      setInterval(() => {
+        const now = this.clock.now();
+        samples.push({ at: now, bytes: received() });
+        while (samples.length > 1 && now - samples[1]!.at >= window) samples.shift();
+        const from = samples[0]!;
+        if (now - from.at < window || received() - from.bytes >= (rate * (now - from.at)) / 1000) return;
+        clearInterval(timer);
+        const got = received() - from.bytes;
+        ac.abort(
+          new XpuError('TOO_SLOW', `download of ${url} slowed to ${Math.round((got * 1000) / (now - from.at))} bytes/s, under the minimum of ${rate} bytes/s over ${window / 1000} s`, {
+            details: { url, minBytesPerSecond: rate, windowMs: window, received: received() },
+            hints: [`the server or the network is stalling; try again later or use a mirror, or lower ${NET_ENV.minBytesPerSecond}`],
+          }),
+        );
+      }, tick),
+    );
+    timers.push(timer);
+  }
+
+  /** Runs attempt under this client's retry policy (for callers, like downloads, that resume between attempts). */
+  retry<T>(attempt: (n: number) => Promise<T>, signal?: AbortSignal, unreachableToo = false): Promise<T> {
+    return withRetries(this.config, this.clock, attempt, { signal, unreachableToo });
+  }
+
+  async getText(url: string, opts: OpenOptions = {}): Promise<TextResponse> {
+    return this.retry(async () => {
+      const res = await this.open(url, opts);
+      const parts: Buffer[] = [];
+      for await (const chunk of res.body) parts.push(chunk);
+      return { url, contentType: res.headers['content-type'] ?? '', body: Buffer.concat(parts).toString('utf8') };
+    }, opts.signal);
+  }
+
+  async getJson<T>(url: string, opts: OpenOptions = {}): Promise<T> {
+    const res = await this.getText(url, { ...opts, headers: { accept: 'application/json', ...opts.headers } });
+    try {
+      return JSON.parse(res.body) as T;
+    } catch (e) {
+      throw new XpuError('BAD_INDEX', `${url} did not return valid JSON`, {
+        cause: e,
+        details: { url },
+        hints: ['check that the URL points at the index itself (not a web page or a login portal)'],
+      });
+    }
+  }
+
+  /**
+   * Hands the response body to `consume` as it arrives (for documents too large to hold whole). A broken connection
+   * is retried like any other request; errors `consume` raises itself pass through unchanged.
+   */
+  async consumeStream<T>(url: string, consume: (body: AsyncIterable<Buffer>) => Promise<T>, opts: OpenOptions = {}): Promise<T> {
+    return this.retry(async () => {
+      const res = await this.open(url, opts);
+      try {
+        return await consume(res.body);
+      } finally {
+        await res.discard();
+      }
+    }, opts.signal);
+  }
+
+  /** A short reachability check for doctor: any HTTP answer counts as reachable. */
+  async reach(url: string, timeoutMs = 5000): Promise<ReachAnswer> {
+    try {
+      const res = await this.open(url, { method: 'HEAD', headersTimeoutMs: timeoutMs, signal: AbortSignal.timeout(timeoutMs) });
+      await res.discard();
+      const size = res.status < 300 && res.contentLength !== undefined && res.contentLength > 0 ? res.contentLength : undefined;
+      return { ok: true, status: res.status, ...(size !== undefined ? { size } : {}) };
+    } catch (e) {
+      if (e instanceof XpuError && (e.code === 'HTTP_STATUS' || e.code === 'NOT_FOUND')) return { ok: true, status: Number(e.details.status) };
+      return { ok: false, error: networkError(url, e, undefined, this.proxyFor(url)) };
+    }
+  }
+}
+
+function tooLarge(url: string, max: number, got: number): XpuError {
+  return new XpuError('TOO_LARGE', `${url} sent ${got} bytes or more where the index declares ${max}`, {
+    details: { url, expected: max, received: got },
+    hints: ['the server sends something other than the file the index describes; stopped reading. Try again later or use another index'],
+  });
+}
+
+function unref(t: NodeJS.Timeout): NodeJS.Timeout {
+  t.unref();
+  return t;
+}
+
+function link(from: AbortSignal | undefined, to: AbortController): () => void {
+  if (!from) return () => undefined;
+  if (from.aborted) to.abort(from.reason);
+  const on = () => to.abort(from.reason);
+  from.addEventListener('abort', on, { once: true });
+  return () => from.removeEventListener('abort', on);
+}
 
 type Undici = typeof import('undici');
 let undiciModule: Undici | undefined;
-let dispatcher: Dispatcher | undefined;
 
-/** undici is loaded on the first request, so commands that never touch the network do not pay for it. */
+/** undici is loaded by the first request, so commands that never touch the network do not pay for it. */
 async function undici(): Promise<Undici> {
   if (!undiciModule) {
     // undici is CommonJS: Node and the bundle both hand its exports over as the default export; named exports only
@@ -43,204 +358,14 @@ async function undici(): Promise<Undici> {
   return undiciModule;
 }
 
-/** HTTP(S)_PROXY / NO_PROXY are honoured when set; NODE_EXTRA_CA_CERTS reaches TLS through Node itself. */
-function getDispatcher({ Agent, EnvHttpProxyAgent, interceptors }: Undici): Dispatcher {
-  if (!dispatcher) {
-    const hasProxy = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy'].some((k) => process.env[k]);
-    const connect = { timeout: 15_000 };
-    const base = hasProxy ? new EnvHttpProxyAgent({ connect }) : new Agent({ connect, connections: 8 });
-    // Release assets (GitHub) answer with redirects.
-    dispatcher = base.compose(interceptors.redirect({ maxRedirections: 5 }));
+const clients = new WeakMap<object, Http>();
+
+/** The client for an environment (one connection pool per environment object, so deps.env is read, never process.env). */
+export function httpFor(env: Record<string, string | undefined>): Http {
+  let c = clients.get(env);
+  if (!c) {
+    c = new Http(env);
+    clients.set(env, c);
   }
-  return dispatcher;
-}
-
-function errorCode(e: unknown): string | undefined {
-  let cur = e as { code?: string; cause?: unknown; errors?: unknown[] } | undefined;
-  for (let i = 0; cur && i < 5; i++) {
-    if (cur.code && cur.code !== 'UND_ERR') return cur.code;
-    if (Array.isArray(cur.errors) && cur.errors.length) cur = cur.errors[0] as typeof cur;
-    else cur = cur.cause as typeof cur;
-  }
-  return undefined;
-}
-
-/** True when the error means the server could not be reached at all (the planner then tries the next source). */
-export function isUnreachable(e: unknown): boolean {
-  return e instanceof XpuError && e.code === 'NETWORK' && e.details.unreachable === true;
-}
-
-/** `received` is set when the failure came while reading the body: the server answered, then the connection broke. */
-function networkError(url: string, e: unknown, received?: number): XpuError {
-  const code = errorCode(e);
-  const unreachable = received === undefined && code !== undefined && UNREACHABLE_CODES.has(code);
-  const hints = unreachable
-    ? ['check the address, your network, or HTTPS_PROXY / NO_PROXY; behind a TLS-intercepting proxy set NODE_EXTRA_CA_CERTS']
-    : ['the connection broke; run the command again (downloads already verified are kept in the cache)'];
-  const what = received === undefined ? `cannot reach ${url}` : `the connection to ${url} broke after ${received} bytes`;
-  return new XpuError('NETWORK', `${what}${code ? ` (${code})` : ''}`, {
-    cause: e,
-    hints,
-    details: { url, code, unreachable, received },
-  });
-}
-
-async function sleep(ms: number): Promise<void> {
-  await new Promise((r) => setTimeout(r, ms));
-}
-
-async function withRetries<T>(url: string, opts: HttpOptions, attempt: () => Promise<T>): Promise<T> {
-  const retries = opts.retries ?? 3;
-  for (let i = 0; ; i++) {
-    try {
-      return await attempt();
-    } catch (e) {
-      const err = e instanceof XpuError ? e : networkError(url, e);
-      const transient =
-        (err.code === 'NETWORK' && !err.details.unreachable && TRANSIENT_CODES.has(String(err.details.code))) ||
-        (err.code === 'HTTP_STATUS' && Number(err.details.status) >= 500) ||
-        err.code === 'SIZE_MISMATCH';
-      if (!transient || i >= retries - 1 || opts.signal?.aborted) throw err;
-      await sleep(250 * 2 ** i);
-    }
-  }
-}
-
-async function open(url: string, opts: HttpOptions): Promise<Dispatcher.ResponseData<unknown>> {
-  let res: Dispatcher.ResponseData<unknown>;
-  try {
-    const u = await undici();
-    res = await u.request(url, {
-      dispatcher: getDispatcher(u),
-      headers: { 'user-agent': 'xpu-setup', ...opts.headers },
-      headersTimeout: opts.timeoutMs ?? 30_000,
-      bodyTimeout: 60_000,
-      signal: opts.signal,
-    });
-  } catch (e) {
-    throw networkError(url, e);
-  }
-  if (res.statusCode >= 400) {
-    await res.body.dump().catch(() => undefined);
-    const notFound = res.statusCode === 404 || res.statusCode === 410;
-    throw new XpuError(notFound ? 'NOT_FOUND' : 'HTTP_STATUS', `GET ${url} answered HTTP ${res.statusCode}`, {
-      details: { url, status: res.statusCode },
-      hints: notFound ? ['check the index URL and the package name'] : ['the server failed; try again later or use another index'],
-    });
-  }
-  return res;
-}
-
-export interface TextResponse {
-  url: string;
-  contentType: string;
-  body: string;
-}
-
-export async function getText(url: string, opts: HttpOptions = {}): Promise<TextResponse> {
-  return withRetries(url, opts, async () => {
-    const res = await open(url, opts);
-    try {
-      const body = await res.body.text();
-      return { url, contentType: String(res.headers['content-type'] ?? ''), body };
-    } catch (e) {
-      throw networkError(url, e, 0);
-    }
-  });
-}
-
-export async function getJson<T>(url: string, opts: HttpOptions = {}): Promise<T> {
-  const res = await getText(url, { ...opts, headers: { accept: 'application/json', ...opts.headers } });
-  try {
-    return JSON.parse(res.body) as T;
-  } catch (e) {
-    throw new XpuError('BAD_INDEX', `${url} did not return valid JSON`, {
-      cause: e,
-      details: { url },
-      hints: ['check that the URL points at the index itself (not a web page or a login portal)'],
-    });
-  }
-}
-
-/**
- * Hands the response body to `consume` as it arrives (for documents too large to hold whole). A broken connection
- * is retried like any other request; errors `consume` raises itself pass through unchanged.
- */
-export async function consumeStream<T>(url: string, consume: (body: AsyncIterable<Buffer>) => Promise<T>, opts: HttpOptions = {}): Promise<T> {
-  return withRetries(url, opts, async () => {
-    const res = await open(url, opts);
-    let received = 0;
-    const counted = (async function* () {
-      try {
-        for await (const chunk of res.body) {
-          received += (chunk as Buffer).length;
-          yield chunk as Buffer;
-        }
-      } catch (e) {
-        throw networkError(url, e, received);
-      }
-    })();
-    try {
-      return await consume(counted);
-    } finally {
-      await res.body.dump().catch(() => undefined);
-    }
-  });
-}
-
-/**
- * Streams url into destFile, hashing as bytes arrive. The caller decides where destFile lives (a temp file in the
- * cache) and renames it only after checking the hash.
- */
-export async function download(
-  url: string,
-  destFile: string,
-  opts: HttpOptions & { expectedSize?: number; onProgress?: (p: DownloadProgress) => void } = {},
-): Promise<DownloadResult> {
-  return withRetries(url, opts, async () => {
-    const res = await open(url, opts);
-    const lenHeader = Number(res.headers['content-length']);
-    const total = Number.isFinite(lenHeader) && lenHeader > 0 ? lenHeader : opts.expectedSize;
-    const hash = createHash('sha256');
-    const out = createWriteStream(destFile);
-    let received = 0;
-    try {
-      for await (const chunk of res.body) {
-        const buf = chunk as Buffer;
-        hash.update(buf);
-        received += buf.length;
-        if (!out.write(buf)) await new Promise<void>((r) => out.once('drain', () => r()));
-        opts.onProgress?.({ received, total });
-      }
-      await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
-    } catch (e) {
-      out.destroy();
-      throw networkError(url, e, received);
-    }
-    const expected = Number.isFinite(lenHeader) && lenHeader > 0 ? lenHeader : undefined;
-    if (expected !== undefined && received !== expected) {
-      throw new XpuError('SIZE_MISMATCH', `download of ${url} ended after ${received} of ${expected} bytes`, {
-        details: { url, expected, received },
-        hints: ['the connection was cut; run the command again'],
-      });
-    }
-    return { sha256: hash.digest('hex'), size: received };
-  });
-}
-
-/** A short reachability check for doctor: any HTTP answer counts as reachable. */
-export async function reach(url: string, timeoutMs = 5000): Promise<{ ok: boolean; status?: number; error?: XpuError }> {
-  try {
-    const u = await undici();
-    const res = await u.request(url, {
-      dispatcher: getDispatcher(u),
-      method: 'HEAD',
-      headersTimeout: timeoutMs,
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    await res.body.dump().catch(() => undefined);
-    return { ok: true, status: res.statusCode };
-  } catch (e) {
-    return { ok: false, error: networkError(url, e) };
-  }
+  return c;
 }

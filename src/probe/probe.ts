@@ -2,6 +2,7 @@
 import { nodeLayout, prefixLibrary } from '../host/index.js';
 import * as fs from 'node:fs/promises';
 import type { Deps } from '../deps.js';
+import { EnvVars } from '../env-names.js';
 import { XpuError } from '../errors.js';
 import { readReceipt } from '../install/receipt.js';
 import { probeViaAddon } from '../runtime/addon.js';
@@ -9,7 +10,10 @@ import { scanOpenCl } from '../runtime/opencl.js';
 import type { RawZeProbe } from '../runtime/types.js';
 import { probeUr } from '../runtime/ur.js';
 import { noDriverError, probeZe, zeLoaderPath } from '../runtime/ze.js';
+import { readLdconfig } from '../inspect/ldconfig.js';
+import { resolveLibrary } from '../inspect/loaders.js';
 import { buildReport, type ProbeReport } from '../caps/model.js';
+import { applyDeviceSelector } from '../runtime/select.js';
 
 export interface ProbeOptions {
   deps: Deps;
@@ -34,7 +38,9 @@ export function probeDifferences(a: RawZeProbe, b: RawZeProbe): string[] {
     } else if (x !== y) out.push(`${at}: ${JSON.stringify(x)} vs ${JSON.stringify(y)}`);
   };
   walk(a.init, b.init, 'init');
-  walk(a.drivers, b.drivers, 'drivers');
+  // Only the koffi probe asks for the driver's version string (an extension function), so it is not compared.
+  const comparable = (p: RawZeProbe) => p.drivers.map(({ driverVersionString: _s, ...rest }) => rest);
+  walk(comparable(a), comparable(b), 'drivers');
   return out;
 }
 
@@ -43,9 +49,76 @@ export async function probeStack(prefix: string, opts: ProbeOptions): Promise<Pr
   const loader = zeLoaderPath(prefix, deps.platform);
   if (!(await deps.exists(loader))) {
     throw new XpuError('NOT_FOUND', `no Level Zero loader in the prefix: ${loader} does not exist`, {
-      hints: [`run \`xpu-setup --prefix ${prefix}\` to install it`],
+      hints: [`run \`xpu-setup --prefix ${prefix}\` to install it`, 'or pass --system to probe the system\'s own Level Zero loader'],
     });
   }
+  const receipt = await readReceipt(prefix).catch(() => undefined);
+  const installed = receipt?.components.find((c) => /level.?zero|ze.?loader/i.test(c.name));
+  const report = await probeLoader(loader, {
+    ...opts,
+    urPath: urLoaderPath(prefix, deps.platform),
+    installedVersion: installed ? `${installed.name} ${installed.version}` : undefined,
+  });
+  report.origin = { kind: 'prefix', prefix };
+  return report;
+}
+
+export interface SystemLoader {
+  zeLoader?: string;
+  urLoader?: string;
+  /** How the Level Zero loader was found (LD_LIBRARY_PATH, ld.so.cache, default dirs, System32, PATH, ONEAPI_ROOT). */
+  via?: string;
+  tried: string[];
+}
+
+/**
+ * The loader a program on this system gets without any prefix, as the dynamic linker would choose it (so a oneAPI
+ * environment's LD_LIBRARY_PATH wins), then a oneAPI install under ONEAPI_ROOT.
+ */
+export async function findSystemLoader(deps: Deps): Promise<SystemLoader> {
+  const layout = nodeLayout(deps.platform);
+  const ld = layout.ldconfig ? await readLdconfig(deps) : { found: [], tried: [] };
+  const ze = await resolveLibrary(deps, layout.zeLoaderRuntime, { ldcache: ld.found });
+  const ur = await resolveLibrary(deps, layout.urLoaderRuntime, { ldcache: ld.found });
+  const out: SystemLoader = { tried: [...ld.tried, ...ze.tried] };
+  const oneapiRoot = deps.env[EnvVars.ONEAPI_ROOT];
+  if (ze.chosen) {
+    out.zeLoader = ze.chosen.path;
+    out.via = ze.chosen.via;
+  } else if (oneapiRoot) {
+    const root = oneapiRoot;
+    for (const dir of layout.oneapiLibDirs) {
+      const p = layout.path.join(root, dir, layout.zeLoaderRuntime);
+      const there = await deps.exists(p);
+      out.tried.push(`${p} (ONEAPI_ROOT): ${there ? 'found' : 'not there'}`);
+      if (there) {
+        out.zeLoader = p;
+        out.via = 'ONEAPI_ROOT';
+        break;
+      }
+    }
+  }
+  if (ur.chosen) out.urLoader = ur.chosen.path;
+  return out;
+}
+
+/** `probe --system`: the devices of the system's own Level Zero install, like `sycl-ls` or `clinfo -l`. */
+export async function probeSystem(opts: ProbeOptions): Promise<ProbeReport> {
+  const found = await findSystemLoader(opts.deps);
+  if (!found.zeLoader) {
+    throw new XpuError('NOT_FOUND', `no Level Zero loader on this system (${nodeLayout(opts.deps.platform).zeLoaderRuntime})`, {
+      details: { tried: found.tried },
+      hints: ['install the GPU driver\'s Level Zero loader (Debian/Ubuntu: libze1), or run `xpu-setup` to install one into a prefix'],
+    });
+  }
+  const report = await probeLoader(found.zeLoader, { ...opts, urPath: found.urLoader });
+  report.origin = { kind: 'system', via: found.via ?? 'search path' };
+  return report;
+}
+
+/** Probes one loader by path: L0 (koffi, and the addon when given), the OpenCL twin, UR; then the env's device filters. */
+export async function probeLoader(loader: string, opts: ProbeOptions & { urPath?: string; installedVersion?: string }): Promise<ProbeReport> {
+  const { deps } = opts;
   const ze = probeZe(loader);
   const notes: string[] = [];
   if (opts.addonPath) {
@@ -57,33 +130,51 @@ export async function probeStack(prefix: string, opts: ProbeOptions): Promise<Pr
   const anyDevice = ze.drivers.some((d) => d.devices.length > 0);
   const opencl = anyDevice ? scanOpenCl(deps.platform) : undefined;
   if (opencl?.error) notes.push(`OpenCL: ${opencl.error}`);
-  const urPath = urLoaderPath(prefix, deps.platform);
   let ur;
-  if (await deps.exists(urPath)) {
+  if (opts.urPath && (await deps.exists(opts.urPath))) {
     try {
-      ur = probeUr(urPath);
+      ur = probeUr(opts.urPath);
     } catch (e) {
       notes.push(`UR: ${(e as Error).message}`);
     }
   }
-  const receipt = await readReceipt(prefix).catch(() => undefined);
-  const installed = receipt?.components.find((c) => /level.?zero|ze.?loader/i.test(c.name));
   const report = buildReport({
     ze,
     opencl: opencl?.devices,
     ur,
     loaderFile: await fs.realpath(loader).catch(() => undefined),
-    installedVersion: installed ? `${installed.name} ${installed.version}` : undefined,
+    installedVersion: opts.installedVersion,
   });
   report.notes.push(...notes);
+  applySelection(report, deps.env);
   return report;
+}
+
+/**
+ * ZE_AFFINITY_MASK is applied by the driver itself (compute-runtime, the reference driver), so it is only recorded;
+ * ONEAPI_DEVICE_SELECTOR is SYCL's, applied here to the Level Zero devices as a SYCL program would see them.
+ */
+export function applySelection(report: ProbeReport, env: Record<string, string | undefined>): void {
+  const affinityMask = env[EnvVars.ZE_AFFINITY_MASK] || undefined;
+  const deviceSelector = env[EnvVars.ONEAPI_DEVICE_SELECTOR] || undefined;
+  if (!affinityMask && !deviceSelector) return;
+  const kept = applyDeviceSelector(report.devices, deviceSelector);
+  const hiddenBySelector = report.devices.filter((d) => !kept.includes(d)).map((d) => d.id);
+  report.devices = kept;
+  report.selection = { affinityMask, deviceSelector, hiddenBySelector };
+  if (affinityMask) report.notes.push(`ZE_AFFINITY_MASK=${affinityMask}: the driver lists only the devices it names`);
+  if (deviceSelector) report.notes.push(`ONEAPI_DEVICE_SELECTOR=${deviceSelector}: ${hiddenBySelector.length ? `hides ${hiddenBySelector.join(', ')}` : 'hides nothing'}`);
 }
 
 /** Raises NO_DEVICE with the reason when the report has nothing to run on. */
 export function requireDevices(report: ProbeReport, deps: Pick<Deps, 'env' | 'platform'>): void {
   if (report.zeInit !== 0) throw noDriverError(report.loader.path, report.zeInit, deps.env, deps.platform);
   if (report.devices.length === 0) {
-    throw new XpuError('NO_DEVICE', `Level Zero found ${report.drivers.length} driver(s) but no devices`, {
+    const filters = [
+      deps.env[EnvVars.ZE_AFFINITY_MASK] ? `ZE_AFFINITY_MASK=${deps.env[EnvVars.ZE_AFFINITY_MASK]}` : '',
+      deps.env[EnvVars.ONEAPI_DEVICE_SELECTOR] ? `ONEAPI_DEVICE_SELECTOR=${deps.env[EnvVars.ONEAPI_DEVICE_SELECTOR]}` : '',
+    ].filter(Boolean);
+    throw new XpuError('NO_DEVICE', `Level Zero found ${report.drivers.length} driver(s) but no devices${filters.length ? ` (with ${filters.join(' and ')})` : ''}`, {
       hints: ['check ZE_AFFINITY_MASK and ONEAPI_DEVICE_SELECTOR', 'on Linux, check access to /dev/dri/renderD* (the `render` group)'],
     });
   }

@@ -1,6 +1,7 @@
 // Native memory blocks for koffi calls: every struct is a byte block read and written at fixed offsets.
 import { createRequire } from 'node:module';
 import type Koffi from 'koffi';
+import { XpuError } from '../errors.js';
 
 type KoffiModule = typeof Koffi;
 const loadNative = createRequire(import.meta.url);
@@ -78,6 +79,24 @@ export class Arena {
 
 export type Lib = ReturnType<KoffiModule['load']>;
 
+/** Loads a library whose symbol lookups name it: koffi's own error ("Cannot find function 'x'") does not say where. */
 export function loadLibrary(path: string): Lib {
-  return koffi().load(path);
+  const lib = koffi().load(path);
+  const func = lib.func.bind(lib) as (...args: unknown[]) => unknown;
+  const named = (...args: unknown[]): unknown => {
+    try {
+      return func(...args);
+    } catch (e) {
+      const message = String((e as Error)?.message ?? e).replace(/\s*in shared library\s*$/i, '');
+      throw new XpuError('RUNTIME', `${message} in ${path}`, { cause: e, details: { library: path } });
+    }
+  };
+  // koffi's handle is sealed: wrap it rather than patch it.
+  return new Proxy(lib, {
+    get(target, key) {
+      if (key === 'func') return named;
+      const v: unknown = Reflect.get(target, key);
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
 }

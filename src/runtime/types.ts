@@ -44,6 +44,8 @@ export interface RawDevice {
 export interface RawDriver {
   apiVersion: string;
   driverVersion: number;
+  /** ZE_intel_get_driver_version_string's answer ("1.6.33578+51"); only the koffi probe asks for it. */
+  driverVersionString?: string;
   uuid: string;
   extensions: { name: string; version: number }[];
   devices: RawDevice[];

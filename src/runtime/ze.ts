@@ -1,7 +1,7 @@
 // koffi bindings straight into a Level Zero loader, opened by full path, and the device probe built on them.
 import { diagnoseLoadError } from '../inspect/load-check.js';
 import { XpuError } from '../errors.js';
-import { Arena, Block, loadLibrary, type Lib } from './ffi.js';
+import { Arena, Block, koffi, loadLibrary, type Lib } from './ffi.js';
 import { nodeLayout, prefixLibrary } from '../host/index.js';
 import { EXT, LAYOUT, STYPE, apiVersionString, zeResultName } from './ze-abi.js';
 import type { RawDevice, RawDriver, RawLoaderComponent, RawZeProbe } from './types.js';
@@ -15,6 +15,7 @@ const SIGNATURES = [
   'uint32_t zeDriverGetApiVersion(void *hDriver, void *version)',
   'uint32_t zeDriverGetProperties(void *hDriver, void *pProps)',
   'uint32_t zeDriverGetExtensionProperties(void *hDriver, void *pCount, void *pProps)',
+  'uint32_t zeDriverGetExtensionFunctionAddress(void *hDriver, const char *name, void *ppFunction)',
   'uint32_t zeDeviceGet(void *hDriver, void *pCount, void *phDevices)',
   'uint32_t zeDeviceGetSubDevices(void *hDevice, void *pCount, void *phSubdevices)',
   'uint32_t zeDeviceGetProperties(void *hDevice, void *pProps)',
@@ -281,6 +282,27 @@ export function missingExtensionNotes(extensions: { name: string }[], driverInde
   return out;
 }
 
+// Declared on first use, so loading this module does not load koffi.
+let getVersionString: ReturnType<ReturnType<typeof koffi>['proto']> | undefined;
+const GET_VERSION_STRING = () => (getVersionString ??= koffi().proto('uint32_t ZeIntelGetDriverVersionString(void *hDriver, void *pVersion, void *pSize)'));
+
+/**
+ * The driver's own version string through ZE_intel_get_driver_version_string (what UR's Level Zero adapter reports
+ * as the driver version when the driver has it, e.g. "1.6.33578+51"); undefined when the driver lacks it.
+ */
+function driverVersionString(api: ZeApi, a: Arena, drv: bigint, names: Set<string>): string | undefined {
+  if (!names.has('ZE_intel_get_driver_version_string') || !api.has('zeDriverGetExtensionFunctionAddress')) return undefined;
+  const fn = a.alloc(8);
+  if (api.raw('zeDriverGetExtensionFunctionAddress', drv, 'zeIntelGetDriverVersionString', fn.ptr) !== 0 || fn.ptrAt(0) === 0n) return undefined;
+  const size = a.alloc(8);
+  if ((koffi().call(fn.ptrAt(0), GET_VERSION_STRING(), drv, null, size.ptr) as number) !== 0 || size.u64(0) === 0) return undefined;
+  const len = size.u64(0);
+  const buf = a.alloc(len + 1);
+  size.setU64(0, len + 1);
+  if ((koffi().call(fn.ptrAt(0), GET_VERSION_STRING(), drv, buf.ptr, size.ptr) as number) !== 0) return undefined;
+  return buf.str(0, len).replace(/\0.*$/s, '').trim() || undefined;
+}
+
 export function probeDrivers(api: ZeApi): RawDriver[] {
   const a = new Arena();
   try {
@@ -293,9 +315,11 @@ export function probeDrivers(api: ZeApi): RawDriver[] {
       const extensions = readExtensions(api, a, drv);
       const names = new Set(extensions.map((e) => e.name));
       const devices = handles(api, a, 'zeDeviceGet', drv).map((dev) => readDevice(api, a, dev, (e) => names.has(e)));
+      const versionString = driverVersionString(api, a, drv, names);
       return {
         apiVersion: apiVersionString(ver.u32(0)),
         driverVersion: dp.u32(D.driverVersion),
+        ...(versionString ? { driverVersionString: versionString } : {}),
         uuid: dp.hex(D.uuid, 16),
         extensions,
         devices,

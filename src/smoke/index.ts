@@ -9,6 +9,7 @@ import { Arena, koffi } from '../runtime/ffi.js';
 import { LAYOUT, STYPE, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, zeResultName, DEVICE_TYPE } from '../runtime/ze-abi.js';
 import { noDriverError, zeApiFor, zeLoaderPath, type ZeApi } from '../runtime/ze.js';
 import { EnvVars } from '../env-names.js';
+import { applyDeviceSelector, pickDevice } from '../runtime/select.js';
 
 export const SMOKE_KERNEL = 'vector_add';
 /** Test-only: run another SPIR-V with the same kernel contract (e.g. the wrong-result fixture). */
@@ -17,6 +18,9 @@ export const SMOKE_SPV_ENV = EnvVars.XPU_SETUP_SMOKE_SPV;
 export interface SmokeResult {
   ok: true;
   device: string;
+  /** The device's id ("driver.device") and flat index, as probe lists them. */
+  deviceId: string;
+  deviceIndex: number;
   deviceType: string;
   kernel: string;
   spv: string;
@@ -31,6 +35,10 @@ export interface SmokeOptions {
   reporter: Reporter;
   elements?: number;
   runs?: number;
+  /** Run through this loader instead of the prefix's (`--system`). */
+  loaderPath?: string;
+  /** `--device`: a report id ("0.1") or a flat index; otherwise the first device the selectors leave. */
+  device?: string;
 }
 
 const TIMEOUT_NS = 60_000_000_000n;
@@ -45,18 +53,28 @@ export function median(xs: number[]): number {
   return s.length === 0 ? 0 : s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-/** The first wrong element, if any: pure, so the checker is tested without a device. */
-export function checkVectorAdd(a: Float32Array, b: Float32Array, c: Float32Array): { index: number; got: number; expected: number; wrong: number } | undefined {
-  let first: { index: number; got: number; expected: number } | undefined;
+export interface VectorAddCheck {
+  /** How many elements the loop compared: the whole output, or the check itself is wrong. */
+  checked: number;
+  wrong: number;
+  first?: { index: number; got: number; expected: number };
+}
+
+/** Compares every element of c with a + b (in float32): pure, so the checker is tested without a device. */
+export function checkVectorAdd(a: Float32Array, b: Float32Array, c: Float32Array): VectorAddCheck {
+  let first: VectorAddCheck['first'];
   let wrong = 0;
+  let checked = 0;
   for (let i = 0; i < c.length; i++) {
     const expected = Math.fround(a[i]! + b[i]!);
-    if (c[i] !== expected) {
+    checked++;
+    // Object.is: a NaN written by a broken kernel is never "equal", and -0 vs 0 cannot come from this sum.
+    if (!Object.is(c[i], expected)) {
       wrong++;
       first ??= { index: i, got: c[i]!, expected };
     }
   }
-  return first ? { ...first, wrong } : undefined;
+  return { checked, wrong, first };
 }
 
 function buildLog(api: ZeApi, a: Arena, log: bigint): string {
@@ -75,7 +93,7 @@ export async function runSmoke(prefix: string, opts: SmokeOptions): Promise<Smok
   const spvPath = deps.env[SMOKE_SPV_ENV] || path.join(nativeDir(), 'kernels', 'vector_add.spv');
   const spvText = await fs.readFile(spvPath).catch(() => undefined);
   if (!spvText) throw new XpuError('SMOKE', `the smoke kernel ${spvPath} is missing`, { hints: ['reinstall xpu-setup; native/kernels/vector_add.spv ships with it'] });
-  const loader = zeLoaderPath(prefix, deps.platform);
+  const loader = opts.loaderPath ?? zeLoaderPath(prefix, deps.platform);
   if (!(await deps.exists(loader))) throw new XpuError('NOT_FOUND', `no Level Zero loader in the prefix: ${loader} does not exist`, { hints: [`run \`xpu-setup --prefix ${prefix}\``] });
 
   const task = opts.reporter.task('kernel smoke test');
@@ -92,21 +110,33 @@ export async function runSmoke(prefix: string, opts: SmokeOptions): Promise<Smok
     api.call('zeDriverGet', count.ptr, null);
     const drivers = a.alloc(8 * Math.max(count.u32(0), 1));
     api.call('zeDriverGet', count.ptr, drivers.ptr);
-    let driver = 0n, device = 0n, name = '', type = 0;
-    for (let i = 0; i < count.u32(0) && !device; i++) {
+    // Every device in probe's order, so `--device` and ONEAPI_DEVICE_SELECTOR mean the same devices as there.
+    const all: { id: string; index: number; type: string; driver: bigint; handle: bigint; name: string; typeCode: number }[] = [];
+    for (let i = 0; i < count.u32(0); i++) {
       const dc = a.alloc(4);
       api.call('zeDeviceGet', drivers.ptrAt(8 * i), dc.ptr, null);
       if (dc.u32(0) === 0) continue;
       const devs = a.alloc(8 * dc.u32(0));
       api.call('zeDeviceGet', drivers.ptrAt(8 * i), dc.ptr, devs.ptr);
-      const props = a.alloc(LAYOUT.deviceProperties.size).setU32(0, STYPE.DEVICE_PROPERTIES);
-      api.call('zeDeviceGetProperties', devs.ptrAt(0), props.ptr);
-      driver = drivers.ptrAt(8 * i);
-      device = devs.ptrAt(0);
-      name = props.str(LAYOUT.deviceProperties.name, LAYOUT.deviceProperties.nameLen);
-      type = props.u32(LAYOUT.deviceProperties.type);
+      for (let j = 0; j < dc.u32(0); j++) {
+        const props = a.alloc(LAYOUT.deviceProperties.size).setU32(0, STYPE.DEVICE_PROPERTIES);
+        api.call('zeDeviceGetProperties', devs.ptrAt(8 * j), props.ptr);
+        const typeCode = props.u32(LAYOUT.deviceProperties.type);
+        all.push({
+          id: `${i}.${j}`, index: all.length, type: DEVICE_TYPE[typeCode] ?? String(typeCode), driver: drivers.ptrAt(8 * i), handle: devs.ptrAt(8 * j),
+          name: props.str(LAYOUT.deviceProperties.name, LAYOUT.deviceProperties.nameLen), typeCode,
+        });
+      }
     }
-    if (!device) throw new XpuError('NO_DEVICE', `Level Zero found ${count.u32(0)} driver(s) but no devices to run the kernel on`);
+    const visible = applyDeviceSelector(all, deps.env[EnvVars.ONEAPI_DEVICE_SELECTOR]);
+    const chosen = opts.device !== undefined ? pickDevice(visible, opts.device) : visible[0];
+    const driver = chosen?.driver ?? 0n, device = chosen?.handle ?? 0n, name = chosen?.name ?? '', type = chosen?.typeCode ?? 0;
+    if (!device) {
+      const hidden = all.length - visible.length;
+      throw new XpuError('NO_DEVICE', `Level Zero found ${count.u32(0)} driver(s) but no devices to run the kernel on${hidden ? ` (ONEAPI_DEVICE_SELECTOR hides ${hidden})` : ''}`, {
+        hints: ['check ZE_AFFINITY_MASK and ONEAPI_DEVICE_SELECTOR'],
+      });
+    }
 
     const ctxDesc = a.alloc(24).setU32(0, STYPE.CONTEXT_DESC);
     const ctxOut = a.alloc(8);
@@ -235,6 +265,8 @@ export async function runSmoke(prefix: string, opts: SmokeOptions): Promise<Smok
     submit((list) => {
       api.call('zeCommandListAppendMemoryCopy', list, dA, hA, bytes, null, 0, null);
       api.call('zeCommandListAppendMemoryCopy', list, dB, hB, bytes, null, 0, null);
+      // The output starts as -1 too, so an element the kernel never writes cannot pass by holding an old result.
+      api.call('zeCommandListAppendMemoryCopy', list, dC, hC, bytes, null, 0, null);
     });
     t0 = process.hrtime.bigint();
     submit(launch);
@@ -247,25 +279,31 @@ export async function runSmoke(prefix: string, opts: SmokeOptions): Promise<Smok
     }
     submit((list) => api.call('zeCommandListAppendMemoryCopy', list, hC, dC, bytes, null, 0, null));
 
-    const bad = checkVectorAdd(va, vb, vc);
+    const check = checkVectorAdd(va, vb, vc);
+    if (check.checked !== n) {
+      throw new XpuError('SMOKE', `the smoke checker compared ${check.checked} of ${n} values`, { details: { ...check, elements: n } });
+    }
+    const bad = check.first;
     if (bad) {
-      throw new XpuError('SMOKE', `${SMOKE_KERNEL} computed wrong results on ${name}: first mismatch at index ${bad.index}: got ${bad.got}, expected ${bad.expected} (${bad.wrong} of ${n} wrong)`, {
-        details: { ...bad, elements: n, spv: spvPath },
+      throw new XpuError('SMOKE', `${SMOKE_KERNEL} computed wrong results on ${name}: first mismatch at index ${bad.index}: got ${bad.got}, expected ${bad.expected} (${check.wrong} of ${n} wrong)`, {
+        details: { ...bad, wrong: check.wrong, checked: check.checked, elements: n, spv: spvPath },
         hints: ['the driver ran the kernel but produced wrong values: report it to the driver vendor with this output'],
       });
     }
     const result: SmokeResult = {
       ok: true,
       device: name,
+      deviceId: chosen!.id,
+      deviceIndex: chosen!.index,
       deviceType: DEVICE_TYPE[type] ?? String(type),
       kernel: SMOKE_KERNEL,
       spv: spvPath,
       submission,
       elements: n,
-      checked: n,
+      checked: check.checked,
       timings: { initMs, moduleBuildMs, firstLaunchMs, steadyMedianMs: median(steady), steadyRuns: runs },
     };
-    task.succeed(`kernel smoke test passed on ${name} (${n} values checked)`);
+    task.succeed(`kernel smoke test passed on ${name} (${check.checked} values checked)`);
     return result;
   } catch (e) {
     task.fail('kernel smoke test failed');

@@ -5,7 +5,7 @@ import type { TargetPlatform } from '../host/types.js';
 import type { CondaSourceSpec } from '../manifest/schema.js';
 import { Readable } from 'node:stream';
 import { zstdDecompressor } from '../formats/decompress.js';
-import { consumeStream, isUnreachable } from '../net/http.js';
+import { httpFor, isUnreachable, type Http } from '../net/http.js';
 import { RepodataScanner } from './repodata-scan.js';
 import { compareVersions, satisfies } from './version.js';
 import { NotAvailable, type PlannedArchive, type Resolution, type SourceContext } from './types.js';
@@ -114,8 +114,8 @@ export function selectCondaSet(candidates: CondaCandidate[], packages: string[],
 }
 
 /** Streams one repodata document (zstd-compressed or plain) through the scanner, keeping only wanted records. */
-export async function scanRepodata(url: string, wanted: (filename: string) => boolean, zstd: boolean): Promise<Repodata> {
-  return consumeStream(url, async (body) => {
+export async function scanRepodata(http: Http, url: string, wanted: (filename: string) => boolean, zstd: boolean): Promise<Repodata> {
+  return http.consumeStream(url, async (body) => {
     const scanner = new RepodataScanner(wanted);
     try {
       const source = Readable.from(body);
@@ -138,12 +138,12 @@ export async function scanRepodata(url: string, wanted: (filename: string) => bo
  * repodata.json.zst is a tenth of the bytes of repodata.json; channels without it (or that answer it with
  * something else) get the plain document.
  */
-async function fetchRepodata(url: string, optional: boolean, packages: string[], ctx?: SourceContext): Promise<CondaCandidate[]> {
+async function fetchRepodata(http: Http, url: string, optional: boolean, packages: string[], ctx?: SourceContext): Promise<CondaCandidate[]> {
   const shared = ctx?.conda;
   if (shared) {
     let p = shared.repodata.get(url) as Promise<CondaCandidate[]> | undefined;
     if (!p) {
-      p = fetchRepodata(url, optional, [...new Set([...shared.packages, ...packages])]);
+      p = fetchRepodata(http, url, optional, [...new Set([...shared.packages, ...packages])]);
       shared.repodata.set(url, p);
     }
     return p;
@@ -151,11 +151,11 @@ async function fetchRepodata(url: string, optional: boolean, packages: string[],
   const wanted = (filename: string) => packages.some((p) => filename.startsWith(`${p}-`));
   let doc: Repodata;
   try {
-    doc = await scanRepodata(`${url}.zst`, wanted, true);
+    doc = await scanRepodata(http, `${url}.zst`, wanted, true);
   } catch (e) {
     if (!(e instanceof XpuError) || (e.code !== 'NOT_FOUND' && e.code !== 'BAD_INDEX' && e.code !== 'HTTP_STATUS')) throw e;
     try {
-      doc = await scanRepodata(url, wanted, false);
+      doc = await scanRepodata(http, url, wanted, false);
     } catch (e2) {
       if (optional && e2 instanceof XpuError && e2.code === 'NOT_FOUND') return [];
       throw e2;
@@ -167,6 +167,7 @@ async function fetchRepodata(url: string, optional: boolean, packages: string[],
 export async function resolveConda(spec: CondaSourceSpec, ctx: SourceContext): Promise<Resolution> {
   const channels = ctx.condaChannels?.length ? ctx.condaChannels : spec.channels;
   const subdir = CONDA_SUBDIR[ctx.host.platform];
+  const http = httpFor(ctx.deps.env);
   const misses: string[] = [];
   let unreachable: unknown;
   for (const channel of channels) {
@@ -175,8 +176,8 @@ export async function resolveConda(spec: CondaSourceSpec, ctx: SourceContext): P
     let noarch: CondaCandidate[];
     try {
       [arch, noarch] = await Promise.all([
-        fetchRepodata(`${ch}/${subdir}/repodata.json`, false, spec.packages, ctx),
-        fetchRepodata(`${ch}/noarch/repodata.json`, true, spec.packages, ctx),
+        fetchRepodata(http, `${ch}/${subdir}/repodata.json`, false, spec.packages, ctx),
+        fetchRepodata(http, `${ch}/noarch/repodata.json`, true, spec.packages, ctx),
       ]);
     } catch (e) {
       // One unreachable channel is not the end: the next channel may answer.

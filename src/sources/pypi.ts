@@ -2,7 +2,7 @@
 import { XpuError } from '../errors.js';
 import type { Host } from '../host/types.js';
 import type { PypiSourceSpec } from '../manifest/schema.js';
-import { getJson, getText } from '../net/http.js';
+import { httpFor, type Http } from '../net/http.js';
 import { compareVersions, isPreRelease, satisfies } from './version.js';
 import { NotAvailable, type Resolution, type SourceContext } from './types.js';
 
@@ -139,15 +139,15 @@ export function selectWheel(files: IndexFile[], project: string, host: Host, ran
 }
 
 /** Project files from an index: `/pypi` URLs use the JSON API, anything else the simple API (JSON or HTML). */
-export async function listProjectFiles(indexUrl: string, project: string): Promise<IndexFile[]> {
+export async function listProjectFiles(http: Http, indexUrl: string, project: string): Promise<IndexFile[]> {
   const base = indexUrl.replace(/\/+$/, '');
   const name = normalizeName(project);
   if (/\/pypi$/.test(base)) {
     const url = `${base}/${name}/json`;
-    return parseJsonApi(await getJson<JsonApi>(url), url);
+    return parseJsonApi(await http.getJson<JsonApi>(url), url);
   }
   const url = `${base}/${name}/`;
-  const res = await getText(url, { headers: { accept: 'application/vnd.pypi.simple.v1+json, text/html;q=0.1' } });
+  const res = await http.getText(url, { headers: { accept: 'application/vnd.pypi.simple.v1+json, text/html;q=0.1' } });
   if (/application\/vnd\.pypi\.simple\.v1\+json/.test(res.contentType)) {
     let doc: Pep691;
     try {
@@ -166,7 +166,7 @@ export async function resolvePypi(spec: PypiSourceSpec, ctx: SourceContext): Pro
   for (const project of spec.packages) {
     let files: IndexFile[];
     try {
-      files = await listProjectFiles(indexUrl, project);
+      files = await listProjectFiles(httpFor(ctx.deps.env), indexUrl, project);
     } catch (e) {
       if (e instanceof XpuError && e.code === 'NOT_FOUND') throw new NotAvailable(`${project} not found on ${indexUrl}`);
       throw e;

@@ -40,7 +40,11 @@ describe('xpu-setup --refdriver from a fresh prefix', () => {
     const doc = JSON.parse(setup.stdout);
     const driver = doc.refdriver as string;
     expect(driver.startsWith(`${prefix}/lib/`)).toBe(true);
-    expect(await fs.stat(driver)).toBeTruthy();
+    // A shared object, not an empty or stale file: ELF magic, and it exports the loader's driver entry points.
+    const head = (await fs.readFile(driver)).subarray(0, 4);
+    expect([...head]).toEqual([0x7f, 0x45, 0x4c, 0x46]);
+    const { stdout: symbols } = await execa('nm', ['-D', '--defined-only', driver]);
+    expect(symbols).toMatch(/ T zeGetDriverProcAddrTable$/m);
     const sh = await fs.readFile(path.join(prefix, 'env.sh'), 'utf8');
     expect(sh).toContain(`export ZE_ENABLE_ALT_DRIVERS='${driver}'\n`);
     const json = JSON.parse(await fs.readFile(path.join(prefix, 'env.json'), 'utf8'));
@@ -88,16 +92,17 @@ describe('Triton variables from the probe', () => {
 });
 
 describe('probe through each reference profile', () => {
-  const profiles: [string, string, boolean, boolean][] = [
-    ['pvc', 'pvc', true, true],
-    ['bmg', 'bmg', true, true],
-    ['dg2', 'dg2', true, false],
-    ['lnl', 'lnl', true, true],
-    ['mtl', 'mtl', false, false],
-    ['arl_h', 'arl_h', true, false],
-    ['ptl_h', 'ptl_h', true, true],
+  // [profile, Triton arch, DPAS, 2D block IO, FP64]: FP64 as compute-runtime's hw_info reports it (DG2 has none).
+  const profiles: [string, string, boolean, boolean, boolean][] = [
+    ['pvc', 'pvc', true, true, true],
+    ['bmg', 'bmg', true, true, true],
+    ['dg2', 'dg2', true, false, false],
+    ['lnl', 'lnl', true, true, true],
+    ['mtl', 'mtl', false, false, true],
+    ['arl_h', 'arl_h', true, false, true],
+    ['ptl_h', 'ptl_h', true, true, true],
   ];
-  it.each(profiles)('%s: architecture %s, DPAS %s, 2D block IO %s, each from the L0 structs', async (profile, arch, dpas, block2d) => {
+  it.each(profiles)('%s: architecture %s, DPAS %s, 2D block IO %s, FP64 %s, each from the L0 structs', async (profile, arch, dpas, block2d, fp64) => {
     const r = await runCli(['probe', '--prefix', prefix, '--json'], { ...env, XPU_SETUP_REFDRIVER_PROFILE: profile });
     expect(r.exitCode, r.stderr).toBe(0);
     const dev = JSON.parse(r.stdout).devices[0];
@@ -105,6 +110,8 @@ describe('probe through each reference profile', () => {
     const feature = (k: string) => dev.features.find((f: { key: string }) => f.key === k);
     expect(feature('dpas')).toMatchObject({ value: dpas, source: 'l0' });
     expect(feature('block_2d_io')).toMatchObject({ value: block2d, source: 'l0' });
+    expect(feature('fp64')).toMatchObject({ value: fp64, source: 'l0' });
+    expect(feature('fp16')).toMatchObject({ value: true, source: 'l0' });
     expect(dev.name).toMatch(/\(xpu-setup CPU reference driver\)$/);
     expect(r.stderr).toMatch(/active Level Zero driver: the xpu-setup CPU reference driver/);
   });
@@ -113,6 +120,79 @@ describe('probe through each reference profile', () => {
     const r = await runCli(['probe', '--prefix', prefix, '--format', 'triton-env'], { ...env, XPU_SETUP_REFDRIVER_PROFILE: 'bmg' });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^TRITON_INTEL_DEVICE_ARCH=bmg\nTRITON_INTEL_DEVICE_EXTENSIONS="[^"]*cl_intel_subgroup_matrix_multiply_accumulate[^"]*cl_intel_subgroup_2d_block_io/);
+  });
+});
+
+describe('probe and smoke of the system\'s own Level Zero install', () => {
+  // The system loader is Debian's libze1 (1.8.12); the driver is the prefix's reference driver, named explicitly
+  // since --system does not read any prefix.
+  const systemEnv = async (extra: Record<string, string> = {}) => {
+    const receipt = JSON.parse(await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8'));
+    return { ...env, ZE_ENABLE_ALT_DRIVERS: receipt.extraEnv.ZE_ENABLE_ALT_DRIVERS as string, XPU_SETUP_REFDRIVER_PROFILE: 'pvc', ...extra };
+  };
+
+  it('--system lists the devices of the loader the dynamic linker finds, and says where it came from', async () => {
+    const r = await runCli(['probe', '--system', '--json'], await systemEnv());
+    expect(r.exitCode, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.origin).toEqual({ kind: 'system', via: expect.stringMatching(/^(ld\.so\.cache|default dirs)$/) });
+    expect(doc.loader.path).toMatch(/^\/(usr\/)?lib\/x86_64-linux-gnu\/libze_loader\.so\.1$/);
+    expect(doc.devices.map((d: { id: string; arch: { name: string } }) => [d.id, d.arch.name])).toEqual([['0.0', 'pvc']]);
+  });
+
+  it('with no --prefix and no default prefix, probe uses the system loader and says so', async () => {
+    const r = await runCli(['probe'], await systemEnv());
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/no xpu-setup prefix at .*: using the system's Level Zero loader/);
+    expect(r.stdout).toMatch(/^\[level_zero:gpu\]\[level_zero:0\.0\] Intel\(R\) Data Center GPU Max 1550 .*\[pvc 12\.60\.7\]$/m);
+  });
+
+  it('honours ONEAPI_DEVICE_SELECTOR: level_zero:gpu keeps the device, level_zero:1 and opencl:* hide it', async () => {
+    const keep = await runCli(['probe', '--system', '--json'], await systemEnv({ ONEAPI_DEVICE_SELECTOR: 'level_zero:gpu' }));
+    expect(keep.exitCode, keep.stderr).toBe(0);
+    expect(JSON.parse(keep.stdout).selection).toEqual({ deviceSelector: 'level_zero:gpu', hiddenBySelector: [] });
+    for (const sel of ['level_zero:1', 'opencl:*', '!level_zero:0']) {
+      const r = await runCli(['probe', '--system', '--json'], await systemEnv({ ONEAPI_DEVICE_SELECTOR: sel }));
+      expect(r.exitCode, sel).toBe(1);
+      const doc = JSON.parse(r.stdout);
+      expect(doc.error.code).toBe('NO_DEVICE');
+      expect(doc.error.message).toContain(`ONEAPI_DEVICE_SELECTOR=${sel}`);
+    }
+  });
+
+  it('honours ZE_AFFINITY_MASK through the driver: 1 hides device 0, 0 keeps it', async () => {
+    const hidden = await runCli(['probe', '--system', '--json'], await systemEnv({ ZE_AFFINITY_MASK: '1' }));
+    expect(hidden.exitCode).toBe(1);
+    expect(JSON.parse(hidden.stdout).error.message).toMatch(/no devices \(with ZE_AFFINITY_MASK=1\)/);
+    const kept = await runCli(['probe', '--system', '--json'], await systemEnv({ ZE_AFFINITY_MASK: '0' }));
+    expect(kept.exitCode, kept.stderr).toBe(0);
+    expect(JSON.parse(kept.stdout).devices).toHaveLength(1);
+  });
+
+  it('--device picks one device by id or index and names the ones there are when it does not exist', async () => {
+    const byId = await runCli(['probe', '--system', '--device', '0.0', '--format', 'triton-env'], await systemEnv());
+    expect(byId.exitCode, byId.stderr).toBe(0);
+    expect(byId.stdout.split('\n')[0]).toBe('TRITON_INTEL_DEVICE_ARCH=pvc');
+    const missing = await runCli(['probe', '--system', '--device', '0.1', '--json'], await systemEnv());
+    expect(missing.exitCode).toBe(1);
+    const err = JSON.parse(missing.stdout).error;
+    expect(err.message).toBe('no Level Zero device "0.1"');
+    expect(err.hints[0]).toBe('devices: 0.0 (index 0)');
+  });
+
+  it('smoke --system --device 0 runs the kernel on that device and checks every value', async () => {
+    const r = await runCli(['smoke', '--system', '--device', '0', '--json'], await systemEnv());
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, deviceId: '0.0', deviceIndex: 0, checked: 1024, elements: 1024 });
+  });
+
+  it('--format pytorch prints PyTorch\'s values: the int64 SYCL architecture and UR\'s platform name', async () => {
+    const r = await runCli(['probe', '--system', '--format', 'pytorch'], await systemEnv());
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/"architecture": 13136561920,/);
+    const p = JSON.parse(r.stdout)[0];
+    expect(p).toMatchObject({ platform_name: 'Intel(R) oneAPI Unified Runtime over Level-Zero', version: '12.60.7', has_fp64: true, has_fp16: true, has_subgroup_2d_block_io: true });
+    expect(p.driver_version).toMatch(/^\d+\.\d+\.\d+$/);
   });
 });
 
@@ -142,5 +222,34 @@ describe('doctor with the reference driver active', () => {
     expect(probe.message).toMatch(/the stack works on the CPU reference driver .*libze_xpu_setup_refdriver-[0-9a-f]+\.so/);
     expect(doc.checks.find((c: { id: string }) => c.id === 'smoke').status).toBe('ok');
     expect(r.exitCode).toBe(0);
+  });
+
+  it('warns when the Triton variables in the env files do not match the live device, and agrees when they do', async () => {
+    // By now the env files hold no Triton variables (the last setup ran on the default profile, which has none).
+    const pvc = await runCli(['doctor', '--prefix', prefix, '--json', '--check', 'triton-env'], { ...env, XPU_SETUP_REFDRIVER_PROFILE: 'pvc' });
+    const stale = JSON.parse(pvc.stdout).checks[0];
+    expect(stale.status).toBe('warn');
+    expect(stale.message).toMatch(/^TRITON_INTEL_DEVICE_ARCH is not set in the env files, the device calls for pvc; TRITON_INTEL_DEVICE_EXTENSIONS in the env files: missing .*cl_intel_subgroup_2d_block_io/);
+    expect(stale.fix).toMatch(/run `xpu-setup --prefix .*` again on this machine/);
+    const same = await runCli(['doctor', '--prefix', prefix, '--json', '--check', 'triton-env'], env);
+    expect(JSON.parse(same.stdout).checks[0]).toMatchObject({ status: 'ok', message: 'no Triton variables, and the device calls for none' });
+  });
+});
+
+describe('build outputs in the receipt', () => {
+  it('the driver and addon libraries are recorded; a run without --refdriver removes the driver it had built', async () => {
+    const receiptOf = async () => JSON.parse(await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8'));
+    const before = await receiptOf();
+    const driver = before.builds.refdriver.find((p: string) => p.endsWith('.so')) as string;
+    expect(driver).toMatch(/^lib\/libze_xpu_setup_refdriver-[0-9a-f]+\.so$/);
+    expect(before.builds.addon.some((p: string) => /^lib\/xpu-setup\/xpu_addon-[0-9a-f]+\.so$/.test(p))).toBe(true);
+    expect(before.files.map((f: { path: string }) => f.path)).toContain(driver);
+    const r = await runCli(['--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--conda-channel', index.condaChannelUrl('bookworm'), '--no-smoke'], env);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const after = await receiptOf();
+    expect(after.builds.refdriver).toBeUndefined();
+    expect(after.files.map((f: { path: string }) => f.path)).not.toContain(driver);
+    await expect(fs.access(path.join(prefix, driver))).rejects.toThrow();
+    expect(await fs.readFile(path.join(prefix, 'env.sh'), 'utf8')).not.toContain('ZE_ENABLE_ALT_DRIVERS');
   });
 });

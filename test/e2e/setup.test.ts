@@ -61,6 +61,10 @@ describe('setup from a conda channel (Debian 12 loader and headers repacked as c
     expect(first.stderr).toMatch(/level-zero 1\.8\.12 from conda/);
   });
 
+  it('closes with lines that work when pasted: the env file, or npx (xpu-setup is not on this PATH)', () => {
+    expect(first.stderr).toContain(`To use it: . ${prefix}/env.sh   (or: eval "$(npx xpu-setup env --prefix ${prefix})")`);
+  });
+
   it('builds the runtime addon, then says plainly that no device could run anything, and still exits 0', () => {
     expect(first.stderr).toMatch(/runtime addon built: .*\/lib\/xpu-setup\/xpu_addon-[0-9a-f]+\.so/);
     expect(first.stderr).toMatch(/warning: nothing could be run: no Level Zero driver was found/);
@@ -114,6 +118,17 @@ describe('setup from a conda channel (Debian 12 loader and headers repacked as c
     expect(await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8')).toBe(before);
   });
 
+  it('plan says "nothing to do" on the up-to-date prefix, and +/- against another channel', async () => {
+    const same = await runCli(['plan', '--prefix', prefix, '--conda-channel', index.condaChannelUrl('bookworm')], env);
+    expect(same.exitCode, same.stderr).toBe(0);
+    expect(same.stdout).toMatch(new RegExp(`\\nnothing to do: ${prefix} is up to date \\(level-zero 1\\.8\\.12, unified-runtime [^)]+\\)\\n?$`));
+    const other = await runCli(['plan', '--prefix', prefix, '--conda-channel', index.condaChannelUrl('trixie')], env);
+    expect(other.exitCode, other.stderr).toBe(0);
+    expect(other.stdout).toContain(`setup would change ${prefix}:\n  - level-zero 1.8.12 (conda ${index.condaChannelUrl('bookworm')})\n  + level-zero ${index.fixtures.l0Versions.trixie} (conda ${index.condaChannelUrl('trixie')})`);
+    const json = JSON.parse((await runCli(['plan', '--prefix', prefix, '--conda-channel', index.condaChannelUrl('bookworm'), '--json'], env)).stdout);
+    expect(json.changes).toMatchObject({ upToDate: true, add: [], remove: [], damaged: [] });
+  });
+
   it('reinstalls when an installed file was changed, restoring it', async () => {
     const hdr = path.join(prefix, 'include/level_zero/ze_api.h');
     const original = await fs.readFile(hdr);
@@ -155,20 +170,21 @@ describe('setup from a conda channel (Debian 12 loader and headers repacked as c
     expect(JSON.parse(json.stdout).vars.find((v: { name: string }) => v.name === 'LD_LIBRARY_PATH').value).toBe(`${prefix}/lib`);
     const none = await runCli(['env', '--prefix', path.join(work, 'nothing-here')], env);
     expect(none.exitCode).toBe(1);
-    expect(none.stderr).toMatch(/not an xpu-setup prefix.*\n[\s\S]*hint: install first/);
+    expect(none.stderr).toContain(`hint: install first: npx xpu-setup --prefix ${path.join(work, 'nothing-here')}`);
   });
 });
 
 describe('index variants', () => {
-  it('installs 1.20.6 (with ze_device_ip_version_ext_t) from .tar.bz2 packages, then says its loader cannot run on Debian 12', async () => {
+  it('refuses 1.20.6 from .tar.bz2 packages before anything is replaced: its loader cannot load on Debian 12', async () => {
     const prefix = path.join(work, 'tarbz2', 'prefix');
     const r = await runCli(['--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--component', 'level-zero', '--conda-channel', index.condaChannelUrl('tarbz2')], env);
-    // Installed and recorded, but the verification that follows finds trixie's loader needs a newer libstdc++.
     expect(r.stderr).toMatch(/level-zero-1\.20\.6-[^ ]+\.tar\.bz2/);
-    expect(await fs.readFile(path.join(prefix, 'include/level_zero/ze_api.h'), 'utf8')).toContain('ze_device_ip_version_ext_t');
     expect(r.exitCode).toBe(1);
-    expect(r.stderr).toMatch(/error: cannot load the Level Zero loader .*libze_loader\.so\.1: needs GLIBCXX_3\.4\.\d+, which this system's libstdc\+\+ does not provide/);
-    expect(r.stderr).toMatch(/hint: .*xpu-setup --source apt/);
+    // The staged tree is tried before the swap: trixie's loader needs a newer libstdc++ than Debian 12 has.
+    expect(r.stderr).toMatch(/error: the new tree for .*prefix does not work here, so it was not installed: lib\/libze_loader\.so(\.1)? does not load on this system: needs GLIBCXX_3\.4\.\d+, which this system's libstdc\+\+ does not provide/);
+    expect(r.stderr).toMatch(/xpu-setup --source apt/);
+    expect(await exists(prefix)).toBe(false);
+    expect(await leftovers(prefix)).toEqual([]);
   });
 
   it('shows what is already installed outside the prefix (Debian libze1/libze-dev on this machine)', async () => {
@@ -305,8 +321,15 @@ describe('failures leave nothing behind', () => {
       expect(r.exitCode).toBe(1);
       expect(r.stderr).toMatch(/error: the connection to http:\/\/127\.0\.0\.1:\d+\/conda\/trixie\/linux-64\/level-zero-1\.20\.6[^ ]* broke after \d+ bytes/);
       expect(r.stderr).toMatch(/hint: the connection broke; run the command again/);
+      expect(r.stderr).toMatch(/gave up after \d+ attempts/);
       const truncated = index.packages.find((p) => /trixie\/linux-64\/level-zero-1\.20\.6.*\.conda$/.test(p.url))!;
-      await expectClean(prefix, cache, truncated.sha256);
+      expect(await exists(prefix)).toBe(false);
+      expect(await leftovers(prefix)).toEqual([]);
+      // The bytes that did arrive wait, named by the expected hash, for the next run to resume; nothing enters the store.
+      const tree = await listTree(cache);
+      expect(tree.filter((f) => f.endsWith('.part'))).toEqual([`tmp/${truncated.sha256}.part`]);
+      expect(tree.some((f) => f.startsWith('sha256/') && f.endsWith(truncated.sha256))).toBe(false);
+      expect(tree.some((f) => f.endsWith('.lock'))).toBe(false);
     } finally {
       index.clearFaults();
     }
@@ -337,19 +360,34 @@ describe('failures leave nothing behind', () => {
     await expectClean(prefix, cache);
   });
 
+  it('plan gives setup\'s verdict when nothing is installable (--source url on Linux): exit 1, NO_SOURCE', async () => {
+    const prefix = path.join(work, 'nothing', 'prefix');
+    for (const cmd of [['plan'], ['setup'], ['setup', '--dry-run']]) {
+      const r = await runCli([...cmd, '--prefix', prefix, '--source', 'url', '--json'], env);
+      expect(r.exitCode, cmd.join(' ')).toBe(1);
+      expect(JSON.parse(r.stdout), cmd.join(' ')).toMatchObject({ ok: false, error: { code: 'NO_SOURCE' } });
+    }
+    expect(await exists(prefix)).toBe(false);
+  });
+
   it('an unknown component is a usage error (exit 2)', async () => {
     const r = await runCli(['plan', '--component', 'cuda'], env);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/unknown component "cuda"[\s\S]*hint: components: level-zero, unified-runtime/);
   });
 
-  it('refuses to replace a non-empty directory it did not make', async () => {
+  it('refuses to replace a non-empty directory it did not make, in plan as in setup, before any request', async () => {
     const prefix = path.join(work, 'foreign');
     await fs.mkdir(prefix, { recursive: true });
     await fs.writeFile(path.join(prefix, 'precious.txt'), 'keep me');
+    const before = index.requests.length;
     const r = await runCli(args(prefix, path.join(work, 'cache'), index.condaChannelUrl('bookworm')), env);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/exists, is not empty, and was not made by xpu-setup/);
+    const p = await runCli(['plan', ...args(prefix, path.join(work, 'cache'), index.condaChannelUrl('bookworm'))], env);
+    expect(p.exitCode).toBe(1);
+    expect(p.stderr).toMatch(/exists, is not empty, and was not made by xpu-setup/);
+    expect(index.requests.length).toBe(before);
     expect(await fs.readFile(path.join(prefix, 'precious.txt'), 'utf8')).toBe('keep me');
   });
 });

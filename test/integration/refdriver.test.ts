@@ -92,26 +92,48 @@ describe.skipIf(process.platform !== 'linux')('CPU reference driver through the 
     expect(r.values.get('device0.blockFlags')).toBe('0');
   });
 
-  // dpFlags: bit 0 DP4A, bit 1 DPAS; blockFlags: bit 0 2D block store, bit 1 2D block load.
+  // Expected answers from public sources, not from profiles.c: IP versions from the FACTS.md table, PCI ids and names
+  // from compute-runtime's devices_base.inl, and what compute-runtime's own L0 driver reports for that product —
+  // dpFlags (bit 0 DP4A, bit 1 DPAS: DPAS on all but MTL), blockFlags (bit 0 store, bit 1 load: Xe-HPC, Xe2, Xe3),
+  // sub-group sizes ({8,16,32} before Xe-HPC), and module flags (1 FP16 and 4 INT64 atomics always, 2 FP64 where
+  // hw_info sets ftrSupportsFP64: every product here but DG2).
   it.each([
-    ['pvc', '0xbd5', '0x030f0007', '3', '3', '16,32', 'Intel(R) Data Center GPU Max 1550'],
-    ['bmg', '0xe20b', '0x05004004', '3', '3', '16,32', 'Intel(R) Arc(TM) B580 Graphics'],
-    ['dg2', '0x56a0', '0x030dc008', '3', '0', '8,16,32', 'Intel(R) Arc(TM) A770 Graphics'],
-    ['lnl', '0x64a0', '0x05010004', '3', '3', '16,32', 'Intel(R) Arc(TM) Graphics'],
-    ['mtl', '0x7d55', '0x0311c004', '1', '0', '8,16,32', 'Intel(R) Arc(TM) Graphics'],
-    ['arl_h', '0x7d51', '0x03128004', '3', '0', '8,16,32', 'Intel(R) Arc(TM) Graphics'],
-    ['ptl_h', '0xb080', '0x07800004', '3', '3', '16,32', 'Intel(R) Arc(TM) B390 GPU'],
-  ])('profile %s reports device id %s, IP version %s, DPAS/2D block flags and sub-group sizes', async (profile, id, ip, dp, block, sg, name) => {
+    ['pvc', '0xbd5', 12, 60, 7, '3', '3', '16,32', '7', 'Intel(R) Data Center GPU Max 1550'],
+    ['bmg', '0xe20b', 20, 1, 4, '3', '3', '16,32', '7', 'Intel(R) Arc(TM) B580 Graphics'],
+    ['dg2', '0x56a0', 12, 55, 8, '3', '0', '8,16,32', '5', 'Intel(R) Arc(TM) A770 Graphics'],
+    ['lnl', '0x64a0', 20, 4, 4, '3', '3', '16,32', '7', 'Intel(R) Arc(TM) Graphics'],
+    ['mtl', '0x7d55', 12, 71, 4, '1', '0', '8,16,32', '7', 'Intel(R) Arc(TM) Graphics'],
+    ['arl_h', '0x7d51', 12, 74, 4, '3', '0', '8,16,32', '7', 'Intel(R) Arc(TM) Graphics'],
+    ['ptl_h', '0xb080', 30, 0, 4, '3', '3', '16,32', '7', 'Intel(R) Arc(TM) B390 GPU'],
+  ] as const)('profile %s reports device id %s, IP %d.%d.%d, DPAS/2D block/module flags and sub-group sizes as the real GPU', async (profile, id, major, minor, rev, dp, block, sg, mod, name) => {
     const r = await runSmoke(['props'], { ZE_ENABLE_ALT_DRIVERS: driver, XPU_SETUP_REFDRIVER_PROFILE: profile });
     expect(r.exitCode).toBe(0);
     expect(r.values.get('device0.deviceId')).toBe(id);
-    expect(r.values.get('device0.ipVersion')).toBe(ip);
+    expect(Number(r.values.get('device0.ipVersion'))).toBe(major * 2 ** 22 + minor * 2 ** 14 + rev);
     expect(r.values.get('device0.vendorId')).toBe('0x8086');
     expect(r.values.get('device0.type')).toBe('1'); // ZE_DEVICE_TYPE_GPU
     expect(r.values.get('device0.dpFlags')).toBe(dp);
     expect(r.values.get('device0.blockFlags')).toBe(block);
     expect(r.values.get('device0.subGroupSizes')).toBe(sg);
+    expect(r.values.get('device0.moduleFlags')).toBe(mod);
     expect(r.values.get('device0.name')).toBe(`${name} (xpu-setup CPU reference driver)`);
+  });
+
+  it('the default profile reports fp16/fp64/int64 atomics as the PoCL device has them (its clinfo extension list)', async () => {
+    const r = await runSmoke(['props'], { ZE_ENABLE_ALT_DRIVERS: driver });
+    const { stdout } = await execa('clinfo', [], { reject: false });
+    const cpuExt = /Device Type\s+CPU[\s\S]*?Device Extensions\s{2,}(.+)/.exec(stdout)?.[1] ?? '';
+    const expected = (cpuExt.includes('cl_khr_fp16') ? 1 : 0) | (cpuExt.includes('cl_khr_fp64') ? 2 : 0) | (cpuExt.includes('cl_khr_int64_base_atomics') ? 4 : 0);
+    expect(cpuExt).toContain('cl_khr_fp64');
+    expect(r.values.get('device0.moduleFlags')).toBe(String(expected));
+  });
+
+  it('honours ZE_AFFINITY_MASK as compute-runtime does: a mask that does not name device 0 hides it', async () => {
+    for (const [mask, count] of [['0', '1'], ['0.1', '1'], ['1,0', '1'], ['1', '0'], ['2.0', '0'], ['', '1']] as const) {
+      const r = await runSmoke(['props'], { ZE_ENABLE_ALT_DRIVERS: driver, XPU_SETUP_REFDRIVER_PROFILE: 'pvc', ZE_AFFINITY_MASK: mask });
+      expect(r.exitCode, mask).toBe(0);
+      expect(r.values.get('driver0.devices'), `ZE_AFFINITY_MASK=${mask}`).toBe(count);
+    }
   });
 
   it('an unknown profile makes zeInit fail and says which profiles exist', async () => {

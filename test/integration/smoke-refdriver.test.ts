@@ -35,14 +35,40 @@ describe('probe and smoke through the reference driver', () => {
     expect(d.arch).toMatchObject({ name: 'pvc', version: '12.60.7', source: 'l0' });
     expect(d.features.find((f) => f.key === 'dpas')).toMatchObject({ value: true, source: 'l0' });
     expect(d.features.find((f) => f.key === 'block_2d_io')).toMatchObject({ value: true, source: 'l0' });
+    // FP64 from the module flags, as compute-runtime reports it for PVC (hw_info_pvc.cpp ftrSupportsFP64).
+    expect(d.features.find((f) => f.key === 'fp64')).toMatchObject({ value: true, source: 'l0' });
+    expect(d.features.find((f) => f.key === 'fp16')).toMatchObject({ value: true, source: 'l0' });
     expect(r.notes.join('\n')).not.toMatch(/disagree/);
+    // The driver's version string comes through the loader from the extension function ZE_intel_get_driver_version_string;
+    // the reference driver's own version is 1.0.0 (refdriver.h), packed as Intel's driver packs it.
+    expect(d.driver).toMatchObject({ version: 0x01000000, versionString: '1.0.0' });
     expect(formatTritonEnv(r).split('\n')[0]).toBe('TRITON_INTEL_DEVICE_ARCH=pvc');
   });
 
   it('smoke runs vector_add and checks every value', async () => {
-    const s = await runSmoke(prefix, { deps, reporter: silentReporter, runs: 3 });
-    expect(s).toMatchObject({ ok: true, checked: 1024, kernel: 'vector_add' });
-    expect(s.timings.steadyRuns).toBe(3);
+    const s = await runSmoke(prefix, { deps, reporter: silentReporter, runs: 5, elements: 2048 });
+    expect(s).toMatchObject({ ok: true, checked: 2048, elements: 2048, kernel: 'vector_add', deviceType: 'gpu' });
+    expect(s.device).toMatch(/^Intel\(R\) Data Center GPU Max 1550 \(xpu-setup CPU reference driver\)$/);
+    // Each timing is a measured duration: positive, finite, and the median lies within the run.
+    for (const t of [s.timings.initMs, s.timings.moduleBuildMs, s.timings.firstLaunchMs, s.timings.steadyMedianMs]) {
+      expect(t).toBeGreaterThan(0);
+      expect(Number.isFinite(t)).toBe(true);
+    }
+  });
+
+  it('smoke catches an error in the last element', async () => {
+    const last = { ...deps, env: { ...deps.env, [SMOKE_SPV_ENV]: path.join(root, 'native', 'kernels', 'vector_add_last_wrong.spv') } };
+    const err = await runSmoke(prefix, { deps: last, reporter: silentReporter, runs: 1 }).catch((e: unknown) => e);
+    expect(isXpuError(err, 'SMOKE')).toBe(true);
+    // a[1023] + b[1023] = 511.5 + (-23) = 488.5
+    expect((err as Error).message).toMatch(/first mismatch at index 1023: got 489.5, expected 488.5 \(1 of 1024 wrong\)/);
+  });
+
+  it('smoke catches a kernel that writes only half of the output', async () => {
+    const half = { ...deps, env: { ...deps.env, [SMOKE_SPV_ENV]: path.join(root, 'native', 'kernels', 'vector_add_partial.spv') } };
+    const err = await runSmoke(prefix, { deps: half, reporter: silentReporter, runs: 1 }).catch((e: unknown) => e);
+    expect(isXpuError(err, 'SMOKE')).toBe(true);
+    expect((err as Error).message).toMatch(/first mismatch at index 512: got -1, expected 744 \(512 of 1024 wrong\)/);
   });
 
   it('smoke catches the wrong-result kernel at index 37', async () => {

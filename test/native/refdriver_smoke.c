@@ -57,6 +57,7 @@ static void props(ze_device_handle_t dev, int d)
     printf("device%d.ipVersion=0x%08x\n", d, ip.value);
     printf("device%d.blockFlags=%u\n", d, block.value);
     printf("device%d.dpFlags=%u\n", d, dp.value);
+    printf("device%d.moduleFlags=%u\n", d, (unsigned)(m.flags & (ZE_DEVICE_MODULE_FLAG_FP16 | ZE_DEVICE_MODULE_FLAG_FP64 | ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS)));
     printf("device%d.subGroupSizes=", d);
     for (uint32_t i = 0; i < c.numSubGroupSizes; i++)
         printf("%s%u", i ? "," : "", c.subGroupSizes[i]);
@@ -239,7 +240,12 @@ int main(int argc, char **argv)
     printf("drivers=%u\n", ndrv);
     int bad = 0;
     for (uint32_t d = 0; d < ndrv; d++) {
-        uint32_t ndev = 1;
+        uint32_t ndev = 0;
+        CHECK(zeDeviceGet(drivers[d], &ndev, NULL));
+        printf("driver%u.devices=%u\n", d, ndev);
+        if (ndev == 0)
+            continue;
+        ndev = 1;
         ze_device_handle_t dev;
         CHECK(zeDeviceGet(drivers[d], &ndev, &dev));
         if (strcmp(argv[1], "props") == 0)

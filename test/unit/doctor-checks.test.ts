@@ -140,7 +140,31 @@ describe('loaders and headers (real files, real load tests)', () => {
     const c = get(r, 'ze-loader');
     expect(c.status).toBe('warn');
     expect(c.message).toContain(`not the prefix's ${prefix}/lib/libze_loader.so.1`);
-    expect(c.fix).toBe(`source ${prefix}/env.sh (puts the prefix first on LD_LIBRARY_PATH)`);
+    // No env file in this prefix: the fix never names one; it installs, with the prefix.
+    expect(c.fix).toBe(`install the prefix first (\`npx xpu-setup --prefix ${prefix}\`), then load its env file (puts the prefix first on LD_LIBRARY_PATH)`);
+  });
+
+  it('fix lines load the env file of the user\'s shell, quote the prefix, and repeat the channels the receipt records', async () => {
+    const prefix = path.join(prefixWithLoader(), "it's here");
+    mkdirSync(path.join(prefix, 'lib'), { recursive: true });
+    copyFileSync(debianLoader, path.join(prefix, 'lib/libze_loader.so.1'));
+    writeFileSync(path.join(prefix, 'env.sh'), '');
+    writeFileSync(path.join(prefix, 'env.fish'), '');
+    const q = (rest = '') => `'${(prefix + rest).replace("'", "'\\''")}'`;
+    const sh = get(await run({ ...realDeps(), env: { PATH: process.env.PATH, SHELL: '/bin/bash' } }, ['ze-loader'], { prefix }), 'ze-loader');
+    expect(sh.fix).toBe(`\`. ${q('/env.sh')}\` (puts the prefix first on LD_LIBRARY_PATH)`);
+    const fish = get(await run({ ...realDeps(), env: { PATH: process.env.PATH, SHELL: '/usr/bin/fish' } }, ['ze-loader'], { prefix }), 'ze-loader');
+    expect(fish.fix).toContain(`\`source ${q('/env.fish')}\``);
+
+    const receipt = {
+      schema: 1, prefix, files: [],
+      components: [
+        { name: 'level-zero', version: '1.8.12', source: 'conda https://mirror.example/conda-forge', notes: [] },
+        { name: 'unified-runtime', version: '2025.2', source: 'pypi https://mirror.example/simple', notes: [] },
+      ],
+    } as unknown as Receipt;
+    const noUr = get(await run({ ...realDeps(), env: { PATH: process.env.PATH } }, ['ur'], { prefix, readReceipt: async () => receipt }), 'ur');
+    expect(noUr.fix).toBe(`run \`npx xpu-setup --prefix ${q()} --conda-channel https://mirror.example/conda-forge --index-url https://mirror.example/simple\` to install it into the prefix`);
   });
 
   it('with the prefix first on LD_LIBRARY_PATH, the prefix loader wins and the distro one is named as shadowed', async () => {
@@ -216,6 +240,45 @@ describe('environment, compiler, receipt, network', () => {
     expect(get(r, 'prefix').status).toBe('fail');
     const unset = await runDoctor(fakeDeps({ env: { XPU_SETUP_PREFIX: newDir('default-prefix') } }), { only: ['prefix'] });
     expect(get(unset, 'prefix')).toMatchObject({ status: 'skip', message: expect.stringMatching(/^nothing installed in the default prefix /) });
+  });
+
+  it('warns when <prefix>/lib on LD_LIBRARY_PATH shadows the UR loader of the Python environment PyTorch uses', async () => {
+    const prefix = newDir('shadow-prefix');
+    const venv = newDir('venv');
+    for (const d of [prefix, venv]) {
+      mkdirSync(path.join(d, 'lib'), { recursive: true });
+      writeFileSync(path.join(d, 'lib', 'libur_loader.so.0'), d);
+    }
+    const python = (file: string) => (file === 'python3' ? ok(`${venv}\ntorch\n`) : undefined);
+    const on = await run(fakeDeps({ env: { LD_LIBRARY_PATH: `${prefix}/lib:/usr/local/lib` }, exec: python }), ['env'], { prefix });
+    expect(get(on, 'env')).toMatchObject({
+      status: 'warn',
+      message: expect.stringContaining(`so PyTorch in the Python environment ${venv} loads the prefix's libur_loader.so.0 instead of its own ${venv}/lib/libur_loader.so.0`),
+      fix: `load the prefix for building only: \`eval "$(npx xpu-setup env --compilers --prefix ${prefix})"\`, or take ${prefix}/lib off LD_LIBRARY_PATH`,
+    });
+    const off = await run(fakeDeps({ env: { LD_LIBRARY_PATH: '/usr/local/lib' }, exec: python }), ['env'], { prefix });
+    expect(get(off, 'env').status).toBe('ok');
+  });
+
+  it('checks the indexes the receipt records (a mirror), not the public defaults', async () => {
+    const asked: string[] = [];
+    const fakeReach: DoctorServices['reach'] = async (url) => {
+      asked.push(url);
+      return { ok: true, status: 200 };
+    };
+    const receipt = {
+      schema: 1, files: [], archives: [],
+      components: [
+        { name: 'level-zero', version: '1.28', source: 'conda http://mirror.lan/conda-forge', notes: [] },
+        { name: 'unified-runtime', version: '2025.2', source: 'pypi http://mirror.lan/simple', notes: [] },
+      ],
+    } as unknown as Receipt;
+    const r = await run(fakeDeps(), ['network'], {
+      services: { reach: fakeReach, indexes: async () => ['https://conda.anaconda.org/conda-forge/'] },
+      readReceipt: async () => receipt,
+    });
+    expect(asked).toEqual(['http://mirror.lan/conda-forge/', 'http://mirror.lan/simple/']);
+    expect(get(r, 'network')).toMatchObject({ status: 'ok', message: '2 reachable (the indexes the prefix was installed from): http://mirror.lan/conda-forge/, http://mirror.lan/simple/' });
   });
 
   it('unreachable indexes warn with proxy and TLS hints', async () => {

@@ -114,7 +114,44 @@ describe('human rendering', () => {
   it('colours only when asked, and verbose adds the details', async () => {
     const r = await report([check('a', async () => ({ status: 'fail', message: 'x', details: { tried: ['/one: no', '/two: no'] } }))]);
     expect(renderHuman(r, { color: true, verbose: false })).toMatch(/\x1b\[31m✗\x1b\[0m/);
-    expect(renderHuman(r, { color: false, verbose: true })).toContain('      tried:\n        /one: no\n        /two: no');
+    expect(renderHuman(r, { color: false, verbose: true })).toContain('      tried:\n        - /one: no\n        - /two: no');
+  });
+
+  it('--verbose prints facts as readable lines, each list item once; never inline JSON', async () => {
+    const details = {
+      chosen: { path: '/lib/libze_loader.so.1', version: { version: '1.8.12-1', source: 'dpkg libze1' } },
+      notes: ['no driver', 'no driver', 'headers lack ip version'],
+      headers: [{ header: '/usr/include/level_zero/ze_api.h', api: '1.4' }],
+      empty: [],
+    };
+    const r = await report([check('a', async () => ({ status: 'warn', message: 'x', details }))]);
+    const text = renderHuman(r, { color: false, verbose: true });
+    expect(text).toContain([
+      '      chosen:',
+      '        path: /lib/libze_loader.so.1',
+      '        version:',
+      '          version: 1.8.12-1',
+      '          source: dpkg libze1',
+      '      notes:',
+      '        - no driver',
+      '        - headers lack ip version',
+      '      headers:',
+      '        - header: /usr/include/level_zero/ze_api.h',
+      '          api: 1.4',
+    ].join('\n'));
+    expect(text).not.toMatch(/[{}"]|empty/);
+  });
+
+  it('--quiet prints only what fails (with --strict, warnings too) and the summary', async () => {
+    const r = await report([
+      check('a', async () => ({ status: 'ok', message: 'fine' })),
+      check('b', async () => ({ status: 'fail', message: 'broken', fix: 'mend it' }), { group: 'driver' }),
+      check('c', async () => ({ status: 'warn', message: 'meh' }), { group: 'toolchain' }),
+    ]);
+    expect(renderHuman(r, { color: false, verbose: false, quiet: true })).toBe(
+      ['Drivers, loaders and headers', '  ✗ Check b: broken', '      fix: mend it', '', '1/3 checks passed (1 warning, 1 failed)'].join('\n'),
+    );
+    expect(renderHuman(r, { color: false, verbose: false, quiet: true, strict: true })).toMatch(/Check b[\s\S]*Check c: meh/);
   });
 
   it('decides colour from the TTY, NO_COLOR and TERM=dumb', () => {

@@ -24,7 +24,18 @@ describe('intel-gpu-ids.csv', () => {
   it('is found relative to the package root and parses every row', () => {
     expect(GPU_IDS_URL.pathname.endsWith('/data/intel-gpu-ids.csv')).toBe(true);
     const ids = gpuIds();
-    expect(ids.size).toBe(446);
+    // Ids compute-runtime binds (device_ids_configs_dg2.h, _bmg.h, _pvc.h, _nvls.h), written out here.
+    const computeRuntime: [number, string][] = [
+      [0x4f80, 'acm_g10'], [0x4f81, 'acm_g10'], [0x4f82, 'acm_g10'], [0x4f83, 'acm_g10'], [0x4f84, 'acm_g10'], [0x56af, 'acm_g10'],
+      [0x4f85, 'acm_g12'], [0x4f86, 'acm_g12'], [0x4f87, 'acm_g11'], [0x4f88, 'acm_g11'], [0x56a5, 'acm_g11'],
+      [0xe215, 'bmg_g21'], [0xe20b, 'bmg_g21'], [0xe220, 'bmg_g31'], [0x0bd0, 'pvc'], [0x0bd5, 'pvc'], [0x0bd4, 'pvc_vg'],
+      [0xd744, 'nvl_s'], [0xd741, 'nvl_u'], [0xd74a, 'nvl_p'], [0x7d55, 'mtl_h'], [0x7d67, 'mtl_u'], [0x7d51, 'arl_h'],
+      [0x64a0, 'lnl_m'], [0xb080, 'ptl_h'], [0xb090, 'ptl_u'], [0xfd80, 'wcl'], [0x9a49, 'tgllp'], [0x4905, 'dg1'],
+    ];
+    for (const [id, arch] of computeRuntime) expect(ids.get(id)?.arch, `0x${id.toString(16)}`).toBe(arch);
+    expect(ids.get(0x56af)?.name).toBe('Intel(R) Arc(TM) A760A Graphics');
+    expect(ids.get(0x0bd5)?.family).toBe('pvc');
+    expect(ids.get(0xe20b)?.family).toBe('bmg');
     expect(ids.get(0x56a0)).toMatchObject({ platform: 'DG2_G10', family: 'dg2', kernelDriver: 'i915', name: 'Intel(R) Arc(tm) A770 Graphics' });
     expect(ids.get(0xe20b)).toMatchObject({ family: 'bmg', kernelDriver: 'xe', name: 'Intel(R) Arc(tm) B580 Graphics' });
   });

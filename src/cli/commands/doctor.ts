@@ -1,61 +1,62 @@
 // `xpu-setup doctor`: what is wrong with this machine's Intel GPU stack and how to fix it; --json for machines.
+import { findCompilers } from '../../build/compilers.js';
 import type { Deps } from '../../deps.js';
-import type { DoctorServices } from '../../doctor/index.js';
+import { renderHuman, runDoctor, shouldColor, type DoctorServices } from '../../doctor/index.js';
+import { childProcessRuntime } from '../../doctor/services.js';
 import { isXpuError } from '../../errors.js';
 import { runningPlatform } from '../../host/index.js';
+import { loadManifests } from '../../manifest/load.js';
+import { httpFor } from '../../net/http.js';
 import { packagePath } from '../../package-dir.js';
-import { list, str, type Command } from '../command.js';
+import { list, str, type Command, type CommandContext } from '../command.js';
+import { parsePlanOptions } from '../setup-options.js';
 
 /** Exit code when the doctor itself could not run (as opposed to finding problems: 1). */
 export const EXIT_DOCTOR_BROKEN = 3;
 
 const BIN = packagePath('bin', 'xpu-setup.js');
 
-/** The index roots setup would contact for this platform: conda channels and pinned URL hosts from the manifests. */
+/**
+ * The index roots setup would contact for this platform when the prefix records none: the manifests' conda channels
+ * and pinned URL hosts, with XPU_SETUP_CONDA_CHANNELS / XPU_SETUP_INDEX_URL / XPU_SETUP_MANIFESTS taking their place
+ * as they do for setup.
+ */
 async function manifestIndexes(deps: Deps): Promise<string[]> {
   const platform = runningPlatform(deps);
+  const { plan: chosen, manifestsDir } = parsePlanOptions({}, deps);
   const urls = new Set<string>();
-  const { loadManifests } = await import('../../manifest/load.js');
-  for (const m of await loadManifests()) {
+  for (const m of await loadManifests(manifestsDir)) {
     const spec = platform ? m.platforms[platform] : undefined;
     for (const s of spec?.sources ?? []) {
-      if (s.kind === 'conda') for (const c of s.channels) urls.add(c.replace(/\/?$/, '/'));
-      else if (s.kind === 'pypi') urls.add('https://pypi.org/simple/');
+      const channels = chosen.condaChannels.length ? chosen.condaChannels : s.kind === 'conda' ? s.channels : [];
+      if (s.kind === 'conda') for (const c of channels) urls.add(c.replace(/\/?$/, '/'));
+      else if (s.kind === 'pypi') urls.add((chosen.indexUrl ?? 'https://pypi.org/simple').replace(/\/?$/, '/'));
       else if (s.kind === 'url') urls.add(new URL(s.url).origin + '/');
     }
   }
   return [...urls];
 }
 
-/** Each service loads its code when a check first uses it, so other commands never load the doctor's. */
 export function defaultDoctorServices(): DoctorServices {
-  const runtime = async () => (await import('../../doctor/services.js')).childProcessRuntime(BIN);
+  const runtime = childProcessRuntime(BIN);
   return {
-    findCompiler: async (deps) => (await import('../../build/compilers.js')).findCompilers(deps, 'c'),
-    reach: async (url, timeoutMs) => {
-      const r = await (await import('../../net/http.js')).reach(url, timeoutMs);
+    findCompiler: (deps) => findCompilers(deps, 'c'),
+    reach: async (url, timeoutMs, env) => {
+      const r = await httpFor(env).reach(url, timeoutMs);
       const out: Awaited<ReturnType<NonNullable<DoctorServices['reach']>>> = { ok: r.ok };
       if (r.status !== undefined) out.status = r.status;
       if (r.error) out.error = { message: r.error.message, code: r.error.code, details: r.error.details };
       return out;
     },
     indexes: manifestIndexes,
-    probe: async (req) => (await runtime()).probe(req),
-    smoke: async (req) => (await runtime()).smoke(req),
+    probe: runtime.probe,
+    smoke: runtime.smoke,
   };
 }
 
 export function createDoctorCommand(services: DoctorServices = defaultDoctorServices()): Command {
   return {
     name: 'doctor',
-    summary: 'Say what is wrong with this machine\'s Intel GPU stack and how to fix it',
-    usage: 'xpu-setup doctor [--prefix DIR] [--json] [--verbose] [--strict] [--smoke] [--check ID ...]',
-    options: {
-      prefix: { type: 'string' },
-      strict: { type: 'boolean' },
-      smoke: { type: 'boolean' },
-      check: { type: 'string', multiple: true },
-    },
     async run({ deps, out, values }) {
       const opts = {
         prefix: str(values, 'prefix'),
@@ -65,7 +66,6 @@ export function createDoctorCommand(services: DoctorServices = defaultDoctorServ
         only: list(values, 'check'),
         services,
       };
-      const { renderHuman, runDoctor, shouldColor } = await import('../../doctor/index.js');
       let report;
       try {
         report = await runDoctor(deps, opts);
@@ -75,10 +75,12 @@ export function createDoctorCommand(services: DoctorServices = defaultDoctorServ
         return EXIT_DOCTOR_BROKEN;
       }
       if (out.opts.json) out.json(report);
-      else out.result(renderHuman(report, { color: shouldColor(process.stdout.isTTY, deps.env), verbose: opts.verbose }));
+      else out.result(renderHuman(report, { color: shouldColor(process.stdout.isTTY, deps.env), verbose: opts.verbose, quiet: out.opts.quiet, strict: opts.strict }));
       return report.summary.exit_code;
     },
   };
 }
 
 export const doctorCommand: Command = createDoctorCommand();
+
+export const run = (ctx: CommandContext): Promise<number> => doctorCommand.run(ctx);

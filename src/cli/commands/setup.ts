@@ -1,13 +1,15 @@
 // `xpu-setup` / `xpu-setup setup`: the whole job, then a short account of what was done and how to use it.
-import type { SetupOptions, SetupResult } from '../../pipeline.js';
+import { assertInstallable, planSetup, runSetup, type SetupOptions, type SetupResult } from '../../pipeline.js';
+import type { Deps } from '../../deps.js';
+import { envCommandLine, envFileLine, hintShell, selfCommand } from '../../hints.js';
 import type { Command, Values } from '../command.js';
 import type { Output } from '../output.js';
 import { renderPlan } from '../render-plan.js';
-import { parsePlanOptions, planOptionSpec, PLAN_USAGE } from '../setup-options.js';
+import { parseLimits, parsePlanOptions } from '../setup-options.js';
 
-function summary(r: SetupResult, out: Output, seconds: string): void {
+async function summary(r: SetupResult, out: Output, seconds: string, deps: Deps): Promise<void> {
   for (const n of r.install.notes) out.warn(n);
-  if (!r.install.changed) out.line(`${r.plan.prefix} is up to date (${r.install.receipt.files.length} files match the receipt)`);
+  if (!r.install.changed) out.line(`${r.plan.prefix} is up to date (verified ${r.install.receipt.files.length} files against the receipt)`);
   if (r.verifySkipped) out.line(`not verified: ${r.verifySkipped}`);
   const v = r.verify;
   if (v?.probe.ok) {
@@ -18,7 +20,15 @@ function summary(r: SetupResult, out: Output, seconds: string): void {
     out.line(`smoke: ${s.kernel} computed and checked ${s.checked} values on ${s.device} (first launch ${s.timings.firstLaunchMs.toFixed(2)} ms, steady ${s.timings.steadyMedianMs.toFixed(3)} ms)`);
   }
   if (r.refdriver) out.line(`the active Level Zero device is the CPU reference driver ${r.refdriver.output}, not an Intel GPU`);
-  out.line(`done in ${seconds} s. To use it: . ${r.plan.prefix}/env.sh   (or: eval "$(xpu-setup env --prefix ${r.plan.prefix})")`);
+  out.line(`done in ${seconds} s.${await useHint(r, deps)}`);
+}
+
+/** How to take the prefix on in the user's shell, for this machine's prefixes only; both forms work when pasted. */
+async function useHint(r: SetupResult, deps: Deps): Promise<string> {
+  if (!r.plan.host.native) return ` Copy ${r.plan.prefix} to a ${r.plan.platform} machine and load its env file there.`;
+  const file = await envFileLine(deps, r.plan.prefix);
+  const cmd = envCommandLine(await selfCommand(deps), r.plan.prefix, hintShell(deps));
+  return file ? ` To use it: ${file}   (or: ${cmd})` : ` To use it: ${cmd}`;
 }
 
 function setupOptions(values: Values, deps: Parameters<Command['run']>[0]['deps']): SetupOptions {
@@ -27,6 +37,7 @@ function setupOptions(values: Values, deps: Parameters<Command['run']>[0]['deps'
     refdriver: !!values.refdriver,
     smoke: !values['no-smoke'],
     requireDevice: !!values['require-device'],
+    limits: parseLimits(values, deps),
     verify: !values['no-probe'],
     rehash: !!values.verify,
     reprobe: !!values.probe,
@@ -36,37 +47,20 @@ function setupOptions(values: Values, deps: Parameters<Command['run']>[0]['deps'
 
 export const setupCommand: Command = {
   name: 'setup',
-  summary: 'Install Level Zero and Unified Runtime into a prefix, verified, then build, probe and smoke-test (the default command).',
-  usage: `xpu-setup [setup] ${PLAN_USAGE} [--dry-run] [--refdriver] [--no-smoke] [--no-probe] [--require-device]
-    [--refresh] [--verify] [--probe] [--smoke]`,
-  options: {
-    ...planOptionSpec,
-    'dry-run': { type: 'boolean' },
-    refdriver: { type: 'boolean' },
-    'no-smoke': { type: 'boolean' },
-    'no-probe': { type: 'boolean' },
-    'require-device': { type: 'boolean' },
-    // A re-run reuses a plan made for the same request in the last 10 minutes, trusts files whose size and mtime match
-    // the receipt, and the receipt's probe when nothing it depends on changed; these ask again.
-    verify: { type: 'boolean' },
-    probe: { type: 'boolean' },
-    refresh: { type: 'boolean' },
-    smoke: { type: 'boolean' },
-  },
   async run({ deps, out, values }) {
-    const started = deps.now();
     const opts = setupOptions(values, deps);
-    const { planSetup, runSetup } = await import('../../pipeline.js');
     const plan = await planSetup(opts, deps, out, false, { recent: !values.refresh });
     if (values['dry-run']) {
+      assertInstallable(plan);
       if (out.opts.json) out.json({ ok: true, dryRun: true, plan });
       else out.result(renderPlan(plan));
       return 0;
     }
     if (!out.opts.json) out.line(renderPlan(plan));
     const r = await runSetup(plan, opts, deps, out);
-    const seconds = ((deps.now() - started) / 1000).toFixed(1);
-    summary(r, out, seconds);
+    // From the process's start: loading the modules and reading the indexes are part of the wait too.
+    const seconds = process.uptime().toFixed(1);
+    await summary(r, out, seconds, deps);
     if (out.opts.json) {
       out.json({
         ok: true,
@@ -85,3 +79,5 @@ export const setupCommand: Command = {
     return 0;
   },
 };
+
+export const run = setupCommand.run;

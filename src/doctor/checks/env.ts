@@ -1,8 +1,34 @@
 // Check: environment variables that hide devices, change the driver list or crash the loader.
 import * as path from 'node:path';
 import { altDriversEntries, findEnvTraps, type EnvTrap } from '../../inspect/env-traps.js';
-import type { Check } from '../types.js';
+import type { Check, DoctorContext } from '../types.js';
 import { EnvVars } from '../../env-names.js';
+import { envCommandHint } from './shared.js';
+
+/**
+ * A Python environment's own UR loader (intel-cmplr-lib-ur, which PyTorch XPU wheels use, installs it into
+ * <sys.prefix>/lib) loses to the prefix's copy when <prefix>/lib is on LD_LIBRARY_PATH: the trap that env files
+ * in compilers mode avoid. Undefined when there is no such Python or no such clash.
+ */
+async function shadowedPythonUr(ctx: DoctorContext): Promise<EnvTrap | undefined> {
+  if (ctx.deps.platform !== 'linux') return undefined;
+  const value = ctx.deps.env.LD_LIBRARY_PATH ?? '';
+  const ours = path.join(ctx.prefix, 'lib');
+  if (!value.split(':').includes(ours) || !(await ctx.deps.exists(path.join(ours, 'libur_loader.so.0')))) return undefined;
+  const py = await ctx.deps.exec('python3', ['-c', 'import sys, importlib.util as u; print(sys.prefix); print("torch" if u.find_spec("torch") else "")'], { timeoutMs: 10_000 });
+  if (py.exitCode !== 0) return undefined;
+  const [pyPrefix, torch] = py.stdout.split('\n').map((l) => l.trim());
+  if (!pyPrefix || path.resolve(pyPrefix) === path.resolve(ctx.prefix)) return undefined;
+  const theirs = path.join(pyPrefix, 'lib', 'libur_loader.so.0');
+  if (!(await ctx.deps.exists(theirs))) return undefined;
+  return {
+    variable: 'LD_LIBRARY_PATH',
+    value,
+    severity: 'warn',
+    message: `puts ${ours} on the loader's path, so ${torch ? 'PyTorch in ' : ''}the Python environment ${pyPrefix} loads the prefix's libur_loader.so.0 instead of its own ${theirs}`,
+    fix: `load the prefix for building only: ${await envCommandHint(ctx, true)}, or take ${ours} off LD_LIBRARY_PATH`,
+  };
+}
 
 export const envCheck: Check = {
   id: 'env',
@@ -28,6 +54,8 @@ export const envCheck: Check = {
         }
       }
     }
+    const shadow = await shadowedPythonUr(ctx);
+    if (shadow) traps.push({ ...shadow, from: 'environment' });
     const details = { traps };
     const fails = traps.filter((t) => t.severity === 'fail');
     const warns = traps.filter((t) => t.severity === 'warn');

@@ -1,6 +1,7 @@
 // Check: Level Zero headers are present, which API they declare, and whether they are newer than the loader in use.
 import type { HeaderInstallWithVersion, LoaderInstall } from '../../inspect/installs.js';
 import type { Check } from '../types.js';
+import { envScriptHint, setupHint } from './shared.js';
 
 /** Pure: compares "major.minor" of two release versions; positive when a is newer. */
 export function compareMajorMinor(a: string, b: string): number {
@@ -38,7 +39,7 @@ export const headersCheck: Check = {
       return {
         status: 'warn',
         message: 'no level_zero/ze_api.h found (needed to compile against Level Zero, e.g. Triton\'s host stub)',
-        fix: 'run `xpu-setup` to install headers into the prefix (or sudo apt install libze-dev)',
+        fix: `run ${await setupHint(ctx)} to install headers into the prefix (or sudo apt install libze-dev)`,
         details,
       };
     }
@@ -54,7 +55,7 @@ export const headersCheck: Check = {
     }
     if (!h.info.hasIpVersionExt) {
       problems.push('these headers lack ze_device_ip_version_ext_t (added in 1.9), which Triton needs');
-      fixes.push('run `xpu-setup` for newer headers in the prefix, and put the prefix first (LEVEL_ZERO_V1_SDK_PATH, CPATH)');
+      fixes.push(`run ${await setupHint(ctx)} for newer headers in the prefix, and put the prefix first (${await envScriptHint(ctx)})`);
     }
     const others = headers.slice(1).map((x) => `${x.header} (${x.source}, API ${x.info.apiVersion ?? '?'})`);
     if (others.length) details.alsoFound = others;

@@ -1,4 +1,5 @@
 // Check: the package indexes setup uses answer within a short time; failures get proxy and TLS-interception hints.
+import type { Receipt } from '../../install/receipt.js';
 import type { Check, ReachAnswer } from '../types.js';
 
 export const REACH_TIMEOUT_MS = 4000;
@@ -29,8 +30,26 @@ export function reachHint(answer: ReachAnswer, hasProxy: boolean): string {
   return 'check your network, HTTPS_PROXY / NO_PROXY, and NODE_EXTRA_CA_CERTS behind a TLS-intercepting proxy';
 }
 
+/**
+ * Pure: the index roots the prefix was installed from, as its receipt records them (a mirror, an air-gapped host):
+ * those are what the next setup of this prefix needs, not the public defaults.
+ */
+export function receiptIndexes(receipt: Pick<Receipt, 'components'> | undefined): string[] {
+  const urls = new Set<string>();
+  for (const c of receipt?.components ?? []) {
+    const [kind, ...rest] = c.source.split(' ');
+    const origin = rest.join(' ');
+    if (kind === 'conda') for (const ch of origin.split(/,\s*/).filter(Boolean)) urls.add(ch.replace(/\/*$/, '/'));
+    else if (kind === 'pypi' && origin) urls.add(origin.replace(/\/*$/, '/'));
+    else if (kind === 'url' && /^https?:/.test(origin)) urls.add(new URL(origin).origin + '/');
+  }
+  return [...urls];
+}
+
 function failureReason(a: ReachAnswer): string {
   const code = a.error?.details?.code ?? a.error?.code;
+  // A dead proxy is named: the index itself was never asked.
+  if (a.error?.code === 'PROXY') return `proxy ${String(a.error.details?.proxy)} ${String(code)}`;
   if (typeof code === 'string' && code !== 'NETWORK') return code;
   if (a.status) return `HTTP ${a.status}`;
   return a.error?.message ?? 'no answer';
@@ -43,21 +62,25 @@ export const networkCheck: Check = {
   async run(ctx) {
     const { reach, indexes } = ctx.services;
     if (!reach || !indexes) return { status: 'skip', message: 'no network client available in this build' };
-    const urls = await indexes(ctx.deps);
+    const { receipt } = await ctx.facts.receipt();
+    const recorded = receiptIndexes(receipt);
+    const urls = recorded.length ? recorded : await indexes(ctx.deps);
     if (urls.length === 0) return { status: 'skip', message: 'no indexes configured' };
-    const answers = await Promise.all(urls.map(async (url) => ({ url, answer: await reach(url, REACH_TIMEOUT_MS) })));
+    const whose = recorded.length ? ' (the indexes the prefix was installed from)' : '';
+    const answers = await Promise.all(urls.map(async (url) => ({ url, answer: await reach(url, REACH_TIMEOUT_MS, ctx.deps.env) })));
     const env = ctx.deps.env;
     const hasProxy = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'].some((k) => env[k]);
     const details = {
+      indexesFrom: recorded.length ? 'receipt' : 'setup defaults',
       proxy: hasProxy ? env.HTTPS_PROXY ?? env.https_proxy ?? env.HTTP_PROXY ?? env.http_proxy : null,
       results: answers.map(({ url, answer }) => ({ url, ok: answer.ok, status: answer.status, error: answer.error?.message })),
     };
     const failed = answers.filter((a) => !a.answer.ok);
-    if (failed.length === 0) return { status: 'ok', message: `${urls.length} reachable: ${urls.join(', ')}`, details };
+    if (failed.length === 0) return { status: 'ok', message: `${urls.length} reachable${whose}: ${urls.join(', ')}`, details };
     const hints = [...new Set(failed.map((f) => reachHint(f.answer, hasProxy)))];
     return {
       status: 'warn',
-      message: `cannot reach ${failed.map((f) => `${f.url} (${failureReason(f.answer)})`).join(', ')}: setup cannot download from there`,
+      message: `cannot reach ${failed.map((f) => `${f.url} (${failureReason(f.answer)})`).join(', ')}${whose}: setup cannot download from there`,
       fix: hints.join('; '),
       details,
     };

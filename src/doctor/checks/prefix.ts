@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { RECEIPT_NAME } from '../../install/receipt.js';
 import { verifyPrefix } from '../../install/verify.js';
 import type { Check } from '../types.js';
+import { setupHint } from './shared.js';
 
 function listSome(paths: string[], max = 8): string {
   return paths.length <= max ? paths.join(', ') : `${paths.slice(0, max).join(', ')} and ${paths.length - max} more`;
@@ -17,14 +18,14 @@ export const prefixCheck: Check = {
     const { receipt, error } = await ctx.facts.receipt();
     const file = path.join(ctx.prefix, RECEIPT_NAME);
     if (error) {
-      return { status: 'fail', message: `${file} cannot be read: ${error}`, fix: 'run `xpu-setup` again to reinstall the prefix' };
+      return { status: 'fail', message: `${file} cannot be read: ${error}`, fix: `run ${await setupHint(ctx)} again to reinstall the prefix` };
     }
     if (!receipt) {
       if (!ctx.prefixExplicit) return { status: 'skip', message: `nothing installed in the default prefix ${ctx.prefix}` };
       return {
         status: 'fail',
         message: `${ctx.prefix} has no ${RECEIPT_NAME}: not an xpu-setup prefix, or the install did not finish`,
-        fix: `run \`xpu-setup --prefix ${ctx.prefix}\``,
+        fix: `run ${await setupHint(ctx)}`,
       };
     }
     const found = await verifyPrefix(ctx.prefix, receipt, ctx.deps);
@@ -39,7 +40,7 @@ export const prefixCheck: Check = {
       return {
         status: 'fail',
         message: `${diff.changed.length + diff.missing.length} of ${diff.checked} files differ from the receipt; ${problems.join('; ')}`,
-        fix: `run \`xpu-setup --prefix ${ctx.prefix}\` to restore them`,
+        fix: `run ${await setupHint(ctx)} to restore them`,
         details,
       };
     }
@@ -47,7 +48,7 @@ export const prefixCheck: Check = {
       return {
         status: 'warn',
         message: `files match, but the prefix was installed at ${receipt.prefix} and moved: its env files still point there`,
-        fix: `run \`xpu-setup --prefix ${ctx.prefix}\` to rewrite them`,
+        fix: `run ${await setupHint(ctx)} to rewrite them`,
         details,
       };
     }

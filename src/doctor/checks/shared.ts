@@ -1,8 +1,8 @@
 // Small helpers the checks share: the environment the stack runs with, the reference driver, distro-specific fixes.
 import { referenceDriverIn } from '../../inspect/env-traps.js';
-import { nodeLayout } from '../../host/index.js';
 import { isDebianLike } from '../../host/linux.js';
 import type { Host } from '../../host/types.js';
+import { envCommandLine, envFileLine, hintShell, selfCommand, setupLine } from '../../hints.js';
 import type { DoctorContext } from '../types.js';
 import { EnvVars } from '../../env-names.js';
 
@@ -21,8 +21,23 @@ export async function activeReferenceDriver(ctx: DoctorContext): Promise<{ libra
   return fromPrefix ? { library: fromPrefix, from: 'prefix env' } : undefined;
 }
 
-export function envScriptHint(ctx: DoctorContext): string {
-  return nodeLayout(ctx.deps.platform).remedies.envScript(ctx.prefix);
+/** The install command for this prefix, with the channels and indexes its receipt records, ready to paste. */
+export async function setupHint(ctx: DoctorContext): Promise<string> {
+  const { receipt } = await ctx.facts.receipt();
+  return `\`${setupLine(await selfCommand(ctx.deps), ctx.prefix, receipt, hintShell(ctx.deps))}\``;
+}
+
+/** The `xpu-setup env` line for the user's shell; `compilers` leaves the loader's search path alone. */
+export async function envCommandHint(ctx: DoctorContext, compilers = false): Promise<string> {
+  const shell = hintShell(ctx.deps);
+  const line = envCommandLine(await selfCommand(ctx.deps), ctx.prefix, shell);
+  return `\`${compilers ? line.replace(' env ', ' env --compilers ') : line}\``;
+}
+
+/** How to load the prefix's environment in the user's shell; installing first when its env file does not exist. */
+export async function envScriptHint(ctx: DoctorContext): Promise<string> {
+  const line = await envFileLine(ctx.deps, ctx.prefix);
+  return line ? `\`${line}\`` : `install the prefix first (${await setupHint(ctx)}), then load its env file`;
 }
 
 /** How to install Intel's user-mode GPU driver (compute-runtime) on this distro. */

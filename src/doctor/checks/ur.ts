@@ -3,6 +3,7 @@ import { nodeLayout } from '../../host/index.js';
 import { tryLoad } from '../../inspect/load-check.js';
 import { urNames } from '../../inspect/ur.js';
 import type { Check } from '../types.js';
+import { setupHint } from './shared.js';
 
 export const urCheck: Check = {
   id: 'ur',
@@ -16,7 +17,7 @@ export const urCheck: Check = {
       return {
         status: 'warn',
         message: `no UR loader (${names.loader}) found; SYCL, PyTorch XPU and Triton need one (their wheels may bring it)`,
-        fix: 'run `xpu-setup` to install it into the prefix',
+        fix: `run ${await setupHint(ctx)} to install it into the prefix`,
         details,
       };
     }
@@ -40,13 +41,13 @@ export const urCheck: Check = {
     const missingCompanions = names.companions.filter((c) => !ur.companions.some((x) => x.name === c));
     const what = `${ur.loader.path}${ur.loader.inPrefix ? ' (prefix)' : ''} with ${ur.adapters.map((a) => a.name).join(', ') || 'no adapters'}`;
     if (failures.some((f) => f.startsWith(names.loader))) {
-      return { status: 'fail', message: failures.join('; '), fix: fixes.join('; ') || 'reinstall it with `xpu-setup`', details };
+      return { status: 'fail', message: failures.join('; '), fix: fixes.join('; ') || `reinstall it with ${await setupHint(ctx)}`, details };
     }
     const problems = [...failures];
     if (missingL0) problems.push('no Level Zero adapter: UR will not see Intel GPUs');
     if (missingCompanions.length) problems.push(`missing ${missingCompanions.join(', ')} (the Level Zero adapters need it)`);
     if (problems.length) {
-      return { status: 'warn', message: `${what}; ${problems.join('; ')}`, fix: fixes[0] ?? 'run `xpu-setup` to install the UR adapters and their dependencies', details };
+      return { status: 'warn', message: `${what}; ${problems.join('; ')}`, fix: fixes[0] ?? `run ${await setupHint(ctx)} to install the UR adapters and their dependencies`, details };
     }
     return { status: 'ok', message: `${what}; all load`, details };
   },

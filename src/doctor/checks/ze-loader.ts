@@ -4,7 +4,7 @@ import { tryLoad } from '../../inspect/load-check.js';
 import type { LoaderInstall } from '../../inspect/installs.js';
 import { zeLoaderName } from '../../inspect/installs.js';
 import type { Check } from '../types.js';
-import { envScriptHint } from './shared.js';
+import { envScriptHint, setupHint } from './shared.js';
 
 function describe(l: LoaderInstall): string {
   const v = l.version ? ` ${l.version.version} (${l.version.source})` : '';
@@ -30,7 +30,7 @@ export const zeLoaderCheck: Check = {
       return {
         status: 'fail',
         message: `${name} not found on the library search path${ctx.prefixExplicit ? ` nor in ${ctx.prefix}` : ''}`,
-        fix: nodeLayout(ctx.deps.platform).remedies.noZeLoader,
+        fix: nodeLayout(ctx.deps.platform).remedies.noZeLoader(await setupHint(ctx)),
         details,
       };
     }
@@ -56,7 +56,7 @@ export const zeLoaderCheck: Check = {
       } else {
         if (status === 'ok') status = 'warn';
         problems.push(`programs load ${chosen ? `${describe(chosen)} (via ${chosen.via})` : 'nothing'}, not the prefix's ${describe(prefixCopy)}`);
-        fixes.push(`${envScriptHint(ctx)} (puts the prefix first on ${nodeLayout(ctx.deps.platform).libraryPathVar})`);
+        fixes.push(`${await envScriptHint(ctx)} (puts the prefix first on ${nodeLayout(ctx.deps.platform).libraryPathVar})`);
       }
     }
     if (shadowed.length) notes.push(`also on the search path, shadowed: ${shadowed.map(describe).join(', ')}`);

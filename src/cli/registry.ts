@@ -1,0 +1,204 @@
+// Every command's option table, help, examples and exit codes; its code is imported only when it runs.
+import type { CommandSpec, Conflict, OptionDef } from './options.js';
+
+export const SHELL_NAMES = ['sh', 'bash', 'zsh', 'fish', 'pwsh', 'cmd', 'json'] as const;
+export const COMPLETION_SHELLS = ['bash', 'zsh', 'fish'] as const;
+export const PROBE_FORMATS = ['text', 'json', 'triton-env', 'pytorch'] as const;
+/** In report order; a unit test keeps this equal to the doctor's own list. */
+export const DOCTOR_CHECK_IDS = [
+  'platform', 'gpu', 'kernel-driver', 'render-node', 'user-driver', 'ze-loader', 'headers', 'sdk-path', 'ur', 'env',
+  'compiler', 'prefix', 'network', 'probe', 'smoke',
+] as const;
+
+const prefixOption = (what: string): OptionDef => ({
+  name: 'prefix',
+  type: 'string',
+  value: 'DIR',
+  description: what,
+  env: 'XPU_SETUP_PREFIX',
+  default: '$XDG_DATA_HOME/xpu-setup or ~/.local/share/xpu-setup (Windows: %LOCALAPPDATA%\\xpu-setup\\prefix)',
+  complete: 'dir',
+});
+
+const planOptions: OptionDef[] = [
+  prefixOption('where to install: include/, lib/, env files and the receipt'),
+  { name: 'component', type: 'string', multiple: true, value: 'NAME', choices: ['level-zero', 'unified-runtime'], description: 'install only these components', default: 'all of them' },
+  { name: 'source', type: 'string', multiple: true, value: 'KIND', choices: ['conda', 'pypi', 'url', 'apt'], description: 'take components only from these kinds of source', default: 'each component\'s sources in manifest order' },
+  { name: 'conda-channel', type: 'string', multiple: true, value: 'URL|NAME', description: 'conda channel to read (a URL, or a name such as conda-forge)', env: 'XPU_SETUP_CONDA_CHANNELS', default: 'the manifest\'s channels (conda-forge)' },
+  { name: 'index-url', type: 'string', value: 'URL', description: 'Python package index (simple or JSON API) for wheels', env: 'XPU_SETUP_INDEX_URL', default: 'https://pypi.org/simple' },
+  { name: 'platform', type: 'string', value: 'PLATFORM', choices: ['linux-x64', 'win-x64'], description: 'install for this platform (another one: nothing is run)', default: 'this machine' },
+  { name: 'cache-dir', type: 'string', value: 'DIR', description: 'where downloaded archives are kept, by sha256', env: 'XPU_SETUP_CACHE_DIR', default: '$XDG_CACHE_HOME/xpu-setup or ~/.cache/xpu-setup', complete: 'dir' },
+  { name: 'manifests', type: 'string', value: 'DIR', description: 'read component manifests from this directory', env: 'XPU_SETUP_MANIFESTS', default: 'the manifests shipped with xpu-setup', complete: 'dir' },
+];
+
+const setupExit: [number, string][] = [
+  [0, 'installed or already up to date (a missing GPU is reported, not an error, unless --require-device)'],
+  [1, 'something failed: nothing usable was installed, or verification failed'],
+  [2, 'usage error: an unknown option, value or combination'],
+];
+
+const setup: CommandSpec = {
+  name: 'setup',
+  summary: 'Install Level Zero and Unified Runtime into a prefix, verified, then build, probe and smoke-test (the default).',
+  options: [
+    ...planOptions,
+    { name: 'dry-run', type: 'boolean', description: 'resolve and print the plan, change nothing (same as `xpu-setup plan`)' },
+    { name: 'refdriver', type: 'boolean', description: 'build the CPU reference Level Zero driver into the prefix and select it (no Intel GPU needed)' },
+    { name: 'no-smoke', type: 'boolean', description: 'probe the devices but do not run the kernel smoke test' },
+    { name: 'require-device', type: 'boolean', description: 'fail (exit 1) when no device can run anything' },
+    { name: 'no-probe', type: 'boolean', description: 'install only: no addon build, probe or kernel (an image built without the GPU)' },
+    { name: 'refresh', type: 'boolean', description: 'ask the indexes again even when a plan for the same request was made in the last 10 minutes' },
+    { name: 'verify', type: 'boolean', description: 're-read every installed file, not only those whose size or mtime differ from the receipt' },
+    { name: 'probe', type: 'boolean', description: 'build and probe again even when the receipt holds the answer for unchanged drivers and environment' },
+    { name: 'smoke', type: 'boolean', description: 'run the kernel again even when the receipt says it passed under unchanged drivers and environment' },
+    { name: 'max-unpacked', type: 'string', value: 'SIZE', env: 'XPU_SETUP_MAX_UNPACKED', default: '2GiB', description: 'the most one archive may unpack to, against archive bombs (8GiB, 500MiB; 0 = no limit)' },
+    { name: 'max-ratio', type: 'string', value: 'N', env: 'XPU_SETUP_MAX_RATIO', default: '200', description: 'the largest unpacked/packed ratio of one archive once past 32 MiB (0 = no limit)' },
+  ],
+  conflicts: [
+    { a: 'refdriver', b: 'platform', when: (v) => v.platform !== undefined, why: '--refdriver builds and runs code on this machine, so it cannot be combined with --platform' },
+    { a: 'dry-run', b: 'require-device', why: '--dry-run runs nothing, so there is no device to require' },
+    { a: 'no-probe', b: 'probe', why: '--no-probe skips the probe that --probe asks to run again' },
+    { a: 'no-smoke', b: 'smoke', why: '--no-smoke skips the kernel that --smoke asks to run again' },
+  ],
+  examples: [
+    ['npx xpu-setup', 'install into the default prefix and check it works'],
+    ['xpu-setup --prefix ~/xpu --component level-zero', 'only Level Zero, into ~/xpu'],
+    ['xpu-setup --conda-channel conda-forge --index-url https://pypi.org/simple', 'name the indexes explicitly'],
+    ['xpu-setup --refdriver', 'no Intel GPU: run the smoke test on the CPU reference driver'],
+  ],
+  exitCodes: setupExit,
+  load: () => import('./commands/setup.js'),
+};
+
+const plan: CommandSpec = {
+  name: 'plan',
+  summary: 'Say what setup would change: the exact archives (URLs, sha256, sizes), or "nothing to do".',
+  options: planOptions,
+  examples: [
+    ['xpu-setup plan', 'what setup would install into the default prefix'],
+    ['xpu-setup plan --platform win-x64 --json', 'the plan for a Windows machine, as JSON'],
+  ],
+  exitCodes: [
+    [0, 'the plan is installable (or nothing to do)'],
+    [1, 'setup would fail: nothing installable, or the prefix is not xpu-setup\'s'],
+    [2, 'usage error'],
+  ],
+  load: () => import('./commands/plan.js'),
+};
+
+const env: CommandSpec = {
+  name: 'env',
+  summary: 'Print the environment of an installed prefix for your shell.',
+  argument: { name: 'SHELL', description: 'the shell to print for (like --shell)', choices: SHELL_NAMES, optional: true },
+  options: [
+    prefixOption('the installed prefix'),
+    { name: 'shell', type: 'string', value: 'SHELL', choices: SHELL_NAMES, description: 'sh (bash, zsh, dash), fish, pwsh, cmd or json', env: 'SHELL', default: 'the shell $SHELL names (Windows: pwsh)' },
+    { name: 'compilers', type: 'boolean', description: 'only what compilers, pkg-config, CMake and Triton read: leaves LD_LIBRARY_PATH (Windows: PATH) alone, so a PyTorch wheel keeps its own loaders' },
+    { name: 'unset', type: 'boolean', description: 'print the commands that take the prefix back out of the current environment' },
+  ],
+  conflicts: [
+    { a: 'shell', b: 'json', when: (v) => v.shell !== 'json', why: '--json prints the variables as JSON; --shell picks another syntax: pick one' },
+    { a: 'unset', b: 'compilers', why: '--unset takes out everything the prefix added, whichever mode added it: drop --compilers' },
+  ],
+  examples: [
+    ['eval "$(xpu-setup env)"', 'take on the prefix in this sh/bash/zsh shell'],
+    ['eval "$(xpu-setup env --compilers)"', 'only for building: the loader search path stays as it is'],
+    ['eval "$(xpu-setup env --unset)"', 'take the prefix back out (a sourced env.sh also defines xpu_setup_deactivate)'],
+    ['xpu-setup env fish | source', 'the same in fish'],
+    ['xpu-setup env --json', 'the variables as JSON'],
+  ],
+  exitCodes: [[0, 'printed'], [1, 'the prefix has no receipt (not installed)'], [2, 'usage error']],
+  load: () => import('./commands/env.js'),
+};
+
+const formatConflicts: Conflict[] = [
+  { a: 'format', b: 'json', when: (v) => v.format !== 'json', why: '--json prints the whole report as JSON; --format picks another output: pick one' },
+  { a: 'format', b: 'verbose', when: (v) => v.format !== 'text', why: '--verbose details the text output; --format picks another output: pick one' },
+  { a: 'json', b: 'verbose', why: '--json already holds every detail --verbose would print; drop --verbose' },
+];
+
+/** Which Level Zero install and device probe and smoke use. */
+const runtimeOptions = (what: string): OptionDef[] => [
+  prefixOption(`the prefix whose loader to use (default: the default prefix when it has a loader, else the system's)`),
+  { name: 'system', type: 'boolean', description: `use the system's own Level Zero loader (or a oneAPI install under ONEAPI_ROOT), not a prefix` },
+  { name: 'device', type: 'string', value: 'ID', description: `${what} only this device: "0.1" (driver.device) or a plain index as sycl-ls counts them` },
+];
+const runtimeConflicts: Conflict[] = [{ a: 'prefix', b: 'system', why: '--system uses the loader outside any prefix: drop --prefix' }];
+
+const probe: CommandSpec = {
+  name: 'probe',
+  summary: 'List Level Zero devices: architecture, feature flags and where each answer came from.',
+  options: [
+    ...runtimeOptions('list'),
+    { name: 'format', type: 'string', value: 'FORMAT', choices: PROBE_FORMATS, description: 'text, json (as --json), triton-env (export lines) or pytorch (its property names)', default: 'text' },
+  ],
+  conflicts: [...formatConflicts, ...runtimeConflicts],
+  examples: [
+    ['xpu-setup probe', 'one line per device'],
+    ['xpu-setup probe --system --device 0.1', 'the second device of the first driver of the system\'s own loader'],
+    ['eval "$(xpu-setup probe --format triton-env)"', 'set TRITON_INTEL_DEVICE_ARCH and TRITON_INTEL_DEVICE_EXTENSIONS'],
+  ],
+  exitCodes: [[0, 'at least one device'], [1, 'no device, or the loader could not be used'], [2, 'usage error']],
+  load: () => import('./commands/probe.js'),
+};
+
+const smoke: CommandSpec = {
+  name: 'smoke',
+  summary: 'Run a SPIR-V vector-add kernel through Level Zero, check every value and time it.',
+  options: runtimeOptions('run on'),
+  conflicts: runtimeConflicts,
+  examples: [['xpu-setup smoke --json', 'the result and timings as JSON']],
+  exitCodes: [[0, 'the kernel ran and every value was right'], [1, 'no device, or a wrong result'], [2, 'usage error']],
+  load: () => import('./commands/smoke.js'),
+};
+
+const doctor: CommandSpec = {
+  name: 'doctor',
+  summary: 'Say what is wrong with this machine\'s Intel GPU stack and how to fix it.',
+  options: [
+    prefixOption('the prefix to check'),
+    { name: 'strict', type: 'boolean', description: 'warnings fail too (exit 1)' },
+    { name: 'smoke', type: 'boolean', description: 'also run the kernel smoke test' },
+    { name: 'check', type: 'string', multiple: true, value: 'ID', choices: DOCTOR_CHECK_IDS, description: 'run only these checks', default: 'all but smoke' },
+  ],
+  conflicts: [{ a: 'json', b: 'verbose', why: '--json already holds every fact --verbose would print; drop --verbose' }],
+  examples: [
+    ['xpu-setup doctor', 'every check, with a fix under each problem'],
+    ['xpu-setup doctor --quiet', 'only the failures'],
+    ['xpu-setup doctor --check ze-loader,headers --verbose', 'two checks, with the facts behind them'],
+  ],
+  exitCodes: [[0, 'nothing failed (warnings allowed unless --strict)'], [1, 'a check failed'], [2, 'usage error'], [3, 'the doctor itself could not run']],
+  load: () => import('./commands/doctor.js'),
+};
+
+const completion: CommandSpec = {
+  name: 'completion',
+  summary: 'Print a shell completion script (bash, zsh or fish).',
+  argument: { name: 'SHELL', description: 'the shell', choices: COMPLETION_SHELLS },
+  options: [],
+  examples: [
+    ['xpu-setup completion bash > ~/.local/share/bash-completion/completions/xpu-setup', 'bash'],
+    ['xpu-setup completion zsh > "${fpath[1]}/_xpu-setup"', 'zsh'],
+    ['xpu-setup completion fish > ~/.config/fish/completions/xpu-setup.fish', 'fish'],
+  ],
+  exitCodes: [[0, 'printed'], [2, 'usage error']],
+  load: () => import('./commands/completion.js'),
+};
+
+const help: CommandSpec = {
+  name: 'help',
+  summary: 'Show help for a command.',
+  argument: { name: 'COMMAND', description: 'the command', optional: true },
+  options: [],
+  examples: [['xpu-setup help doctor', 'the same as `xpu-setup doctor --help`']],
+  exitCodes: [[0, 'printed'], [2, 'no such command']],
+  // Answered in main.ts without loading anything.
+  load: () => Promise.reject(new Error('help is answered by main')),
+};
+
+/** The first entry is the default command. */
+export const COMMANDS: readonly CommandSpec[] = [setup, plan, env, probe, smoke, doctor, completion, help];
+
+export function findCommand(name: string): CommandSpec | undefined {
+  return COMMANDS.find((c) => c.name === name);
+}

@@ -1,0 +1,212 @@
+// One archive from a URL into the verified cache: resumes a kept partial file, stops at the declared size, checks the whole file's sha256.
+import { createHash, type Hash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import * as fs from 'node:fs/promises';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { hashMismatch, type CachedFile, type DownloadCache } from '../cache/store.js';
+import { fsWriteError } from '../fs-errors.js';
+import { XpuError } from '../errors.js';
+import type { Http } from '../net/http.js';
+
+export interface Expected {
+  sha256: string;
+  /** The size the index or the pin declares: reading stops there. */
+  size?: number;
+}
+
+export interface DownloadProgress {
+  received: number;
+  total?: number;
+}
+
+export interface DownloadOptions {
+  onProgress?: (p: DownloadProgress) => void;
+  signal?: AbortSignal;
+}
+
+/** What the server said about the bytes kept so far; resuming is only safe while this still matches. */
+interface PartialMeta {
+  url: string;
+  etag?: string;
+  lastModified?: string;
+}
+
+interface Got {
+  sha256: string;
+  size: number;
+  /** True when bytes from an earlier attempt or run were kept. */
+  resumed: boolean;
+}
+
+/** Errors after which the kept bytes are worthless: the next try starts from zero. */
+const DISCARD_ON = new Set(['TOO_LARGE', 'HASH_MISMATCH']);
+
+/** Takes the partial file's lock; a lock whose process is gone (a killed run) is taken over. */
+async function claim(lock: string): Promise<boolean> {
+  for (let i = 0; i < 2; i++) {
+    try {
+      await fs.writeFile(lock, String(process.pid), { flag: 'wx' });
+      return true;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      const pid = Number(await fs.readFile(lock, 'utf8').catch(() => ''));
+      if (pid > 0 && alive(pid)) return false;
+      await fs.rm(lock, { force: true });
+    }
+  }
+  return false;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function readMeta(file: string): Promise<PartialMeta | undefined> {
+  try {
+    return JSON.parse(await fs.readFile(file, 'utf8')) as PartialMeta;
+  } catch {
+    return undefined;
+  }
+}
+
+async function sizeOf(file: string): Promise<number> {
+  return (await fs.stat(file).catch(() => undefined))?.size ?? 0;
+}
+
+/** Hashes bytes kept from before, so the final check covers the whole file, not only what this attempt received. */
+async function hashExisting(file: string, hash: Hash): Promise<void> {
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+}
+
+function contentRangeStart(value: string | undefined): number | undefined {
+  const m = /^bytes (\d+)-\d+\/(?:\d+|\*)$/.exec(value?.trim() ?? '');
+  return m ? Number(m[1]) : undefined;
+}
+
+function tooLarge(url: string, max: number, got: number): XpuError {
+  return new XpuError('TOO_LARGE', `${url} sent ${got} bytes or more where the index declares ${max}`, {
+    details: { url, expected: max, received: got },
+    hints: ['the server sends something other than the file the index describes; stopped reading. Try again later or use another index'],
+  });
+}
+
+/** A retryable error that makes the next attempt start from zero. */
+function restart(url: string, why: string): XpuError {
+  return new XpuError('NETWORK', `resuming ${url} failed: ${why}`, { details: { url, retryable: true } });
+}
+
+async function attempt(http: Http, url: string, file: string, metaFile: string, expected: Expected, deadlineAt: number, opts: DownloadOptions): Promise<Got> {
+  let have = await sizeOf(file);
+  const meta = have > 0 ? await readMeta(metaFile) : undefined;
+  // If-Range takes only a strong validator: a weak ETag (W/"...") falls back to Last-Modified.
+  const strongEtag = meta?.etag && !meta.etag.startsWith('W/') ? meta.etag : undefined;
+  const validator = meta?.url === url ? (strongEtag ?? meta.lastModified) : undefined;
+  // Without a validator the kept bytes cannot be proven to belong to the file the server has now.
+  if (have > 0 && (!validator || (expected.size !== undefined && have >= expected.size))) {
+    await fs.truncate(file, 0);
+    have = 0;
+  }
+  const headers: Record<string, string> = have > 0 ? { range: `bytes=${have}-`, 'if-range': validator! } : {};
+  const res = await http.open(url, {
+    headers,
+    signal: opts.signal,
+    deadlineAt,
+    minRate: true,
+    // Without a range the limit is known before the answer; with one it depends on the status, checked below.
+    maxBytes: have === 0 ? expected.size : undefined,
+  });
+  let offset = 0;
+  if (res.status === 206) {
+    if (have === 0 || contentRangeStart(res.headers['content-range']) !== have) {
+      await res.discard();
+      await fs.rm(file, { force: true });
+      throw restart(url, `the server sent a range other than bytes=${have}-`);
+    }
+    offset = have;
+  } else if (res.status !== 200) {
+    await res.discard();
+    throw new XpuError('HTTP_STATUS', `GET ${url} answered HTTP ${res.status}`, { details: { url, status: res.status } });
+  }
+  if (expected.size !== undefined && res.contentLength !== undefined && offset + res.contentLength > expected.size) {
+    await res.discard();
+    throw tooLarge(url, expected.size, offset + res.contentLength);
+  }
+  const next: PartialMeta = { url, etag: res.headers.etag, lastModified: res.headers['last-modified'] };
+  if (offset === 0 || next.etag !== meta?.etag || next.lastModified !== meta?.lastModified) {
+    await fs.writeFile(metaFile, JSON.stringify(next));
+  }
+  const hash = createHash('sha256');
+  if (offset > 0) await hashExisting(file, hash);
+  let received = offset;
+  const total = expected.size ?? (res.contentLength !== undefined ? offset + res.contentLength : undefined);
+  const tap = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      received += chunk.length;
+      if (expected.size !== undefined && received > expected.size) return done(tooLarge(url, expected.size, received));
+      hash.update(chunk);
+      opts.onProgress?.({ received, total });
+      done(null, chunk);
+    },
+  });
+  // pipeline() closes the file on every outcome, so no write can land after a failure and no descriptor leaks.
+  const out = createWriteStream(file, { flags: offset > 0 ? 'a' : 'w' });
+  try {
+    await pipeline(Readable.from(res.body), tap, out);
+  } catch (e) {
+    // A write that failed (full disk, read-only cache) is said as such; network and size errors pass through.
+    throw (e as NodeJS.ErrnoException).syscall === 'write' || (e as NodeJS.ErrnoException).syscall === 'open'
+      ? fsWriteError(e, file, { tree: 'the download cache', unchanged: 'the prefix was not changed' })
+      : e;
+  }
+  return { sha256: hash.digest('hex'), size: received, resumed: offset > 0 };
+}
+
+/**
+ * Downloads url unless a verified copy is cached. A cut download keeps its bytes (with the server's ETag or
+ * Last-Modified) and the next attempt, or the next run, asks only for the rest; a changed file starts over.
+ */
+export async function downloadToCache(http: Http, cache: DownloadCache, url: string, expected: Expected, opts: DownloadOptions = {}): Promise<CachedFile> {
+  const hit = await cache.lookup(expected.sha256);
+  if (hit) return hit;
+  const partial = await cache.partialFor(expected.sha256);
+  const owned = await claim(partial.lock);
+  // Another live process is fetching the same file: fetch a private copy rather than share its partial file.
+  const file = owned ? partial.file : await cache.tempFile(url);
+  const metaFile = owned ? partial.meta : `${file}.json`;
+  const deadlineAt = http.clock.now() + http.config.downloadDeadlineMs;
+  let keep = owned;
+  try {
+    // Planning already reached this server; now there is no other source to turn to, so even a refused
+    // connection (a mirror restarting) is tried again.
+    const once = () => http.retry(() => attempt(http, url, file, metaFile, expected, deadlineAt, opts), opts.signal, true);
+    let got = await once();
+    if (got.sha256 !== expected.sha256 && got.resumed) {
+      // The kept bytes may come from a file the server has since replaced under the same validator: once more, whole.
+      await fs.rm(file, { force: true });
+      got = await once();
+    }
+    if (got.sha256 !== expected.sha256) throw hashMismatch(url, expected.sha256, got.sha256);
+    if (expected.size !== undefined && got.size !== expected.size) {
+      keep = false;
+      throw new XpuError('SIZE_MISMATCH', `${url} is ${got.size} bytes, the index says ${expected.size}`, {
+        details: { url, expected: expected.size, actual: got.size },
+        hints: ['the index and the file disagree; run again later or use another index'],
+      });
+    }
+    const done = await cache.adopt(file, got.sha256, got.size);
+    await fs.rm(metaFile, { force: true });
+    return done;
+  } catch (e) {
+    if (e instanceof XpuError && DISCARD_ON.has(e.code)) keep = false;
+    if (!keep) await Promise.all([fs.rm(file, { force: true }), fs.rm(metaFile, { force: true })]);
+    throw e;
+  } finally {
+    if (owned) await fs.rm(partial.lock, { force: true });
+  }
+}

@@ -1,0 +1,99 @@
+// The one writer of a prefix's own files: env files, the receipt, and the record of build outputs (addon, reference driver).
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { sha256File } from '../cache/store.js';
+import { XpuError } from '../errors.js';
+import { ENV_FILES, envVars, renderEnv, SHELLS } from './env.js';
+import { RECEIPT_NAME, readReceipt, type Receipt, type ReceiptFile } from './receipt.js';
+
+/** What a build stage produced inside the prefix: the library and its build stamp. */
+export interface BuildOutput {
+  /** Absolute path of the built library (inside the prefix). */
+  output: string;
+  /** The build stamp beside it, when the build layer keeps one. */
+  stamp?: string;
+}
+
+export type BuildRole = 'addon' | 'refdriver';
+
+/** Writes `text` to dir/name through a temp file and a rename, so no reader ever sees half of it. */
+async function replaceFile(dir: string, name: string, text: string): Promise<void> {
+  const file = path.join(dir, name);
+  const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
+  await fs.writeFile(tmp, text, { flag: 'wx' });
+  await fs.rename(tmp, file);
+}
+
+/** Writes the env files of `receipt` into dir (a staging tree or the live prefix). */
+export async function writeEnvFiles(dir: string, receipt: Receipt): Promise<void> {
+  const vars = envVars(receipt.prefix, receipt.platform, receipt.extraEnv ?? {});
+  for (const shell of SHELLS) await replaceFile(dir, ENV_FILES[shell], renderEnv(vars, shell, receipt.platform));
+}
+
+export async function writeReceipt(dir: string, receipt: Receipt): Promise<void> {
+  await replaceFile(dir, RECEIPT_NAME, JSON.stringify(receipt, null, 2) + '\n');
+}
+
+/** Rewrites the receipt and the env files of an installed prefix after `mutate` changed the receipt. */
+export async function updateReceipt(prefix: string, mutate: (r: Receipt) => void | Promise<void>): Promise<Receipt | undefined> {
+  const receipt = await readReceipt(prefix);
+  if (!receipt) return undefined;
+  await mutate(receipt);
+  if (receipt.extraEnv && Object.keys(receipt.extraEnv).length === 0) delete receipt.extraEnv;
+  await writeEnvFiles(prefix, receipt);
+  await writeReceipt(prefix, receipt);
+  return receipt;
+}
+
+/** `abs` as a prefix-relative POSIX path, or an error when it is not inside the prefix. */
+function inside(prefix: string, abs: string): string {
+  const rel = path.relative(prefix, abs);
+  if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) {
+    throw new XpuError('INTERNAL', `build output ${abs} is not inside the prefix ${prefix}`, { details: { prefix, path: abs } });
+  }
+  return rel.split(path.sep).join('/');
+}
+
+/**
+ * Records this run's build outputs in the receipt (so the no-op check and doctor verify them like any installed
+ * file) and removes the outputs of a role this run did not build (a run without --refdriver removes the driver
+ * library an earlier run built). Only files the receipt recorded as build outputs are ever removed.
+ */
+export async function recordBuilds(prefix: string, built: Partial<Record<BuildRole, BuildOutput>>, drop: BuildRole[] = []): Promise<Receipt | undefined> {
+  return updateReceipt(prefix, async (r) => {
+    const builds = { ...(r.builds ?? {}) };
+    const files = new Map(r.files.map((f) => [f.path, f]));
+    const removeRecorded = async (rel: string) => {
+      // The receipt is a file on disk: a path in it that leaves the prefix is never acted on.
+      if (rel.split('/').some((s) => s === '..' || s === '') || path.isAbsolute(rel)) return;
+      await fs.rm(path.join(prefix, ...rel.split('/')), { force: true });
+    };
+    const forget = async (role: BuildRole, remove: boolean) => {
+      for (const rel of builds[role] ?? []) {
+        files.delete(rel);
+        if (remove) await removeRecorded(rel);
+      }
+      delete builds[role];
+    };
+    for (const role of drop) await forget(role, true);
+    for (const [role, out] of Object.entries(built) as [BuildRole, BuildOutput | undefined][]) {
+      if (!out) continue;
+      const previous = builds[role] ?? [];
+      await forget(role, false);
+      const recorded: string[] = [];
+      for (const abs of [out.output, out.stamp].filter((x): x is string => !!x)) {
+        const rel = inside(prefix, abs);
+        const st = await fs.stat(abs);
+        const rec: ReceiptFile = { path: rel, sha256: await sha256File(abs), size: st.size, mtimeMs: st.mtimeMs };
+        files.set(rel, rec);
+        recorded.push(rel);
+      }
+      // A rebuild under a new name leaves the old library behind unless it is removed here.
+      for (const rel of previous) if (!recorded.includes(rel)) await removeRecorded(rel);
+      builds[role] = recorded;
+    }
+    r.builds = Object.keys(builds).length ? builds : undefined;
+    r.files = [...files.values()].sort((a, b) => a.path.localeCompare(b.path));
+  });
+}

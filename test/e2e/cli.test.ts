@@ -1,0 +1,209 @@
+// The command line as a process: version, help, suggestions, conflicts, natural values, completion, closed pipes.
+import { execa } from 'execa';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, runCli, scrubbedEnv, tempDir } from './cli.js';
+
+let work: string;
+let env: Record<string, string>;
+/** A prefix with only a receipt: enough for `env` and `--version --json`, which read nothing else. */
+let prefix: string;
+
+beforeAll(async () => {
+  work = await tempDir('cli');
+  env = scrubbedEnv(path.join(work, 'home'));
+  prefix = path.join(work, "sp ace", "it's");
+  await fs.mkdir(prefix, { recursive: true });
+  const receipt = {
+    schema: 1, tool: { name: 'xpu-setup', version: '0.0.9' }, platform: 'linux-x64', prefix, installedAt: '2026-11-30T00:00:00Z',
+    planKey: 'k', components: [{ name: 'level-zero', version: '1.8.12', source: 'apt Debian', notes: [] }], archives: [], files: [],
+  };
+  await fs.writeFile(path.join(prefix, 'xpu-setup.receipt.json'), JSON.stringify(receipt));
+});
+
+afterAll(async () => {
+  await fs.rm(work, { recursive: true, force: true });
+});
+
+describe('version', () => {
+  it.each([['-v'], ['-V'], ['--version'], ['doctor', '--version'], ['--prefix', '/nonexistent', '-v']])('%s prints the version and installs nothing', async (...args) => {
+    const r = await runCli(args, env);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toMatch(/^xpu-setup \d+\.\d+\.\d+\n?$/);
+    expect(r.stderr).toBe('');
+    await expect(fs.access(path.join(work, 'home', '.local'))).rejects.toThrow();
+  });
+
+  it('--version --json names the installed components of --prefix', async () => {
+    const r = await runCli(['--version', '--json', '--prefix', prefix], env);
+    expect(r.exitCode).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(doc).toMatchObject({ name: 'xpu-setup', prefix, installed: { platform: 'linux-x64', by: '0.0.9', components: [{ name: 'level-zero', version: '1.8.12' }] } });
+    expect(doc.version).toMatch(/^\d+\.\d+\.\d+/);
+    const none = JSON.parse((await runCli(['-V', '--json'], env)).stdout);
+    expect(none).toMatchObject({ prefix: path.join(env.HOME!, '.local/share/xpu-setup'), installed: null });
+  });
+});
+
+describe('help', () => {
+  it('`help doctor` is `doctor --help`: every option, its variable and default, examples, exit codes', async () => {
+    const a = await runCli(['help', 'doctor'], env);
+    const b = await runCli(['doctor', '--help'], env);
+    expect(a.exitCode).toBe(0);
+    expect(a.stdout).toBe(b.stdout);
+    expect(a.stdout).toMatch(/--prefix DIR\s+the prefix to check\n\s+\(env XPU_SETUP_PREFIX; default: /);
+    for (const o of ['--strict', '--smoke', '--check ID', '--json', '--quiet', '--verbose']) expect(a.stdout).toContain(o);
+    expect(a.stdout).toMatch(/examples:\n {2}xpu-setup doctor\n/);
+    expect(a.stdout).toMatch(/exit codes:[\s\S]*3 {2}the doctor itself could not run/);
+  });
+
+  it('--help lists the commands', async () => {
+    const r = await runCli(['--help'], env);
+    expect(r.exitCode).toBe(0);
+    for (const c of ['setup', 'plan', 'env', 'probe', 'smoke', 'doctor', 'completion']) expect(r.stdout).toMatch(new RegExp(`^ {2}${c} `, 'm'));
+  });
+
+  it('a closed pipe ends the run quietly (no EPIPE stack)', async () => {
+    const r = await execa('sh', ['-c', `"${process.execPath}" "${BIN}" help setup | true; "${process.execPath}" "${BIN}" completion bash | head -c 1 >/dev/null; echo "rc=$?"`], { env, extendEnv: false, reject: false });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('rc=0');
+  });
+});
+
+describe('forgiveness', () => {
+  it('an unknown command suggests the nearest', async () => {
+    const r = await runCli(['docter'], env);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/error: unknown command "docter"\n\s+hint: did you mean `xpu-setup doctor`\?/);
+  });
+
+  it('a mistyped value suggests the nearest: --check, --source', async () => {
+    const check = await runCli(['doctor', '--check', 'ze-loadr', '--prefix', prefix], env);
+    expect(check.exitCode).toBe(2);
+    expect(check.stderr).toMatch(/unknown check "ze-loadr"\n\s+hint: did you mean ze-loader\?/);
+    const source = await runCli(['plan', '--source', 'cnda'], env);
+    expect(source.exitCode).toBe(2);
+    expect(source.stderr).toMatch(/unknown --source "cnda"\n\s+hint: did you mean conda\?/);
+  });
+
+  it('FORCE_COLOR colours messages on a pipe', async () => {
+    expect((await runCli(['docter'], { ...env, FORCE_COLOR: '1' })).stderr).toMatch(/^\x1b\[31merror:\x1b\[0m unknown command/);
+    expect((await runCli(['docter'], env)).stderr).toMatch(/^error: unknown command/);
+  });
+
+  it('an unknown option suggests the nearest, also as JSON', async () => {
+    const r = await runCli(['doctor', '--prefx', '/x'], env);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/unknown option --prefx for "doctor"\n\s+hint: did you mean --prefix\?/);
+    const j = await runCli(['plan', '--compnent', 'level-zero', '--json'], env);
+    expect(JSON.parse(j.stdout)).toMatchObject({ ok: false, error: { code: 'USAGE', hints: ['did you mean --component?', 'see: xpu-setup plan --help'] } });
+  });
+
+  it.each([
+    [['probe', '--json', '--verbose'], /--json already holds every detail --verbose would print/],
+    [['probe', '--format', 'pytorch', '--json'], /--json prints the whole report as JSON; --format picks another output/],
+    [['--quiet', '--verbose'], /--quiet prints only errors and --verbose prints more/],
+    [['env', '--shell', 'fish', '--json'], /pick one/],
+  ])('%j is a usage error saying why', async (args, why) => {
+    const r = await runCli(args, env);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(why);
+  });
+
+  it('an environment variable with a bad value is named as such', async () => {
+    const r = await runCli(['plan'], { ...env, XPU_SETUP_CONDA_CHANNELS: 'ftp://mirror/conda' });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/error: XPU_SETUP_CONDA_CHANNELS "ftp:\/\/mirror\/conda" is not an http\(s\) URL\n\s+hint: example: XPU_SETUP_CONDA_CHANNELS=https:\/\/conda\.anaconda\.org\/conda-forge/);
+    const idx = await runCli(['plan', '--index-url', 'pypi.org'], env);
+    expect(idx.stderr).toMatch(/--index-url "pypi\.org" is not an http\(s\) URL\n\s+hint: example: --index-url https:\/\/pypi\.org\/simple/);
+  });
+});
+
+describe('natural values', () => {
+  it('env speaks the shell $SHELL names; bash and zsh are sh; the shell may be an argument', async () => {
+    const fish = await runCli(['env', '--prefix', prefix], { ...env, SHELL: '/usr/bin/fish' });
+    expect(fish.exitCode, fish.stderr).toBe(0);
+    expect(fish.stdout).toContain('set -gx LEVEL_ZERO_V1_SDK_PATH');
+    const bash = await runCli(['env', '--prefix', prefix], { ...env, SHELL: '/bin/bash' });
+    expect(bash.stdout).toContain('export LEVEL_ZERO_V1_SDK_PATH=');
+    expect((await runCli(['env', '--prefix', prefix, '--shell', 'zsh'], env)).stdout).toBe(bash.stdout);
+    expect((await runCli(['env', 'bash', '--prefix', prefix], env)).stdout).toBe(bash.stdout);
+    const bad = await runCli(['env', '--shell', 'fissh', '--prefix', prefix], env);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toMatch(/unknown shell "fissh"\n\s+hint: did you mean fish\?/);
+  });
+
+  it('env --unset, evaluated, takes the prefix back out; env --compilers leaves LD_LIBRARY_PATH alone', async () => {
+    const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+    const cli = `"${process.execPath}" "${BIN}"`;
+    const script = `eval "$(${cli} env --prefix ${q(prefix)})"; eval "$(${cli} env --prefix ${q(prefix)} --unset)"; printf '%s|%s\\n' "\${LD_LIBRARY_PATH-unset}" "\${LEVEL_ZERO_V1_SDK_PATH-unset}"
+eval "$(${cli} env --prefix ${q(prefix)} --compilers)"; printf '%s|%s\\n' "\${LD_LIBRARY_PATH-unset}" "\${CPATH-unset}"`;
+    const r = await execa('sh', ['-c', script], { env: { ...env, LD_LIBRARY_PATH: '/usr/local/lib' }, extendEnv: false, reject: false });
+    expect(r.stderr).toBe('');
+    expect(r.stdout.split('\n')).toEqual(['/usr/local/lib|unset', `/usr/local/lib|${prefix}/include`]);
+  });
+
+  it('probe --format json is --json, including for errors', async () => {
+    const r = await runCli(['probe', '--format', 'json', '--prefix', path.join(work, 'empty')], env);
+    expect(r.exitCode).toBe(1);
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: false });
+  });
+});
+
+describe('completion', () => {
+  async function complete(words: string[]): Promise<string[]> {
+    const script = (await runCli(['completion', 'bash'], env)).stdout;
+    const cword = words.length - 1;
+    const r = await execa('bash', ['-c', `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${cword}; _xpu_setup; printf '%s\\n' "\${COMPREPLY[@]}"`], { reject: false });
+    expect(r.stderr).toBe('');
+    return r.stdout.split('\n').filter(Boolean);
+  }
+
+  it('bash completes commands, options and values from the tables', async () => {
+    expect(await complete(['xpu-setup', 'doc'])).toEqual(['doctor']);
+    expect(await complete(['xpu-setup', 'doctor', '--ch'])).toEqual(['--check']);
+    expect(await complete(['xpu-setup', 'doctor', '--check', 'ze'])).toEqual(['ze-loader']);
+    expect(await complete(['xpu-setup', '--component', 'u'])).toEqual(['unified-runtime']);
+    expect(await complete(['xpu-setup', 'completion', 'f'])).toEqual(['fish']);
+  });
+
+  it('zsh and fish scripts are printed; an unknown shell suggests the nearest', async () => {
+    expect((await runCli(['completion', 'zsh'], env)).stdout).toMatch(/^#compdef xpu-setup\n/);
+    expect((await runCli(['completion', 'fish'], env)).stdout).toContain("complete -c xpu-setup -n '__fish_use_subcommand' -a doctor");
+    const bad = await runCli(['completion', 'bsh'], env);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toMatch(/did you mean bash\?/);
+  });
+});
+
+describe('doctor output', () => {
+  it('--quiet prints only the failures and the count; --verbose prints facts as lines, not JSON', async () => {
+    const quiet = await runCli(['doctor', '--quiet', '--check', 'platform,gpu', '--prefix', prefix], env);
+    expect(quiet.exitCode).toBe(1);
+    expect(quiet.stdout).not.toContain('Operating system');
+    expect(quiet.stdout).toMatch(/^System and GPU\n {2}✗ Intel GPU: no Intel GPU found[\s\S]*\n1\/2 checks passed \(1 failed\)\n?$/);
+    const verbose = await runCli(['doctor', '--verbose', '--check', 'platform', '--prefix', prefix], env);
+    expect(verbose.stdout).toMatch(/ {6}distro:\n {8}id: \w+\n/);
+    expect(verbose.stdout).not.toContain('{"');
+  });
+});
+
+describe('terminals', () => {
+  it('a terminal that reports 0 columns gets plain lines; one with 80 gets the spinner', async () => {
+    const loaderPrefix = path.join(work, 'loader-prefix');
+    await fs.mkdir(path.join(loaderPrefix, 'lib'), { recursive: true });
+    await fs.copyFile('/usr/lib/x86_64-linux-gnu/libze_loader.so.1.8.0', path.join(loaderPrefix, 'lib', 'libze_loader.so.1'));
+    // `script` gives the CLI a real pseudo-terminal, of the size stty sets.
+    const onTerminal = (cols: number) =>
+      execa('script', ['-qec', `stty cols ${cols} rows 24; "${process.execPath}" "${BIN}" smoke --prefix '${loaderPrefix}'`, '/dev/null'], {
+        env: { PATH: env.PATH!, HOME: env.HOME!, TERM: 'xterm' }, extendEnv: false, reject: false, timeout: 120_000,
+      });
+    const zero = await onTerminal(0);
+    expect(zero.stdout).toContain('✗\x1b[0m kernel smoke test failed');
+    expect(zero.stdout).not.toContain('\x1b[?25l');
+    const wide = await onTerminal(80);
+    expect(wide.stdout).toContain('\x1b[?25l');
+    expect(wide.stdout).toContain('✗\x1b[0m kernel smoke test failed');
+  });
+});

@@ -1,0 +1,209 @@
+// Fault matrix, archives and install: hostile and damaged packages served by the local index, the CLI run as a process.
+import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readArchive } from '../../src/formats/index.js';
+import { runCli, scrubbedEnv, tempDir } from '../e2e/cli.js';
+import { startFixtureIndex, type CondaChannelName, type FixtureIndex } from '../support/index-server.js';
+import { buildFixturePackages, type ArchiveEntry, type FixtureArtifact, type FixturePackages } from '../support/packages.js';
+import { buildHostile, damageZipMember, symlinkChain, tarBz2WithOverstatedSize, type HostileFormat } from './hostile.js';
+import { compareSnapshots, FaultTable, makeSentinel, snapshotTree } from './matrix.js';
+
+const table = new FaultTable('fault matrix: archives and install (CLI as a process, local index on 127.0.0.1)');
+let fixtures: FixturePackages;
+let work: string;
+let good: FixtureIndex;
+
+beforeAll(async () => {
+  fixtures = await buildFixturePackages();
+  work = await tempDir('faults');
+  good = await startFixtureIndex({ fixtures });
+});
+
+afterAll(async () => {
+  table.print();
+  await good?.close();
+  if (work) await fs.rm(work, { recursive: true, force: true });
+});
+
+type Pick = (a: FixtureArtifact, f: FixturePackages) => boolean;
+const L0_RUNTIME_CONDA: Pick = (a, f) => a.format === 'conda' && a.name === 'level-zero' && a.version === f.l0Versions.bookworm && a.platform === 'linux-x64';
+const L0_DEVEL_CONDA: Pick = (a, f) => a.format === 'conda' && a.name === 'level-zero-devel' && a.version === f.l0Versions.bookworm && a.platform === 'linux-x64';
+const L0_DEVEL_TARBZ2: Pick = (a, f) =>
+  a.format === 'tar.bz2' && a.name === 'level-zero-devel' && a.version === f.l0Versions.trixie && a.platform === 'linux-x64' && a.conda?.build_number === 0;
+const UR_WHEEL: Pick = (a, f) => a.format === 'wheel' && a.name === 'intel-cmplr-lib-ur' && a.version === f.urVersions.newer && a.platform === 'linux-x64';
+
+/** The payload of a real fixture package, read with the project's own reader, to be altered. */
+async function payloadOf(a: FixtureArtifact): Promise<ArchiveEntry[]> {
+  const out: ArchiveEntry[] = [];
+  await readArchive(a.format === 'zip' ? 'zip' : a.format, a.path, async (e, body) => {
+    if (e.type === 'symlink') out.push({ path: e.path, type: 'symlink', target: e.linkTarget! });
+    else if (e.type === 'file') {
+      const chunks: Buffer[] = [];
+      for await (const c of body!) chunks.push(c as Buffer);
+      out.push({ path: e.path, type: 'file', data: Buffer.concat(chunks), mode: e.mode });
+    } else body?.resume();
+  });
+  return out;
+}
+
+function identity(a: FixtureArtifact) {
+  return { name: a.name, version: a.version, build: a.conda?.build, buildNumber: a.conda?.build_number };
+}
+
+/** Rebuilds the picked fixture package from `payload` (same name, so the index lists it in its place). */
+function rebuilt(pick: Pick, format: HostileFormat, payload: (real: ArchiveEntry[]) => ArchiveEntry[] | Promise<ArchiveEntry[]>) {
+  return async (f: FixturePackages) => {
+    const a = f.artifacts.find((x) => pick(x, f))!;
+    const b = await buildHostile(format, await payload(await payloadOf(a)), identity(a));
+    return { pick, bytes: b.bytes };
+  };
+}
+
+interface Case {
+  name: string;
+  /** Replaces one served package with other bytes. */
+  serve?: (f: FixturePackages) => Promise<{ pick: Pick; bytes: Buffer; listedSize?: number }>;
+  channel?: CondaChannelName;
+  component: 'level-zero' | 'unified-runtime';
+  args?: string[];
+  env?: Record<string, string>;
+  /** Install the good packages first: the failing run must leave that working prefix exactly as it was. */
+  baseline?: boolean;
+  /** Mount a small tmpfs at this part of the case ('parent': the prefix's parent; 'cache': the cache). */
+  tmpfs?: 'parent' | 'cache';
+  prepare?: (prefix: string) => Promise<void>;
+  exit: number;
+  code: string;
+}
+
+const zero = (n: number) => Buffer.alloc(n);
+const header: ArchiveEntry = { path: 'include/level_zero/ze_api.h', type: 'file', data: Buffer.from('/* stand-in */\n') };
+
+const CASES: Case[] = [
+  { name: 'conda: symlink chain, member written through it', component: 'level-zero', channel: 'bookworm', exit: 1, code: 'UNSAFE_PATH',
+    serve: async (f) => ({ pick: L0_DEVEL_CONDA, bytes: (await buildHostile('conda', symlinkChain('sentinel', true), identity(f.artifacts.find((a) => L0_DEVEL_CONDA(a, f))!))).bytes }) },
+  { name: 'tar.bz2: symlink chain, links only (resolves out once both exist)', component: 'level-zero', channel: 'tarbz2', exit: 1, code: 'UNSAFE_PATH',
+    serve: async (f) => ({ pick: L0_DEVEL_TARBZ2, bytes: (await buildHostile('tar.bz2', symlinkChain('sentinel', false, 'esc'), identity(f.artifacts.find((a) => L0_DEVEL_TARBZ2(a, f))!))).bytes }) },
+  { name: 'wheel: symlink chain, member written through it', component: 'unified-runtime', exit: 1, code: 'UNSAFE_PATH',
+    serve: rebuilt(UR_WHEEL, 'wheel', (real) => [...real, ...symlinkChain('sentinel', true).slice(1)]) },
+  { name: 'wheel: member "lib/../../../../../evil.so"', component: 'unified-runtime', exit: 1, code: 'UNSAFE_PATH',
+    serve: async (f) => {
+      const b = await buildHostile('wheel', [...(await payloadOf(f.artifacts.find((a) => UR_WHEEL(a, f))!)), { path: 'lib/aa/aa/aa/aa/aa/evil.so', type: 'file', data: Buffer.from('x') }], identity(f.artifacts.find((a) => UR_WHEEL(a, f))!));
+      // Same length, so every offset in the zip stays right; zip writers refuse to write such a name themselves.
+      return { pick: UR_WHEEL, bytes: Buffer.from(b.bytes.toString('latin1').split('lib/aa/aa/aa/aa/aa/evil.so').join('lib/../../../../../evil.so'), 'latin1') };
+    } },
+  { name: 'conda: the same member twice', component: 'level-zero', channel: 'bookworm', exit: 1, code: 'DUPLICATE_MEMBER',
+    serve: rebuilt(L0_DEVEL_CONDA, 'conda', (real) => [...real, real.find((e) => e.path === 'include/level_zero/ze_api.h')!]) },
+  { name: 'conda: duplicate overwrites the loader (working prefix kept)', component: 'level-zero', channel: 'bookworm', baseline: true, exit: 1, code: 'DUPLICATE_MEMBER',
+    serve: rebuilt(L0_RUNTIME_CONDA, 'conda', (real) => [...real, { path: 'lib/libze_loader.so.1.8.0', type: 'file', data: Buffer.from('not a library') }]) },
+  { name: 'wheel: member CRC-32 wrong', component: 'unified-runtime', exit: 1, code: 'BAD_ARCHIVE',
+    serve: async (f) => { const a = f.artifacts.find((x) => UR_WHEEL(x, f))!; return { pick: UR_WHEEL, bytes: damageZipMember(await fs.readFile(a.path), `intel_cmplr_lib_ur-${a.version}.data/data/lib/libur_loader.so.0`, 'crc') }; } },
+  { name: 'wheel: corrupt deflate data', component: 'unified-runtime', exit: 1, code: 'BAD_ARCHIVE',
+    serve: async (f) => { const a = f.artifacts.find((x) => UR_WHEEL(x, f))!; return { pick: UR_WHEEL, bytes: damageZipMember(await fs.readFile(a.path), `intel_cmplr_lib_ur-${a.version}.data/data/lib/libur_loader.so.0`, 'deflate') }; } },
+  { name: 'wheel: central directory understates a size', component: 'unified-runtime', exit: 1, code: 'BAD_ARCHIVE',
+    serve: async (f) => { const a = f.artifacts.find((x) => UR_WHEEL(x, f))!; return { pick: UR_WHEEL, bytes: damageZipMember(await fs.readFile(a.path), `intel_cmplr_lib_ur-${a.version}.data/data/lib/libur_loader.so.0`, 'understate') }; } },
+  { name: 'wheel: no .data members (working prefix kept)', component: 'unified-runtime', baseline: true, exit: 1, code: 'PREFIX_CHECK',
+    serve: rebuilt(UR_WHEEL, 'wheel', () => []) },
+  { name: 'tar.bz2: header overstates a member size', component: 'level-zero', channel: 'tarbz2', exit: 1, code: 'BAD_ARCHIVE',
+    serve: async (f) => ({ pick: L0_DEVEL_TARBZ2, bytes: await tarBz2WithOverstatedSize([{ path: 'info/index.json', type: 'file', data: Buffer.from('{}') }, header, { path: 'lib/libze_loader.so', type: 'file', data: zero(5000) }]) }) },
+  { name: 'conda: bomb, a small package unpacking 256 MiB of zeros', component: 'level-zero', channel: 'bookworm', exit: 1, code: 'TOO_LARGE',
+    serve: rebuilt(L0_DEVEL_CONDA, 'conda', (real) => [...real, { path: 'lib/zeros.bin', type: 'file', data: zero(256 << 20) }]) },
+  { name: 'server sends 4 MiB for a file the index lists at 116 KB', component: 'level-zero', channel: 'bookworm', exit: 1, code: 'SIZE_MISMATCH',
+    serve: async (f) => ({ pick: L0_DEVEL_CONDA, bytes: Buffer.concat([await fs.readFile(f.artifacts.find((a) => L0_DEVEL_CONDA(a, f))!.path), zero(4 << 20)]), listedSize: f.artifacts.find((a) => L0_DEVEL_CONDA(a, f))!.size }) },
+  { name: 'good packages, --max-unpacked 64KiB', component: 'level-zero', channel: 'bookworm', args: ['--max-unpacked', '64KiB'], exit: 1, code: 'TOO_LARGE' },
+  { name: 'good packages, XPU_SETUP_MAX_UNPACKED=0 (no limit)', component: 'level-zero', channel: 'bookworm', env: { XPU_SETUP_MAX_UNPACKED: '0' }, exit: 0, code: '-' },
+  { name: 'conda: member name too long for the file system', component: 'level-zero', channel: 'bookworm', exit: 1, code: 'INSTALL',
+    serve: rebuilt(L0_DEVEL_CONDA, 'conda', (real) => [...real, { path: `lib/${'n'.repeat(300)}.so`, type: 'file', data: Buffer.from('x') }]) },
+  { name: 'conda: upgrade whose loader does not load here (working prefix kept)', component: 'level-zero', channel: 'bookworm', baseline: true, exit: 1, code: 'PREFIX_CHECK',
+    serve: rebuilt(L0_RUNTIME_CONDA, 'conda', (real) => real.map((e) => (e.path === 'lib/libze_loader.so.1.8.0' ? { ...e, data: Buffer.from('\x7fELF not really a library\n') } : e))) },
+  { name: 'conda: header that does not compile (working prefix kept)', component: 'level-zero', channel: 'bookworm', baseline: true, exit: 1, code: 'PREFIX_CHECK',
+    serve: rebuilt(L0_DEVEL_CONDA, 'conda', (real) => real.map((e) => (e.path === 'include/level_zero/ze_api.h' ? { ...e, data: Buffer.from('#error this header is broken\n') } : e))) },
+  { name: 'lock left by a pid now owned by another process', component: 'level-zero', channel: 'bookworm', exit: 0, code: '-',
+    prepare: async (prefix) => {
+      await fs.mkdir(path.dirname(prefix), { recursive: true });
+      await fs.writeFile(`${prefix}.xpu-setup.lock`, JSON.stringify({ host: (await import('node:os')).hostname(), pid: 1, startTime: '999999999' }));
+    } },
+  { name: 'full disk under the prefix\'s parent (256 KiB tmpfs)', component: 'level-zero', channel: 'bookworm', tmpfs: 'parent', exit: 1, code: 'NO_SPACE' },
+  { name: 'full disk in the cache (64 KiB tmpfs)', component: 'level-zero', channel: 'bookworm', tmpfs: 'cache', exit: 1, code: 'NO_SPACE' },
+];
+
+function canMount(): boolean {
+  return process.getuid?.() === 0;
+}
+
+async function withTmpfs<T>(dir: string, size: string, fn: () => Promise<T>): Promise<T> {
+  await fs.mkdir(dir, { recursive: true });
+  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir]);
+  try {
+    return await fn();
+  } finally {
+    execFileSync('umount', ['-l', dir]);
+  }
+}
+
+async function served(c: Case): Promise<FixtureIndex> {
+  if (!c.serve) return good;
+  const { pick, bytes, listedSize } = await c.serve(fixtures);
+  const file = path.join(work, `${createHash('sha256').update(c.name).digest('hex').slice(0, 8)}-${fixtures.artifacts.find((a) => pick(a, fixtures))!.filename}`);
+  await fs.writeFile(file, bytes);
+  const artifacts = fixtures.artifacts.map((a) =>
+    pick(a, fixtures)
+      ? { ...a, path: file, size: listedSize ?? bytes.length, sha256: createHash('sha256').update(bytes).digest('hex'), md5: createHash('md5').update(bytes).digest('hex') }
+      : a,
+  );
+  return startFixtureIndex({ fixtures: { ...fixtures, artifacts } });
+}
+
+describe('fault matrix: archives and install', () => {
+  it.each(CASES)('$name', async (c) => {
+    if (c.tmpfs && !canMount()) {
+      table.add({ case: c.name, exit: NaN, code: 'skipped', ms: 0, outside: 'skipped: mounting a tmpfs needs root' });
+      return;
+    }
+    const dir = await fs.mkdtemp(path.join(work, 'case-'));
+    const parent = path.join(dir, 'p');
+    const prefix = path.join(parent, 'prefix');
+    const cache = path.join(dir, 'cache');
+    const home = path.join(dir, 'home');
+    const run = async (index: FixtureIndex) => {
+      const args = ['setup', '--prefix', prefix, '--cache-dir', cache, '--component', c.component, '--no-smoke', '--json', ...(c.args ?? [])];
+      if (c.channel) args.push('--conda-channel', index.condaChannelUrl(c.channel));
+      return runCli(args, scrubbedEnv(home, { XPU_SETUP_INDEX_URL: index.simpleUrl, ...(c.env ?? {}) }));
+    };
+    const body = async () => {
+      await makeSentinel(path.join(parent, 'sentinel'));
+      if (c.baseline) {
+        const base = await run(good);
+        expect(base.exitCode, base.stderr).toBe(0);
+      }
+      const before = await snapshotTree(parent);
+      await c.prepare?.(prefix);
+      const index = await served(c);
+      const t0 = Date.now();
+      const r = await run(index).finally(() => (index === good ? undefined : index.close()));
+      const ms = Date.now() - t0;
+      let doc: { ok?: boolean; error?: { code?: string; message?: string; hints?: string[] } } = {};
+      expect(() => (doc = JSON.parse(r.stdout)), `stdout must be one JSON document:\n${r.stdout}\n${r.stderr}`).not.toThrow();
+      const after = await snapshotTree(parent);
+      // A successful run changes the prefix (and leaves nothing else); a failed one changes nothing at all.
+      if (r.exitCode === 0) for (const snap of [before, after]) for (const k of [...snap.keys()]) if (k === 'prefix' || k.startsWith('prefix/')) snap.delete(k);
+      if (r.exitCode === 0) for (const k of [...after.keys()]) if (k.endsWith('.xpu-setup.lock')) after.set(k, 'leftover lock');
+      const outside = compareSnapshots(before, after);
+      table.add({ case: c.name, exit: r.exitCode, code: doc.ok ? '-' : (doc.error?.code ?? '?'), ms, outside });
+      expect({ exit: r.exitCode, code: doc.ok ? '-' : doc.error?.code }, r.stderr).toEqual({ exit: c.exit, code: c.code });
+      expect(r.stderr).not.toMatch(/internal error|Unhandled|\n\s+at .*\(.*:\d+:\d+\)/);
+      if (c.exit !== 0) {
+        expect(doc.error?.message?.length).toBeGreaterThan(10);
+        expect(doc.error?.hints?.length).toBeGreaterThan(0);
+      }
+      expect(outside).toBe('unchanged');
+      if (c.baseline) expect(doc.error?.hints?.join(' ')).toMatch(/previous prefix was kept|prefix was not changed/);
+    };
+    if (c.tmpfs === 'parent') await withTmpfs(parent, '256k', body);
+    else if (c.tmpfs === 'cache') await withTmpfs(cache, '64k', body);
+    else await body();
+  });
+});

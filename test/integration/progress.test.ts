@@ -1,0 +1,49 @@
+// Progress that tells the truth: sizes an index leaves out come from Content-Length, in the plan and while fetching.
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { realDeps } from '../../src/real-deps.js';
+import { fetchPlan } from '../../src/fetch/fetch.js';
+import { planSetup } from '../../src/pipeline.js';
+import type { Reporter } from '../../src/reporter.js';
+import { silentReporter } from '../../src/reporter.js';
+import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
+
+let index: FixtureIndex;
+let work: string;
+
+beforeAll(async () => {
+  index = await startFixtureIndex();
+  work = await fs.mkdtemp(path.join(os.tmpdir(), 'xpu-progress-'));
+});
+afterAll(async () => {
+  await index?.close();
+  await fs.rm(work, { recursive: true, force: true });
+});
+
+const planOpts = () => ({
+  plan: { prefix: path.join(work, 'prefix'), cacheDir: path.join(work, 'cache'), components: ['unified-runtime'], sources: ['pypi' as const], condaChannels: [], indexUrl: index.htmlOnlySimpleUrl },
+});
+
+describe('sizes the index does not give (PEP 503 HTML)', () => {
+  it('setup\'s plan has no size, and the fetch line still shows a total taken from Content-Length', async () => {
+    const plan = await planSetup(planOpts(), realDeps(), silentReporter);
+    const archive = plan.components[0]!.archives[0]!;
+    expect(archive.size).toBeUndefined();
+    const updates: string[] = [];
+    const reporter: Reporter = { ...silentReporter, task: () => ({ update: (t) => updates.push(t), succeed() {}, fail() {} }) };
+    await fetchPlan(plan, realDeps(), reporter);
+    expect(updates.length).toBeGreaterThan(0);
+    const served = index.packages.find((p) => p.url === archive.url)!;
+    const mib = (served.size / 1048576).toFixed(1);
+    expect(updates.at(-1)).toBe(`${mib} MiB / ${mib} MiB`);
+  });
+
+  it('the printed plan asks the server (HEAD) for the size instead of saying "? B"', async () => {
+    const plan = await planSetup(planOpts(), realDeps(), silentReporter, true);
+    const archive = plan.components[0]!.archives[0]!;
+    expect(archive.size).toBe(index.packages.find((p) => p.url === archive.url)!.size);
+    expect(index.requests.some((r) => r.method === 'HEAD' && archive.url.endsWith(r.path))).toBe(true);
+  });
+});

@@ -1,0 +1,54 @@
+// The doctor's network check with the real reach() (the CLI's own services) against servers and proxies on 127.0.0.1.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultDoctorServices } from '../../src/cli/commands/doctor.js';
+import { runDoctor } from '../../src/doctor/index.js';
+import { fakeDeps } from '../fixtures/detect/fake-deps.js';
+import { deadPort, startFaultyServer, startForwardProxy, type FaultyServer } from '../support/faulty-server.js';
+
+let srv: FaultyServer;
+beforeAll(async () => {
+  srv = await startFaultyServer();
+});
+afterAll(async () => {
+  await srv.close();
+});
+
+async function networkCheck(env: Record<string, string>, urls: string[]) {
+  const { reach } = defaultDoctorServices();
+  const r = await runDoctor(fakeDeps({ env }), { only: ['network'], services: { reach, indexes: async () => urls } });
+  return r.checks.find((c) => c.id === 'network')!;
+}
+
+describe('doctor network check, real reach()', () => {
+  it('a live index is ok (any HTTP answer counts)', async () => {
+    const c = await networkCheck({}, [`${srv.url}/conda-forge/`]);
+    expect(c).toMatchObject({ status: 'ok', message: `1 reachable: ${srv.url}/conda-forge/` });
+  });
+
+  it('a dead index warns, naming it and the refused connection', async () => {
+    const port = await deadPort();
+    const c = await networkCheck({}, [`${srv.url}/`, `http://127.0.0.1:${port}/`]);
+    expect(c.status).toBe('warn');
+    expect(c.message).toBe(`cannot reach http://127.0.0.1:${port}/ (ECONNREFUSED): setup cannot download from there`);
+    expect(c.fix).toMatch(/set HTTPS_PROXY/);
+  });
+
+  it('a working proxy from the injected environment is used', async () => {
+    const proxy = await startForwardProxy();
+    try {
+      const c = await networkCheck({ HTTP_PROXY: proxy.url }, [`${srv.url}/`]);
+      expect(c.status).toBe('ok');
+      expect(proxy.seen).toEqual([`CONNECT ${new URL(srv.url).host}`]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('a dead proxy is named, not the index behind it', async () => {
+    const port = await deadPort();
+    const c = await networkCheck({ HTTP_PROXY: `http://127.0.0.1:${port}` }, [`${srv.url}/`]);
+    expect(c.status).toBe('warn');
+    expect(c.message).toBe(`cannot reach ${srv.url}/ (proxy http://127.0.0.1:${port} ECONNREFUSED): setup cannot download from there`);
+    expect(c.fix).toMatch(/check HTTPS_PROXY and NO_PROXY/);
+  });
+});

@@ -1,0 +1,61 @@
+// Hints people paste: quoting that a real shell reads back, xpu-setup as their shell can run it, the right env file.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { realDeps } from '../../src/real-deps.js';
+import { envCommandLine, envFileLine, recordedSourceArgs, selfCommand, setupLine, shq } from '../../src/hints.js';
+import { loadLibrary } from '../../src/runtime/ffi.js';
+
+const tmp = mkdtempSync(path.join(tmpdir(), 'xpu-hints-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+describe('hints', () => {
+  it('shell-quotes only what needs it, and sh reads the quoted word back unchanged', () => {
+    expect(shq('/opt/xpu')).toBe('/opt/xpu');
+    const odd = "/tmp/sp ace/it's/$HOME";
+    expect(shq(odd)).toBe(`'/tmp/sp ace/it'\\''s/$HOME'`);
+    expect(execFileSync('sh', ['-c', `printf %s ${shq(odd)}`]).toString()).toBe(odd);
+  });
+
+  it('says `npx xpu-setup` unless xpu-setup is on the user\'s PATH (npx\'s own bin dirs do not count)', async () => {
+    const global = path.join(tmp, 'global-bin');
+    const npx = path.join(tmp, '_npx', 'abc', 'node_modules', '.bin');
+    for (const d of [global, npx]) {
+      mkdirSync(d, { recursive: true });
+      writeFileSync(path.join(d, 'xpu-setup'), '');
+    }
+    const deps = (PATH: string) => ({ ...realDeps(), env: { PATH } });
+    expect(await selfCommand(deps(`/usr/bin:${npx}`))).toBe('npx xpu-setup');
+    expect(await selfCommand(deps(`/usr/bin:${global}`))).toBe('xpu-setup');
+  });
+
+  it('repeats the non-public channels and indexes the receipt records', () => {
+    const components = [
+      { name: 'level-zero', version: '1', source: 'conda https://conda.anaconda.org/conda-forge', notes: [] },
+      { name: 'unified-runtime', version: '2', source: 'pypi http://127.0.0.1:8080/simple/', notes: [] },
+      { name: 'x', version: '3', source: 'apt Debian GNU/Linux 12 (bookworm)', notes: [] },
+    ];
+    expect(recordedSourceArgs({ components })).toEqual(['--index-url', 'http://127.0.0.1:8080/simple']);
+    expect(setupLine('xpu-setup', '/a b', { components })).toBe("xpu-setup --prefix '/a b' --index-url http://127.0.0.1:8080/simple");
+  });
+
+  it('names the env file of the user\'s shell, and none that does not exist', async () => {
+    const prefix = path.join(tmp, 'p q');
+    mkdirSync(prefix);
+    const deps = (SHELL: string) => ({ ...realDeps(), env: { SHELL } });
+    expect(await envFileLine(deps('/bin/zsh'), prefix)).toBeUndefined();
+    writeFileSync(path.join(prefix, 'env.sh'), '');
+    writeFileSync(path.join(prefix, 'env.fish'), '');
+    expect(await envFileLine(deps('/bin/zsh'), prefix)).toBe(`. '${prefix}/env.sh'`);
+    expect(await envFileLine(deps('/usr/bin/fish'), prefix)).toBe(`source '${prefix}/env.fish'`);
+    expect(envCommandLine('npx xpu-setup', prefix, 'sh')).toBe(`eval "$(npx xpu-setup env --prefix '${prefix}')"`);
+    expect(envCommandLine('xpu-setup', prefix, 'fish')).toBe(`xpu-setup env fish --prefix '${prefix}' | source`);
+  });
+
+  it('a function missing from a library is named with the library', () => {
+    const lib = loadLibrary('/usr/lib/x86_64-linux-gnu/libze_loader.so.1');
+    expect(() => lib.func('int32_t urLoaderTearDown(void)')).toThrow("Cannot find function 'urLoaderTearDown' in /usr/lib/x86_64-linux-gnu/libze_loader.so.1");
+  });
+});
