@@ -1,5 +1,5 @@
 // The CLI's rendering: human text on stderr (ora spinners on a TTY only), one JSON document on stdout with --json.
-import type { Ora } from 'ora';
+import ora, { type Ora } from 'ora';
 import { causeChain, isXpuError } from '../errors.js';
 import { MARK_FAIL, MARK_OK, shouldColor } from '../doctor/render.js';
 import type { Reporter, Task } from '../reporter.js';
@@ -13,8 +13,6 @@ export interface OutputOptions {
 export class Output implements Reporter {
   readonly opts: OutputOptions;
   private readonly fancy: boolean;
-  /** ora, once loaded: only a terminal gets spinners, so only then is it loaded (in the background, at once). */
-  private spinners: typeof import('ora').default | undefined;
   private readonly color: boolean;
 
   constructor(opts: OutputOptions, env: Record<string, string | undefined> = process.env, stream: NodeJS.WriteStream = process.stderr) {
@@ -24,8 +22,6 @@ export class Output implements Reporter {
     // write its frames without end. Treat it as no terminal.
     this.fancy = !!stream.isTTY && (stream.columns ?? 0) > 0 && !ci && !opts.quiet;
     this.color = shouldColor(stream.isTTY, env);
-    // Bundled, so it is ready after the first await; a task started before that gets plain lines.
-    if (this.fancy) void import('ora').then((m) => { this.spinners = m.default; }, () => undefined);
   }
 
   /** Human text, always on stderr so stdout stays machine-readable. */
@@ -60,8 +56,8 @@ export class Output implements Reporter {
   }
 
   task(title: string): Task {
-    if (this.fancy && this.spinners) {
-      const spinner: Ora = this.spinners({ text: title, stream: process.stderr, discardStdin: false }).start();
+    if (this.fancy) {
+      const spinner: Ora = ora({ text: title, stream: process.stderr, discardStdin: false }).start();
       return {
         update: (text) => { spinner.text = `${title} ${text}`; },
         // The same marks as the plain lines and the doctor, not ora's own.

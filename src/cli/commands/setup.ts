@@ -9,7 +9,7 @@ import { parseLimits, parsePlanOptions } from '../setup-options.js';
 
 async function summary(r: SetupResult, out: Output, seconds: string, deps: Deps): Promise<void> {
   for (const n of r.install.notes) out.warn(n);
-  if (!r.install.changed) out.line(`${r.plan.prefix} is up to date (verified ${r.install.receipt.files.length} files against the receipt)`);
+  if (!r.install.changed) out.line(`${r.plan.prefix} is up to date (${r.install.receipt.files.length} files match the receipt)`);
   if (r.verifySkipped) out.line(`not verified: ${r.verifySkipped}`);
   const v = r.verify;
   if (v?.probe.ok) {
