@@ -17,7 +17,7 @@ import type { UnpackLimits } from './install/staging.js';
 import { readReceipt, type Receipt } from './install/receipt.js';
 import { loadManifests } from './manifest/load.js';
 import { planRequestKey, recentPlan, rememberPlan } from './plan/recent.js';
-import { makePlan, noSourceError, type ExistingInstalls, type InstallPlan, type PlanOptions } from './plan/plan.js';
+import type { ExistingInstalls, InstallPlan, PlanOptions } from './plan/plan.js';
 import { detectInstalls } from './inspect/installs.js';
 import { fileMark, proofInputs } from './probe/inputs.js';
 import { probeStack, probeSystem, requireDevices } from './probe/probe.js';
@@ -85,7 +85,8 @@ export async function planSetup(
     }
   }
   const [plan, existing] = await Promise.all([
-    makePlan(host, manifests, opts.plan, deps, reporter),
+    // The planner and every index client load only when a plan is made, not when a recent one is reused.
+    import('./plan/plan.js').then(({ makePlan }) => makePlan(host, manifests, opts.plan, deps, reporter)),
     host.native && withExisting ? existingInstalls(deps, opts.plan.prefix, reporter) : undefined,
   ]);
   if (withExisting) await fillSizes(plan, deps);
@@ -127,12 +128,12 @@ async function existingInstalls(deps: Deps, prefix: string, reporter: Reporter):
 }
 
 /** What setup refuses before doing anything: a plan with nothing to install. `plan` gives the same verdict. */
-export function assertInstallable(plan: InstallPlan): void {
-  if (!plan.components.some((c) => c.status === 'planned')) throw noSourceError(plan.components, plan.platform);
+export async function assertInstallable(plan: InstallPlan): Promise<void> {
+  if (!plan.components.some((c) => c.status === 'planned')) throw (await import('./plan/plan.js')).noSourceError(plan.components, plan.platform);
 }
 
 export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps, reporter: Reporter): Promise<SetupResult> {
-  assertInstallable(plan);
+  await assertInstallable(plan);
   if (opts.refdriver && !plan.host.native) {
     throw new XpuError('USAGE', '--refdriver builds and runs code, so it cannot be combined with --platform for another machine');
   }

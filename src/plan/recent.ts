@@ -3,7 +3,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { PLAN_SCHEMA, type InstallPlan } from './plan.js';
+import type { InstallPlan } from './plan.js';
 
 /** How long a plan is reused: PyPI's simple index itself answers with `Cache-Control: max-age=600`. */
 export const PLAN_REUSE_MS = 10 * 60 * 1000;
@@ -27,7 +27,8 @@ function fileOf(cacheDir: string, key: string): string {
 export async function recentPlan(cacheDir: string, key: string, now: number, maxAgeMs = PLAN_REUSE_MS): Promise<InstallPlan | undefined> {
   try {
     const s = JSON.parse(await fs.readFile(fileOf(cacheDir, key), 'utf8')) as Stored;
-    if (s.key !== key || s.plan?.schema !== PLAN_SCHEMA) return undefined;
+    // The key includes the tool's version, so a plan of another shape never matches.
+    if (s.key !== key || !s.plan) return undefined;
     const age = now - s.madeAt;
     return age >= 0 && age < maxAgeMs ? s.plan : undefined;
   } catch {

@@ -51,7 +51,7 @@ export const setupCommand: Command = {
     const opts = setupOptions(values, deps);
     const plan = await planSetup(opts, deps, out, false, { recent: !values.refresh });
     if (values['dry-run']) {
-      assertInstallable(plan);
+      await assertInstallable(plan);
       if (out.opts.json) out.json({ ok: true, dryRun: true, plan });
       else out.result(renderPlan(plan));
       return 0;
