@@ -1,87 +1,113 @@
-// Benchmark: xpu-setup cold / warm-cache / no-op against peers fetching the same archives from the same local index.
+// Benchmark: a cold install (L0 conda packages + a ~32 MB intel-cmplr-lib-ur-shaped wheel) against the floor
+// `curl | tee >(sha256sum) > f && unzip` of the same archives and against pip installing the same wheel; warm-cache
+// installs; and peak memory installing a 250 MB wheel. Alternating rounds, medians; ratios are within one run.
 import { execa } from 'execa';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, it } from 'vitest';
 import { BIN, scrubbedEnv, tempDir } from '../test/e2e/cli.js';
 import { startFixtureIndex, type FixtureIndex } from '../test/support/index-server.js';
-import { row, timeCommand, writeResults, type BenchRow } from './util.js';
+import { fixturesWithBigWheel } from './cold-fixtures.js';
+import { alternate, peakRssKiB, ratio, timeRun, writeResults, type Case } from './util.js';
 
 const N = Number(process.env.XPU_SETUP_BENCH_RUNS ?? 5);
-let index: FixtureIndex;
+const WHEEL_MIB = Number(process.env.XPU_SETUP_BENCH_WHEEL_MIB ?? 32);
+const BIG_MIB = Number(process.env.XPU_SETUP_BENCH_BIG_MIB ?? 250);
 let work: string;
 
 beforeAll(async () => {
-  index = await startFixtureIndex();
   work = await tempDir('bench');
 });
 
 afterAll(async () => {
-  await index?.close();
   await fs.rm(work, { recursive: true, force: true });
 });
 
-it('setup: cold, warm cache, no-op; pip and curl|sha256sum|unzip as peers', async () => {
-  // The fixture channels serve Debian 12's Level Zero 1.8.12; the shipped floor is 1.9, so these runs lower it.
-  const env = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
-  const channel = index.condaChannelUrl('bookworm');
-  const rows: BenchRow[] = [];
-  const cold: number[] = [];
-  const warmCache: number[] = [];
-  const noop: number[] = [];
-  for (let i = 0; i < N; i++) {
-    const prefix = path.join(work, `p${i}`);
-    const cache = path.join(work, `c${i}`);
-    const args = [BIN, '--prefix', prefix, '--cache-dir', cache, '--conda-channel', channel, '--quiet'];
-    cold.push(await timeCommand(process.execPath, args, { env }));
-    noop.push(await timeCommand(process.execPath, args, { env }));
-    await fs.rm(prefix, { recursive: true });
-    warmCache.push(await timeCommand(process.execPath, args, { env }));
+interface Archive {
+  url: string;
+  filename: string;
+  size: number;
+}
+
+async function plannedArchives(env: Record<string, string>, args: string[]): Promise<Archive[]> {
+  const planned = JSON.parse((await execa(process.execPath, [BIN, 'plan', ...args, '--json'], { env, extendEnv: false })).stdout);
+  return planned.components.flatMap((c: { archives?: Archive[] }) => c.archives ?? []);
+}
+
+/** The floor: each archive fetched, hashed as it streams and unpacked, by the standard tools, one after another. */
+function floorScript(archives: Archive[]): string {
+  return archives
+    .map((a, i) => {
+      const f = `"$D/${a.filename}"`;
+      const unpack = a.filename.endsWith('.conda')
+        ? `unzip -p ${f} 'pkg-*.tar.zst' | zstd -dq | tar -x -C "$D/x${i}"`
+        : `unzip -qo ${f} -d "$D/x${i}"`;
+      return `mkdir -p "$D/x${i}" && curl -sf '${a.url}' | tee >(sha256sum >/dev/null) > ${f} && ${unpack}`;
+    })
+    .join(' && ');
+}
+
+it(`cold install of L0 (conda) + a ${WHEEL_MIB} MB UR wheel against curl|sha256sum|unzip and pip`, async () => {
+  const fixtures = await fixturesWithBigWheel(path.join(work, 'fixtures'), WHEEL_MIB * 2 ** 20);
+  const index: FixtureIndex = await startFixtureIndex({ fixtures });
+  try {
+    // The fixture channels serve Debian 12's Level Zero 1.8.12; the shipped floor is 1.9, so these runs lower it.
+    const env = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
+    const common = ['--conda-channel', index.condaChannelUrl('bookworm'), '--quiet'];
+    const archives = await plannedArchives(env, common.filter((a) => a !== '--quiet'));
+    if (!archives.every((a) => a.url.startsWith(index.url))) throw new Error(`the plan left the local index: ${JSON.stringify(archives)}`);
+    const script = floorScript(archives);
+    const dir = (name: string, i: number) => path.join(work, `${name}${i}`);
+    const clean = (...names: string[]) => async (i: number) => {
+      for (const n of names) await fs.rm(dir(n, i), { recursive: true, force: true });
+    };
+    const setup = (name: string, extra: string[], cache: (i: number) => string): Case['run'] => (i) =>
+      timeRun([process.execPath, BIN, '--prefix', dir(name, i), '--cache-dir', cache(i), ...common, ...extra], { env });
+    // A warm cache is one that a cold run of the same round filled.
+    const cases: Case[] = [
+      { name: 'floor: curl | tee >(sha256sum) > f && unzip (same archives, one after another)', before: clean('floor'), run: (i) => fs.mkdir(dir('floor', i), { recursive: true }).then(() => timeRun(['bash', '-c', `D='${dir('floor', i)}'; set -o pipefail; ${script}`])) },
+      { name: 'xpu-setup cold: plan, fetch, verify sha256, install (--no-probe)', before: clean('cold', 'coldc'), run: setup('cold', ['--no-probe'], (i) => dir('coldc', i)) },
+      { name: 'xpu-setup warm cache, new prefix (--no-probe)', before: clean('warm'), run: setup('warm', ['--no-probe'], (i) => dir('coldc', i)) },
+      { name: 'xpu-setup cold, then build, probe, smoke (the default)', before: clean('full', 'fullc'), run: setup('full', [], (i) => dir('fullc', i)) },
+      {
+        name: 'pip install --no-deps --target DIR intel-cmplr-lib-ur (the wheel alone)',
+        before: clean('pip'),
+        run: (i) => timeRun(['python3', '-m', 'pip', 'install', '-q', '--no-deps', '--no-cache-dir', '--disable-pip-version-check', '--target', dir('pip', i), '--index-url', index.simpleUrl, 'intel-cmplr-lib-ur']),
+      },
+      { name: 'xpu-setup --component unified-runtime --source pypi (the wheel alone, --no-probe)', before: clean('ur', 'urc'), run: setup('ur', ['--component', 'unified-runtime', '--source', 'pypi', '--no-probe'], (i) => dir('urc', i)) },
+    ];
+    const results = await alternate(cases, N);
+    const by = (prefix: string) => results.find((r) => r.name.startsWith(prefix))!;
+    const ratios = {
+      coldVsFloorWall: ratio(by('xpu-setup cold:').medianWallMs, by('floor').medianWallMs),
+      urVsPipWall: ratio(by('xpu-setup --component').medianWallMs, by('pip').medianWallMs),
+      warmVsColdWall: ratio(by('xpu-setup warm').medianWallMs, by('xpu-setup cold:').medianWallMs),
+    };
+    const file = await writeResults('setup', {
+      rounds: N,
+      method: 'alternating rounds, medians; wall and CPU (user+sys of the process tree) from bash time; one local index on 127.0.0.1 for every row',
+      archives: archives.map((a) => ({ filename: a.filename, size: a.size })),
+      results,
+      ratios,
+    });
+    console.log(results.map((r) => `${String(r.medianWallMs).padStart(6)} ms wall ${String(r.medianCpuMs).padStart(6)} ms cpu  ${r.name}`).join('\n'));
+    console.log(`ratios: ${JSON.stringify(ratios)}\nwritten to ${file}`);
+  } finally {
+    await index.close();
   }
-  rows.push(row('xpu-setup cold (L0 conda + UR wheel: plan, fetch, verify, install)', cold));
-  rows.push(row('xpu-setup warm cache, new prefix', warmCache));
-  rows.push(row('xpu-setup no-op (receipt verified)', noop));
+});
 
-  // The same archives, fetched and unpacked by hand: curl | tee | sha256sum, then unzip / zstd | tar.
-  // Async on purpose: the index server lives in this process and must keep answering.
-  const planned = JSON.parse((await execa(process.execPath, [BIN, 'plan', '--conda-channel', channel, '--json'], { env, extendEnv: false })).stdout);
-  const archives = planned.components.flatMap((c: { archives: { url: string; filename: string }[] }) => c.archives);
-  if (!archives.every((a: { url: string }) => a.url.startsWith(index.url))) throw new Error(`the plan left the local index: ${JSON.stringify(archives)}`);
-  const script = archives.map((a: { url: string; filename: string }, i: number) => {
-    const f = `"$D/${a.filename}"`;
-    const unpack = a.filename.endsWith('.conda')
-      ? `unzip -p ${f} 'pkg-*.tar.zst' | zstd -dq | tar -x -C "$D/x${i}"`
-      : `unzip -qo ${f} -d "$D/x${i}"`;
-    return `mkdir -p "$D/x${i}" && curl -sf '${a.url}' | tee ${f} | sha256sum >/dev/null && ${unpack}`;
-  }).join(' && ');
-  const peer: number[] = [];
-  for (let i = 0; i < N; i++) {
-    const d = path.join(work, `curl${i}`);
-    await fs.mkdir(d);
-    peer.push(await timeCommand('sh', ['-c', `D='${d}'; ${script}`]));
+it(`peak memory installing a ${BIG_MIB} MB wheel (GNU time)`, async () => {
+  if (!BIG_MIB) return;
+  const fixtures = await fixturesWithBigWheel(path.join(work, 'big-fixtures'), BIG_MIB * 2 ** 20);
+  const index = await startFixtureIndex({ fixtures });
+  try {
+    const env = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl });
+    const cmd = [process.execPath, BIN, '--prefix', path.join(work, 'big'), '--cache-dir', path.join(work, 'bigc'), '--component', 'unified-runtime', '--source', 'pypi', '--no-probe', '--quiet'];
+    const r = await peakRssKiB(cmd, { env });
+    const file = await writeResults('memory', { wheelMiB: BIG_MIB, peakRssMiB: Math.round(r.kib / 1024), wallMs: Math.round(r.wallMs), method: '/usr/bin/time -f %M (Debian package time), one run' });
+    console.log(`peak RSS ${Math.round(r.kib / 1024)} MiB installing a ${BIG_MIB} MB wheel in ${Math.round(r.wallMs)} ms; written to ${file}`);
+  } finally {
+    await index.close();
   }
-  rows.push(row('peer: curl | sha256sum | unzip (same archives, sequential, no checks against the index)', peer));
-
-  // pip as a peer for the UR wheel alone: download + hash check, no install.
-  const pip: number[] = [];
-  const urOnly: number[] = [];
-  for (let i = 0; i < N; i++) {
-    pip.push(await timeCommand('python3', ['-m', 'pip', 'download', '-q', '--no-deps', '--no-cache-dir', '--disable-pip-version-check', '--index-url', index.simpleUrl, '-d', path.join(work, `pip${i}`), 'intel-cmplr-lib-ur']));
-    urOnly.push(await timeCommand(process.execPath, [BIN, '--prefix', path.join(work, `ur${i}`), '--cache-dir', path.join(work, `urc${i}`), '--component', 'unified-runtime', '--source', 'pypi', '--quiet'], { env }));
-  }
-  rows.push(row('pip download --no-deps intel-cmplr-lib-ur', pip));
-  rows.push(row('xpu-setup --component unified-runtime (download, verify, install)', urOnly));
-
-  // The floor every xpu-setup row pays: starting Node and loading the CLI.
-  const start: number[] = [];
-  for (let i = 0; i < N; i++) start.push(await timeCommand(process.execPath, [BIN, '--version'], { env }));
-  rows.push(row('xpu-setup --version (process start floor)', start));
-
-  const ratios = {
-    coldVsCurl: +(rows[0]!.medianMs / rows[3]!.medianMs).toFixed(2),
-    urVsPip: +(rows[5]!.medianMs / rows[4]!.medianMs).toFixed(2),
-  };
-  const file = await writeResults('setup', { runs: N, rows, ratios, archives: archives.map((a: { filename: string }) => a.filename) });
-  console.log(rows.map((r) => `${String(r.medianMs).padStart(6)} ms  ${r.name}`).join('\n'));
-  console.log(`ratios: ${JSON.stringify(ratios)}\nwritten to ${file}`);
 });

@@ -1,4 +1,4 @@
-// Shared benchmark helpers: timing of whole commands, medians, and the results file.
+// Shared benchmark helpers: timing of whole commands (wall and CPU), alternating runs, medians, the results file.
 import { execa } from 'execa';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
@@ -6,6 +6,90 @@ import { fileURLToPath } from 'node:url';
 import { median } from '../src/smoke/index.js';
 
 export const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
+
+export interface RunOptions {
+  env?: Record<string, string>;
+  cwd?: string;
+  /** Exit codes that count as success (default [0]); probe and doctor exit 1 on a machine without a GPU. */
+  okCodes?: number[];
+}
+
+export interface Timing {
+  wallMs: number;
+  /** user + system CPU of the command and its children (bash's `time`, getrusage, millisecond resolution). */
+  cpuMs: number;
+}
+
+/**
+ * Runs one command under bash's `time` (getrusage of the children: CPU to the millisecond, unlike GNU time's 10 ms);
+ * wall time is bash's own, so the measuring process's scheduling does not count. Fails on a non-zero exit.
+ */
+export async function timeRun(cmd: string[], opts: RunOptions = {}): Promise<Timing> {
+  const script = 'TIMEFORMAT="%3R %3U %3S"; { time "$@" >/dev/null 2>"$XPU_BENCH_ERR"; } 2>&1; echo "exit=$?"';
+  const errFile = path.join(await fs.mkdtemp(path.join(process.env.TMPDIR ?? '/tmp', 'xpu-bench-')), 'stderr');
+  const env = { ...(opts.env ?? (process.env as Record<string, string>)), XPU_BENCH_ERR: errFile };
+  const r = await execa('bash', ['-c', script, 'bench', ...cmd], { env, extendEnv: false, cwd: opts.cwd, reject: false });
+  const stderr = await fs.readFile(errFile, 'utf8').catch(() => '');
+  await fs.rm(path.dirname(errFile), { recursive: true, force: true });
+  const out = String(r.stdout).trim().split('\n');
+  const code = Number(/^exit=(\d+)$/.exec(out.pop() ?? '')?.[1] ?? -1);
+  if (r.exitCode !== 0 || !(opts.okCodes ?? [0]).includes(code)) throw new Error(`${cmd.join(' ')} failed (${code}): ${stderr.slice(-2000)}`);
+  const [real, user, sys] = (out.pop() ?? '').trim().split(/\s+/).map(Number);
+  return { wallMs: real! * 1000, cpuMs: (user! + sys!) * 1000 };
+}
+
+/** Peak resident memory (KiB) of a command, through GNU time (Debian package `time`). */
+export async function peakRssKiB(cmd: string[], opts: RunOptions = {}): Promise<{ kib: number; wallMs: number }> {
+  const t0 = process.hrtime.bigint();
+  const r = await execa('/usr/bin/time', ['-f', '%M', ...cmd], { env: opts.env, extendEnv: opts.env === undefined, cwd: opts.cwd, reject: false });
+  const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.exitCode !== 0) throw new Error(`${cmd.join(' ')} failed (${r.exitCode}): ${String(r.stderr).slice(-2000)}`);
+  return { kib: Number(String(r.stderr).trim().split('\n').pop()), wallMs };
+}
+
+export interface Case {
+  name: string;
+  /** Runs once; `i` is the round, for fresh directories. */
+  run(i: number): Promise<Timing>;
+  /** Runs before each measured run, untimed (e.g. removing the previous prefix). */
+  before?(i: number): Promise<void>;
+}
+
+export interface CaseResult {
+  name: string;
+  wallMs: number[];
+  cpuMs: number[];
+  medianWallMs: number;
+  medianCpuMs: number;
+}
+
+/**
+ * Every case once per round, rounds repeated: on a shared, loaded machine each case sees the same load as the others
+ * in the same round, so ratios between cases mean more than any one time.
+ */
+export async function alternate(cases: Case[], rounds: number): Promise<CaseResult[]> {
+  const wall = cases.map(() => [] as number[]);
+  const cpu = cases.map(() => [] as number[]);
+  for (let i = 0; i < rounds; i++) {
+    for (const [k, c] of cases.entries()) {
+      await c.before?.(i);
+      const t = await c.run(i);
+      wall[k]!.push(t.wallMs);
+      cpu[k]!.push(t.cpuMs);
+    }
+  }
+  return cases.map((c, k) => ({
+    name: c.name,
+    wallMs: wall[k]!.map(Math.round),
+    cpuMs: cpu[k]!.map(Math.round),
+    medianWallMs: Math.round(median(wall[k]!)),
+    medianCpuMs: Math.round(median(cpu[k]!)),
+  }));
+}
+
+export function ratio(a: number, b: number): number {
+  return +(a / b).toFixed(2);
+}
 
 export async function timeCommand(file: string, args: string[], opts: { env?: Record<string, string>; cwd?: string; shell?: boolean } = {}): Promise<number> {
   const t0 = process.hrtime.bigint();
@@ -27,9 +111,15 @@ export function row(name: string, runs: number[]): BenchRow {
   return { name, runs: runs.map((r) => Math.round(r)), medianMs: Math.round(median(runs)) };
 }
 
+/** Where the machine stood while a benchmark ran: core count and load, quoted with every result. */
+export async function machine(): Promise<Record<string, unknown>> {
+  const os = await import('node:os');
+  return { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, loadavg: os.loadavg().map((l) => +l.toFixed(2)), memGiB: +(os.totalmem() / 2 ** 30).toFixed(1) };
+}
+
 export async function writeResults(name: string, doc: Record<string, unknown>): Promise<string> {
   await fs.mkdir(RESULTS_DIR, { recursive: true });
   const file = path.join(RESULTS_DIR, `${name}.json`);
-  await fs.writeFile(file, JSON.stringify({ date: new Date().toISOString(), node: process.version, ...doc }, null, 2) + '\n');
+  await fs.writeFile(file, JSON.stringify({ date: new Date().toISOString(), node: process.version, machine: await machine(), ...doc }, null, 2) + '\n');
   return file;
 }

@@ -69,5 +69,11 @@ export const EnvVars = {
   LIBRARY_PATH: 'LIBRARY_PATH',
 } as const;
 
+/**
+ * Prefixes of the variables that can change what the loader, UR, OpenCL or the reference driver answer: a change to
+ * any of them (or to LD_LIBRARY_PATH) makes setup probe again instead of reporting the receipt's last answer.
+ */
+export const PROBE_ENV_PREFIXES = ['ZE_', 'UR_', 'ONEAPI_', 'SYCL_', 'OCL_ICD', 'POCL_', 'XPU_SETUP_REFDRIVER', 'XPU_SETUP_SMOKE', 'LD_LIBRARY_PATH'] as const;
+
 /** The variables setup writes from its own choices (driver, probe answers); a new run replaces all of them. */
 export const RUN_ENV_VARS = [EnvVars.ZE_ENABLE_ALT_DRIVERS, EnvVars.TRITON_INTEL_DEVICE_ARCH, EnvVars.TRITON_INTEL_DEVICE_EXTENSIONS] as const;

@@ -1,8 +1,22 @@
-// Where this package's own non-code files (native/ sources, kernels) are on disk, from src/ and from dist/ alike.
+// Where this package's own non-code files (manifests/, data/, native/, bin/) are on disk, from src/, dist/ and the bundle alike.
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** native/ in the package (src -> ../native, and the same from dist). */
+/**
+ * The package root. This file sits one level below it in every shape the code runs in: src/package-dir.ts under
+ * vitest, dist/package-dir.js after tsc, and dist/xpu-setup.mjs when bundled; so every other module asks here
+ * instead of resolving paths relative to its own location.
+ */
+export function packageRoot(): string {
+  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+}
+
+/** A path inside the package, e.g. packagePath('manifests'). */
+export function packagePath(...parts: string[]): string {
+  return path.join(packageRoot(), ...parts);
+}
+
+/** native/ in the package. */
 export function nativeDir(): string {
-  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'native');
+  return packagePath('native');
 }

@@ -21,17 +21,20 @@ import { DownloadCache } from './cache/store.js';
 import { isUnreachable } from './net/http.js';
 import { diffPlan } from './plan/diff.js';
 import { loadLockSource, lockedOf, newLockfile, planFromLocked, type LockedPlatform, type Lockfile } from './plan/lockfile.js';
-import { makePlan, noSourceError, type ExistingInstalls, type InstallPlan, type PlanOptions } from './plan/plan.js';
+import type { ExistingInstalls, InstallPlan, PlanOptions } from './plan/plan.js';
+import { planRequestKey, recentPlan, rememberPlan } from './plan/recent.js';
 import { mergeRequest, type RequestFlags, type SetupRequest } from './plan/request.js';
 import type { ComponentManifest } from './manifest/schema.js';
 import type { Host } from './host/types.js';
 import * as path from 'node:path';
 import { detectInstalls } from './inspect/installs.js';
+import { fileMark, proofInputs } from './probe/inputs.js';
 import { probeStack, probeSystem, requireDevices } from './probe/probe.js';
 import { pickDevice } from './runtime/select.js';
 import type { Reporter } from './reporter.js';
 import { runSmoke, type SmokeResult } from './smoke/index.js';
 import { EnvVars, RUN_ENV_VARS } from './env-names.js';
+import { VERSION } from './version.js';
 
 export interface SetupOptions {
   plan: PlanOptions;
@@ -54,6 +57,14 @@ export interface SetupOptions {
   smoke: boolean;
   /** "No device" fails the run instead of being reported. */
   requireDevice: boolean;
+  /** false (`--no-probe`): install only; no addon build, probe or kernel (an image built without a GPU, say). */
+  verify?: boolean;
+  /** Hash every installed file (`--verify`) instead of trusting the ones whose size and mtime match the receipt. */
+  rehash?: boolean;
+  /** Build and probe again (`--probe`) even when the receipt holds the answer for the same inputs. */
+  reprobe?: boolean;
+  /** Run the kernel again (`--smoke`) even when the receipt says it passed under the same inputs. */
+  resmoke?: boolean;
   /** How much one archive may unpack to (default DEFAULT_LIMITS). */
   limits?: UnpackLimits;
 }
@@ -65,6 +76,8 @@ export interface SetupResult {
   /** Absent when nothing could be verified here (another platform, or no Level Zero installed). */
   verify?: VerifyResult;
   verifySkipped?: string;
+  /** Set when `verify` is the receipt's answer from this time, given again because nothing it depends on changed. */
+  verifyReplayedFrom?: string;
 }
 
 export type PlanSetupOptions = Pick<SetupOptions, 'plan' | 'platform' | 'manifestsDir'> &
@@ -79,12 +92,14 @@ export async function planSetup(
   deps: Deps,
   reporter: Reporter,
   withExisting = false,
+  reuse: { recent: boolean } = { recent: false },
 ): Promise<InstallPlan> {
   const host = await detectHost(deps, opts.platform);
   // A directory setup would refuse is refused before any index is read.
   await refuseForeignPrefix(opts.plan.prefix);
+  const manifests = await loadManifests(opts.manifestsDir);
   const [plan, existing] = await Promise.all([
-    planFor(host, await loadManifests(opts.manifestsDir), opts, deps, reporter),
+    planFor(host, manifests, opts, deps, reporter, reuse.recent && !withExisting),
     host.native && withExisting ? existingInstalls(deps, opts.plan.prefix, reporter) : undefined,
   ]);
   if (withExisting) await fillSizes(plan, deps);
@@ -126,6 +141,7 @@ async function planFor(
   opts: PlanSetupOptions,
   deps: Deps,
   reporter: Reporter,
+  recent = false,
 ): Promise<InstallPlan> {
   const { prefix, cacheDir } = opts.plan;
   const receiptFile = path.join(prefix, RECEIPT_NAME);
@@ -191,8 +207,21 @@ async function planFor(
     reporter.warn(`${why}; ${prefix} holds the plan recorded for this request, intact and cached: keeping it`);
     return planFromLocked(host, manifests, recorded, { prefix, cacheDir, request, from: { kind: 'receipt', path: receiptFile, reason: why } });
   };
+  // A plan made for the same request less than 10 minutes ago is reused (--refresh asks the indexes again). The key
+  // covers everything the plan is computed from besides the indexes' answers, the request repeated from the receipt
+  // included; lockfiles, bundles and --offline never get here.
+  const key = recent ? planRequestKey({ tool: VERSION, host, manifests, options: planOpts, request, remove: merged?.remove ?? [] }) : undefined;
+  if (key) {
+    const made = await recentPlan(cacheDir, key, deps.now());
+    if (made) {
+      reporter.debug('plan: reusing the plan made for the same request less than 10 minutes ago (--refresh asks the indexes again)');
+      return made;
+    }
+  }
   let plan: InstallPlan;
   try {
+    // The planner and every index client load only when a plan is made, not when a recent one is reused.
+    const { makePlan } = await import('./plan/plan.js');
     plan = await makePlan(host, manifests, planOpts, deps, reporter);
   } catch (e) {
     if (noIndexAnswered(e)) {
@@ -209,6 +238,7 @@ async function planFor(
   plan.request = request;
   if (merged?.remove.length) plan.remove = merged.remove;
   if (merged?.notes.length) plan.notes = merged.notes;
+  if (key && plan.components.some((c) => c.status === 'planned')) await rememberPlan(cacheDir, key, plan, deps.now());
   return plan;
 }
 
@@ -246,12 +276,12 @@ async function existingInstalls(deps: Deps, prefix: string, reporter: Reporter):
 }
 
 /** What setup refuses before doing anything: a plan with nothing to install. `plan` gives the same verdict. */
-export function assertInstallable(plan: InstallPlan): void {
-  if (!plan.components.some((c) => c.status === 'planned')) throw noSourceError(plan.components, plan.platform);
+export async function assertInstallable(plan: InstallPlan): Promise<void> {
+  if (!plan.components.some((c) => c.status === 'planned')) throw (await import('./plan/plan.js')).noSourceError(plan.components, plan.platform);
 }
 
 export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps, reporter: Reporter): Promise<SetupResult> {
-  assertInstallable(plan);
+  await assertInstallable(plan);
   const refdriver = plan.request?.refdriver ?? opts.refdriver;
   if (refdriver && !plan.host.native) {
     throw new XpuError('USAGE', '--refdriver builds and runs code, so it cannot be combined with --platform for another machine');
@@ -273,7 +303,7 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
         hints: [`to remove ${unasked.length === 1 ? 'it' : 'them'}, say so: --remove ${unasked.join(',')}`, 'nothing was changed'],
       });
     }
-    const current = await isUpToDate(plan);
+    const current = await isUpToDate(plan, { rehash: opts.rehash });
     let install: InstallResult;
     if (current) {
       install = { prefix: plan.prefix, changed: false, receipt: current, notes: [] };
@@ -299,35 +329,57 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
       result.verifySkipped = !plan.host.native ? `installed for ${plan.platform}: nothing is run on this machine` : 'Level Zero was not installed';
       return result;
     }
+    if (opts.verify === false) {
+      result.verifySkipped = '--no-probe: nothing was built, probed or run';
+      return result;
+    }
 
     if (refdriver) result.refdriver = await buildRefDriver(plan.prefix, { deps, reporter });
-    // The driver library is part of the prefix now (or, when this run did not ask for it, no longer).
-    await recordBuilds(plan.prefix, { refdriver: result.refdriver }, result.refdriver ? [] : ['refdriver']);
+    // The driver library is part of the prefix now (or, when this run did not ask for it, no longer); a run with
+    // nothing to record writes nothing.
+    if (result.refdriver || install.receipt.builds?.refdriver) {
+      await recordBuilds(plan.prefix, { refdriver: result.refdriver }, result.refdriver ? [] : ['refdriver']);
+    }
     const altDrivers = result.refdriver?.output;
     // The loader reads ZE_ENABLE_ALT_DRIVERS at zeInit; this process has not initialised it yet.
     if (altDrivers) deps.env[EnvVars.ZE_ENABLE_ALT_DRIVERS] = altDrivers;
 
+    const replayed = install.changed ? undefined : await replayProof(plan.prefix, install.receipt, altDrivers, opts, deps);
+    if (replayed) {
+      result.verify = replayed.verify;
+      result.verifyReplayedFrom = replayed.at;
+      reporter.info(`build, probe and smoke: nothing they depend on changed since ${replayed.at}; this is that run's answer (--probe, --smoke run them again)`);
+      if (!replayed.verify.probe.ok) reporter.warn(`nothing could be run: ${String(replayed.verify.probe.error?.message ?? replayed.verify.probe.skipped ?? 'no device')}`);
+      return result;
+    }
+
     // The env files follow this run's choice of driver now, and lose any earlier probe's answers until this one's.
-    await updateReceipt(plan.prefix, (r) => {
+    const cleared = await updateReceipt(plan.prefix, (r) => {
       const extra = { ...(r.extraEnv ?? {}) };
       for (const k of RUN_ENV_VARS) delete extra[k];
       if (altDrivers) extra[EnvVars.ZE_ENABLE_ALT_DRIVERS] = altDrivers;
       r.extraEnv = extra;
       delete r.probe;
+      delete r.proof;
     });
 
-    result.verify = await verifyStack(plan.prefix, { deps, reporter, smoke: opts.smoke, requireDevice: opts.requireDevice });
-    const t = result.verify.tritonEnv;
-    if (t) {
-      result.install.receipt =
-        (await updateReceipt(plan.prefix, (r) => {
-          const extra = { ...(r.extraEnv ?? {}) };
-          if (t.arch) extra[EnvVars.TRITON_INTEL_DEVICE_ARCH] = t.arch;
-          if (t.extensions.length) extra[EnvVars.TRITON_INTEL_DEVICE_EXTENSIONS] = t.extensions.join(' ');
-          r.extraEnv = extra;
-          r.probe = { arch: t.arch, extensions: t.extensions, device: t.device, driver: t.driver };
-        })) ?? result.install.receipt;
-    }
+    const verify = await verifyStack(plan.prefix, { deps, reporter, smoke: opts.smoke, requireDevice: opts.requireDevice });
+    result.verify = verify;
+    const t = verify.tritonEnv;
+    const extra: Record<string, string> = { ...(cleared?.extraEnv ?? {}) };
+    if (t?.arch) extra[EnvVars.TRITON_INTEL_DEVICE_ARCH] = t.arch;
+    if (t?.extensions.length) extra[EnvVars.TRITON_INTEL_DEVICE_EXTENSIONS] = t.extensions.join(' ');
+    // A failed build is not an answer to keep: the next run tries again (a compiler may have been installed since).
+    const inputs = verify.build.ok
+      ? await proofInputs(plan.prefix, { planKey: plan.planKey, extraEnv: Object.keys(extra).length ? extra : undefined }, deps, {
+          addon: await fileMark(verify.build.value.output),
+        })
+      : undefined;
+    await updateReceipt(plan.prefix, (r) => {
+      r.extraEnv = extra;
+      if (t) r.probe = { arch: t.arch, extensions: t.extensions, device: t.device, driver: t.driver };
+      if (inputs) r.proof = { inputs: inputs.key, at: new Date().toISOString(), smoke: verify.smoke.ok, verify };
+    });
     // The addon joins the receipt, so the no-op check and doctor verify it like any installed file.
     const addon = result.verify.build.ok ? result.verify.build.value : undefined;
     result.install.receipt =
@@ -341,6 +393,38 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
     }
     return result;
   }, { onWait, onStale: (why) => reporter.debug(`took over the lock of ${plan.prefix}: ${why}`) });
+}
+
+/**
+ * The receipt's last verify answer, when nothing it depends on changed (see probe/inputs.ts) and nothing asks for a
+ * new one: the same prefix, driver choice, driver libraries, environment and addon build. Runs no process.
+ */
+async function replayProof(
+  prefix: string,
+  receipt: Receipt,
+  altDrivers: string | undefined,
+  opts: SetupOptions,
+  deps: Deps,
+): Promise<{ verify: VerifyResult; at: string } | undefined> {
+  const p = receipt.proof;
+  if (!p || opts.reprobe || opts.resmoke) return undefined;
+  if (receipt.extraEnv?.[EnvVars.ZE_ENABLE_ALT_DRIVERS] !== altDrivers) return undefined;
+  // The receipt's proof is written by this file only, from a VerifyResult.
+  const verify = p.verify as VerifyResult;
+  // A kernel that could have run (a device was there) but was not asked to then must run now.
+  if (opts.smoke && verify.probe.ok && !p.smoke) return undefined;
+  const addon = await lastBuilt(addonSpec(prefix, deps.platform), deps);
+  const inputs = await proofInputs(prefix, receipt, deps, { addon: await fileMark(addon) });
+  if (inputs.key !== p.inputs) return undefined;
+  // The same inputs gave no device last time; --require-device makes that answer the error it would be again.
+  const noDevice = !verify.probe.ok ? verify.probe.error : undefined;
+  if (opts.requireDevice && noDevice?.code === 'NO_DEVICE') {
+    const hints = Array.isArray(noDevice.hints) ? noDevice.hints.map(String) : [];
+    const details = typeof noDevice.details === 'object' && noDevice.details !== null ? (noDevice.details as Record<string, unknown>) : {};
+    throw new XpuError('NO_DEVICE', String(noDevice.message), { hints, details: { ...details, recordedAt: p.at } });
+  }
+  if (opts.requireDevice && !verify.probe.ok) return undefined;
+  return { verify: opts.smoke ? verify : { ...verify, smoke: { ok: false, skipped: '--no-smoke' } }, at: p.at };
 }
 
 export interface VerifyOptions {
@@ -436,7 +520,7 @@ export async function lockSetup(
   const plans: InstallPlan[] = [];
   for (const platform of platforms) {
     const plan = await planSetup({ ...opts, platform }, deps, reporter);
-    if (!plan.components.some((c) => c.status === 'planned')) throw noSourceError(plan.components, plan.platform);
+    await assertInstallable(plan);
     for (const c of plan.components.filter((x) => x.status !== 'planned')) reporter.warn(`${platform}: ${c.name} is not in the lockfile: no source could provide it`);
     plans.push(plan);
   }

@@ -1,11 +1,12 @@
 // The real side effects behind the Deps seam (processes, files, clock); only entry points and tests build one.
-import { execa } from 'execa';
 import * as fs from 'node:fs/promises';
 import { sha256File } from './cache/store.js';
 import type { Deps, Exec } from './deps.js';
 
 export const realExec: Exec = async (file, args, opts = {}) => {
   try {
+    // execa is loaded by the first command run, so paths that run none do not pay for it.
+    const { execa } = await import('execa');
     const r = await execa(file, args, {
       cwd: opts.cwd,
       env: opts.env,

@@ -126,6 +126,7 @@ export async function main(argv: string[], deps?: Deps): Promise<number> {
   ]);
   const runDeps = deps ?? realDeps!;
   const out = new Output({ json: !!values.json, quiet: !!values.quiet, verbose: !!values.verbose }, runDeps.env);
+  await out.loadSpinners();
   try {
     return await mod.run({ deps: runDeps, out, values, positionals: parsed.positionals });
   } catch (e) {

@@ -1,5 +1,5 @@
 // The CLI's rendering: human text on stderr (ora spinners on a TTY only), one JSON document on stdout with --json.
-import ora, { type Ora } from 'ora';
+import type { Ora } from 'ora';
 import { causeChain, isXpuError } from '../errors.js';
 import { MARK_FAIL, MARK_OK, shouldColor } from '../doctor/render.js';
 import type { Reporter, Task } from '../reporter.js';
@@ -13,6 +13,8 @@ export interface OutputOptions {
 export class Output implements Reporter {
   readonly opts: OutputOptions;
   private readonly fancy: boolean;
+  /** ora, loaded by loadSpinners() and only for a terminal: pipes, CI and --quiet never pay for it. */
+  private spinners: typeof import('ora').default | undefined;
   private readonly color: boolean;
 
   constructor(opts: OutputOptions, env: Record<string, string | undefined> = process.env, stream: NodeJS.WriteStream = process.stderr) {
@@ -22,6 +24,11 @@ export class Output implements Reporter {
     // write its frames without end. Treat it as no terminal.
     this.fancy = !!stream.isTTY && (stream.columns ?? 0) > 0 && !ci && !opts.quiet;
     this.color = shouldColor(stream.isTTY, env);
+  }
+
+  /** Loads the spinner library when this output will draw spinners; call before the first task(). */
+  async loadSpinners(): Promise<void> {
+    if (this.fancy && !this.spinners) this.spinners = (await import('ora')).default;
   }
 
   /** Human text, always on stderr so stdout stays machine-readable. */
@@ -56,8 +63,8 @@ export class Output implements Reporter {
   }
 
   task(title: string): Task {
-    if (this.fancy) {
-      const spinner: Ora = ora({ text: title, stream: process.stderr, discardStdin: false }).start();
+    if (this.fancy && this.spinners) {
+      const spinner: Ora = this.spinners({ text: title, stream: process.stderr, discardStdin: false }).start();
       return {
         update: (text) => { spinner.text = `${title} ${text}`; },
         // The same marks as the plain lines and the doctor, not ora's own.

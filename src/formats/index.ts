@@ -1,12 +1,6 @@
 // Archive format dispatch: one reader per package format, none of which touches the network.
 import { createReadStream } from 'node:fs';
-import { readCondaTarBz2, readCondaV2 } from './conda.js';
-import { readDeb } from './deb.js';
 import type { EntryVisitor } from './entry.js';
-import { readWheelData } from './wheel.js';
-import { readZip } from './zip.js';
-import { readTar } from './tar.js';
-import { gzipDecompressor } from './decompress.js';
 
 export type ArchiveFormat = 'conda' | 'tar.bz2' | 'wheel' | 'zip' | 'deb' | 'tar.gz';
 
@@ -22,19 +16,22 @@ export function formatOf(filename: string): ArchiveFormat | undefined {
   return undefined;
 }
 
+/** Each reader (and the zip, tar and decompression libraries behind it) is loaded when an archive of its format is read. */
 export async function readArchive(format: ArchiveFormat, file: string, visit: EntryVisitor): Promise<void> {
   switch (format) {
     case 'conda':
-      return readCondaV2(file, visit);
+      return (await import('./conda.js')).readCondaV2(file, visit);
     case 'tar.bz2':
-      return readCondaTarBz2(file, visit);
+      return (await import('./conda.js')).readCondaTarBz2(file, visit);
     case 'wheel':
-      return readWheelData(file, visit);
+      return (await import('./wheel.js')).readWheelData(file, visit);
     case 'zip':
-      return readZip(file, visit);
+      return (await import('./zip.js')).readZip(file, visit);
     case 'deb':
-      return readDeb(file, visit);
-    case 'tar.gz':
+      return (await import('./deb.js')).readDeb(file, visit);
+    case 'tar.gz': {
+      const [{ readTar }, { gzipDecompressor }] = await Promise.all([import('./tar.js'), import('./decompress.js')]);
       return readTar(createReadStream(file), file, visit, gzipDecompressor());
+    }
   }
 }

@@ -1,8 +1,9 @@
 // Detects the host and answers per-platform questions; the only place that branches on the platform.
+import { readFile } from 'node:fs/promises';
 import * as os from 'node:os';
 import type { Deps } from '../deps.js';
 import { XpuError } from '../errors.js';
-import { linuxCacheDir, linuxDataDir, linuxLayout, parseGlibcVersion, parseOsRelease } from './linux.js';
+import { libcPathFromMaps, linuxCacheDir, linuxDataDir, linuxLayout, parseGlibcVersion, parseLibcBanner, parseOsRelease } from './linux.js';
 import type { Host, PlatformLayout, TargetPlatform } from './types.js';
 import { TARGET_PLATFORMS } from './types.js';
 import { win32CacheDir, win32DataDir, win32Layout } from './win32.js';
@@ -49,8 +50,16 @@ export async function detectHost(deps: Deps, target?: TargetPlatform): Promise<H
   if (host.native && host.os === 'linux') {
     const osRelease = await deps.readFile('/etc/os-release');
     if (osRelease) host.distro = parseOsRelease(osRelease);
-    const ldd = await deps.exec('ldd', ['--version'], { timeoutMs: 5000 });
-    host.glibc = parseGlibcVersion(ldd.stdout || ldd.stderr);
+    // Read from the loaded C library itself, so detection starts no process; ldd and getconf when that fails.
+    const maps = await deps.readFile('/proc/self/maps');
+    const libc = maps ? libcPathFromMaps(maps) : undefined;
+    // Bytes, not text: decoding a 2 MB binary as UTF-8 costs more than the search.
+    const bytes = libc ? await readFile(libc).catch(() => undefined) : undefined;
+    host.glibc = bytes ? parseLibcBanner(bytes) : undefined;
+    if (!host.glibc) {
+      const ldd = await deps.exec('ldd', ['--version'], { timeoutMs: 5000 });
+      host.glibc = parseGlibcVersion(ldd.stdout || ldd.stderr);
+    }
     if (!host.glibc) {
       const gc = await deps.exec('getconf', ['GNU_LIBC_VERSION'], { timeoutMs: 5000 });
       host.glibc = parseGlibcVersion(gc.stdout);

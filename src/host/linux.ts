@@ -75,6 +75,19 @@ export function parseGlibcVersion(text: string): string | undefined {
   return m?.[1];
 }
 
+/** The C library this process runs on, from /proc/self/maps (glibc's is libc.so.6; musl's is not). */
+export function libcPathFromMaps(maps: string): string | undefined {
+  return /\s(\/\S*\/libc\.so\.6)\s*$/m.exec(maps)?.[1];
+}
+
+/** glibc's version from the banner compiled into libc.so.6 ("GNU C Library (...) stable release version 2.36."). */
+export function parseLibcBanner(bytes: Uint8Array): string | undefined {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const at = buf.indexOf('GNU C Library ');
+  if (at < 0) return undefined;
+  return /^GNU C Library [^\n]{0,200}?release version (\d+\.\d+)/.exec(buf.toString('latin1', at, at + 300))?.[1];
+}
+
 export function isDebianLike(d: Distro | undefined): boolean {
   return !!d && (d.id === 'debian' || d.id === 'ubuntu' || d.idLike.includes('debian') || d.idLike.includes('ubuntu'));
 }

@@ -1,5 +1,7 @@
 // Intel GPU PCI ids as data: data/intel-gpu-ids.csv (shipped with the package) parsed by a pure function.
 import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { packagePath } from '../package-dir.js';
 
 export type KernelDriverName = 'i915' | 'xe' | 'unknown';
 
@@ -49,8 +51,8 @@ export function parseGpuIds(text: string): Map<number, GpuIdRow> {
   return out;
 }
 
-/** The CSV's location: two levels up from this module is the package root, both in src/ and in dist/. */
-export const GPU_IDS_URL = new URL('../../data/intel-gpu-ids.csv', import.meta.url);
+/** The CSV's location in the package. */
+export const GPU_IDS_URL = pathToFileURL(packagePath('data', 'intel-gpu-ids.csv'));
 
 let cached: Map<number, GpuIdRow> | undefined;
 

@@ -12,7 +12,7 @@ import { RECEIPT_SCHEMA, readReceipt, type Receipt, type ReceiptComponent } from
 import { fsWriteError } from '../fs-errors.js';
 import { writeEnvFiles, writeReceipt } from './prefix-writer.js';
 import { DEFAULT_LIMITS, Staging, type UnpackLimits } from './staging.js';
-import { verifyPrefix } from './verify.js';
+import { diskReader, verifyPrefix, type VerifyPrefixOptions } from './verify.js';
 
 /**
  * Looks at a finished staging tree before it replaces the prefix (the loader loads, a header compiles); returns
@@ -37,11 +37,11 @@ export interface InstallResult {
   envChanged?: boolean;
 }
 
-/** True when the prefix already holds exactly this plan, unchanged on disk. */
-export async function isUpToDate(plan: InstallPlan): Promise<Receipt | undefined> {
+/** True when the prefix already holds exactly this plan, unchanged on disk (by size and mtime, or every byte with `rehash`). */
+export async function isUpToDate(plan: InstallPlan, opts: VerifyPrefixOptions = {}): Promise<Receipt | undefined> {
   const receipt = await readReceipt(plan.prefix).catch(() => undefined);
   if (!receipt || receipt.planKey !== plan.planKey) return undefined;
-  return (await verifyPrefix(plan.prefix, receipt)).length === 0 ? receipt : undefined;
+  return (await verifyPrefix(plan.prefix, receipt, diskReader, opts)).length === 0 ? receipt : undefined;
 }
 
 async function isEmptyOrMissing(dir: string): Promise<boolean> {

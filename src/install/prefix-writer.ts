@@ -85,7 +85,7 @@ export async function recordBuilds(prefix: string, built: Partial<Record<BuildRo
       for (const abs of [out.output, out.stamp].filter((x): x is string => !!x)) {
         const rel = inside(prefix, abs);
         const st = await fs.stat(abs);
-        const rec: ReceiptFile = { path: rel, sha256: await sha256File(abs), size: st.size };
+        const rec: ReceiptFile = { path: rel, sha256: await sha256File(abs), size: st.size, mtimeMs: st.mtimeMs };
         files.set(rel, rec);
         recorded.push(rel);
       }

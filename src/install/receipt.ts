@@ -13,8 +13,27 @@ export interface ReceiptFile {
   path: string;
   sha256: string;
   size: number;
+  /**
+   * Modification time as installed. A file whose size and mtime still match is taken as unchanged without being
+   * read again (`--verify` reads every byte); absent in receipts older than this field, which are hashed.
+   */
+  mtimeMs?: number;
   /** For symlinks: the link target as written (relative), and no hash. */
   link?: string;
+}
+
+/**
+ * What build, probe and smoke answered, and the fingerprint of everything those answers depend on (see
+ * probe/inputs.ts). A later run with the same fingerprint reports this answer instead of asking again.
+ */
+export interface ReceiptProof {
+  /** sha256 of the inputs: the prefix's plan, the driver libraries the loader would load (size and mtime), ... */
+  inputs: string;
+  at: string;
+  /** The smoke kernel ran and passed under these inputs. */
+  smoke: boolean;
+  /** The verify stage's result as it was reported; its shape is pipeline.ts's VerifyResult. */
+  verify: unknown;
 }
 
 export interface ReceiptArchive {
@@ -58,6 +77,8 @@ export interface Receipt {
   request?: SetupRequest;
   /** The installed plan as lockfile data: lets a run with no index (or --offline) verify and reuse it. */
   plan?: LockedPlatform;
+  /** The last build, probe and smoke answers and their inputs; absent until a verification ran. */
+  proof?: ReceiptProof;
 }
 
 export async function readReceipt(prefix: string): Promise<Receipt | undefined> {

@@ -151,7 +151,7 @@ export class Staging {
       },
     });
     await pipeline(body, tap, createWriteStream(dest, { mode: mode & 0o777 || 0o644, flags: 'wx' }));
-    const rec = { path: rel, sha256: hash.digest('hex'), size };
+    const rec = { path: rel, sha256: hash.digest('hex'), size, mtimeMs: (await fs.stat(dest)).mtimeMs };
     this.files.set(rel, rec);
     return rec;
   }
@@ -174,7 +174,7 @@ export class Staging {
     const tmp = `${dest}.${randomBytes(4).toString('hex')}.tmp`;
     await fs.writeFile(tmp, buf, { mode, flag: 'wx' });
     await fs.rename(tmp, dest);
-    const rec = { path: rel, sha256: createHash('sha256').update(buf).digest('hex'), size: buf.length };
+    const rec = { path: rel, sha256: createHash('sha256').update(buf).digest('hex'), size: buf.length, mtimeMs: (await fs.stat(dest)).mtimeMs };
     this.files.set(rel, rec);
     return rec;
   }
@@ -205,7 +205,7 @@ export class Staging {
     budget?.take(src.size);
     const dest = await this.parentOf(rel);
     await fs.copyFile(this.abs(fromRel), dest, fs.constants.COPYFILE_EXCL);
-    this.files.set(rel, { ...src, path: rel });
+    this.files.set(rel, { ...src, path: rel, mtimeMs: (await fs.stat(dest)).mtimeMs });
   }
 
   /** Extracts the members the rules take; returns how many landed. */

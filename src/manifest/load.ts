@@ -1,11 +1,11 @@
 // Loads the component manifests shipped in manifests/ (or a directory given with --manifests).
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { XpuError } from '../errors.js';
+import { packagePath } from '../package-dir.js';
 import { validateManifest, type ComponentManifest } from './schema.js';
 
-export const BUILTIN_MANIFESTS = fileURLToPath(new URL('../../manifests/', import.meta.url));
+export const BUILTIN_MANIFESTS = packagePath('manifests');
 
 export async function loadManifests(dir: string = BUILTIN_MANIFESTS): Promise<ComponentManifest[]> {
   let names: string[];

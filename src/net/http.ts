@@ -1,5 +1,5 @@
 // The only HTTP code: requests through undici with the injected environment's proxy and CAs; returns streams, never writes files.
-import { Agent, buildConnector, EnvHttpProxyAgent, interceptors, request, type Dispatcher } from 'undici';
+import type { buildConnector, Dispatcher } from 'undici';
 import { XpuError } from '../errors.js';
 import { DEFAULT_NET_CONFIG, NET_ENV, netConfigFromEnv, type NetConfig } from './config.js';
 import { proxyFor, proxySettings, trustedCas, type ProxyChoice } from './proxy.js';
@@ -129,8 +129,8 @@ function flatHeaders(h: Record<string, string | string[] | undefined>): Record<s
  * undici's connector with TCP keep-alive switched on once connected instead of before: Wine's sockets reject the
  * option on an unconnected socket, which the default turns into a failed connection. Same effect elsewhere.
  */
-function connectThenKeepAlive(opts: buildConnector.BuildOptions): buildConnector.connector {
-  const inner = buildConnector({ ...opts, keepAlive: false });
+function connectThenKeepAlive(build: Undici['buildConnector'], opts: buildConnector.BuildOptions): buildConnector.connector {
+  const inner = build({ ...opts, keepAlive: false });
   return (connectOpts, cb) =>
     inner(connectOpts, (err, socket) => {
       if (socket) {
@@ -161,7 +161,7 @@ export class Http {
     return proxyFor(url, this.env);
   }
 
-  private getDispatcher(): Dispatcher {
+  private getDispatcher({ Agent, buildConnector, EnvHttpProxyAgent, interceptors }: Undici): Dispatcher {
     if (!this.dispatcher) {
       const ca = trustedCas(this.env);
       const tls = ca ? { ca } : {};
@@ -171,7 +171,7 @@ export class Http {
       const base =
         p.http || p.https
           ? new EnvHttpProxyAgent({ httpProxy: p.http?.url ?? '', httpsProxy: p.https?.url ?? '', noProxy: p.noProxy, connect, requestTls: tls, proxyTls: tls })
-          : new Agent({ connect: connectThenKeepAlive(connect), connections: 8 });
+          : new Agent({ connect: connectThenKeepAlive(buildConnector, connect), connections: 8 });
       // Release assets (GitHub) answer with redirects.
       this.dispatcher = base.compose(interceptors.redirect({ maxRedirections: 5 }));
     }
@@ -200,8 +200,9 @@ export class Http {
     if (opts.minRate && this.config.minBytesPerSecond > 0) this.watchRate(url, ac, timers, () => received);
     let res: Dispatcher.ResponseData<unknown>;
     try {
-      res = await request(url, {
-        dispatcher: this.getDispatcher(),
+      const u = await undici();
+      res = await u.request(url, {
+        dispatcher: this.getDispatcher(u),
         method: opts.method ?? 'GET',
         headers: { 'user-agent': 'xpu-setup', ...opts.headers },
         headersTimeout: opts.headersTimeoutMs ?? this.config.headersTimeoutMs,
@@ -360,6 +361,20 @@ function link(from: AbortSignal | undefined, to: AbortController): () => void {
   const on = () => to.abort(from.reason);
   from.addEventListener('abort', on, { once: true });
   return () => from.removeEventListener('abort', on);
+}
+
+type Undici = typeof import('undici');
+let undiciModule: Undici | undefined;
+
+/** undici is loaded by the first request, so commands that never touch the network do not pay for it. */
+async function undici(): Promise<Undici> {
+  if (!undiciModule) {
+    // undici is CommonJS: Node and the bundle both hand its exports over as the default export; named exports only
+    // where Node's CommonJS scan finds them.
+    const m = (await import('undici')) as Undici & { default?: Undici };
+    undiciModule = m.default ?? m;
+  }
+  return undiciModule;
 }
 
 const clients = new WeakMap<object, Http>();

@@ -227,7 +227,7 @@ export async function makePlan(
   if (unknown.length) {
     throw new XpuError('USAGE', `unknown component ${unknown.map((u) => `"${u}"`).join(', ')}`, { hints: [`components: ${known.join(', ')}`] });
   }
-    const required = new Set([...opts.components, ...(opts.required ?? [])]);
+  const required = new Set([...opts.components, ...(opts.required ?? [])]);
   const unknownRequired = [...required].filter((c) => !known.includes(c));
   if (unknownRequired.length) {
     throw new XpuError('USAGE', `unknown component ${unknownRequired.map((u) => `"${u}"`).join(', ')} in a version constraint or the receipt`, {
@@ -235,7 +235,16 @@ export async function makePlan(
     });
   }
   const chosen = opts.components.length ? manifests.filter((m) => required.has(m.name)) : manifests;
-  const ctx: SourceContext = { host, deps, reporter, condaChannels: opts.condaChannels, indexUrl: opts.indexUrl };
+  // Every conda package any chosen component may ask for, so each channel's index is read once for all of them.
+  const condaPackages = chosen.flatMap((m) => (m.platforms[host.platform]?.sources ?? []).flatMap((s) => (s.kind === 'conda' ? s.packages : [])));
+  const ctx: SourceContext = {
+    host,
+    deps,
+    reporter,
+    condaChannels: opts.condaChannels,
+    indexUrl: opts.indexUrl,
+    conda: { packages: [...new Set(condaPackages)], repodata: new Map() },
+  };
   const requires = { requires: opts.requires ?? [] };
   const components = await Promise.all(
     chosen.map((m) => planComponent(m, required.has(m.name), host, opts, ctx, constraintsFor(m, requires))),

@@ -1,7 +1,21 @@
 // Native memory blocks for koffi calls: every struct is a byte block read and written at fixed offsets.
-import koffi from 'koffi';
+import { createRequire } from 'node:module';
+import type Koffi from 'koffi';
 import { XpuError } from '../errors.js';
 import { loadDllSafely } from './win-dll.js';
+
+type KoffiModule = typeof Koffi;
+const loadNative = createRequire(import.meta.url);
+let koffiModule: KoffiModule | undefined;
+
+/**
+ * koffi is a native addon: it is loaded on first use (a probe, a smoke run), never at start, and stays a separate
+ * file outside the bundle.
+ */
+export function koffi(): KoffiModule {
+  koffiModule ??= loadNative('koffi') as KoffiModule;
+  return koffiModule;
+}
 
 /** A zeroed block of native memory with little-endian accessors; free() it when done. */
 export class Block {
@@ -12,8 +26,8 @@ export class Block {
 
   constructor(size: number) {
     this.size = Math.max(8, size);
-    this.ptr = koffi.alloc('uint8_t', this.size) as bigint;
-    this.dv = new DataView(koffi.view(this.ptr, this.size));
+    this.ptr = koffi().alloc('uint8_t', this.size) as bigint;
+    this.dv = new DataView(koffi().view(this.ptr, this.size));
     new Uint8Array(this.dv.buffer).fill(0);
   }
 
@@ -39,7 +53,7 @@ export class Block {
   }
 
   free(): void {
-    if (!this.freed) koffi.free(this.ptr);
+    if (!this.freed) koffi().free(this.ptr);
     this.freed = true;
   }
 }
@@ -53,7 +67,7 @@ export function blockFrom(data: Uint8Array, nulTerminate = false): Block {
 
 /** Reads len bytes at an arbitrary native address. */
 export function readNative(ptr: bigint, len: number): Uint8Array {
-  return new Uint8Array(koffi.view(ptr, len)).slice();
+  return new Uint8Array(koffi().view(ptr, len)).slice();
 }
 
 /** Frees blocks in reverse order of creation, even when a step failed. */
@@ -64,7 +78,7 @@ export class Arena {
   free(): void { while (this.blocks.length) this.blocks.pop()!.free(); }
 }
 
-export type Lib = ReturnType<typeof koffi.load>;
+export type Lib = ReturnType<KoffiModule['load']>;
 
 /**
  * Opens a library by its full path, and makes its symbol lookups name it: koffi's own error ("Cannot find function
@@ -80,7 +94,7 @@ export function loadLibrary(path: string, opts: { dependencyDirs?: string[] } = 
       throw new XpuError('RUNTIME', `LoadLibraryExW(${path}) failed with Win32 error ${err}${why}`, { details: { library: path, win32Error: err } });
     }
   }
-  const lib = koffi.load(path);
+  const lib = koffi().load(path);
   const func = lib.func.bind(lib) as (...args: unknown[]) => unknown;
   const named = (...args: unknown[]): unknown => {
     try {

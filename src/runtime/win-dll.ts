@@ -1,5 +1,5 @@
 // Windows DLL loading by full path with the safe search flags, and which module file and version a process holds.
-import koffi from 'koffi';
+import { koffi } from './ffi.js';
 
 /** LoadLibraryExW flags (libloaderapi.h). */
 const LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR = 0x100;
@@ -26,7 +26,7 @@ let ver: Version | undefined;
 
 function kernel32(): Kernel32 {
   if (!k32) {
-    const lib = koffi.load('kernel32.dll');
+    const lib = koffi().load('kernel32.dll');
     k32 = {
       LoadLibraryExW: lib.func('void * __stdcall LoadLibraryExW(str16 file, void *reserved, uint32_t flags)') as unknown as Kernel32['LoadLibraryExW'],
       AddDllDirectory: lib.func('void * __stdcall AddDllDirectory(str16 dir)') as unknown as Kernel32['AddDllDirectory'],
@@ -68,7 +68,7 @@ export function loadedModulePath(name: string): string | undefined {
 /** FileVersion of a DLL's version resource (VS_FIXEDFILEINFO), e.g. "1.8.12.0"; undefined when it has none. */
 export function dllFileVersion(file: string): string | undefined {
   if (!ver) {
-    const lib = koffi.load('version.dll');
+    const lib = koffi().load('version.dll');
     ver = {
       GetFileVersionInfoSizeW: lib.func('uint32_t __stdcall GetFileVersionInfoSizeW(str16 file, void *handle)') as unknown as Version['GetFileVersionInfoSizeW'],
       GetFileVersionInfoW: lib.func('int __stdcall GetFileVersionInfoW(str16 file, uint32_t handle, uint32_t size, void *buf)') as unknown as Version['GetFileVersionInfoW'],
@@ -78,19 +78,19 @@ export function dllFileVersion(file: string): string | undefined {
   const size = ver.GetFileVersionInfoSizeW(file, null);
   if (!size) return undefined;
   // Native memory, not a Buffer: VerQueryValueW answers with a pointer into this block.
-  const block = koffi.alloc('uint8_t', size);
+  const block = koffi().alloc('uint8_t', size);
   try {
     if (!ver.GetFileVersionInfoW(file, 0, size, block)) return undefined;
     const out: [unknown] = [null];
     const len: [number] = [0];
     if (!ver.VerQueryValueW(block, '\\', out, len) || len[0] < 52 || out[0] === null) return undefined;
     // VS_FIXEDFILEINFO: signature, struct version, then dwFileVersionMS and dwFileVersionLS.
-    const info = koffi.decode(out[0], 'uint32_t', 4) as number[];
+    const info = koffi().decode(out[0], 'uint32_t', 4) as number[];
     if (info[0] !== 0xfeef04bd) return undefined;
     const ms = info[2]!;
     const ls = info[3]!;
     return `${ms >>> 16}.${ms & 0xffff}.${ls >>> 16}.${ls & 0xffff}`;
   } finally {
-    koffi.free(block);
+    koffi().free(block);
   }
 }

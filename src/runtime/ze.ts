@@ -1,8 +1,7 @@
 // koffi bindings straight into a Level Zero loader, opened by full path, and the device probe built on them.
-import koffi from 'koffi';
 import { diagnoseLoadError } from '../inspect/load-check.js';
 import { XpuError } from '../errors.js';
-import { Arena, Block, loadLibrary, type Lib } from './ffi.js';
+import { Arena, Block, koffi, loadLibrary, type Lib } from './ffi.js';
 import { nodeLayout, prefixLibrary } from '../host/index.js';
 import { EXT, LAYOUT, STYPE, apiVersionString, zeResultName } from './ze-abi.js';
 import type { RawDevice, RawDriver, RawLoaderComponent, RawZeProbe } from './types.js';
@@ -283,7 +282,9 @@ export function missingExtensionNotes(extensions: { name: string }[], driverInde
   return out;
 }
 
-const GET_VERSION_STRING = koffi.proto('uint32_t ZeIntelGetDriverVersionString(void *hDriver, void *pVersion, void *pSize)');
+// Declared on first use, so loading this module does not load koffi.
+let getVersionString: ReturnType<ReturnType<typeof koffi>['proto']> | undefined;
+const GET_VERSION_STRING = () => (getVersionString ??= koffi().proto('uint32_t ZeIntelGetDriverVersionString(void *hDriver, void *pVersion, void *pSize)'));
 
 /**
  * The driver's own version string through ZE_intel_get_driver_version_string (what UR's Level Zero adapter reports
@@ -294,11 +295,11 @@ function driverVersionString(api: ZeApi, a: Arena, drv: bigint, names: Set<strin
   const fn = a.alloc(8);
   if (api.raw('zeDriverGetExtensionFunctionAddress', drv, 'zeIntelGetDriverVersionString', fn.ptr) !== 0 || fn.ptrAt(0) === 0n) return undefined;
   const size = a.alloc(8);
-  if ((koffi.call(fn.ptrAt(0), GET_VERSION_STRING, drv, null, size.ptr) as number) !== 0 || size.u64(0) === 0) return undefined;
+  if ((koffi().call(fn.ptrAt(0), GET_VERSION_STRING(), drv, null, size.ptr) as number) !== 0 || size.u64(0) === 0) return undefined;
   const len = size.u64(0);
   const buf = a.alloc(len + 1);
   size.setU64(0, len + 1);
-  if ((koffi.call(fn.ptrAt(0), GET_VERSION_STRING, drv, buf.ptr, size.ptr) as number) !== 0) return undefined;
+  if ((koffi().call(fn.ptrAt(0), GET_VERSION_STRING(), drv, buf.ptr, size.ptr) as number) !== 0) return undefined;
   return buf.str(0, len).replace(/\0.*$/s, '').trim() || undefined;
 }
 

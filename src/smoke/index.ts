@@ -5,8 +5,7 @@ import type { Deps } from '../deps.js';
 import { XpuError } from '../errors.js';
 import type { Reporter } from '../reporter.js';
 import { nativeDir } from '../package-dir.js';
-import koffi from 'koffi';
-import { Arena } from '../runtime/ffi.js';
+import { Arena, koffi } from '../runtime/ffi.js';
 import { LAYOUT, STYPE, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, zeResultName, DEVICE_TYPE } from '../runtime/ze-abi.js';
 import { noDriverError, zeApiFor, zeLoaderPath, type ZeApi } from '../runtime/ze.js';
 import { EnvVars } from '../env-names.js';
@@ -201,7 +200,7 @@ export async function runSmoke(prefix: string, opts: SmokeOptions): Promise<Smok
     };
     const dA = devMem(), dB = devMem(), dC = devMem();
     const hA = hostMem(), hB = hostMem(), hC = hostMem();
-    const f32 = (p: bigint) => new Float32Array(koffi.view(p, bytes));
+    const f32 = (p: bigint) => new Float32Array(koffi().view(p, bytes));
     const va = f32(hA), vb = f32(hB), vc = f32(hC);
     for (let i = 0; i < n; i++) {
       va[i] = i * 0.5;

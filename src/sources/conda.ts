@@ -144,7 +144,16 @@ export async function scanRepodata(http: Http, url: string, wanted: (filename: s
  * repodata.json.zst is a tenth of the bytes of repodata.json; channels without it (or that answer it with
  * something else) get the plain document.
  */
-async function fetchRepodata(http: Http, url: string, optional: boolean, packages: string[]): Promise<CondaCandidate[]> {
+async function fetchRepodata(http: Http, url: string, optional: boolean, packages: string[], ctx?: SourceContext): Promise<CondaCandidate[]> {
+  const shared = ctx?.conda;
+  if (shared) {
+    let p = shared.repodata.get(url) as Promise<CondaCandidate[]> | undefined;
+    if (!p) {
+      p = fetchRepodata(http, url, optional, [...new Set([...shared.packages, ...packages])]);
+      shared.repodata.set(url, p);
+    }
+    return p;
+  }
   const wanted = (filename: string) => packages.some((p) => filename.startsWith(`${p}-`));
   let doc: Repodata;
   try {
@@ -173,8 +182,8 @@ export async function resolveConda(spec: CondaSourceSpec, ctx: SourceContext): P
     let noarch: CondaCandidate[];
     try {
       [arch, noarch] = await Promise.all([
-        fetchRepodata(http, `${ch}/${subdir}/repodata.json`, false, spec.packages),
-        fetchRepodata(http, `${ch}/noarch/repodata.json`, true, spec.packages),
+        fetchRepodata(http, `${ch}/${subdir}/repodata.json`, false, spec.packages, ctx),
+        fetchRepodata(http, `${ch}/noarch/repodata.json`, true, spec.packages, ctx),
       ]);
     } catch (e) {
       // One unreachable channel is not the end: the next channel may answer.

@@ -35,6 +35,11 @@ export interface SourceContext {
   indexUrl?: string;
   /** Version floors and pins of the component being resolved, checked in the source's own version order. */
   constraints?: Constraint[];
+  /**
+   * One run's conda index answers, shared by every component: each channel's repodata is fetched and scanned once,
+   * for every package any component may ask for (`condaPackages`), however many components read it.
+   */
+  conda?: { packages: string[]; repodata: Map<string, Promise<unknown>> };
 }
 
 /** The source has no matching package (as opposed to being unreachable). */

@@ -88,7 +88,8 @@ describe('the request is remembered and enforced', () => {
 
   it('with every index unreachable, an intact and cached prefix is verified and reported up to date', async () => {
     const before = await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8');
-    const r = await runCli(['--prefix', prefix, '--cache-dir', cache, '--no-smoke', '--json'], offline(bare));
+    // --refresh: the plan made moments ago for this request would otherwise be reused without asking any index.
+    const r = await runCli(['--prefix', prefix, '--cache-dir', cache, '--no-smoke', '--refresh', '--json'], offline(bare));
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ changed: false, from: { kind: 'receipt' } });
     expect(r.stderr).toMatch(/holds the plan recorded for this request, intact and cached: keeping it/);

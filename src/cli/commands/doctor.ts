@@ -1,5 +1,4 @@
 // `xpu-setup doctor`: what is wrong with this machine's Intel GPU stack and how to fix it; --json for machines.
-import { fileURLToPath } from 'node:url';
 import { findCompilers } from '../../build/compilers.js';
 import type { Deps } from '../../deps.js';
 import { renderHuman, runDoctor, shouldColor, type DoctorServices } from '../../doctor/index.js';
@@ -8,13 +7,14 @@ import { isXpuError } from '../../errors.js';
 import { runningPlatform } from '../../host/index.js';
 import { loadManifests } from '../../manifest/load.js';
 import { httpFor } from '../../net/http.js';
+import { packagePath } from '../../package-dir.js';
 import { list, str, type Command, type CommandContext } from '../command.js';
 import { parsePlanOptions } from '../setup-options.js';
 
 /** Exit code when the doctor itself could not run (as opposed to finding problems: 1). */
 export const EXIT_DOCTOR_BROKEN = 3;
 
-const BIN = fileURLToPath(new URL('../../../bin/xpu-setup.js', import.meta.url));
+const BIN = packagePath('bin', 'xpu-setup.js');
 
 /**
  * The index roots setup would contact for this platform when the prefix records none: the manifests' conda channels

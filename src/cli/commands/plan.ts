@@ -12,7 +12,7 @@ export const planCommand: Command = {
   async run({ deps, out, values }) {
     const opts = parsePlanOptions(values, deps);
     const plan = await planSetup(opts, deps, out, true);
-    assertInstallable(plan);
+    await assertInstallable(plan);
     const receipt = await readReceipt(plan.prefix).catch(() => undefined);
     const changes = planChanges(plan, receipt, receipt ? await verifyPrefix(plan.prefix, receipt) : []);
     if (out.opts.json) out.json({ ...plan, changes });

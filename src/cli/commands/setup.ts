@@ -11,7 +11,7 @@ async function summary(r: SetupResult, out: Output, seconds: string, deps: Deps)
   for (const n of r.install.notes) out.warn(n);
   if (r.plan.from?.kind === 'receipt') out.line(`no index asked: using the plan recorded in ${r.plan.from.path}`);
   if (!r.install.changed) {
-    const what = `verified ${r.install.receipt.files.length} files against the receipt`;
+    const what = `${r.install.receipt.files.length} files match the receipt`;
     if (r.install.requestUpdated) out.line(`${r.plan.prefix}: installed files unchanged (${what}); the receipt now records this request`);
     else out.line(`${r.plan.prefix} is up to date (${what})`);
   } else if (r.install.envChanged) {
@@ -48,6 +48,10 @@ function setupOptions(values: Values, deps: Parameters<Command['run']>[0]['deps'
     smoke: !values['no-smoke'],
     requireDevice: !!values['require-device'],
     limits: parseLimits(values, deps),
+    verify: !values['no-probe'],
+    rehash: !!values.verify,
+    reprobe: !!values.probe,
+    resmoke: !!values.smoke,
   };
 }
 
@@ -55,9 +59,9 @@ export const setupCommand: Command = {
   name: 'setup',
   async run({ deps, out, values }) {
     const opts = setupOptions(values, deps);
-    const plan = await planSetup(opts, deps, out);
+    const plan = await planSetup(opts, deps, out, false, { recent: !values.refresh });
     if (values['dry-run']) {
-      assertInstallable(plan);
+      await assertInstallable(plan);
       if (out.opts.json) out.json({ ok: true, dryRun: true, plan });
       else out.result(renderPlan(plan));
       return 0;

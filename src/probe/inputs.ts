@@ -1,0 +1,95 @@
+// The fingerprint of everything a probe's answer depends on, read without running anything: equal fingerprints let
+// setup report the receipt's last answer instead of building, probing and running the kernel again.
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import type { Deps } from '../deps.js';
+import { EnvVars, PROBE_ENV_PREFIXES } from '../env-names.js';
+import { nodeLayout } from '../host/index.js';
+import { searchOrder } from '../inspect/loaders.js';
+import type { Receipt } from '../install/receipt.js';
+import { VERSION } from '../version.js';
+
+/** A file as the fingerprint sees it: where, how big, when last written; absent files are left out. */
+type FileMark = [path: string, size: number, mtimeMs: number];
+
+async function mark(file: string): Promise<FileMark | undefined> {
+  const s = await fs.stat(file).catch(() => undefined);
+  return s ? [file, s.size, s.mtimeMs] : undefined;
+}
+
+async function marks(files: string[]): Promise<FileMark[]> {
+  return (await Promise.all(files.map(mark))).filter((m): m is FileMark => m !== undefined);
+}
+
+/**
+ * Every copy of every driver library the loader would try, by size and mtime (stat follows the symlink to the
+ * versioned file, so a driver upgrade changes the mark): the ZE_ENABLE_ALT_DRIVERS list when set, else the default
+ * driver names, each along the library search path.
+ */
+export function driverCandidates(deps: Pick<Deps, 'platform' | 'env'>, recordedAltDrivers?: string): string[] {
+  const alt = deps.env[EnvVars.ZE_ENABLE_ALT_DRIVERS] ?? recordedAltDrivers;
+  const names = alt ? alt.split(',').filter(Boolean) : nodeLayout(deps.platform).zeDriverLibraries;
+  const out: string[] = [];
+  for (const name of names) {
+    if (path.isAbsolute(name) || path.win32.isAbsolute(name)) out.push(name);
+    else out.push(...searchOrder(deps.platform, name, deps.env).map((c) => c.path));
+  }
+  return out;
+}
+
+/** Linux places whose change can change the answer without touching a driver library's own file. */
+async function linuxSystemMarks(env: Deps['env']): Promise<unknown> {
+  // ldconfig rewrites the cache whenever a library is installed or removed, so a driver found through it is covered.
+  const vendors = env[EnvVars.OCL_ICD_VENDORS] ?? '/etc/OpenCL/vendors';
+  const icds = (await fs.readdir(vendors).catch(() => [] as string[])).map((n) => path.join(vendors, n));
+  const dri = (await fs.readdir('/dev/dri').catch(() => [] as string[])).filter((n) => n.startsWith('render'));
+  const nodes = await Promise.all(
+    dri.map(async (n) => {
+      const s = await fs.stat(path.join('/dev/dri', n)).catch(() => undefined);
+      return s ? [n, s.mode, s.uid, s.gid] : [n];
+    }),
+  );
+  // Joining the render group shows a GPU that was hidden.
+  const groups = process.getgroups ? process.getgroups().sort((a, b) => a - b) : [];
+  return { ldcache: await mark('/etc/ld.so.cache'), icds: await marks(icds.sort()), renderNodes: nodes, groups };
+}
+
+export interface ProofInputs {
+  key: string;
+  /** What went into the key, for --verbose and for tests. */
+  parts: Record<string, unknown>;
+}
+
+/**
+ * The fingerprint of a prefix's build, probe and smoke answers. `extra` carries what the caller knows and this stage
+ * may not import (the runtime addon's build output).
+ */
+export async function proofInputs(
+  prefix: string,
+  receipt: Pick<Receipt, 'planKey' | 'extraEnv'>,
+  deps: Pick<Deps, 'platform' | 'env'>,
+  extra: Record<string, unknown> = {},
+): Promise<ProofInputs> {
+  const env = Object.entries(deps.env)
+    .filter(([k, v]) => v !== undefined && PROBE_ENV_PREFIXES.some((p) => k.startsWith(p)))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  if (deps.platform === 'win32') env.push([EnvVars.PATH, deps.env[EnvVars.PATH] ?? deps.env.Path]);
+  const parts: Record<string, unknown> = {
+    tool: VERSION,
+    node: `${process.version} ${process.arch}`,
+    prefix,
+    planKey: receipt.planKey,
+    extraEnv: receipt.extraEnv ?? {},
+    env,
+    drivers: await marks(driverCandidates(deps, receipt.extraEnv?.[EnvVars.ZE_ENABLE_ALT_DRIVERS])),
+    system: deps.platform === 'linux' ? await linuxSystemMarks(deps.env) : undefined,
+    ...extra,
+  };
+  return { key: createHash('sha256').update(JSON.stringify(parts)).digest('hex'), parts };
+}
+
+/** The addon's build output by size and mtime, so a deleted or rebuilt addon counts as a change. */
+export async function fileMark(file: string | undefined): Promise<FileMark | undefined> {
+  return file ? mark(file) : undefined;
+}

@@ -1,0 +1,137 @@
+// What a re-run trusts and what makes it look again: file size and mtime against the receipt, `--verify`, and the
+// fingerprint of the probe's inputs (driver libraries, environment).
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ReceiptFile } from '../../src/install/receipt.js';
+import { verifyPrefix } from '../../src/install/verify.js';
+import { driverCandidates, proofInputs } from '../../src/probe/inputs.js';
+import { libcPathFromMaps, parseLibcBanner } from '../../src/host/linux.js';
+import { recentPlan, rememberPlan } from '../../src/plan/recent.js';
+import type { InstallPlan } from '../../src/plan/plan.js';
+
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const d of dirs.splice(0)) await fs.rm(d, { recursive: true, force: true });
+});
+
+async function temp(): Promise<string> {
+  const d = await fs.mkdtemp(path.join(os.tmpdir(), 'xpu-noop-'));
+  dirs.push(d);
+  return d;
+}
+
+/** A prefix with one file and the receipt entry an install would write for it. */
+async function prefixWith(content: string): Promise<{ prefix: string; file: string; rec: ReceiptFile & { mtimeMs: number } }> {
+  const prefix = await temp();
+  const file = path.join(prefix, 'lib', 'libze_loader.so.1');
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  await fs.writeFile(file, content);
+  // A whole second, so a test can put the same mtime back exactly.
+  await fs.utimes(file, 1_700_000_000, 1_700_000_000);
+  const st = await fs.stat(file);
+  const rec = { path: 'lib/libze_loader.so.1', sha256: createHash('sha256').update(content).digest('hex'), size: st.size, mtimeMs: st.mtimeMs };
+  return { prefix, file, rec };
+}
+
+describe('the prefix check of a re-run', () => {
+  it('sees a file whose size changed without reading it, and one edited in place (same size, new mtime) by its hash', async () => {
+    const { prefix, file, rec } = await prefixWith('loader bytes v1\n');
+    expect(await verifyPrefix(prefix, { files: [rec] })).toEqual([]);
+    await fs.writeFile(file, 'loader bytes v1 and more\n');
+    expect(await verifyPrefix(prefix, { files: [rec] })).toEqual([{ path: rec.path, problem: 'changed' }]);
+    await fs.writeFile(file, 'loader bytes v2\n');
+    await fs.utimes(file, new Date(), new Date(rec.mtimeMs + 5000));
+    expect(await verifyPrefix(prefix, { files: [rec] })).toEqual([{ path: rec.path, problem: 'changed' }]);
+  });
+
+  it('takes a touched file with the same bytes as unchanged', async () => {
+    const { prefix, file, rec } = await prefixWith('loader bytes\n');
+    await fs.utimes(file, new Date(), new Date(rec.mtimeMs + 5000));
+    expect(await verifyPrefix(prefix, { files: [rec] })).toEqual([]);
+  });
+
+  it('trusts size and mtime unless asked to re-hash: --verify finds an edit that kept both', async () => {
+    const { prefix, file, rec } = await prefixWith('loader bytes v1\n');
+    await fs.writeFile(file, 'loader bytes v2\n');
+    await fs.utimes(file, new Date(), new Date(rec.mtimeMs));
+    expect(await verifyPrefix(prefix, { files: [rec] })).toEqual([]);
+    expect(await verifyPrefix(prefix, { files: [rec] }, undefined, { rehash: true })).toEqual([{ path: rec.path, problem: 'changed' }]);
+  });
+
+  it('hashes files of receipts written before mtimes were recorded', async () => {
+    const { prefix, file, rec } = await prefixWith('loader bytes v1\n');
+    const { mtimeMs: _m, ...old } = rec;
+    await fs.writeFile(file, 'loader bytes v2\n');
+    await fs.utimes(file, new Date(), new Date(rec.mtimeMs));
+    expect(await verifyPrefix(prefix, { files: [old] })).toEqual([{ path: rec.path, problem: 'changed' }]);
+  });
+
+  it('reports a missing file', async () => {
+    const { prefix, file, rec } = await prefixWith('x\n');
+    await fs.rm(file);
+    expect(await verifyPrefix(prefix, { files: [rec] })).toEqual([{ path: rec.path, problem: 'missing' }]);
+  });
+});
+
+describe('the fingerprint of what a probe depends on', () => {
+  const receipt = { planKey: 'k1', extraEnv: undefined };
+
+  it('changes when a driver library on the search path is installed, upgraded or removed, and not otherwise', async () => {
+    const dir = await temp();
+    const deps = { platform: 'linux' as const, env: { LD_LIBRARY_PATH: dir } };
+    const none = await proofInputs('/p', receipt, deps);
+    expect((await proofInputs('/p', receipt, deps)).key).toBe(none.key);
+    const drv = path.join(dir, 'libze_intel_gpu.so.1');
+    await fs.writeFile(drv, 'driver 1.0');
+    const installed = await proofInputs('/p', receipt, deps);
+    expect(installed.key).not.toBe(none.key);
+    expect(installed.parts.drivers).toEqual(expect.arrayContaining([[drv, 10, expect.any(Number)]]));
+    await fs.writeFile(drv, 'driver 1.1 (upgraded)');
+    const upgraded = await proofInputs('/p', receipt, deps);
+    expect(upgraded.key).not.toBe(installed.key);
+    await fs.rm(drv);
+    expect((await proofInputs('/p', receipt, deps)).key).toBe(none.key);
+  });
+
+  it('follows ZE_ENABLE_ALT_DRIVERS (from the environment or the receipt) instead of the default driver names', () => {
+    expect(driverCandidates({ platform: 'linux', env: { ZE_ENABLE_ALT_DRIVERS: '/opt/ref/libref.so,libother.so.1' } })).toEqual(
+      expect.arrayContaining(['/opt/ref/libref.so', '/usr/lib/x86_64-linux-gnu/libother.so.1']),
+    );
+    expect(driverCandidates({ platform: 'linux', env: {} }, '/prefix/lib/libxpu_refdriver.so')).toEqual(['/prefix/lib/libxpu_refdriver.so']);
+    expect(driverCandidates({ platform: 'linux', env: {} })).toEqual(expect.arrayContaining(['/usr/lib/x86_64-linux-gnu/libze_intel_gpu.so.1']));
+  });
+
+  it('changes with the variables the loader, UR and OpenCL read, and with the plan; not with unrelated ones', async () => {
+    const base = await proofInputs('/p', receipt, { platform: 'linux', env: { HOME: '/h' } });
+    expect((await proofInputs('/p', receipt, { platform: 'linux', env: { HOME: '/elsewhere' } })).key).toBe(base.key);
+    expect((await proofInputs('/p', receipt, { platform: 'linux', env: { HOME: '/h', ZE_AFFINITY_MASK: '0' } })).key).not.toBe(base.key);
+    expect((await proofInputs('/p', receipt, { platform: 'linux', env: { HOME: '/h', ONEAPI_DEVICE_SELECTOR: 'level_zero:0' } })).key).not.toBe(base.key);
+    expect((await proofInputs('/p', { planKey: 'k2' }, { platform: 'linux', env: { HOME: '/h' } })).key).not.toBe(base.key);
+    expect((await proofInputs('/p', receipt, { platform: 'linux', env: { HOME: '/h' } }, { addon: ['/p/lib/a.so', 1, 2] })).key).not.toBe(base.key);
+  });
+});
+
+describe('glibc without starting a process', () => {
+  it('finds libc.so.6 in /proc/self/maps and reads the version from its banner', () => {
+    const maps = '7f2f11537000-7f2f1155d000 r--p 00000000 fe:00 339380                     /usr/lib/x86_64-linux-gnu/libc.so.6\n';
+    expect(libcPathFromMaps(maps)).toBe('/usr/lib/x86_64-linux-gnu/libc.so.6');
+    expect(libcPathFromMaps('7f00-7f01 r--p 0 0:0 0 /usr/lib/libmusl.so\n')).toBeUndefined();
+    const bytes = Buffer.concat([Buffer.from([0, 1, 2, 0xff]), Buffer.from('GNU C Library (Debian GLIBC 2.36-9+deb12u14) stable release version 2.36.\n'), Buffer.alloc(8)]);
+    expect(parseLibcBanner(bytes)).toBe('2.36');
+    expect(parseLibcBanner(Buffer.from('no banner here'))).toBeUndefined();
+  });
+});
+
+describe('reusing a recent plan', () => {
+  it('gives back the plan stored for the same request while it is young, and nothing after', async () => {
+    const cache = await temp();
+    const plan = { schema: 1, planKey: 'pk', components: [] } as unknown as InstallPlan;
+    await rememberPlan(cache, 'a'.repeat(64), plan, 1_000_000);
+    expect(await recentPlan(cache, 'a'.repeat(64), 1_000_000 + 60_000)).toEqual(plan);
+    expect(await recentPlan(cache, 'a'.repeat(64), 1_000_000 + 11 * 60_000)).toBeUndefined();
+    expect(await recentPlan(cache, 'b'.repeat(64), 1_000_000)).toBeUndefined();
+  });
+});

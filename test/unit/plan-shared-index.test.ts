@@ -1,0 +1,56 @@
+// Many components from one conda channel: the plan reads each repodata document once, not once per component.
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Host } from '../../src/host/types.js';
+import type { ComponentManifest } from '../../src/manifest/schema.js';
+import { makePlan } from '../../src/plan/plan.js';
+import { silentReporter } from '../../src/reporter.js';
+import { fakeDeps } from '../fixtures/detect/fake-deps.js';
+
+const N = 16;
+const host: Host = { platform: 'win-x64', os: 'win32', arch: 'x64', native: false };
+const requests: string[] = [];
+let server: http.Server;
+let channel: string;
+
+/** win-64 repodata listing pkg-0 ... pkg-15, one version each; no .zst and no noarch, so the plain document is read. */
+function repodata(): string {
+  const packages: Record<string, unknown> = {};
+  for (let i = 0; i < N; i++) {
+    packages[`pkg-${i}-1.0-h0_0.conda`] = { name: `pkg-${i}`, version: '1.0', build: 'h0_0', build_number: 0, sha256: String(i % 10).repeat(64), size: 10 };
+  }
+  return JSON.stringify({ info: { subdir: 'win-64' }, packages: {}, 'packages.conda': packages, repodata_version: 1 });
+}
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    requests.push(req.url ?? '');
+    if (req.url === '/ch/win-64/repodata.json') res.writeHead(200, { 'content-type': 'application/json' }).end(repodata());
+    else res.writeHead(404).end();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  channel = `http://127.0.0.1:${(server.address() as AddressInfo).port}/ch`;
+});
+
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+function manifest(i: number): ComponentManifest {
+  return {
+    schema: 1, name: `c${i}`, summary: `component ${i}`, features: [],
+    platforms: { 'win-x64': { provides: [], sources: [{ kind: 'conda', channels: [channel], packages: [`pkg-${i}`], map: [{ from: 'Library/', to: '' }] }] } },
+  };
+}
+
+describe('planning many components from one channel', () => {
+  it(`plans ${N} components with one read of each repodata document`, async () => {
+    const ms = Array.from({ length: N }, (_, i) => manifest(i));
+    const p = await makePlan(host, ms, { prefix: '/tmp/p', cacheDir: '/tmp/c', components: [], sources: [], condaChannels: [] }, fakeDeps({ platform: 'linux' }), silentReporter);
+    expect(p.components.map((c) => [c.name, c.status, c.archives[0]?.filename])).toEqual(ms.map((m, i) => [m.name, 'planned', `pkg-${i}-1.0-h0_0.conda`]));
+    const reads = (u: string) => requests.filter((r) => r === u).length;
+    expect(reads('/ch/win-64/repodata.json.zst')).toBe(1);
+    expect(reads('/ch/win-64/repodata.json')).toBe(1);
+    expect(reads('/ch/noarch/repodata.json.zst')).toBe(1);
+    expect(reads('/ch/noarch/repodata.json')).toBe(1);
+  });
+});
