@@ -71,11 +71,22 @@ export async function prepare(): Promise<void> {
 /** The freshly built tree (what package.json's "files" publishes: bin, data, dist, ...) beside the win32 node_modules. */
 export async function syncApp(): Promise<void> {
   const pkg = JSON.parse(await fs.readFile(path.join(REPO, 'package.json'), 'utf8')) as { files: string[] };
-  for (const d of pkg.files) {
-    await fs.rm(path.join(APP, d), { recursive: true, force: true });
-    await fs.cp(path.join(REPO, d), path.join(APP, d), { recursive: true });
+  for (const entry of pkg.files) {
+    for (const d of await expandFilesEntry(entry)) {
+      await fs.rm(path.join(APP, d), { recursive: true, force: true });
+      await fs.cp(path.join(REPO, d), path.join(APP, d), { recursive: true });
+    }
   }
   await fs.copyFile(path.join(REPO, 'package.json'), path.join(APP, 'package.json'));
+}
+
+/** A "files" entry as the paths it names: a `*` in its last part matches any run of characters (`dist/xpu-setup*.mjs`). */
+async function expandFilesEntry(entry: string): Promise<string[]> {
+  const base = path.posix.basename(entry);
+  if (!base.includes('*')) return [entry];
+  const dir = path.posix.dirname(entry);
+  const re = new RegExp(`^${base.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+  return (await fs.readdir(path.join(REPO, dir))).filter((f) => re.test(f)).map((f) => path.posix.join(dir, f));
 }
 
 async function wineserver(arg: '-p' | '-k' | '-w'): Promise<void> {
