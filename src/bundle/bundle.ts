@@ -6,7 +6,7 @@ import type { Deps } from '../deps.js';
 import { XpuError } from '../errors.js';
 import { fetchPlan } from '../fetch/fetch.js';
 import type { TargetPlatform } from '../host/types.js';
-import { LOCKFILE_NAME, newLockfile, readLockfile, writeLockfile, type LockedPlatform, type Lockfile } from '../plan/lockfile.js';
+import { LOCKFILE_NAME, lockedOf, newLockfile, readLockfile, writeLockfile, type Lockfile } from '../plan/lockfile.js';
 import type { InstallPlan } from '../plan/plan.js';
 import type { Reporter } from '../reporter.js';
 import { CONDA_SUBDIR, type RepodataRecord } from '../sources/conda.js';
@@ -117,20 +117,12 @@ export async function writeBundle(plans: InstallPlan[], out: string, deps: Deps,
     await writeRepodata(dir, CONDA_SUBDIR[plan.platform], conda);
     // conda clients read noarch/ of every channel; an empty one makes the directory a complete channel.
     if (!(await readJson(path.join(dir, 'noarch', 'repodata.json')))) await writeRepodata(dir, 'noarch', []);
-    const entry: LockedPlatform = {
-      planKey: plan.planKey,
-      components: plan.components
-        .filter((c) => c.status === 'planned')
-        .map((c) => ({
-          name: c.name,
-          source: c.source!,
-          origin: c.origin!,
-          version: c.version!,
-          archives: c.archives.map((a) => ({ ...a, url: bundlePath(a, plan.platform) })),
-          ...(c.constraints ? { constraints: c.constraints } : {}),
-        })),
+    // The plan as lockfile data, its archives pointing into the bundle.
+    const locked = lockedOf(plan);
+    platforms[plan.platform] = {
+      ...locked,
+      components: locked.components.map((c) => ({ ...c, archives: c.archives.map((a) => ({ ...a, url: bundlePath(a, plan.platform) })) })),
     };
-    platforms[plan.platform] = entry;
   }
   await writeSimpleIndex(dir);
   await writeLockfile(lockFile, newLockfile(plans[0]!.request!, platforms));
