@@ -13,35 +13,35 @@ export interface DpkgRecord {
 }
 
 /**
- * Pure: the package records of a dpkg status file, in file order. Only the fields dpkg-query's `-W` answer needs are
- * read; continuation lines (a leading space) never start a field.
+ * Pure: the package records of a dpkg status file, in file order. Only the four fields dpkg-query's `-W` answer
+ * needs are picked out, by one regular expression over the whole text (the file runs to megabytes; splitting it
+ * into lines costs several times more). A record starts at its Package field, which dpkg always writes first;
+ * continuation lines start with a space and so never match.
  */
 export function parseDpkgStatus(text: string): DpkgRecord[] {
   const out: DpkgRecord[] = [];
   let cur: Partial<DpkgRecord> = {};
   const flush = (): void => {
     if (cur.name && cur.want && cur.state) out.push(cur as DpkgRecord);
-    cur = {};
   };
-  for (const line of text.split('\n')) {
-    if (line === '' || line === '\r') {
-      flush();
-      continue;
-    }
-    const c = line.charCodeAt(0);
-    // Only Package, Architecture, Version and Status matter: skip the rest by their first letter.
-    if (c !== 80 && c !== 65 && c !== 86 && c !== 83) continue;
-    const colon = line.indexOf(':');
-    if (colon < 0) continue;
-    const field = line.slice(0, colon);
-    const value = line.slice(colon + 1).trim();
-    if (field === 'Package') cur.name = value;
-    else if (field === 'Architecture') cur.architecture = value;
-    else if (field === 'Version') cur.version = value;
-    else if (field === 'Status') {
-      const words = value.split(/\s+/);
-      cur.want = words[0] ?? '';
-      cur.state = words[2] ?? '';
+  for (const m of text.matchAll(/^(Package|Architecture|Version|Status):[ \t]*([^\r\n]*)/gm)) {
+    const value = m[2]!.trim();
+    switch (m[1]) {
+      case 'Package':
+        flush();
+        cur = { name: value };
+        break;
+      case 'Architecture':
+        cur.architecture = value;
+        break;
+      case 'Version':
+        cur.version = value;
+        break;
+      default: {
+        const words = value.split(/\s+/);
+        cur.want = words[0] ?? '';
+        cur.state = words[2] ?? '';
+      }
     }
   }
   flush();

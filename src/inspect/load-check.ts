@@ -62,13 +62,18 @@ export function diagnoseLoadError(message: string, file: string): LoadDiagnosis 
 }
 
 // process.dlopen loads the library for real; a plain (non-addon) library then fails with "did not self-register",
-// which proves it loaded.
+// which proves it loaded. One line per file, written synchronously before the next load, so the answers given
+// before a crash survive it.
 const LOAD_SCRIPT = `
-const f = process.argv[process.argv.length - 1];
-try { process.dlopen({ exports: {} }, f); console.log(JSON.stringify({ ok: true })); }
-catch (e) {
-  const msg = String(e && e.message || e);
-  console.log(JSON.stringify(/did not self-register|Module did not|not a valid Node|NODE_MODULE/i.test(msg) ? { ok: true } : { ok: false, message: msg }));
+const fs = require('fs');
+for (const f of process.argv.slice(1)) {
+  let answer;
+  try { process.dlopen({ exports: {} }, f); answer = { ok: true }; }
+  catch (e) {
+    const msg = String(e && e.message || e);
+    answer = /did not self-register|Module did not|not a valid Node|NODE_MODULE/i.test(msg) ? { ok: true } : { ok: false, message: msg };
+  }
+  fs.writeSync(1, JSON.stringify(answer) + '\\n');
 }`;
 
 /** Pure: reads the child's one-line JSON answer. */
@@ -84,13 +89,54 @@ export function parseLoadAnswer(stdout: string, file: string): LoadResult {
   }
 }
 
+/** Pure: the answers a load-test child gave, one per line in the order of `files`; stops at the first line that is not one. */
+export function parseLoadAnswers(stdout: string, files: readonly string[]): LoadResult[] {
+  const out: LoadResult[] = [];
+  for (const line of stdout.split('\n').filter((l) => l.trim())) {
+    const file = files[out.length];
+    if (file === undefined) break;
+    let v: { ok?: unknown; message?: unknown };
+    try {
+      v = JSON.parse(line) as typeof v;
+    } catch {
+      break;
+    }
+    if (typeof v !== 'object' || v === null || typeof v.ok !== 'boolean') break;
+    out.push(parseLoadAnswer(line, file));
+  }
+  return out;
+}
+
+/**
+ * Loads each of `files` in a child node process with the same environment, in order, and says for each whether it
+ * loaded. A child, because loading runs the library's constructors and a bad library can crash the process that
+ * loads it: the doctor must survive to report it. One child for the lot, because a node start costs far more than
+ * a load; a child that dies while loading one file charges that file with the death and the files after it go to
+ * a fresh child. The files share a process as a program would share them (a UR loader and its adapters).
+ */
+export async function tryLoadAll(deps: Deps, files: readonly string[], extraEnv: Record<string, string> = {}): Promise<LoadResult[]> {
+  const env = { ...deps.env, ...extraEnv };
+  const results: LoadResult[] = [];
+  while (results.length < files.length) {
+    const rest = files.slice(results.length);
+    const r = await deps.exec(process.execPath, ['-e', LOAD_SCRIPT, ...rest], { env, timeoutMs: 20_000 });
+    if (r.failedToStart && !/killed|SIG[A-Z]+|timed out/i.test(r.failedToStart)) {
+      const error = `could not start node for the load test: ${r.failedToStart}`;
+      return [...results, ...rest.map((): LoadResult => ({ ok: false, error }))];
+    }
+    const answers = parseLoadAnswers(r.stdout, rest);
+    results.push(...answers);
+    if (answers.length < rest.length) {
+      const signal = /SIG[A-Z]+/.exec(r.failedToStart ?? '')?.[0];
+      const how = signal ? `killed by ${signal}` : /timed out/i.test(r.failedToStart ?? '') ? 'timed out' : `exit ${r.exitCode}`;
+      const said = r.stderr.trim().split('\n').slice(-1)[0];
+      results.push({ ok: false, error: `the load test process died (${how}) while loading it${said ? `: ${said}` : ''}` });
+    }
+  }
+  return results;
+}
+
 /** Loads `file` in a fresh node process (a crash there cannot take the doctor down). */
 export async function tryLoad(deps: Deps, file: string, extraEnv: Record<string, string> = {}): Promise<LoadResult> {
-  const env = { ...deps.env, ...extraEnv };
-  const r = await deps.exec(process.execPath, ['-e', LOAD_SCRIPT, file], { env, timeoutMs: 20_000 });
-  if (r.failedToStart) return { ok: false, error: `could not start node for the load test: ${r.failedToStart}` };
-  if (r.exitCode !== 0 && !r.stdout.trim()) {
-    return { ok: false, error: `the load test process died (exit ${r.exitCode}): ${r.stderr.trim().split('\n').slice(-1)[0] ?? ''}` };
-  }
-  return parseLoadAnswer(r.stdout, file);
+  return (await tryLoadAll(deps, [file], extraEnv))[0]!;
 }

@@ -1,4 +1,5 @@
 // Libraries: ldconfig and package-manager parsing, the linker's search order (shadowing), real load tests, headers.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -6,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { realDeps } from '../../src/real-deps.js';
 import { checkSdkPath, findZeHeaders, headerSearchDirs, parseZeApiHeader } from '../../src/inspect/headers.js';
 import { parseLdconfig } from '../../src/inspect/ldconfig.js';
-import { diagnoseLoadError, parseLoadAnswer, tryLoad } from '../../src/inspect/load-check.js';
+import { diagnoseLoadError, parseLoadAnswer, parseLoadAnswers, tryLoad, tryLoadAll } from '../../src/inspect/load-check.js';
 import { resolveLibrary, searchOrder, versionFromFileName } from '../../src/inspect/loaders.js';
 import { parseDpkgQuery, parseDpkgSearch, parseRpmQuery } from '../../src/inspect/packages.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
@@ -125,6 +126,31 @@ describe('loadability', () => {
     const r = await tryLoad(realDeps(), path.join(tmp, 'nope/libze_loader.so.1'));
     expect(r.ok).toBe(false);
     expect(r.diagnosis?.kind).toBe('not-found');
+  });
+
+  it('reads one answer per file and stops at the first line that is not one', () => {
+    expect(parseLoadAnswers('{"ok":true}\n{"ok":false,"message":"/b: invalid ELF header"}\n', ['/a', '/b'])).toEqual([
+      { ok: true },
+      { ok: false, error: '/b: invalid ELF header', diagnosis: { kind: 'other', summary: '/b: invalid ELF header' } },
+    ]);
+    expect(parseLoadAnswers('{"ok":true}\nSegmentation fault\n{"ok":true}\n', ['/a', '/b', '/c'])).toEqual([{ ok: true }]);
+    expect(parseLoadAnswers('{"ok":true}\n{"ok":true}\n', ['/a'])).toEqual([{ ok: true }]);
+  });
+
+  it('loads several files in one child; one whose constructor aborts is charged with the crash and the rest still answer', async () => {
+    const src = path.join(tmp, 'crash.c');
+    writeFileSync(src, '#include <stdlib.h>\n__attribute__((constructor)) static void boom(void) { abort(); }\n');
+    const crash = path.join(tmp, 'libcrash.so');
+    execFileSync('cc', ['-shared', '-fPIC', '-o', crash, src]);
+    const calls: string[] = [];
+    const deps = realDeps();
+    const counting = { ...deps, exec: (f: string, a: string[], o?: Parameters<typeof deps.exec>[2]) => (calls.push(f), deps.exec(f, a, o)) };
+    const r = await tryLoadAll(counting, ['/usr/lib/x86_64-linux-gnu/libze_loader.so.1', crash, path.join(tmp, 'nope.so')]);
+    expect(r[0]).toEqual({ ok: true });
+    expect(r[1]).toEqual({ ok: false, error: 'the load test process died (killed by SIGABRT) while loading it' });
+    expect(r[2]).toMatchObject({ ok: false, diagnosis: { kind: 'not-found' } });
+    // One child for the first two files, a fresh one for the file after the crash.
+    expect(calls).toEqual([process.execPath, process.execPath]);
   });
 
   it('finds the real GLIBCXX failure of the trixie loader', async () => {
