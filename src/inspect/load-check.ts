@@ -1,5 +1,6 @@
-// Whether a shared library actually loads here, tried in a child process, and what its error means.
+// Whether a shared library loads here, tried in a child process (the dynamic linker itself, or node), and what its error means.
 import type { Deps } from '../deps.js';
+import { nodeLayout } from '../host/index.js';
 
 export interface LoadDiagnosis {
   kind: 'glibcxx' | 'glibc' | 'missing-dependency' | 'wrong-arch' | 'undefined-symbol' | 'not-found' | 'other';
@@ -108,13 +109,14 @@ export function parseLoadAnswers(stdout: string, files: readonly string[]): Load
 }
 
 /**
- * Loads each of `files` in a child node process with the same environment, in order, and says for each whether it
- * loaded. A child, because loading runs the library's constructors and a bad library can crash the process that
- * loads it: the doctor must survive to report it. One child for the lot, because a node start costs far more than
- * a load; a child that dies while loading one file charges that file with the death and the files after it go to
- * a fresh child. The files share a process as a program would share them (a UR loader and its adapters).
+ * Loads each of `files` with process.dlopen in a child node process with the same environment, in order, and says
+ * for each whether it loaded. A child, because loading runs the library's constructors and a bad library can crash
+ * the process that loads it: the caller must survive to report it. One child for the lot, because a node start
+ * costs far more than a load; a child that dies while loading one file charges that file with the death and the
+ * files after it go to a fresh child. The files share a process as a program would share them (a UR loader and its
+ * adapters).
  */
-export async function tryLoadAll(deps: Deps, files: readonly string[], extraEnv: Record<string, string> = {}): Promise<LoadResult[]> {
+export async function tryLoadInNode(deps: Deps, files: readonly string[], extraEnv: Record<string, string> = {}): Promise<LoadResult[]> {
   const env = { ...deps.env, ...extraEnv };
   const results: LoadResult[] = [];
   while (results.length < files.length) {
@@ -136,7 +138,60 @@ export async function tryLoadAll(deps: Deps, files: readonly string[], extraEnv:
   return results;
 }
 
-/** Loads `file` in a fresh node process (a crash there cannot take the doctor down). */
+/**
+ * Pure: what the dynamic linker run as a program under LD_TRACE_LOADED_OBJECTS (and LD_WARN, so data relocations are
+ * processed as a lazy dlopen processes them) says about `file`, in the words dlopen would have used, so that
+ * diagnoseLoadError reads both alike. dlopen stops at the first failure in this order: a file that cannot be mapped,
+ * a missing dependency, a missing symbol version, an undefined symbol.
+ */
+export function parseLinkerTrace(stdout: string, stderr: string, exitCode: number, file: string): LoadResult {
+  const fail = (error: string): LoadResult => ({ ok: false, error, diagnosis: diagnoseLoadError(error, file) });
+  const lines = stderr.split('\n').map((l) => l.trimEnd()).filter(Boolean);
+  // The linker names itself by the file it was asked to run; dlopen's messages start at what went wrong.
+  const unprefixed = (l: string): string => (l.startsWith(`${file}: `) ? l.slice(file.length + 2) : l);
+  if (exitCode !== 0) {
+    const fatal = lines.map((l) => /error while loading shared libraries: (.*)$/.exec(l)?.[1]).find(Boolean);
+    return fail(fatal ?? (lines.length ? unprefixed(lines[lines.length - 1]!) : `the dynamic linker exited ${exitCode}`));
+  }
+  const missing = /^\s*(\S+) => not found\s*$/m.exec(stdout)?.[1];
+  if (missing) return fail(`${missing}: cannot open shared object file: No such file or directory`);
+  const version = lines.find((l) => /version `[^']+' not found/.test(l));
+  if (version) return fail(unprefixed(version));
+  const undef = lines.map((l) => /^undefined symbol: (\S+)\s+\((.*)\)$/.exec(l)).find(Boolean);
+  if (undef) return fail(`${undef[2]}: undefined symbol: ${undef[1]}`);
+  return { ok: true };
+}
+
+/**
+ * Links each of `files` with the dynamic linker run as a program: it maps the library and every dependency along
+ * the same search path, checks symbol versions and binds data symbols, then exits without running any of the
+ * library's code. That is the question "would it load here", asked of the real linker at a few milliseconds a file
+ * instead of a node start, in a process of its own (a broken library cannot take the caller down, and files do not
+ * see each other). Constructors do not run: the probe and smoke test (`doctor --smoke`) run the libraries for real.
+ * undefined when the linker cannot be started (the caller then loads in node).
+ */
+export async function tryLinkAll(deps: Deps, linker: string, files: readonly string[], extraEnv: Record<string, string> = {}): Promise<LoadResult[] | undefined> {
+  const env = { ...deps.env, ...extraEnv, LD_TRACE_LOADED_OBJECTS: '1', LD_WARN: 'yes' };
+  const runs = await Promise.all(files.map((f) => deps.exec(linker, [f], { env, timeoutMs: 20_000 })));
+  if (runs.some((r) => r.failedToStart && /ENOENT|EACCES/.test(r.failedToStart))) return undefined;
+  return runs.map((r, i) => {
+    if (r.failedToStart && !r.stderr) return { ok: false, error: `the dynamic linker did not answer for it: ${r.failedToStart}` };
+    return parseLinkerTrace(r.stdout, r.stderr, r.exitCode, files[i]!);
+  });
+}
+
+/**
+ * Whether each of `files` loads here with `extraEnv` on top of the environment: linked by the dynamic linker where
+ * the platform has one that can be run (Linux), else loaded in a node child (Windows).
+ */
+export async function tryLoadAll(deps: Deps, files: readonly string[], extraEnv: Record<string, string> = {}): Promise<LoadResult[]> {
+  if (files.length === 0) return [];
+  const linker = nodeLayout(deps.platform).dynamicLinker;
+  const linked = linker ? await tryLinkAll(deps, linker, files, extraEnv) : undefined;
+  return linked ?? tryLoadInNode(deps, files, extraEnv);
+}
+
+/** Whether `file` loads here, tried in a child process (a crash there cannot take the caller down). */
 export async function tryLoad(deps: Deps, file: string, extraEnv: Record<string, string> = {}): Promise<LoadResult> {
   return (await tryLoadAll(deps, [file], extraEnv))[0]!;
 }

@@ -28,7 +28,7 @@ export const urCheck: Check = {
     const failures: string[] = [];
     const fixes: string[] = [];
     const loads: Record<string, unknown> = {};
-    // The loader and its adapters in one process, as the loader itself would load them.
+    // The loader and its adapters in one batch, each with the prefix's library directory on the path.
     const files = [{ name: names.loader, path: ur.loader.path }, ...ur.adapters];
     const answers = await tryLoadAll(ctx.deps, files.map((f) => f.path), extraEnv);
     files.forEach((f, i) => {

@@ -39,8 +39,8 @@ export const zeLoaderCheck: Check = {
     const fixes: string[] = [];
     const notes: string[] = [];
     const loads: Record<string, unknown> = {};
-    // Both copies in one load-test process: dlopen by path keys on the file, so the second is loaded for real, not
-    // taken for the first under their common SONAME.
+    // Every distinct copy, in one batch; a copy is named by its path, so the prefix's is tried for itself, not taken
+    // for the chosen one under their common SONAME.
     const copies = [chosen, prefixCopy].filter((x): x is LoaderInstall => !!x);
     const unique = copies.filter((l, i) => copies.findIndex((o) => (o.realPath ?? o.path) === (l.realPath ?? l.path)) === i);
     const answers = await tryLoadAll(ctx.deps, unique.map((l) => l.path));
