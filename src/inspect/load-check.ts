@@ -166,18 +166,59 @@ export function parseLinkerTrace(stdout: string, stderr: string, exitCode: numbe
  * Links each of `files` with the dynamic linker run as a program: it maps the library and every dependency along
  * the same search path, checks symbol versions and binds data symbols, then exits without running any of the
  * library's code. That is the question "would it load here", asked of the real linker at a few milliseconds a file
- * instead of a node start, in a process of its own (a broken library cannot take the caller down, and files do not
- * see each other). Constructors do not run: the probe and smoke test (`doctor --smoke`) run the libraries for real.
+ * instead of a node start, each file in a linker process of its own (a broken library cannot take the caller down,
+ * and files do not see each other); several files go through one shell, so the caller starts one process.
+ * Constructors do not run: the probe and smoke test (`doctor --smoke`) run the libraries for real.
  * undefined when the linker cannot be started (the caller then loads in node).
  */
 export async function tryLinkAll(deps: Deps, linker: string, files: readonly string[], extraEnv: Record<string, string> = {}): Promise<LoadResult[] | undefined> {
-  const env = { ...deps.env, ...extraEnv, LD_TRACE_LOADED_OBJECTS: '1', LD_WARN: 'yes' };
-  const runs = await Promise.all(files.map((f) => deps.exec(linker, [f], { env, timeoutMs: 20_000 })));
+  const env = { ...deps.env, ...extraEnv };
+  const batch = files.length > 1 ? await linkInShell(deps, linker, files, env) : [];
+  const rest = files.slice(batch.length);
+  const traced = { ...env, ...TRACE_ENV };
+  const runs = await Promise.all(rest.map((f) => deps.exec(linker, [f], { env: traced, timeoutMs: 20_000 })));
   if (runs.some((r) => r.failedToStart && /ENOENT|EACCES/.test(r.failedToStart))) return undefined;
-  return runs.map((r, i) => {
-    if (r.failedToStart && !r.stderr) return { ok: false, error: `the dynamic linker did not answer for it: ${r.failedToStart}` };
-    return parseLinkerTrace(r.stdout, r.stderr, r.exitCode, files[i]!);
-  });
+  return [
+    ...batch,
+    ...runs.map((r, i): LoadResult => {
+      if (r.failedToStart && !r.stderr) return { ok: false, error: `the dynamic linker did not answer for it: ${r.failedToStart}` };
+      return parseLinkerTrace(r.stdout, r.stderr, r.exitCode, rest[i]!);
+    }),
+  ];
+}
+
+/** What makes glibc's ld.so list and link instead of run; set on the linker only (it would trace any program). */
+const TRACE_ENV = { LD_TRACE_LOADED_OBJECTS: '1', LD_WARN: 'yes' };
+
+/** Record separator lines around each file's output, on both streams. */
+const MARK = '\x1e';
+
+// The linker once per file, each answer fenced on stdout and stderr, so a batch costs the caller one process start.
+const LINK_SCRIPT = `l=$1; shift
+for f do
+  printf '${MARK}B\\n'; printf '${MARK}B\\n' >&2
+  LD_TRACE_LOADED_OBJECTS=1 LD_WARN=yes "$l" "$f"
+  printf '${MARK}E %s\\n' "$?"
+done`;
+
+/** Pure: the per-file answers of LINK_SCRIPT, in order, up to the first file whose answer did not complete. */
+export function parseLinkBatch(stdout: string, stderr: string, files: readonly string[]): LoadResult[] {
+  const outs = stdout.split(`${MARK}B\n`).slice(1);
+  const errs = stderr.split(`${MARK}B\n`).slice(1);
+  const results: LoadResult[] = [];
+  for (let i = 0; i < files.length && i < outs.length; i++) {
+    const m = new RegExp(`${MARK}E (\\d+)\\n?$`).exec(outs[i]!);
+    if (!m) break;
+    results.push(parseLinkerTrace(outs[i]!.slice(0, m.index), errs[i] ?? '', Number(m[1]), files[i]!));
+  }
+  return results;
+}
+
+/** Links `files` through one /bin/sh; the answers it completed (possibly none: the caller links the rest one by one). */
+async function linkInShell(deps: Deps, linker: string, files: readonly string[], env: Record<string, string | undefined>): Promise<LoadResult[]> {
+  const r = await deps.exec('/bin/sh', ['-c', LINK_SCRIPT, 'sh', linker, ...files], { env, timeoutMs: 20_000 });
+  if (r.failedToStart && !r.stdout) return [];
+  return parseLinkBatch(r.stdout, r.stderr, files);
 }
 
 /**

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { realDeps } from '../../src/real-deps.js';
 import { checkSdkPath, findZeHeaders, headerSearchDirs, parseZeApiHeader } from '../../src/inspect/headers.js';
 import { parseLdconfig } from '../../src/inspect/ldconfig.js';
-import { diagnoseLoadError, parseLinkerTrace, parseLoadAnswer, parseLoadAnswers, tryLoad, tryLoadAll, tryLoadInNode } from '../../src/inspect/load-check.js';
+import { diagnoseLoadError, parseLinkBatch, parseLinkerTrace, parseLoadAnswer, parseLoadAnswers, tryLoad, tryLoadAll, tryLoadInNode } from '../../src/inspect/load-check.js';
 import { resolveLibrary, searchOrder, versionFromFileName } from '../../src/inspect/loaders.js';
 import { parseDpkgQuery, parseDpkgSearch, parseRpmQuery } from '../../src/inspect/packages.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
@@ -188,6 +188,24 @@ describe('loadability', () => {
     expect(new Set(calls)).toEqual(new Set(['/lib64/ld-linux-x86-64.so.2']));
     const kinds = await Promise.all(cases.map(async ([env, file]) => (await tryLoadAll(deps, [file], env))[0]!.diagnosis?.kind ?? 'ok'));
     expect(kinds).toEqual(['ok', 'not-found', 'other', 'missing-dependency', 'ok', 'undefined-symbol', 'glibcxx']);
+  });
+
+  it('several files go through one shell that runs the linker once per file, with the answers of one run each', async () => {
+    const { user, crash } = built();
+    const files = ['/usr/lib/x86_64-linux-gnu/libze_loader.so.1', path.join(tmp, 'nope.so'), user, crash, '/etc/hostname'];
+    const deps = realDeps();
+    const calls: string[] = [];
+    const counting = { ...deps, exec: (f: string, a: string[], o?: Parameters<typeof deps.exec>[2]) => (calls.push(f), deps.exec(f, a, o)) };
+    const batch = await tryLoadAll(counting, files);
+    expect(calls).toEqual(['/bin/sh']);
+    expect(batch).toEqual(await Promise.all(files.map((f) => tryLoad(deps, f))));
+    expect(batch.map((r) => r.diagnosis?.kind ?? r.ok)).toEqual([true, 'not-found', 'missing-dependency', true, 'other']);
+  });
+
+  it('a batch cut short keeps the answers it completed', () => {
+    const out = '\x1eB\n\tlinux-vdso.so.1 (0x1)\n\x1eE 0\n\x1eB\n\tlibigc.so.1 => not found\n\x1eE 0\n\x1eB\n\tlibc.so.6 => /lib/libc.so.6\n';
+    const r = parseLinkBatch(out, '\x1eB\n\x1eB\n\x1eB\n', ['/a', '/b', '/c']);
+    expect(r).toEqual([{ ok: true }, expect.objectContaining({ ok: false, error: 'libigc.so.1: cannot open shared object file: No such file or directory' })]);
   });
 
   it('the dynamic linker runs none of the library: a constructor that aborts is not reached (doctor --smoke runs the code)', async () => {
