@@ -21,7 +21,8 @@ afterAll(async () => {
 });
 
 it('start-up and no-op against node -e 0', async () => {
-  const env = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl });
+  // The fixture index holds Debian 12's L0 1.8.12, under the manifests' 1.9 floor: lowered as the e2e tests lower it.
+  const env = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
   const prefix = path.join(work, 'prefix');
   const setupArgs = [BIN, '--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--conda-channel', index.condaChannelUrl('bookworm'), '--quiet'];
   // The install and its first verification (build, probe, smoke), which the no-op rounds then find recorded.

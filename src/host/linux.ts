@@ -27,6 +27,8 @@ export const linuxLayout: PlatformLayout = {
   renderNodes: true,
   systemPackages: true,
   ldconfig: true,
+  // The x86-64 psABI fixes this path; linux-x64 is the only Linux target.
+  dynamicLinker: '/lib64/ld-linux-x86-64.so.2',
   oneapiLibDirs: ['lib', 'compiler/latest/lib'],
   driverLoaderInSystem32: false,
   caseInsensitivePaths: false,

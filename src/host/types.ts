@@ -63,6 +63,11 @@ export interface PlatformLayout {
   systemPackages: boolean;
   /** The dynamic loader has an ld.so.cache that `ldconfig -p` lists (Linux). */
   ldconfig: boolean;
+  /**
+   * The dynamic linker that can be run as a program to link a library without running any of its code (glibc's
+   * ld.so with LD_TRACE_LOADED_OBJECTS); undefined where libraries are tried by loading them in a node child.
+   */
+  dynamicLinker?: string;
   /** Where a oneAPI install under ONEAPI_ROOT keeps its runtime libraries, relative to that root. */
   oneapiLibDirs: string[];
   /**

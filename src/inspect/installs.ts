@@ -97,28 +97,38 @@ export async function detectInstalls(
     tried.push(...l.tried);
   }
   const name = zeLoaderName(deps.platform);
-  const resolution = await resolveLibrary(deps, name, { ldcache });
-  tried.push(...resolution.tried);
-  const withVersion = async (c: LibraryCandidate): Promise<LoaderInstall> => {
-    const v = await versionOf(deps, c.realPath ?? c.path, opts.prefix, opts.receipt);
-    return v ? { ...c, version: v } : { ...c };
+  // The loader, the headers and UR share nothing but the cache: look for them at once; tried[] keeps this order.
+  const loaderPart = async () => {
+    const t: string[] = [];
+    const resolution = await resolveLibrary(deps, name, { ldcache });
+    t.push(...resolution.tried);
+    const withVersion = async (c: LibraryCandidate): Promise<LoaderInstall> => {
+      const v = await versionOf(deps, c.realPath ?? c.path, opts.prefix, opts.receipt);
+      return v ? { ...c, version: v } : { ...c };
+    };
+    const [shadowed, chosen] = await Promise.all([Promise.all(resolution.shadowed.map(withVersion)), resolution.chosen && withVersion(resolution.chosen)]);
+    const zeLoader: InstallsSummary['zeLoader'] = { resolution, shadowed };
+    if (chosen) zeLoader.chosen = chosen;
+    if (opts.prefix) {
+      const copies = await findInDirs(deps, name, prefixLibDirs(deps.platform, opts.prefix));
+      if (copies[0]) zeLoader.prefixCopy = await withVersion(copies[0]);
+      t.push(`${opts.prefix}: ${copies[0] ? `has ${copies[0].path}` : `no ${name}`}`);
+    }
+    return { zeLoader, tried: t };
   };
-  const zeLoader: InstallsSummary['zeLoader'] = { resolution, shadowed: await Promise.all(resolution.shadowed.map(withVersion)) };
-  if (resolution.chosen) zeLoader.chosen = await withVersion(resolution.chosen);
-  if (opts.prefix) {
-    const copies = await findInDirs(deps, name, prefixLibDirs(deps.platform, opts.prefix));
-    if (copies[0]) zeLoader.prefixCopy = await withVersion(copies[0]);
-    tried.push(`${opts.prefix}: ${copies[0] ? `has ${copies[0].path}` : `no ${name}`}`);
-  }
-  const headers = await findZeHeaders(deps, opts.prefix);
-  tried.push(...headers.tried);
-  const zeHeaders = await Promise.all(
-    headers.found.map(async (h) => {
-      const v = await headerVersion(deps, h, opts.prefix, opts.receipt);
-      return v ? { ...h, version: v } : { ...h };
-    }),
-  );
-  const ur = await detectUr(deps, { prefix: opts.prefix, ldcache });
-  tried.push(...ur.tried);
+  const headersPart = async () => {
+    const headers = await findZeHeaders(deps, opts.prefix);
+    const zeHeaders = await Promise.all(
+      headers.found.map(async (h) => {
+        const v = await headerVersion(deps, h, opts.prefix, opts.receipt);
+        return v ? { ...h, version: v } : { ...h };
+      }),
+    );
+    return { zeHeaders, tried: headers.tried };
+  };
+  const [loader, headers, ur] = await Promise.all([loaderPart(), headersPart(), detectUr(deps, { prefix: opts.prefix, ldcache })]);
+  const zeLoader = loader.zeLoader;
+  const zeHeaders = headers.zeHeaders;
+  tried.push(...loader.tried, ...headers.tried, ...ur.tried);
   return { zeLoader, zeHeaders, ur: ur.found, tried };
 }

@@ -1,6 +1,8 @@
-// The dynamic linker's cache as `ldconfig -p` prints it, parsed into entries.
+// The dynamic linker's cache: read from /etc/ld.so.cache itself, or as `ldconfig -p` prints it when that fails.
+import { readFile } from 'node:fs/promises';
 import type { Deps } from '../deps.js';
 import type { Finding } from '../finding.js';
+import { parseLdCache } from './ld-cache.js';
 
 export interface LdconfigEntry {
   name: string;
@@ -10,6 +12,8 @@ export interface LdconfigEntry {
   x64: boolean;
   path: string;
 }
+
+export const LD_SO_CACHE = '/etc/ld.so.cache';
 
 /** Lines look like "\tlibze_loader.so.1 (libc6,x86-64) => /lib/x86_64-linux-gnu/libze_loader.so.1". */
 export function parseLdconfig(text: string): LdconfigEntry[] {
@@ -22,7 +26,19 @@ export function parseLdconfig(text: string): LdconfigEntry[] {
   return out;
 }
 
-export async function readLdconfig(deps: Deps): Promise<Finding<LdconfigEntry[]>> {
+/**
+ * The cache's rows. The file answers without starting a process (ldconfig costs a fork and exec on every doctor
+ * run); `ldconfig -p` is the fallback for a cache this reader does not know, and for callers that inject their own
+ * bytes reader (tests) returning nothing.
+ */
+export async function readLdconfig(
+  deps: Deps,
+  opts: { readBytes?: (file: string) => Promise<Uint8Array | undefined> } = {},
+): Promise<Finding<LdconfigEntry[]>> {
+  const readBytes = opts.readBytes ?? ((f: string) => readFile(f).catch(() => undefined));
+  const bytes = await readBytes(LD_SO_CACHE);
+  const fromFile = bytes ? parseLdCache(bytes) : undefined;
+  if (fromFile) return { found: fromFile, tried: [`${LD_SO_CACHE}: ${fromFile.length} cached libraries`] };
   // ldconfig lives in /sbin, which is not on every user's PATH.
   for (const exe of ['ldconfig', '/sbin/ldconfig', '/usr/sbin/ldconfig']) {
     const r = await deps.exec(exe, ['-p'], { timeoutMs: 10_000 });
@@ -30,5 +46,5 @@ export async function readLdconfig(deps: Deps): Promise<Finding<LdconfigEntry[]>
     const found = parseLdconfig(r.stdout);
     return { found, tried: [`${exe} -p: ${found.length} cached libraries`] };
   }
-  return { found: [], tried: ['ldconfig -p: ldconfig not found'] };
+  return { found: [], tried: [`${LD_SO_CACHE}: ${bytes ? 'not a cache this reader knows' : 'not readable'}; ldconfig -p: ldconfig not found`] };
 }

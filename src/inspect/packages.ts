@@ -1,6 +1,7 @@
-// Installed package versions from dpkg-query or rpm, parsed by pure functions.
+// Installed package versions: dpkg's database read as files, else dpkg-query or rpm, parsed by pure functions.
 import type { Deps } from '../deps.js';
 import type { Finding } from '../finding.js';
+import { DPKG_ADMIN_DIR, dpkgOwnerFromLists, installedOf, readDpkgStatus } from './dpkg-db.js';
 
 export interface InstalledPackage {
   name: string;
@@ -61,22 +62,36 @@ export function parseDpkgSearch(text: string): string | undefined {
   return m?.[1];
 }
 
-export async function queryPackages(deps: Deps, names: string[] = GPU_STACK_PACKAGES): Promise<Finding<InstalledPackage[]>> {
+function describe(found: InstalledPackage[]): string {
+  return found.map((p) => `${p.name} ${p.version}`).join(', ') || 'none of the GPU stack packages installed';
+}
+
+/** dpkg's status file answers what `dpkg-query -W` would, without a process; the programs are the fallback. */
+export async function queryPackages(deps: Deps, names: readonly string[] = GPU_STACK_PACKAGES): Promise<Finding<InstalledPackage[]>> {
+  const status = await readDpkgStatus(deps);
+  if (status) {
+    const found = installedOf(status, names).map((p): InstalledPackage => ({ name: p.name, version: p.version, manager: 'dpkg' }));
+    return { found, tried: [`${DPKG_ADMIN_DIR}/status: ${describe(found)}`] };
+  }
   const d = await deps.exec('dpkg-query', ['-W', `-f=${DPKG_FORMAT}`, ...names], { timeoutMs: 10_000 });
   if (!d.failedToStart) {
     const found = parseDpkgQuery(d.stdout);
-    return { found, tried: [`dpkg-query: ${found.map((p) => `${p.name} ${p.version}`).join(', ') || 'none of the GPU stack packages installed'}`] };
+    return { found, tried: [`dpkg-query: ${describe(found)}`] };
   }
   const r = await deps.exec('rpm', ['-q', '--qf', RPM_FORMAT, ...names], { timeoutMs: 10_000 });
   if (!r.failedToStart) {
     const found = parseRpmQuery(r.stdout);
-    return { found, tried: [`rpm -q: ${found.map((p) => `${p.name} ${p.version}`).join(', ') || 'none of the GPU stack packages installed'}`] };
+    return { found, tried: [`rpm -q: ${describe(found)}`] };
   }
   return { found: [], tried: ['no dpkg-query or rpm on this system'] };
 }
 
 /** The package that owns a file and its version, when a package manager knows it. */
 export async function owningPackage(deps: Deps, file: string): Promise<InstalledPackage | undefined> {
+  if (await readDpkgStatus(deps)) {
+    const owner = await dpkgOwnerFromLists(deps, file, GPU_STACK_PACKAGES);
+    if (owner) return 'name' in owner ? (await queryPackages(deps, [owner.name])).found[0] : undefined;
+  }
   const d = await deps.exec('dpkg-query', ['-S', file], { timeoutMs: 10_000 });
   if (!d.failedToStart) {
     const name = d.exitCode === 0 ? parseDpkgSearch(d.stdout) : undefined;

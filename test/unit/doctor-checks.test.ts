@@ -1,6 +1,6 @@
 // Each doctor check against fixture machines: sysfs trees in temp dirs, scripted programs (fakes), real files.
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -238,6 +238,24 @@ describe('environment, compiler, receipt, network', () => {
     writeFileSync(path.join(prefix, RECEIPT_NAME), JSON.stringify({ ...receipt, request }));
     const again = await run(fakeDeps(), ['prefix'], { prefix });
     expect(get(again, 'prefix').fix).toMatch(/^run `(npx )?xpu-setup --prefix \S+ --component level-zero --conda-channel https:\/\/c\.example\/ch --require 'level-zero>=1\.9'` to restore them$/);
+  });
+
+  it('receipt: files whose size and mtime match are not read; a file rewritten with another size is named', async () => {
+    const prefix = newDir('receipt-mtime');
+    mkdirSync(path.join(prefix, 'lib'));
+    writeFileSync(path.join(prefix, 'lib/a.so'), 'alpha');
+    const st = statSync(path.join(prefix, 'lib/a.so'));
+    const receipt = {
+      schema: 1, prefix, components: [{ name: 'level-zero', version: '1.28.2', source: 'conda', notes: [] }],
+      files: [{ path: 'lib/a.so', sha256: 'not the hash: only size and mtime are compared', size: 5, mtimeMs: st.mtimeMs }],
+    };
+    writeFileSync(path.join(prefix, RECEIPT_NAME), JSON.stringify(receipt));
+    const hashed: string[] = [];
+    const deps = { ...fakeDeps(), sha256: async (f: string) => (hashed.push(f), undefined) };
+    expect(get(await run(deps, ['prefix'], { prefix }), 'prefix')).toMatchObject({ status: 'ok', message: '1 files match the receipt (level-zero 1.28.2 (conda))' });
+    expect(hashed).toEqual([]);
+    writeFileSync(path.join(prefix, 'lib/a.so'), 'alphabet');
+    expect(get(await run(deps, ['prefix'], { prefix }), 'prefix')).toMatchObject({ status: 'fail', message: '1 of 1 files differ from the receipt; changed: lib/a.so' });
   });
 
   it('an explicit prefix without a receipt fails; the default prefix without one is skipped', async () => {

@@ -1,12 +1,13 @@
 // Libraries: ldconfig and package-manager parsing, the linker's search order (shadowing), real load tests, headers.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { realDeps } from '../../src/real-deps.js';
 import { checkSdkPath, findZeHeaders, headerSearchDirs, parseZeApiHeader } from '../../src/inspect/headers.js';
 import { parseLdconfig } from '../../src/inspect/ldconfig.js';
-import { diagnoseLoadError, parseLoadAnswer, tryLoad } from '../../src/inspect/load-check.js';
+import { diagnoseLoadError, parseLinkBatch, parseLinkerTrace, parseLoadAnswer, parseLoadAnswers, tryLoad, tryLoadAll, tryLoadInNode } from '../../src/inspect/load-check.js';
 import { resolveLibrary, searchOrder, versionFromFileName } from '../../src/inspect/loaders.js';
 import { parseDpkgQuery, parseDpkgSearch, parseRpmQuery } from '../../src/inspect/packages.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
@@ -125,6 +126,98 @@ describe('loadability', () => {
     const r = await tryLoad(realDeps(), path.join(tmp, 'nope/libze_loader.so.1'));
     expect(r.ok).toBe(false);
     expect(r.diagnosis?.kind).toBe('not-found');
+  });
+
+  it('reads one answer per file and stops at the first line that is not one', () => {
+    expect(parseLoadAnswers('{"ok":true}\n{"ok":false,"message":"/b: invalid ELF header"}\n', ['/a', '/b'])).toEqual([
+      { ok: true },
+      { ok: false, error: '/b: invalid ELF header', diagnosis: { kind: 'other', summary: '/b: invalid ELF header' } },
+    ]);
+    expect(parseLoadAnswers('{"ok":true}\nSegmentation fault\n{"ok":true}\n', ['/a', '/b', '/c'])).toEqual([{ ok: true }]);
+    expect(parseLoadAnswers('{"ok":true}\n{"ok":true}\n', ['/a'])).toEqual([{ ok: true }]);
+  });
+
+  /** A library whose constructor aborts, and one that needs libdep.so.1 (its data symbol too), built with cc. */
+  const built = (): { crash: string; user: string; depDir: string; noDataDir: string } => {
+    const dir = path.join(tmp, 'built');
+    if (!existsSync(dir)) {
+      mkdirSync(path.join(dir, 'nodata'), { recursive: true });
+      const cc = (out: string, src: string, ...extra: string[]) => {
+        writeFileSync(`${out}.c`, src);
+        execFileSync('cc', ['-shared', '-fPIC', '-o', out, `${out}.c`, ...extra]);
+      };
+      cc(path.join(dir, 'libcrash.so'), '#include <stdlib.h>\n__attribute__((constructor)) static void boom(void) { abort(); }\n');
+      cc(path.join(dir, 'libdep.so.1'), 'int dep_fn(void) { return 1; }\nint dep_data = 3;\n', '-Wl,-soname,libdep.so.1');
+      cc(path.join(dir, 'nodata/libdep.so.1'), 'int dep_fn(void) { return 1; }\n', '-Wl,-soname,libdep.so.1');
+      cc(path.join(dir, 'libuser.so'), 'extern int dep_fn(void); extern int dep_data;\nint use(void) { return dep_fn() + dep_data; }\n', path.join(dir, 'libdep.so.1'));
+    }
+    return { crash: path.join(dir, 'libcrash.so'), user: path.join(dir, 'libuser.so'), depDir: dir, noDataDir: path.join(dir, 'nodata') };
+  };
+
+  it('in node: several files in one child; one whose constructor aborts is charged with the crash and the rest still answer', async () => {
+    const { crash } = built();
+    const calls: string[] = [];
+    const deps = realDeps();
+    const counting = { ...deps, exec: (f: string, a: string[], o?: Parameters<typeof deps.exec>[2]) => (calls.push(f), deps.exec(f, a, o)) };
+    const r = await tryLoadInNode(counting, ['/usr/lib/x86_64-linux-gnu/libze_loader.so.1', crash, path.join(tmp, 'nope.so')]);
+    expect(r[0]).toEqual({ ok: true });
+    expect(r[1]).toEqual({ ok: false, error: 'the load test process died (killed by SIGABRT) while loading it' });
+    expect(r[2]).toMatchObject({ ok: false, diagnosis: { kind: 'not-found' } });
+    // One child for the first two files, a fresh one for the file after the crash.
+    expect(calls).toEqual([process.execPath, process.execPath]);
+  });
+
+  it('on Linux the dynamic linker answers as dlopen in node does, for every kind of failure, without starting node', async () => {
+    const { user, depDir, noDataDir } = built();
+    const cases: [Record<string, string>, string][] = [
+      [{}, '/usr/lib/x86_64-linux-gnu/libze_loader.so.1'],
+      [{}, path.join(tmp, 'nope.so')],
+      [{}, '/etc/hostname'],
+      [{}, user],
+      [{ LD_LIBRARY_PATH: depDir }, user],
+      [{ LD_LIBRARY_PATH: noDataDir }, user],
+      [{}, path.join((await ensureDebs()).trixie.libDir, 'libze_loader.so.1')],
+    ];
+    const deps = realDeps();
+    const calls: string[] = [];
+    const counting = { ...deps, exec: (f: string, a: string[], o?: Parameters<typeof deps.exec>[2]) => (calls.push(f), deps.exec(f, a, o)) };
+    for (const [env, file] of cases) {
+      const linked = await tryLoadAll(counting, [file], env);
+      expect(linked).toEqual(await tryLoadInNode(deps, [file], env));
+    }
+    expect(new Set(calls)).toEqual(new Set(['/lib64/ld-linux-x86-64.so.2']));
+    const kinds = await Promise.all(cases.map(async ([env, file]) => (await tryLoadAll(deps, [file], env))[0]!.diagnosis?.kind ?? 'ok'));
+    expect(kinds).toEqual(['ok', 'not-found', 'other', 'missing-dependency', 'ok', 'undefined-symbol', 'glibcxx']);
+  });
+
+  it('several files go through one shell that runs the linker once per file, with the answers of one run each', async () => {
+    const { user, crash } = built();
+    const files = ['/usr/lib/x86_64-linux-gnu/libze_loader.so.1', path.join(tmp, 'nope.so'), user, crash, '/etc/hostname'];
+    const deps = realDeps();
+    const calls: string[] = [];
+    const counting = { ...deps, exec: (f: string, a: string[], o?: Parameters<typeof deps.exec>[2]) => (calls.push(f), deps.exec(f, a, o)) };
+    const batch = await tryLoadAll(counting, files);
+    expect(calls).toEqual(['/bin/sh']);
+    expect(batch).toEqual(await Promise.all(files.map((f) => tryLoad(deps, f))));
+    expect(batch.map((r) => r.diagnosis?.kind ?? r.ok)).toEqual([true, 'not-found', 'missing-dependency', true, 'other']);
+  });
+
+  it('a batch cut short keeps the answers it completed', () => {
+    const out = '\x1eB\n\tlinux-vdso.so.1 (0x1)\n\x1eE 0\n\x1eB\n\tlibigc.so.1 => not found\n\x1eE 0\n\x1eB\n\tlibc.so.6 => /lib/libc.so.6\n';
+    const r = parseLinkBatch(out, '\x1eB\n\x1eB\n\x1eB\n', ['/a', '/b', '/c']);
+    expect(r).toEqual([{ ok: true }, expect.objectContaining({ ok: false, error: 'libigc.so.1: cannot open shared object file: No such file or directory' })]);
+  });
+
+  it('the dynamic linker runs none of the library: a constructor that aborts is not reached (doctor --smoke runs the code)', async () => {
+    expect(await tryLoadAll(realDeps(), [built().crash])).toEqual([{ ok: true }]);
+  });
+
+  it('reads the dynamic linker\'s words as dlopen\'s (captured on Debian 12)', () => {
+    const f = '/opt/x/libze_loader.so.1';
+    expect(parseLinkerTrace('', `${f}: error while loading shared libraries: ${f}: wrong ELF class: ELFCLASS32\n`, 127, f)).toMatchObject({ ok: false, error: `${f}: wrong ELF class: ELFCLASS32`, diagnosis: { kind: 'wrong-arch' } });
+    expect(parseLinkerTrace('\tlinux-vdso.so.1 (0x00007f88)\n\tlibigc.so.1 => not found\n', 'undefined symbol: x\t(/opt/x/a.so)\n', 0, f).error).toBe('libigc.so.1: cannot open shared object file: No such file or directory');
+    expect(parseLinkerTrace('', `${f}: /lib/x86_64-linux-gnu/libstdc++.so.6: version \`GLIBCXX_3.4.32' not found (required by ${f})\n`, 0, f).error).toBe(`/lib/x86_64-linux-gnu/libstdc++.so.6: version \`GLIBCXX_3.4.32' not found (required by ${f})`);
+    expect(parseLinkerTrace('\tstatically linked\n', '', 0, f)).toEqual({ ok: true });
   });
 
   it('finds the real GLIBCXX failure of the trixie loader', async () => {

@@ -1,6 +1,6 @@
 // Check: the Unified Runtime loader and its adapters are present and load.
 import { nodeLayout } from '../../host/index.js';
-import { tryLoad } from '../../inspect/load-check.js';
+import { tryLoadAll } from '../../inspect/load-check.js';
 import { urNames } from '../../inspect/ur.js';
 import type { Check } from '../types.js';
 import { setupHint } from './shared.js';
@@ -28,14 +28,17 @@ export const urCheck: Check = {
     const failures: string[] = [];
     const fixes: string[] = [];
     const loads: Record<string, unknown> = {};
-    for (const f of [{ name: names.loader, path: ur.loader.path }, ...ur.adapters]) {
-      const r = await tryLoad(ctx.deps, f.path, extraEnv);
+    // The loader and its adapters in one batch, each with the prefix's library directory on the path.
+    const files = [{ name: names.loader, path: ur.loader.path }, ...ur.adapters];
+    const answers = await tryLoadAll(ctx.deps, files.map((f) => f.path), extraEnv);
+    files.forEach((f, i) => {
+      const r = answers[i]!;
       loads[f.name] = r;
       if (!r.ok) {
         failures.push(`${f.name} does not load: ${r.diagnosis?.summary ?? r.error}`);
         if (r.diagnosis?.fix) fixes.push(r.diagnosis.fix);
       }
-    }
+    });
     details.load = loads;
     const missingL0 = !ur.adapters.some((a) => /level_zero/.test(a.name));
     const missingCompanions = names.companions.filter((c) => !ur.companions.some((x) => x.name === c));

@@ -1,6 +1,6 @@
 // Check: the Level Zero loader programs will load (and the prefix's copy): where, which version, shadowing, loadability.
 import { nodeLayout } from '../../host/index.js';
-import { tryLoad } from '../../inspect/load-check.js';
+import { tryLoadAll } from '../../inspect/load-check.js';
 import type { LoaderInstall } from '../../inspect/installs.js';
 import { zeLoaderName } from '../../inspect/installs.js';
 import { windowsLoaderFacts } from '../../runtime/win-loader.js';
@@ -39,15 +39,19 @@ export const zeLoaderCheck: Check = {
     const fixes: string[] = [];
     const notes: string[] = [];
     const loads: Record<string, unknown> = {};
-    for (const l of [chosen, prefixCopy].filter((x): x is LoaderInstall => !!x)) {
-      if (loads[l.realPath ?? l.path]) continue;
-      const r = await tryLoad(ctx.deps, l.path);
+    // Every distinct copy, in one batch; a copy is named by its path, so the prefix's is tried for itself, not taken
+    // for the chosen one under their common SONAME.
+    const copies = [chosen, prefixCopy].filter((x): x is LoaderInstall => !!x);
+    const unique = copies.filter((l, i) => copies.findIndex((o) => (o.realPath ?? o.path) === (l.realPath ?? l.path)) === i);
+    const answers = await tryLoadAll(ctx.deps, unique.map((l) => l.path));
+    unique.forEach((l, i) => {
+      const r = answers[i]!;
       loads[l.realPath ?? l.path] = r;
       if (!r.ok) {
         problems.push(`${describe(l)} does not load: ${r.diagnosis?.summary ?? r.error}`);
         if (r.diagnosis?.fix) fixes.push(r.diagnosis.fix);
       }
-    }
+    });
     details.load = loads;
     const samePrefix = prefixCopy && chosen && (prefixCopy.realPath ?? prefixCopy.path) === (chosen.realPath ?? chosen.path);
     let status: 'ok' | 'warn' | 'fail' = problems.length ? 'fail' : 'ok';
