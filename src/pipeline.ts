@@ -6,8 +6,8 @@ import { lastBuilt, type CompileResult } from './build/compile.js';
 import { buildRefDriver } from './build/refdriver.js';
 import { tritonEnv } from './caps/format.js';
 import type { ProbeReport } from './caps/model.js';
-import { checkStagedTree } from './build/staged-check.js';
-import { fetchPlan } from './fetch/fetch.js';
+import { checkStagedComponent } from './build/staged-check.js';
+import { startFetch } from './fetch/fetch.js';
 import { detectHost } from './host/index.js';
 import type { TargetPlatform } from './host/types.js';
 import { checkPrefixOwnership, installPlan, isUpToDate, recordedPlan, refuseForeignPrefix, type InstallResult } from './install/install.js';
@@ -316,10 +316,12 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
         install.requestUpdated = true;
       }
     } else {
-      install = await installPlan(plan, await fetchPlan(plan, deps, reporter, { offline: opts.offline }), reporter, {
+      const start = performance.now();
+      install = await installPlan(plan, startFetch(plan, deps, reporter, { offline: opts.offline }), reporter, {
         limits: opts.limits,
-        check: (dir, p) => checkStagedTree(dir, p, deps),
+        check: (dir, c, p) => checkStagedComponent(dir, c, p, deps),
       });
+      reporter.debug(`fetch and install: ${Math.round(performance.now() - start)} ms`);
     }
     const envBefore = JSON.stringify(before?.extraEnv ?? {});
     const result: SetupResult = { plan, install };
