@@ -210,7 +210,8 @@ async function planFor(
   // A plan made for the same request less than 10 minutes ago is reused (--refresh asks the indexes again). The key
   // covers everything the plan is computed from besides the indexes' answers, the request repeated from the receipt
   // included; lockfiles, bundles and --offline never get here.
-  const key = recent ? planRequestKey({ tool: VERSION, host, manifests, options: planOpts, request, remove: merged?.remove ?? [] }) : undefined;
+  const keyOf = (options: PlanOptions, remove: string[]) => planRequestKey({ tool: VERSION, host, manifests, options, request, remove });
+  const key = recent ? keyOf(planOpts, merged?.remove ?? []) : undefined;
   if (key) {
     const made = await recentPlan(cacheDir, key, deps.now());
     if (made) {
@@ -238,7 +239,17 @@ async function planFor(
   plan.request = request;
   if (merged?.remove.length) plan.remove = merged.remove;
   if (merged?.notes.length) plan.notes = merged.notes;
-  if (key && plan.components.some((c) => c.status === 'planned')) await rememberPlan(cacheDir, key, plan, deps.now());
+  if (key && plan.components.some((c) => c.status === 'planned')) {
+    await rememberPlan(cacheDir, key, plan, deps.now());
+    // The next run with the same flags finds these components installed, and installed components are required:
+    // its key differs, its plan would not (each of them is planned here), so that run finds this plan too.
+    if (opts.flags && !opts.flags.remove?.length) {
+      const installedNext = plan.components.filter((c) => c.status === 'planned').map((c) => c.name);
+      const next = mergeRequest(request, opts.flags, installedNext, manifests.map((m) => m.name));
+      const nextKey = keyOf({ ...planOpts, required: next.required }, next.remove);
+      if (nextKey !== key) await rememberPlan(cacheDir, nextKey, plan, deps.now());
+    }
+  }
   return plan;
 }
 
