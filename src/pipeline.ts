@@ -6,8 +6,8 @@ import { lastBuilt, type CompileResult } from './build/compile.js';
 import { buildRefDriver } from './build/refdriver.js';
 import { tritonEnv } from './caps/format.js';
 import type { ProbeReport } from './caps/model.js';
-import { checkStagedTree } from './build/staged-check.js';
-import { fetchPlan } from './fetch/fetch.js';
+import { checkStagedComponent } from './build/staged-check.js';
+import { startFetch } from './fetch/fetch.js';
 import { detectHost } from './host/index.js';
 import type { TargetPlatform } from './host/types.js';
 import { checkPrefixOwnership, installPlan, isUpToDate, recordedPlan, refuseForeignPrefix, type InstallResult } from './install/install.js';
@@ -210,7 +210,8 @@ async function planFor(
   // A plan made for the same request less than 10 minutes ago is reused (--refresh asks the indexes again). The key
   // covers everything the plan is computed from besides the indexes' answers, the request repeated from the receipt
   // included; lockfiles, bundles and --offline never get here.
-  const key = recent ? planRequestKey({ tool: VERSION, host, manifests, options: planOpts, request, remove: merged?.remove ?? [] }) : undefined;
+  const keyOf = (options: PlanOptions, remove: string[]) => planRequestKey({ tool: VERSION, host, manifests, options, request, remove });
+  const key = recent ? keyOf(planOpts, merged?.remove ?? []) : undefined;
   if (key) {
     const made = await recentPlan(cacheDir, key, deps.now());
     if (made) {
@@ -238,7 +239,17 @@ async function planFor(
   plan.request = request;
   if (merged?.remove.length) plan.remove = merged.remove;
   if (merged?.notes.length) plan.notes = merged.notes;
-  if (key && plan.components.some((c) => c.status === 'planned')) await rememberPlan(cacheDir, key, plan, deps.now());
+  if (key && plan.components.some((c) => c.status === 'planned')) {
+    await rememberPlan(cacheDir, key, plan, deps.now());
+    // The next run with the same flags finds these components installed, and installed components are required:
+    // its key differs, its plan would not (each of them is planned here), so that run finds this plan too.
+    if (opts.flags && !opts.flags.remove?.length) {
+      const installedNext = plan.components.filter((c) => c.status === 'planned').map((c) => c.name);
+      const next = mergeRequest(request, opts.flags, installedNext, manifests.map((m) => m.name));
+      const nextKey = keyOf({ ...planOpts, required: next.required }, next.remove);
+      if (nextKey !== key) await rememberPlan(cacheDir, nextKey, plan, deps.now());
+    }
+  }
   return plan;
 }
 
@@ -316,10 +327,12 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
         install.requestUpdated = true;
       }
     } else {
-      install = await installPlan(plan, await fetchPlan(plan, deps, reporter, { offline: opts.offline }), reporter, {
+      const start = performance.now();
+      install = await installPlan(plan, startFetch(plan, deps, reporter, { offline: opts.offline }), reporter, {
         limits: opts.limits,
-        check: (dir, p) => checkStagedTree(dir, p, deps),
+        check: (dir, c, p) => checkStagedComponent(dir, c, p, deps),
       });
+      reporter.debug(`fetch and install: ${Math.round(performance.now() - start)} ms`);
     }
     const envBefore = JSON.stringify(before?.extraEnv ?? {});
     const result: SetupResult = { plan, install };

@@ -1,8 +1,9 @@
-// Before a new tree replaces the prefix: its libraries load in a child process and its headers compile, on this host.
+// Before a new tree replaces the prefix: each component's libraries load in a child process and its headers compile, on this host.
+import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Deps } from '../deps.js';
 import { tryLoad } from '../inspect/load-check.js';
-import type { InstallPlan } from '../plan/plan.js';
+import type { InstallPlan, PlannedComponent } from '../plan/plan.js';
 import { findCompilers } from './compilers.js';
 
 const LIBRARY = { linux: /\.so(\.\d+)*$/, win32: /\.dll$/i } as const;
@@ -12,29 +13,36 @@ function firstLines(text: string, n = 3): string {
 }
 
 /**
- * What would be wrong with `stagingDir` as the prefix; empty when it works. A loader that needs a newer libstdc++
- * than this system has, or a header that does not compile, fails here instead of after the working prefix is gone.
+ * What would be wrong with `component` in `stagingDir` once it is the prefix; empty when it works. A loader that
+ * needs a newer libstdc++ than this system has, or a header that does not compile, fails here instead of after the
+ * working prefix is gone. Runs while other archives may still be unpacking into the tree.
  */
-export async function checkStagedTree(stagingDir: string, plan: InstallPlan, deps: Deps): Promise<string[]> {
+export async function checkStagedComponent(stagingDir: string, component: PlannedComponent, plan: InstallPlan, deps: Deps): Promise<string[]> {
   if (!plan.host.native) return [];
-  const problems: string[] = [];
-  const required = plan.components.filter((c) => c.status === 'planned').flatMap((c) => c.provides.filter((p) => p.required));
+  const required = component.provides.filter((p) => p.required);
   const libPattern = deps.platform === 'win32' ? LIBRARY.win32 : LIBRARY.linux;
-  for (const p of required.filter((x) => libPattern.test(x.path))) {
-    const r = await tryLoad(deps, path.join(stagingDir, ...p.path.split('/')));
-    if (!r.ok) {
-      const d = r.diagnosis;
-      problems.push(`${p.path} does not load on this system: ${d?.summary ?? r.error}${d?.kind === 'glibcxx' ? " (on Debian/Ubuntu, `xpu-setup --source apt` installs the distribution's own loader)" : ''}`);
-    }
-  }
-  const headers = required.filter((x) => /\.h$/.test(x.path));
-  if (headers.length && deps.platform !== 'win32') {
+  const root = await fs.realpath(stagingDir);
+  // Each library in its own process (one loaded first would satisfy another's dependency on it), all at once, and
+  // beside the compile: the check costs about one process start.
+  const loads = required.filter((x) => libPattern.test(x.path)).map(async (p): Promise<string[]> => {
+    // Loaded by its real path, proven inside the tree now: a link chain that later archives complete cannot
+    // send the load elsewhere (the whole tree's links are checked again once every archive is in).
+    const real = await fs.realpath(path.join(stagingDir, ...p.path.split('/'))).catch(() => undefined);
+    if (real === undefined) return []; // Missing files are reported by the install stage with the package named.
+    if (!real.startsWith(root + path.sep)) return [`${p.path} resolves outside the new tree, to ${real}`];
+    const r = await tryLoad(deps, real);
+    if (r.ok) return [];
+    const d = r.diagnosis;
+    return [`${p.path} does not load on this system: ${d?.summary ?? r.error}${d?.kind === 'glibcxx' ? " (on Debian/Ubuntu, `xpu-setup --source apt` installs the distribution's own loader)" : ''}`];
+  });
+  const compile = async (): Promise<string[]> => {
+    const headers = required.filter((x) => /\.h$/.test(x.path));
+    if (!headers.length || deps.platform === 'win32') return [];
     const cc = (await findCompilers(deps, 'c')).found.find((c) => c.style === 'gnu');
-    if (cc) {
-      const source = headers.map((h) => `#include "${path.join(stagingDir, ...h.path.split('/'))}"`).join('\n') + '\nint main(void) { return 0; }\n';
-      const r = await deps.exec(cc.path, ['-fsyntax-only', '-x', 'c', '-I', path.join(stagingDir, 'include'), '-'], { input: source, timeoutMs: 60_000 });
-      if (r.exitCode !== 0) problems.push(`${headers.map((h) => h.path).join(', ')} does not compile with ${cc.path}: ${firstLines(r.stderr) || r.failedToStart || `exit ${r.exitCode}`}`);
-    }
-  }
-  return problems;
+    if (!cc) return [];
+    const source = headers.map((h) => `#include "${path.join(stagingDir, ...h.path.split('/'))}"`).join('\n') + '\nint main(void) { return 0; }\n';
+    const r = await deps.exec(cc.path, ['-fsyntax-only', '-x', 'c', '-I', path.join(stagingDir, 'include'), '-'], { input: source, timeoutMs: 60_000 });
+    return r.exitCode === 0 ? [] : [`${headers.map((h) => h.path).join(', ')} does not compile with ${cc.path}: ${firstLines(r.stderr) || r.failedToStart || `exit ${r.exitCode}`}`];
+  };
+  return (await Promise.all([...loads, compile()])).flat();
 }

@@ -46,14 +46,67 @@ async function fromFile(archive: PlannedArchive, cache: DownloadCache): Promise<
   }
 }
 
+/** A fetch under way: each archive can be used as soon as it is in the cache, before the others are. */
+export interface Fetching {
+  /** One promise per archive, in plan order; each settles when that archive is verified in the cache, or the fetch failed. */
+  archives: Promise<FetchedArchive>[];
+  /** Every archive, once all are in; rejects with the first failure, after every download has stopped. */
+  all: Promise<FetchedArchive[]>;
+  /** Stops the downloads still running (their partial files are kept for the next run) and waits until they have. */
+  cancel(): Promise<void>;
+}
+
+interface Settle {
+  resolve(f: FetchedArchive): void;
+  reject(e: unknown): void;
+}
+
+function plannedJobs(plan: InstallPlan): { archive: PlannedArchive; component: string }[] {
+  return plan.components
+    .filter((c) => c.status === 'planned')
+    .flatMap((c) => c.archives.map((archive) => ({ archive, component: c.name })));
+}
+
+/** Starts fetching every planned archive, several at once; nothing waits for it until a promise is awaited. */
+export function startFetch(plan: InstallPlan, deps: Deps, reporter: Reporter, opts: FetchOptions = {}): Fetching {
+  const jobs = plannedJobs(plan);
+  const settle: Settle[] = [];
+  const archives = jobs.map(() => new Promise<FetchedArchive>((resolve, reject) => settle.push({ resolve, reject })));
+  // A caller that stopped early (its own failure) no longer awaits the rest: their rejections are not unhandled.
+  for (const p of archives) p.catch(() => undefined);
+  const stop = new AbortController();
+  const all = fetchAll(plan, jobs, settle, stop, deps, reporter, opts).catch((e: unknown) => {
+    for (const s of settle) s.reject(e);
+    throw e;
+  });
+  all.catch(() => undefined);
+  return {
+    archives,
+    all,
+    cancel: async () => {
+      stop.abort();
+      await all.catch(() => undefined);
+    },
+  };
+}
+
 export async function fetchPlan(plan: InstallPlan, deps: Deps, reporter: Reporter, opts: FetchOptions = {}): Promise<FetchedArchive[]> {
+  return startFetch(plan, deps, reporter, opts).all;
+}
+
+async function fetchAll(
+  plan: InstallPlan,
+  jobs: { archive: PlannedArchive; component: string }[],
+  settle: Settle[],
+  stop: AbortController,
+  deps: Deps,
+  reporter: Reporter,
+  opts: FetchOptions,
+): Promise<FetchedArchive[]> {
   const cache = new DownloadCache(plan.cacheDir);
   const http = httpFor(deps.env);
   const swept = await cache.sweep();
   if (swept) reporter.debug(`removed ${swept} stale partial download(s) from ${plan.cacheDir}`);
-  const jobs = plan.components
-    .filter((c) => c.status === 'planned')
-    .flatMap((c) => c.archives.map((archive) => ({ archive, component: c.name })));
   if (!jobs.length) return [];
   if (opts.offline) {
     const missing: PlannedArchive[] = [];
@@ -76,8 +129,9 @@ export async function fetchPlan(plan: InstallPlan, deps: Deps, reporter: Reporte
   const results: FetchedArchive[] = new Array(jobs.length);
   let next = 0;
   let reused = 0;
+  const signal = stop.signal;
   const worker = async () => {
-    while (next < jobs.length) {
+    while (next < jobs.length && !signal.aborted) {
       const i = next++;
       const { archive, component } = jobs[i]!;
       const file = archive.url.startsWith('apt:')
@@ -85,6 +139,7 @@ export async function fetchPlan(plan: InstallPlan, deps: Deps, reporter: Reporte
         : archive.url.startsWith('file:')
           ? await fromFile(archive, cache)
           : await downloadToCache(http, cache, archive.url, { sha256: archive.sha256, size: archive.size }, {
+            signal,
             onProgress: (p) => {
               received.set(archive.url, p.received);
               if (sizes.get(archive.url) === undefined && p.total) sizes.set(archive.url, p.total);
@@ -97,13 +152,22 @@ export async function fetchPlan(plan: InstallPlan, deps: Deps, reporter: Reporte
       if (file.cached) reused++;
       reporter.debug(`${file.cached ? 'cached' : 'fetched'} ${archive.filename} sha256 ${archive.sha256}`);
       results[i] = { archive, component, file };
+      settle[i]!.resolve(results[i]!);
     }
   };
-  try {
-    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, jobs.length) }, worker));
-  } catch (e) {
-    task.fail('fetch failed');
-    throw e;
+  // The first failure stops the other downloads; the fetch ends once every one of them has stopped.
+  let failure: { error: unknown } | undefined;
+  await Promise.all(
+    Array.from({ length: Math.min(CONCURRENCY, jobs.length) }, () =>
+      worker().catch((e: unknown) => {
+        failure ??= { error: e };
+        stop.abort();
+      }),
+    ),
+  );
+  if (failure || signal.aborted) {
+    task.fail(failure ? 'fetch failed' : 'fetch stopped');
+    throw failure ? failure.error : new XpuError('INTERNAL', 'the fetch was stopped before every archive was in', { details: {} });
   }
   task.succeed(`fetched and verified ${jobs.length} archive${jobs.length === 1 ? '' : 's'}${reused ? ` (${reused} from cache)` : ''}`);
   return results;

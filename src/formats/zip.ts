@@ -1,5 +1,6 @@
-// Zip reading through yauzl (central directory, CRC-checked streams); used by wheels, .conda and the Windows SDK.
-import { Transform, type Readable } from 'node:stream';
+// Zip reading: yauzl for the central directory, member bytes read and CRC-checked here; used by wheels, .conda and the Windows SDK.
+import { createReadStream } from 'node:fs';
+import { Readable, Transform } from 'node:stream';
 import * as zlib from 'node:zlib';
 import yauzl from 'yauzl';
 import { XpuError } from '../errors.js';
@@ -31,11 +32,15 @@ function modeOf(e: yauzl.Entry): number {
 
 type ZlibWithCrc = typeof zlib & { crc32: (data: Buffer, value?: number) => number };
 
+/** Read and inflate in large pieces: yauzl's own member streams move 8-16 KiB at a time through five stages. */
+const CHUNK = 1 << 20;
+
 /**
- * yauzl checks sizes but never a member's CRC-32, and reports inflate errors on its stream from a later tick. The
- * member's bytes therefore pass through this check, which fails the stream (never the process) on any of them.
+ * One member's bytes, from the file range its local header gives (bounds checked by yauzl), inflated when deflated,
+ * through a check of its size and CRC-32 (which yauzl never checks). Every failure, of the read, the inflate or the
+ * check, fails the returned stream (never the process).
  */
-function checkedMember(file: string, e: yauzl.Entry, raw: Readable): Readable {
+function memberStream(file: string, e: yauzl.Entry, fileDataStart: number): Readable {
   let crc = 0;
   let size = 0;
   const fail = (why: string, cause?: unknown) =>
@@ -57,15 +62,24 @@ function checkedMember(file: string, e: yauzl.Entry, raw: Readable): Readable {
       cb();
     },
   });
-  raw.on('error', (err) => {
-    if (!out.destroyed) out.destroy(fail('cannot be read (corrupt compressed data)', err));
-  });
   // Whoever reads `out` sees its errors through their own listener; a late one must not become an uncaught exception.
   out.on('error', () => undefined);
+  if (e.isEncrypted() || (e.compressionMethod !== 0 && e.compressionMethod !== 8)) {
+    process.nextTick(() => out.destroy(fail(e.isEncrypted() ? 'is encrypted' : `uses compression method ${e.compressionMethod}; only stored (0) and deflate (8) are read`)));
+    return out;
+  }
+  const stages: Readable[] = [];
+  stages.push(e.compressedSize === 0 ? Readable.from([]) : createReadStream(file, { start: fileDataStart, end: fileDataStart + e.compressedSize - 1, highWaterMark: CHUNK }));
+  if (e.compressionMethod === 8) stages.push(stages[0]!.pipe(zlib.createInflateRaw({ chunkSize: CHUNK })));
+  for (const s of stages) {
+    s.on('error', (err) => {
+      if (!out.destroyed) out.destroy(fail('cannot be read (corrupt compressed data)', err));
+    });
+  }
   out.on('close', () => {
-    if (!raw.destroyed) raw.destroy();
+    for (const s of stages) if (!s.destroyed) s.destroy();
   });
-  raw.pipe(out);
+  stages[stages.length - 1]!.pipe(out);
   return out;
 }
 
@@ -79,7 +93,9 @@ export async function readZip(file: string, visit: EntryVisitor, filter?: (name:
     ),
   );
   const openStream = (e: yauzl.Entry) =>
-    new Promise<Readable>((resolve, reject) => zip.openReadStream(e, (err, s) => (err || !s ? reject(badZip(file, err)) : resolve(checkedMember(file, e, s)))));
+    new Promise<Readable>((resolve, reject) =>
+      zip.readLocalFileHeader(e, { minimal: true }, (err, h) => (err ? reject(badZip(file, err)) : resolve(memberStream(file, e, h.fileDataStart)))),
+    );
   const readAll = async (s: Readable) => {
     const chunks: Buffer[] = [];
     for await (const c of s) chunks.push(c as Buffer);

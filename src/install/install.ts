@@ -3,9 +3,9 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { XpuError } from '../errors.js';
-import type { FetchedArchive } from '../fetch/fetch.js';
-import type { InstallPlan } from '../plan/plan.js';
-import type { Reporter } from '../reporter.js';
+import type { FetchedArchive, Fetching } from '../fetch/fetch.js';
+import type { InstallPlan, PlannedComponent } from '../plan/plan.js';
+import type { Reporter, Task } from '../reporter.js';
 import { VERSION } from '../version.js';
 import { levelZeroCMake, writePkgConfig } from './pkgconfig.js';
 import { RECEIPT_SCHEMA, readReceipt, type Receipt, type ReceiptComponent } from './receipt.js';
@@ -15,10 +15,11 @@ import { DEFAULT_LIMITS, Staging, type UnpackLimits } from './staging.js';
 import { diskReader, verifyPrefix, type VerifyPrefixOptions } from './verify.js';
 
 /**
- * Looks at a finished staging tree before it replaces the prefix (the loader loads, a header compiles); returns
- * what is wrong, empty when it is fine. Supplied by the caller, which knows how to run programs on this host.
+ * Looks at one component in the staging tree before the tree replaces the prefix (its loader loads, its headers
+ * compile); returns what is wrong, empty when it is fine. Called as soon as the component's archives are unpacked,
+ * while others may still be arriving. Supplied by the caller, which knows how to run programs on this host.
  */
-export type StagedCheck = (stagingDir: string, plan: InstallPlan) => Promise<string[]>;
+export type StagedCheck = (stagingDir: string, component: PlannedComponent, plan: InstallPlan) => Promise<string[]>;
 
 export interface InstallOptions {
   extraEnv?: Record<string, string>;
@@ -138,12 +139,20 @@ export async function refuseForeignPrefix(prefix: string): Promise<void> {
   }
 }
 
+/**
+ * Installs the fetched archives. Given a fetch under way, each archive is unpacked as soon as it and those before it
+ * are in, while the rest still download; unpacking keeps plan order, so the outcome never depends on which download
+ * finished first.
+ */
 export async function installPlan(
   plan: InstallPlan,
-  fetched: FetchedArchive[],
+  fetching: FetchedArchive[] | Fetching,
   reporter: Reporter,
   opts: InstallOptions = {},
 ): Promise<InstallResult> {
+  const run: Fetching = Array.isArray(fetching)
+    ? { archives: fetching.map((f) => Promise.resolve(f)), all: Promise.resolve(fetching), cancel: async () => undefined }
+    : fetching;
   const extraEnv = opts.extraEnv ?? {};
   const prefix = path.resolve(plan.prefix);
   await checkPrefixOwnership(prefix);
@@ -154,22 +163,42 @@ export async function installPlan(
     await fs.mkdir(parent, { recursive: true });
     stagingDir = await fs.mkdtemp(path.join(parent, `.${path.basename(prefix)}.xpu-setup-staging-`));
   } catch (e) {
+    await run.cancel();
     throw fsWriteError(e, parent, { tree: parent, unchanged });
   }
   const staging = new Staging(stagingDir, opts.limits ?? DEFAULT_LIMITS);
   const notes: string[] = [];
-  const task = reporter.task('installing');
+  // The line for this stage starts once the fetch has said its last word, so two progress lines never interleave.
+  let task: Task | undefined;
+  void run.all.then(() => (task = reporter.task('installing')), () => undefined);
+  const planned = plan.components.filter((c) => c.status === 'planned');
+  const archivesLeft = new Map(planned.map((c) => [c.name, c.archives.length]));
+  const checks: Promise<string[]>[] = [];
   try {
     const landed = new Map<string, number>();
-    for (const f of fetched) {
+    const fetched: FetchedArchive[] = [];
+    for (const pending of run.archives) {
+      const f = await pending;
+      fetched.push(f);
       const label = `${f.archive.filename} (${f.archive.url})`;
       const n = await staging.extract(f.archive.format, f.file.path, label, f.archive.map);
       landed.set(f.component, (landed.get(f.component) ?? 0) + n);
       reporter.debug(`${f.archive.filename}: ${n} members installed`);
+      const left = archivesLeft.get(f.component)! - 1;
+      archivesLeft.set(f.component, left);
+      const c = planned.find((x) => x.name === f.component)!;
+      if (left === 0 && opts.check) {
+        const check = opts.check(stagingDir, c, plan);
+        // Awaited below; until then a failure must not count as unhandled.
+        check.catch(() => undefined);
+        checks.push(check);
+      }
     }
+    // Every archive is in, so the fetch has finished and this stage's line has started.
+    await run.all;
     staging.checkLinks();
     const components: ReceiptComponent[] = [];
-    for (const c of plan.components.filter((x) => x.status === 'planned')) {
+    for (const c of planned) {
       // A package that brings nothing (a wheel without .data members) would replace a working component with an empty one.
       const present = await Promise.all(c.provides.map((p) => staging.has(p.path)));
       if (!landed.get(c.name) || (c.provides.length && !present.some(Boolean))) {
@@ -220,28 +249,28 @@ export async function installPlan(
       request: plan.request,
       plan: recordedPlan(plan),
     };
-    if (opts.check) {
-      const problems = await opts.check(stagingDir, plan);
-      if (problems.length) {
-        throw new XpuError('PREFIX_CHECK', `the new tree for ${prefix} does not work here, so it was not installed: ${problems[0]}`, {
-          details: { prefix, problems },
-          hints: [
-            (await readReceipt(prefix).catch(() => undefined)) ? 'the previous prefix was kept as it was and still works as before' : 'nothing was installed',
-            ...problems.slice(1),
-            'choose another version or source (--source, --conda-channel), or fix what the message names',
-          ],
-        });
-      }
+    const problems = (await Promise.all(checks)).flat();
+    if (problems.length) {
+      throw new XpuError('PREFIX_CHECK', `the new tree for ${prefix} does not work here, so it was not installed: ${problems[0]}`, {
+        details: { prefix, problems },
+        hints: [
+          (await readReceipt(prefix).catch(() => undefined)) ? 'the previous prefix was kept as it was and still works as before' : 'nothing was installed',
+          ...problems.slice(1),
+          'choose another version or source (--source, --conda-channel), or fix what the message names',
+        ],
+      });
     }
     await writeEnvFiles(stagingDir, receipt);
     await writeReceipt(stagingDir, receipt);
     // mkdtemp makes the directory private; a prefix is read by compilers and loaders of any user.
     await fs.chmod(stagingDir, 0o755);
     await swapIn(stagingDir, prefix);
-    task.succeed(`installed ${receipt.files.length} files into ${prefix}`);
+    task?.succeed(`installed ${receipt.files.length} files into ${prefix}`);
     return { prefix, changed: true, receipt, notes };
   } catch (e) {
-    task.fail('install failed; the prefix was left as it was');
+    // Nothing may still be reading or writing the staging tree when it is removed.
+    await Promise.all([run.cancel(), Promise.allSettled(checks)]);
+    task?.fail('install failed; the prefix was left as it was');
     await fs.rm(stagingDir, { recursive: true, force: true });
     throw fsWriteError(e, prefix, { tree: prefix, unchanged });
   }

@@ -52,9 +52,19 @@ describe('the request is remembered and enforced', () => {
     });
   });
 
+  it('the first re-run after the install asks no index: the install kept its plan for the key that run computes', async () => {
+    // The re-run finds both components installed, which makes them required: another key than the install's.
+    const before = index.requests.length;
+    const r = await runCli(['--prefix', prefix, '--cache-dir', cache, '--no-smoke', '--verbose'], bare);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/plan: reusing the plan made for the same request less than 10 minutes ago/);
+    expect(indexPages(before)).toEqual([]);
+  });
+
   it('a bare re-run repeats it: same channel and index, nothing changed, "up to date"', async () => {
     const before = index.requests.length;
-    const r = await runCli(['--prefix', prefix, '--cache-dir', cache, '--no-smoke', '--json'], bare);
+    // --refresh: the indexes are asked again (not the plan of the install above reused), which shows the channel used.
+    const r = await runCli(['--prefix', prefix, '--cache-dir', cache, '--no-smoke', '--json', '--refresh'], bare);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ changed: false, request: { condaChannels: [index.condaChannelUrl('bookworm')] } });
     expect(r.stderr).toMatch(/is up to date/);

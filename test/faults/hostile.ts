@@ -122,6 +122,17 @@ export async function zipWithCorruptDeflate(name: string, data: Buffer): Promise
   return zip;
 }
 
+/** The member's compression method (and, with `encrypted`, its encryption flag) rewritten in both headers. */
+export async function zipWithMethod(name: string, data: Buffer, method: number, encrypted = false): Promise<Buffer> {
+  const zip = await zipBuffer([{ path: name, data }], false);
+  const cd = zip.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]));
+  for (const [flags, at] of [[6, 8], [cd + 8, cd + 10]] as const) {
+    zip.writeUInt16LE(method, at);
+    if (encrypted) zip.writeUInt16LE(zip.readUInt16LE(flags) | 1, flags);
+  }
+  return zip;
+}
+
 /** The central directory says the member is smaller than it is. */
 export async function zipWithUnderstatedSize(name: string, data: Buffer): Promise<Buffer> {
   const zip = await zipBuffer([{ path: name, data }], true);

@@ -13,6 +13,7 @@ import {
   symlinkChain,
   tarBz2WithOverstatedSize,
   zipWithCorruptDeflate,
+  zipWithMethod,
   zipWithUnderstatedSize,
   zipWithWrongCrc,
   type HostileFormat,
@@ -139,6 +140,30 @@ describe('zip integrity', () => {
     const r = await attempt('zip', 'small.zip', await zipWithUnderstatedSize('lib/libze_loader.so.1', data));
     expect(r.error).toMatchObject({ code: 'BAD_ARCHIVE' });
     expect((r.error as Error).message).toMatch(/small\.zip/);
+  });
+
+  it.each([
+    ['bzip2 (12)', 12, false, /uses compression method 12/],
+    ['zstd (93)', 93, false, /uses compression method 93/],
+    ['an encrypted member', 8, true, /is encrypted/],
+  ] as const)('a member it cannot read, %s, is BAD_ARCHIVE and nothing outside changes', async (_what, method, encrypted, message) => {
+    const r = await attempt('zip', 'method.zip', await zipWithMethod('lib/libze_loader.so.1', data, method, encrypted));
+    expect(r.error).toMatchObject({ code: 'BAD_ARCHIVE', details: { member: 'lib/libze_loader.so.1' } });
+    expect((r.error as Error).message).toMatch(message);
+    expect(r.outside).toBe('unchanged');
+  });
+
+  it('members larger than one read unpack byte for byte, stored and deflated', async () => {
+    const random = Buffer.alloc(5 * 1024 * 1024 + 7);
+    for (let i = 0; i < random.length; i += 4) random.writeUInt32LE((Math.imul(i, 2654435761) ^ (i >>> 7)) >>> 0, Math.min(i, random.length - 4));
+    const text = Buffer.from('ze_result_t ZE_APICALL zeInit(ze_init_flags_t flags);\n'.repeat(100_000));
+    for (const deflate of [false, true]) {
+      const bytes = await zipBuffer([{ path: 'lib/libbig.so', data: random }, { path: 'include/big.h', data: text }], deflate);
+      const r = await attempt('zip', `big-${deflate}.zip`, bytes);
+      expect(r.error).toBeUndefined();
+      expect((await fs.readFile(r.staging.abs('lib/libbig.so'))).equals(random)).toBe(true);
+      expect((await fs.readFile(r.staging.abs('include/big.h'))).equals(text)).toBe(true);
+    }
   });
 
   it('a member climbing out is refused by safePath itself, not only by the zip library', async () => {

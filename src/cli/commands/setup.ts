@@ -59,7 +59,9 @@ export const setupCommand: Command = {
   name: 'setup',
   async run({ deps, out, values }) {
     const opts = setupOptions(values, deps);
+    const planStart = performance.now();
     const plan = await planSetup(opts, deps, out, false, { recent: !values.refresh });
+    out.debug(`plan: ${Math.round(performance.now() - planStart)} ms (${Math.round(process.uptime() * 1000)} ms since start)`);
     if (values['dry-run']) {
       await assertInstallable(plan);
       if (out.opts.json) out.json({ ok: true, dryRun: true, plan });

@@ -1,0 +1,105 @@
+// zstd decoding three ways (the zstd program, fzstd, node:zlib where Node has it) gives the same bytes; the program's
+// failures and an early stop end the stream, never the process; the program is found on PATH only when executable.
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import * as zlib from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findZstd, zstdDecompressor } from '../../src/formats/decompress.js';
+
+let work: string;
+let program: string;
+beforeAll(async () => {
+  work = await fs.mkdtemp(path.join(os.tmpdir(), 'xpu-zstd-'));
+  program = findZstd(process.env.PATH)!;
+});
+afterAll(() => fs.rm(work, { recursive: true, force: true }));
+
+/** Text and random bytes, several MiB, compressed by the zstd program (the oracle for the format). */
+function sample(): { plain: Buffer; frame: Buffer } {
+  const text = Buffer.from('{"name":"level-zero","version":"1.20.6","depends":["libgcc >=13"]},\n'.repeat(60_000));
+  const plain = Buffer.concat([text, randomBytes(3 << 20), text]);
+  return { plain, frame: execFileSync(program, ['-c', '-q', '-3'], { input: plain, maxBuffer: 64 << 20 }) };
+}
+
+async function decode(frame: Buffer, d: NodeJS.ReadWriteStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  await pipeline(Readable.from([frame.subarray(0, 1000), frame.subarray(1000)]), d, async function* (src) {
+    for await (const c of src) chunks.push(c as Buffer);
+  });
+  return Buffer.concat(chunks);
+}
+
+describe('zstdDecompressor', () => {
+  it('the test machine has the zstd program (scripts/test-packages.txt)', () => {
+    expect(program).toMatch(/zstd$/);
+  });
+
+  it('the zstd program and fzstd give the same bytes as the input', async () => {
+    const { plain, frame } = sample();
+    expect((await decode(frame, zstdDecompressor({ program }))).equals(plain)).toBe(true);
+    expect((await decode(frame, zstdDecompressor({ program: false }))).equals(plain)).toBe(true);
+    const native = (zlib as { createZstdDecompress?: () => NodeJS.ReadWriteStream }).createZstdDecompress;
+    if (native) expect((await decode(frame, native())).equals(plain)).toBe(true);
+  });
+
+  it('damaged input fails the stream with the program and its message', async () => {
+    const { plain, frame } = sample();
+    const bad = Buffer.from(frame);
+    for (let i = 2000; i < 2400; i++) bad[i] = bad[i]! ^ 0x5a;
+    await expect(decode(bad, zstdDecompressor({ program }))).rejects.toThrow(new RegExp(`${program} -d failed \\(exit 1\\): .+`));
+    await expect(decode(Buffer.from('not zstd at all'), zstdDecompressor({ program }))).rejects.toThrow(/-d failed \(exit 1\)/);
+    // fzstd skips the frame checksum: the same damage passes as other bytes (the archive's sha256 is what guards it).
+    const js = await decode(bad, zstdDecompressor({ program: false })).catch(() => undefined);
+    expect(js === undefined || !js.equals(plain)).toBe(true);
+  });
+
+  it('a program that cannot start fails the stream, not the process', async () => {
+    await expect(decode(Buffer.from('x'), zstdDecompressor({ program: path.join(work, 'no-such-zstd') }))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('a reader that stops early ends the program', async () => {
+    const { frame } = sample();
+    const d = zstdDecompressor({ program });
+    const stopped = new Promise<void>((resolve) => {
+      d.once('data', () => {
+        d.destroy();
+        resolve();
+      });
+    });
+    d.on('error', () => undefined);
+    d.write(frame);
+    await stopped;
+    // This test's own zstd is a child of this process; pgrep exits 1 once none is left.
+    const running = () => {
+      try {
+        return execFileSync('pgrep', ['-P', String(process.pid), '-x', 'zstd']).toString().trim() !== '';
+      } catch {
+        return false;
+      }
+    };
+    expect(running()).toBe(true);
+    for (let i = 0; i < 100; i++) {
+      if (!running()) return;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    throw new Error('the zstd program still runs after its reader stopped');
+  });
+});
+
+describe('findZstd', () => {
+  it('takes the first executable file named zstd on the path, skipping what cannot run', async () => {
+    const [a, b, c] = ['a', 'b', 'c'].map((n) => path.join(work, n));
+    for (const d of [a, b, c]) await fs.mkdir(d!, { recursive: true });
+    await fs.writeFile(path.join(a!, 'zstd'), 'not executable');
+    await fs.mkdir(path.join(b!, 'zstd'));
+    await fs.writeFile(path.join(c!, 'zstd'), '#!/bin/sh\n', { mode: 0o755 });
+    expect(findZstd([a, b, c].join(path.delimiter), 'linux')).toBe(path.join(c!, 'zstd'));
+    expect(findZstd([a, b].join(path.delimiter), 'linux')).toBeUndefined();
+    expect(findZstd(undefined, 'linux')).toBeUndefined();
+  });
+});
