@@ -125,7 +125,13 @@ export async function readZip(file: string, visit: EntryVisitor, filter?: (name:
           await visit({ path: p, type: 'symlink', mode: 0o777, linkTarget: target, size: 0 }, undefined);
         } else {
           const entry: ArchiveEntry = { path: p, type: 'file', mode: mode & 0o777 || 0o644, size: e.uncompressedSize };
-          await visit(entry, await openStream(e));
+          const body = await openStream(e);
+          try {
+            await visit(entry, body);
+          } finally {
+            // A visitor that failed before reading the body would leave its file descriptor open.
+            if (!body.readableEnded && !body.destroyed) body.destroy();
+          }
         }
         zip.readEntry();
       })().catch(fail);

@@ -1,7 +1,10 @@
-// The only HTTP code: requests through undici with the injected environment's proxy and CAs; returns streams, never writes files.
+// The only HTTP code: requests with the injected environment's proxy and CAs (direct ones through node:http(s), proxied
+// ones through undici); returns streams, never writes files.
+import { createSecureContext, type SecureContext } from 'node:tls';
 import type { buildConnector, Dispatcher } from 'undici';
 import { XpuError } from '../errors.js';
 import { DEFAULT_NET_CONFIG, NET_ENV, netConfigFromEnv, type NetConfig } from './config.js';
+import { DirectTransport, type RawResponse } from './direct.js';
 import { proxyFor, proxySettings, trustedCas, type ProxyChoice } from './proxy.js';
 import { parseRetryAfter, realClock, withRetries, type RetryClock } from './retry.js';
 
@@ -44,8 +47,11 @@ export interface ReachAnswer {
 }
 
 const UNREACHABLE_CODES = new Set([
-  'ENOTFOUND', 'EAI_AGAIN', 'ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'EADDRNOTAVAIL',
+  'ENOTFOUND', 'EAI_AGAIN', 'ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'CONNECT_TIMEOUT', 'EADDRNOTAVAIL',
 ]);
+
+/** Release assets (GitHub) answer with redirects. */
+const MAX_REDIRECTIONS = 5;
 
 export const TLS_CODES = new Set([
   'SELF_SIGNED_CERT_IN_CHAIN',
@@ -147,6 +153,9 @@ function connectThenKeepAlive(build: Undici['buildConnector'], opts: buildConnec
 export class Http {
   readonly config: NetConfig;
   private dispatcher?: Dispatcher;
+  private direct?: DirectTransport;
+  /** null: no CA of our own, Node's list applies. */
+  private context?: SecureContext | null;
 
   constructor(
     readonly env: Record<string, string | undefined>,
@@ -161,10 +170,25 @@ export class Http {
     return proxyFor(url, this.env);
   }
 
+  /** The CAs as one TLS context for every connection: given `ca` itself, each connection parses the whole list again. */
+  private secureContext(): SecureContext | undefined {
+    if (this.context === undefined) {
+      const ca = trustedCas(this.env);
+      this.context = ca ? createSecureContext({ ca }) : null;
+    }
+    return this.context ?? undefined;
+  }
+
+  /** Requests no proxy applies to go through node:http(s); undici, with its proxy agents, loads only for the others. */
+  private getDirect(): DirectTransport {
+    this.direct ??= new DirectTransport(this.secureContext());
+    return this.direct;
+  }
+
   private getDispatcher({ Agent, buildConnector, EnvHttpProxyAgent, interceptors }: Undici): Dispatcher {
     if (!this.dispatcher) {
-      const ca = trustedCas(this.env);
-      const tls = ca ? { ca } : {};
+      const context = this.secureContext();
+      const tls = context ? { secureContext: context } : {};
       const connect = { timeout: this.config.connectTimeoutMs, ...tls };
       const p = proxySettings(this.env);
       // Empty strings, not undefined: undici would otherwise read process.env behind the injected environment.
@@ -172,8 +196,7 @@ export class Http {
         p.http || p.https
           ? new EnvHttpProxyAgent({ httpProxy: p.http?.url ?? '', httpsProxy: p.https?.url ?? '', noProxy: p.noProxy, connect, requestTls: tls, proxyTls: tls })
           : new Agent({ connect: connectThenKeepAlive(buildConnector, connect), connections: 8 });
-      // Release assets (GitHub) answer with redirects.
-      this.dispatcher = base.compose(interceptors.redirect({ maxRedirections: 5 }));
+      this.dispatcher = base.compose(interceptors.redirect({ maxRedirections: MAX_REDIRECTIONS }));
     }
     return this.dispatcher;
   }
@@ -198,17 +221,23 @@ export class Http {
       timers.push(unref(setTimeout(() => ac.abort(err()), left)));
     }
     if (opts.minRate && this.config.minBytesPerSecond > 0) this.watchRate(url, ac, timers, () => received);
-    let res: Dispatcher.ResponseData<unknown>;
+    let res: RawResponse;
+    const request = { method: opts.method ?? 'GET', headers: { 'user-agent': 'xpu-setup', ...opts.headers }, signal: ac.signal };
+    const headersTimeoutMs = opts.headersTimeoutMs ?? this.config.headersTimeoutMs;
     try {
-      const u = await undici();
-      res = await u.request(url, {
-        dispatcher: this.getDispatcher(u),
-        method: opts.method ?? 'GET',
-        headers: { 'user-agent': 'xpu-setup', ...opts.headers },
-        headersTimeout: opts.headersTimeoutMs ?? this.config.headersTimeoutMs,
-        bodyTimeout: this.config.idleTimeoutMs,
-        signal: ac.signal,
-      });
+      if (proxy) {
+        const u = await undici();
+        const r = await u.request(url, { ...request, dispatcher: this.getDispatcher(u), headersTimeout: headersTimeoutMs, bodyTimeout: this.config.idleTimeoutMs });
+        res = { statusCode: r.statusCode, headers: r.headers, body: r.body, dump: () => r.body.dump() };
+      } else {
+        res = await this.getDirect().request(url, {
+          ...request,
+          connectTimeoutMs: this.config.connectTimeoutMs,
+          headersTimeoutMs,
+          idleTimeoutMs: this.config.idleTimeoutMs,
+          maxRedirections: MAX_REDIRECTIONS,
+        });
+      }
     } catch (e) {
       stop();
       throw ac.signal.reason instanceof XpuError ? ac.signal.reason : networkError(url, e, undefined, proxy);
@@ -216,7 +245,7 @@ export class Http {
     const headers = flatHeaders(res.headers);
     const discard = async () => {
       stop();
-      await res.body.dump().catch(() => undefined);
+      await res.dump().catch(() => undefined);
     };
     if (res.statusCode >= 400) {
       await discard();

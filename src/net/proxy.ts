@@ -1,5 +1,6 @@
 // Which proxy a URL goes through and which CA certificates TLS trusts, both from the injected environment.
 import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { XpuError } from '../errors.js';
 
@@ -72,5 +73,7 @@ export function trustedCas(env: Env): string[] | undefined {
   const extra = env.NODE_EXTRA_CA_CERTS;
   if (!replace && !extra) return undefined;
   const base = replace ? [readCa(replace, 'SSL_CERT_FILE')] : [...rootCertificates];
-  return extra ? [...base, readCa(extra, 'NODE_EXTRA_CA_CERTS')] : base;
+  // Both often name the system bundle: its certificates once are enough.
+  const same = replace && extra && path.resolve(replace) === path.resolve(extra);
+  return extra && !same ? [...base, readCa(extra, 'NODE_EXTRA_CA_CERTS')] : base;
 }

@@ -56,7 +56,7 @@ function compareRelease(a: number[], b: number[]): number {
 export function comparePep440(a: string, b: string): number {
   const pa = parsePep440(a);
   const pb = parsePep440(b);
-  if (!pa || !pb) return sign(a.localeCompare(b, 'en', { numeric: true }));
+  if (!pa || !pb) return a === b ? 0 : sign(a.localeCompare(b, 'en', { numeric: true }));
   if (pa.epoch !== pb.epoch) return sign(pa.epoch - pb.epoch);
   const r = compareRelease(pa.release, pb.release);
   if (r) return r;
@@ -70,7 +70,8 @@ export function comparePep440(a: string, b: string): number {
   if (post(pa) !== post(pb)) return sign(post(pa) - post(pb));
   const dev = (p: Pep440) => (p.dev === undefined ? Number.POSITIVE_INFINITY : p.dev);
   if (dev(pa) !== dev(pb)) return sign(dev(pa) - dev(pb));
-  return sign(pa.local.localeCompare(pb.local, 'en', { numeric: true }));
+  // Equal local labels (almost always both empty) need no collation: the first localeCompare with a locale costs ~20 ms.
+  return pa.local === pb.local ? 0 : sign(pa.local.localeCompare(pb.local, 'en', { numeric: true }));
 }
 
 // ---- conda ------------------------------------------------------------------------------------------------------

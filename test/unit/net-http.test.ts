@@ -1,12 +1,14 @@
 // net/: retries and their waits, Retry-After, limits on size, time and throughput, proxies and CAs, against servers on 127.0.0.1.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
+import type * as nodeTls from 'node:tls';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { XpuError } from '../../src/errors.js';
 import { netConfigFromEnv } from '../../src/net/config.js';
 import { Http, isUnreachable, type HttpResponse } from '../../src/net/http.js';
-import { proxyFor } from '../../src/net/proxy.js';
+import { proxyFor, trustedCas } from '../../src/net/proxy.js';
 import { backoffMs, parseRetryAfter, type RetryClock } from '../../src/net/retry.js';
 import { deadPort, makeTestCa, startFaultyServer, startForwardProxy, type FaultyServer } from '../support/faulty-server.js';
 
@@ -210,6 +212,41 @@ describe('custom CAs (a CA made now with openssl, an HTTPS server on 127.0.0.1)'
     expect((await new Http({ SSL_CERT_FILE: caFile }).getText(`${tls.url}/f`)).body.length).toBeGreaterThan(0);
     const e = await failure(new Http({ SSL_CERT_FILE: path.join(dir, 'missing.pem') }).getText(`${tls.url}/f`));
     expect(e.message).toMatch(/cannot read the CA certificates in .*missing\.pem \(SSL_CERT_FILE\)/);
+  });
+
+  it('both variables naming one file: its certificates once; different files: both', () => {
+    const one = trustedCas({ SSL_CERT_FILE: caFile, NODE_EXTRA_CA_CERTS: path.join(path.dirname(caFile), '.', path.basename(caFile)) });
+    expect(one).toHaveLength(1);
+    const other = path.join(dir, 'other.pem');
+    writeFileSync(other, readFileSync(caFile));
+    expect(trustedCas({ SSL_CERT_FILE: caFile, NODE_EXTRA_CA_CERTS: other })).toHaveLength(2);
+    expect(trustedCas({})).toBeUndefined();
+  });
+
+  it('many connections share one TLS context: the CA list is parsed once per client, not once per connection', async () => {
+    // A test double around node:tls's own function (which tls.connect also calls when given no context): it
+    // counts the contexts made with a CA list and makes them for real.
+    const tlsModule = createRequire(import.meta.url)('node:tls') as typeof nodeTls;
+    const real = tlsModule.createSecureContext;
+    let withCa = 0;
+    tlsModule.createSecureContext = (options) => {
+      if (options?.ca !== undefined) withCa++;
+      return real(options);
+    };
+    syncBuiltinESMExports();
+    try {
+      const http = new Http({ NODE_EXTRA_CA_CERTS: caFile });
+      // Two hosts, so two connections; localhost may fail the certificate's name check, after its context was made.
+      for (const host of ['127.0.0.1', 'localhost']) {
+        await http.getText(`${tls.url.replace('127.0.0.1', host)}/f`).catch((e: unknown) => {
+          if (!(e instanceof XpuError && e.code === 'TLS')) throw e;
+        });
+      }
+    } finally {
+      tlsModule.createSecureContext = real;
+      syncBuiltinESMExports();
+    }
+    expect(withCa).toBe(1);
   });
 
   it('through a proxy (CONNECT), the CA still applies', async () => {
