@@ -2,8 +2,8 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { XpuError } from '../../src/errors.js';
 import { Http } from '../../src/net/http.js';
+import { failure } from '../support/failure.js';
 
 let server: Server;
 let base: string;
@@ -44,16 +44,6 @@ afterAll(async () => {
   for (const s of sockets) s.destroy();
   await new Promise((r) => server.close(r));
 });
-
-async function failure(p: Promise<unknown>): Promise<XpuError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof XpuError) return e;
-    throw e;
-  }
-  throw new Error('expected a failure');
-}
 
 describe('direct requests', () => {
   it('follows up to five redirects, 301 and 302 alike, and keeps HEAD a HEAD', async () => {

@@ -11,6 +11,7 @@ import { Http, isUnreachable, type HttpResponse } from '../../src/net/http.js';
 import { proxyFor, trustedCas } from '../../src/net/proxy.js';
 import { backoffMs, parseRetryAfter, type RetryClock } from '../../src/net/retry.js';
 import { deadPort, makeTestCa, startFaultyServer, startForwardProxy, type FaultyServer } from '../support/faulty-server.js';
+import { failure } from '../support/failure.js';
 
 /** Test double for the retry clock: real time, but waits are recorded and return at once. */
 function recordingClock(): RetryClock & { waits: number[] } {
@@ -24,16 +25,6 @@ async function drain(res: HttpResponse): Promise<Buffer> {
   const parts: Buffer[] = [];
   for await (const c of res.body) parts.push(c);
   return Buffer.concat(parts);
-}
-
-async function failure(p: Promise<unknown>): Promise<XpuError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof XpuError) return e;
-    throw e;
-  }
-  throw new Error('expected a failure');
 }
 
 let srv: FaultyServer;
