@@ -1,6 +1,5 @@
 // The real side effects behind the Deps seam (processes, files, clock); only entry points and tests build one.
 import * as fs from 'node:fs/promises';
-import { sha256File } from './cache/store.js';
 import type { Deps, Exec } from './deps.js';
 
 export const realExec: Exec = async (file, args, opts = {}) => {
@@ -41,7 +40,8 @@ export function realDeps(): Deps {
     ),
     statGid: (p) => fs.stat(p).then((s) => s.gid, () => undefined),
     realpath: (p) => fs.realpath(p).catch(() => undefined),
-    sha256: (p) => sha256File(p).catch(() => undefined),
+    // The hashing module (and node:crypto behind it) loads on the first hash, not for every command.
+    sha256: (p) => import('./cache/store.js').then((m) => m.sha256File(p)).catch(() => undefined),
     isSymlink: (p) => fs.lstat(p).then((s) => s.isSymbolicLink(), () => false),
     now: () => Date.now(),
   };

@@ -1,5 +1,4 @@
 // Environment for CI systems and files a child process reads: GitHub's GITHUB_ENV/GITHUB_PATH, dotenv, sh exports.
-import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import { XpuError } from '../errors.js';
 import type { TargetPlatform } from '../host/types.js';
@@ -39,7 +38,8 @@ export function githubLines(vars: { name: string; value: string }[]): string {
   return vars
     .map((v) => {
       if (!/[\r\n]/.test(v.value)) return `${v.name}=${v.value}\n`;
-      const delim = `xpu_setup_${randomBytes(8).toString('hex')}`;
+      // Web Crypto, reached only here: node:crypto's module tree would cost every command that imports this file.
+      const delim = `xpu_setup_${Buffer.from(globalThis.crypto.getRandomValues(new Uint8Array(8))).toString('hex')}`;
       return `${v.name}<<${delim}\n${v.value}\n${delim}\n`;
     })
     .join('');
