@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { actionValues, cacheKey } from '../../src/cli/action.js';
 import type { Host } from '../../src/host/types.js';
-import { githubEnv, renderDotenv, renderShExports, resolveEnv } from '../../src/install/ci-env.js';
+import { githubEnv, githubLines, renderDotenv, renderShExports, resolveEnv } from '../../src/install/ci-env.js';
 import { envVars } from '../../src/install/env.js';
 import type { Receipt } from '../../src/install/receipt.js';
 import type { ComponentManifest, SourceSpec } from '../../src/manifest/schema.js';
@@ -144,6 +144,14 @@ describe('CI environment', () => {
     expect(gh.path).toBe('C:\\xpu\\bin\n');
     expect(gh.env).not.toMatch(/^PATH=/m);
     expect(gh.env).toContain('LEVEL_ZERO_V1_SDK_PATH=C:\\xpu\n');
+  });
+  it('GitHub: a value with a newline goes in a heredoc whose random delimiter the value cannot hold', () => {
+    const value = 'line one\nEOF\nline three';
+    const a = githubLines([{ name: 'X', value }]);
+    const m = /^X<<(xpu_setup_[0-9a-f]{16})\n([\s\S]*)\n\1\n$/.exec(a);
+    expect(m?.[2]).toBe(value);
+    expect(githubLines([{ name: 'X', value }])).not.toBe(a);
+    expect(githubLines([{ name: 'Y', value: 'plain' }])).toBe('Y=plain\n');
   });
   it('sh exports quote single quotes', () => {
     expect(renderShExports([{ name: 'A', value: "it's" }])).toBe("export A='it'\\''s'\n");
