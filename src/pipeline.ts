@@ -1,13 +1,10 @@
 // The whole job, stage after stage: detect -> plan -> fetch -> install -> build -> probe -> smoke; the one place stages meet.
 import type { Deps } from './deps.js';
 import { isXpuError, XpuError } from './errors.js';
-import { addonSpec, buildAddon } from './build/addon.js';
+import { addonSpec } from './build/addon.js';
 import { lastBuilt, type CompileResult } from './build/compile.js';
-import { buildRefDriver } from './build/refdriver.js';
 import { tritonEnv } from './caps/format.js';
 import type { ProbeReport } from './caps/model.js';
-import { checkStagedComponent } from './build/staged-check.js';
-import { startFetch } from './fetch/fetch.js';
 import { detectHost } from './host/index.js';
 import type { TargetPlatform } from './host/types.js';
 import { checkPrefixOwnership, installPlan, isUpToDate, recordedPlan, refuseForeignPrefix, type InstallResult } from './install/install.js';
@@ -27,12 +24,9 @@ import { mergeRequest, type RequestFlags, type SetupRequest } from './plan/reque
 import type { ComponentManifest } from './manifest/schema.js';
 import type { Host } from './host/types.js';
 import * as path from 'node:path';
-import { detectInstalls } from './inspect/installs.js';
 import { fileMark, proofInputs } from './probe/inputs.js';
-import { probeStack, probeSystem, requireDevices } from './probe/probe.js';
-import { pickDevice } from './runtime/select.js';
 import type { Reporter } from './reporter.js';
-import { runSmoke, type SmokeResult } from './smoke/index.js';
+import type { SmokeResult } from './smoke/index.js';
 import { EnvVars, RUN_ENV_VARS } from './env-names.js';
 import { VERSION } from './version.js';
 
@@ -270,7 +264,7 @@ async function fillSizes(plan: InstallPlan, deps: Deps): Promise<void> {
 /** What is installed outside the prefix; a detection failure only costs this summary, never the run. */
 async function existingInstalls(deps: Deps, prefix: string, reporter: Reporter): Promise<ExistingInstalls | undefined> {
   try {
-    const s = await detectInstalls(deps, {});
+    const s = await (await import('./inspect/installs.js')).detectInstalls(deps, {});
     const outside = (p: string) => !p.startsWith(prefix + '/') && !p.startsWith(prefix + '\\');
     const loader = s.zeLoader.chosen;
     return {
@@ -328,6 +322,8 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
       }
     } else {
       const start = performance.now();
+      // The fetch, the archive readers and the pre-swap check load only when something is installed.
+      const [{ startFetch }, { checkStagedComponent }] = await Promise.all([import('./fetch/fetch.js'), import('./build/staged-check.js')]);
       install = await installPlan(plan, startFetch(plan, deps, reporter, { offline: opts.offline }), reporter, {
         limits: opts.limits,
         check: (dir, c, p) => checkStagedComponent(dir, c, p, deps),
@@ -347,7 +343,7 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
       return result;
     }
 
-    if (refdriver) result.refdriver = await buildRefDriver(plan.prefix, { deps, reporter });
+    if (refdriver) result.refdriver = await (await import('./build/refdriver.js')).buildRefDriver(plan.prefix, { deps, reporter });
     // The driver library is part of the prefix now (or, when this run did not ask for it, no longer); a run with
     // nothing to record writes nothing.
     if (result.refdriver || install.receipt.builds?.refdriver) {
@@ -466,9 +462,11 @@ function failed<T>(e: unknown): Step<T> {
 /** After install: build the addon, probe through it and koffi, run the smoke kernel. */
 export async function verifyStack(prefix: string, opts: VerifyOptions): Promise<VerifyResult> {
   const { deps, reporter } = opts;
+  // Loaded here, not with the pipeline: a re-run that replays the recorded proof needs none of them.
+  const [{ probeStack, requireDevices }, { runSmoke }] = await Promise.all([import('./probe/probe.js'), import('./smoke/index.js')]);
   let build: Step<CompileResult>;
   try {
-    build = { ok: true, value: await buildAddon(prefix, { deps, reporter }) };
+    build = { ok: true, value: await (await import('./build/addon.js')).buildAddon(prefix, { deps, reporter }) };
   } catch (e) {
     // The koffi probe works without a compiler, so a failed build is reported and the probe still runs.
     build = failed(e);
@@ -506,6 +504,7 @@ export async function verifyStack(prefix: string, opts: VerifyOptions): Promise<
  * On "no device" the error carries the report, so `--json` can still show what was seen.
  */
 export async function probeInstalled(prefix: string | undefined, deps: Deps, device?: string): Promise<ProbeReport> {
+  const [{ probeStack, probeSystem, requireDevices }, { pickDevice }] = await Promise.all([import('./probe/probe.js'), import('./runtime/select.js')]);
   const report =
     prefix === undefined
       ? await probeSystem({ deps })

@@ -8,7 +8,8 @@ import type { Host, TargetPlatform } from '../host/types.js';
 import type { ComponentManifest, SourceKind } from '../manifest/schema.js';
 import type { PlannedArchive } from '../sources/types.js';
 import { VERSION } from '../version.js';
-import { PLAN_SCHEMA, planKeyOf, type InstallPlan, type PlannedComponent } from './plan.js';
+import { PLAN_SCHEMA, planKeyOf } from './key.js';
+import type { InstallPlan, PlannedComponent } from './plan.js';
 import type { SetupRequest } from './request.js';
 
 export const LOCKFILE_NAME = 'xpu-setup.lock.json';

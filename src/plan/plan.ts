@@ -1,5 +1,4 @@
 // Plan stage: host + manifests + options -> InstallPlan (plain data). Unreachable or empty sources fall through to the next.
-import { createHash } from 'node:crypto';
 import type { Deps } from '../deps.js';
 import { XpuError } from '../errors.js';
 import type { Host, TargetPlatform } from '../host/types.js';
@@ -15,10 +14,10 @@ import { compareVersions } from '../sources/version.js';
 import { meetsAll, orderingOf, type Constraint } from '../sources/order.js';
 import { constraintsFor, type SetupRequest } from './request.js';
 import { VERSION } from '../version.js';
+import { PLAN_SCHEMA, planKeyOf } from './key.js';
 
-export const PLAN_SCHEMA = 1;
-/** Bumped when the prefix layout written from the same archives changes, so old prefixes are rebuilt. */
-const LAYOUT_VERSION = 1;
+export { PLAN_SCHEMA, planKeyOf } from './key.js';
+
 
 export type AttemptOutcome = 'chosen' | 'unreachable' | 'not-found' | 'error';
 
@@ -208,12 +207,6 @@ export function noSourceError(missing: PlannedComponent[], platform: TargetPlatf
   });
 }
 
-export function planKeyOf(platform: TargetPlatform, components: PlannedComponent[], extra: unknown = null): string {
-  const essence = components
-    .filter((c) => c.status === 'planned')
-    .map((c) => ({ name: c.name, archives: c.archives.map((a) => ({ sha256: a.sha256, map: a.map })) }));
-  return createHash('sha256').update(JSON.stringify({ LAYOUT_VERSION, platform, essence, extra })).digest('hex');
-}
 
 export async function makePlan(
   host: Host,
