@@ -64,7 +64,7 @@ export const GROUPS = {
       fnRange('src/install/install.ts', 'async function swapIn'),
       fnRange('src/install/install.ts', 'async function recoverInterruptedSwap'),
     ],
-    testFiles: ['test/unit/install.test.ts', 'test/integration/formats.test.ts', 'test/integration/hostile-archives.test.ts'],
+    testFiles: ['test/unit/install.test.ts', 'test/unit/staging.test.ts', 'test/integration/formats.test.ts', 'test/integration/hostile-archives.test.ts'],
     coverageAnalysis: 'perTest',
   },
 };
