@@ -391,6 +391,54 @@ describe('fetchApt checks the SHA256 apt-cache listed', () => {
     expect(await cache.lookup(sha256(Buffer.from('tampered')))).toBeUndefined();
     expect(await fs.readdir(path.join(cache.root, 'tmp'))).toEqual([]);
   });
+
+  it('runs apt-get download for the package=version, in a fresh work directory in the cache', async () => {
+    const cache = newCache();
+    const calls: Array<{ file: string; args: string[]; cwd?: string }> = [];
+    /** Test double for apt-get: records the call, writes the .deb and a stray non-.deb file beside it. */
+    const exec: Exec = async (file, args, opts) => {
+      calls.push({ file, args, cwd: opts?.cwd });
+      await fs.writeFile(path.join(opts!.cwd!, 'libze1_1.8.12-1_amd64.deb'), deb);
+      await fs.writeFile(path.join(opts!.cwd!, 'apt-log.txt'), 'not a package');
+      return { exitCode: 0, stdout: '', stderr: '' };
+    };
+    const got = await fetchApt(archive(sha256(deb)), cache, deps(exec));
+    expect(await fs.readFile(got.path)).toEqual(deb);
+    expect(calls.map((c) => [c.file, c.args])).toEqual([['apt-get', ['download', '-q', '-o', 'APT::Sandbox::User=root', 'libze1=1.8.12-1']]]);
+    expect(path.dirname(calls[0]!.cwd!)).toBe(path.join(cache.root, 'tmp'));
+    expect(path.basename(calls[0]!.cwd!)).toMatch(/^apt-/);
+    expect(await fs.readdir(path.join(cache.root, 'tmp'))).toEqual([]);
+  });
+
+  it('takes a verified copy from the cache without running apt-get', async () => {
+    const cache = newCache();
+    const tmp = await cache.tempFile('pre.deb');
+    await fs.writeFile(tmp, deb);
+    await cache.adopt(tmp, sha256(deb), deb.length);
+    /** Test double for apt-get that must not be reached. */
+    const never: Exec = async () => {
+      throw new Error('apt-get ran for a cached file');
+    };
+    expect(await fetchApt(archive(sha256(deb)), cache, deps(never))).toMatchObject({ sha256: sha256(deb), cached: true });
+  });
+
+  it.each([
+    ['fails and brings nothing', 100, 0, 'E: Unable to locate package libze1', undefined],
+    ['fails after writing a .deb', 100, 1, 'E: Failed to fetch', undefined],
+    ['succeeds without a .deb', 0, 0, '', 'apt-get: not found'],
+    ['brings two .debs', 0, 2, '', undefined],
+  ])('apt-get that %s is a NETWORK error naming apt, and nothing is kept', async (_what, exitCode, debs, stderr, failedToStart) => {
+    const cache = newCache();
+    /** Test double for apt-get with the given outcome. */
+    const exec: Exec = async (_file, _args, opts) => {
+      for (let i = 0; i < debs; i++) await fs.writeFile(path.join(opts!.cwd!, `libze1_${i}_amd64.deb`), deb);
+      return { exitCode, stdout: '', stderr, ...(failedToStart ? { failedToStart } : {}) };
+    };
+    const e = await failure(fetchApt(archive(sha256(deb)), cache, deps(exec)));
+    expect([e.code, e.message, e.details]).toEqual(['NETWORK', 'apt-get download libze1=1.8.12-1 failed', { url: 'apt:libze1=1.8.12-1', stderr: stderr || failedToStart }]);
+    expect(e.hints).toEqual(['check that apt can reach its archive (apt-get update), or choose another source with --source']);
+    expect(await fs.readdir(path.join(cache.root, 'tmp'))).toEqual([]);
+  });
 });
 
 describe('fetchPlan: the fetch stage over every source kind', () => {
