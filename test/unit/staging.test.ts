@@ -174,6 +174,15 @@ describe('Staging.extract', () => {
     ]), LABEL, RULES);
     expect(() => s.checkLinks()).toThrow(expect.objectContaining({ code: 'UNSAFE_PATH', message: expect.stringContaining(LABEL) }));
   });
+
+  it("a write the file system refuses names the member's path and the archive", async () => {
+    const s = await fresh();
+    const long = `lib/${'n'.repeat(300)}.so`;
+    const e = await failure(s.extract('tar.gz', await tgz([{ path: `pkg/${long}`, type: 'file', data: Buffer.from('f') }]), LABEL, RULES));
+    expect([e.code, e.message]).toEqual(['INSTALL', `a path is too long for this file system: ${s.abs(long)} (from ${LABEL})`]);
+    expect(e.details).toEqual({ path: s.abs(long), errno: 'ENAMETOOLONG', archive: LABEL });
+    expect(e.hints).toEqual([`choose a shorter --prefix, or a file system that allows longer names; nothing from it was installed and the prefix was not changed`]);
+  });
 });
 
 describe('Staging.writeText', () => {
