@@ -235,11 +235,20 @@ describe('zip reader', () => {
     expect((await failure(read('zip', deflate))).message).toBe(`${deflate}: member lib/x.so cannot be read (corrupt compressed data)`);
   });
 
-  it('leaves no file descriptor open after reading', async () => {
-    const file = await save(await zip([{ path: 'pkg/a', data: Buffer.from('a') }]), 'zip');
+  it('leaves no file descriptor open after reading, nor after a reader that stopped early', async () => {
+    const file = await save(await zip([{ path: 'pkg/a', data: Buffer.alloc(4 << 20, 1) }, { path: 'pkg/b', data: Buffer.from('b') }]), 'zip');
     await read('zip', file);
-    const before = (await fs.readdir('/proc/self/fd')).length;
+    const fds = async () => (await fs.readdir('/proc/self/fd')).length;
+    const before = await fds();
     for (let i = 0; i < 20; i++) await read('zip', file);
-    expect((await fs.readdir('/proc/self/fd')).length).toBeLessThan(before + 5);
+    expect(await fds()).toBeLessThan(before + 5);
+    for (let i = 0; i < 20; i++) {
+      await expect(readArchive('zip', file, async (_entry, body) => {
+        body!.destroy();
+        throw new Error('stopped early');
+      })).rejects.toThrow('stopped early');
+    }
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await fds()).toBeLessThan(before + 5);
   });
 });
