@@ -166,6 +166,7 @@ describe('downloadToCache', () => {
     const got = await downloadToCache(new Http({}, {}, instantClock), cache, `${srv.url}/shared`, { sha256: SHA, size: FILE.length });
     expect(await fs.readFile(got.path)).toEqual(FILE);
     expect(await fs.readFile(partial.file, 'utf8')).toBe('someone else is writing this');
+    expect(await fs.readFile(partial.lock, 'utf8')).toBe(String(process.ppid));
   });
 });
 
@@ -281,11 +282,14 @@ describe('downloadToCache against a server that bends the rules', () => {
 
   it('a resumed answer whose length overshoots the declared size is refused before its body is read', async () => {
     const url = `${ss.url}/long-rest`;
-    const tail = Buffer.alloc(80_000, 3);
-    ss.on('/long-rest', answer(206, { etag: '"v1"', 'content-range': `bytes 30000-109999/110000`, 'content-length': tail.length }, tail));
+    const tail = Buffer.alloc(200_000, 3);
+    // Only the first bytes of the body ever come: a refusal that waited for the body would see a broken connection instead.
+    ss.on('/long-rest', answer(206, { etag: '"v1"', 'content-range': `bytes 30000-229999/230000`, 'content-length': tail.length }, tail, 10_000));
     const cache = await withPartial(30_000, { url, etag: '"v1"' });
     const e = await failure(downloadToCache(oneTry(), cache, url, { sha256: SHA, size: FILE.length }));
-    expect([e.code, e.message, e.details]).toEqual(['TOO_LARGE', `${url} sent 110000 bytes or more where the index declares ${FILE.length}`, { url, expected: FILE.length, received: 110_000 }]);
+    // The whole announced length, not where reading would have crossed the limit: nothing of the body was read.
+    expect([e.code, e.message, e.details]).toEqual(['TOO_LARGE', `${url} sent 230000 bytes or more where the index declares ${FILE.length}`, { url, expected: FILE.length, received: 230_000 }]);
+    expect(e.hints).toEqual(['the server sends something other than the file the index describes; stopped reading. Try again later or use another index']);
     expect(await fs.readdir(path.join(cache.root, 'tmp'))).toEqual([]);
   });
 
@@ -325,6 +329,29 @@ describe('downloadToCache against a server that bends the rules', () => {
     const got = await downloadToCache(oneTry(), newCache(), `${ss.url}/no-size`, { sha256: SHA }, { onProgress: (p) => progress.push(p) });
     expect(await fs.readFile(got.path)).toEqual(FILE);
     expect(progress.at(-1)).toEqual({ received: FILE.length, total: FILE.length });
+    // Without Content-Length either, the total is unknown.
+    ss.on('/no-size-chunked', answer(200, { etag: '"v1"' }, FILE));
+    const progress2: Array<{ received: number; total?: number }> = [];
+    await downloadToCache(oneTry(), newCache(), `${ss.url}/no-size-chunked`, { sha256: SHA }, { onProgress: (p) => progress2.push(p) });
+    expect(progress2.at(-1)).toEqual({ received: FILE.length, total: undefined });
+  });
+
+  it('a write the cache refuses is said as such: no space left, or a path that cannot be opened', async () => {
+    ss.on('/disk', whole());
+    const full = newCache();
+    const partial = await full.partialFor(SHA);
+    // Writing to /dev/full fails with ENOSPC, as a full disk would.
+    await fs.symlink('/dev/full', partial.file);
+    const e = await failure(downloadToCache(oneTry(), full, `${ss.url}/disk`, { sha256: SHA, size: FILE.length }));
+    expect([e.code, e.message]).toEqual(['NO_SPACE', `no space left on the device holding the download cache while writing ${partial.file}`]);
+    expect(e.hints).toEqual(['free some space there, or choose another location (--prefix, --cache-dir); the prefix was not changed']);
+
+    const dangling = newCache();
+    const partial2 = await dangling.partialFor(SHA);
+    await fs.symlink(path.join(root, 'no-such-dir', 'f'), partial2.file);
+    const e2 = await failure(downloadToCache(oneTry(), dangling, `${ss.url}/disk`, { sha256: SHA, size: FILE.length }));
+    expect([e2.code, e2.message, e2.details]).toEqual(['INSTALL', `cannot write ${partial2.file}`, { path: partial2.file, errno: 'ENOENT' }]);
+    expect(e2.hints).toEqual(['check the download cache and its parent directory; the prefix was not changed']);
   });
 
   it('a server that sends only an ETag still lets the next run resume', async () => {
