@@ -155,6 +155,7 @@ describe('Staging.extract', () => {
     await fs.symlink(outside, path.join(s.root, 'evil'));
     const e2 = await failure(s.extract('tar.gz', await tgz([{ path: 'pkg/evil/x', type: 'file', data: Buffer.from('x') }]), LABEL, RULES));
     expect([e2.code, e2.message, e2.details]).toEqual(['UNSAFE_PATH', `refusing to write evil/x: its directory is not inside the staging tree ${s.root}`, { member: 'evil/x', staging: s.root }]);
+    expect(e2.hints).toEqual(['nothing from it was installed and the prefix was not changed']);
     expect(await fs.readdir(outside)).toEqual([]);
   });
 
@@ -205,13 +206,17 @@ describe('Staging.writeText', () => {
       { path: 'pkg/real/x.pc', type: 'file', data: Buffer.from('x') },
       { path: 'pkg/lib', type: 'symlink', target: 'real' },
       { path: 'pkg/real/y.pc', type: 'symlink', target: 'x.pc' },
+      { path: 'pkg/real/deep', type: 'symlink', target: '.' },
     ]), LABEL, RULES);
     const e = await failure(s.writeText('real/y.pc', 'text'));
     expect([e.code, e.message, e.details]).toEqual(['UNSAFE_PATH', "refusing to write real/y.pc over the package's symlink of that name", { member: 'real/y.pc' }]);
     expect(e.hints).toEqual(['nothing from it was installed and the prefix was not changed']);
     const e2 = await failure(s.writeText('lib/pkgconfig/z.pc', 'text'));
     expect([e2.code, e2.message, e2.details]).toEqual(['UNSAFE_PATH', 'refusing to write lib/pkgconfig/z.pc through the symlink lib', { member: 'lib/pkgconfig/z.pc', link: 'lib' }]);
-    expect(await fs.readdir(path.join(s.root, 'real'))).toEqual(['x.pc', 'y.pc']);
+    expect(e2.hints).toEqual(['nothing from it was installed and the prefix was not changed']);
+    const e3 = await failure(s.writeText('real/deep/z.pc', 'text'));
+    expect(e3.message).toBe('refusing to write real/deep/z.pc through the symlink real/deep');
+    expect((await fs.readdir(path.join(s.root, 'real'))).sort()).toEqual(['deep', 'x.pc', 'y.pc']);
     expect(await fs.readFile(s.abs('real/x.pc'), 'utf8')).toBe('x');
   });
 });
