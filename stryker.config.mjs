@@ -21,8 +21,8 @@ export default {
   timeoutMS: group.timeoutMS ?? 60_000,
   // One sandbox folder per group, so two groups can run at once.
   tempDirName: `.stryker-tmp/${name}`,
-  // Not into the sandbox: other groups' sandboxes, reports, build output.
-  ignorePatterns: ['/.stryker-tmp', '/reports', '/dist', '/bench/results'],
+  // Not into the sandbox: other groups' sandboxes, reports, build output, the Wine prefix the Windows tests make.
+  ignorePatterns: ['/.stryker-tmp', '/reports', '/dist', '/bench/results', '/.cache/windows'],
   cleanTempDir: true,
   reporters: ['clear-text', 'progress', 'html', 'json'],
   htmlReporter: { fileName: `reports/mutation/${name}/index.html` },

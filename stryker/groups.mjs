@@ -44,7 +44,7 @@ export const GROUPS = {
   archive: {
     // The two readers that name members and links (the others only pick a reader or decompress).
     mutate: ['src/formats/tar.ts', 'src/formats/zip.ts'],
-    testFiles: ['test/integration/formats.test.ts', 'test/integration/hostile-archives.test.ts'],
+    testFiles: ['test/unit/archive-readers.test.ts', 'test/integration/formats.test.ts', 'test/integration/hostile-archives.test.ts'],
     coverageAnalysis: 'perTest',
     // A mutant that stops a reader's loop hangs until the timeout: keep that short.
     timeoutMS: 10_000,
@@ -64,7 +64,7 @@ export const GROUPS = {
       fnRange('src/install/install.ts', 'async function swapIn'),
       fnRange('src/install/install.ts', 'async function recoverInterruptedSwap'),
     ],
-    testFiles: ['test/unit/install.test.ts', 'test/integration/formats.test.ts', 'test/integration/hostile-archives.test.ts'],
+    testFiles: ['test/unit/install.test.ts', 'test/unit/staging.test.ts', 'test/integration/formats.test.ts', 'test/integration/hostile-archives.test.ts'],
     coverageAnalysis: 'perTest',
   },
 };

@@ -52,4 +52,23 @@ describe('DownloadCache', () => {
     const sha = 'ab'.padEnd(64, '0');
     expect(new DownloadCache('/c').pathFor(sha)).toBe(`/c/sha256/ab/${sha}`);
   });
+  it('sweeps old directories as well (an apt-get work directory), and a cache without partial downloads', async () => {
+    expect(await new DownloadCache(path.join(root, 'never-used')).sweep()).toBe(0);
+    const cache = new DownloadCache(path.join(root, 'dirs'));
+    const dir = path.join(path.dirname(await cache.tempFile('x')), 'apt-abc123');
+    await fs.mkdir(dir);
+    await fs.writeFile(path.join(dir, 'half.deb'), 'x');
+    const dayAgo = new Date(Date.now() - 2 * 24 * 3600_000);
+    await fs.utimes(dir, dayAgo, dayAgo);
+    expect(await cache.sweep()).toBe(1);
+    expect(await fs.readdir(path.join(cache.root, 'tmp'))).toEqual([]);
+  });
+
+  it('names a temp file after the hint with anything but [A-Za-z0-9_.+-] replaced, under tmp/', async () => {
+    const cache = new DownloadCache(path.join(root, 'names'));
+    const plain = await cache.tempFile('https://example.invalid/dl/libze1_1.8+git-1.deb');
+    expect(path.dirname(plain)).toBe(path.join(cache.root, 'tmp'));
+    expect(path.basename(plain)).toMatch(/^[0-9a-f]{12}-libze1_1\.8\+git-1\.deb\.part$/);
+    expect(path.basename(await cache.tempFile('a b?c%.conda'))).toMatch(/^[0-9a-f]{12}-a_b_c_\.conda\.part$/);
+  });
 });

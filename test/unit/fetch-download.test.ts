@@ -2,7 +2,8 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -140,6 +141,8 @@ describe('downloadToCache', () => {
     });
     expect(await fs.readdir(path.join(cache.root, 'tmp'))).toEqual([]);
     expect(await cache.lookup(SHA)).toBeUndefined();
+    // Nothing was kept from before, so there is nothing to blame on old bytes: no second request.
+    expect(requestsFor('/corrupt')).toHaveLength(1);
   });
 
   it('a body larger than the declared size fails at once, with Content-Length or without', async () => {
@@ -163,6 +166,227 @@ describe('downloadToCache', () => {
     const got = await downloadToCache(new Http({}, {}, instantClock), cache, `${srv.url}/shared`, { sha256: SHA, size: FILE.length });
     expect(await fs.readFile(got.path)).toEqual(FILE);
     expect(await fs.readFile(partial.file, 'utf8')).toBe('someone else is writing this');
+    expect(await fs.readFile(partial.lock, 'utf8')).toBe(String(process.ppid));
+  });
+});
+
+/** A server whose answers the test writes by hand, one handler per request of a path (the last repeats). */
+interface Scripted {
+  url: string;
+  seen: Array<{ path: string; range?: string; ifRange?: string }>;
+  on(p: string, ...handlers: Array<(req: IncomingMessage, res: ServerResponse) => void>): void;
+  close(): Promise<void>;
+}
+
+async function startScripted(): Promise<Scripted> {
+  const routes = new Map<string, { handlers: Array<(req: IncomingMessage, res: ServerResponse) => void>; next: number }>();
+  const seen: Scripted['seen'] = [];
+  const server = createServer((req, res) => {
+    seen.push({ path: req.url ?? '', range: req.headers.range, ifRange: req.headers['if-range'] as string | undefined });
+    const r = routes.get(req.url ?? '');
+    if (!r) return void res.writeHead(404, { 'content-length': 0 }).end();
+    r.handlers[Math.min(r.next++, r.handlers.length - 1)]!(req, res);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    seen,
+    on: (p, ...handlers) => void routes.set(p, { handlers, next: 0 }),
+    close: () => new Promise<void>((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    }),
+  };
+}
+
+const LM1 = 'Wed, 01 Jan 2025 00:00:00 GMT';
+const LM2 = 'Thu, 02 Jan 2025 00:00:00 GMT';
+
+/** Sends `body` with these headers; with `cutAfter`, only that many bytes, then the connection drops. */
+const answer = (status: number, headers: Record<string, string | number>, body: Buffer, cutAfter?: number) => (_req: IncomingMessage, res: ServerResponse) => {
+  res.writeHead(status, headers);
+  if (cutAfter === undefined) return void res.end(body);
+  res.write(body.subarray(0, cutAfter), () => setTimeout(() => res.socket?.destroy(), 150));
+};
+const whole = (headers: Record<string, string | number> = { etag: '"v1"', 'last-modified': LM1 }) => answer(200, { ...headers, 'content-length': FILE.length }, FILE);
+const rest = (from: number, headers: Record<string, string | number> = { etag: '"v1"', 'last-modified': LM1 }) =>
+  answer(206, { ...headers, 'content-range': `bytes ${from}-${FILE.length - 1}/${FILE.length}`, 'content-length': FILE.length - from }, FILE.subarray(from));
+
+describe('downloadToCache against a server that bends the rules', () => {
+  let ss: Scripted;
+  beforeAll(async () => {
+    ss = await startScripted();
+  });
+  afterAll(() => ss.close());
+  const seenFor = (p: string) => ss.seen.filter((r) => r.path === p).map((r) => [r.range, r.ifRange]);
+  const oneTry = () => new Http({ XPU_SETUP_HTTP_ATTEMPTS: '1' }, {}, instantClock);
+
+  /** A cache holding the first `have` bytes of FILE as the kept partial download of url, with that meta record. */
+  async function withPartial(have: number, meta?: Record<string, string>): Promise<DownloadCache> {
+    const cache = newCache();
+    const partial = await cache.partialFor(SHA);
+    await fs.writeFile(partial.file, FILE.subarray(0, have));
+    if (meta) await fs.writeFile(partial.meta, JSON.stringify(meta));
+    return cache;
+  }
+
+  it('kept bytes without the validators the server gave are not resumed: the download starts over', async () => {
+    ss.on('/no-meta', whole());
+    const got = await downloadToCache(oneTry(), await withPartial(30_000), `${ss.url}/no-meta`, { sha256: SHA, size: FILE.length });
+    expect(seenFor('/no-meta')).toEqual([[undefined, undefined]]);
+    expect(await fs.readFile(got.path)).toEqual(FILE);
+  });
+
+  it('kept bytes from another URL start over, and the record then names this URL so the next run resumes', async () => {
+    const url = `${ss.url}/mirror`;
+    ss.on('/mirror', answer(200, { etag: '"v1"', 'last-modified': LM1, 'content-length': FILE.length }, FILE, 40_000), rest(40_000));
+    const cache = await withPartial(30_000, { url: 'http://other-mirror.invalid/f', etag: '"v1"', lastModified: LM1 });
+    await failure(downloadToCache(oneTry(), cache, url, { sha256: SHA, size: FILE.length }));
+    const got = await downloadToCache(oneTry(), cache, url, { sha256: SHA, size: FILE.length });
+    expect(seenFor('/mirror')).toEqual([[undefined, undefined], ['bytes=40000-', '"v1"']]);
+    expect(await fs.readFile(got.path)).toEqual(FILE);
+  });
+
+  it('kept bytes as many as the declared size start over', async () => {
+    const url = `${ss.url}/full-part`;
+    ss.on('/full-part', whole());
+    const got = await downloadToCache(oneTry(), await withPartial(FILE.length, { url, etag: '"v1"', lastModified: LM1 }), url, { sha256: SHA, size: FILE.length });
+    expect(seenFor('/full-part')).toEqual([[undefined, undefined]]);
+    expect(await fs.readFile(got.path)).toEqual(FILE);
+  });
+
+  it.each([
+    ['another start', `bytes 0-${FILE.length - 1}/${FILE.length}`],
+    ['text before the range', `xbytes 30000-${FILE.length - 1}/${FILE.length}`],
+    ['text after the range', `bytes 30000-${FILE.length - 1}/${FILE.length}/x`],
+    ['no Content-Range', undefined],
+  ])('a 206 with %s is not appended: the next attempt starts from zero', async (_what, contentRange) => {
+    const p = `/bad-range-${n++}`;
+    const url = `${ss.url}${p}`;
+    const headers: Record<string, string | number> = { etag: '"v1"', 'content-length': FILE.length - 30_000 };
+    if (contentRange) headers['content-range'] = contentRange;
+    ss.on(p, answer(206, headers, FILE.subarray(30_000)), whole());
+    const got = await downloadToCache(new Http({}, {}, instantClock), await withPartial(30_000, { url, etag: '"v1"' }), url, { sha256: SHA, size: FILE.length });
+    expect(seenFor(p)).toEqual([['bytes=30000-', '"v1"'], [undefined, undefined]]);
+    expect(await fs.readFile(got.path)).toEqual(FILE);
+  });
+
+  it('a 206 to a request without Range is refused, and nothing is kept', async () => {
+    const url = `${ss.url}/unasked`;
+    ss.on('/unasked', answer(206, { etag: '"v1"', 'content-range': `bytes 0-${FILE.length - 1}/${FILE.length}`, 'content-length': FILE.length }, FILE));
+    const cache = newCache();
+    const e = await failure(downloadToCache(oneTry(), cache, url, { sha256: SHA, size: FILE.length }));
+    expect([e.code, e.message, e.details]).toEqual(['NETWORK', `resuming ${url} failed: the server sent a range other than bytes=0-`, expect.objectContaining({ url, retryable: true })]);
+    expect(await fs.readdir(path.join(cache.root, 'tmp'))).toEqual([]);
+  });
+
+  it('a resumed answer whose length overshoots the declared size is refused before its body is read', async () => {
+    const url = `${ss.url}/long-rest`;
+    const tail = Buffer.alloc(200_000, 3);
+    // Only the first bytes of the body ever come: a refusal that waited for the body would see a broken connection instead.
+    ss.on('/long-rest', answer(206, { etag: '"v1"', 'content-range': `bytes 30000-229999/230000`, 'content-length': tail.length }, tail, 10_000));
+    const cache = await withPartial(30_000, { url, etag: '"v1"' });
+    const e = await failure(downloadToCache(oneTry(), cache, url, { sha256: SHA, size: FILE.length }));
+    // The whole announced length, not where reading would have crossed the limit: nothing of the body was read.
+    expect([e.code, e.message, e.details]).toEqual(['TOO_LARGE', `${url} sent 230000 bytes or more where the index declares ${FILE.length}`, { url, expected: FILE.length, received: 230_000 }]);
+    expect(e.hints).toEqual(['the server sends something other than the file the index describes; stopped reading. Try again later or use another index']);
+    expect(await fs.readdir(path.join(cache.root, 'tmp'))).toEqual([]);
+  });
+
+  it('a resumed answer without Content-Length is stopped at the declared size', async () => {
+    const url = `${ss.url}/chunked-rest`;
+    const tail = Buffer.alloc(80_000, 3);
+    ss.on('/chunked-rest', answer(206, { etag: '"v1"', 'content-range': `bytes 30000-109999/110000` }, tail), whole());
+    const cache = await withPartial(30_000, { url, etag: '"v1"' });
+    const e = await failure(downloadToCache(new Http({}, {}, instantClock), cache, url, { sha256: SHA, size: FILE.length }));
+    expect(e.code).toBe('TOO_LARGE');
+    expect(e.details.received as number).toBeGreaterThan(FILE.length);
+    expect(seenFor('/chunked-rest')).toHaveLength(1);
+    expect(await fs.readdir(path.join(cache.root, 'tmp'))).toEqual([]);
+  });
+
+  it('a success status other than 200 or 206 is an error', async () => {
+    const url = `${ss.url}/203`;
+    ss.on('/203', answer(203, { 'content-length': FILE.length }, FILE));
+    const e = await failure(downloadToCache(oneTry(), newCache(), url, { sha256: SHA, size: FILE.length }));
+    expect([e.code, e.message, e.details]).toEqual(['HTTP_STATUS', `GET ${url} answered HTTP 203`, { url, status: 203 }]);
+  });
+
+  it('a file whose hash matches but whose size is not the declared one is refused, and not kept', async () => {
+    const url = `${ss.url}/size`;
+    ss.on('/size', whole());
+    const cache = newCache();
+    const e = await failure(downloadToCache(oneTry(), cache, url, { sha256: SHA, size: FILE.length + 10 }));
+    expect([e.code, e.message, e.details]).toEqual(['SIZE_MISMATCH', `${url} is ${FILE.length} bytes, the index says ${FILE.length + 10}`, { url, expected: FILE.length + 10, actual: FILE.length }]);
+    expect(e.hints).toEqual(['the index and the file disagree; run again later or use another index']);
+    expect(await fs.readdir(path.join(cache.root, 'tmp'))).toEqual([]);
+    expect(await cache.lookup(SHA)).toBeUndefined();
+  });
+
+  it('without a declared size the file is taken whole, and progress reports the length the server gave', async () => {
+    ss.on('/no-size', whole());
+    const progress: Array<{ received: number; total?: number }> = [];
+    const got = await downloadToCache(oneTry(), newCache(), `${ss.url}/no-size`, { sha256: SHA }, { onProgress: (p) => progress.push(p) });
+    expect(await fs.readFile(got.path)).toEqual(FILE);
+    expect(progress.at(-1)).toEqual({ received: FILE.length, total: FILE.length });
+    // Without Content-Length either, the total is unknown.
+    ss.on('/no-size-chunked', answer(200, { etag: '"v1"' }, FILE));
+    const progress2: Array<{ received: number; total?: number }> = [];
+    await downloadToCache(oneTry(), newCache(), `${ss.url}/no-size-chunked`, { sha256: SHA }, { onProgress: (p) => progress2.push(p) });
+    expect(progress2.at(-1)).toEqual({ received: FILE.length, total: undefined });
+  });
+
+  it('a write the cache refuses is said as such: no space left, or a path that cannot be opened', async () => {
+    ss.on('/disk', whole());
+    const full = newCache();
+    const partial = await full.partialFor(SHA);
+    // Writing to /dev/full fails with ENOSPC, as a full disk would.
+    await fs.symlink('/dev/full', partial.file);
+    const e = await failure(downloadToCache(oneTry(), full, `${ss.url}/disk`, { sha256: SHA, size: FILE.length }));
+    expect([e.code, e.message]).toEqual(['NO_SPACE', `no space left on the device holding the download cache while writing ${partial.file}`]);
+    expect(e.hints).toEqual(['free some space there, or choose another location (--prefix, --cache-dir); the prefix was not changed']);
+
+    const dangling = newCache();
+    const partial2 = await dangling.partialFor(SHA);
+    await fs.symlink(path.join(root, 'no-such-dir', 'f'), partial2.file);
+    const e2 = await failure(downloadToCache(oneTry(), dangling, `${ss.url}/disk`, { sha256: SHA, size: FILE.length }));
+    expect([e2.code, e2.message, e2.details]).toEqual(['INSTALL', `cannot write ${partial2.file}`, { path: partial2.file, errno: 'ENOENT' }]);
+    expect(e2.hints).toEqual(['check the download cache and its parent directory; the prefix was not changed']);
+  });
+
+  it('a server that sends only an ETag still lets the next run resume', async () => {
+    const url = `${ss.url}/etag-only`;
+    ss.on('/etag-only', answer(200, { etag: '"e"', 'content-length': FILE.length }, FILE, 40_000), rest(40_000, { etag: '"e"' }));
+    const cache = newCache();
+    await failure(downloadToCache(oneTry(), cache, url, { sha256: SHA, size: FILE.length }));
+    const got = await downloadToCache(oneTry(), cache, url, { sha256: SHA, size: FILE.length });
+    expect(seenFor('/etag-only')).toEqual([[undefined, undefined], ['bytes=40000-', '"e"']]);
+    expect(await fs.readFile(got.path)).toEqual(FILE);
+  });
+
+  it.each([
+    ['ETag', { etag: '"v2"', 'last-modified': LM1 }, { url: '', etag: '"v1"', lastModified: LM1 }, '"v2"'],
+    ['Last-Modified', { etag: 'W/"w"', 'last-modified': LM2 }, { url: '', etag: 'W/"w"', lastModified: LM1 }, LM2],
+  ])('a resumed answer with a new %s is recorded, and the next run asks with it', async (_what, headers, meta, next) => {
+    const p = `/new-validator-${n++}`;
+    const url = `${ss.url}${p}`;
+    const cut = (_req: IncomingMessage, res: ServerResponse) => {
+      res.writeHead(206, { ...headers, 'content-range': `bytes 30000-${FILE.length - 1}/${FILE.length}`, 'content-length': FILE.length - 30_000 });
+      res.write(FILE.subarray(30_000, 50_000), () => setTimeout(() => res.socket?.destroy(), 150));
+    };
+    ss.on(p, cut, rest(50_000, headers));
+    const cache = await withPartial(30_000, { ...meta, url });
+    await failure(downloadToCache(oneTry(), cache, url, { sha256: SHA, size: FILE.length }));
+    const got = await downloadToCache(oneTry(), cache, url, { sha256: SHA, size: FILE.length });
+    expect(seenFor(p)).toEqual([['bytes=30000-', meta.etag.startsWith('W/') ? LM1 : '"v1"'], ['bytes=50000-', next]]);
+    expect(await fs.readFile(got.path)).toEqual(FILE);
+  });
+
+  it('a download slower than the minimum rate is stopped', async () => {
+    srv.script('/drip', FILE, [{ kind: 'drip', intervalMs: 20 }]);
+    const http = new Http({ XPU_SETUP_HTTP_ATTEMPTS: '1', XPU_SETUP_DOWNLOAD_MIN_BYTES_PER_SECOND: '100000', XPU_SETUP_DOWNLOAD_RATE_WINDOW_SECONDS: '0.3' }, {}, instantClock);
+    const e = await failure(downloadToCache(http, newCache(), `${srv.url}/drip`, { sha256: SHA, size: FILE.length }));
+    expect(e.code).toBe('TOO_SLOW');
   });
 });
 
@@ -192,6 +416,54 @@ describe('fetchApt checks the SHA256 apt-cache listed', () => {
     expect(e.message).toContain(`sha256 mismatch for apt:libze1=1.8.12-1: expected ${sha256(deb)}, got ${sha256(Buffer.from('tampered'))}`);
     expect(await cache.lookup(sha256(deb))).toBeUndefined();
     expect(await cache.lookup(sha256(Buffer.from('tampered')))).toBeUndefined();
+    expect(await fs.readdir(path.join(cache.root, 'tmp'))).toEqual([]);
+  });
+
+  it('runs apt-get download for the package=version, in a fresh work directory in the cache', async () => {
+    const cache = newCache();
+    const calls: Array<{ file: string; args: string[]; cwd?: string }> = [];
+    /** Test double for apt-get: records the call, writes the .deb and a stray non-.deb file beside it. */
+    const exec: Exec = async (file, args, opts) => {
+      calls.push({ file, args, cwd: opts?.cwd });
+      await fs.writeFile(path.join(opts!.cwd!, 'libze1_1.8.12-1_amd64.deb'), deb);
+      await fs.writeFile(path.join(opts!.cwd!, 'apt-log.txt'), 'not a package');
+      return { exitCode: 0, stdout: '', stderr: '' };
+    };
+    const got = await fetchApt(archive(sha256(deb)), cache, deps(exec));
+    expect(await fs.readFile(got.path)).toEqual(deb);
+    expect(calls.map((c) => [c.file, c.args])).toEqual([['apt-get', ['download', '-q', '-o', 'APT::Sandbox::User=root', 'libze1=1.8.12-1']]]);
+    expect(path.dirname(calls[0]!.cwd!)).toBe(path.join(cache.root, 'tmp'));
+    expect(path.basename(calls[0]!.cwd!)).toMatch(/^apt-/);
+    expect(await fs.readdir(path.join(cache.root, 'tmp'))).toEqual([]);
+  });
+
+  it('takes a verified copy from the cache without running apt-get', async () => {
+    const cache = newCache();
+    const tmp = await cache.tempFile('pre.deb');
+    await fs.writeFile(tmp, deb);
+    await cache.adopt(tmp, sha256(deb), deb.length);
+    /** Test double for apt-get that must not be reached. */
+    const never: Exec = async () => {
+      throw new Error('apt-get ran for a cached file');
+    };
+    expect(await fetchApt(archive(sha256(deb)), cache, deps(never))).toMatchObject({ sha256: sha256(deb), cached: true });
+  });
+
+  it.each([
+    ['fails and brings nothing', 100, 0, 'E: Unable to locate package libze1', undefined],
+    ['fails after writing a .deb', 100, 1, 'E: Failed to fetch', undefined],
+    ['succeeds without a .deb', 0, 0, '', 'apt-get: not found'],
+    ['brings two .debs', 0, 2, '', undefined],
+  ])('apt-get that %s is a NETWORK error naming apt, and nothing is kept', async (_what, exitCode, debs, stderr, failedToStart) => {
+    const cache = newCache();
+    /** Test double for apt-get with the given outcome. */
+    const exec: Exec = async (_file, _args, opts) => {
+      for (let i = 0; i < debs; i++) await fs.writeFile(path.join(opts!.cwd!, `libze1_${i}_amd64.deb`), deb);
+      return { exitCode, stdout: '', stderr, ...(failedToStart ? { failedToStart } : {}) };
+    };
+    const e = await failure(fetchApt(archive(sha256(deb)), cache, deps(exec)));
+    expect([e.code, e.message, e.details]).toEqual(['NETWORK', 'apt-get download libze1=1.8.12-1 failed', { url: 'apt:libze1=1.8.12-1', stderr: stderr || failedToStart }]);
+    expect(e.hints).toEqual(['check that apt can reach its archive (apt-get update), or choose another source with --source']);
     expect(await fs.readdir(path.join(cache.root, 'tmp'))).toEqual([]);
   });
 });

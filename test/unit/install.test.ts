@@ -107,4 +107,68 @@ describe('installPlan', () => {
     await expect(checkPrefixOwnership(foreign)).rejects.toMatchObject({ code: 'INSTALL', message: `${foreign} exists, is not empty, and was not made by xpu-setup` });
     await expect(checkPrefixOwnership(path.join(work, 'new'))).resolves.toBeUndefined();
   });
+  it('replaces an existing prefix whole and leaves nothing beside it', async () => {
+    const { work, plan, fetched } = await setup();
+    await installPlan(plan, fetched, silentReporter);
+    await fs.writeFile(path.join(plan.prefix, 'lib', 'stale.so'), 'from the previous install\n');
+    const r = await installPlan(plan, fetched, silentReporter);
+    expect(r.changed).toBe(true);
+    await expect(fs.access(path.join(plan.prefix, 'lib', 'stale.so'))).rejects.toThrow();
+    expect(await fs.readFile(path.join(plan.prefix, 'include/level_zero/ze_api.h'), 'utf8')).toBe(HEADER);
+    expect((await fs.readdir(work)).sort()).toEqual(['cache', 'prefix']);
+  });
+});
+
+describe('checkPrefixOwnership after a run killed in the middle of the swap', () => {
+  /** A prefix with a receipt, as an earlier install left it; moved to `<prefix>.xpu-setup-old-<suffix>` when `suffix` is given. */
+  async function installed(suffix?: string): Promise<{ work: string; prefix: string; receipt: string; old?: string }> {
+    const { work, plan, fetched } = await setup();
+    await installPlan(plan, fetched, silentReporter);
+    const receipt = await fs.readFile(path.join(plan.prefix, 'xpu-setup.receipt.json'), 'utf8');
+    if (suffix === undefined) return { work, prefix: plan.prefix, receipt };
+    const old = `${plan.prefix}.xpu-setup-old-${suffix}`;
+    await fs.rename(plan.prefix, old);
+    return { work, prefix: plan.prefix, receipt, old };
+  }
+
+  it('puts the old tree back when the prefix is missing', async () => {
+    const { work, prefix, receipt } = await installed('0a1b2c3d');
+    await checkPrefixOwnership(prefix);
+    expect(await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8')).toBe(receipt);
+    expect((await fs.readdir(work)).sort()).toEqual(['cache', 'prefix']);
+  });
+
+  it('puts the old tree back in place of an empty prefix directory', async () => {
+    const { work, prefix, receipt } = await installed('0a1b2c3d');
+    await fs.mkdir(prefix);
+    await checkPrefixOwnership(prefix);
+    expect(await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8')).toBe(receipt);
+    expect((await fs.readdir(work)).sort()).toEqual(['cache', 'prefix']);
+  });
+
+  it('removes the old tree when the new prefix is already in place', async () => {
+    const { work, prefix, receipt } = await installed();
+    const old = `${prefix}.xpu-setup-old-0a1b2c3d`;
+    await fs.mkdir(path.join(old, 'lib'), { recursive: true });
+    await fs.writeFile(path.join(old, 'lib', 'old.so'), 'old\n');
+    await checkPrefixOwnership(prefix);
+    expect(await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8')).toBe(receipt);
+    expect((await fs.readdir(work)).sort()).toEqual(['cache', 'prefix']);
+  });
+
+  it('with two old trees it cannot tell which was current: removes both and restores neither', async () => {
+    const { work, prefix, old } = await installed('0a1b2c3d');
+    await fs.cp(old!, `${prefix}.xpu-setup-old-ffffffff`, { recursive: true });
+    await checkPrefixOwnership(prefix);
+    expect((await fs.readdir(work)).sort()).toEqual(['cache']);
+  });
+
+  it('leaves alone names that only contain the marker, and a prefix whose parent does not exist', async () => {
+    const { work, prefix } = await installed();
+    const other = path.join(work, 'other.prefix.xpu-setup-old-0a1b2c3d');
+    await fs.mkdir(other);
+    await checkPrefixOwnership(prefix);
+    expect((await fs.readdir(work)).sort()).toEqual(['cache', 'other.prefix.xpu-setup-old-0a1b2c3d', 'prefix']);
+    await expect(checkPrefixOwnership(path.join(work, 'no', 'such', 'prefix'))).resolves.toBeUndefined();
+  });
 });
