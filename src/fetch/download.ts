@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { hashMismatch, type CachedFile, type DownloadCache } from '../cache/store.js';
 import { fsWriteError } from '../fs-errors.js';
 import { XpuError } from '../errors.js';
-import type { Http } from '../net/http.js';
+import { tooLarge, type Http } from '../net/http.js';
 
 export interface Expected {
   sha256: string;
@@ -87,13 +87,6 @@ async function hashExisting(file: string, hash: Hash): Promise<void> {
 function contentRangeStart(value: string | undefined): number | undefined {
   const m = /^bytes (\d+)-\d+\/(?:\d+|\*)$/.exec(value?.trim() ?? '');
   return m ? Number(m[1]) : undefined;
-}
-
-function tooLarge(url: string, max: number, got: number): XpuError {
-  return new XpuError('TOO_LARGE', `${url} sent ${got} bytes or more where the index declares ${max}`, {
-    details: { url, expected: max, received: got },
-    hints: ['the server sends something other than the file the index describes; stopped reading. Try again later or use another index'],
-  });
 }
 
 /** A retryable error that makes the next attempt start from zero. */

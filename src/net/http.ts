@@ -372,7 +372,8 @@ export class Http {
   }
 }
 
-function tooLarge(url: string, max: number, got: number): XpuError {
+/** More bytes than the index (or the pin) declares: the request, and a resumed download, stop at once. */
+export function tooLarge(url: string, max: number, got: number): XpuError {
   return new XpuError('TOO_LARGE', `${url} sent ${got} bytes or more where the index declares ${max}`, {
     details: { url, expected: max, received: got },
     hints: ['the server sends something other than the file the index describes; stopped reading. Try again later or use another index'],

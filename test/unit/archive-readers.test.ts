@@ -6,9 +6,9 @@ import type { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import yazl from 'yazl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { XpuError } from '../../src/errors.js';
 import { readArchive, type ArchiveEntry, type ArchiveFormat } from '../../src/formats/index.js';
 import { zipWithCorruptDeflate, zipWithWrongCrc } from '../faults/hostile.js';
+import { failure } from '../support/failure.js';
 
 let work: string;
 let n = 0;
@@ -82,16 +82,6 @@ async function read(format: ArchiveFormat, file: string, failOn?: string): Promi
     }
   });
   return seen;
-}
-
-async function failure(p: Promise<unknown>): Promise<XpuError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof XpuError) return e;
-    throw e;
-  }
-  throw new Error('expected a failure');
 }
 
 describe('tar reader', () => {
@@ -232,7 +222,10 @@ describe('zip reader', () => {
     expect(e.message).toMatch(new RegExp(`^${crc.replace(/[.]/g, '\\.')}: member lib/x\\.so fails its CRC-32 check \\(stored [0-9a-f]+, computed [0-9a-f]+\\)$`));
     expect(e.hints).toEqual(['the download is damaged or the archive is hostile: remove it from the cache and run again; nothing from it was installed']);
     const deflate = await save(await zipWithCorruptDeflate('lib/x.so', data), 'zip');
-    expect((await failure(read('zip', deflate))).message).toBe(`${deflate}: member lib/x.so cannot be read (corrupt compressed data)`);
+    // Damaged deflate data either fails to inflate or inflates to another length; either way the member is named.
+    expect((await failure(read('zip', deflate))).message).toMatch(
+      new RegExp(`^${deflate.replace(/[.]/g, '\\.')}: member lib/x\\.so (cannot be read \\(corrupt compressed data\\)|holds \\d+ bytes, its directory entry declares 69632)$`),
+    );
   });
 
   it('leaves no file descriptor open after reading, nor after a reader that stopped early', async () => {

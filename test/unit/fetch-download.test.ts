@@ -9,7 +9,6 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DownloadCache } from '../../src/cache/store.js';
 import type { Deps, Exec } from '../../src/deps.js';
-import { XpuError } from '../../src/errors.js';
 import { fetchApt } from '../../src/fetch/apt.js';
 import { downloadToCache } from '../../src/fetch/download.js';
 import { fetchPlan } from '../../src/fetch/fetch.js';
@@ -19,6 +18,7 @@ import { Http } from '../../src/net/http.js';
 import type { RetryClock } from '../../src/net/retry.js';
 import type { PlannedArchive } from '../../src/sources/types.js';
 import { deadPort, sha256, startFaultyServer, type FaultyServer } from '../support/faulty-server.js';
+import { failure } from '../support/failure.js';
 
 /** Test double for the retry clock: real time, waits return at once. */
 const instantClock: RetryClock = { now: () => Date.now(), sleep: async () => undefined, random: () => 0.5 };
@@ -40,16 +40,6 @@ afterAll(async () => {
 let n = 0;
 const newCache = () => new DownloadCache(path.join(root, `cache-${n++}`));
 const requestsFor = (p: string) => srv.requests.filter((r) => r.path === p);
-
-async function failure(p: Promise<unknown>): Promise<XpuError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof XpuError) return e;
-    throw e;
-  }
-  throw new Error('expected a failure');
-}
 
 describe('downloadToCache', () => {
   it('resumes a cut download with Range and If-Range, and verifies the whole file', async () => {

@@ -6,9 +6,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { XpuError } from '../../src/errors.js';
 import { RATIO_FLOOR, Staging, type UnpackLimits } from '../../src/install/staging.js';
 import { tarBuffer, type ArchiveEntry } from '../support/packages.js';
+import { failure } from '../support/failure.js';
 
 let work: string;
 let n = 0;
@@ -42,16 +42,6 @@ async function tgzOfTree(build: (pkg: string) => Promise<void>): Promise<string>
   const file = `${src}.tar.gz`;
   execFileSync('tar', ['--sort=name', '--owner=0', '--group=0', '-czf', file, '-C', src, 'pkg']);
   return file;
-}
-
-async function failure(p: Promise<unknown>): Promise<XpuError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof XpuError) return e;
-    throw e;
-  }
-  throw new Error('expected a failure');
 }
 
 const mode = async (f: string) => (await fs.lstat(f)).mode & 0o777;
