@@ -108,6 +108,13 @@ describe('tar reader', () => {
     expect(seen[1]!.entry.size).toBe(5);
   });
 
+  it('skips a root directory written as "/", and refuses a file that names the root', async () => {
+    const ok = await save(gzipSync(tar([{ name: '/', flag: '5', mode: 0o755 }, { name: 'pkg/a', flag: '0', data: Buffer.from('a') }])), 'tar.gz');
+    expect((await read('tar.gz', ok)).map((s) => s.entry.path)).toEqual(['pkg/a']);
+    const bad = await save(gzipSync(tar([{ name: '.', flag: '0', data: Buffer.from('not a directory') }])), 'tar.gz');
+    expect(await failure(read('tar.gz', bad))).toMatchObject({ code: 'UNSAFE_PATH', message: expect.stringMatching(/refusing archive member "\." in .*: empty path$/) });
+  });
+
   it('refuses a member of another type (a FIFO), naming it and the archive', async () => {
     const file = await save(gzipSync(tar([{ name: 'pkg/fifo', flag: '6' }])), 'tar.gz');
     const e = await failure(read('tar.gz', file));
@@ -190,6 +197,11 @@ describe('zip reader', () => {
       ['pkg/none', 'file', 0o644, 'none'],
       ['pkg/sub/x', 'file', 0o644, 'sub'],
     ]);
+  });
+
+  it('skips a root directory entry written as "/"', async () => {
+    const bytes = patch(await zip([{ path: 'R' }, { path: 'pkg/a', data: Buffer.from('a') }]), 'R/', '//');
+    expect((await read('zip', await save(bytes, 'zip'))).map((s) => s.entry.path)).toEqual(['pkg/a']);
   });
 
   it('a file that is not a zip is BAD_ARCHIVE naming it', async () => {
