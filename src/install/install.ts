@@ -155,14 +155,15 @@ export async function installPlan(
     : fetching;
   const extraEnv = opts.extraEnv ?? {};
   const prefix = path.resolve(plan.prefix);
-  await checkPrefixOwnership(prefix);
   const parent = path.dirname(prefix);
   const unchanged = 'the prefix was not changed';
   let stagingDir: string;
   try {
+    await checkPrefixOwnership(prefix);
     await fs.mkdir(parent, { recursive: true });
     stagingDir = await fs.mkdtemp(path.join(parent, `.${path.basename(prefix)}.xpu-setup-staging-`));
   } catch (e) {
+    // No download may outlive the install that wanted it.
     await run.cancel();
     throw fsWriteError(e, parent, { tree: parent, unchanged });
   }

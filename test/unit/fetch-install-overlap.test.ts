@@ -146,6 +146,16 @@ describe('install while the fetch is under way', () => {
     expect(await stagingDirs(work)).toEqual([]);
   });
 
+  it('a prefix it may not replace stops the install before anything is unpacked, and the fetch with it', async () => {
+    const { plan } = await twoComponents();
+    await fs.mkdir(plan.prefix, { recursive: true });
+    await fs.writeFile(path.join(plan.prefix, 'mine.txt'), 'user data\n');
+    const fetch = heldFetch(2);
+    await expect(installPlan(plan, fetch, silentReporter)).rejects.toMatchObject({ code: 'INSTALL' });
+    expect(fetch.cancelled).toBe(1);
+    expect(await fs.readdir(plan.prefix)).toEqual(['mine.txt']);
+  });
+
   it('an archive that fails to unpack while another still downloads cancels the fetch and waits for it before cleaning up', async () => {
     const { work, plan, fetched } = await twoComponents({ bytes: [Buffer.from('PK\x03\x04 not a zip at all')] });
     const order: string[] = [];
