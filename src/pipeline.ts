@@ -186,15 +186,16 @@ async function planFor(
     return planFromLocked(host, manifests, recorded, { prefix, cacheDir, request, from: { kind: 'receipt', path: receiptFile, reason: '--offline' } });
   }
 
-  const planOpts: PlanOptions = {
+  const optionsFor = (req: SetupRequest, required: string[] | undefined): PlanOptions => ({
     ...opts.plan,
-    components: request.components,
-    sources: request.sources,
-    condaChannels: request.condaChannels,
-    indexUrl: request.indexUrl,
-    requires: request.requires,
-    required: merged?.required ?? opts.plan.required,
-  };
+    components: req.components,
+    sources: req.sources,
+    condaChannels: req.condaChannels,
+    indexUrl: req.indexUrl,
+    requires: req.requires,
+    required,
+  });
+  const planOpts = optionsFor(request, merged?.required ?? opts.plan.required);
   const reuse = async (why: string): Promise<InstallPlan | undefined> => {
     const recorded = await intactRecordedPlan(mine, request, prefix, cacheDir);
     if (!recorded) return undefined;
@@ -204,8 +205,9 @@ async function planFor(
   // A plan made for the same request less than 10 minutes ago is reused (--refresh asks the indexes again). The key
   // covers everything the plan is computed from besides the indexes' answers, the request repeated from the receipt
   // included; lockfiles, bundles and --offline never get here.
-  const keyOf = (options: PlanOptions, remove: string[]) => planRequestKey({ tool: VERSION, host, manifests, options, request, remove });
-  const key = recent ? keyOf(planOpts, merged?.remove ?? []) : undefined;
+  const keyOf = (req: SetupRequest, required: string[] | undefined, remove: string[]) =>
+    planRequestKey({ tool: VERSION, host, manifests, options: optionsFor(req, required), request: req, remove });
+  const key = recent ? keyOf(request, planOpts.required, merged?.remove ?? []) : undefined;
   if (key) {
     const made = await recentPlan(cacheDir, key, deps.now());
     if (made) {
@@ -240,7 +242,7 @@ async function planFor(
     if (opts.flags && !opts.flags.remove?.length) {
       const installedNext = plan.components.filter((c) => c.status === 'planned').map((c) => c.name);
       const next = mergeRequest(request, opts.flags, installedNext, manifests.map((m) => m.name));
-      const nextKey = keyOf({ ...planOpts, required: next.required }, next.remove);
+      const nextKey = keyOf(next.request, next.required, next.remove);
       if (nextKey !== key) await rememberPlan(cacheDir, nextKey, plan, deps.now());
     }
   }
