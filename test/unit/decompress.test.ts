@@ -64,7 +64,16 @@ describe('zstdDecompressor', () => {
 
   it('a reader that stops early ends the program', async () => {
     const { frame } = sample();
+    // This test's own zstd is a child of this process; pgrep exits 1 once none is left.
+    const running = () => {
+      try {
+        return execFileSync('pgrep', ['-P', String(process.pid), '-x', 'zstd']).toString().trim() !== '';
+      } catch {
+        return false;
+      }
+    };
     const d = zstdDecompressor({ program });
+    expect(running()).toBe(true);
     const stopped = new Promise<void>((resolve) => {
       d.once('data', () => {
         d.destroy();
@@ -74,15 +83,6 @@ describe('zstdDecompressor', () => {
     d.on('error', () => undefined);
     d.write(frame);
     await stopped;
-    // This test's own zstd is a child of this process; pgrep exits 1 once none is left.
-    const running = () => {
-      try {
-        return execFileSync('pgrep', ['-P', String(process.pid), '-x', 'zstd']).toString().trim() !== '';
-      } catch {
-        return false;
-      }
-    };
-    expect(running()).toBe(true);
     for (let i = 0; i < 100; i++) {
       if (!running()) return;
       await new Promise((r) => setTimeout(r, 20));

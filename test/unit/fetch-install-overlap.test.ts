@@ -3,6 +3,8 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Deps } from '../../src/deps.js';
@@ -182,24 +184,37 @@ describe('startFetch', () => {
     const slow = Buffer.alloc(200_000, 9);
     srv.script('/overlap/quick.zip', quick, [{ kind: 'ok' }]);
     srv.script('/overlap/slow.zip', slow, [{ kind: 'drip', intervalMs: 5 }]);
-    srv.script('/overlap/gone.zip', Buffer.alloc(10), [{ kind: 'status', status: 404 }]);
+    // The failing archive answers 404 only when the test says so: after the first archive is in and the slow one
+    // has started, whatever the machine's scheduling.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const gate: Server = createServer((_req, res) => void held.then(() => res.writeHead(404).end()));
+    await new Promise<void>((r) => gate.listen(0, '127.0.0.1', r));
     const work = await fs.mkdtemp(path.join(os.tmpdir(), 'xpu-overlap-fetch-'));
     dirs.push(work);
-    const archive = (name: string, b: Buffer) => ({ package: name, version: '1', filename: `${name}.zip`, url: `${srv.url}/overlap/${name}.zip`, sha256: sha256(b), size: b.length, format: 'zip', map: [] });
+    const archive = (name: string, b: Buffer, base = `${srv.url}/overlap`) => ({ package: name, version: '1', filename: `${name}.zip`, url: `${base}/${name}.zip`, sha256: sha256(b), size: b.length, format: 'zip', map: [] });
     const plan = {
       cacheDir: path.join(work, 'cache'),
       components: [
         { name: 'a', status: 'planned', archives: [archive('quick', quick)] },
         { name: 'b', status: 'planned', archives: [archive('slow', slow)] },
-        { name: 'c', status: 'planned', archives: [archive('gone', Buffer.alloc(10))] },
+        { name: 'c', status: 'planned', archives: [archive('gone', Buffer.alloc(10), `http://127.0.0.1:${(gate.address() as AddressInfo).port}`)] },
       ],
     } as unknown as InstallPlan;
-    const run = startFetch(plan, { env: {} } as unknown as Deps, silentReporter);
-    const first = await run.archives[0]!;
-    expect(createHash('sha256').update(await fs.readFile(first.file.path)).digest('hex')).toBe(sha256(quick));
-    const err = await run.all.catch((e: unknown) => e);
+    let err: unknown;
+    try {
+      const run = startFetch(plan, { env: {} } as unknown as Deps, silentReporter);
+      const first = await run.archives[0]!;
+      expect(createHash('sha256').update(await fs.readFile(first.file.path)).digest('hex')).toBe(sha256(quick));
+      await until(() => (srv.requests.find((r) => r.path === '/overlap/slow.zip')?.sent ?? 0) > 0);
+      release();
+      err = await run.all.catch((e: unknown) => e);
+      await expect(run.archives[1]!).rejects.toBe(err);
+    } finally {
+      release();
+      await new Promise((r) => gate.close(r));
+    }
     expect(err).toMatchObject({ code: 'NOT_FOUND', details: { status: 404 } });
-    await expect(run.archives[1]!).rejects.toBe(err);
     // The slow download was stopped, not left running: the server sends nothing more on it.
     const slowReq = srv.requests.find((r) => r.path === '/overlap/slow.zip')!;
     const sent = slowReq.sent;
