@@ -1,5 +1,5 @@
 // Builds the CLI with esbuild into dist/xpu-setup.mjs, which bin/xpu-setup.js loads, plus chunks beside it that are
-// loaded on demand (undici, execa, ora, the archive readers): start-up compiles only the code every run needs, and
+// loaded on demand (undici, ora, the archive readers): start-up compiles only the code every run needs, and
 // nothing is resolved in node_modules at run time except koffi, a native addon loaded when a probe needs it.
 import { build } from 'esbuild';
 import * as fs from 'node:fs/promises';

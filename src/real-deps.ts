@@ -1,28 +1,66 @@
 // The real side effects behind the Deps seam (processes, files, clock); only entry points and tests build one.
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs/promises';
-import type { Deps, Exec } from './deps.js';
+import type { Deps, Exec, ExecOptions, ExecResult } from './deps.js';
 
-export const realExec: Exec = async (file, args, opts = {}) => {
-  try {
-    // execa is loaded by the first command run, so paths that run none do not pay for it.
-    const { execa } = await import('execa');
-    const r = await execa(file, args, {
-      cwd: opts.cwd,
-      env: opts.env,
-      extendEnv: opts.env === undefined,
-      timeout: opts.timeoutMs,
-      input: opts.input,
-      reject: false,
-      stripFinalNewline: false,
-    });
-    if (r.failed && r.exitCode === undefined) {
-      return { exitCode: -1, stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? ''), failedToStart: r.shortMessage };
+/** Output past this is a runaway program, not an answer: it is stopped rather than held in memory. */
+const MAX_OUTPUT = 64 * 1024 * 1024;
+/** A program that ignores SIGTERM after its time is up is killed this much later. */
+const KILL_AFTER_MS = 5000;
+
+function commandLine(file: string, args: string[]): string {
+  return [file, ...args].join(' ');
+}
+
+/**
+ * Runs a program without a shell and collects its output as text. Never rejects: a program that cannot start, runs
+ * out of time, is killed by a signal or floods its output comes back with `failedToStart` saying which.
+ */
+export const realExec: Exec = (file, args, opts: ExecOptions = {}) =>
+  new Promise<ExecResult>((resolve) => {
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let bytes = 0;
+    let stopped: string | undefined;
+    let child;
+    try {
+      child = spawn(file, args, {
+        cwd: opts.cwd,
+        env: opts.env ?? process.env,
+        stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+        windowsHide: true,
+      });
+    } catch (e) {
+      resolve({ exitCode: -1, stdout: '', stderr: '', failedToStart: (e as Error).message });
+      return;
     }
-    return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
-  } catch (e) {
-    return { exitCode: -1, stdout: '', stderr: '', failedToStart: (e as Error).message };
-  }
-};
+    const stop = (why: string) => {
+      if (stopped !== undefined) return;
+      stopped = why;
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), KILL_AFTER_MS).unref();
+    };
+    const timer = opts.timeoutMs ? setTimeout(() => stop(`Command timed out after ${opts.timeoutMs} milliseconds: ${commandLine(file, args)}`), opts.timeoutMs) : undefined;
+    const collect = (into: Buffer[]) => (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > MAX_OUTPUT) return stop(`Command printed more than ${MAX_OUTPUT} bytes: ${commandLine(file, args)}`);
+      into.push(chunk);
+    };
+    child.stdout!.on('data', collect(out));
+    child.stderr!.on('data', collect(err));
+    // A program that exits without reading its input closes the pipe; that is its answer, not an error here.
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(opts.input);
+    let spawnError: Error | undefined;
+    child.on('error', (e) => (spawnError ??= e));
+    child.on('close', (code, signal) => {
+      if (timer) clearTimeout(timer);
+      const stdout = Buffer.concat(out).toString('utf8');
+      const stderr = Buffer.concat(err).toString('utf8');
+      const failed = spawnError?.message ?? stopped ?? (signal ? `Command was killed with ${signal}: ${commandLine(file, args)}` : undefined);
+      resolve(failed !== undefined || code === null ? { exitCode: -1, stdout, stderr, failedToStart: failed ?? 'no exit code' } : { exitCode: code, stdout, stderr });
+    });
+  });
 
 export function realDeps(): Deps {
   return {

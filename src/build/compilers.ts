@@ -176,8 +176,11 @@ async function findWindowsGnu(deps: Deps, tried: Attempt[]): Promise<Compiler[]>
   return found;
 }
 
-/** Every usable compiler in order of preference; `tried` lists each attempt for doctor and error messages. */
-export async function findCompilers(deps: Deps, lang: 'c' | 'c++' = 'c'): Promise<FinderResult> {
+/**
+ * Every usable compiler in order of preference; `tried` lists each attempt for doctor and error messages. With
+ * `firstGnu`, on Linux the search stops at the first GNU-style compiler that answers (each answer is a process).
+ */
+export async function findCompilers(deps: Deps, lang: 'c' | 'c++' = 'c', opts: { firstGnu?: boolean } = {}): Promise<FinderResult> {
   const tried: Attempt[] = [];
   const found: Compiler[] = [];
   const envVar = lang === 'c' ? 'CC' : 'CXX';
@@ -211,6 +214,7 @@ export async function findCompilers(deps: Deps, lang: 'c' | 'c++' = 'c'): Promis
     if (c) found.push(c);
   }
   for (const n of names) {
+    if (opts.firstGnu && found.length) break;
     const c = await gnuCandidate(n, n, deps, tried);
     if (c && !found.some((f) => f.path === c.path)) found.push(c);
   }

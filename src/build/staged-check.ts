@@ -38,7 +38,7 @@ export async function checkStagedComponent(stagingDir: string, component: Planne
   const compile = async (): Promise<string[]> => {
     const headers = required.filter((x) => /\.h$/.test(x.path));
     if (!headers.length || deps.platform === 'win32') return [];
-    const cc = (await findCompilers(deps, 'c')).found.find((c) => c.style === 'gnu');
+    const cc = (await findCompilers(deps, 'c', { firstGnu: true })).found.find((c) => c.style === 'gnu');
     if (!cc) return [];
     const source = headers.map((h) => `#include "${path.join(stagingDir, ...h.path.split('/'))}"`).join('\n') + '\nint main(void) { return 0; }\n';
     const r = await deps.exec(cc.path, ['-fsyntax-only', '-x', 'c', '-I', path.join(stagingDir, 'include'), '-'], { input: source, timeoutMs: 60_000 });

@@ -8,7 +8,7 @@ import type { InstallPlan, PlannedComponent } from '../plan/plan.js';
 import type { Reporter, Task } from '../reporter.js';
 import { VERSION } from '../version.js';
 import { levelZeroCMake, writePkgConfig } from './pkgconfig.js';
-import { RECEIPT_SCHEMA, readReceipt, type Receipt, type ReceiptComponent } from './receipt.js';
+import { byPath, RECEIPT_SCHEMA, readReceipt, type Receipt, type ReceiptComponent } from './receipt.js';
 import { fsWriteError } from '../fs-errors.js';
 import { writeEnvFiles, writeReceipt } from './prefix-writer.js';
 import { DEFAULT_LIMITS, Staging, type UnpackLimits } from './staging.js';
@@ -245,7 +245,7 @@ export async function installPlan(
         sha256: f.file.sha256,
         size: f.file.size,
       })),
-      files: [...staging.files.values()].sort((a, b) => a.path.localeCompare(b.path)),
+      files: [...staging.files.values()].sort(byPath),
       extraEnv: Object.keys(extraEnv).length ? extraEnv : undefined,
       request: plan.request,
       plan: recordedPlan(plan),

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { sha256File } from '../cache/store.js';
 import { XpuError } from '../errors.js';
 import { ENV_FILES, envVars, renderEnv, SHELLS } from './env.js';
-import { RECEIPT_NAME, readReceipt, type Receipt, type ReceiptFile } from './receipt.js';
+import { byPath, RECEIPT_NAME, readReceipt, type Receipt, type ReceiptFile } from './receipt.js';
 
 /** What a build stage produced inside the prefix: the library and its build stamp. */
 export interface BuildOutput {
@@ -94,6 +94,6 @@ export async function recordBuilds(prefix: string, built: Partial<Record<BuildRo
       builds[role] = recorded;
     }
     r.builds = Object.keys(builds).length ? builds : undefined;
-    r.files = [...files.values()].sort((a, b) => a.path.localeCompare(b.path));
+    r.files = [...files.values()].sort(byPath);
   });
 }

@@ -81,6 +81,14 @@ export interface Receipt {
   proof?: ReceiptProof;
 }
 
+/**
+ * Orders records by path, byte-wise: the same order on every machine, whatever its locale, and without loading the
+ * ICU collator (about 20 ms) for it.
+ */
+export function byPath(a: { path: string }, b: { path: string }): number {
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
+}
+
 export async function readReceipt(prefix: string): Promise<Receipt | undefined> {
   let text: string;
   try {

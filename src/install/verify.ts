@@ -3,7 +3,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { sha256File } from '../cache/store.js';
 import type { Deps } from '../deps.js';
-import type { Receipt } from './receipt.js';
+import { byPath, type Receipt } from './receipt.js';
 
 export interface PrefixProblem {
   path: string;
@@ -55,5 +55,5 @@ export async function verifyPrefix(
       else if (seen !== (f.link ?? f.sha256)) problems.push({ path: f.path, problem: 'changed' });
     }),
   );
-  return problems.sort((a, b) => a.path.localeCompare(b.path));
+  return problems.sort(byPath);
 }

@@ -66,6 +66,19 @@ describe('compiler finder', () => {
     ]);
   });
 
+  it('on Linux with firstGnu stops at the first compiler that answers, asking no other', async () => {
+    const asked: string[] = [];
+    const deps = fakeDeps('linux', { '/usr/bin/gcc': '', '/usr/bin/cc': '' }, {
+      '/usr/bin/gcc --version': { exitCode: 0, stdout: 'gcc 12\n', stderr: '' },
+      '/usr/bin/cc --version': { exitCode: 1, stdout: '', stderr: 'broken wrapper\n' },
+    }, { PATH: '/usr/bin' });
+    const exec = deps.exec;
+    deps.exec = (file, args, opts) => (asked.push(file), exec(file, args, opts));
+    const r = await findCompilers(deps, 'c', { firstGnu: true });
+    expect(r.found.map((c) => c.path)).toEqual(['/usr/bin/gcc']);
+    expect(asked).toEqual(['/usr/bin/cc', '/usr/bin/gcc']);
+  });
+
   it('on Linux with nothing installed returns no compiler and the full list of attempts', async () => {
     const r = await findCompilers(fakeDeps('linux', {}, {}, { PATH: '/usr/bin' }));
     expect(r.found).toEqual([]);
