@@ -1,13 +1,14 @@
 // One archive from a URL into the verified cache: resumes a kept partial file, stops at the declared size, checks the whole file's sha256.
 import { createHash, type Hash } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import * as fs from 'node:fs/promises';
-import { Readable, Transform } from 'node:stream';
+import { Readable, Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { hashMismatch, type CachedFile, type DownloadCache } from '../cache/store.js';
 import { fsWriteError } from '../fs-errors.js';
 import { XpuError } from '../errors.js';
 import { tooLarge, type Http } from '../net/http.js';
+import type { LiveDownload } from './live.js';
 
 export interface Expected {
   sha256: string;
@@ -23,6 +24,8 @@ export interface DownloadProgress {
 export interface DownloadOptions {
   onProgress?: (p: DownloadProgress) => void;
   signal?: AbortSignal;
+  /** Told where the bytes go and how far they got, for a reader that follows the download. */
+  live?: LiveDownload;
 }
 
 /** What the server said about the bytes kept so far; resuming is only safe while this still matches. */
@@ -77,6 +80,41 @@ async function readMeta(file: string): Promise<PartialMeta | undefined> {
 
 async function sizeOf(file: string): Promise<number> {
   return (await fs.stat(file).catch(() => undefined))?.size ?? 0;
+}
+
+/**
+ * Writes the download into `file` from `offset` (appending, or from zero), telling `live` each write that has
+ * landed. The file is closed on every outcome, so no write can land after a failure and no descriptor leaks.
+ */
+function fileSink(file: string, offset: number, live: LiveDownload | undefined): Writable {
+  let fh: fs.FileHandle | undefined;
+  const close = () => {
+    const h = fh;
+    fh = undefined;
+    return h ? h.close() : Promise.resolve();
+  };
+  return new Writable({
+    highWaterMark: 1 << 20,
+    construct(cb) {
+      fs.open(file, offset > 0 ? 'a' : 'w').then((h) => {
+        fh = h;
+        live?.begin(file, offset);
+        cb();
+      }, cb);
+    },
+    write(chunk: Buffer, _enc, cb) {
+      fh!.write(chunk).then(() => {
+        live?.advance(chunk.length);
+        cb();
+      }, cb);
+    },
+    final(cb) {
+      close().then(() => cb(), cb);
+    },
+    destroy(err, cb) {
+      close().then(() => cb(err), () => cb(err));
+    },
+  });
 }
 
 /** Hashes bytes kept from before, so the final check covers the whole file, not only what this attempt received. */
@@ -147,10 +185,8 @@ async function attempt(http: Http, url: string, file: string, metaFile: string, 
       done(null, chunk);
     },
   });
-  // pipeline() closes the file on every outcome, so no write can land after a failure and no descriptor leaks.
-  const out = createWriteStream(file, { flags: offset > 0 ? 'a' : 'w' });
   try {
-    await pipeline(Readable.from(res.body), tap, out);
+    await pipeline(Readable.from(res.body), tap, fileSink(file, offset, opts.live));
   } catch (e) {
     // A write that failed (full disk, read-only cache) is said as such; network and size errors pass through.
     throw (e as NodeJS.ErrnoException).syscall === 'write' || (e as NodeJS.ErrnoException).syscall === 'open'

@@ -10,6 +10,7 @@ import type { Reporter } from '../reporter.js';
 import type { PlannedArchive } from '../sources/types.js';
 import { fetchApt } from './apt.js';
 import { downloadToCache } from './download.js';
+import { LiveDownload } from './live.js';
 
 export interface FetchedArchive {
   archive: PlannedArchive;
@@ -54,6 +55,8 @@ export interface Fetching {
   all: Promise<FetchedArchive[]>;
   /** Stops the downloads still running (their partial files are kept for the next run) and waits until they have. */
   cancel(): Promise<void>;
+  /** Archive `i` as its download writes it, for unpacking while it arrives; undefined where nothing can follow it. */
+  live?(i: number): LiveDownload | undefined;
 }
 
 interface Settle {
@@ -75,14 +78,17 @@ export function startFetch(plan: InstallPlan, deps: Deps, reporter: Reporter, op
   // A caller that stopped early (its own failure) no longer awaits the rest: their rejections are not unhandled.
   for (const p of archives) p.catch(() => undefined);
   const stop = new AbortController();
-  const all = fetchAll(plan, jobs, settle, stop, deps, reporter, opts).catch((e: unknown) => {
+  const lives = jobs.map(() => new LiveDownload());
+  const all = fetchAll(plan, jobs, settle, lives, stop, deps, reporter, opts).catch((e: unknown) => {
     for (const s of settle) s.reject(e);
+    for (const l of lives) l.end(e);
     throw e;
   });
   all.catch(() => undefined);
   return {
     archives,
     all,
+    live: (i) => lives[i],
     cancel: async () => {
       stop.abort();
       await all.catch(() => undefined);
@@ -98,6 +104,7 @@ async function fetchAll(
   plan: InstallPlan,
   jobs: { archive: PlannedArchive; component: string }[],
   settle: Settle[],
+  lives: LiveDownload[],
   stop: AbortController,
   deps: Deps,
   reporter: Reporter,
@@ -140,6 +147,7 @@ async function fetchAll(
           ? await fromFile(archive, cache)
           : await downloadToCache(http, cache, archive.url, { sha256: archive.sha256, size: archive.size }, {
             signal,
+            live: lives[i],
             onProgress: (p) => {
               received.set(archive.url, p.received);
               if (sizes.get(archive.url) === undefined && p.total) sizes.set(archive.url, p.total);
@@ -152,6 +160,7 @@ async function fetchAll(
       if (file.cached) reused++;
       reporter.debug(`${file.cached ? 'cached' : 'fetched'} ${archive.filename} sha256 ${archive.sha256}`);
       results[i] = { archive, component, file };
+      lives[i]!.end();
       settle[i]!.resolve(results[i]!);
     }
   };

@@ -18,3 +18,29 @@ export interface ArchiveEntry {
  * promise chain (pipe it or resume it), since the reader streams and does not buffer whole archives.
  */
 export type EntryVisitor = (entry: ArchiveEntry, body: Readable | undefined) => Promise<void>;
+
+/** Bytes read once, front to back, possibly while they are still being written (a download in progress). */
+export interface ByteSource {
+  /** The next `n` bytes; fewer only where the bytes end. */
+  read(n: number): Promise<Buffer>;
+  /** The next `n` bytes as a stream, read to its end (or destroyed) before anything else is asked. */
+  stream(n: number): Readable;
+  /** Every byte left; more than `max` is an error. */
+  rest(max: number): Promise<Buffer>;
+}
+
+/** A member's mode that a front-to-back reader learned only after yielding the member. */
+export interface ModeFix {
+  path: string;
+  mode: number;
+}
+
+/**
+ * This archive cannot be read front to back (data descriptors, zip64, links, a directory that disagrees with the
+ * members, ...): nothing is wrong with it as far as this reader knows, and the finished file is read instead.
+ */
+export class NotStreamable extends Error {
+  constructor(why: string) {
+    super(`not readable front to back: ${why}`);
+  }
+}

@@ -1,10 +1,11 @@
 // Archive format dispatch: one reader per package format, none of which touches the network.
 import { createReadStream } from 'node:fs';
-import type { EntryVisitor } from './entry.js';
+import { NotStreamable, type ByteSource, type EntryVisitor, type ModeFix } from './entry.js';
 
 export type ArchiveFormat = 'conda' | 'tar.bz2' | 'wheel' | 'zip' | 'deb' | 'tar.gz';
 
-export type { ArchiveEntry, EntryVisitor } from './entry.js';
+export { NotStreamable } from './entry.js';
+export type { ArchiveEntry, ByteSource, EntryVisitor, ModeFix } from './entry.js';
 
 export function formatOf(filename: string): ArchiveFormat | undefined {
   if (filename.endsWith('.conda')) return 'conda';
@@ -33,5 +34,22 @@ export async function readArchive(format: ArchiveFormat, file: string, visit: En
       const [{ readTar }, { gzipDecompressor }] = await Promise.all([import('./tar.js'), import('./decompress.js')]);
       return readTar(createReadStream(file), file, visit, gzipDecompressor());
     }
+  }
+}
+
+/** Formats readArchiveLive reads: zips carry each member's sizes before its data. */
+export function readsLive(format: ArchiveFormat): boolean {
+  return format === 'wheel' || format === 'zip';
+}
+
+/** Reads an archive while it arrives, where its format allows (see readsLive); NotStreamable where it does not. */
+export async function readArchiveLive(format: ArchiveFormat, source: ByteSource, label: string, visit: EntryVisitor): Promise<ModeFix[]> {
+  switch (format) {
+    case 'wheel':
+      return (await import('./wheel.js')).readWheelDataLive(source, label, visit);
+    case 'zip':
+      return (await import('./zip-live.js')).readZipLive(source, label, visit);
+    default:
+      throw new NotStreamable(`${format} archives are read from the finished file`);
   }
 }

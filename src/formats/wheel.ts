@@ -1,16 +1,19 @@
 // Wheels: zip files whose `<dist>-<ver>.data/data/X` members install to `<prefix>/X`; only those are yielded.
-import type { EntryVisitor } from './entry.js';
+import type { ByteSource, EntryVisitor, ModeFix } from './entry.js';
 import { readZip } from './zip.js';
+import { readZipLive } from './zip-live.js';
 
 const DATA = /^[^/]+\.data\/data\/(.+)$/;
 
+const dataOnly = (name: string) => DATA.test(name.replace(/\\/g, '/'));
+const installedPath = (member: string) => DATA.exec(member)![1]!;
+
 export async function readWheelData(file: string, visit: EntryVisitor): Promise<void> {
-  await readZip(
-    file,
-    async (entry, body) => {
-      const m = DATA.exec(entry.path);
-      await visit({ ...entry, path: m![1]! }, body);
-    },
-    (name) => DATA.test(name.replace(/\\/g, '/')),
-  );
+  await readZip(file, (entry, body) => visit({ ...entry, path: installedPath(entry.path) }, body), dataOnly);
+}
+
+/** The same members as readWheelData, read while the wheel arrives (see zip-live.ts). */
+export async function readWheelDataLive(source: ByteSource, label: string, visit: EntryVisitor): Promise<ModeFix[]> {
+  const fixes = await readZipLive(source, label, (entry, body) => visit({ ...entry, path: installedPath(entry.path) }, body), dataOnly);
+  return fixes.map((f) => ({ ...f, path: installedPath(f.path) }));
 }

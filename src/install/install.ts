@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { XpuError } from '../errors.js';
+import { readsLive } from '../formats/index.js';
 import type { FetchedArchive, Fetching } from '../fetch/fetch.js';
 import type { InstallPlan, PlannedComponent } from '../plan/plan.js';
 import type { Reporter, Task } from '../reporter.js';
@@ -178,11 +179,17 @@ export async function installPlan(
   try {
     const landed = new Map<string, number>();
     const fetched: FetchedArchive[] = [];
-    for (const pending of run.archives) {
+    const order = planned.flatMap((c) => c.archives);
+    for (const [i, pending] of run.archives.entries()) {
+      const archive = order[i]!;
+      const label = `${archive.filename} (${archive.url})`;
+      // A zip still downloading is unpacked as it arrives; anything else, from the verified file.
+      const live = run.live?.(i);
+      const streamed = live && archive.size !== undefined && readsLive(archive.format) ? await staging.extractLive(archive.format, live, archive.size, label, archive.map) : undefined;
+      if (typeof streamed === 'object') reporter.debug(`${archive.filename}: unpacked from the finished file (${streamed.notLive})`);
       const f = await pending;
       fetched.push(f);
-      const label = `${f.archive.filename} (${f.archive.url})`;
-      const n = await staging.extract(f.archive.format, f.file.path, label, f.archive.map);
+      const n = typeof streamed === 'number' ? streamed : await staging.extract(f.archive.format, f.file.path, label, f.archive.map);
       landed.set(f.component, (landed.get(f.component) ?? 0) + n);
       reporter.debug(`${f.archive.filename}: ${n} members installed`);
       const left = archivesLeft.get(f.component)! - 1;

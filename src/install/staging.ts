@@ -7,7 +7,8 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
 import { XpuError } from '../errors.js';
-import { readArchive, type ArchiveFormat } from '../formats/index.js';
+import { readArchive, readArchiveLive, type ArchiveFormat, type ArchiveEntry, type ModeFix } from '../formats/index.js';
+import type { LiveDownload } from '../fetch/live.js';
 import { checkLinksInside, resolveInTree, safeLinkTarget, safePath } from '../formats/safe-path.js';
 import type { MapRule } from '../manifest/schema.js';
 import { fsWriteError } from '../fs-errors.js';
@@ -65,6 +66,8 @@ export class Staging {
   /** Symlinks written: path -> stored target. */
   private readonly links = new Map<string, string>();
   private realRoot: string | undefined;
+  /** The top directory each parentOf() call made, in order: what undoing an archive removes. */
+  private readonly made: string[] = [];
 
   constructor(readonly root: string, readonly limits: UnpackLimits = DEFAULT_LIMITS) {}
 
@@ -114,7 +117,8 @@ export class Staging {
   private async parentOf(rel: string): Promise<string> {
     const dest = this.abs(rel);
     const dir = path.dirname(dest);
-    await fs.mkdir(dir, { recursive: true });
+    const made = await fs.mkdir(dir, { recursive: true });
+    if (made !== undefined) this.made.push(made);
     this.realRoot ??= await fs.realpath(this.root);
     const want = path.join(this.realRoot, ...rel.split('/').slice(0, -1));
     if ((await fs.realpath(dir)) !== want) {
@@ -208,34 +212,85 @@ export class Staging {
     this.files.set(rel, { ...src, path: rel, mtimeMs: (await fs.stat(dest)).mtimeMs });
   }
 
+  /** What extracting one archive does with each member the reader yields; counts those that landed. */
+  private visitor(label: string, rules: MapRule[], budget: UnpackBudget, landed: { n: number; current: string }) {
+    return async (entry: ArchiveEntry, body: Readable | undefined): Promise<void> => {
+      const rel = mapMember(rules, entry.path);
+      if (rel === undefined || entry.type === 'dir') {
+        body?.resume();
+        return;
+      }
+      safePath(rel, label);
+      landed.current = rel;
+      this.claim(rel, label);
+      landed.n++;
+      if (entry.type === 'file') await this.writeStream(rel, body!, entry.mode, budget, entry.size);
+      else if (entry.type === 'symlink') await this.symlink(rel, entry.linkTarget ?? '', label);
+      else if (entry.type === 'hardlink') {
+        const fromRel = mapMember(rules, entry.linkTarget ?? '');
+        if (fromRel === undefined) throw new XpuError('BAD_ARCHIVE', `${label}: hard link ${entry.path} leaves the mapped tree`, { details: { archive: label } });
+        await this.copyFrom(rel, fromRel, label, budget);
+      }
+    };
+  }
+
   /** Extracts the members the rules take; returns how many landed. */
   async extract(format: ArchiveFormat, file: string, label: string, rules: MapRule[]): Promise<number> {
-    let n = 0;
+    const landed = { n: 0, current: '' };
     const budget = new UnpackBudget(label, (await fs.stat(file)).size, this.limits);
-    let current = '';
     try {
-      await readArchive(format, file, async (entry, body) => {
-        const rel = mapMember(rules, entry.path);
-        if (rel === undefined || entry.type === 'dir') {
-          body?.resume();
-          return;
-        }
-        safePath(rel, label);
-        current = rel;
-        this.claim(rel, label);
-        n++;
-        if (entry.type === 'file') await this.writeStream(rel, body!, entry.mode, budget, entry.size);
-        else if (entry.type === 'symlink') await this.symlink(rel, entry.linkTarget ?? '', label);
-        else if (entry.type === 'hardlink') {
-          const fromRel = mapMember(rules, entry.linkTarget ?? '');
-          if (fromRel === undefined) throw new XpuError('BAD_ARCHIVE', `${label}: hard link ${entry.path} leaves the mapped tree`, { details: { archive: label } });
-          await this.copyFrom(rel, fromRel, label, budget);
-        }
-      });
+      await readArchive(format, file, this.visitor(label, rules, budget, landed));
     } catch (e) {
-      throw fsWriteError(e, current ? this.abs(current) : this.root, { archive: label, tree: path.dirname(this.root), unchanged: UNCHANGED });
+      throw fsWriteError(e, landed.current ? this.abs(landed.current) : this.root, { archive: label, tree: path.dirname(this.root), unchanged: UNCHANGED });
     }
-    return n;
+    return landed.n;
+  }
+
+  /**
+   * Extracts an archive of `size` bytes while its download writes it. Returns how many members landed, or why
+   * it could not (a format read only from the finished file, a layout that needs the central
+   * directory first, a download that started over or failed, any error): then nothing of the archive is left in
+   * the tree, and the finished file is extracted as usual, which also reports any fault of the archive itself.
+   */
+  async extractLive(format: ArchiveFormat, live: Pick<LiveDownload, 'follow' | 'whole'>, size: number, label: string, rules: MapRule[]): Promise<number | { notLive: string }> {
+    const source = await live.follow();
+    if (!source) return { notLive: 'no download in progress' };
+    const landed = { n: 0, current: '' };
+    const dirs = new Set(this.dirs);
+    const madeBefore = this.made.length;
+    try {
+      const fixes = await readArchiveLive(format, source, label, this.visitor(label, rules, new UnpackBudget(label, size, this.limits), landed));
+      if (!live.whole) throw new Error('the download did not end whole');
+      await this.applyModes(fixes, rules);
+      return landed.n;
+    } catch (e) {
+      await this.undo(label, dirs, madeBefore);
+      return { notLive: (e as Error).message };
+    } finally {
+      await source.close();
+    }
+  }
+
+  private async applyModes(fixes: ModeFix[], rules: MapRule[]): Promise<void> {
+    for (const f of fixes) {
+      const rel = mapMember(rules, f.path);
+      const rec = rel === undefined ? undefined : this.files.get(rel);
+      if (rec && rec.link === undefined) await fs.chmod(this.abs(rec.path), f.mode);
+    }
+  }
+
+  /** Removes everything one archive put in the tree, and forgets it, as if it had never been extracted. */
+  private async undo(label: string, dirs: Set<string>, madeBefore: number): Promise<void> {
+    for (const [rel, owner] of [...this.owners]) {
+      if (owner !== label) continue;
+      await fs.rm(this.abs(rel), { force: true });
+      this.owners.delete(rel);
+      this.files.delete(rel);
+      this.links.delete(rel);
+    }
+    for (const dir of this.made.splice(madeBefore).reverse()) await fs.rm(dir, { recursive: true, force: true });
+    this.dirs.clear();
+    for (const d of dirs) this.dirs.add(d);
   }
 
   /** Once every archive is in: each link, followed through all the others, still resolves inside the tree. */

@@ -1,0 +1,207 @@
+// Zip reading front to back, while the archive is still arriving: each member from its local header, then the central
+// directory at the end must describe exactly the members read, in the same order, or the archive is read again from
+// the finished file by the central-directory reader (zip.ts).
+import { Readable, Transform } from 'node:stream';
+import * as zlib from 'node:zlib';
+import yauzl from 'yauzl';
+import { XpuError } from '../errors.js';
+import { NotStreamable, type ArchiveEntry, type ByteSource, type EntryVisitor, type ModeFix } from './entry.js';
+import { safePath } from './safe-path.js';
+
+const LOCAL = 0x04034b50;
+const CENTRAL = 0x02014b50;
+const END = 0x06054b50;
+/** A central directory larger than this is not a package's. */
+const MAX_DIRECTORY = 64 * 1024 * 1024;
+const S_IFMT = 0o170000;
+const S_IFLNK = 0o120000;
+
+type ZlibWithCrc = typeof zlib & { crc32: (data: Buffer, value?: number) => number };
+
+interface Extra {
+  id: number;
+  data: Buffer;
+}
+
+function extraFields(buf: Buffer): Extra[] {
+  const out: Extra[] = [];
+  for (let i = 0; i + 4 <= buf.length; ) {
+    const id = buf.readUInt16LE(i);
+    const size = buf.readUInt16LE(i + 2);
+    out.push({ id, data: buf.subarray(i + 4, i + 4 + size) });
+    i += 4 + size;
+  }
+  return out;
+}
+
+/** What a local header says, kept to be compared with the central directory's record of the same member. */
+interface Local {
+  offset: number;
+  /** Bytes of the local header: fixed part, name and extra field. */
+  headerLength: number;
+  flags: number;
+  method: number;
+  crc: number;
+  compressedSize: number;
+  size: number;
+  rawName: Buffer;
+  name: string;
+  /** The path as yielded (after safePath), undefined for members skipped or directories. */
+  yielded?: string;
+}
+
+function damaged(label: string, member: string, why: string, cause?: unknown): XpuError {
+  return new XpuError('BAD_ARCHIVE', `${label}: member ${member} ${why}`, {
+    cause,
+    details: { archive: label, member },
+    hints: ['the download is damaged or the archive is hostile: remove it from the cache and run again; nothing from it was installed'],
+  });
+}
+
+/** One member's data as a stream: inflated when deflated, its size and CRC-32 checked at the end. */
+function memberBody(source: ByteSource, label: string, l: Local): Readable {
+  let crc = 0;
+  let size = 0;
+  const check = new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      size += chunk.length;
+      if (size > l.size) return cb(damaged(label, l.name, `holds more than the ${l.size} bytes its header declares`));
+      crc = (zlib as ZlibWithCrc).crc32(chunk, crc);
+      cb(null, chunk);
+    },
+    flush(cb) {
+      if (size !== l.size) return cb(damaged(label, l.name, `holds ${size} bytes, its header declares ${l.size}`));
+      if (crc >>> 0 !== l.crc >>> 0) return cb(damaged(label, l.name, `fails its CRC-32 check (stored ${l.crc.toString(16)}, computed ${(crc >>> 0).toString(16)})`));
+      cb();
+    },
+  });
+  check.on('error', () => undefined);
+  const raw = source.stream(l.compressedSize);
+  const stages: Readable[] = [raw];
+  if (l.method === 8) stages.push(raw.pipe(zlib.createInflateRaw({ chunkSize: 1 << 20 })));
+  for (const s of stages) {
+    s.on('error', (err) => {
+      if (!check.destroyed) check.destroy(err instanceof NotStreamable ? err : damaged(label, l.name, 'cannot be read (corrupt compressed data)', err));
+    });
+  }
+  check.on('close', () => {
+    for (const s of stages) if (!s.destroyed) s.destroy();
+  });
+  stages[stages.length - 1]!.pipe(check);
+  return check;
+}
+
+/** Reads a local header at the source's position; undefined when the central directory starts there instead. */
+async function localHeader(source: ByteSource, offset: number): Promise<Local | undefined> {
+  const sig = await source.read(4);
+  if (sig.length < 4) throw new NotStreamable('the archive ends before its central directory');
+  const kind = sig.readUInt32LE(0);
+  if (kind === CENTRAL) return undefined;
+  if (kind !== LOCAL) throw new NotStreamable(`unexpected signature ${kind.toString(16)} at byte ${offset}`);
+  const h = await source.read(26);
+  if (h.length < 26) throw new NotStreamable('the archive ends inside a local header');
+  const flags = h.readUInt16LE(2);
+  const nameLength = h.readUInt16LE(22);
+  const extraLength = h.readUInt16LE(24);
+  const tail = await source.read(nameLength + extraLength);
+  if (tail.length < nameLength + extraLength) throw new NotStreamable('the archive ends inside a local header');
+  const rawName = tail.subarray(0, nameLength);
+  const l: Local = {
+    offset,
+    headerLength: 30 + nameLength + extraLength,
+    flags,
+    method: h.readUInt16LE(4),
+    crc: h.readUInt32LE(10),
+    compressedSize: h.readUInt32LE(14),
+    size: h.readUInt32LE(18),
+    rawName: Buffer.from(rawName),
+    name: yauzl.getFileNameLowLevel(flags, rawName, extraFields(tail.subarray(nameLength)), false),
+  };
+  // Sizes that follow the data (bit 3) or live in a zip64 field cannot be known before the member is read.
+  if (flags & 0x8) throw new NotStreamable(`${l.name} keeps its sizes after its data`);
+  if (l.compressedSize === 0xffffffff || l.size === 0xffffffff) throw new NotStreamable(`${l.name} has zip64 sizes`);
+  return l;
+}
+
+/**
+ * The central directory and end record, read whole once the members are behind: every record must match the
+ * member read at its offset, in order. Returns each member's Unix mode.
+ */
+function checkDirectory(rest: Buffer, directoryAt: number, locals: Local[]): number[] {
+  const endAt = rest.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  if (endAt < 0 || endAt + 22 > rest.length) throw new NotStreamable('no end-of-directory record');
+  const count = rest.readUInt16LE(endAt + 10);
+  const size = rest.readUInt32LE(endAt + 12);
+  const offset = rest.readUInt32LE(endAt + 16);
+  if (rest.readUInt32LE(endAt) !== END || count === 0xffff || offset === 0xffffffff) throw new NotStreamable('zip64 end record');
+  if (offset !== directoryAt || size !== endAt || count !== locals.length) throw new NotStreamable('the central directory does not list exactly the members read');
+  const modes: number[] = [];
+  let p = 0;
+  for (const l of locals) {
+    if (p + 46 > endAt || rest.readUInt32LE(p) !== CENTRAL) throw new NotStreamable('a central directory record is cut short');
+    const flags = rest.readUInt16LE(p + 8);
+    const nameLength = rest.readUInt16LE(p + 28);
+    const extraLength = rest.readUInt16LE(p + 30);
+    const commentLength = rest.readUInt16LE(p + 32);
+    const rawName = rest.subarray(p + 46, p + 46 + nameLength);
+    const name = yauzl.getFileNameLowLevel(flags, rawName, extraFields(rest.subarray(p + 46 + nameLength, p + 46 + nameLength + extraLength)), false);
+    const same =
+      flags === l.flags &&
+      rest.readUInt16LE(p + 10) === l.method &&
+      rest.readUInt32LE(p + 16) === l.crc &&
+      rest.readUInt32LE(p + 20) === l.compressedSize &&
+      rest.readUInt32LE(p + 24) === l.size &&
+      rest.readUInt32LE(p + 42) === l.offset &&
+      rawName.equals(l.rawName) &&
+      name === l.name;
+    if (!same) throw new NotStreamable(`the central directory's record of ${l.name} differs from its local header`);
+    modes.push((rest.readUInt32LE(p + 38) >>> 16) & 0xffff);
+    p += 46 + nameLength + extraLength + commentLength;
+  }
+  if (p !== endAt) throw new NotStreamable('the central directory holds more than its records');
+  return modes;
+}
+
+/**
+ * Reads a zip front to back, yielding members as zip.ts does (same names, same checks), except that a member's
+ * mode is only known from the central directory at the end: files are yielded with 0644 and the modes that differ
+ * come back as fixes. Throws NotStreamable when the archive needs the central-directory reader.
+ */
+export async function readZipLive(source: ByteSource, label: string, visit: EntryVisitor, filter?: (name: string) => boolean): Promise<ModeFix[]> {
+  const locals: Local[] = [];
+  let offset = 0;
+  for (;;) {
+    const l = await localHeader(source, offset);
+    if (!l) break;
+    locals.push(l);
+    if (l.flags & 0x1) throw damaged(label, l.name, 'is encrypted');
+    if (l.method !== 0 && l.method !== 8) throw damaged(label, l.name, `uses compression method ${l.method}; only stored (0) and deflate (8) are read`);
+    const isDir = l.name.endsWith('/');
+    const wanted = (!filter || filter(l.name)) && !(isDir && /^(\.?\/)*$/.test(l.name));
+    if (!wanted || isDir) {
+      if (wanted) await visit({ path: safePath(l.name, label), type: 'dir', mode: 0o755, size: 0 }, undefined);
+      for await (const chunk of source.stream(l.compressedSize)) void chunk;
+    } else {
+      l.yielded = safePath(l.name, label);
+      const entry: ArchiveEntry = { path: l.yielded, type: 'file', mode: 0o644, size: l.size };
+      const body = memberBody(source, label, l);
+      try {
+        await visit(entry, body);
+      } finally {
+        if (!body.readableEnded && !body.destroyed) body.destroy();
+      }
+    }
+    offset += l.headerLength + l.compressedSize;
+  }
+  const rest = Buffer.concat([Buffer.from([0x50, 0x4b, 0x01, 0x02]), await source.rest(MAX_DIRECTORY)]);
+  const modes = checkDirectory(rest, offset, locals);
+  const fixes: ModeFix[] = [];
+  locals.forEach((l, i) => {
+    const mode = modes[i]!;
+    if (l.yielded === undefined) return;
+    if ((mode & S_IFMT) === S_IFLNK) throw new NotStreamable(`${l.name} is a symbolic link`);
+    const perm = mode & 0o777 || 0o644;
+    if (perm !== 0o644) fixes.push({ path: l.yielded, mode: perm });
+  });
+  return fixes;
+}
