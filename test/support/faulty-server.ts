@@ -15,7 +15,9 @@ export type Behaviour =
   /** No Content-Length, and bytes without end (up to `bytes`). */
   | { kind: 'flood'; bytes: number }
   /** Connection closed before any answer. */
-  | { kind: 'reset' };
+  | { kind: 'reset' }
+  /** The file (no Range), the first `bytes` at once, the rest once `release` resolves. */
+  | { kind: 'hold'; bytes: number; release: Promise<void> };
 
 export interface Served {
   method: string;
@@ -97,6 +99,17 @@ export async function startFaultyServer(opts: { tls?: { key: string; cert: strin
       }, b.intervalMs);
       timers.add(t);
       res.on('close', () => clearInterval(t));
+      return;
+    }
+    if (b.kind === 'hold') {
+      rec.status = 200;
+      res.writeHead(200, { 'Content-Length': file.length, 'Content-Type': 'application/octet-stream' });
+      res.write(file.subarray(0, b.bytes));
+      rec.sent = b.bytes;
+      void b.release.then(() => {
+        rec.sent = file.length;
+        res.end(file.subarray(b.bytes));
+      });
       return;
     }
     const etag = b.etag ?? `"${sha256(file).slice(0, 16)}"`;

@@ -227,3 +227,78 @@ describe('startFetch', () => {
     expect(tmp).toContain(`${sha256(slow)}.part`);
   });
 });
+
+describe('unpacking a zip while it downloads', () => {
+  const blob = (size: number, seed: number) => Buffer.from(Array.from({ length: size }, (_, i) => (i * 31 + seed * 7 + (i >> 9)) & 0xff));
+
+  /** One component whose one zip the faulty server serves at `name`, nothing cached; debug lines are kept. */
+  async function served(name: string, zip: Buffer): Promise<{ work: string; plan: InstallPlan; debug: string[]; reporter: typeof silentReporter }> {
+    const work = await fs.mkdtemp(path.join(os.tmpdir(), 'xpu-live-'));
+    dirs.push(work);
+    const manifest: ComponentManifest = {
+      schema: 1, name: 'unified-runtime', summary: '', features: [], zeLoader: false,
+      platforms: {
+        'linux-x64': {
+          provides: [{ path: 'lib/liba.so', required: true }],
+          sources: [{ kind: 'url', package: 'ur', version: '1.0.0', url: `${srv.url}/live/${name}`, sha256: sha256(zip), size: zip.length, map: [{ from: 'pkg/lib/', to: 'lib/' }] }],
+        },
+      },
+    };
+    const host: Host = { platform: 'linux-x64', os: 'linux', arch: 'x64', native: false };
+    const plan = await makePlan(host, [manifest], { prefix: path.join(work, 'prefix'), cacheDir: path.join(work, 'cache'), components: [], sources: [], condaChannels: [] }, fakeDeps(), silentReporter);
+    const debug: string[] = [];
+    return { work, plan, debug, reporter: { ...silentReporter, debug: (m: string) => debug.push(m) } };
+  }
+
+  it('members land in the staging tree while the rest of the archive is still held back by the server', async () => {
+    const a = blob(300_000, 1);
+    const b = blob(300_000, 2);
+    const zip = await zipBuffer([{ path: 'pkg/lib/liba.so', data: a, mode: 0o100755 }, { path: 'pkg/lib/libb.so', data: b }], false);
+    let release!: () => void;
+    srv.script('/live/held.zip', zip, [{ kind: 'hold', bytes: 400_000, release: new Promise<void>((r) => (release = r)) }]);
+    const { work, plan, debug, reporter } = await served('held.zip', zip);
+    const done = installPlan(plan, startFetch(plan, { env: {} } as unknown as Deps, reporter), reporter);
+    try {
+      let staged = '';
+      await until(async () => {
+        const [dir] = await stagingDirs(work);
+        staged = dir ? path.join(work, dir) : '';
+        return !!dir && (await fs.stat(path.join(staged, 'lib/liba.so')).then((s) => s.size === a.length, () => false));
+      });
+      // liba.so is whole on disk, and the download has not gone past the held bytes.
+      expect(await fs.readFile(path.join(staged, 'lib/liba.so')).equals(a)).toBe(true);
+      expect(srv.requests.find((r) => r.path === '/live/held.zip')!.sent).toBe(400_000);
+    } finally {
+      release();
+    }
+    await done;
+    expect(await fs.readFile(path.join(plan.prefix, 'lib/libb.so')).equals(b)).toBe(true);
+    expect((await fs.stat(path.join(plan.prefix, 'lib/liba.so'))).mode & 0o777).toBe(0o755);
+    expect(debug.filter((l) => l.includes('finished file'))).toEqual([]);
+  });
+
+  it('a download that starts over undoes what it had unpacked, and the verified file is unpacked instead', async () => {
+    const a = blob(300_000, 3);
+    const b = blob(300_000, 4);
+    const zip = await zipBuffer([{ path: 'pkg/lib/liba.so', data: a }, { path: 'pkg/lib/libb.so', data: b }], true);
+    // Cut after the first member; the resume's If-Range no longer matches, so the answer is the whole file again.
+    srv.script('/live/restart.zip', zip, [{ kind: 'cut', bytes: Math.floor(zip.length * 0.7), etag: '"one"' }, { kind: 'ok', etag: '"two"' }]);
+    const { plan, debug, reporter } = await served('restart.zip', zip);
+    const r = await installPlan(plan, startFetch(plan, { env: {} } as unknown as Deps, reporter), reporter);
+    expect(debug).toContain(`${plan.components[0]!.archives[0]!.filename}: unpacked from the finished file (not readable front to back: the download started over)`);
+    expect(await fs.readFile(path.join(plan.prefix, 'lib/liba.so')).equals(a)).toBe(true);
+    expect(await fs.readFile(path.join(plan.prefix, 'lib/libb.so')).equals(b)).toBe(true);
+    expect(r.receipt.files.map((f) => f.path).filter((p) => p.startsWith('lib/'))).toEqual(['lib/liba.so', 'lib/libb.so']);
+  });
+
+  it('an archive that fails its hash after being unpacked as it arrived installs nothing', async () => {
+    const zip = await zipBuffer([{ path: 'pkg/lib/liba.so', data: blob(100_000, 5) }], false);
+    const { work, plan, reporter } = await served('bad.zip', zip);
+    const other = Buffer.from(zip);
+    other[other.length >> 1] ^= 0xff;
+    srv.script('/live/bad.zip', other, [{ kind: 'ok' }]);
+    await expect(installPlan(plan, startFetch(plan, { env: {} } as unknown as Deps, reporter), reporter)).rejects.toMatchObject({ code: 'HASH_MISMATCH' });
+    expect(await exists(plan.prefix)).toBe(false);
+    expect(await stagingDirs(work)).toEqual([]);
+  });
+});
