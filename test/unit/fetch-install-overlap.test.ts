@@ -266,13 +266,13 @@ describe('unpacking a zip while it downloads', () => {
         return !!dir && (await fs.stat(path.join(staged, 'lib/liba.so')).then((s) => s.size === a.length, () => false));
       });
       // liba.so is whole on disk, and the download has not gone past the held bytes.
-      expect(await fs.readFile(path.join(staged, 'lib/liba.so')).equals(a)).toBe(true);
+      expect((await fs.readFile(path.join(staged, 'lib/liba.so'))).equals(a)).toBe(true);
       expect(srv.requests.find((r) => r.path === '/live/held.zip')!.sent).toBe(400_000);
     } finally {
       release();
     }
     await done;
-    expect(await fs.readFile(path.join(plan.prefix, 'lib/libb.so')).equals(b)).toBe(true);
+    expect((await fs.readFile(path.join(plan.prefix, 'lib/libb.so'))).equals(b)).toBe(true);
     expect((await fs.stat(path.join(plan.prefix, 'lib/liba.so'))).mode & 0o777).toBe(0o755);
     expect(debug.filter((l) => l.includes('finished file'))).toEqual([]);
   });
@@ -286,8 +286,8 @@ describe('unpacking a zip while it downloads', () => {
     const { plan, debug, reporter } = await served('restart.zip', zip);
     const r = await installPlan(plan, startFetch(plan, { env: {} } as unknown as Deps, reporter), reporter);
     expect(debug).toContain(`${plan.components[0]!.archives[0]!.filename}: unpacked from the finished file (not readable front to back: the download started over)`);
-    expect(await fs.readFile(path.join(plan.prefix, 'lib/liba.so')).equals(a)).toBe(true);
-    expect(await fs.readFile(path.join(plan.prefix, 'lib/libb.so')).equals(b)).toBe(true);
+    expect((await fs.readFile(path.join(plan.prefix, 'lib/liba.so'))).equals(a)).toBe(true);
+    expect((await fs.readFile(path.join(plan.prefix, 'lib/libb.so'))).equals(b)).toBe(true);
     expect(r.receipt.files.map((f) => f.path).filter((p) => p.startsWith('lib/'))).toEqual(['lib/liba.so', 'lib/libb.so']);
   });
 
@@ -295,7 +295,7 @@ describe('unpacking a zip while it downloads', () => {
     const zip = await zipBuffer([{ path: 'pkg/lib/liba.so', data: blob(100_000, 5) }], false);
     const { work, plan, reporter } = await served('bad.zip', zip);
     const other = Buffer.from(zip);
-    other[other.length >> 1] ^= 0xff;
+    other[other.length >> 1] = other[other.length >> 1]! ^ 0xff;
     srv.script('/live/bad.zip', other, [{ kind: 'ok' }]);
     await expect(installPlan(plan, startFetch(plan, { env: {} } as unknown as Deps, reporter), reporter)).rejects.toMatchObject({ code: 'HASH_MISMATCH' });
     expect(await exists(plan.prefix)).toBe(false);

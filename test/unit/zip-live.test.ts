@@ -258,6 +258,6 @@ describe('staging an archive as it downloads', () => {
     await dl.done;
     expect((await fs.stat(path.join(root, 'lib/a.so'))).mode & 0o777).toBe(0o755);
     expect((await fs.stat(path.join(root, 'lib/b.txt'))).mode & 0o777).toBe(0o644);
-    expect(await fs.readFile(path.join(root, 'lib/a.so')).equals(blob(50_000, 5))).toBe(true);
+    expect((await fs.readFile(path.join(root, 'lib/a.so'))).equals(blob(50_000, 5))).toBe(true);
   });
 });
