@@ -1,5 +1,5 @@
 // The real side effects behind the Deps seam (processes, files, clock); only entry points and tests build one.
-import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import type { Deps, Exec, ExecOptions, ExecResult } from './deps.js';
 
@@ -16,13 +16,15 @@ function commandLine(file: string, args: string[]): string {
  * Runs a program without a shell and collects its output as text. Never rejects: a program that cannot start, runs
  * out of time, is killed by a signal or floods its output comes back with `failedToStart` saying which.
  */
-export const realExec: Exec = (file, args, opts: ExecOptions = {}) =>
-  new Promise<ExecResult>((resolve) => {
+export const realExec: Exec = async (file, args, opts: ExecOptions = {}) => {
+  // Loaded by the first program run: commands that run none do not pay for node:child_process.
+  const { spawn } = await import('node:child_process');
+  return new Promise<ExecResult>((resolve) => {
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let bytes = 0;
     let stopped: string | undefined;
-    let child;
+    let child: ChildProcess;
     try {
       child = spawn(file, args, {
         cwd: opts.cwd,
@@ -61,6 +63,7 @@ export const realExec: Exec = (file, args, opts: ExecOptions = {}) =>
       resolve(failed !== undefined || code === null ? { exitCode: -1, stdout, stderr, failedToStart: failed ?? 'no exit code' } : { exitCode: code, stdout, stderr });
     });
   });
+};
 
 export function realDeps(): Deps {
   return {
