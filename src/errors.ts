@@ -68,6 +68,11 @@ export function isXpuError(e: unknown, code?: ErrorCode): e is XpuError {
   return e instanceof XpuError && (code === undefined || e.code === code);
 }
 
+/** True when the server (or the proxy) could not be reached at all: the planner then tries the next source. */
+export function isUnreachable(e: unknown): boolean {
+  return e instanceof XpuError && (e.code === 'NETWORK' || e.code === 'PROXY') && e.details.unreachable === true;
+}
+
 /** The messages of an error's causes, outermost first. */
 export function causeChain(e: unknown): string[] {
   const out: string[] = [];

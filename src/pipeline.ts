@@ -1,21 +1,20 @@
 // The whole job, stage after stage: detect -> plan -> fetch -> install -> build -> probe -> smoke; the one place stages meet.
 import type { Deps } from './deps.js';
-import { isXpuError, XpuError } from './errors.js';
+import { isUnreachable, isXpuError, XpuError } from './errors.js';
 import { addonSpec } from './build/addon.js';
 import { lastBuilt, type CompileResult } from './build/compile.js';
-import { tritonEnv } from './caps/format.js';
 import type { ProbeReport } from './caps/model.js';
 import { detectHost } from './host/index.js';
 import type { TargetPlatform } from './host/types.js';
-import { checkPrefixOwnership, installPlan, isUpToDate, recordedPlan, refuseForeignPrefix, type InstallResult } from './install/install.js';
+import type { InstallResult } from './install/install.js';
+import { checkPrefixOwnership, isUpToDate, recordedPlan, refuseForeignPrefix } from './install/prefix-state.js';
 import { withPrefixLock } from './install/lock.js';
 import { recordBuilds, updateReceipt } from './install/prefix-writer.js';
-import type { UnpackLimits } from './install/staging.js';
+import type { UnpackLimits } from './install/limits.js';
 import { readReceipt, RECEIPT_NAME, type Receipt } from './install/receipt.js';
 import { verifyPrefix } from './install/verify.js';
 import { loadManifests } from './manifest/load.js';
 import { DownloadCache } from './cache/store.js';
-import { isUnreachable } from './net/http.js';
 import { diffPlan } from './plan/diff.js';
 import { loadLockSource, lockedOf, newLockfile, planFromLocked, type LockedPlatform, type Lockfile } from './plan/lockfile.js';
 import type { ExistingInstalls, InstallPlan, PlanOptions } from './plan/plan.js';
@@ -324,8 +323,8 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
       }
     } else {
       const start = performance.now();
-      // The fetch, the archive readers and the pre-swap check load only when something is installed.
-      const [{ startFetch }, { checkStagedComponent }] = await Promise.all([import('./fetch/fetch.js'), import('./build/staged-check.js')]);
+      // The fetch, the unpacking, the archive readers and the pre-swap check load only when something is installed.
+      const [{ startFetch }, { checkStagedComponent }, { installPlan }] = await Promise.all([import('./fetch/fetch.js'), import('./build/staged-check.js'), import('./install/install.js')]);
       install = await installPlan(plan, startFetch(plan, deps, reporter, { offline: opts.offline }), reporter, {
         limits: opts.limits,
         check: (dir, c, p) => checkStagedComponent(dir, c, p, deps),
@@ -465,7 +464,7 @@ function failed<T>(e: unknown): Step<T> {
 export async function verifyStack(prefix: string, opts: VerifyOptions): Promise<VerifyResult> {
   const { deps, reporter } = opts;
   // Loaded here, not with the pipeline: a re-run that replays the recorded proof needs none of them.
-  const [{ probeStack, requireDevices }, { runSmoke }] = await Promise.all([import('./probe/probe.js'), import('./smoke/index.js')]);
+  const [{ probeStack, requireDevices }, { runSmoke }, { tritonEnv }] = await Promise.all([import('./probe/probe.js'), import('./smoke/index.js'), import('./caps/format.js')]);
   let build: Step<CompileResult>;
   try {
     build = { ok: true, value: await (await import('./build/addon.js')).buildAddon(prefix, { deps, reporter }) };

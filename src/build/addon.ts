@@ -5,7 +5,8 @@ import { isXpuError, XpuError } from '../errors.js';
 import { nativeDir } from '../package-dir.js';
 import type { Reporter } from '../reporter.js';
 import { compileSharedLibrary, type CompileResult, type CompileSpec } from './compile.js';
-import { describeTried, findCompilers, type Compiler, type FinderResult } from './compilers.js';
+import type { Compiler, FinderResult } from './compilers.js';
+import { describeTried } from '../finding.js';
 
 export function addonSpec(prefix: string, platform: NodeJS.Platform, sourceDir = path.join(nativeDir(), 'addon')): CompileSpec {
   const win = platform === 'win32';
@@ -23,7 +24,8 @@ export function addonSpec(prefix: string, platform: NodeJS.Platform, sourceDir =
 
 /** Picks the first compiler found, or fails listing everything tried and the remedy. */
 export async function requireCompiler(deps: Deps, found?: FinderResult): Promise<Compiler> {
-  const r = found ?? (await findCompilers(deps, 'c'));
+  // The finder loads with the first build, not with the no-op's look at the last one.
+  const r = found ?? (await (await import('./compilers.js')).findCompilers(deps, 'c'));
   const c = r.found[0];
   if (c) return c;
   throw new XpuError('COMPILER', 'no C compiler found to build the runtime addon', {

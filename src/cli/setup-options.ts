@@ -12,7 +12,7 @@ import type { RequestFlags } from '../plan/request.js';
 import { parseConstraint } from '../sources/order.js';
 import { list, str, type Values } from './command.js';
 import { EnvVars } from '../env-names.js';
-import { DEFAULT_LIMITS, type UnpackLimits } from '../install/staging.js';
+import { DEFAULT_LIMITS, type UnpackLimits } from '../install/limits.js';
 
 /** Where a value came from, named as the user wrote it, so an error points at what to change. */
 interface Given {

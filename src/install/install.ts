@@ -12,8 +12,9 @@ import { levelZeroCMake, writePkgConfig } from './pkgconfig.js';
 import { byPath, RECEIPT_SCHEMA, readReceipt, type Receipt, type ReceiptComponent } from './receipt.js';
 import { fsWriteError } from '../fs-errors.js';
 import { writeEnvFiles, writeReceipt } from './prefix-writer.js';
-import { DEFAULT_LIMITS, Staging, type UnpackLimits } from './staging.js';
-import { diskReader, verifyPrefix, type VerifyPrefixOptions } from './verify.js';
+import { DEFAULT_LIMITS, type UnpackLimits } from './limits.js';
+import { Staging } from './staging.js';
+import { checkPrefixOwnership, recordedPlan } from './prefix-state.js';
 
 /**
  * Looks at one component in the staging tree before the tree replaces the prefix (its loader loads, its headers
@@ -39,41 +40,6 @@ export interface InstallResult {
   envChanged?: boolean;
 }
 
-/** True when the prefix already holds exactly this plan, unchanged on disk (by size and mtime, or every byte with `rehash`). */
-export async function isUpToDate(plan: InstallPlan, opts: VerifyPrefixOptions = {}): Promise<Receipt | undefined> {
-  const receipt = await readReceipt(plan.prefix).catch(() => undefined);
-  if (!receipt || receipt.planKey !== plan.planKey) return undefined;
-  return (await verifyPrefix(plan.prefix, receipt, diskReader, opts)).length === 0 ? receipt : undefined;
-}
-
-async function isEmptyOrMissing(dir: string): Promise<boolean> {
-  try {
-    return (await fs.readdir(dir)).length === 0;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return true;
-    if ((e as NodeJS.ErrnoException).code === 'ENOTDIR') return false;
-    throw e;
-  }
-}
-
-/** The plan as lockfile data (the same shape `xpu-setup lock` writes), so a run with no index can reuse it. */
-export function recordedPlan(plan: Pick<InstallPlan, 'planKey' | 'components'>): Receipt['plan'] {
-  return {
-    planKey: plan.planKey,
-    components: plan.components
-      .filter((c) => c.status === 'planned')
-      .map((c) => ({
-        name: c.name,
-        source: c.source!,
-        origin: c.origin!,
-        version: c.version!,
-        archives: c.archives,
-        ...(c.constraints ? { constraints: c.constraints } : {}),
-        ...(c.fallbackFrom ? { fallbackFrom: c.fallbackFrom } : {}),
-      })),
-  };
-}
-
 /** Replaces `prefix` with `staging`: the old tree is moved aside first and removed only after the new one is in place. */
 async function swapIn(staging: string, prefix: string): Promise<void> {
   const old = `${prefix}.xpu-setup-old-${randomBytes(4).toString('hex')}`;
@@ -91,53 +57,6 @@ async function swapIn(staging: string, prefix: string): Promise<void> {
     throw e;
   }
   if (moved) await fs.rm(old, { recursive: true, force: true });
-}
-
-/**
- * A run killed between the two renames of swapIn leaves only `<prefix>.xpu-setup-old-*`: put it back. One killed
- * after the swap leaves the old tree beside a complete prefix: remove it.
- */
-async function recoverInterruptedSwap(prefix: string): Promise<void> {
-  const parent = path.dirname(prefix);
-  const base = path.basename(prefix);
-  const leftovers = (await fs.readdir(parent).catch(() => [] as string[])).filter((n) => n.startsWith(`${base}.xpu-setup-old-`));
-  if (!leftovers.length) return;
-  if (leftovers.length === 1 && (await isEmptyOrMissing(prefix))) {
-    await fs.rm(prefix, { recursive: true, force: true });
-    await fs.rename(path.join(parent, leftovers[0]!), prefix);
-    return;
-  }
-  for (const n of leftovers) await fs.rm(path.join(parent, n), { recursive: true, force: true });
-}
-
-/**
- * Staging trees of runs that were killed (Ctrl-C, kill -9, power loss) never reached their cleanup. The caller
- * holds the prefix lock, so no live run is using any of them.
- */
-async function removeDeadStaging(prefix: string): Promise<void> {
-  const parent = path.dirname(prefix);
-  const stem = `.${path.basename(prefix)}.xpu-setup-staging-`;
-  for (const n of await fs.readdir(parent).catch(() => [] as string[])) {
-    if (n.startsWith(stem)) await fs.rm(path.join(parent, n), { recursive: true, force: true });
-  }
-}
-
-/** Refuses, before anything is fetched, a prefix that holds files xpu-setup did not put there. */
-export async function checkPrefixOwnership(prefix: string): Promise<void> {
-  await removeDeadStaging(prefix);
-  await recoverInterruptedSwap(prefix);
-  await refuseForeignPrefix(prefix);
-}
-
-/** The read-only half of checkPrefixOwnership: safe before the lock is taken and before any index is read. */
-export async function refuseForeignPrefix(prefix: string): Promise<void> {
-  const previous = await readReceipt(prefix).catch(() => undefined);
-  if (!previous && !(await isEmptyOrMissing(prefix))) {
-    throw new XpuError('INSTALL', `${prefix} exists, is not empty, and was not made by xpu-setup`, {
-      details: { prefix },
-      hints: ['xpu-setup owns its prefix and replaces it whole: choose an empty or new directory with --prefix'],
-    });
-  }
 }
 
 /**

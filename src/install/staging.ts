@@ -14,18 +14,7 @@ import type { MapRule } from '../manifest/schema.js';
 import { fsWriteError } from '../fs-errors.js';
 import type { ReceiptFile } from './receipt.js';
 import { mapMember } from './map.js';
-
-/** How much one archive may unpack to: in bytes, and as a multiple of its own size (zip/zstd bombs). */
-export interface UnpackLimits {
-  /** 0: no limit. */
-  maxBytes: number;
-  /** 0: no limit. Only applies once an archive has unpacked more than RATIO_FLOOR bytes. */
-  maxRatio: number;
-}
-
-export const DEFAULT_LIMITS: UnpackLimits = { maxBytes: 2 * 1024 ** 3, maxRatio: 200 };
-/** Small archives of text legitimately compress very well; the ratio only matters for big outputs. */
-export const RATIO_FLOOR = 32 * 1024 ** 2;
+import { DEFAULT_LIMITS, RATIO_FLOOR, type UnpackLimits } from './limits.js';
 
 const UNCHANGED = 'nothing from it was installed and the prefix was not changed';
 

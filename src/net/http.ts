@@ -74,11 +74,6 @@ function errorCode(e: unknown): string | undefined {
   return undefined;
 }
 
-/** True when the server (or the proxy) could not be reached at all: the planner then tries the next source. */
-export function isUnreachable(e: unknown): boolean {
-  return e instanceof XpuError && (e.code === 'NETWORK' || e.code === 'PROXY') && e.details.unreachable === true;
-}
-
 /** `received` is set when the failure came while reading the body: the server answered, then the connection broke. */
 export function networkError(url: string, e: unknown, received?: number, proxy?: ProxyChoice): XpuError {
   if (e instanceof XpuError) return e;

@@ -1,9 +1,8 @@
 // Plan stage: host + manifests + options -> InstallPlan (plain data). Unreachable or empty sources fall through to the next.
 import type { Deps } from '../deps.js';
-import { XpuError } from '../errors.js';
+import { isUnreachable, XpuError } from '../errors.js';
 import type { Host, TargetPlatform } from '../host/types.js';
 import type { ComponentManifest, Provided, SourceKind, SourceSpec } from '../manifest/schema.js';
-import { isUnreachable } from '../net/http.js';
 import type { Reporter } from '../reporter.js';
 import { resolveApt } from '../sources/apt.js';
 import { resolveConda } from '../sources/conda.js';

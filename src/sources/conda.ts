@@ -1,11 +1,11 @@
 // conda channels: repodata.json (v1, and v2 with info.base_url) for the platform's subdir and noarch.
-import { XpuError } from '../errors.js';
+import { isUnreachable, XpuError } from '../errors.js';
 import { formatOf } from '../formats/index.js';
 import type { TargetPlatform } from '../host/types.js';
 import type { CondaSourceSpec } from '../manifest/schema.js';
 import { Readable } from 'node:stream';
 import { zstdDecompressor } from '../formats/decompress.js';
-import { httpFor, isUnreachable, type Http } from '../net/http.js';
+import { httpFor, type Http } from '../net/http.js';
 import { RepodataScanner } from './repodata-scan.js';
 import { satisfies } from './version.js';
 import { compareConda, meetsAll, type Constraint } from './order.js';
