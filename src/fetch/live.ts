@@ -102,7 +102,12 @@ export class FollowedFile implements ByteSource {
 
   stream(n: number): Readable {
     let left = n;
-    const next = (size: number) => this.read(size);
+    // Each piece is whatever is written by now (up to 1 MiB), passed on as read: no waiting to fill it, no copying.
+    const next = async (size: number) => {
+      const b = await this.live.readAt(this.fh, this.pos, size);
+      this.pos += b.length;
+      return b;
+    };
     return new Readable({
       highWaterMark: PIECE,
       read() {
