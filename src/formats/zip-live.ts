@@ -1,12 +1,12 @@
 // Zip reading front to back, while the archive is still arriving: each member from its local header, then the central
 // directory at the end must describe exactly the members read, in the same order, or the archive is read again from
 // the finished file by the central-directory reader (zip.ts).
-import { Readable, Transform } from 'node:stream';
-import * as zlib from 'node:zlib';
+import { Readable } from 'node:stream';
 import yauzl from 'yauzl';
 import { XpuError } from '../errors.js';
 import { NotStreamable, type ArchiveEntry, type ByteSource, type EntryVisitor, type ModeFix } from './entry.js';
 import { safePath } from './safe-path.js';
+import { memberContent } from './zip.js';
 
 const LOCAL = 0x04034b50;
 const CENTRAL = 0x02014b50;
@@ -15,8 +15,6 @@ const END = 0x06054b50;
 const MAX_DIRECTORY = 64 * 1024 * 1024;
 const S_IFMT = 0o170000;
 const S_IFLNK = 0o120000;
-
-type ZlibWithCrc = typeof zlib & { crc32: (data: Buffer, value?: number) => number };
 
 interface Extra {
   id: number;
@@ -60,35 +58,8 @@ function damaged(label: string, member: string, why: string, cause?: unknown): X
 
 /** One member's data as a stream: inflated when deflated, its size and CRC-32 checked at the end. */
 function memberBody(source: ByteSource, label: string, l: Local): Readable {
-  let crc = 0;
-  let size = 0;
-  const check = new Transform({
-    transform(chunk: Buffer, _enc, cb) {
-      size += chunk.length;
-      if (size > l.size) return cb(damaged(label, l.name, `holds more than the ${l.size} bytes its header declares`));
-      crc = (zlib as ZlibWithCrc).crc32(chunk, crc);
-      cb(null, chunk);
-    },
-    flush(cb) {
-      if (size !== l.size) return cb(damaged(label, l.name, `holds ${size} bytes, its header declares ${l.size}`));
-      if (crc >>> 0 !== l.crc >>> 0) return cb(damaged(label, l.name, `fails its CRC-32 check (stored ${l.crc.toString(16)}, computed ${(crc >>> 0).toString(16)})`));
-      cb();
-    },
-  });
-  check.on('error', () => undefined);
-  const raw = source.stream(l.compressedSize);
-  const stages: Readable[] = [raw];
-  if (l.method === 8) stages.push(raw.pipe(zlib.createInflateRaw({ chunkSize: 1 << 20 })));
-  for (const s of stages) {
-    s.on('error', (err) => {
-      if (!check.destroyed) check.destroy(err instanceof NotStreamable ? err : damaged(label, l.name, 'cannot be read (corrupt compressed data)', err));
-    });
-  }
-  check.on('close', () => {
-    for (const s of stages) if (!s.destroyed) s.destroy();
-  });
-  stages[stages.length - 1]!.pipe(check);
-  return check;
+  const raw = l.compressedSize === 0 ? Readable.from([]) : source.stream(l.compressedSize);
+  return memberContent(raw, l.method, { size: l.size, crc32: l.crc, declaredBy: 'header' }, (why, cause) => damaged(label, l.name, why, cause));
 }
 
 /** Reads a local header at the source's position; undefined when the central directory starts there instead. */

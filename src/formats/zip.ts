@@ -4,7 +4,7 @@ import { Readable, Transform } from 'node:stream';
 import * as zlib from 'node:zlib';
 import yauzl from 'yauzl';
 import { XpuError } from '../errors.js';
-import type { ArchiveEntry, EntryVisitor } from './entry.js';
+import { NotStreamable, type ArchiveEntry, type EntryVisitor } from './entry.js';
 import { safePath } from './safe-path.js';
 
 /** Member names are decoded here, never by yauzl (`decodeStrings: false`), so its failures are all about the bytes. */
@@ -28,51 +28,66 @@ type ZlibWithCrc = typeof zlib & { crc32: (data: Buffer, value?: number) => numb
 const CHUNK = 1 << 20;
 
 /**
- * One member's bytes, from the file range its local header gives (bounds checked by yauzl), inflated when deflated,
- * through a check of its size and CRC-32 (which yauzl never checks). Every failure, of the read, the inflate or the
- * check, fails the returned stream (never the process).
+ * A member's stored bytes made into its content: inflated when deflated (method 8), then checked against the size
+ * and CRC-32 its record declares (`declaredBy` names the record). Every failure, of reading `raw`, of the inflate or
+ * of the check, fails the returned stream (never the process); `fail` makes the error for the member.
  */
-function memberStream(file: string, e: yauzl.Entry, fileDataStart: number): Readable {
+export function memberContent(
+  raw: Readable,
+  method: number,
+  expected: { size: number; crc32: number; declaredBy: string },
+  fail: (why: string, cause?: unknown) => Error,
+): Readable {
   let crc = 0;
   let size = 0;
+  const out = new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      size += chunk.length;
+      if (size > expected.size) return cb(fail(`holds more than the ${expected.size} bytes its ${expected.declaredBy} declares`));
+      crc = (zlib as ZlibWithCrc).crc32(chunk, crc);
+      cb(null, chunk);
+    },
+    flush(cb) {
+      if (size !== expected.size) return cb(fail(`holds ${size} bytes, its ${expected.declaredBy} declares ${expected.size}`));
+      if (crc >>> 0 !== expected.crc32 >>> 0) return cb(fail(`fails its CRC-32 check (stored ${expected.crc32.toString(16)}, computed ${(crc >>> 0).toString(16)})`));
+      cb();
+    },
+  });
+  // Whoever reads `out` sees its errors through their own listener; a late one must not become an uncaught exception.
+  out.on('error', () => undefined);
+  const stages: Readable[] = [raw];
+  if (method === 8) stages.push(raw.pipe(zlib.createInflateRaw({ chunkSize: CHUNK })));
+  for (const st of stages) {
+    st.on('error', (err) => {
+      if (!out.destroyed) out.destroy(err instanceof XpuError || err instanceof NotStreamable ? err : fail('cannot be read (corrupt compressed data)', err));
+    });
+  }
+  out.on('close', () => {
+    for (const st of stages) if (!st.destroyed) st.destroy();
+  });
+  stages[stages.length - 1]!.pipe(out);
+  return out;
+}
+
+/**
+ * One member's bytes, from the file range its local header gives (bounds checked by yauzl), through memberContent
+ * (yauzl never checks the CRC).
+ */
+function memberStream(file: string, e: yauzl.Entry, fileDataStart: number): Readable {
   const fail = (why: string, cause?: unknown) =>
     new XpuError('BAD_ARCHIVE', `${file}: member ${e.fileName} ${why}`, {
       cause,
       details: { archive: file, member: e.fileName },
       hints: ['the download is damaged or the archive is hostile: remove it from the cache and run again; nothing from it was installed'],
     });
-  const out = new Transform({
-    transform(chunk: Buffer, _enc, cb) {
-      size += chunk.length;
-      if (size > e.uncompressedSize) return cb(fail(`holds more than the ${e.uncompressedSize} bytes its directory entry declares`));
-      crc = (zlib as ZlibWithCrc).crc32(chunk, crc);
-      cb(null, chunk);
-    },
-    flush(cb) {
-      if (size !== e.uncompressedSize) return cb(fail(`holds ${size} bytes, its directory entry declares ${e.uncompressedSize}`));
-      if (crc >>> 0 !== e.crc32 >>> 0) return cb(fail(`fails its CRC-32 check (stored ${e.crc32.toString(16)}, computed ${(crc >>> 0).toString(16)})`));
-      cb();
-    },
-  });
-  // Whoever reads `out` sees its errors through their own listener; a late one must not become an uncaught exception.
-  out.on('error', () => undefined);
   if (e.isEncrypted() || (e.compressionMethod !== 0 && e.compressionMethod !== 8)) {
+    const out = new Readable({ read() {} });
+    out.on('error', () => undefined);
     process.nextTick(() => out.destroy(fail(e.isEncrypted() ? 'is encrypted' : `uses compression method ${e.compressionMethod}; only stored (0) and deflate (8) are read`)));
     return out;
   }
-  const stages: Readable[] = [];
-  stages.push(e.compressedSize === 0 ? Readable.from([]) : createReadStream(file, { start: fileDataStart, end: fileDataStart + e.compressedSize - 1, highWaterMark: CHUNK }));
-  if (e.compressionMethod === 8) stages.push(stages[0]!.pipe(zlib.createInflateRaw({ chunkSize: CHUNK })));
-  for (const s of stages) {
-    s.on('error', (err) => {
-      if (!out.destroyed) out.destroy(fail('cannot be read (corrupt compressed data)', err));
-    });
-  }
-  out.on('close', () => {
-    for (const s of stages) if (!s.destroyed) s.destroy();
-  });
-  stages[stages.length - 1]!.pipe(out);
-  return out;
+  const raw = e.compressedSize === 0 ? Readable.from([]) : createReadStream(file, { start: fileDataStart, end: fileDataStart + e.compressedSize - 1, highWaterMark: CHUNK });
+  return memberContent(raw, e.compressionMethod, { size: e.uncompressedSize, crc32: e.crc32, declaredBy: 'directory entry' }, fail);
 }
 
 const S_IFMT = 0o170000;
