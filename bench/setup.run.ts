@@ -67,6 +67,11 @@ it(`cold install of L0 (conda) + a ${WHEEL_MIB} MB UR wheel against curl|sha256s
     const cases: Case[] = [
       { name: 'floor: curl | tee >(sha256sum) > f && unzip (same archives, one after another)', before: clean('floor'), run: (i) => fs.mkdir(dir('floor', i), { recursive: true }).then(() => timeRun(['bash', '-c', `D='${dir('floor', i)}'; set -o pipefail; ${script}`])) },
       { name: 'xpu-setup cold: plan, fetch, verify sha256, install (--no-probe)', before: clean('cold', 'coldc'), run: setup('cold', ['--no-probe'], (i) => dir('coldc', i)) },
+      {
+        name: 'xpu-setup cold, first run on this machine (no code cache either)',
+        before: clean('first', 'firstc'),
+        run: (i) => timeRun([process.execPath, BIN, '--prefix', dir('first', i), '--cache-dir', dir('firstc', i), ...common, '--no-probe'], { env: { ...env, XPU_SETUP_CODE_CACHE: '0' } }),
+      },
       { name: 'xpu-setup warm cache, new prefix (--no-probe)', before: clean('warm'), run: setup('warm', ['--no-probe'], (i) => dir('coldc', i)) },
       { name: 'xpu-setup cold, then build, probe, smoke (the default)', before: clean('full', 'fullc'), run: setup('full', [], (i) => dir('fullc', i)) },
       {
@@ -80,6 +85,7 @@ it(`cold install of L0 (conda) + a ${WHEEL_MIB} MB UR wheel against curl|sha256s
     const by = (prefix: string) => results.find((r) => r.name.startsWith(prefix))!;
     const ratios = {
       coldVsFloorWall: ratio(by('xpu-setup cold:').medianWallMs, by('floor').medianWallMs),
+      firstRunVsFloorWall: ratio(by('xpu-setup cold, first run').medianWallMs, by('floor').medianWallMs),
       urVsPipWall: ratio(by('xpu-setup --component').medianWallMs, by('pip').medianWallMs),
       warmVsColdWall: ratio(by('xpu-setup warm').medianWallMs, by('xpu-setup cold:').medianWallMs),
     };

@@ -28,12 +28,17 @@ it('start-up and no-op against node -e 0', async () => {
   // The install and its first verification (build, probe, smoke), which the no-op rounds then find recorded.
   await timeRun([process.execPath, ...setupArgs], { env });
   const node = (args: string[], okCodes?: number[]): Case['run'] => () => timeRun([process.execPath, ...args], { env, okCodes });
+  // A command's first run on a machine: no V8 code cache beside the bundle yet (bin/xpu-setup.js).
+  const firstRun = (args: string[]): Case['run'] => () => timeRun([process.execPath, ...args], { env: { ...env, XPU_SETUP_CODE_CACHE: '0' } });
   const cases: Case[] = [
     { name: 'node -e 0', run: node(['-e', '0']) },
     { name: 'xpu-setup --version', run: node([BIN, '--version']) },
     { name: 'xpu-setup --help', run: node([BIN, '--help']) },
     { name: 'xpu-setup env', run: node([BIN, 'env', '--prefix', prefix]) },
     { name: 'xpu-setup no-op (installed, receipt valid, nothing changed)', run: node(setupArgs) },
+    { name: 'xpu-setup --version, first run (no code cache)', run: firstRun([BIN, '--version']) },
+    { name: 'xpu-setup env, first run (no code cache)', run: firstRun([BIN, 'env', '--prefix', prefix]) },
+    { name: 'xpu-setup no-op, first run (no code cache)', run: firstRun(setupArgs) },
     // No GPU and no driver here: probe exits 1 after asking the loader, which is the work being timed.
     { name: 'xpu-setup probe', run: node([BIN, 'probe', '--prefix', prefix], [0, 1]) },
     { name: 'xpu-setup doctor (no --smoke)', run: node([BIN, 'doctor', '--prefix', prefix], [0, 1]) },
@@ -47,6 +52,9 @@ it('start-up and no-op against node -e 0', async () => {
     envCpu: ratio(by('xpu-setup env').medianCpuMs, base.medianCpuMs),
     noopWall: ratio(by('xpu-setup no-op').medianWallMs, base.medianWallMs),
     noopCpu: ratio(by('xpu-setup no-op').medianCpuMs, base.medianCpuMs),
+    versionCpuFirstRun: ratio(by('xpu-setup --version, first run').medianCpuMs, base.medianCpuMs),
+    envCpuFirstRun: ratio(by('xpu-setup env, first run').medianCpuMs, base.medianCpuMs),
+    noopCpuFirstRun: ratio(by('xpu-setup no-op, first run').medianCpuMs, base.medianCpuMs),
     probeWallBeyondNodeMs: by('xpu-setup probe').medianWallMs - base.medianWallMs,
     doctorWallMs: by('xpu-setup doctor').medianWallMs,
   };

@@ -1,33 +1,70 @@
-// Builds the CLI with esbuild into dist/xpu-setup.mjs, which bin/xpu-setup.js loads, plus chunks beside it that are
-// loaded on demand (undici, ora, the archive readers): start-up compiles only the code every run needs, and
-// nothing is resolved in node_modules at run time except koffi, a native addon loaded when a probe needs it.
+// Builds the CLI with esbuild into dist/xpu-setup.cjs, which bin/xpu-setup.js runs: one CommonJS file holding all of
+// xpu-setup's own code (each module initialised on first use), plus one file per large dependency beside it
+// (undici, ora, tar, yauzl, fzstd, unbzip2-stream), required when first used. Nothing is resolved in node_modules at
+// run time except koffi, a native addon loaded when a probe needs it.
+//
+// CommonJS, not ES modules: on Node 20 the ES module loader alone costs about 10 ms per run, and only a script can
+// be compiled with V8's code cache (see bin/xpu-setup.js). The bundle's first line carries a hash of its content,
+// which names its code cache.
+import { createHash } from 'node:crypto';
 import { build } from 'esbuild';
 import * as fs from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+const dist = `${root}dist`;
+const VENDOR = ['undici', 'ora', 'tar', 'yauzl', 'fzstd', 'unbzip2-stream'];
+const KEY_PLACEHOLDER = '0'.repeat(16);
 
-// Chunks of an earlier build would otherwise pile up beside the new ones.
-for (const f of await fs.readdir(`${root}dist`).catch(() => [])) {
-  if (/^xpu-setup[.-].*\.mjs(\.map)?$/.test(f)) await fs.rm(`${root}dist/${f}`);
+// Files of an earlier build (chunks, code caches) would otherwise pile up beside the new ones.
+for (const f of await fs.readdir(dist).catch(() => [])) {
+  if (/^\.?xpu-setup[.-]/.test(f)) await fs.rm(`${dist}/${f}`);
 }
 
-await build({
+const common = {
   absWorkingDir: root,
-  entryPoints: { 'xpu-setup': 'src/cli/main.ts' },
   outdir: 'dist',
-  // Chunks sit beside the entry, so code that finds the package root from its own location works in any of them.
-  chunkNames: 'xpu-setup-[name]-[hash]',
-  outExtension: { '.js': '.mjs' },
+  outExtension: { '.js': '.cjs' },
   bundle: true,
-  splitting: true,
   platform: 'node',
-  format: 'esm',
+  format: 'cjs',
   target: 'node20',
-  external: ['koffi'],
-  // Bundled CommonJS dependencies call require() for Node's own modules; an ES module has no require of its own.
-  banner: { js: "import { createRequire as __xpuCreateRequire } from 'node:module'; const require = __xpuCreateRequire(import.meta.url);" },
-  sourcemap: 'linked',
+  // import() of a module that is not bundled becomes require(): no ES module loader is started at run time.
+  supported: { 'dynamic-import': false },
   legalComments: 'none',
   logLevel: 'warning',
+};
+
+/** A large dependency is required from its own file beside the bundle, when the code that uses it first runs. */
+const vendorFiles = {
+  name: 'vendor-files',
+  setup(b) {
+    b.onResolve({ filter: new RegExp(`^(${VENDOR.join('|').replace(/[.]/g, '\\.')})$`) }, (a) => ({ path: `./xpu-setup-vendor-${a.path}.cjs`, external: true }));
+  },
+};
+
+await build({
+  ...common,
+  entryPoints: { 'xpu-setup': 'src/cli/main.ts' },
+  external: ['koffi'],
+  plugins: [vendorFiles],
+  // The code finds the package root from its own location (src/package-dir.ts).
+  define: { 'import.meta.url': '__xpuModuleUrl' },
+  inject: ['scripts/module-url.js'],
+  banner: { js: `// xpu-setup bundle ${KEY_PLACEHOLDER}` },
+  sourcemap: 'linked',
 });
+for (const p of VENDOR) {
+  await build({
+    ...common,
+    entryPoints: { [`xpu-setup-vendor-${p}`]: p },
+    // The code takes ora's default export (an ES module's); required from CommonJS, the export is that function.
+    ...(p === 'ora' ? { footer: { js: 'module.exports = module.exports.default;' } } : {}),
+  });
+}
+
+// The key replaces a placeholder of the same length, so the source map's line and column numbers still hold.
+const bundle = `${dist}/xpu-setup.cjs`;
+const text = await fs.readFile(bundle, 'utf8');
+const key = createHash('sha256').update(text).digest('hex').slice(0, KEY_PLACEHOLDER.length);
+await fs.writeFile(bundle, text.replace(`// xpu-setup bundle ${KEY_PLACEHOLDER}`, `// xpu-setup bundle ${key}`));

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * The package root. This file sits one level below it in every shape the code runs in: src/package-dir.ts under
- * vitest, dist/package-dir.js after tsc, and dist/xpu-setup.mjs when bundled; so every other module asks here
+ * vitest, dist/package-dir.js after tsc, and dist/xpu-setup.cjs when bundled; so every other module asks here
  * instead of resolving paths relative to its own location.
  */
 export function packageRoot(): string {

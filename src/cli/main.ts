@@ -7,6 +7,11 @@ import { COMMANDS, findCommand } from './registry.js';
 
 export { EXIT_FAIL, EXIT_OK, EXIT_USAGE } from './options.js';
 
+/** True for the name of a command (bin/xpu-setup.js keeps a code cache per command). */
+export function isCommandName(name: string): boolean {
+  return findCommand(name) !== undefined;
+}
+
 const VERSION_FLAGS = new Set(['-v', '-V', '--version']);
 
 /** The arguments before `--`: flags after it are values, not options. */

@@ -80,7 +80,7 @@ export async function syncApp(): Promise<void> {
   await fs.copyFile(path.join(REPO, 'package.json'), path.join(APP, 'package.json'));
 }
 
-/** A "files" entry as the paths it names: a `*` in its last part matches any run of characters (`dist/xpu-setup*.mjs`). */
+/** A "files" entry as the paths it names: a `*` in its last part matches any run of characters (`dist/xpu-setup*.cjs`). */
 async function expandFilesEntry(entry: string): Promise<string[]> {
   const base = path.posix.basename(entry);
   if (!base.includes('*')) return [entry];

@@ -1,0 +1,63 @@
+// bin/xpu-setup.js and V8's code cache beside the bundle: written by a command's first run, used (not rewritten) by the
+// next, refused and rewritten when damaged, never touched with XPU_SETUP_CODE_CACHE=0, and never changing an answer.
+import { execa } from 'execa';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO, scrubbedEnv, tempDir } from './cli.js';
+
+let app: string;
+let env: Record<string, string>;
+
+/** A copy of the package as npm would install it (bin, dist, data, manifests, package.json), so its dist/ is this test's own. */
+beforeAll(async () => {
+  app = await tempDir('code-cache');
+  for (const d of ['bin', 'dist', 'data', 'manifests', 'native', 'package.json']) await fs.cp(path.join(REPO, d), path.join(app, d), { recursive: true });
+  for (const f of await fs.readdir(path.join(app, 'dist'))) if (f.endsWith('.v8cache')) await fs.rm(path.join(app, 'dist', f));
+  env = scrubbedEnv(path.join(app, 'home'));
+});
+afterAll(() => fs.rm(app, { recursive: true, force: true }));
+
+const run = (args: string[], extra: Record<string, string> = {}) =>
+  execa(process.execPath, [path.join(app, 'bin', 'xpu-setup.js'), ...args], { env: { ...env, ...extra }, extendEnv: false, reject: false });
+const caches = async () => (await fs.readdir(path.join(app, 'dist'))).filter((f) => f.endsWith('.v8cache')).sort();
+
+describe('the code cache', () => {
+  it('is written by the first run of a command, named by the bundle hash, Node and the command, and kept by the next', async () => {
+    const first = await run(['--version']);
+    const [name] = await caches();
+    expect(name).toMatch(new RegExp(`^\\.xpu-setup-[0-9a-f]{16}-${process.version.replace(/\./g, '\\.')}-${process.arch}-version\\.v8cache$`));
+    const file = path.join(app, 'dist', name!);
+    const before = await fs.stat(file);
+    await new Promise((r) => setTimeout(r, 20));
+    const second = await run(['--version']);
+    expect([second.exitCode, second.stdout]).toEqual([0, first.stdout]);
+    expect((await fs.stat(file)).mtimeMs).toBe(before.mtimeMs);
+  });
+
+  it('keeps one cache per command, none for a word that is not one', async () => {
+    await run(['--help']);
+    await run(['help', 'env']);
+    expect((await run(['no-such-command'])).exitCode).toBe(2);
+    expect((await caches()).map((n) => n.replace(/^\.xpu-setup-[0-9a-f]+-[^-]+-[^-]+-/, ''))).toEqual(['help.v8cache', 'version.v8cache']);
+  });
+
+  it('a damaged cache is refused by V8 and replaced; the answer is the same', async () => {
+    const [name] = (await caches()).filter((n) => n.endsWith('-version.v8cache'));
+    const file = path.join(app, 'dist', name!);
+    await fs.writeFile(file, Buffer.alloc(4096, 0x5a));
+    const r = await run(['--version']);
+    expect([r.exitCode, r.stdout]).toEqual([0, `xpu-setup ${JSON.parse(await fs.readFile(path.join(app, 'package.json'), 'utf8')).version}`]);
+    expect((await fs.readFile(file)).equals(Buffer.alloc(4096, 0x5a))).toBe(false);
+    expect((await fs.readdir(path.join(app, 'dist'))).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('XPU_SETUP_CODE_CACHE=0 neither writes nor needs one', async () => {
+    const before = await caches();
+    const r = await run(['env', '--help'], { XPU_SETUP_CODE_CACHE: '0' });
+    expect(r.exitCode).toBe(0);
+    const s = await run(['completion', 'bash'], { XPU_SETUP_CODE_CACHE: '0' });
+    expect(s.exitCode).toBe(0);
+    expect(await caches()).toEqual(before);
+  });
+});
