@@ -2,7 +2,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Deps } from '../deps.js';
-import { tryLoad } from '../inspect/load-check.js';
+import { tryLoadEach } from '../inspect/load-check.js';
 import type { InstallPlan, PlannedComponent } from '../plan/plan.js';
 import { findCompilers } from './compilers.js';
 
@@ -22,19 +22,26 @@ export async function checkStagedComponent(stagingDir: string, component: Planne
   const required = component.provides.filter((p) => p.required);
   const libPattern = deps.platform === 'win32' ? LIBRARY.win32 : LIBRARY.linux;
   const root = await fs.realpath(stagingDir);
-  // Each library in its own process (one loaded first would satisfy another's dependency on it), all at once, and
-  // beside the compile: the check costs about one process start.
-  const loads = required.filter((x) => libPattern.test(x.path)).map(async (p): Promise<string[]> => {
-    // Loaded by its real path, proven inside the tree now: a link chain that later archives complete cannot
-    // send the load elsewhere (the whole tree's links are checked again once every archive is in).
-    const real = await fs.realpath(path.join(stagingDir, ...p.path.split('/'))).catch(() => undefined);
-    if (real === undefined) return []; // Missing files are reported by the install stage with the package named.
-    if (!real.startsWith(root + path.sep)) return [`${p.path} resolves outside the new tree, to ${real}`];
-    const r = await tryLoad(deps, real);
-    if (r.ok) return [];
-    const d = r.diagnosis;
-    return [`${p.path} does not load on this system: ${d?.summary ?? r.error}${d?.kind === 'glibcxx' ? " (on Debian/Ubuntu, `xpu-setup --source apt` installs the distribution's own loader)" : ''}`];
-  });
+  // Every library on its own (tryLoadEach), all through one process start, beside the compile.
+  const loads = async (): Promise<string[]> => {
+    const problems: string[] = [];
+    const inside: { path: string; real: string }[] = [];
+    for (const p of required.filter((x) => libPattern.test(x.path))) {
+      // Loaded by its real path, proven inside the tree now: a link chain that later archives complete cannot
+      // send the load elsewhere (the whole tree's links are checked again once every archive is in).
+      const real = await fs.realpath(path.join(stagingDir, ...p.path.split('/'))).catch(() => undefined);
+      if (real === undefined) continue; // Missing files are reported by the install stage with the package named.
+      if (real.startsWith(root + path.sep)) inside.push({ path: p.path, real });
+      else problems.push(`${p.path} resolves outside the new tree, to ${real}`);
+    }
+    const results = await tryLoadEach(deps, inside.map((l) => l.real));
+    results.forEach((r, i) => {
+      if (r.ok) return;
+      const d = r.diagnosis;
+      problems.push(`${inside[i]!.path} does not load on this system: ${d?.summary ?? r.error}${d?.kind === 'glibcxx' ? " (on Debian/Ubuntu, `xpu-setup --source apt` installs the distribution's own loader)" : ''}`);
+    });
+    return problems;
+  };
   const compile = async (): Promise<string[]> => {
     const headers = required.filter((x) => /\.h$/.test(x.path));
     if (!headers.length || deps.platform === 'win32') return [];
@@ -44,5 +51,5 @@ export async function checkStagedComponent(stagingDir: string, component: Planne
     const r = await deps.exec(cc.path, ['-fsyntax-only', '-x', 'c', '-I', path.join(stagingDir, 'include'), '-'], { input: source, timeoutMs: 60_000 });
     return r.exitCode === 0 ? [] : [`${headers.map((h) => h.path).join(', ')} does not compile with ${cc.path}: ${firstLines(r.stderr) || r.failedToStart || `exit ${r.exitCode}`}`];
   };
-  return (await Promise.all([...loads, compile()])).flat();
+  return (await Promise.all([loads(), compile()])).flat();
 }

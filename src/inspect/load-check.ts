@@ -232,6 +232,17 @@ export async function tryLoadAll(deps: Deps, files: readonly string[], extraEnv:
   return linked ?? tryLoadInNode(deps, files, extraEnv);
 }
 
+/**
+ * Like tryLoadAll, except that no file sees another (one loaded first would satisfy another's dependency on it):
+ * the linker takes each in a process of its own anyway; without it, each file loads in a node process of its own.
+ */
+export async function tryLoadEach(deps: Deps, files: readonly string[]): Promise<LoadResult[]> {
+  if (files.length === 0) return [];
+  const linker = nodeLayout(deps.platform).dynamicLinker;
+  const linked = linker ? await tryLinkAll(deps, linker, files) : undefined;
+  return linked ?? Promise.all(files.map(async (f) => (await tryLoadInNode(deps, [f]))[0]!));
+}
+
 /** Whether `file` loads here, tried in a child process (a crash there cannot take the caller down). */
 export async function tryLoad(deps: Deps, file: string, extraEnv: Record<string, string> = {}): Promise<LoadResult> {
   return (await tryLoadAll(deps, [file], extraEnv))[0]!;

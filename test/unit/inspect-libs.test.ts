@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { realDeps } from '../../src/real-deps.js';
 import { checkSdkPath, findZeHeaders, headerSearchDirs, parseZeApiHeader } from '../../src/inspect/headers.js';
 import { parseLdconfig } from '../../src/inspect/ldconfig.js';
-import { diagnoseLoadError, parseLinkBatch, parseLinkerTrace, parseLoadAnswer, parseLoadAnswers, tryLoad, tryLoadAll, tryLoadInNode } from '../../src/inspect/load-check.js';
+import { diagnoseLoadError, parseLinkBatch, parseLinkerTrace, parseLoadAnswer, parseLoadAnswers, tryLoad, tryLoadAll, tryLoadEach, tryLoadInNode } from '../../src/inspect/load-check.js';
 import { resolveLibrary, searchOrder, versionFromFileName } from '../../src/inspect/loaders.js';
 import { parseDpkgQuery, parseDpkgSearch, parseRpmQuery } from '../../src/inspect/packages.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
@@ -200,6 +200,20 @@ describe('loadability', () => {
     expect(calls).toEqual(['/bin/sh']);
     expect(batch).toEqual(await Promise.all(files.map((f) => tryLoad(deps, f))));
     expect(batch.map((r) => r.diagnosis?.kind ?? r.ok)).toEqual([true, 'not-found', 'missing-dependency', true, 'other']);
+  });
+
+  it('each file on its own: one shell on Linux; without a linker (Windows), a node process per file, so none sees another', async () => {
+    const { user, depDir } = built();
+    const dep = path.join(depDir, 'libdep.so.1');
+    const deps = realDeps();
+    for (const platform of ['linux', 'win32'] as const) {
+      const calls: string[] = [];
+      const counting = { ...deps, platform, exec: (f: string, a: string[], o?: Parameters<typeof deps.exec>[2]) => (calls.push(f), deps.exec(f, a, o)) };
+      // libdep loaded first would satisfy libuser's need for it, were they loaded in one process.
+      const r = await tryLoadEach(counting, [dep, user]);
+      expect(r.map((x) => x.diagnosis?.kind ?? x.ok)).toEqual([true, 'missing-dependency']);
+      expect(calls).toEqual(platform === 'linux' ? ['/bin/sh'] : [process.execPath, process.execPath]);
+    }
   });
 
   it('a batch cut short keeps the answers it completed', () => {
