@@ -6,7 +6,6 @@ import { XpuError } from '../errors.js';
 import { readsLive } from '../formats/index.js';
 import type { FetchedArchive, Fetching } from '../fetch/fetch.js';
 import type { InstallPlan, PlannedComponent } from '../plan/plan.js';
-import type { PlannedArchive } from '../sources/types.js';
 import type { Reporter, Task } from '../reporter.js';
 import { VERSION } from '../version.js';
 import { levelZeroCMake, writePkgConfig } from './pkgconfig.js';
@@ -61,40 +60,9 @@ async function swapIn(staging: string, prefix: string): Promise<void> {
 }
 
 /**
- * Archive `i` of the plan unpacked into a tree of its own at `root` (beside the staging tree, on its file system): a
- * zip while it downloads, anything else (or a zip that cannot be followed) from the verified file. Gives up waiting
- * for the download once `stopped` rejects.
- */
-async function unpackAside(
-  archive: PlannedArchive,
-  i: number,
-  run: Fetching,
-  root: string,
-  limits: UnpackLimits,
-  reporter: Reporter,
-  stopped: Promise<never>,
-): Promise<{ tree: Staging; n: number; fetched: FetchedArchive }> {
-  const label = `${archive.filename} (${archive.url})`;
-  let tree = new Staging(root, limits);
-  await fs.mkdir(root);
-  const live = run.live?.(i);
-  const streamed = live && archive.size !== undefined && readsLive(archive.format) ? await tree.extractLive(archive.format, live, archive.size, label, archive.map) : undefined;
-  if (typeof streamed === 'object') {
-    reporter.debug(`${archive.filename}: unpacked from the finished file (${streamed.notLive})`);
-    // Whatever the live read left is discarded: the finished file starts a fresh tree.
-    await fs.rm(root, { recursive: true, force: true });
-    tree = new Staging(root, limits);
-    await fs.mkdir(root);
-  }
-  const fetched = await Promise.race([run.archives[i]!, stopped]);
-  const n = typeof streamed === 'number' ? streamed : await tree.extract(fetched.archive.format, fetched.file.path, label, fetched.archive.map);
-  return { tree, n, fetched };
-}
-
-/**
- * Installs the fetched archives. Given a fetch under way, each archive is unpacked into a tree of its own as soon as
- * it can (a zip while it downloads), and the trees join the staging tree in plan order, so the outcome never depends
- * on which download finished first.
+ * Installs the fetched archives. Given a fetch under way, each archive is unpacked as soon as it and those before it
+ * are in, while the rest still download; unpacking keeps plan order, so the outcome never depends on which download
+ * finished first.
  */
 export async function installPlan(
   plan: InstallPlan,
@@ -119,8 +87,7 @@ export async function installPlan(
     await run.cancel();
     throw fsWriteError(e, parent, { tree: parent, unchanged });
   }
-  const limits = opts.limits ?? DEFAULT_LIMITS;
-  const staging = new Staging(stagingDir, limits);
+  const staging = new Staging(stagingDir, opts.limits ?? DEFAULT_LIMITS);
   const notes: string[] = [];
   // The line for this stage starts once the fetch has said its last word, so two progress lines never interleave.
   let task: Task | undefined;
@@ -130,11 +97,31 @@ export async function installPlan(
   const checks: Promise<string[]>[] = [];
   const order = planned.flatMap((c) => c.archives);
   const asideRoot = (i: number) => `${stagingDir}.archive-${i}`;
+  const limits = opts.limits ?? DEFAULT_LIMITS;
   // Once the install has failed, an archive not in yet is no longer waited for.
   let stop!: (e: unknown) => void;
   const stopped = new Promise<never>((_resolve, reject) => (stop = reject));
   stopped.catch(() => undefined);
-  const asides = order.map((archive, i) => unpackAside(archive, i, run, asideRoot(i), limits, reporter, stopped));
+  /** Archive `i` unpacked into a tree of its own, beside the staging tree. */
+  const unpackAside = async (i: number): Promise<{ tree: Staging; n: number; fetched: FetchedArchive }> => {
+    const archive = order[i]!;
+    const label = `${archive.filename} (${archive.url})`;
+    let tree = new Staging(asideRoot(i), limits);
+    await fs.mkdir(tree.root);
+    const live = run.live?.(i);
+    const streamed = live && archive.size !== undefined && readsLive(archive.format) ? await tree.extractLive(archive.format, live, archive.size, label, archive.map) : undefined;
+    if (typeof streamed === 'object') {
+      reporter.debug(`${archive.filename}: unpacked from the finished file (${streamed.notLive})`);
+      // Whatever the live read left is discarded: the finished file starts a fresh tree.
+      await fs.rm(tree.root, { recursive: true, force: true });
+      tree = new Staging(asideRoot(i), limits);
+      await fs.mkdir(tree.root);
+    }
+    const fetched = await Promise.race([run.archives[i]!, stopped]);
+    const n = typeof streamed === 'number' ? streamed : await tree.extract(fetched.archive.format, fetched.file.path, label, fetched.archive.map);
+    return { tree, n, fetched };
+  };
+  const asides = order.map((_a, i) => unpackAside(i));
   // The first failure of any of them ends the install, not only once the archives before it are in.
   const anyFailure = Promise.race(asides.map((p) => p.then(() => new Promise<never>(() => undefined))));
   anyFailure.catch(() => undefined);
@@ -142,6 +129,8 @@ export async function installPlan(
   try {
     const landed = new Map<string, number>();
     const fetched: FetchedArchive[] = [];
+    // Every archive unpacks into a tree of its own as soon as it can, a zip while it downloads; the trees join the
+    // staging tree in plan order, so the outcome never depends on which archive was quicker.
     for (const unpacking of asides) {
       const { tree, n, fetched: f } = await Promise.race([unpacking, anyFailure]);
       const label = `${f.archive.filename} (${f.archive.url})`;
