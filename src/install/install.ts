@@ -95,48 +95,20 @@ export async function installPlan(
   const planned = plan.components.filter((c) => c.status === 'planned');
   const archivesLeft = new Map(planned.map((c) => [c.name, c.archives.length]));
   const checks: Promise<string[]>[] = [];
-  const order = planned.flatMap((c) => c.archives);
-  const asideRoot = (i: number) => `${stagingDir}.archive-${i}`;
-  const limits = opts.limits ?? DEFAULT_LIMITS;
-  // Once the install has failed, an archive not in yet is no longer waited for.
-  let stop!: (e: unknown) => void;
-  const stopped = new Promise<never>((_resolve, reject) => (stop = reject));
-  stopped.catch(() => undefined);
-  /** Archive `i` unpacked into a tree of its own, beside the staging tree. */
-  const unpackAside = async (i: number): Promise<{ tree: Staging; n: number; fetched: FetchedArchive }> => {
-    const archive = order[i]!;
-    const label = `${archive.filename} (${archive.url})`;
-    let tree = new Staging(asideRoot(i), limits);
-    await fs.mkdir(tree.root);
-    const live = run.live?.(i);
-    const streamed = live && archive.size !== undefined && readsLive(archive.format) ? await tree.extractLive(archive.format, live, archive.size, label, archive.map) : undefined;
-    if (typeof streamed === 'object') {
-      reporter.debug(`${archive.filename}: unpacked from the finished file (${streamed.notLive})`);
-      // Whatever the live read left is discarded: the finished file starts a fresh tree.
-      await fs.rm(tree.root, { recursive: true, force: true });
-      tree = new Staging(asideRoot(i), limits);
-      await fs.mkdir(tree.root);
-    }
-    const fetched = await Promise.race([run.archives[i]!, stopped]);
-    const n = typeof streamed === 'number' ? streamed : await tree.extract(fetched.archive.format, fetched.file.path, label, fetched.archive.map);
-    return { tree, n, fetched };
-  };
-  const asides = order.map((_a, i) => unpackAside(i));
-  // The first failure of any of them ends the install, not only once the archives before it are in.
-  const anyFailure = Promise.race(asides.map((p) => p.then(() => new Promise<never>(() => undefined))));
-  anyFailure.catch(() => undefined);
-  for (const p of asides) p.catch(() => undefined);
   try {
     const landed = new Map<string, number>();
     const fetched: FetchedArchive[] = [];
-    // Every archive unpacks into a tree of its own as soon as it can, a zip while it downloads; the trees join the
-    // staging tree in plan order, so the outcome never depends on which archive was quicker.
-    for (const unpacking of asides) {
-      const { tree, n, fetched: f } = await Promise.race([unpacking, anyFailure]);
-      const label = `${f.archive.filename} (${f.archive.url})`;
-      await staging.adopt(tree, label);
-      await fs.rm(tree.root, { recursive: true, force: true });
+    const order = planned.flatMap((c) => c.archives);
+    for (const [i, pending] of run.archives.entries()) {
+      const archive = order[i]!;
+      const label = `${archive.filename} (${archive.url})`;
+      // A zip still downloading is unpacked as it arrives; anything else, from the verified file.
+      const live = run.live?.(i);
+      const streamed = live && archive.size !== undefined && readsLive(archive.format) ? await staging.extractLive(archive.format, live, archive.size, label, archive.map) : undefined;
+      if (typeof streamed === 'object') reporter.debug(`${archive.filename}: unpacked from the finished file (${streamed.notLive})`);
+      const f = await pending;
       fetched.push(f);
+      const n = typeof streamed === 'number' ? streamed : await staging.extract(f.archive.format, f.file.path, label, f.archive.map);
       landed.set(f.component, (landed.get(f.component) ?? 0) + n);
       reporter.debug(`${f.archive.filename}: ${n} members installed`);
       const left = archivesLeft.get(f.component)! - 1;
@@ -223,11 +195,10 @@ export async function installPlan(
     task?.succeed(`installed ${receipt.files.length} files into ${prefix}`);
     return { prefix, changed: true, receipt, notes };
   } catch (e) {
-    // Nothing may still be reading or writing the staging tree, or an archive's own tree, when they are removed.
-    stop(e);
-    await Promise.all([run.cancel(), Promise.allSettled(checks), Promise.allSettled(asides)]);
+    // Nothing may still be reading or writing the staging tree when it is removed.
+    await Promise.all([run.cancel(), Promise.allSettled(checks)]);
     task?.fail('install failed; the prefix was left as it was');
-    await Promise.all([stagingDir, ...order.map((_a, i) => asideRoot(i))].map((d) => fs.rm(d, { recursive: true, force: true })));
+    await fs.rm(stagingDir, { recursive: true, force: true });
     throw fsWriteError(e, prefix, { tree: prefix, unchanged });
   }
 }

@@ -7,7 +7,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
 import { XpuError } from '../errors.js';
-import { readArchive, readArchiveLive, type ArchiveFormat, type ArchiveEntry } from '../formats/index.js';
+import { readArchive, readArchiveLive, type ArchiveFormat, type ArchiveEntry, type ModeFix } from '../formats/index.js';
 import type { LiveDownload } from '../fetch/live.js';
 import { checkLinksInside, resolveInTree, safeLinkTarget, safePath } from '../formats/safe-path.js';
 import type { MapRule } from '../manifest/schema.js';
@@ -55,6 +55,8 @@ export class Staging {
   /** Symlinks written: path -> stored target. */
   private readonly links = new Map<string, string>();
   private realRoot: string | undefined;
+  /** The top directory each parentOf() call made, in order: what undoing an archive removes. */
+  private readonly made: string[] = [];
 
   constructor(readonly root: string, readonly limits: UnpackLimits = DEFAULT_LIMITS) {}
 
@@ -104,7 +106,8 @@ export class Staging {
   private async parentOf(rel: string): Promise<string> {
     const dest = this.abs(rel);
     const dir = path.dirname(dest);
-    await fs.mkdir(dir, { recursive: true });
+    const made = await fs.mkdir(dir, { recursive: true });
+    if (made !== undefined) this.made.push(made);
     this.realRoot ??= await fs.realpath(this.root);
     const want = path.join(this.realRoot, ...rel.split('/').slice(0, -1));
     if ((await fs.realpath(dir)) !== want) {
@@ -233,46 +236,50 @@ export class Staging {
   }
 
   /**
-   * Extracts an archive of `size` bytes while its download writes it. Returns how many members landed, or why it
-   * could not (a format read only from the finished file, a layout that needs the central directory first, a
-   * download that started over or failed, any error): then the tree holds a part of the archive, and the caller
-   * starts a fresh one from the finished file, which also reports any fault of the archive itself.
+   * Extracts an archive of `size` bytes while its download writes it. Returns how many members landed, or why
+   * it could not (a format read only from the finished file, a layout that needs the central
+   * directory first, a download that started over or failed, any error): then nothing of the archive is left in
+   * the tree, and the finished file is extracted as usual, which also reports any fault of the archive itself.
    */
   async extractLive(format: ArchiveFormat, live: Pick<LiveDownload, 'follow' | 'whole'>, size: number, label: string, rules: MapRule[]): Promise<number | { notLive: string }> {
     const source = await live.follow();
     if (!source) return { notLive: 'no download in progress' };
     const landed = { n: 0, current: '' };
+    const dirs = new Set(this.dirs);
+    const madeBefore = this.made.length;
     try {
       const fixes = await readArchiveLive(format, source, label, this.visitor(label, rules, new UnpackBudget(label, size, this.limits), landed));
       if (!live.whole) throw new Error('the download did not end whole');
-      for (const f of fixes) {
-        const rel = mapMember(rules, f.path);
-        const rec = rel === undefined ? undefined : this.files.get(rel);
-        if (rec && rec.link === undefined) await fs.chmod(this.abs(rec.path), f.mode);
-      }
+      await this.applyModes(fixes, rules);
       return landed.n;
     } catch (e) {
+      await this.undo(label, dirs, madeBefore);
       return { notLive: (e as Error).message };
     } finally {
       await source.close();
     }
   }
 
-  /**
-   * Moves every member of `tree` (one archive unpacked on its own, on the same file system) into this tree, in the
-   * order they were unpacked, with the checks a member written here directly would pass: a second member at one
-   * path, a file where a directory is, a write through a link, a link leading out.
-   */
-  async adopt(tree: Staging, label: string): Promise<void> {
-    for (const rec of tree.files.values()) {
-      this.claim(rec.path, label);
-      if (rec.link !== undefined) {
-        await this.symlink(rec.path, rec.link, label);
-        continue;
-      }
-      await fs.rename(tree.abs(rec.path), await this.parentOf(rec.path));
-      this.files.set(rec.path, rec);
+  private async applyModes(fixes: ModeFix[], rules: MapRule[]): Promise<void> {
+    for (const f of fixes) {
+      const rel = mapMember(rules, f.path);
+      const rec = rel === undefined ? undefined : this.files.get(rel);
+      if (rec && rec.link === undefined) await fs.chmod(this.abs(rec.path), f.mode);
     }
+  }
+
+  /** Removes everything one archive put in the tree, and forgets it, as if it had never been extracted. */
+  private async undo(label: string, dirs: Set<string>, madeBefore: number): Promise<void> {
+    for (const [rel, owner] of [...this.owners]) {
+      if (owner !== label) continue;
+      await fs.rm(this.abs(rel), { force: true });
+      this.owners.delete(rel);
+      this.files.delete(rel);
+      this.links.delete(rel);
+    }
+    for (const dir of this.made.splice(madeBefore).reverse()) await fs.rm(dir, { recursive: true, force: true });
+    this.dirs.clear();
+    for (const d of dirs) this.dirs.add(d);
   }
 
   /** Once every archive is in: each link, followed through all the others, still resolves inside the tree. */
