@@ -3,18 +3,15 @@
 // the finished file by the central-directory reader (zip.ts).
 import { Readable } from 'node:stream';
 import yauzl from 'yauzl';
-import { XpuError } from '../errors.js';
 import { NotStreamable, type ArchiveEntry, type ByteSource, type EntryVisitor, type ModeFix } from './entry.js';
 import { safePath } from './safe-path.js';
-import { memberContent } from './zip.js';
+import { fileMode, isLinkMode, memberContent, memberError, modeOf, unreadable } from './zip.js';
 
 const LOCAL = 0x04034b50;
 const CENTRAL = 0x02014b50;
 const END = 0x06054b50;
 /** A central directory larger than this is not a package's. */
 const MAX_DIRECTORY = 64 * 1024 * 1024;
-const S_IFMT = 0o170000;
-const S_IFLNK = 0o120000;
 
 interface Extra {
   id: number;
@@ -48,18 +45,10 @@ interface Local {
   yielded?: string;
 }
 
-function damaged(label: string, member: string, why: string, cause?: unknown): XpuError {
-  return new XpuError('BAD_ARCHIVE', `${label}: member ${member} ${why}`, {
-    cause,
-    details: { archive: label, member },
-    hints: ['the download is damaged or the archive is hostile: remove it from the cache and run again; nothing from it was installed'],
-  });
-}
-
 /** One member's data as a stream: inflated when deflated, its size and CRC-32 checked at the end. */
 function memberBody(source: ByteSource, label: string, l: Local): Readable {
   const raw = l.compressedSize === 0 ? Readable.from([]) : source.stream(l.compressedSize);
-  return memberContent(raw, l.method, { size: l.size, crc32: l.crc, declaredBy: 'header' }, (why, cause) => damaged(label, l.name, why, cause));
+  return memberContent(raw, l.method, { size: l.size, crc32: l.crc, declaredBy: 'header' }, (why, cause) => memberError(label, l.name, why, cause));
 }
 
 /** Reads a local header at the source's position; undefined when the central directory starts there instead. */
@@ -126,7 +115,7 @@ function checkDirectory(rest: Buffer, directoryAt: number, locals: Local[]): num
       rawName.equals(l.rawName) &&
       name === l.name;
     if (!same) throw new NotStreamable(`the central directory's record of ${l.name} differs from its local header`);
-    modes.push((rest.readUInt32LE(p + 38) >>> 16) & 0xffff);
+    modes.push(modeOf(rest.readUInt32LE(p + 38)));
     p += 46 + nameLength + extraLength + commentLength;
   }
   if (p !== endAt) throw new NotStreamable('the central directory holds more than its records');
@@ -145,8 +134,8 @@ export async function readZipLive(source: ByteSource, label: string, visit: Entr
     const l = await localHeader(source, offset);
     if (!l) break;
     locals.push(l);
-    if (l.flags & 0x1) throw damaged(label, l.name, 'is encrypted');
-    if (l.method !== 0 && l.method !== 8) throw damaged(label, l.name, `uses compression method ${l.method}; only stored (0) and deflate (8) are read`);
+    const why = unreadable((l.flags & 0x1) !== 0, l.method);
+    if (why) throw memberError(label, l.name, why);
     const isDir = l.name.endsWith('/');
     const wanted = (!filter || filter(l.name)) && !(isDir && /^(\.?\/)*$/.test(l.name));
     if (!wanted || isDir) {
@@ -170,8 +159,8 @@ export async function readZipLive(source: ByteSource, label: string, visit: Entr
   locals.forEach((l, i) => {
     const mode = modes[i]!;
     if (l.yielded === undefined) return;
-    if ((mode & S_IFMT) === S_IFLNK) throw new NotStreamable(`${l.name} is a symbolic link`);
-    const perm = mode & 0o777 || 0o644;
+    if (isLinkMode(mode)) throw new NotStreamable(`${l.name} is a symbolic link`);
+    const perm = fileMode(mode);
     if (perm !== 0o644) fixes.push({ path: l.yielded, mode: perm });
   });
   return fixes;

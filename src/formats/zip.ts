@@ -16,10 +16,34 @@ function badZip(file: string, e: unknown): XpuError {
   });
 }
 
-/** Unix mode bits from the entry's external attributes, when made on Unix. */
-function modeOf(e: yauzl.Entry): number {
-  const unixMode = (e.externalFileAttributes >>> 16) & 0xffff;
+/** Unix mode bits from a member's external attributes (central directory), when made on Unix. */
+export function modeOf(externalFileAttributes: number): number {
+  const unixMode = (externalFileAttributes >>> 16) & 0xffff;
   return unixMode || 0o644;
+}
+
+const S_IFMT = 0o170000;
+const S_IFLNK = 0o120000;
+
+export const isLinkMode = (mode: number): boolean => (mode & S_IFMT) === S_IFLNK;
+
+/** The permission bits a file member is written with. */
+export const fileMode = (mode: number): number => mode & 0o777 || 0o644;
+
+/** A damaged or hostile member of `archive`, named with what is wrong with it. */
+export function memberError(archive: string, member: string, why: string, cause?: unknown): XpuError {
+  return new XpuError('BAD_ARCHIVE', `${archive}: member ${member} ${why}`, {
+    cause,
+    details: { archive, member },
+    hints: ['the download is damaged or the archive is hostile: remove it from the cache and run again; nothing from it was installed'],
+  });
+}
+
+/** Why a member cannot be read at all (encrypted, or neither stored nor deflated); undefined when it can. */
+export function unreadable(encrypted: boolean, method: number): string | undefined {
+  if (encrypted) return 'is encrypted';
+  if (method !== 0 && method !== 8) return `uses compression method ${method}; only stored (0) and deflate (8) are read`;
+  return undefined;
 }
 
 type ZlibWithCrc = typeof zlib & { crc32: (data: Buffer, value?: number) => number };
@@ -74,24 +98,17 @@ export function memberContent(
  * (yauzl never checks the CRC).
  */
 function memberStream(file: string, e: yauzl.Entry, fileDataStart: number): Readable {
-  const fail = (why: string, cause?: unknown) =>
-    new XpuError('BAD_ARCHIVE', `${file}: member ${e.fileName} ${why}`, {
-      cause,
-      details: { archive: file, member: e.fileName },
-      hints: ['the download is damaged or the archive is hostile: remove it from the cache and run again; nothing from it was installed'],
-    });
-  if (e.isEncrypted() || (e.compressionMethod !== 0 && e.compressionMethod !== 8)) {
+  const fail = (why: string, cause?: unknown) => memberError(file, e.fileName, why, cause);
+  const why = unreadable(e.isEncrypted(), e.compressionMethod);
+  if (why) {
     const out = new Readable({ read() {} });
     out.on('error', () => undefined);
-    process.nextTick(() => out.destroy(fail(e.isEncrypted() ? 'is encrypted' : `uses compression method ${e.compressionMethod}; only stored (0) and deflate (8) are read`)));
+    process.nextTick(() => out.destroy(fail(why)));
     return out;
   }
   const raw = e.compressedSize === 0 ? Readable.from([]) : createReadStream(file, { start: fileDataStart, end: fileDataStart + e.compressedSize - 1, highWaterMark: CHUNK });
   return memberContent(raw, e.compressionMethod, { size: e.uncompressedSize, crc32: e.crc32, declaredBy: 'directory entry' }, fail);
 }
-
-const S_IFMT = 0o170000;
-const S_IFLNK = 0o120000;
 
 export async function readZip(file: string, visit: EntryVisitor, filter?: (name: string) => boolean): Promise<void> {
   const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
@@ -124,14 +141,14 @@ export async function readZip(file: string, visit: EntryVisitor, filter?: (name:
         const isDir = e.fileName.endsWith('/');
         if (isDir && /^(\.?\/)*$/.test(e.fileName)) return zip.readEntry();
         const p = safePath(e.fileName, file);
-        const mode = modeOf(e);
+        const mode = modeOf(e.externalFileAttributes);
         if (isDir) {
           await visit({ path: p, type: 'dir', mode: 0o755, size: 0 }, undefined);
-        } else if ((mode & S_IFMT) === S_IFLNK) {
+        } else if (isLinkMode(mode)) {
           const target = await readAll(await openStream(e));
           await visit({ path: p, type: 'symlink', mode: 0o777, linkTarget: target, size: 0 }, undefined);
         } else {
-          const entry: ArchiveEntry = { path: p, type: 'file', mode: mode & 0o777 || 0o644, size: e.uncompressedSize };
+          const entry: ArchiveEntry = { path: p, type: 'file', mode: fileMode(mode), size: e.uncompressedSize };
           const body = await openStream(e);
           try {
             await visit(entry, body);
