@@ -176,6 +176,24 @@ async function findWindowsGnu(deps: Deps, tried: Attempt[]): Promise<Compiler[]>
   return found;
 }
 
+/** The compilers looked for on PATH outside Windows, in order; each takes GNU-style options. */
+const GNU_NAMES = { c: ['cc', 'gcc', 'clang', 'icx'], 'c++': ['c++', 'g++', 'clang++', 'icpx'] } as const;
+
+/**
+ * The compiler findCompilers would try first outside Windows (CC, else the first of GNU_NAMES on PATH), found without
+ * running it: for a caller whose own compile shows that it works, and that asks findCompilers only when it fails.
+ */
+export async function firstGnuOnPath(deps: Deps, lang: 'c' | 'c++' = 'c'): Promise<string | undefined> {
+  if (deps.platform === 'win32') return undefined;
+  const fromEnv = deps.env[lang === 'c' ? 'CC' : 'CXX']?.trim();
+  if (fromEnv) return whichOnPath(fromEnv.split(/\s+/)[0]!, deps);
+  for (const n of GNU_NAMES[lang]) {
+    const file = await whichOnPath(n, deps);
+    if (file) return file;
+  }
+  return undefined;
+}
+
 /**
  * Every usable compiler in order of preference; `tried` lists each attempt for doctor and error messages. With
  * `firstGnu`, on Linux the search stops at the first GNU-style compiler that answers (each answer is a process).
@@ -208,7 +226,7 @@ export async function findCompilers(deps: Deps, lang: 'c' | 'c++' = 'c', opts: {
     for (const c of await findWindowsGnu(deps, tried)) if (!found.some((f) => f.path.toLowerCase() === c.path.toLowerCase())) found.push(c);
     return { found, tried };
   }
-  const names = lang === 'c' ? ['cc', 'gcc', 'clang', 'icx'] : ['c++', 'g++', 'clang++', 'icpx'];
+  const names = GNU_NAMES[lang];
   if (fromEnv) {
     const c = await gnuCandidate(envVar, fromEnv.split(/\s+/)[0]!, deps, tried);
     if (c) found.push(c);

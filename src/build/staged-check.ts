@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import type { Deps } from '../deps.js';
 import { tryLoadEach } from '../inspect/load-check.js';
 import type { InstallPlan, PlannedComponent } from '../plan/plan.js';
-import { findCompilers } from './compilers.js';
+import { findCompilers, firstGnuOnPath } from './compilers.js';
 
 const LIBRARY = { linux: /\.so(\.\d+)*$/, win32: /\.dll$/i } as const;
 
@@ -45,11 +45,19 @@ export async function checkStagedComponent(stagingDir: string, component: Planne
   const compile = async (): Promise<string[]> => {
     const headers = required.filter((x) => /\.h$/.test(x.path));
     if (!headers.length || deps.platform === 'win32') return [];
-    const cc = (await findCompilers(deps, 'c', { firstGnu: true })).found.find((c) => c.style === 'gnu');
-    if (!cc) return [];
     const source = headers.map((h) => `#include "${path.join(stagingDir, ...h.path.split('/'))}"`).join('\n') + '\nint main(void) { return 0; }\n';
-    const r = await deps.exec(cc.path, ['-fsyntax-only', '-x', 'c', '-I', path.join(stagingDir, 'include'), '-'], { input: source, timeoutMs: 60_000 });
-    return r.exitCode === 0 ? [] : [`${headers.map((h) => h.path).join(', ')} does not compile with ${cc.path}: ${firstLines(r.stderr) || r.failedToStart || `exit ${r.exitCode}`}`];
+    const compileWith = (cc: string) => deps.exec(cc, ['-fsyntax-only', '-x', 'c', '-I', path.join(stagingDir, 'include'), '-'], { input: source, timeoutMs: 60_000 });
+    // The compiler on PATH is tried as it is; only a failure asks which compiler answers at all (a process each), so a
+    // broken or missing compiler is passed over rather than blamed on the headers.
+    let cc = await firstGnuOnPath(deps, 'c');
+    let r = cc ? await compileWith(cc) : undefined;
+    if (r?.exitCode !== 0) {
+      const answering = (await findCompilers(deps, 'c', { firstGnu: true })).found.find((c) => c.style === 'gnu')?.path;
+      if (!answering) return [];
+      if (answering !== cc || !r) r = await compileWith(answering);
+      cc = answering;
+    }
+    return r.exitCode === 0 ? [] : [`${headers.map((h) => h.path).join(', ')} does not compile with ${cc}: ${firstLines(r.stderr) || r.failedToStart || `exit ${r.exitCode}`}`];
   };
   return (await Promise.all([loads(), compile()])).flat();
 }
