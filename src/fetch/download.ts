@@ -2,7 +2,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import * as fs from 'node:fs/promises';
-import { Readable, Transform, Writable } from 'node:stream';
+import { Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { hashMismatch, type CachedFile, type DownloadCache } from '../cache/store.js';
 import { fsWriteError } from '../fs-errors.js';
@@ -194,7 +194,7 @@ async function attempt(http: Http, url: string, file: string, metaFile: string, 
     },
   });
   try {
-    await pipeline(Readable.from(res.body), tap, fileSink(file, offset, opts.live));
+    await pipeline(res.body, tap, fileSink(file, offset, opts.live));
   } catch (e) {
     // A write that failed (full disk, read-only cache) is said as such; network and size errors pass through.
     throw (e as NodeJS.ErrnoException).syscall === 'write' || (e as NodeJS.ErrnoException).syscall === 'open'

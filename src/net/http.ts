@@ -1,5 +1,6 @@
 // The only HTTP code: requests with the injected environment's proxy and CAs (direct ones through node:http(s), proxied
 // ones through undici); returns streams, never writes files.
+import { Transform, type Readable } from 'node:stream';
 import { createSecureContext, type SecureContext } from 'node:tls';
 import type { buildConnector, Dispatcher } from 'undici';
 import { XpuError } from '../errors.js';
@@ -26,8 +27,8 @@ export interface HttpResponse {
   status: number;
   headers: Record<string, string | undefined>;
   contentLength?: number;
-  /** Yields the body; ends with a typed error on a cut, a short body, too many bytes, the deadline or a drip. */
-  body: AsyncIterable<Buffer>;
+  /** The body; fails with a typed error on a cut, a short body, too many bytes, the deadline or a drip. */
+  body: Readable;
   /** For a response whose body is not wanted: releases the connection and the timers. */
   discard(): Promise<void>;
 }
@@ -253,28 +254,42 @@ export class Http {
       throw tooLarge(url, opts.maxBytes, contentLength);
     }
     const body = res.body;
-    const guarded = async function* (): AsyncGenerator<Buffer> {
-      try {
-        for await (const chunk of body) {
-          const buf = chunk as Buffer;
-          received += buf.length;
-          if (opts.maxBytes !== undefined && received > opts.maxBytes) throw tooLarge(url, opts.maxBytes, received);
-          yield buf;
+    const fail = (e: unknown) => (ac.signal.reason instanceof XpuError ? ac.signal.reason : networkError(url, e, received, proxy));
+    // One stage between the socket and the reader, each chunk counted as it passes (the deadline and the rate watch
+    // read the count); a short body fails at its end.
+    const guarded = new Transform({
+      transform(chunk: Buffer, _enc, cb) {
+        received += chunk.length;
+        if (opts.maxBytes !== undefined && received > opts.maxBytes) return cb(tooLarge(url, opts.maxBytes, received));
+        cb(null, chunk);
+      },
+      flush(cb) {
+        if (contentLength !== undefined && received < contentLength) {
+          return cb(
+            new XpuError('SIZE_MISMATCH', `download of ${url} ended after ${received} of ${contentLength} bytes`, {
+              details: { url, expected: contentLength, received, retryable: true },
+              hints: ['the connection was cut; run the command again'],
+            }),
+          );
         }
-      } catch (e) {
-        body.destroy();
-        throw ac.signal.reason instanceof XpuError ? ac.signal.reason : networkError(url, e, received, proxy);
-      } finally {
-        stop();
-      }
-      if (contentLength !== undefined && received < contentLength) {
-        throw new XpuError('SIZE_MISMATCH', `download of ${url} ended after ${received} of ${contentLength} bytes`, {
-          details: { url, expected: contentLength, received, retryable: true },
-          hints: ['the connection was cut; run the command again'],
-        });
-      }
+        cb();
+      },
+    });
+    body.on('error', (e) => guarded.destroy(fail(e)));
+    // The reader sees an error through its own listener; one that never comes (a discarded body) is not a crash.
+    guarded.on('error', () => undefined);
+    // However the reader ends (the whole body, an error, or stopping early), the connection and the timers go with it.
+    guarded.on('close', () => {
+      stop();
+      if (!body.destroyed) body.destroy();
+    });
+    body.pipe(guarded);
+    // Drained past the guard, so the connection can serve the next request.
+    const discardBody = () => {
+      body.unpipe(guarded);
+      return discard();
     };
-    return { url, status: res.statusCode, headers, contentLength, body: guarded(), discard };
+    return { url, status: res.statusCode, headers, contentLength, body: guarded, discard: discardBody };
   }
 
   private deadlineError(url: string, received: () => number): () => XpuError {
