@@ -1,8 +1,8 @@
 // Progress and messages from core code go through a Reporter; only the CLI decides how they are drawn.
 
 export interface Task {
-  /** Replace the task's status text (e.g. bytes done). */
-  update(text: string): void;
+  /** Replace the task's status text (e.g. bytes done); called for every chunk, so the text is made only when shown. */
+  update(text: () => string): void;
   succeed(text?: string): void;
   fail(text?: string): void;
 }

@@ -65,8 +65,16 @@ export class Output implements Reporter {
   task(title: string): Task {
     if (this.fancy && this.spinners) {
       const spinner: Ora = this.spinners({ text: title, stream: process.stderr, discardStdin: false }).start();
+      let shown = 0;
       return {
-        update: (text) => { spinner.text = `${title} ${text}`; },
+        // About as often as the spinner draws.
+        update: (text) => {
+          const now = Date.now();
+          if (now - shown >= 80) {
+            shown = now;
+            spinner.text = `${title} ${text()}`;
+          }
+        },
         // The same marks as the plain lines and the doctor, not ora's own.
         succeed: (text) => { spinner.stopAndPersist({ symbol: this.paint(32, MARK_OK), text: text ?? title }); },
         fail: (text) => { spinner.stopAndPersist({ symbol: this.paint(31, MARK_FAIL), text: text ?? title }); },
@@ -79,7 +87,7 @@ export class Output implements Reporter {
         const now = Date.now();
         if (now - lastUpdate > 5000) {
           lastUpdate = now;
-          this.line(`  ${title} ${text}`);
+          this.line(`  ${title} ${text()}`);
         }
       },
       succeed: (text) => this.line(`${this.paint(32, MARK_OK)} ${text ?? title}`),

@@ -151,10 +151,12 @@ async function fetchAll(
             onProgress: (p) => {
               received.set(archive.url, p.received);
               if (sizes.get(archive.url) === undefined && p.total) sizes.set(archive.url, p.total);
-              const done = [...received.values()].reduce((a, b) => a + b, 0);
-              const known = [...sizes.values()];
-              const total = known.every((s) => s !== undefined) ? known.reduce((a: number, b) => a + b!, 0) : undefined;
-              task.update(total ? `${mib(done)} / ${mib(total)}` : mib(done));
+              task.update(() => {
+                const done = [...received.values()].reduce((a, b) => a + b, 0);
+                const known = [...sizes.values()];
+                const total = known.every((s) => s !== undefined) ? known.reduce((a: number, b) => a + b!, 0) : undefined;
+                return total ? `${mib(done)} / ${mib(total)}` : mib(done);
+              });
             },
           });
       if (file.cached) reused++;

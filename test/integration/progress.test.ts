@@ -32,7 +32,7 @@ describe('sizes the index does not give (PEP 503 HTML)', () => {
     const archive = plan.components[0]!.archives[0]!;
     expect(archive.size).toBeUndefined();
     const updates: string[] = [];
-    const reporter: Reporter = { ...silentReporter, task: () => ({ update: (t) => updates.push(t), succeed() {}, fail() {} }) };
+    const reporter: Reporter = { ...silentReporter, task: () => ({ update: (t) => updates.push(t()), succeed() {}, fail() {} }) };
     await fetchPlan(plan, realDeps(), reporter);
     expect(updates.length).toBeGreaterThan(0);
     const served = index.packages.find((p) => p.url === archive.url)!;

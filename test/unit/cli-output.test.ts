@@ -21,7 +21,7 @@ describe('Output', () => {
     capture();
     const out = new Output({ json: false, quiet: false, verbose: false }, { TERM: 'xterm' }, fakeTerminal(0));
     const t = out.task('fetching');
-    t.update('1.0 MiB');
+    t.update(() => '1.0 MiB');
     t.succeed('fetched');
     expect(written.join('')).toBe('\x1b[32m✓\x1b[0m fetched\n');
   });
