@@ -23,7 +23,7 @@ export async function readCondaV2(file: string, visit: EntryVisitor): Promise<vo
     file,
     async (entry, body) => {
       sawPayload = true;
-      await readTar(body!, `${file}!${entry.path}`, visit, zstdDecompressor(), payload);
+      await readTar(body!, `${file}!${entry.path}`, visit, await zstdDecompressor(), payload);
     },
     (name) => /^pkg-.*\.tar\.zst$/.test(name),
   );
@@ -33,5 +33,5 @@ export async function readCondaV2(file: string, visit: EntryVisitor): Promise<vo
 }
 
 export async function readCondaTarBz2(file: string, visit: EntryVisitor): Promise<void> {
-  await readTar(createReadStream(file), file, visit, bzip2Decompressor(), payload);
+  await readTar(createReadStream(file), file, visit, await bzip2Decompressor(), payload);
 }

@@ -1,13 +1,11 @@
 // Stream decompressors. zstd: node:zlib where Node has it (>= 22.15), else the zstd program when one is on PATH
 // (about ten times faster than JavaScript on a conda-forge-sized repodata, and it checks the frame checksum), else
-// fzstd (pure JS). bzip2: unbzip2-stream.
+// fzstd (pure JS). bzip2: unbzip2-stream. The JavaScript decoders load only when one is used.
 import { spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { Duplex, PassThrough, Transform } from 'node:stream';
 import * as zlib from 'node:zlib';
-import { Decompress } from 'fzstd';
-import unbzip2 from 'unbzip2-stream';
 
 type ZlibWithZstd = typeof zlib & { createZstdDecompress?: () => Duplex };
 
@@ -34,12 +32,12 @@ export interface ZstdOptions {
   program?: string | false;
 }
 
-export function zstdDecompressor(opts: ZstdOptions = {}): Duplex {
+export async function zstdDecompressor(opts: ZstdOptions = {}): Promise<Duplex> {
   const native = (zlib as ZlibWithZstd).createZstdDecompress;
   if (native && opts.program === undefined) return native();
   if (opts.program === undefined && zstdProgramOnPath === null) zstdProgramOnPath = findZstd(process.env.PATH);
   const program = opts.program === undefined ? zstdProgramOnPath : opts.program;
-  return program ? zstdProgram(program) : zstdJs();
+  return program ? zstdProgram(program) : zstdJs((await import('fzstd')).Decompress);
 }
 
 /** `zstd -d` as a stream: its exit status and message become the stream's error; destroying the stream stops it. */
@@ -67,8 +65,8 @@ function zstdProgram(program: string): Duplex {
   return duplex;
 }
 
-function zstdJs(): Duplex {
-  let d: Decompress;
+function zstdJs(Decompress: typeof import('fzstd').Decompress): Duplex {
+  let d: InstanceType<typeof Decompress>;
   const t = new Transform({
     transform(chunk: Buffer, _enc, cb) {
       try {
@@ -93,7 +91,8 @@ function zstdJs(): Duplex {
   return t;
 }
 
-export function bzip2Decompressor(): Duplex {
+export async function bzip2Decompressor(): Promise<Duplex> {
+  const unbzip2 = (await import('unbzip2-stream')).default;
   return unbzip2() as unknown as Duplex;
 }
 

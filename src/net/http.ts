@@ -357,7 +357,7 @@ export class Http {
    * Hands the response body to `consume` as it arrives (for documents too large to hold whole). A broken connection
    * is retried like any other request; errors `consume` raises itself pass through unchanged.
    */
-  async consumeStream<T>(url: string, consume: (body: AsyncIterable<Buffer>) => Promise<T>, opts: OpenOptions = {}): Promise<T> {
+  async consumeStream<T>(url: string, consume: (body: Readable) => Promise<T>, opts: OpenOptions = {}): Promise<T> {
     return this.retry(async () => {
       const res = await this.open(url, opts);
       try {

@@ -3,7 +3,6 @@ import { isUnreachable, XpuError } from '../errors.js';
 import { formatOf } from '../formats/index.js';
 import type { TargetPlatform } from '../host/types.js';
 import type { CondaSourceSpec } from '../manifest/schema.js';
-import { Readable } from 'node:stream';
 import { zstdDecompressor } from '../formats/decompress.js';
 import { httpFor, type Http } from '../net/http.js';
 import { RepodataScanner } from './repodata-scan.js';
@@ -124,9 +123,8 @@ export async function scanRepodata(http: Http, url: string, wanted: (filename: s
   return http.consumeStream(url, async (body) => {
     const scanner = new RepodataScanner(wanted);
     try {
-      const source = Readable.from(body);
-      const bytes = zstd ? source.pipe(zstdDecompressor()) : source;
-      source.on('error', (e) => (bytes as Readable).destroy(e));
+      const bytes = zstd ? body.pipe(await zstdDecompressor()) : body;
+      body.on('error', (e) => bytes.destroy(e));
       for await (const chunk of bytes) scanner.push(chunk as Buffer);
       return scanner.result();
     } catch (e) {

@@ -41,8 +41,8 @@ describe('zstdDecompressor', () => {
 
   it('the zstd program and fzstd give the same bytes as the input', async () => {
     const { plain, frame } = sample();
-    expect((await decode(frame, zstdDecompressor({ program }))).equals(plain)).toBe(true);
-    expect((await decode(frame, zstdDecompressor({ program: false }))).equals(plain)).toBe(true);
+    expect((await decode(frame, await zstdDecompressor({ program }))).equals(plain)).toBe(true);
+    expect((await decode(frame, await zstdDecompressor({ program: false }))).equals(plain)).toBe(true);
     const native = (zlib as { createZstdDecompress?: () => NodeJS.ReadWriteStream }).createZstdDecompress;
     if (native) expect((await decode(frame, native())).equals(plain)).toBe(true);
   });
@@ -51,15 +51,15 @@ describe('zstdDecompressor', () => {
     const { plain, frame } = sample();
     const bad = Buffer.from(frame);
     for (let i = 2000; i < 2400; i++) bad[i] = bad[i]! ^ 0x5a;
-    await expect(decode(bad, zstdDecompressor({ program }))).rejects.toThrow(new RegExp(`${program} -d failed \\(exit 1\\): .+`));
-    await expect(decode(Buffer.from('not zstd at all'), zstdDecompressor({ program }))).rejects.toThrow(/-d failed \(exit 1\)/);
+    await expect(decode(bad, await zstdDecompressor({ program }))).rejects.toThrow(new RegExp(`${program} -d failed \\(exit 1\\): .+`));
+    await expect(decode(Buffer.from('not zstd at all'), await zstdDecompressor({ program }))).rejects.toThrow(/-d failed \(exit 1\)/);
     // fzstd skips the frame checksum: the same damage passes as other bytes (the archive's sha256 is what guards it).
-    const js = await decode(bad, zstdDecompressor({ program: false })).catch(() => undefined);
+    const js = await decode(bad, await zstdDecompressor({ program: false })).catch(() => undefined);
     expect(js === undefined || !js.equals(plain)).toBe(true);
   });
 
   it('a program that cannot start fails the stream, not the process', async () => {
-    await expect(decode(Buffer.from('x'), zstdDecompressor({ program: path.join(work, 'no-such-zstd') }))).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(decode(Buffer.from('x'), await zstdDecompressor({ program: path.join(work, 'no-such-zstd') }))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   it('a reader that stops early ends the program', async () => {
@@ -72,7 +72,7 @@ describe('zstdDecompressor', () => {
         return false;
       }
     };
-    const d = zstdDecompressor({ program });
+    const d = await zstdDecompressor({ program });
     expect(running()).toBe(true);
     const stopped = new Promise<void>((resolve) => {
       d.once('data', () => {
