@@ -4,8 +4,8 @@
 // run time except koffi, a native addon loaded when a probe needs it.
 //
 // CommonJS, not ES modules: on Node 20 the ES module loader alone costs about 10 ms per run, and only a script can
-// be compiled with V8's code cache (see bin/xpu-setup.js). The bundle's first line carries a hash of its content,
-// which names its code cache.
+// be compiled with V8's code cache (see bin/xpu-setup.js). The first line of the bundle and of each dependency file
+// carries a hash of its content, which names its code cache.
 import { createHash } from 'node:crypto';
 import { build } from 'esbuild';
 import * as fs from 'node:fs/promises';
@@ -58,13 +58,17 @@ for (const p of VENDOR) {
   await build({
     ...common,
     entryPoints: { [`xpu-setup-vendor-${p}`]: p },
+    banner: { js: `// xpu-setup vendor ${KEY_PLACEHOLDER}` },
     // The code takes ora's default export (an ES module's); required from CommonJS, the export is that function.
     ...(p === 'ora' ? { footer: { js: 'module.exports = module.exports.default;' } } : {}),
   });
 }
 
-// The key replaces a placeholder of the same length, so the source map's line and column numbers still hold.
-const bundle = `${dist}/xpu-setup.cjs`;
-const text = await fs.readFile(bundle, 'utf8');
-const key = createHash('sha256').update(text).digest('hex').slice(0, KEY_PLACEHOLDER.length);
-await fs.writeFile(bundle, text.replace(`// xpu-setup bundle ${KEY_PLACEHOLDER}`, `// xpu-setup bundle ${key}`));
+/** Writes the file's content hash over the placeholder of the same length, so a source map's lines and columns still hold. */
+async function stamp(file, kind) {
+  const text = await fs.readFile(file, 'utf8');
+  const key = createHash('sha256').update(text).digest('hex').slice(0, KEY_PLACEHOLDER.length);
+  await fs.writeFile(file, text.replace(`// xpu-setup ${kind} ${KEY_PLACEHOLDER}`, `// xpu-setup ${kind} ${key}`));
+}
+await stamp(`${dist}/xpu-setup.cjs`, 'bundle');
+for (const p of VENDOR) await stamp(`${dist}/xpu-setup-vendor-${p}.cjs`, 'vendor');

@@ -4,6 +4,7 @@ import { execa } from 'execa';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFixtureIndex } from '../support/index-server.js';
 import { REPO, scrubbedEnv, tempDir } from './cli.js';
 
 let app: string;
@@ -20,7 +21,8 @@ afterAll(() => fs.rm(app, { recursive: true, force: true }));
 
 const run = (args: string[], extra: Record<string, string> = {}) =>
   execa(process.execPath, [path.join(app, 'bin', 'xpu-setup.js'), ...args], { env: { ...env, ...extra }, extendEnv: false, reject: false });
-const caches = async () => (await fs.readdir(path.join(app, 'dist'))).filter((f) => f.endsWith('.v8cache')).sort();
+const caches = async () => (await fs.readdir(path.join(app, 'dist'))).filter((f) => f.endsWith('.v8cache') && !f.startsWith('.xpu-setup-vendor-')).sort();
+const vendorCaches = async () => (await fs.readdir(path.join(app, 'dist'))).filter((f) => f.startsWith('.xpu-setup-vendor-')).sort();
 
 describe('the code cache', () => {
   it('is written by the first run of a command, named by the bundle hash, Node and the command, and kept by the next', async () => {
@@ -59,5 +61,37 @@ describe('the code cache', () => {
     const s = await run(['completion', 'bash'], { XPU_SETUP_CODE_CACHE: '0' });
     expect(s.exitCode).toBe(0);
     expect(await caches()).toEqual(before);
+  });
+
+  it('each dependency file a run loads gets a cache of its own, named by that file\'s content hash, and kept by the next run', async () => {
+    const index = await startFixtureIndex();
+    try {
+      const install = (prefix: string, extra: Record<string, string> = {}) =>
+        run(['--prefix', path.join(app, prefix), '--cache-dir', path.join(app, `${prefix}-cache`), '--conda-channel', index.condaChannelUrl('bookworm'), '--no-probe', '--quiet'], {
+          XPU_SETUP_INDEX_URL: index.simpleUrl,
+          XPU_SETUP_REQUIRE: 'level-zero>=1.8',
+          ...extra,
+        });
+      expect((await install('p0', { XPU_SETUP_CODE_CACHE: '0' })).exitCode).toBe(0);
+      expect(await vendorCaches()).toEqual([]);
+      expect((await install('p1')).exitCode).toBe(0);
+      const names = await vendorCaches();
+      // A conda install reads zips (yauzl) and tars (tar).
+      const expected: string[] = [];
+      for (const dep of ['tar', 'yauzl']) {
+        const first = (await fs.readFile(path.join(app, 'dist', `xpu-setup-vendor-${dep}.cjs`), 'utf8')).split('\n', 1)[0]!;
+        const key = /^\/\/ xpu-setup vendor ([0-9a-f]{16})$/.exec(first)?.[1];
+        expect(key, dep).toBeDefined();
+        expected.push(`.xpu-setup-vendor-${key}-${process.version}-${process.arch}.v8cache`);
+      }
+      for (const name of expected) expect(names).toContain(name);
+      const stamps = await Promise.all(names.map(async (n) => (await fs.stat(path.join(app, 'dist', n))).mtimeMs));
+      await new Promise((r) => setTimeout(r, 20));
+      expect((await install('p2')).exitCode).toBe(0);
+      expect(await vendorCaches()).toEqual(names);
+      expect(await Promise.all(names.map(async (n) => (await fs.stat(path.join(app, 'dist', n))).mtimeMs))).toEqual(stamps);
+    } finally {
+      await index.close();
+    }
   });
 });
