@@ -82,12 +82,32 @@ async function sizeOf(file: string): Promise<number> {
   return (await fs.stat(file).catch(() => undefined))?.size ?? 0;
 }
 
+/** What is left of `buffers` once their first `n` bytes are written. */
+function after(buffers: Buffer[], n: number): Buffer[] {
+  let i = 0;
+  while (i < buffers.length && n >= buffers[i]!.length) n -= buffers[i++]!.length;
+  if (i === buffers.length) return [];
+  return [buffers[i]!.subarray(n), ...buffers.slice(i + 1)];
+}
+
 /**
  * Writes the download into `file` from `offset` (appending, or from zero), telling `live` each write that has
  * landed. The file is closed on every outcome, so no write can land after a failure and no descriptor leaks.
  */
 function fileSink(file: string, offset: number, live: LiveDownload | undefined): Writable {
   let fh: fs.FileHandle | undefined;
+  /**
+   * A write may take fewer bytes than it was given (a file system nearly full takes what fits, and only the next
+   * write fails with ENOSPC): the rest is written again until every byte is in or the file system says why not.
+   */
+  const writeAll = async (buffers: Buffer[]) => {
+    let rest = buffers;
+    while (rest.length) {
+      const { bytesWritten } = rest.length === 1 ? await fh!.write(rest[0]!) : await fh!.writev(rest);
+      live?.advance(bytesWritten);
+      rest = after(rest, bytesWritten);
+    }
+  };
   const close = () => {
     const h = fh;
     fh = undefined;
@@ -103,18 +123,11 @@ function fileSink(file: string, offset: number, live: LiveDownload | undefined):
       }, cb);
     },
     write(chunk: Buffer, _enc, cb) {
-      fh!.write(chunk).then(() => {
-        live?.advance(chunk.length);
-        cb();
-      }, cb);
+      writeAll([chunk]).then(() => cb(), cb);
     },
     // Chunks that arrived while a write was under way go out in one system call.
     writev(chunks, cb) {
-      const buffers = chunks.map((c) => c.chunk as Buffer);
-      fh!.writev(buffers).then(({ bytesWritten }) => {
-        live?.advance(bytesWritten);
-        cb();
-      }, cb);
+      writeAll(chunks.map((c) => c.chunk as Buffer)).then(() => cb(), cb);
     },
     final(cb) {
       close().then(() => cb(), cb);
