@@ -5,8 +5,9 @@
 // of the same command compiled, and skips compiling them (on Node 20 about a fifth of `env`'s CPU time). The
 // cache is named by the bundle's content hash (its first line), this Node's version and the command; V8 refuses one
 // made by another V8 or with other flags. The dependency files beside the bundle have a cache each, named by their
-// own content hash. It is a speed-up only: a missing, refused or unwritable cache changes
-// nothing else, and XPU_SETUP_CODE_CACHE=0 turns it off.
+// own content hash. A run that fails keeps what it compiled as a provisional cache only (`.partial.v8cache`): it
+// stopped early and compiled less, so the next run that succeeds writes the cache proper. It is a speed-up only: a
+// missing, refused or unwritable cache changes nothing else, and XPU_SETUP_CODE_CACHE=0 turns it off.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -14,6 +15,7 @@ const vm = require('node:vm');
 const { createRequire, wrap } = require('node:module');
 
 const file = path.join(__dirname, '..', 'dist', 'xpu-setup.cjs');
+const dist = path.dirname(file);
 const source = fs.readFileSync(file, 'utf8');
 const key = /^\/\/ xpu-setup bundle ([0-9a-f]{16})\n/.exec(source)?.[1];
 const args = process.argv.slice(2);
@@ -22,21 +24,28 @@ const word = args[0] ?? '';
 const command = args.some((a) => /^(-v|-V|--version)$/.test(a))
   ? 'version'
   : args.some((a) => /^(-h|--help)$/.test(a)) ? 'help' : /^[a-z][a-z-]{0,19}$/.test(word) ? word : 'setup';
-const cacheFile = key && process.env.XPU_SETUP_CODE_CACHE !== '0'
-  ? path.join(path.dirname(file), `.xpu-setup-${key}-${process.version}-${process.arch}-${command}.v8cache`)
-  : undefined;
+const caching = key !== undefined && process.env.XPU_SETUP_CODE_CACHE !== '0';
+/** Where a cache is kept, without its ending: `.v8cache` (written by a run that succeeded) or `.partial.v8cache`. */
+const cacheBase = caching ? path.join(dist, `.xpu-setup-${key}-${process.version}-${process.arch}-${command}`) : undefined;
 
-/** Compiles a CommonJS file through the code cache `cacheFile` (none: compiled as usual); remembered for saveCaches. */
+/** The scripts compiled so far, each with the cache file V8 took for it (none: missing or refused), for saveCaches. */
 const compiled = [];
-function compile(filename, text, cacheFile) {
+
+/** Compiles a CommonJS file through the code cache kept at `base` (none: compiled as usual). */
+function compile(filename, text, base) {
   let cached;
-  try {
-    if (cacheFile) cached = fs.readFileSync(cacheFile);
-  } catch {
-    // none yet
+  let from;
+  for (const ending of base ? ['.v8cache', '.partial.v8cache'] : []) {
+    try {
+      cached = fs.readFileSync(base + ending);
+      from = base + ending;
+      break;
+    } catch {
+      // none of this kind
+    }
   }
   const script = new vm.Script(wrap(text), { filename, cachedData: cached });
-  compiled.push({ script, cacheFile, cached });
+  compiled.push({ script, base, took: cached && !script.cachedDataRejected ? from : undefined });
   return script.runInThisContext();
 }
 
@@ -50,30 +59,35 @@ function bundleRequire(id) {
   if (!VENDOR.test(id)) return requireFromBundle(id);
   let m = vendorModules.get(id);
   if (!m) {
-    const f = path.join(path.dirname(file), id);
+    const f = path.join(dist, id);
     const text = fs.readFileSync(f, 'utf8');
     const vkey = /^\/\/ xpu-setup vendor ([0-9a-f]{16})\n/.exec(text)?.[1];
-    const vcache = vkey && cacheFile ? path.join(path.dirname(file), `.xpu-setup-vendor-${vkey}-${process.version}-${process.arch}.v8cache`) : undefined;
+    const base = caching && vkey ? path.join(dist, `.xpu-setup-vendor-${vkey}-${process.version}-${process.arch}`) : undefined;
     m = { exports: {} };
     vendorModules.set(id, m);
-    compile(f, text, vcache)(m.exports, createRequire(f), m, f, path.dirname(f));
+    compile(f, text, base)(m.exports, createRequire(f), m, f, dist);
   }
   return m.exports;
 }
 
 const mod = { exports: {} };
-compile(file, source, cacheFile)(mod.exports, bundleRequire, mod, file, path.dirname(file));
+compile(file, source, cacheBase)(mod.exports, bundleRequire, mod, file, dist);
 const cli = mod.exports;
 
-/** Keeps what this run compiled for the next run: each cache that was missing or refused, written aside, then renamed. */
-function saveCaches() {
+/**
+ * Keeps what this run compiled for the next run, written aside and then renamed: after a success, in place of a cache
+ * that was missing, refused or provisional; after a failure, only where V8 took no cache (as a provisional one).
+ */
+function saveCaches(succeeded) {
   if (!['setup', 'version', 'help'].includes(command) && !cli.isCommandName(command)) return;
-  for (const { script, cacheFile: target, cached } of compiled) {
-    if (!target || (cached && !script.cachedDataRejected)) continue;
+  for (const { script, base, took } of compiled) {
+    if (!base || took === `${base}.v8cache` || (!succeeded && took)) continue;
+    const target = succeeded ? `${base}.v8cache` : `${base}.partial.v8cache`;
     const tmp = `${target}.${process.pid}.tmp`;
     try {
       fs.writeFileSync(tmp, script.createCachedData());
       fs.renameSync(tmp, target);
+      if (succeeded) fs.rmSync(`${base}.partial.v8cache`, { force: true });
     } catch {
       fs.rmSync(tmp, { force: true });
     }
@@ -83,5 +97,5 @@ function saveCaches() {
 cli.exitQuietlyOnClosedPipe();
 cli.main(args).then((code) => {
   process.exitCode = code;
-  saveCaches();
+  saveCaches(code === 0);
 });

@@ -54,6 +54,21 @@ describe('the code cache', () => {
     expect((await fs.readdir(path.join(app, 'dist'))).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
+  it('a run that fails keeps a provisional cache only, which the next run that succeeds replaces', async () => {
+    const ofCompletion = async () => (await caches()).filter((n) => n.includes('-completion.'));
+    expect((await run(['completion', 'no-such-shell'])).exitCode).toBe(2);
+    const [partial] = await ofCompletion();
+    expect(partial).toMatch(/-completion\.partial\.v8cache$/);
+    // Another failure uses it and leaves it as it is.
+    const before = (await fs.stat(path.join(app, 'dist', partial!))).mtimeMs;
+    await new Promise((r) => setTimeout(r, 20));
+    expect((await run(['completion', 'no-such-shell'])).exitCode).toBe(2);
+    expect((await fs.stat(path.join(app, 'dist', partial!))).mtimeMs).toBe(before);
+    const ok = await run(['completion', 'bash']);
+    expect(ok.exitCode).toBe(0);
+    expect(await ofCompletion()).toEqual([partial!.replace('.partial.v8cache', '.v8cache')]);
+  });
+
   it('XPU_SETUP_CODE_CACHE=0 neither writes nor needs one', async () => {
     const before = await caches();
     const r = await run(['env', '--help'], { XPU_SETUP_CODE_CACHE: '0' });
