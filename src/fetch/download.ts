@@ -91,10 +91,10 @@ function after(buffers: Buffer[], n: number): Buffer[] {
 }
 
 /**
- * Writes the download into `file` from `offset` (appending, or from zero), telling `live` each write that has
- * landed. The file is closed on every outcome, so no write can land after a failure and no descriptor leaks.
+ * Writes the download into `file` from `offset` (appending, or from zero), `size` bytes in all when known, telling
+ * `live` each write that has landed. The file is closed on every outcome, so no write can land after a failure and no descriptor leaks.
  */
-function fileSink(file: string, offset: number, live: LiveDownload | undefined): Writable {
+function fileSink(file: string, offset: number, size: number | undefined, live: LiveDownload | undefined): Writable {
   let fh: fs.FileHandle | undefined;
   /**
    * A write may take fewer bytes than it was given (a file system nearly full takes what fits, and only the next
@@ -118,7 +118,7 @@ function fileSink(file: string, offset: number, live: LiveDownload | undefined):
     construct(cb) {
       fs.open(file, offset > 0 ? 'a' : 'w').then((h) => {
         fh = h;
-        live?.begin(file, offset);
+        live?.begin(file, offset, size);
         cb();
       }, cb);
     },
@@ -207,7 +207,7 @@ async function attempt(http: Http, url: string, file: string, metaFile: string, 
     },
   });
   try {
-    await pipeline(res.body, tap, fileSink(file, offset, opts.live));
+    await pipeline(res.body, tap, fileSink(file, offset, total, opts.live));
   } catch (e) {
     // A write that failed (full disk, read-only cache) is said as such; network and size errors pass through.
     throw (e as NodeJS.ErrnoException).syscall === 'write' || (e as NodeJS.ErrnoException).syscall === 'open'

@@ -8,16 +8,22 @@ const PIECE = 1 << 20;
 
 export class LiveDownload {
   private file: string | undefined;
+  /** The whole file's size, from the index or the response; undefined until the download begins, or when neither says. */
+  size: number | undefined;
   private written = 0;
   private rewound = false;
   private ended = false;
   private failure: unknown;
   private waiters: (() => void)[] = [];
 
-  /** The download opens `file` to write from `offset`; writing before bytes already written starts the file over. */
-  begin(file: string, offset: number): void {
+  /**
+   * The download opens `file` to write from `offset`, `size` bytes in all when known; writing before bytes already
+   * written starts the file over.
+   */
+  begin(file: string, offset: number, size?: number): void {
     if (offset < this.written) this.rewound = true;
     this.file = file;
+    this.size = size;
     this.written = offset;
     this.wake();
   }

@@ -104,7 +104,7 @@ export async function installPlan(
       const label = `${archive.filename} (${archive.url})`;
       // A zip still downloading is unpacked as it arrives; anything else, from the verified file.
       const live = run.live?.(i);
-      const streamed = live && archive.size !== undefined && readsLive(archive.format) ? await staging.extractLive(archive.format, live, archive.size, label, archive.map) : undefined;
+      const streamed = live && readsLive(archive.format) ? await staging.extractLive(archive.format, live, label, archive.map) : undefined;
       if (typeof streamed === 'object') reporter.debug(`${archive.filename}: unpacked from the finished file (${streamed.notLive})`);
       const f = await pending;
       fetched.push(f);

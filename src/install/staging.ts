@@ -236,14 +236,20 @@ export class Staging {
   }
 
   /**
-   * Extracts an archive of `size` bytes while its download writes it. Returns how many members landed, or why
-   * it could not (a format read only from the finished file, a layout that needs the central
-   * directory first, a download that started over or failed, any error): then nothing of the archive is left in
-   * the tree, and the finished file is extracted as usual, which also reports any fault of the archive itself.
+   * Extracts an archive while its download writes it; its size (which bounds what it may unpack to) comes from the
+   * index, else from the response. Returns how many members landed, or why it could not (no size before the end, a
+   * format read only from the finished file, a layout that needs the central directory first, a download that
+   * started over or failed, any error): then nothing of the archive is left in the tree, and the finished file is
+   * extracted as usual, which also reports any fault of the archive itself.
    */
-  async extractLive(format: ArchiveFormat, live: Pick<LiveDownload, 'follow' | 'whole'>, size: number, label: string, rules: MapRule[]): Promise<number | { notLive: string }> {
+  async extractLive(format: ArchiveFormat, live: Pick<LiveDownload, 'follow' | 'whole' | 'size'>, label: string, rules: MapRule[]): Promise<number | { notLive: string }> {
     const source = await live.follow();
     if (!source) return { notLive: 'no download in progress' };
+    const size = live.size;
+    if (size === undefined) {
+      await source.close();
+      return { notLive: 'neither the index nor the response gave its size' };
+    }
     const landed = { n: 0, current: '' };
     const dirs = new Set(this.dirs);
     const madeBefore = this.made.length;

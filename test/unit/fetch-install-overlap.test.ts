@@ -232,7 +232,7 @@ describe('unpacking a zip while it downloads', () => {
   const blob = (size: number, seed: number) => Buffer.from(Array.from({ length: size }, (_, i) => (i * 31 + seed * 7 + (i >> 9)) & 0xff));
 
   /** One component whose one zip the faulty server serves at `name`, nothing cached; debug lines are kept. */
-  async function served(name: string, zip: Buffer): Promise<{ work: string; plan: InstallPlan; debug: string[]; reporter: typeof silentReporter }> {
+  async function served(name: string, zip: Buffer, opts: { sized?: boolean } = {}): Promise<{ work: string; plan: InstallPlan; debug: string[]; reporter: typeof silentReporter }> {
     const work = await fs.mkdtemp(path.join(os.tmpdir(), 'xpu-live-'));
     dirs.push(work);
     const manifest: ComponentManifest = {
@@ -240,7 +240,7 @@ describe('unpacking a zip while it downloads', () => {
       platforms: {
         'linux-x64': {
           provides: [{ path: 'lib/liba.so', required: true }],
-          sources: [{ kind: 'url', package: 'ur', version: '1.0.0', url: `${srv.url}/live/${name}`, sha256: sha256(zip), size: zip.length, map: [{ from: 'pkg/lib/', to: 'lib/' }] }],
+          sources: [{ kind: 'url', package: 'ur', version: '1.0.0', url: `${srv.url}/live/${name}`, sha256: sha256(zip), size: opts.sized === false ? undefined : zip.length, map: [{ from: 'pkg/lib/', to: 'lib/' }] }],
         },
       },
     };
@@ -250,13 +250,18 @@ describe('unpacking a zip while it downloads', () => {
     return { work, plan, debug, reporter: { ...silentReporter, debug: (m: string) => debug.push(m) } };
   }
 
-  it('members land in the staging tree while the rest of the archive is still held back by the server', async () => {
+  it.each([
+    ['the index', true],
+    ['only the response (Content-Length)', false],
+  ])('members land in the staging tree while the rest of the archive is still held back by the server (size from %s)', async (_from, sized) => {
     const a = blob(300_000, 1);
     const b = blob(300_000, 2);
     const zip = await zipBuffer([{ path: 'pkg/lib/liba.so', data: a, mode: 0o100755 }, { path: 'pkg/lib/libb.so', data: b }], false);
     let release!: () => void;
-    srv.script('/live/held.zip', zip, [{ kind: 'hold', bytes: 400_000, release: new Promise<void>((r) => (release = r)) }]);
-    const { work, plan, debug, reporter } = await served('held.zip', zip);
+    const name = sized ? 'held.zip' : 'held-unsized.zip';
+    srv.script(`/live/${name}`, zip, [{ kind: 'hold', bytes: 400_000, release: new Promise<void>((r) => (release = r)) }]);
+    const { work, plan, debug, reporter } = await served(name, zip, { sized });
+    expect(plan.components[0]!.archives[0]!.size).toBe(sized ? zip.length : undefined);
     const done = installPlan(plan, startFetch(plan, { env: {} } as unknown as Deps, reporter), reporter);
     try {
       let staged = '';
@@ -267,7 +272,7 @@ describe('unpacking a zip while it downloads', () => {
       });
       // liba.so is whole on disk, and the download has not gone past the held bytes.
       expect((await fs.readFile(path.join(staged, 'lib/liba.so'))).equals(a)).toBe(true);
-      expect(srv.requests.find((r) => r.path === '/live/held.zip')!.sent).toBe(400_000);
+      expect(srv.requests.find((r) => r.path === `/live/${name}`)!.sent).toBe(400_000);
     } finally {
       release();
     }

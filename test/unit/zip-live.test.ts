@@ -53,11 +53,11 @@ function visitor(seen: Seen[]) {
  * Writes `bytes` into a file the way a download does, `piece` bytes at a time with a pause between writes, telling
  * a LiveDownload; resolves when the last write is in (and the download "ended", unless `end` is false).
  */
-async function download(bytes: Buffer, piece: number, opts: { end?: boolean; pauseEvery?: number } = {}): Promise<{ live: LiveDownload; file: string; done: Promise<void> }> {
+async function download(bytes: Buffer, piece: number, opts: { end?: boolean; pauseEvery?: number; sized?: boolean } = {}): Promise<{ live: LiveDownload; file: string; done: Promise<void> }> {
   const file = path.join(work, `dl-${n++}.zip`);
   const live = new LiveDownload();
   const fh = await fs.open(file, 'w');
-  live.begin(file, 0);
+  live.begin(file, 0, opts.sized === false ? undefined : bytes.length);
   const done = (async () => {
     for (let at = 0, i = 0; at < bytes.length; at += piece, i++) {
       const part = bytes.subarray(at, at + piece);
@@ -239,7 +239,7 @@ describe('staging an archive as it downloads', () => {
     );
     const rules = [{ from: 'pkg/', to: '' }];
     const dl = await download(bytes, 300);
-    const r = await staging.extractLive('zip', dl.live, bytes.length, 'the.zip', rules);
+    const r = await staging.extractLive('zip', dl.live, 'the.zip', rules);
     await dl.done;
     expect(r).toEqual({ notLive: 'not readable front to back: pkg/lib/link is a symbolic link' });
     expect(await fs.readdir(root)).toEqual([]);
@@ -254,10 +254,21 @@ describe('staging an archive as it downloads', () => {
     const staging = new Staging(root);
     const bytes = await zipBuffer([{ path: 'w-1.data/data/lib/a.so', data: blob(50_000, 5), mode: 0o100755 }, { path: 'w-1.data/data/lib/b.txt', data: Buffer.from('b') }], true);
     const dl = await download(bytes, 1000);
-    expect(await staging.extractLive('wheel', dl.live, bytes.length, 'w.whl', [{ from: '', to: '' }])).toBe(2);
+    expect(await staging.extractLive('wheel', dl.live, 'w.whl', [{ from: '', to: '' }])).toBe(2);
     await dl.done;
     expect((await fs.stat(path.join(root, 'lib/a.so'))).mode & 0o777).toBe(0o755);
     expect((await fs.stat(path.join(root, 'lib/b.txt'))).mode & 0o777).toBe(0o644);
     expect((await fs.readFile(path.join(root, 'lib/a.so'))).equals(blob(50_000, 5))).toBe(true);
+  });
+
+  it('leaves to the finished file a download whose size nobody gave, which bounds what it may unpack to', async () => {
+    const root = await fs.mkdtemp(path.join(work, 'stage-'));
+    const staging = new Staging(root);
+    const bytes = await zipBuffer([{ path: 'w-1.data/data/lib/a.so', data: blob(50_000, 6) }], true);
+    const dl = await download(bytes, 1000, { sized: false });
+    expect(await staging.extractLive('wheel', dl.live, 'w.whl', [{ from: '', to: '' }])).toEqual({ notLive: 'neither the index nor the response gave its size' });
+    await dl.done;
+    expect(await fs.readdir(root)).toEqual([]);
+    expect(await staging.extract('wheel', dl.file, 'w.whl', [{ from: '', to: '' }])).toBe(1);
   });
 });
