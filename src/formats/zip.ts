@@ -163,18 +163,3 @@ export async function readZip(file: string, visit: EntryVisitor, filter?: (name:
     zip.readEntry();
   });
 }
-
-/** Reads one member fully into memory (small metadata files only). */
-export async function readZipMember(file: string, name: string): Promise<Buffer | undefined> {
-  let found: Buffer | undefined;
-  await readZip(
-    file,
-    async (_e, body) => {
-      const chunks: Buffer[] = [];
-      for await (const c of body!) chunks.push(c as Buffer);
-      found = Buffer.concat(chunks);
-    },
-    (n) => n === name,
-  );
-  return found;
-}
