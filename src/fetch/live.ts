@@ -8,8 +8,7 @@ const PIECE = 1 << 20;
 
 export class LiveDownload {
   private file: string | undefined;
-  /** The whole file's size, from the index or the response; undefined until the download begins, or when neither says. */
-  size: number | undefined;
+  private total: number | undefined;
   private written = 0;
   private rewound = false;
   private ended = false;
@@ -23,9 +22,14 @@ export class LiveDownload {
   begin(file: string, offset: number, size?: number): void {
     if (offset < this.written) this.rewound = true;
     this.file = file;
-    this.size = size;
+    this.total = size;
     this.written = offset;
     this.wake();
+  }
+
+  /** The whole file's size, from the index or the response; undefined until the download begins, or when neither says. */
+  get size(): number | undefined {
+    return this.total;
   }
 
   /** `n` more bytes are in the file. */
