@@ -10,7 +10,7 @@ import { startFixtureIndex, type FixtureIndex } from '../test/support/index-serv
 import { fixturesWithBigWheel } from './cold-fixtures.js';
 import { alternate, peakRssKiB, ratio, timeRun, writeResults, type Case } from './util.js';
 
-const N = Number(process.env.XPU_SETUP_BENCH_RUNS ?? 5);
+const N = Number(process.env.XPU_SETUP_BENCH_RUNS ?? 9);
 const WHEEL_MIB = Number(process.env.XPU_SETUP_BENCH_WHEEL_MIB ?? 32);
 const BIG_MIB = Number(process.env.XPU_SETUP_BENCH_BIG_MIB ?? 250);
 let work: string;
