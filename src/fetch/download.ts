@@ -6,6 +6,7 @@ import { Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { hashMismatch, type CachedFile, type DownloadCache } from '../cache/store.js';
 import { fsWriteError } from '../fs-errors.js';
+import { hold, lockState, newOwner, release } from '../lock-owner.js';
 import { XpuError } from '../errors.js';
 import { tooLarge, type Http } from '../net/http.js';
 import type { LiveDownload } from './live.js';
@@ -45,29 +46,25 @@ interface Got {
 /** Errors after which the kept bytes are worthless: the next try starts from zero. */
 const DISCARD_ON = new Set(['TOO_LARGE', 'HASH_MISMATCH']);
 
-/** Takes the partial file's lock; a lock whose process is gone (a killed run) is taken over. */
-async function claim(lock: string): Promise<boolean> {
+/**
+ * Takes the partial file's lock and returns its token, or undefined while another live process holds it. A lock whose
+ * owner is gone (a killed run, or a pid since given to another process) is taken over.
+ */
+async function claim(lock: string): Promise<string | undefined> {
+  const me = newOwner();
   for (let i = 0; i < 2; i++) {
+    hold(me.token);
     try {
-      await fs.writeFile(lock, String(process.pid), { flag: 'wx' });
-      return true;
+      await fs.writeFile(lock, JSON.stringify(me), { flag: 'wx' });
+      return me.token;
     } catch (e) {
+      release(me.token);
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      const pid = Number(await fs.readFile(lock, 'utf8').catch(() => ''));
-      if (pid > 0 && alive(pid)) return false;
+      if (!(await lockState(lock)).stale) return undefined;
       await fs.rm(lock, { force: true });
     }
   }
-  return false;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return undefined;
 }
 
 async function readMeta(file: string): Promise<PartialMeta | undefined> {
@@ -225,7 +222,8 @@ export async function downloadToCache(http: Http, cache: DownloadCache, url: str
   const hit = await cache.lookup(expected.sha256);
   if (hit) return hit;
   const partial = await cache.partialFor(expected.sha256);
-  const owned = await claim(partial.lock);
+  const token = await claim(partial.lock);
+  const owned = token !== undefined;
   // Another live process is fetching the same file: fetch a private copy rather than share its partial file.
   const file = owned ? partial.file : await cache.tempFile(url);
   const metaFile = owned ? partial.meta : `${file}.json`;
@@ -257,6 +255,9 @@ export async function downloadToCache(http: Http, cache: DownloadCache, url: str
     if (!keep) await Promise.all([fs.rm(file, { force: true }), fs.rm(metaFile, { force: true })]);
     throw e;
   } finally {
-    if (owned) await fs.rm(partial.lock, { force: true });
+    if (token !== undefined) {
+      await fs.rm(partial.lock, { force: true });
+      release(token);
+    }
   }
 }

@@ -4,7 +4,7 @@ import * as fs from 'node:fs/promises';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DownloadCache } from '../../src/cache/store.js';
@@ -12,6 +12,7 @@ import type { Deps, Exec } from '../../src/deps.js';
 import { fetchApt } from '../../src/fetch/apt.js';
 import { downloadToCache } from '../../src/fetch/download.js';
 import { fetchPlan } from '../../src/fetch/fetch.js';
+import { processStartTime } from '../../src/lock-owner.js';
 import type { InstallPlan } from '../../src/plan/plan.js';
 import { silentReporter } from '../../src/reporter.js';
 import { Http } from '../../src/net/http.js';
@@ -157,6 +158,30 @@ describe('downloadToCache', () => {
     expect(await fs.readFile(got.path)).toEqual(FILE);
     expect(await fs.readFile(partial.file, 'utf8')).toBe('someone else is writing this');
     expect(await fs.readFile(partial.lock, 'utf8')).toBe(String(process.ppid));
+  });
+
+  it("a partial file's lock is taken over when its pid now belongs to another process, and kept while its owner lives", async () => {
+    srv.script('/reused-pid', FILE, [{ kind: 'ok' }]);
+    const cache = newCache();
+    const partial = await cache.partialFor(SHA);
+    // The parent is alive, but did not start when this lock says: its pid was given to it after the owner died.
+    await fs.writeFile(partial.lock, JSON.stringify({ host: hostname(), pid: process.ppid, startTime: '1' }));
+    await fs.writeFile(partial.file, 'left by a killed run');
+    const got = await downloadToCache(new Http({}, {}, instantClock), cache, `${srv.url}/reused-pid`, { sha256: SHA, size: FILE.length });
+    expect(await fs.readFile(got.path)).toEqual(FILE);
+    // The partial file was this download's own: adopted into the cache, and its lock released.
+    expect(await fs.stat(partial.file).catch(() => undefined)).toBeUndefined();
+    expect(await fs.stat(partial.lock).catch(() => undefined)).toBeUndefined();
+
+    srv.script('/live-owner', FILE, [{ kind: 'ok' }]);
+    const cache2 = newCache();
+    const partial2 = await cache2.partialFor(SHA);
+    const owner = JSON.stringify({ host: hostname(), pid: process.ppid, startTime: processStartTime(process.ppid) });
+    await fs.writeFile(partial2.lock, owner);
+    await fs.writeFile(partial2.file, 'someone else is writing this');
+    expect(await fs.readFile((await downloadToCache(new Http({}, {}, instantClock), cache2, `${srv.url}/live-owner`, { sha256: SHA, size: FILE.length })).path)).toEqual(FILE);
+    expect(await fs.readFile(partial2.file, 'utf8')).toBe('someone else is writing this');
+    expect(await fs.readFile(partial2.lock, 'utf8')).toBe(owner);
   });
 });
 

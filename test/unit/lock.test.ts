@@ -3,7 +3,8 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { processStartTime, staleReason, withPrefixLock } from '../../src/install/lock.js';
+import { withPrefixLock } from '../../src/install/lock.js';
+import { processStartTime, staleReason } from '../../src/lock-owner.js';
 
 let dir: string;
 beforeAll(async () => {

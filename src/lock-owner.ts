@@ -1,0 +1,93 @@
+// Lock files taken with O_EXCL (the prefix's, a partial download's): who holds one, and whether that owner is gone.
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+
+/** What a lock file records: enough to tell its owner from another process that later got the same pid. */
+export interface LockOwner {
+  host?: string;
+  pid?: number;
+  /** Linux: field 22 of /proc/<pid>/stat (clock ticks since boot); absent where the system does not say. */
+  startTime?: string;
+  /** Random per acquisition, so this process can tell its own live locks from a copy naming its pid. */
+  token?: string;
+  since?: string;
+}
+
+/** Tokens of the locks this process holds (or is writing) right now. */
+const held = new Set<string>();
+
+/** The start time of a process, where /proc tells it; undefined otherwise (best effort off Linux). */
+export function processStartTime(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) is in parentheses and may hold spaces or parentheses itself.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** This process as the owner of a new lock, with a token of its own; `hold` it before the file is written. */
+export function newOwner(): LockOwner & { token: string } {
+  return { host: os.hostname(), pid: process.pid, startTime: processStartTime(process.pid), token: randomBytes(8).toString('hex') };
+}
+
+/** The lock with `token` is being taken or is held by this process. */
+export function hold(token: string): void {
+  held.add(token);
+}
+
+/** The lock with `token` is no longer this process's (call once its file is gone). */
+export function release(token: string): void {
+  held.delete(token);
+}
+
+/**
+ * Why a lock's owner is gone, or undefined while it still holds the lock. Pids are reused (and Wine gives every
+ * fresh process the same one), so a live pid is the owner only if it also started when the lock says.
+ */
+export function staleReason(owner: LockOwner | undefined, self = { pid: process.pid, host: os.hostname() }): string | undefined {
+  if (!owner || typeof owner.pid !== 'number') return 'the lock file is unreadable';
+  if (owner.host !== undefined && owner.host !== self.host) return `it was taken on another machine (${owner.host})`;
+  if (owner.pid === self.pid) return owner.token !== undefined && held.has(owner.token) ? undefined : 'it names this very process, which did not take it';
+  if (!alive(owner.pid)) return `process ${owner.pid} is gone`;
+  if (owner.startTime !== undefined) {
+    const now = processStartTime(owner.pid);
+    if (now !== undefined && now !== owner.startTime) return `pid ${owner.pid} now belongs to another process`;
+  }
+  return undefined;
+}
+
+/** A lock file's text as its owner: a record of this module's, or a bare pid (what earlier releases wrote). */
+function parseOwner(text: string | undefined): LockOwner | undefined {
+  if (text === undefined) return undefined;
+  if (/^\d+$/.test(text.trim())) return { pid: Number(text.trim()) };
+  try {
+    const owner = JSON.parse(text) as unknown;
+    return owner !== null && typeof owner === 'object' ? (owner as LockOwner) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Who holds the lock file `lock`, and why that owner no longer does (then the lock may be taken over); `stale` is
+ * undefined while the owner holds it.
+ */
+export async function lockState(lock: string): Promise<{ owner?: LockOwner; stale?: string }> {
+  const owner = parseOwner(await fs.readFile(lock, 'utf8').catch(() => undefined));
+  // Another run creates the file and then writes it: an empty lock that is a moment old is being taken, not stale.
+  if (!owner && (await fs.stat(lock).then((st) => Date.now() - st.mtimeMs < 2000, () => false))) return {};
+  return { owner, stale: staleReason(owner) };
+}
