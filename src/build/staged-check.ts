@@ -49,14 +49,12 @@ export async function checkStagedComponent(stagingDir: string, component: Planne
     const compileWith = (cc: string) => deps.exec(cc, ['-fsyntax-only', '-x', 'c', '-I', path.join(stagingDir, 'include'), '-'], { input: source, timeoutMs: 60_000 });
     // The compiler on PATH is tried as it is; only a failure asks which compiler answers at all (a process each), so a
     // broken or missing compiler is passed over rather than blamed on the headers.
-    let cc = await firstGnuOnPath(deps, 'c');
-    let r = cc ? await compileWith(cc) : undefined;
-    if (r?.exitCode !== 0) {
-      const answering = (await findCompilers(deps, 'c', { firstGnu: true })).found.find((c) => c.style === 'gnu')?.path;
-      if (!answering) return [];
-      if (answering !== cc || !r) r = await compileWith(answering);
-      cc = answering;
-    }
+    const onPath = await firstGnuOnPath(deps, 'c');
+    const first = onPath ? await compileWith(onPath) : undefined;
+    if (first?.exitCode === 0) return [];
+    const cc = (await findCompilers(deps, 'c', { firstGnu: true })).found.find((c) => c.style === 'gnu')?.path;
+    if (!cc) return [];
+    const r = cc === onPath && first ? first : await compileWith(cc);
     return r.exitCode === 0 ? [] : [`${headers.map((h) => h.path).join(', ')} does not compile with ${cc}: ${firstLines(r.stderr) || r.failedToStart || `exit ${r.exitCode}`}`];
   };
   return (await Promise.all([loads(), compile()])).flat();
