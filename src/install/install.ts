@@ -27,6 +27,8 @@ export interface InstallOptions {
   extraEnv?: Record<string, string>;
   limits?: UnpackLimits;
   check?: StagedCheck;
+  /** The swap's rename (fs.rename unless given): tests pass one that fails, to see the old prefix put back. */
+  rename?: (from: string, to: string) => Promise<void>;
 }
 
 export interface InstallResult {
@@ -41,19 +43,19 @@ export interface InstallResult {
 }
 
 /** Replaces `prefix` with `staging`: the old tree is moved aside first and removed only after the new one is in place. */
-async function swapIn(staging: string, prefix: string): Promise<void> {
+async function swapIn(staging: string, prefix: string, rename: NonNullable<InstallOptions['rename']>): Promise<void> {
   const old = `${prefix}.xpu-setup-old-${randomBytes(4).toString('hex')}`;
   let moved = false;
   try {
-    await fs.rename(prefix, old);
+    await rename(prefix, old);
     moved = true;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
   try {
-    await fs.rename(staging, prefix);
+    await rename(staging, prefix);
   } catch (e) {
-    if (moved) await fs.rename(old, prefix).catch(() => undefined);
+    if (moved) await rename(old, prefix).catch(() => undefined);
     throw e;
   }
   if (moved) await fs.rm(old, { recursive: true, force: true });
@@ -191,7 +193,7 @@ export async function installPlan(
     await writeReceipt(stagingDir, receipt);
     // mkdtemp makes the directory private; a prefix is read by compilers and loaders of any user.
     await fs.chmod(stagingDir, 0o755);
-    await swapIn(stagingDir, prefix);
+    await swapIn(stagingDir, prefix, opts.rename ?? fs.rename);
     task?.succeed(`installed ${receipt.files.length} files into ${prefix}`);
     return { prefix, changed: true, receipt, notes };
   } catch (e) {

@@ -81,6 +81,12 @@ export async function checkPrefixOwnership(prefix: string): Promise<void> {
 /** The read-only half of checkPrefixOwnership: safe before the lock is taken and before any index is read. */
 export async function refuseForeignPrefix(prefix: string): Promise<void> {
   const previous = await readReceipt(prefix).catch(() => undefined);
+  if ((await fs.stat(prefix).catch(() => undefined))?.isDirectory() === false) {
+    throw new XpuError('INSTALL', `${prefix} is a file, not a directory`, {
+      details: { prefix },
+      hints: ['xpu-setup installs into a directory it owns: choose an empty or new directory with --prefix'],
+    });
+  }
   if (!previous && !(await isEmptyOrMissing(prefix))) {
     throw new XpuError('INSTALL', `${prefix} exists, is not empty, and was not made by xpu-setup`, {
       details: { prefix },

@@ -11,6 +11,7 @@ import { checkPrefixOwnership, isUpToDate } from '../../src/install/prefix-state
 import { readReceipt } from '../../src/install/receipt.js';
 import { verifyPrefix } from '../../src/install/verify.js';
 import type { ComponentManifest, Provided } from '../../src/manifest/schema.js';
+import { planFromLocked } from '../../src/plan/lockfile.js';
 import { makePlan, type InstallPlan } from '../../src/plan/plan.js';
 import { silentReporter } from '../../src/reporter.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
@@ -25,7 +26,7 @@ const HEADER = '/* ze_api.h test content */\n';
 const LIB = 'not a real loader, only bytes to place\n';
 
 /** A zip in a temp "cache", a plan for it (linux-x64, from a pinned URL) and the fetched-archive record install takes. */
-async function setup(provides: Provided[] = [{ path: 'include/level_zero/ze_api.h', required: true }]): Promise<{ work: string; plan: InstallPlan; fetched: FetchedArchive[] }> {
+async function setup(provides: Provided[] = [{ path: 'include/level_zero/ze_api.h', required: true }]): Promise<{ work: string; plan: InstallPlan; fetched: FetchedArchive[]; host: Host; manifest: ComponentManifest }> {
   const work = await fs.mkdtemp(path.join(os.tmpdir(), 'xpu-install-'));
   dirs.push(work);
   const zip = await zipBuffer([
@@ -49,7 +50,7 @@ async function setup(provides: Provided[] = [{ path: 'include/level_zero/ze_api.
   const host: Host = { platform: 'linux-x64', os: 'linux', arch: 'x64', native: false };
   const plan = await makePlan(host, [manifest], { prefix: path.join(work, 'prefix'), cacheDir: path.join(work, 'cache'), components: [], sources: [], condaChannels: [] }, fakeDeps(), silentReporter);
   const archive = plan.components[0]!.archives[0]!;
-  return { work, plan, fetched: [{ archive, component: 'level-zero', file: { path: file, sha256, size: zip.length, cached: true } }] };
+  return { work, plan, host, manifest, fetched: [{ archive, component: 'level-zero', file: { path: file, sha256, size: zip.length, cached: true } }] };
 }
 
 describe('installPlan', () => {
@@ -171,5 +172,94 @@ describe('checkPrefixOwnership after a run killed in the middle of the swap', ()
     await checkPrefixOwnership(prefix);
     expect((await fs.readdir(work)).sort()).toEqual(['cache', 'other.prefix.xpu-setup-old-0a1b2c3d', 'prefix']);
     await expect(checkPrefixOwnership(path.join(work, 'no', 'such', 'prefix'))).resolves.toBeUndefined();
+  });
+});
+
+/** Every file under `dir` with its content (links as `-> target`), to compare a tree before and after. */
+async function treeOf(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const e of await fs.readdir(dir, { recursive: true, withFileTypes: true })) {
+    const p = path.join(e.parentPath, e.name);
+    if (e.isSymbolicLink()) out[path.relative(dir, p)] = `-> ${await fs.readlink(p)}`;
+    else if (e.isFile()) out[path.relative(dir, p)] = await fs.readFile(p, 'utf8');
+  }
+  return out;
+}
+
+/** Test double for fs.rename: the `nth` call (1-based) fails with `code` and moves nothing; every other call renames. */
+function renameFailingAt(nth: number, code: string): { rename: (from: string, to: string) => Promise<void>; calls: [string, string][] } {
+  const calls: [string, string][] = [];
+  return {
+    calls,
+    rename: async (from, to) => {
+      calls.push([from, to]);
+      if (calls.length === nth) throw Object.assign(new Error(`${code}: rename '${from}' -> '${to}'`), { code });
+      await fs.rename(from, to);
+    },
+  };
+}
+
+describe('the swap of the new tree onto the prefix', () => {
+  it('when the new tree cannot be renamed onto the prefix, the old prefix is put back whole', async () => {
+    const { work, plan, fetched } = await setup();
+    await installPlan(plan, fetched, silentReporter);
+    await fs.writeFile(path.join(plan.prefix, 'lib', 'extra.so'), 'placed by the first install\n');
+    const before = await treeOf(plan.prefix);
+    const failing = renameFailingAt(2, 'EXDEV');
+    await expect(installPlan(plan, fetched, silentReporter, { rename: failing.rename })).rejects.toMatchObject({
+      code: 'INSTALL',
+      details: { errno: 'EXDEV', path: plan.prefix },
+    });
+    // The prefix went aside, the staging tree failed to land, the prefix came back.
+    const shape = (p: string) => path.basename(p).replace(/(xpu-setup-(?:old|staging)-)\w+$/, '$1*');
+    expect(failing.calls.map(([from, to]) => [shape(from), shape(to)])).toEqual([
+      ['prefix', 'prefix.xpu-setup-old-*'],
+      ['.prefix.xpu-setup-staging-*', 'prefix'],
+      ['prefix.xpu-setup-old-*', 'prefix'],
+    ]);
+    expect(await treeOf(plan.prefix)).toEqual(before);
+    expect((await fs.readdir(work)).sort()).toEqual(['cache', 'prefix']);
+  });
+
+  for (const code of ['EACCES', 'EBUSY']) {
+    it(`${code} on moving the old prefix aside is reported as ${code}, and the prefix stays as it was`, async () => {
+      const { work, plan, fetched } = await setup();
+      await installPlan(plan, fetched, silentReporter);
+      const before = await treeOf(plan.prefix);
+      const failing = renameFailingAt(1, code);
+      const err = await installPlan(plan, fetched, silentReporter, { rename: failing.rename }).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: 'INSTALL', details: { errno: code, path: plan.prefix }, cause: { code } });
+      if (code === 'EACCES') expect(err).toMatchObject({ message: `no permission to write ${plan.prefix}` });
+      expect(failing.calls).toHaveLength(1);
+      expect(await treeOf(plan.prefix)).toEqual(before);
+      expect((await fs.readdir(work)).sort()).toEqual(['cache', 'prefix']);
+    });
+  }
+
+  it('a --prefix that is a regular file is refused, named as a file, and left as it was', async () => {
+    const { work, plan, fetched } = await setup();
+    await fs.writeFile(plan.prefix, 'a file the user keeps here\n');
+    await expect(installPlan(plan, fetched, silentReporter)).rejects.toMatchObject({
+      code: 'INSTALL',
+      message: `${plan.prefix} is a file, not a directory`,
+      hints: [expect.stringMatching(/choose an empty or new directory with --prefix/)],
+    });
+    expect(await fs.readFile(plan.prefix, 'utf8')).toBe('a file the user keeps here\n');
+    expect((await fs.readdir(work)).sort()).toEqual(['cache', 'prefix']);
+  });
+
+  it('the recorded plan keeps its constraints and fallback notes through a re-run from that record', async () => {
+    const { plan, fetched, host, manifest } = await setup();
+    const constrained: InstallPlan = {
+      ...plan,
+      components: plan.components.map((c) => ({ ...c, constraints: ['level-zero>=1.9'], fallbackFrom: ['conda conda-forge: cannot reach https://conda.example.invalid/'] })),
+    };
+    await installPlan(constrained, fetched, silentReporter);
+    const first = (await readReceipt(plan.prefix))!.plan!;
+    expect(first.components[0]).toMatchObject({ constraints: ['level-zero>=1.9'], fallbackFrom: ['conda conda-forge: cannot reach https://conda.example.invalid/'] });
+    // A run with no index (--offline) plans from the receipt's record and installs that plan again.
+    const again = planFromLocked(host, [manifest], first, { prefix: plan.prefix, cacheDir: plan.cacheDir, from: { kind: 'receipt', path: 'xpu-setup.receipt.json', reason: '--offline' } });
+    await installPlan(again, fetched, silentReporter);
+    expect((await readReceipt(plan.prefix))!.plan).toEqual(first);
   });
 });
