@@ -42,6 +42,10 @@ export const EnvVars = {
   SYCL_DEVICE_FILTER: 'SYCL_DEVICE_FILTER',
   UR_ADAPTERS_FORCE_LOAD: 'UR_ADAPTERS_FORCE_LOAD',
 
+  // Set by Python environments' activation: where the active Python is (its packages name the installed Triton, torch).
+  VIRTUAL_ENV: 'VIRTUAL_ENV',
+  CONDA_PREFIX: 'CONDA_PREFIX',
+
   // Written into the env files for compilers and Triton.
   /** The Level Zero SDK root Triton compiles against. */
   LEVEL_ZERO_V1_SDK_PATH: 'LEVEL_ZERO_V1_SDK_PATH',

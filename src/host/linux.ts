@@ -32,6 +32,9 @@ export const linuxLayout: PlatformLayout = {
   oneapiLibDirs: ['lib', 'compiler/latest/lib'],
   driverLoaderInSystem32: false,
   caseInsensitivePaths: false,
+  pythonInVenv: ['bin/python3', 'bin/python'],
+  pythonInConda: ['bin/python3', 'bin/python'],
+  pythonOnPath: ['python3', 'python'],
   remedies: {
     noCompiler: 'install one (sudo apt install gcc, sudo dnf install gcc) or set CC',
     noZeLoader: (setup) => `run ${setup} to install a loader into the prefix (or install the distro package, e.g. sudo apt install libze1)`,

@@ -77,6 +77,11 @@ export interface PlatformLayout {
   driverLoaderInSystem32: boolean;
   /** Paths compare without case, and either slash separates (Windows). */
   caseInsensitivePaths: boolean;
+  /** A Python environment's interpreter, relative to a venv (VIRTUAL_ENV) and to a conda env (CONDA_PREFIX). */
+  pythonInVenv: string[];
+  pythonInConda: string[];
+  /** Interpreter names looked up on PATH, in order. */
+  pythonOnPath: string[];
   /** Remedies that errors and doctor checks say, in this platform's words. */
   remedies: PlatformRemedies;
 }

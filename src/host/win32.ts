@@ -31,6 +31,9 @@ export const win32Layout: PlatformLayout = {
   oneapiLibDirs: ['bin', 'compiler/latest/bin'],
   driverLoaderInSystem32: true,
   caseInsensitivePaths: true,
+  pythonInVenv: ['Scripts/python.exe'],
+  pythonInConda: ['python.exe'],
+  pythonOnPath: ['python.exe', 'python3.exe'],
   remedies: {
     noCompiler: 'install Visual Studio Build Tools with the "Desktop development with C++" workload (or set CC)',
     noZeLoader: (setup) => `install the Intel graphics driver (it puts ze_loader.dll in System32), or run ${setup}`,

@@ -1,0 +1,89 @@
+// Which versions of named Python distributions (triton, torch, ...) the active Python has, read by running that Python.
+import { nodeLayout } from '../host/index.js';
+import type { Deps } from '../deps.js';
+import { EnvVars } from '../env-names.js';
+import type { Finding } from './types.js';
+
+export interface PythonDists {
+  /** The interpreter that answered, as it names itself (sys.executable). */
+  python: string;
+  /** Its version, e.g. "3.11.7". */
+  pythonVersion: string;
+  /** Installed version of each asked name that is installed; names that are not installed are absent. */
+  versions: Record<string, string>;
+}
+
+/** Marks the answer's line, so whatever a sitecustomize prints around it is not read as the answer. */
+const MARK = 'xpu-setup-dists ';
+
+/** Asks importlib.metadata (Python 3.8+) for each name given as an argument; one JSON line out. */
+const SCRIPT = [
+  'import json, sys',
+  'from importlib import metadata',
+  'v = {}',
+  'for n in sys.argv[1:]:',
+  '    try: v[n] = metadata.version(n)',
+  '    except metadata.PackageNotFoundError: pass',
+  `print(${JSON.stringify(MARK)} + json.dumps({"python": sys.executable, "version": "%d.%d.%d" % sys.version_info[:3], "dists": v}))`,
+].join('\n');
+
+/** Pure: the answer line of SCRIPT's output; undefined when there is none or it is not the expected shape. */
+export function parsePythonDists(stdout: string): PythonDists | undefined {
+  const line = stdout.split(/\r?\n/).find((l) => l.startsWith(MARK));
+  if (!line) return undefined;
+  let doc: unknown;
+  try {
+    doc = JSON.parse(line.slice(MARK.length));
+  } catch {
+    return undefined;
+  }
+  const d = doc as { python?: unknown; version?: unknown; dists?: unknown };
+  if (typeof d.python !== 'string' || typeof d.version !== 'string' || !d.dists || typeof d.dists !== 'object') return undefined;
+  const versions: Record<string, string> = {};
+  for (const [k, v] of Object.entries(d.dists as Record<string, unknown>)) if (typeof v === 'string') versions[k] = v;
+  return { python: d.python, pythonVersion: d.version, versions };
+}
+
+/** The interpreters to try, in order, each with where it came from: the given one, else the active env's, else PATH's. */
+export function pythonCandidates(deps: Pick<Deps, 'platform' | 'env'>, python?: string): { cmd: string; from: string; mustExist: boolean }[] {
+  if (python) return [{ cmd: python, from: 'given', mustExist: false }];
+  const l = nodeLayout(deps.platform);
+  const out: { cmd: string; from: string; mustExist: boolean }[] = [];
+  for (const [name, rels] of [[EnvVars.VIRTUAL_ENV, l.pythonInVenv], [EnvVars.CONDA_PREFIX, l.pythonInConda]] as const) {
+    const root = deps.env[name];
+    if (root) out.push(...rels.map((r) => ({ cmd: l.path.join(root, r), from: name, mustExist: true })));
+  }
+  out.push(...l.pythonOnPath.map((n) => ({ cmd: n, from: 'PATH', mustExist: false })));
+  return out;
+}
+
+/**
+ * The installed versions of `names` in the active Python: the interpreter given, else the active venv's
+ * (VIRTUAL_ENV), else the active conda env's (CONDA_PREFIX), else python3/python on PATH. The first interpreter that
+ * runs answers; `found` is undefined when none did, and `tried` says what each attempt gave.
+ */
+export async function readPythonDistributions(deps: Deps, names: string[], python?: string): Promise<Finding<PythonDists | undefined>> {
+  const tried: string[] = [];
+  for (const c of pythonCandidates(deps, python)) {
+    const what = `${c.cmd} (${c.from})`;
+    if (c.mustExist && !(await deps.exists(c.cmd))) {
+      tried.push(`${what}: not there`);
+      continue;
+    }
+    const r = await deps.exec(c.cmd, ['-c', SCRIPT, ...names], { timeoutMs: 20_000 });
+    if (r.failedToStart) {
+      tried.push(`${what}: did not start (${r.failedToStart})`);
+      continue;
+    }
+    const found = r.exitCode === 0 ? parsePythonDists(r.stdout) : undefined;
+    if (!found) {
+      const last = (r.stderr.trim().split(/\r?\n/).pop() ?? '').slice(0, 200);
+      tried.push(`${what}: exit ${r.exitCode}${last ? `: ${last}` : ', no answer'}`);
+      continue;
+    }
+    const listed = names.map((n) => `${n} ${found.versions[n] ?? 'not installed'}`).join(', ');
+    tried.push(`${what}: Python ${found.pythonVersion} at ${found.python}${names.length ? `; ${listed}` : ''}`);
+    return { found, tried };
+  }
+  return { found: undefined, tried };
+}
