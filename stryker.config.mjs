@@ -1,9 +1,9 @@
 // Stryker settings for one module group (XPU_MUTATION_GROUP); scripts/mutation.mjs runs the groups one by one.
-import { GROUPS } from './stryker/groups.mjs';
+import { GROUPS, resolveGroup } from './stryker/groups.mjs';
 
 const name = process.env.XPU_MUTATION_GROUP ?? '';
-const group = GROUPS[name];
-if (!group) throw new Error(`XPU_MUTATION_GROUP must be one of: ${Object.keys(GROUPS).join(', ')} (got "${name}")`);
+if (!GROUPS[name]) throw new Error(`XPU_MUTATION_GROUP must be one of: ${Object.keys(GROUPS).join(', ')} (got "${name}")`);
+const group = resolveGroup(name);
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
