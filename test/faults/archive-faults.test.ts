@@ -158,10 +158,11 @@ async function served(c: Case): Promise<FixtureIndex> {
 }
 
 describe('fault matrix: archives and install', () => {
-  it.each(CASES)('$name', async (c) => {
+  it.for(CASES)('$name', async (c, ctx) => {
     if (c.tmpfs && !canMount()) {
       table.add({ case: c.name, exit: NaN, code: 'skipped', ms: 0, outside: 'skipped: mounting a tmpfs needs root' });
-      return;
+      // Counted as skipped by the runner too, not as passed.
+      ctx.skip('mounting a tmpfs needs root');
     }
     const dir = await fs.mkdtemp(path.join(work, 'case-'));
     const parent = path.join(dir, 'p');
