@@ -3,7 +3,7 @@ import type { CommandSpec, Conflict, OptionDef } from './options.js';
 
 export const SHELL_NAMES = ['sh', 'bash', 'zsh', 'fish', 'pwsh', 'cmd', 'json', 'dotenv', 'github'] as const;
 /** Forms of `probe --format triton-env` that a child process sees. */
-export const TRITON_ENV_SHELLS = ['sh', 'dotenv', 'github'] as const;
+export const TRITON_ENV_SHELLS = ['sh', 'fish', 'pwsh', 'dotenv', 'github'] as const;
 export const COMPLETION_SHELLS = ['bash', 'zsh', 'fish'] as const;
 export const PROBE_FORMATS = ['text', 'json', 'triton-env', 'pytorch'] as const;
 /** In report order; a unit test keeps this equal to the doctor's own list. */
@@ -148,8 +148,8 @@ const probe: CommandSpec = {
   summary: 'List Level Zero devices: architecture, feature flags and where each answer came from.',
   options: [
     ...runtimeOptions('list'),
-    { name: 'format', type: 'string', value: 'FORMAT', choices: PROBE_FORMATS, description: 'text, json (as --json), triton-env (export lines) or pytorch (its property names)', default: 'text' },
-    { name: 'shell', type: 'string', value: 'FORM', choices: TRITON_ENV_SHELLS, description: 'with --format triton-env: sh (export lines), dotenv (NAME=value lines) or github (appended to GITHUB_ENV)' },
+    { name: 'format', type: 'string', value: 'FORMAT', choices: PROBE_FORMATS, description: 'text, json (as --json), triton-env (lines your shell evaluates: export for sh, set -gx for fish) or pytorch (its property names)', default: 'text' },
+    { name: 'shell', type: 'string', value: 'FORM', choices: TRITON_ENV_SHELLS, description: 'with --format triton-env: sh (export lines), fish (set -gx), pwsh ($env:), dotenv (NAME=value lines) or github (appended to GITHUB_ENV)', default: 'the shell $SHELL names (Windows: pwsh)' },
   ],
   conflicts: [...formatConflicts, ...runtimeConflicts],
   examples: [

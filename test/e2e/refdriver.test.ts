@@ -119,10 +119,26 @@ describe('probe through each reference profile', () => {
     expect(r.stderr).toMatch(/active Level Zero driver: the xpu-setup CPU reference driver/);
   });
 
-  it('--format triton-env prints the variables Triton reads', async () => {
+  it('--format triton-env prints export lines a child of the shell sees (README, "Commands": probe)', async () => {
     const r = await runCli(['probe', '--prefix', prefix, '--format', 'triton-env'], { ...env, XPU_SETUP_REFDRIVER_PROFILE: 'bmg' });
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^TRITON_INTEL_DEVICE_ARCH=bmg\nTRITON_INTEL_DEVICE_EXTENSIONS="[^"]*cl_intel_subgroup_matrix_multiply_accumulate[^"]*cl_intel_subgroup_2d_block_io/);
+    expect(r.stdout).toMatch(/^export TRITON_INTEL_DEVICE_ARCH='bmg'\nexport TRITON_INTEL_DEVICE_EXTENSIONS='[^']*cl_intel_subgroup_matrix_multiply_accumulate[^']*cl_intel_subgroup_2d_block_io/);
+    const child = await execa('sh', ['-c', `eval "$1"; sh -c 'echo "$TRITON_INTEL_DEVICE_ARCH"'`, 'sh', r.stdout], { reject: false });
+    expect(child.stdout).toBe('bmg');
+  });
+
+  it('--format triton-env follows $SHELL: fish gets set -gx lines, and a stale variable is cleared', async () => {
+    const r = await runCli(['probe', '--prefix', prefix, '--format', 'triton-env'], { ...env, SHELL: '/usr/bin/fish', XPU_SETUP_REFDRIVER_PROFILE: 'bmg' });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^set -gx TRITON_INTEL_DEVICE_ARCH 'bmg'$/m);
+    const child = await execa('fish', ['-c', `${r.stdout}\nsh -c 'echo "$TRITON_INTEL_DEVICE_ARCH"'`], { reject: false, env: { TRITON_INTEL_DEVICE_ARCH: 'pvc' } });
+    expect(child.stdout).toBe('bmg');
+    // The default (CPU) profile has no Triton architecture: an earlier value must not survive the eval.
+    const cpu = await runCli(['probe', '--prefix', prefix, '--format', 'triton-env'], { ...env, XPU_SETUP_REFDRIVER_PROFILE: 'default' });
+    expect(cpu.exitCode, cpu.stderr).toBe(0);
+    expect(cpu.stdout).toMatch(/^unset TRITON_INTEL_DEVICE_ARCH$/m);
+    const cleared = await execa('sh', ['-c', `eval "$1"; echo "[$TRITON_INTEL_DEVICE_ARCH]"`, 'sh', cpu.stdout], { reject: false, env: { TRITON_INTEL_DEVICE_ARCH: 'pvc' } });
+    expect(cleared.stdout).toBe('[]');
   });
 
   it('--format triton-env --shell sh / dotenv: forms a child process sees', async () => {
@@ -185,7 +201,7 @@ describe('probe and smoke of the system\'s own Level Zero install', () => {
   it('--device picks one device by id or index and names the ones there are when it does not exist', async () => {
     const byId = await runCli(['probe', '--system', '--device', '0.0', '--format', 'triton-env'], await systemEnv());
     expect(byId.exitCode, byId.stderr).toBe(0);
-    expect(byId.stdout.split('\n')[0]).toBe('TRITON_INTEL_DEVICE_ARCH=pvc');
+    expect(byId.stdout.split('\n')[0]).toBe("export TRITON_INTEL_DEVICE_ARCH='pvc'");
     const missing = await runCli(['probe', '--system', '--device', '0.1', '--json'], await systemEnv());
     expect(missing.exitCode).toBe(1);
     const err = JSON.parse(missing.stdout).error;

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { actionValues, cacheKey } from '../../src/cli/action.js';
 import type { Host } from '../../src/host/types.js';
-import { githubEnv, githubLines, renderDotenv, renderShExports, resolveEnv } from '../../src/install/ci-env.js';
+import { githubEnv, githubLines, renderDotenv, renderExports, resolveEnv } from '../../src/install/ci-env.js';
 import { envVars } from '../../src/install/env.js';
 import type { Receipt } from '../../src/install/receipt.js';
 import type { ComponentManifest, SourceSpec } from '../../src/manifest/schema.js';
@@ -154,7 +154,7 @@ describe('CI environment', () => {
     expect(githubLines([{ name: 'Y', value: 'plain' }])).toBe('Y=plain\n');
   });
   it('sh exports quote single quotes', () => {
-    expect(renderShExports([{ name: 'A', value: "it's" }])).toBe("export A='it'\\''s'\n");
+    expect(renderExports('sh', [{ name: 'A', value: "it's" }])).toBe("export A='it'\\''s'\n");
   });
   it('reads action inputs and makes a cache key from OS family, arch, plan hash and version', () => {
     const v = actionValues({ INPUT_COMPONENTS: 'level-zero, unified-runtime', INPUT_REQUIRE: 'level-zero>=1.9\n', INPUT_REFDRIVER: 'true', INPUT_PREFIX: ' ' });

@@ -2,7 +2,8 @@
 import { XpuError } from '../../errors.js';
 import { EnvVars } from '../../env-names.js';
 import { formatLines, formatPytorch, formatTritonEnv, formatVerbose, tritonEnv, tritonEnvVars } from '../../caps/format.js';
-import { appendTo, githubLines, renderDotenv, renderShExports } from '../../install/ci-env.js';
+import { appendTo, githubLines, renderDotenv, renderExports } from '../../install/ci-env.js';
+import { hintShell } from '../../hints.js';
 import { probeInstalled } from '../../pipeline.js';
 import { str, type Command } from '../command.js';
 import { nearest } from '../options.js';
@@ -26,13 +27,20 @@ export const probeCommand: Command = {
     const report = await probeInstalled(target.kind === 'prefix' ? target.prefix : undefined, ctx.deps, str(ctx.values, 'device'));
     const vars = () => tritonEnvVars(report);
     if (json) ctx.out.json({ ok: true, ...report, tritonEnv: tritonEnv(report) });
-    else if (format === 'triton-env' && shell === 'sh') process.stdout.write(renderShExports(vars()));
     else if (format === 'triton-env' && shell === 'dotenv') process.stdout.write(renderDotenv(vars()));
     else if (format === 'triton-env' && shell === 'github') {
       const file = ctx.deps.env[EnvVars.GITHUB_ENV];
       if (file) await appendTo(file, githubLines(vars()));
       else process.stdout.write(githubLines(vars()));
-    } else if (format === 'triton-env') ctx.out.result(formatTritonEnv(report));
+    } else if (format === 'triton-env') {
+      // What a shell evaluates (the default is the user's own shell): the variables, then the notes as comments; and
+      // any Triton variable that must stay unset cleared, so an earlier value does not linger.
+      const form = shell === 'sh' || shell === 'fish' || shell === 'pwsh' ? shell : hintShell(ctx.deps);
+      const set = vars();
+      const unset = [EnvVars.TRITON_INTEL_DEVICE_ARCH, EnvVars.TRITON_INTEL_DEVICE_EXTENSIONS].filter((n) => !set.some((v) => v.name === n));
+      const notes = formatTritonEnv(report).split('\n').filter((l) => l.startsWith('#'));
+      process.stdout.write(renderExports(form, set, unset) + notes.map((n) => `${n}\n`).join(''));
+    }
     else if (format === 'pytorch') ctx.out.result(formatPytorch(report, ctx.deps.env));
     else if (ctx.out.opts.verbose) ctx.out.result(formatVerbose(report));
     else ctx.out.result(formatLines(report));
