@@ -1,6 +1,6 @@
 // Builds the CLI with esbuild into dist/xpu-setup.cjs, which bin/xpu-setup.js runs: one CommonJS file holding all of
 // xpu-setup's own code (each module initialised on first use), plus one file per large dependency beside it
-// (undici, ora, tar, yauzl, fzstd, unbzip2-stream), required when first used. Nothing is resolved in node_modules at
+// (undici, ora, tar, yauzl, fzstd, unbzip2-stream, @msgpack/msgpack), required when first used. Nothing is resolved in node_modules at
 // run time except koffi, a native addon loaded when a probe needs it.
 //
 // CommonJS, not ES modules: on Node 20 the ES module loader alone costs about 10 ms per run, and only a script can
@@ -13,7 +13,9 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = `${root}dist`;
-const VENDOR = ['undici', 'ora', 'tar', 'yauzl', 'fzstd', 'unbzip2-stream'];
+const VENDOR = ['undici', 'ora', 'tar', 'yauzl', 'fzstd', 'unbzip2-stream', '@msgpack/msgpack'];
+/** The file a dependency is bundled into: `@scope/name` -> `xpu-setup-vendor-scope-name.cjs`. */
+const vendorFile = (p) => `xpu-setup-vendor-${p.replace(/^@/, '').replace(/\//g, '-')}`;
 const KEY_PLACEHOLDER = '0'.repeat(16);
 
 // Files of an earlier build (chunks, code caches) would otherwise pile up beside the new ones.
@@ -39,7 +41,7 @@ const common = {
 const vendorFiles = {
   name: 'vendor-files',
   setup(b) {
-    b.onResolve({ filter: new RegExp(`^(${VENDOR.join('|').replace(/[.]/g, '\\.')})$`) }, (a) => ({ path: `./xpu-setup-vendor-${a.path}.cjs`, external: true }));
+    b.onResolve({ filter: new RegExp(`^(${VENDOR.join('|').replace(/[.]/g, '\\.').replace(/\//g, '\\/')})$`) }, (a) => ({ path: `./${vendorFile(a.path)}.cjs`, external: true }));
   },
 };
 
@@ -57,7 +59,7 @@ await build({
 for (const p of VENDOR) {
   await build({
     ...common,
-    entryPoints: { [`xpu-setup-vendor-${p}`]: p },
+    entryPoints: { [vendorFile(p)]: p },
     banner: { js: `// xpu-setup vendor ${KEY_PLACEHOLDER}` },
     // The code takes ora's default export (an ES module's); required from CommonJS, the export is that function.
     ...(p === 'ora' ? { footer: { js: 'module.exports = module.exports.default;' } } : {}),
@@ -71,4 +73,4 @@ async function stamp(file, kind) {
   await fs.writeFile(file, text.replace(`// xpu-setup ${kind} ${KEY_PLACEHOLDER}`, `// xpu-setup ${kind} ${key}`));
 }
 await stamp(`${dist}/xpu-setup.cjs`, 'bundle');
-for (const p of VENDOR) await stamp(`${dist}/xpu-setup-vendor-${p}.cjs`, 'vendor');
+for (const p of VENDOR) await stamp(`${dist}/${vendorFile(p)}.cjs`, 'vendor');

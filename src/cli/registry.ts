@@ -59,7 +59,7 @@ const setup: CommandSpec = {
     { name: 'no-smoke', type: 'boolean', description: 'probe the devices but do not run the kernel smoke test' },
     { name: 'require-device', type: 'boolean', description: 'fail (exit 1) when no device can run anything' },
     { name: 'no-probe', type: 'boolean', description: 'install only: no addon build, probe or kernel (an image built without the GPU)' },
-    { name: 'refresh', type: 'boolean', description: 'ask the indexes again even when a plan for the same request was made in the last 10 minutes' },
+    { name: 'refresh', type: 'boolean', description: 'ask the indexes again, even within 10 minutes of a plan for the same request and within the max-age of their cached answers (unchanged ones are not downloaded again)' },
     { name: 'verify', type: 'boolean', description: 're-read every installed file, not only those whose size or mtime differ from the receipt' },
     { name: 'probe', type: 'boolean', description: 'build and probe again even when the receipt holds the answer for unchanged drivers and environment' },
     { name: 'smoke', type: 'boolean', description: 'run the kernel again even when the receipt says it passed under unchanged drivers and environment' },

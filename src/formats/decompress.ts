@@ -99,3 +99,11 @@ export async function bzip2Decompressor(): Promise<Duplex> {
 export function gzipDecompressor(): Duplex {
   return zlib.createGunzip();
 }
+
+/** A small zstd document (a conda shard, a shard index) in one piece: node:zlib where Node has it, else fzstd. */
+export async function zstdDecompressBytes(bytes: Uint8Array): Promise<Buffer> {
+  const native = (zlib as typeof zlib & { zstdDecompressSync?: (b: Uint8Array) => Buffer }).zstdDecompressSync;
+  if (native) return native(bytes);
+  const out = (await import('fzstd')).decompress(bytes);
+  return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+}

@@ -6,6 +6,7 @@ import type { ComponentManifest, Provided, SourceKind, SourceSpec } from '../man
 import type { Reporter } from '../reporter.js';
 import { resolveApt } from '../sources/apt.js';
 import { resolveConda } from '../sources/conda.js';
+import { gatewayFor } from '../sources/gateway.js';
 import { resolvePypi } from '../sources/pypi.js';
 import { NotAvailable, type PlannedArchive, type Resolution, type SourceContext } from '../sources/types.js';
 import { resolveUrl } from '../sources/url.js';
@@ -87,6 +88,8 @@ export interface PlanOptions {
   requires?: string[];
   /** Components that must be planned although not named with --component (installed ones, constrained ones). */
   required?: string[];
+  /** Ask the indexes about every cached answer, fresh or not (`--refresh`); unchanged ones are not downloaded again. */
+  refresh?: boolean;
 }
 
 function orderSources(specs: SourceSpec[], prefer: SourceKind[]): SourceSpec[] {
@@ -235,7 +238,8 @@ export async function makePlan(
     reporter,
     condaChannels: opts.condaChannels,
     indexUrl: opts.indexUrl,
-    conda: { packages: [...new Set(condaPackages)], repodata: new Map() },
+    gateway: gatewayFor(deps, { cacheDir: opts.cacheDir, refresh: opts.refresh, reporter }),
+    condaPackages: [...new Set(condaPackages)],
   };
   const requires = { requires: opts.requires ?? [] };
   const components = await Promise.all(

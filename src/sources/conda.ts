@@ -3,9 +3,8 @@ import { isUnreachable, XpuError } from '../errors.js';
 import { formatOf } from '../formats/index.js';
 import type { TargetPlatform } from '../host/types.js';
 import type { CondaSourceSpec } from '../manifest/schema.js';
-import { zstdDecompressor } from '../formats/decompress.js';
-import { httpFor, type Http } from '../net/http.js';
-import { RepodataScanner } from './repodata-scan.js';
+import type { Http } from '../net/http.js';
+import { gatewayFor, scanBody } from './gateway.js';
 import { satisfies } from './version.js';
 import { compareConda, meetsAll, type Constraint } from './order.js';
 import { NotAvailable, type PlannedArchive, type Resolution, type SourceContext } from './types.js';
@@ -16,6 +15,7 @@ export interface RepodataRecord {
   build: string;
   build_number: number;
   depends?: string[];
+  constrains?: string[];
   sha256?: string;
   md5?: string;
   size?: number;
@@ -120,58 +120,13 @@ export function selectCondaSet(
 
 /** Streams one repodata document (zstd-compressed or plain) through the scanner, keeping only wanted records. */
 export async function scanRepodata(http: Http, url: string, wanted: (filename: string) => boolean, zstd: boolean): Promise<Repodata> {
-  return http.consumeStream(url, async (body) => {
-    const scanner = new RepodataScanner(wanted);
-    try {
-      const bytes = zstd ? body.pipe(await zstdDecompressor()) : body;
-      body.on('error', (e) => bytes.destroy(e));
-      for await (const chunk of bytes) scanner.push(chunk as Buffer);
-      return scanner.result();
-    } catch (e) {
-      if (e instanceof XpuError) throw e;
-      throw new XpuError('BAD_INDEX', `${url} is not valid${zstd ? ' zstd-compressed' : ''} repodata JSON: ${(e as Error).message}`, {
-        cause: e,
-        details: { url },
-        hints: ['check that the channel URL points at a conda channel (the directory holding <subdir>/repodata.json)'],
-      });
-    }
-  });
-}
-
-/**
- * repodata.json.zst is a tenth of the bytes of repodata.json; channels without it (or that answer it with
- * something else) get the plain document.
- */
-async function fetchRepodata(http: Http, url: string, optional: boolean, packages: string[], ctx?: SourceContext): Promise<CondaCandidate[]> {
-  const shared = ctx?.conda;
-  if (shared) {
-    let p = shared.repodata.get(url) as Promise<CondaCandidate[]> | undefined;
-    if (!p) {
-      p = fetchRepodata(http, url, optional, [...new Set([...shared.packages, ...packages])]);
-      shared.repodata.set(url, p);
-    }
-    return p;
-  }
-  const wanted = (filename: string) => packages.some((p) => filename.startsWith(`${p}-`));
-  let doc: Repodata;
-  try {
-    doc = await scanRepodata(http, `${url}.zst`, wanted, true);
-  } catch (e) {
-    if (!(e instanceof XpuError) || (e.code !== 'NOT_FOUND' && e.code !== 'BAD_INDEX' && e.code !== 'HTTP_STATUS')) throw e;
-    try {
-      doc = await scanRepodata(http, url, wanted, false);
-    } catch (e2) {
-      if (optional && e2 instanceof XpuError && e2.code === 'NOT_FOUND') return [];
-      throw e2;
-    }
-  }
-  return parseRepodata(doc, url);
+  return http.consumeStream(url, (body) => scanBody(body, url, wanted, zstd ? 'zstd' : 'identity'));
 }
 
 export async function resolveConda(spec: CondaSourceSpec, ctx: SourceContext): Promise<Resolution> {
   const channels = ctx.condaChannels?.length ? ctx.condaChannels : spec.channels;
   const subdir = CONDA_SUBDIR[ctx.host.platform];
-  const http = httpFor(ctx.deps.env);
+  const gateway = ctx.gateway ?? gatewayFor(ctx.deps);
   const misses: string[] = [];
   let unreachable: unknown;
   for (const channel of channels) {
@@ -179,9 +134,11 @@ export async function resolveConda(spec: CondaSourceSpec, ctx: SourceContext): P
     let arch: CondaCandidate[];
     let noarch: CondaCandidate[];
     try {
+      // Every name the run may ask for goes into the first read, so a channel without shards is scanned once.
+      const names = [...new Set([...spec.packages, ...(ctx.condaPackages ?? [])])];
       [arch, noarch] = await Promise.all([
-        fetchRepodata(http, `${ch}/${subdir}/repodata.json`, false, spec.packages, ctx),
-        fetchRepodata(http, `${ch}/noarch/repodata.json`, true, spec.packages, ctx),
+        gateway.condaRecords(ch, subdir, names),
+        gateway.condaRecords(ch, 'noarch', names, { optional: true }),
       ]);
     } catch (e) {
       // One unreachable channel is not the end: the next channel may answer.

@@ -2,7 +2,8 @@
 import { XpuError } from '../errors.js';
 import type { Host } from '../host/types.js';
 import type { PypiSourceSpec } from '../manifest/schema.js';
-import { httpFor, type Http } from '../net/http.js';
+import type { Http } from '../net/http.js';
+import { gatewayFor } from './gateway.js';
 import { isPreRelease, satisfies } from './version.js';
 import { comparePep440, meetsAll, type Constraint } from './order.js';
 import { NotAvailable, type Resolution, type SourceContext } from './types.js';
@@ -16,6 +17,8 @@ export interface IndexFile {
   size?: number;
   yanked: boolean;
   requiresPython?: string;
+  /** PEP 658: the index serves the wheel's METADATA at `<url>.metadata`; its sha256 when the index gives one. */
+  coreMetadata?: string | true;
 }
 
 export function normalizeName(name: string): string {
@@ -48,6 +51,7 @@ export function parseSimpleHtml(html: string, pageUrl: string): IndexFile[] {
       filename: unescape(m[2]!.trim()) || f.filename,
       yanked: 'data-yanked' in attrs,
       requiresPython: attrs['data-requires-python'],
+      ...coreMetadataOf(attrs['data-core-metadata'] ?? attrs['data-dist-info-metadata']),
     });
   }
   return out;
@@ -55,7 +59,23 @@ export function parseSimpleHtml(html: string, pageUrl: string): IndexFile[] {
 
 interface Pep691 {
   meta?: { 'api-version'?: string };
-  files?: { filename: string; url: string; hashes?: Record<string, string>; yanked?: boolean | string; size?: number; 'requires-python'?: string }[];
+  files?: {
+    filename: string;
+    url: string;
+    hashes?: Record<string, string>;
+    yanked?: boolean | string;
+    size?: number;
+    'requires-python'?: string;
+    'core-metadata'?: boolean | Record<string, string>;
+    'dist-info-metadata'?: boolean | Record<string, string>;
+  }[];
+}
+
+/** PEP 658 / 714: `true`, `{sha256: ...}` (JSON) or `"true"`, `"sha256=..."` (HTML); absent or false: none. */
+function coreMetadataOf(v: boolean | string | Record<string, string> | undefined): { coreMetadata?: string | true } {
+  if (v === undefined || v === false || v === 'false') return {};
+  const sha = typeof v === 'string' ? /^sha256=([0-9a-f]{64})$/i.exec(v)?.[1] : typeof v === 'object' ? v.sha256 : undefined;
+  return { coreMetadata: sha ? sha.toLowerCase() : true };
 }
 
 export function parseSimpleJson(doc: Pep691, pageUrl: string): IndexFile[] {
@@ -69,6 +89,7 @@ export function parseSimpleJson(doc: Pep691, pageUrl: string): IndexFile[] {
     size: f.size,
     yanked: f.yanked !== undefined && f.yanked !== false,
     requiresPython: f['requires-python'],
+    ...coreMetadataOf(f['core-metadata'] ?? f['dist-info-metadata']),
   }));
 }
 
@@ -139,26 +160,35 @@ export function selectWheel(files: IndexFile[], project: string, host: Host, ran
   return best?.f;
 }
 
-/** Project files from an index: `/pypi` URLs use the JSON API, anything else the simple API (JSON or HTML). */
-export async function listProjectFiles(http: Http, indexUrl: string, project: string): Promise<IndexFile[]> {
+/** The request for a project's page: `/pypi` URLs use the JSON API, anything else the simple API (JSON or HTML). */
+export function projectPageRequest(indexUrl: string, project: string): { url: string; accept: string; jsonApi: boolean } {
   const base = indexUrl.replace(/\/+$/, '');
   const name = normalizeName(project);
-  if (/\/pypi$/.test(base)) {
-    const url = `${base}/${name}/json`;
-    return parseJsonApi(await http.getJson<JsonApi>(url), url);
+  if (/\/pypi$/.test(base)) return { url: `${base}/${name}/json`, accept: 'application/json', jsonApi: true };
+  return { url: `${base}/${name}/`, accept: 'application/vnd.pypi.simple.v1+json, text/html;q=0.1', jsonApi: false };
+}
+
+/** A project page's files, by the format the server answered in. */
+export function parseProjectPage(body: string, url: string, contentType: string, jsonApi: boolean): IndexFile[] {
+  if (!jsonApi && !/application\/vnd\.pypi\.simple\.v1\+json/.test(contentType)) return parseSimpleHtml(body, url);
+  let doc: unknown;
+  try {
+    doc = JSON.parse(body);
+  } catch (e) {
+    throw new XpuError('BAD_INDEX', `${url} sent invalid JSON`, {
+      cause: e,
+      details: { url },
+      hints: ['check that the URL points at the index itself (not a web page or a login portal)'],
+    });
   }
-  const url = `${base}/${name}/`;
-  const res = await http.getText(url, { headers: { accept: 'application/vnd.pypi.simple.v1+json, text/html;q=0.1' } });
-  if (/application\/vnd\.pypi\.simple\.v1\+json/.test(res.contentType)) {
-    let doc: Pep691;
-    try {
-      doc = JSON.parse(res.body) as Pep691;
-    } catch (e) {
-      throw new XpuError('BAD_INDEX', `${url} sent invalid JSON`, { cause: e, details: { url } });
-    }
-    return parseSimpleJson(doc, url);
-  }
-  return parseSimpleHtml(res.body, url);
+  return jsonApi ? parseJsonApi(doc as JsonApi, url) : parseSimpleJson(doc as Pep691, url);
+}
+
+/** Project files from an index, asked now (the gateway's `pypiProjectFiles` keeps them for the run and across runs). */
+export async function listProjectFiles(http: Http, indexUrl: string, project: string): Promise<IndexFile[]> {
+  const { url, accept, jsonApi } = projectPageRequest(indexUrl, project);
+  const res = await http.getText(url, { headers: { accept } });
+  return parseProjectPage(res.body, url, res.contentType, jsonApi);
 }
 
 export async function resolvePypi(spec: PypiSourceSpec, ctx: SourceContext): Promise<Resolution> {
@@ -167,7 +197,7 @@ export async function resolvePypi(spec: PypiSourceSpec, ctx: SourceContext): Pro
   for (const project of spec.packages) {
     let files: IndexFile[];
     try {
-      files = await listProjectFiles(httpFor(ctx.deps.env), indexUrl, project);
+      files = await (ctx.gateway ?? gatewayFor(ctx.deps)).pypiProjectFiles(indexUrl, project);
     } catch (e) {
       if (e instanceof XpuError && e.code === 'NOT_FOUND') throw new NotAvailable(`${project} not found on ${indexUrl}`);
       throw e;

@@ -5,6 +5,7 @@ import type { Host } from '../host/types.js';
 import type { MapRule, SourceKind } from '../manifest/schema.js';
 import type { Reporter } from '../reporter.js';
 import type { Constraint } from './order.js';
+import type { Gateway } from './gateway.js';
 
 export interface PlannedArchive {
   package: string;
@@ -35,11 +36,13 @@ export interface SourceContext {
   indexUrl?: string;
   /** Version floors and pins of the component being resolved, checked in the source's own version order. */
   constraints?: Constraint[];
+  /** The run's index reader, shared by every component, platform and command. */
+  gateway?: Gateway;
   /**
-   * One run's conda index answers, shared by every component: each channel's repodata is fetched and scanned once,
-   * for every package any component may ask for (`condaPackages`), however many components read it.
+   * Every conda package any component of the run may ask for: a channel without shards is scanned once for all of
+   * them, however many components read it.
    */
-  conda?: { packages: string[]; repodata: Map<string, Promise<unknown>> };
+  condaPackages?: string[];
 }
 
 /** The source has no matching package (as opposed to being unreachable). */

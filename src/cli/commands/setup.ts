@@ -59,6 +59,7 @@ export const setupCommand: Command = {
   name: 'setup',
   async run({ deps, out, values }) {
     const opts = setupOptions(values, deps);
+    if (values.refresh) opts.plan.refresh = true;
     const planStart = performance.now();
     const plan = await planSetup(opts, deps, out, false, { recent: !values.refresh });
     out.debug(`plan: ${Math.round(performance.now() - planStart)} ms (${Math.round(process.uptime() * 1000)} ms since start)`);

@@ -1,0 +1,175 @@
+// The index cache under <cache-dir>/index/: each index response's body (named by its sha256) beside a small record of
+// its URL and HTTP validators; everything written to a temp file and renamed, so a kill or a second run never sees half.
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+
+/** Where the index cache lives inside the download cache directory. */
+export function indexCacheDir(cacheDir: string): string {
+  return path.join(cacheDir, 'index');
+}
+
+/** What is kept of one response: enough to serve it while fresh and to ask conditionally after. */
+export interface IndexEntry {
+  url: string;
+  /** What the request asked for (its Accept header): one URL can answer in several formats. */
+  variant: string;
+  etag?: string;
+  lastModified?: string;
+  cacheControl?: string;
+  contentType?: string;
+  /** Content-Encoding of the body as kept (a gzip-encoded plain repodata.json stays gzip). */
+  contentEncoding?: string;
+  /** Epoch ms when the last response (200 or 304) for it arrived. */
+  checkedAt: number;
+  /** How long after checkedAt the body may be used without asking (0: ask every time). */
+  maxAgeMs: number;
+  size: number;
+  sha256: string;
+}
+
+/** A stored body whose bytes no longer match the hash it was stored under. */
+export class CorruptBody extends Error {
+  constructor(readonly file: string) {
+    super(`${file} does not match its sha256`);
+  }
+}
+
+export class IndexCache {
+  constructor(readonly root: string) {}
+
+  private entryPath(url: string, variant: string): string {
+    const key = createHash('sha256').update(`${variant}\n${url}`).digest('hex');
+    return path.join(this.root, 'entries', key.slice(0, 2), `${key}.json`);
+  }
+
+  /** The file that holds the body with this sha256 (index bodies and conda shards alike). */
+  bodyPath(sha256: string): string {
+    return path.join(this.root, 'bodies', sha256.slice(0, 2), sha256);
+  }
+
+  /** The entry for a URL, or undefined when there is none, it cannot be read, or its body is gone. */
+  async read(url: string, variant: string): Promise<IndexEntry | undefined> {
+    let e: IndexEntry;
+    try {
+      e = JSON.parse(await fs.readFile(this.entryPath(url, variant), 'utf8')) as IndexEntry;
+    } catch {
+      return undefined;
+    }
+    if (e?.url !== url || e.variant !== variant || typeof e.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(e.sha256)) return undefined;
+    const st = await fs.stat(this.bodyPath(e.sha256)).catch(() => undefined);
+    return st?.size === e.size ? e : undefined;
+  }
+
+  /** Records an entry (after a 200, or a 304 that renews it); a body it replaces is removed. */
+  async write(entry: IndexEntry): Promise<void> {
+    const file = this.entryPath(entry.url, entry.variant);
+    const before = await this.read(entry.url, entry.variant);
+    await this.atomicWrite(file, JSON.stringify(entry));
+    if (before && before.sha256 !== entry.sha256) await fs.rm(this.bodyPath(before.sha256), { force: true }).catch(() => undefined);
+  }
+
+  /** Forgets an entry and its body (a body that failed its hash). */
+  async remove(entry: IndexEntry): Promise<void> {
+    await fs.rm(this.entryPath(entry.url, entry.variant), { force: true }).catch(() => undefined);
+    await fs.rm(this.bodyPath(entry.sha256), { force: true }).catch(() => undefined);
+  }
+
+  /** The body with this hash, whole, checked; undefined when absent; CorruptBody (and removed) when damaged. */
+  async readBody(sha256: string): Promise<Buffer | undefined> {
+    const file = this.bodyPath(sha256);
+    let bytes: Buffer;
+    try {
+      bytes = await fs.readFile(file);
+    } catch {
+      return undefined;
+    }
+    if (createHash('sha256').update(bytes).digest('hex') !== sha256) {
+      await fs.rm(file, { force: true }).catch(() => undefined);
+      throw new CorruptBody(file);
+    }
+    return bytes;
+  }
+
+  /** The body as a stream, checked as it is read: a damaged one fails at its end with CorruptBody (and is removed). */
+  openBody(sha256: string): Readable {
+    const file = this.bodyPath(sha256);
+    const hash = createHash('sha256');
+    const check = new Transform({
+      transform(chunk: Buffer, _enc, cb) {
+        hash.update(chunk);
+        cb(null, chunk);
+      },
+      flush(cb) {
+        if (hash.digest('hex') === sha256) return cb();
+        fs.rm(file, { force: true }).catch(() => undefined).finally(() => cb(new CorruptBody(file)));
+      },
+    });
+    const src = createReadStream(file, { highWaterMark: 1 << 20 });
+    src.on('error', (e) => check.destroy(e));
+    return src.pipe(check);
+  }
+
+  /** Stores bytes under their sha256 (already computed by the caller, or computed here). */
+  async putBody(bytes: Buffer, sha256 = createHash('sha256').update(bytes).digest('hex')): Promise<string> {
+    await this.atomicWrite(this.bodyPath(sha256), bytes);
+    return sha256;
+  }
+
+  /**
+   * A writer for a body arriving in pieces: `stream` takes the bytes, `commit` moves them under their hash and
+   * answers it, `abandon` removes them.
+   */
+  async bodyWriter(): Promise<{ stream: NodeJS.WritableStream; done: Promise<void>; commit(): Promise<{ sha256: string; size: number }>; abandon(): Promise<void> }> {
+    const tmp = await this.tempPath();
+    const hash = createHash('sha256');
+    let size = 0;
+    const counter = new Transform({
+      transform(chunk: Buffer, _enc, cb) {
+        hash.update(chunk);
+        size += chunk.length;
+        cb(null, chunk);
+      },
+    });
+    const done = pipeline(counter, createWriteStream(tmp));
+    done.catch(() => undefined);
+    return {
+      stream: counter,
+      done,
+      commit: async () => {
+        await done;
+        const sha256 = hash.digest('hex');
+        const final = this.bodyPath(sha256);
+        await fs.mkdir(path.dirname(final), { recursive: true });
+        await fs.rename(tmp, final);
+        return { sha256, size };
+      },
+      abandon: async () => {
+        counter.destroy();
+        await done.catch(() => undefined);
+        await fs.rm(tmp, { force: true }).catch(() => undefined);
+      },
+    };
+  }
+
+  private async tempPath(): Promise<string> {
+    const dir = path.join(this.root, 'tmp');
+    await fs.mkdir(dir, { recursive: true });
+    return path.join(dir, `${process.pid}-${randomBytes(6).toString('hex')}.part`);
+  }
+
+  private async atomicWrite(file: string, data: string | Buffer): Promise<void> {
+    const tmp = await this.tempPath();
+    try {
+      await fs.writeFile(tmp, data);
+      await fs.mkdir(path.dirname(file), { recursive: true });
+      await fs.rename(tmp, file);
+    } catch (e) {
+      await fs.rm(tmp, { force: true }).catch(() => undefined);
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,325 @@
+// The one owner of index reads in a run: conda subdirs (sharded repodata when the channel offers it, else the full
+// repodata.json.zst) and PyPI project pages, each read once per run and kept with its HTTP validators across runs.
+import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { CorruptBody, IndexCache, indexCacheDir } from '../cache/index-cache.js';
+import type { Deps } from '../deps.js';
+import { XpuError } from '../errors.js';
+import { gzipDecompressor, zstdDecompressor } from '../formats/decompress.js';
+import { httpFor, type Http } from '../net/http.js';
+import type { Reporter } from '../reporter.js';
+import { parseRepodata, type CondaCandidate, type Repodata } from './conda.js';
+import { CachingHttp, type BodyMeta, type IndexStats } from './http-cache.js';
+import { normalizeName, parseProjectPage, projectPageRequest, type IndexFile } from './pypi.js';
+import { RepodataScanner } from './repodata-scan.js';
+import { parseShard, parseShardIndex, shardUrl, SHARD_INDEX_FILE, type ShardIndex } from './shards.js';
+
+export interface GatewayOptions {
+  /** The download cache directory; the index cache is its `index/` folder. None: nothing is kept across runs. */
+  cacheDir?: string;
+  /** Revalidate every cached index response once in this run (`--refresh`). */
+  refresh?: boolean;
+  reporter?: Reporter;
+  now?: () => number;
+}
+
+/** One conda subdir as the gateway reads it: by shard, or by scans of the full file. */
+interface SubdirReader {
+  kind: 'sharded' | 'full';
+  /** NOT_FOUND when the subdir has no index at all. */
+  records(names: readonly string[]): Promise<Map<string, CondaCandidate[]>>;
+}
+
+export class Gateway {
+  readonly client: CachingHttp;
+  readonly cache?: IndexCache;
+  private readonly subdirs = new Map<string, Promise<SubdirReader>>();
+  private readonly projects = new Map<string, Promise<IndexFile[]>>();
+  private readonly metadata = new Map<string, Promise<string>>();
+  private readonly reporter?: Reporter;
+
+  constructor(
+    readonly http: Http,
+    opts: GatewayOptions = {},
+  ) {
+    this.cache = opts.cacheDir ? new IndexCache(indexCacheDir(opts.cacheDir)) : undefined;
+    this.client = new CachingHttp(http, this.cache, opts.now ?? Date.now, !!opts.refresh);
+    this.reporter = opts.reporter;
+  }
+
+  get stats(): IndexStats {
+    return this.client.stats;
+  }
+
+  /**
+   * The records of exactly these package names in one channel subdir (none for a name the subdir lacks). A subdir
+   * that does not exist answers nothing when `optional` (noarch may be absent), else NOT_FOUND.
+   */
+  async condaRecords(channel: string, subdir: string, names: readonly string[], opts: { optional?: boolean } = {}): Promise<CondaCandidate[]> {
+    const unique = [...new Set(names)];
+    let found: Map<string, CondaCandidate[]>;
+    try {
+      found = await (await this.subdir(channel, subdir)).records(unique);
+    } catch (e) {
+      if (opts.optional && e instanceof XpuError && e.code === 'NOT_FOUND') return [];
+      throw e;
+    }
+    return unique.flatMap((n) => found.get(n) ?? []);
+  }
+
+  /** Whether the subdir is read through shards (known once a query has been made, or made now). */
+  async condaSubdirKind(channel: string, subdir: string): Promise<SubdirReader['kind']> {
+    return (await this.subdir(channel, subdir)).kind;
+  }
+
+  private subdir(channel: string, subdir: string): Promise<SubdirReader> {
+    const dir = `${channel.replace(/\/+$/, '')}/${subdir}`;
+    let r = this.subdirs.get(dir);
+    if (!r) {
+      r = this.openSubdir(dir);
+      this.subdirs.set(dir, r);
+      // A failure (unreachable, say) is not kept: a later query in the same run may ask again.
+      r.catch(() => this.subdirs.delete(dir));
+    }
+    return r;
+  }
+
+  private async openSubdir(dir: string): Promise<SubdirReader> {
+    const indexUrl = `${dir}/${SHARD_INDEX_FILE}`;
+    let index: ShardIndex | undefined;
+    try {
+      const { bytes } = await this.client.bytes(indexUrl);
+      index = await parseShardIndex(bytes, indexUrl);
+    } catch (e) {
+      if (!(e instanceof XpuError) || e.code !== 'NOT_FOUND') throw e;
+    }
+    return index ? new ShardedReader(this, `${dir}/repodata.json`, indexUrl, index) : new FullFileReader(this, `${dir}/repodata.json`, this.reporter);
+  }
+
+  /** The files of one project on a PyPI-style index (`/pypi` URLs: the JSON API; others: the simple API). */
+  pypiProjectFiles(indexUrl: string, project: string): Promise<IndexFile[]> {
+    const { url, accept, jsonApi } = projectPageRequest(indexUrl, project);
+    let p = this.projects.get(url);
+    if (!p) {
+      p = this.client.bytes(url, { accept }).then(({ bytes, meta }) => parseProjectPage(bytes.toString('utf8'), url, meta.contentType, jsonApi));
+      this.projects.set(url, p);
+      p.catch(() => this.projects.delete(url));
+    }
+    return p;
+  }
+
+  /**
+   * A wheel's core metadata (PEP 658: the METADATA file served beside it as `<url>.metadata`), checked against the
+   * hash the index gives for it. Undefined when the index does not offer it.
+   */
+  coreMetadata(file: IndexFile): Promise<string | undefined> {
+    if (!file.coreMetadata) return Promise.resolve(undefined);
+    const url = `${file.url}.metadata`;
+    let p = this.metadata.get(url);
+    if (!p) {
+      p = this.client.bytes(url).then(({ bytes }) => {
+        const want = file.coreMetadata === true ? undefined : file.coreMetadata;
+        const got = createHash('sha256').update(bytes).digest('hex');
+        if (want && got !== want) {
+          throw new XpuError('HASH_MISMATCH', `sha256 mismatch for ${url}: the index promised ${want}, the server sent ${got}`, {
+            details: { url, expected: want, actual: got },
+            hints: ['the index and the file server disagree; try again later, or report it to the index owner'],
+          });
+        }
+        return bytes.toString('utf8');
+      });
+      this.metadata.set(url, p);
+      p.catch(() => this.metadata.delete(url));
+    }
+    return p;
+  }
+
+  /** A content-addressed document (a shard): from the cache when there, else downloaded, checked, kept for good. */
+  async immutable(url: string, sha256: string, what: string): Promise<Buffer> {
+    try {
+      const kept = await this.cache?.readBody(sha256);
+      if (kept) {
+        this.client.stats.fresh++;
+        return kept;
+      }
+    } catch {
+      // a damaged copy was removed; download it again
+    }
+    const bytes = await this.http.retry(async () => {
+      this.client.stats.requests++;
+      const res = await this.http.open(url);
+      const parts: Buffer[] = [];
+      try {
+        for await (const c of res.body) {
+          parts.push(c as Buffer);
+          this.client.stats.downloadedBytes += (c as Buffer).length;
+        }
+      } finally {
+        await res.discard();
+      }
+      return Buffer.concat(parts);
+    }).catch((e: unknown) => {
+      if (e instanceof XpuError && e.code === 'NOT_FOUND') {
+        throw new XpuError('BAD_INDEX', `${what} is missing: ${url} answered HTTP ${String(e.details.status)}`, {
+          cause: e,
+          details: { url, status: e.details.status },
+          hints: ['the channel lists a shard it does not serve; try again later (it may be mid-update), or report it to the channel owner'],
+        });
+      }
+      throw e;
+    });
+    const got = createHash('sha256').update(bytes).digest('hex');
+    if (got !== sha256) {
+      throw new XpuError('HASH_MISMATCH', `sha256 mismatch for ${what} (${url}): the shard index promised ${sha256}, got ${got}`, {
+        details: { url, expected: sha256, actual: got },
+        hints: ['the shard differs from what the channel\'s shard index lists; nothing was used. Try again later, or report it to the channel owner'],
+      });
+    }
+    await this.cache?.putBody(bytes, sha256).catch(() => undefined);
+    return bytes;
+  }
+}
+
+/** A subdir with a shard index: one shard per wanted name, each fetched once per run and cached forever. */
+class ShardedReader implements SubdirReader {
+  readonly kind = 'sharded';
+  private readonly byName = new Map<string, Promise<CondaCandidate[]>>();
+
+  constructor(
+    private readonly gw: Gateway,
+    private readonly repodataUrl: string,
+    private readonly indexUrl: string,
+    private readonly index: ShardIndex,
+  ) {}
+
+  async records(names: readonly string[]): Promise<Map<string, CondaCandidate[]>> {
+    const out = new Map<string, CondaCandidate[]>();
+    await Promise.all(names.map(async (n) => out.set(n, await this.one(n))));
+    return out;
+  }
+
+  private one(name: string): Promise<CondaCandidate[]> {
+    let p = this.byName.get(name);
+    if (!p) {
+      p = this.load(name);
+      this.byName.set(name, p);
+      p.catch(() => this.byName.delete(name));
+    }
+    return p;
+  }
+
+  private async load(name: string): Promise<CondaCandidate[]> {
+    const sha = this.index.shards.get(name);
+    if (!sha) return [];
+    const url = shardUrl(this.index, sha);
+    const bytes = await this.gw.immutable(url, sha, `the shard of ${name} in ${this.indexUrl}`);
+    const doc = await parseShard(bytes, url);
+    const all = parseRepodata({ ...doc, info: { base_url: this.index.baseUrl }, repodata_version: 2 }, this.repodataUrl);
+    return all.filter((c) => c.name === name);
+  }
+}
+
+/**
+ * A subdir without shards: repodata.json.zst scanned for the wanted names. Names asked for while a scan runs wait
+ * for the next one, which takes all of them at once; later scans read the cached body, not the network.
+ */
+class FullFileReader implements SubdirReader {
+  readonly kind = 'full';
+  private readonly known = new Map<string, CondaCandidate[]>();
+  private pending = new Set<string>();
+  private running?: Promise<void>;
+  /** Set when the .zst is absent and the plain file is read instead. */
+  private plain = false;
+  /** The subdir has no repodata at all (both files answered 404): kept for the run. */
+  private missing?: XpuError;
+
+  constructor(
+    private readonly gw: Gateway,
+    private readonly url: string,
+    private readonly reporter?: Reporter,
+  ) {}
+
+  async records(names: readonly string[]): Promise<Map<string, CondaCandidate[]>> {
+    if (this.missing) throw this.missing;
+    for (const n of names) if (!this.known.has(n)) this.pending.add(n);
+    while (names.some((n) => !this.known.has(n))) {
+      if (!this.running) {
+        const batch = [...this.pending];
+        this.pending = new Set();
+        this.running = this.scan(batch).finally(() => (this.running = undefined));
+      }
+      await this.running;
+    }
+    return new Map(names.map((n) => [n, this.known.get(n)!]));
+  }
+
+  private async scan(batch: string[]): Promise<void> {
+    const wanted = new Set(batch);
+    const isWanted = (filename: string) => wanted.has(nameOfFilename(filename));
+    let doc: Repodata;
+    if (!this.plain) {
+      try {
+        doc = await this.gw.client.consume(`${this.url}.zst`, {}, (body) => scanBody(body, `${this.url}.zst`, isWanted, 'zstd'));
+      } catch (e) {
+        if (!(e instanceof XpuError) || e.code !== 'NOT_FOUND') throw e;
+        this.plain = true;
+        this.reporter?.info(`${this.url}.zst is not there (HTTP 404); reading ${this.url} instead, gzip-compressed where the server can`);
+      }
+    }
+    if (this.plain) {
+      try {
+        doc = await this.gw.client.consume(this.url, { acceptEncoding: 'gzip' }, (body, meta) => scanBody(body, this.url, isWanted, encodingOf(meta)));
+      } catch (e) {
+        if (e instanceof XpuError && e.code === 'NOT_FOUND') this.missing = e;
+        throw e;
+      }
+    }
+    const found = parseRepodata(doc!, this.url);
+    for (const n of batch) this.known.set(n, []);
+    for (const c of found) this.known.get(c.name)?.push(c);
+  }
+}
+
+function encodingOf(meta: BodyMeta): 'gzip' | 'identity' {
+  return /gzip/i.test(meta.contentEncoding ?? '') ? 'gzip' : 'identity';
+}
+
+/** `level-zero-1.20.6-h84d6215_0.conda` -> `level-zero`: conda versions and builds hold no `-`. */
+export function nameOfFilename(filename: string): string {
+  const b = filename.lastIndexOf('-');
+  const v = b > 0 ? filename.lastIndexOf('-', b - 1) : -1;
+  return v > 0 ? filename.slice(0, v) : filename;
+}
+
+/** Streams one repodata document (zstd, gzip or plain) through the scanner, keeping only wanted records. */
+export async function scanBody(body: Readable, url: string, wanted: (filename: string) => boolean, encoding: 'zstd' | 'gzip' | 'identity'): Promise<Repodata> {
+  const scanner = new RepodataScanner(wanted);
+  try {
+    const bytes = encoding === 'zstd' ? body.pipe(await zstdDecompressor()) : encoding === 'gzip' ? body.pipe(gzipDecompressor()) : body;
+    if (bytes !== body) body.on('error', (e) => bytes.destroy(e));
+    for await (const chunk of bytes) scanner.push(chunk as Buffer);
+    return scanner.result();
+  } catch (e) {
+    if (e instanceof XpuError || e instanceof CorruptBody) throw e;
+    throw new XpuError('BAD_INDEX', `${url} is not valid${encoding === 'identity' ? '' : ` ${encoding}-compressed`} repodata JSON: ${(e as Error).message}`, {
+      cause: e,
+      details: { url },
+      hints: ['check that the channel URL points at a conda channel (the directory holding <subdir>/repodata.json)'],
+    });
+  }
+}
+
+const gateways = new WeakMap<object, Gateway>();
+
+/**
+ * The run's gateway: one per Deps (a run has one), so setup, plan, lock and bundle for several platforms share every
+ * index read. `refresh` set by any caller holds for the run.
+ */
+export function gatewayFor(deps: Deps, opts: Omit<GatewayOptions, 'now'> = {}): Gateway {
+  let g = gateways.get(deps);
+  if (!g || (opts.refresh && !g.client.refresh)) {
+    g = new Gateway(httpFor(deps.env), { ...opts, now: () => deps.now() });
+    gateways.set(deps, g);
+  }
+  return g;
+}

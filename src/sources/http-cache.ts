@@ -1,0 +1,183 @@
+// Index requests through the index cache: no request while a response is fresh (Cache-Control max-age), a conditional
+// one (ETag / Last-Modified -> 304) after it, and a body kept only once it has arrived whole.
+import { PassThrough, type Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import { CorruptBody, type IndexCache, type IndexEntry } from '../cache/index-cache.js';
+import { XpuError } from '../errors.js';
+import type { Http } from '../net/http.js';
+
+export interface IndexGetOptions {
+  /** The Accept header; also tells cached answers to different Accepts apart. */
+  accept?: string;
+  /** Accept-Encoding (the body is kept as sent; the consumer decodes it). */
+  acceptEncoding?: string;
+}
+
+/** What a consumer learns of the response besides its body. */
+export interface BodyMeta {
+  contentType: string;
+  contentEncoding?: string;
+  /** Where the body came from: the cache within max-age, the cache after a 304, or the network. */
+  outcome: 'fresh' | 'not-modified' | 'downloaded';
+}
+
+/** What a run's index reads cost: requests made, bytes downloaded, answers from the cache. */
+export interface IndexStats {
+  requests: number;
+  downloadedBytes: number;
+  notModified: number;
+  fresh: number;
+}
+
+/** How long a response may be used without asking again: max-age less Age; no-cache, no-store or none: 0. */
+export function freshnessMs(headers: Record<string, string | undefined>): number {
+  const cc = (headers['cache-control'] ?? '').toLowerCase();
+  if (/(^|[\s,])(no-cache|no-store)([\s,=]|$)/.test(cc)) return 0;
+  const m = /(^|[\s,])max-age\s*=\s*"?(\d+)/.exec(cc);
+  if (!m) return 0;
+  const age = Number(headers.age ?? 0);
+  return Math.max(0, (Number(m[2]) - (Number.isFinite(age) ? age : 0)) * 1000);
+}
+
+export class CachingHttp {
+  readonly stats: IndexStats = { requests: 0, downloadedBytes: 0, notModified: 0, fresh: 0 };
+
+  constructor(
+    private readonly http: Http,
+    /** undefined: nothing is kept (no cache directory). */
+    private readonly cache: IndexCache | undefined,
+    private readonly now: () => number,
+    /** Ask the server about every cached response, fresh or not (`--refresh`); an unchanged body is still not sent again. */
+    readonly refresh = false,
+  ) {}
+
+  /** The whole body of url (for documents of a few MB at most). */
+  async bytes(url: string, opts: IndexGetOptions = {}): Promise<{ bytes: Buffer; meta: BodyMeta }> {
+    return this.consume(url, opts, async (body, meta) => {
+      const parts: Buffer[] = [];
+      for await (const c of body) parts.push(c as Buffer);
+      return { bytes: Buffer.concat(parts), meta };
+    });
+  }
+
+  /**
+   * Hands url's body to `consume` as it arrives (from the network or the cache); `consume` may run more than once
+   * (a broken connection is retried, a damaged cached body is fetched again), so it must start afresh each time.
+   */
+  async consume<T>(url: string, opts: IndexGetOptions, consume: (body: Readable, meta: BodyMeta) => Promise<T>): Promise<T> {
+    const variant = [opts.accept ?? '', opts.acceptEncoding ?? ''].join('|');
+    let entry = await this.cache?.read(url, variant);
+    if (entry && !this.refresh && this.isFresh(entry)) {
+      try {
+        const r = await consume(this.cache!.openBody(entry.sha256), metaOf(entry, 'fresh'));
+        this.stats.fresh++;
+        return r;
+      } catch (e) {
+        if (!(e instanceof CorruptBody)) throw e;
+        entry = undefined;
+      }
+    }
+    return this.http.retry(async () => {
+      const headers: Record<string, string> = {};
+      if (opts.accept) headers.accept = opts.accept;
+      if (opts.acceptEncoding) headers['accept-encoding'] = opts.acceptEncoding;
+      if (entry?.etag) headers['if-none-match'] = entry.etag;
+      if (entry?.lastModified) headers['if-modified-since'] = entry.lastModified;
+      this.stats.requests++;
+      const res = await this.http.open(url, { headers });
+      if (res.status === 304) {
+        await res.discard();
+        if (!entry) throw badStatus(url, 304);
+        this.stats.notModified++;
+        const renewed: IndexEntry = { ...entry, ...validators(res.headers, entry), checkedAt: this.now(), maxAgeMs: freshnessMs(res.headers) };
+        try {
+          const r = await consume(this.cache!.openBody(entry.sha256), metaOf(entry, 'not-modified'));
+          await this.cache!.write(renewed).catch(() => undefined);
+          return r;
+        } catch (e) {
+          if (!(e instanceof CorruptBody)) throw e;
+          // Asked again without validators, so the whole body comes back.
+          entry = undefined;
+          throw new XpuError('BAD_INDEX', `the cached copy of ${url} is damaged; fetching it again`, { details: { url, retryable: true } });
+        }
+      }
+      if (res.status !== 200) {
+        await res.discard();
+        throw badStatus(url, res.status);
+      }
+      const keep = this.cache && !/no-store/i.test(res.headers['cache-control'] ?? '');
+      const writer = keep ? await this.cache!.bodyWriter().catch(() => undefined) : undefined;
+      let writerFailed = false;
+      const out = new PassThrough({ highWaterMark: 1 << 20 });
+      res.body.on('data', (c: Buffer) => (this.stats.downloadedBytes += c.length));
+      res.body.on('error', (e) => out.destroy(e));
+      res.body.pipe(out);
+      if (writer) {
+        // A cache that cannot be written (a full disk) costs the next run a download, not this run its index.
+        (writer.stream as NodeJS.WritableStream & { on(ev: 'error', f: () => void): void }).on('error', () => {
+          writerFailed = true;
+          res.body.unpipe(writer.stream);
+        });
+        res.body.pipe(writer.stream);
+      }
+      const meta: BodyMeta = { contentType: res.headers['content-type'] ?? '', contentEncoding: res.headers['content-encoding'], outcome: 'downloaded' };
+      try {
+        const r = await consume(out, meta);
+        // The whole body goes to the cache even when the consumer stopped early.
+        out.resume();
+        await finished(res.body);
+        if (writer && !writerFailed) {
+          try {
+            const { sha256, size } = await writer.commit();
+            await this.cache!.write({
+              url,
+              variant,
+              ...validators(res.headers),
+              contentType: meta.contentType || undefined,
+              ...(meta.contentEncoding ? { contentEncoding: meta.contentEncoding } : {}),
+              checkedAt: this.now(),
+              maxAgeMs: freshnessMs(res.headers),
+              size,
+              sha256,
+            });
+          } catch {
+            await writer.abandon();
+          }
+        } else await writer?.abandon();
+        return r;
+      } catch (e) {
+        await writer?.abandon();
+        throw e;
+      } finally {
+        await res.discard();
+      }
+    });
+  }
+
+  private isFresh(e: IndexEntry): boolean {
+    const age = this.now() - e.checkedAt;
+    return age >= 0 && age < e.maxAgeMs;
+  }
+}
+
+function validators(h: Record<string, string | undefined>, before?: IndexEntry): Pick<IndexEntry, 'etag' | 'lastModified' | 'cacheControl'> {
+  const out: Pick<IndexEntry, 'etag' | 'lastModified' | 'cacheControl'> = {};
+  const etag = h.etag ?? before?.etag;
+  const lastModified = h['last-modified'] ?? before?.lastModified;
+  const cacheControl = h['cache-control'];
+  if (etag) out.etag = etag;
+  if (lastModified) out.lastModified = lastModified;
+  if (cacheControl) out.cacheControl = cacheControl;
+  return out;
+}
+
+function metaOf(e: IndexEntry, outcome: BodyMeta['outcome']): BodyMeta {
+  return { contentType: e.contentType ?? '', contentEncoding: e.contentEncoding, outcome };
+}
+
+function badStatus(url: string, status: number): XpuError {
+  return new XpuError('HTTP_STATUS', `GET ${url} answered HTTP ${status}, which an index request does not expect`, {
+    details: { url, status },
+    hints: ['the server or a proxy between answers oddly; try again later or use another index'],
+  });
+}
