@@ -10,7 +10,7 @@ import { httpFor, type Http } from '../net/http.js';
 import type { Reporter } from '../reporter.js';
 import { parseRepodata, type CondaCandidate, type Repodata } from './conda.js';
 import { CachingHttp, type BodyMeta, type IndexStats } from './http-cache.js';
-import { normalizeName, parseProjectPage, projectPageRequest, type IndexFile } from './pypi.js';
+import { parseProjectPage, projectPageRequest, type IndexFile } from './pypi.js';
 import { RepodataScanner } from './repodata-scan.js';
 import { parseShard, parseShardIndex, shardUrl, SHARD_INDEX_FILE, type ShardIndex } from './shards.js';
 

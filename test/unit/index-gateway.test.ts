@@ -188,7 +188,7 @@ describe('the HTTP cache of index responses', () => {
     const [body] = (await fs.readdir(dir, { recursive: true })).filter((b) => /[0-9a-f]{64}$/.test(b));
     const file = path.join(dir, body!);
     const bytes = await fs.readFile(file);
-    bytes[bytes.length - 5] ^= 0xff;
+    bytes[bytes.length - 5] = bytes[bytes.length - 5]! ^ 0xff;
     await fs.writeFile(file, bytes);
     seen = [];
     expect(await run().condaRecords(`${base}/ch`, 'linux-64', ['level-zero'])).toHaveLength(1);
