@@ -359,7 +359,7 @@ describe('failures leave nothing behind', () => {
     const cache = path.join(work, 'dead', 'cache');
     const r = await runCli(args(prefix, cache, `${DEAD}/conda-forge`), env);
     expect(r.exitCode).toBe(1);
-    expect(r.stderr).toContain(`cannot reach ${DEAD}/conda-forge/linux-64/repodata.json.zst (ECONNREFUSED)`);
+    expect(r.stderr).toContain(`cannot reach ${DEAD}/conda-forge/linux-64/repodata_shards.msgpack.zst (ECONNREFUSED)`);
     expect(r.stderr).toMatch(/hint: xpu-setup never falls back from a source you named \(--conda-channel\)/);
     expect(r.stderr).toMatch(/hint: fix the URL or the network/);
     await expectClean(prefix, cache);
