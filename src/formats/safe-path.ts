@@ -1,4 +1,5 @@
-// The one safe-path policy every archive member passes: relative, no "..", no drive letters, links stay inside.
+// The one safe-path policy every archive member passes: relative, no "..", no drive letters, links stay inside,
+// names a Windows target can hold, and the one rule for the modes files are written with.
 import * as path from 'node:path';
 import { XpuError } from '../errors.js';
 
@@ -71,5 +72,47 @@ export function checkLinksInside(links: ReadonlyMap<string, string>, archiveOf: 
     const r = resolveInTree(link, links);
     if (r === 'loop') throw unsafe(link, archiveOf(link), `link target "${target}" is a loop of links`);
     if (r === undefined) throw unsafe(link, archiveOf(link), `link target "${target}" resolves outside the prefix through other links`);
+  }
+}
+
+/** The one mode rule of every format: executable or not; never setuid, setgid or sticky, never writable by others. */
+export function installMode(declared: number): 0o755 | 0o644 {
+  return declared & 0o111 ? 0o755 : 0o644;
+}
+
+/** Device names Windows reserves in every directory, with any extension (`aux.h` is AUX). */
+const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3]|conin\$|conout\$)(\..*)?$/i;
+
+/** Why Windows cannot hold a path segment as named, or undefined when it can. */
+export function windowsNameProblem(seg: string): string | undefined {
+  const bad = /[<>:"|?*\x00-\x1f]/.exec(seg);
+  if (bad) return `"${seg}" holds ${JSON.stringify(bad[0])}, which Windows does not allow in a name${bad[0] === ':' ? ' (it names a stream)' : ''}`;
+  if (/[. ]$/.test(seg)) return `"${seg}" ends in a dot or a space, which Windows drops`;
+  if (WINDOWS_RESERVED.test(seg.trimEnd())) return `"${seg}" is a device name Windows reserves`;
+  return undefined;
+}
+
+/**
+ * The names of one tree as its target's file system sees them. For Windows, a reserved or impossible name, and two
+ * spellings of one name (`ZE_API.H` beside `ze_api.h`, `Level_Zero/` beside `level_zero/`), are UNSAFE_PATH: one
+ * member would silently replace or merge with another there.
+ */
+export class TargetNames {
+  /** Case-folded path -> the spelling first seen. */
+  private readonly spelled = new Map<string, string>();
+
+  constructor(readonly kind: 'posix' | 'windows') {}
+
+  claim(rel: string, archive: string): void {
+    if (this.kind !== 'windows') return;
+    const parts = rel.split('/');
+    for (let i = 0; i < parts.length; i++) {
+      const why = windowsNameProblem(parts[i]!);
+      if (why) throw unsafe(rel, archive, `${why} (installing for Windows)`);
+      const sub = parts.slice(0, i + 1).join('/');
+      const seen = this.spelled.get(sub.toLowerCase());
+      if (seen === undefined) this.spelled.set(sub.toLowerCase(), sub);
+      else if (seen !== sub) throw unsafe(rel, archive, `"${sub}" and "${seen}" are one name on Windows, which ignores case`);
+    }
   }
 }

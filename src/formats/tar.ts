@@ -44,6 +44,9 @@ export async function readTar(
         return;
       }
       const name = entry.path;
+      // Every member's name is checked, also those the filter skips: a hostile name anywhere is a hostile archive.
+      const isRoot = /^(\.?\/)*\.?$/.test(name);
+      if (!isRoot) safePath(name, archive);
       if (filter && !filter(name)) {
         entry.resume();
         return;
@@ -56,14 +59,14 @@ export async function readTar(
           hints: ['only files, directories and links are installed; the package is not one xpu-setup can use'],
         });
       }
-      if (type === 'dir' && /^(\.?\/)*\.?$/.test(name)) {
+      if (type === 'dir' && isRoot) {
         entry.resume();
         return;
       }
       const p = safePath(name, archive);
       const linkTarget = type === 'hardlink' ? safePath(entry.linkpath ?? '', archive) : entry.linkpath;
       if (type !== 'file') entry.resume();
-      await visit({ path: p, type, mode: (entry.mode ?? 0o644) & 0o777, linkTarget, size: entry.size ?? 0 }, type === 'file' ? (entry as unknown as Readable) : undefined);
+      await visit({ path: p, type, mode: (entry.mode ?? 0o644) & 0o7777, linkTarget, size: entry.size ?? 0 }, type === 'file' ? (entry as unknown as Readable) : undefined);
     };
     chain = chain.then(work).catch((e) => {
       failure ??= e;

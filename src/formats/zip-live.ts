@@ -137,12 +137,15 @@ export async function readZipLive(source: ByteSource, label: string, visit: Entr
     const why = unreadable((l.flags & 0x1) !== 0, l.method);
     if (why) throw memberError(label, l.name, why);
     const isDir = l.name.endsWith('/');
-    const wanted = (!filter || filter(l.name)) && !(isDir && /^(\.?\/)*$/.test(l.name));
+    const root = isDir && /^(\.?\/)*$/.test(l.name);
+    // Checked before the filter: a hostile name anywhere is a hostile archive, even where nothing reads it.
+    const safe = root ? undefined : safePath(l.name, label);
+    const wanted = (!filter || filter(l.name)) && !root;
     if (!wanted || isDir) {
-      if (wanted) await visit({ path: safePath(l.name, label), type: 'dir', mode: 0o755, size: 0 }, undefined);
+      if (wanted) await visit({ path: safe!, type: 'dir', mode: 0o755, size: 0 }, undefined);
       for await (const chunk of source.stream(l.compressedSize)) void chunk;
     } else {
-      l.yielded = safePath(l.name, label);
+      l.yielded = safe!;
       const entry: ArchiveEntry = { path: l.yielded, type: 'file', mode: 0o644, size: l.size };
       const body = memberBody(source, label, l);
       try {

@@ -27,8 +27,8 @@ const S_IFLNK = 0o120000;
 
 export const isLinkMode = (mode: number): boolean => (mode & S_IFMT) === S_IFLNK;
 
-/** The permission bits a file member is written with. */
-export const fileMode = (mode: number): number => mode & 0o777 || 0o644;
+/** The permission bits a file member declares (staging decides what it is written with: installMode). */
+export const fileMode = (mode: number): number => mode & 0o7777 || 0o644;
 
 /** A damaged or hostile member of `archive`, named with what is wrong with it. */
 export function memberError(archive: string, member: string, why: string, cause?: unknown): XpuError {
@@ -137,10 +137,11 @@ export async function readZip(file: string, visit: EntryVisitor, filter?: (name:
       // Names are decoded here, not by yauzl, so that safePath() is the one check every member passes.
       e.fileName = yauzl.getFileNameLowLevel(e.generalPurposeBitFlag, e.fileName as unknown as Buffer, e.extraFields, false);
       void (async () => {
-        if (filter && !filter(e.fileName)) return zip.readEntry();
         const isDir = e.fileName.endsWith('/');
         if (isDir && /^(\.?\/)*$/.test(e.fileName)) return zip.readEntry();
+        // Checked before the filter: a hostile name anywhere is a hostile archive, even where nothing reads it.
         const p = safePath(e.fileName, file);
+        if (filter && !filter(e.fileName)) return zip.readEntry();
         const mode = modeOf(e.externalFileAttributes);
         if (isDir) {
           await visit({ path: p, type: 'dir', mode: 0o755, size: 0 }, undefined);

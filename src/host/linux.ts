@@ -7,6 +7,7 @@ export const linuxLayout: PlatformLayout = {
   libraryPathVar: 'LD_LIBRARY_PATH',
   pathSep: ':',
   sharedLibDir: 'lib',
+  fileNames: 'posix',
   zeLoaderRuntime: 'libze_loader.so.1',
   urLoaderRuntime: 'libur_loader.so.0',
   urAdapters: ['libur_adapter_level_zero.so.0', 'libur_adapter_level_zero_v2.so.0', 'libur_adapter_opencl.so.0'],

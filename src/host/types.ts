@@ -57,6 +57,8 @@ export interface PlatformLayout {
   searchPathVars: { name: string; dir: string; runtime?: boolean }[];
   /** The separator for paths under `prefix`: a Windows prefix written with `/` keeps `/`. */
   prefixSeparator(prefix: string): '/' | '\\';
+  /** How the target's file systems treat names: Windows reserves device names and ignores case. */
+  fileNames: 'posix' | 'windows';
   /** The platform's /dev/dri render nodes and `render` group exist (Linux). */
   renderNodes: boolean;
   /** Files may belong to a system package manager (dpkg, rpm) that knows their version. */

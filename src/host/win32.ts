@@ -7,6 +7,7 @@ export const win32Layout: PlatformLayout = {
   libraryPathVar: 'PATH',
   pathSep: ';',
   sharedLibDir: 'bin',
+  fileNames: 'windows',
   zeLoaderRuntime: 'ze_loader.dll',
   urLoaderRuntime: 'ur_loader.dll',
   urAdapters: ['ur_adapter_level_zero.dll', 'ur_adapter_level_zero_v2.dll', 'ur_adapter_opencl.dll'],

@@ -4,6 +4,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { XpuError } from '../errors.js';
 import { readsLive } from '../formats/index.js';
+import { layoutFor } from '../host/index.js';
 import type { FetchedArchive, Fetching } from '../fetch/fetch.js';
 import type { InstallPlan, PlannedComponent } from '../plan/plan.js';
 import type { Reporter, Task } from '../reporter.js';
@@ -89,7 +90,7 @@ export async function installPlan(
     await run.cancel();
     throw fsWriteError(e, parent, { tree: parent, unchanged });
   }
-  const staging = new Staging(stagingDir, opts.limits ?? DEFAULT_LIMITS);
+  const staging = new Staging(stagingDir, opts.limits ?? DEFAULT_LIMITS, layoutFor(plan.platform).fileNames);
   const notes: string[] = [];
   // The line for this stage starts once the fetch has said its last word, so two progress lines never interleave.
   let task: Task | undefined;

@@ -21,7 +21,7 @@ export type BuildRole = 'addon' | 'refdriver';
 async function replaceFile(dir: string, name: string, text: string): Promise<void> {
   const file = path.join(dir, name);
   const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
-  await fs.writeFile(tmp, text, { flag: 'wx' });
+  await fs.writeFile(tmp, text, { flag: 'wx', mode: 0o644 });
   await fs.rename(tmp, file);
 }
 

@@ -9,7 +9,7 @@ import type { Readable } from 'node:stream';
 import { XpuError } from '../errors.js';
 import { readArchive, readArchiveLive, type ArchiveFormat, type ArchiveEntry, type ModeFix } from '../formats/index.js';
 import type { LiveDownload } from '../fetch/live.js';
-import { checkLinksInside, resolveInTree, safeLinkTarget, safePath } from '../formats/safe-path.js';
+import { checkLinksInside, installMode, resolveInTree, safeLinkTarget, safePath, TargetNames } from '../formats/safe-path.js';
 import type { MapRule } from '../manifest/schema.js';
 import { fsWriteError } from '../fs-errors.js';
 import type { ReceiptFile } from './receipt.js';
@@ -58,7 +58,12 @@ export class Staging {
   /** The top directory each parentOf() call made, in order: what undoing an archive removes. */
   private readonly made: string[] = [];
 
-  constructor(readonly root: string, readonly limits: UnpackLimits = DEFAULT_LIMITS) {}
+  /** The names as the target's file system sees them (Windows: reserved names, case). */
+  private readonly names: TargetNames;
+
+  constructor(readonly root: string, readonly limits: UnpackLimits = DEFAULT_LIMITS, fileNames: 'posix' | 'windows' = 'posix') {
+    this.names = new TargetNames(fileNames);
+  }
 
   abs(rel: string): string {
     return path.join(this.root, ...rel.split('/'));
@@ -98,6 +103,7 @@ export class Staging {
         });
       }
     }
+    this.names.claim(rel, archive);
     for (let i = 1; i < parts.length; i++) this.dirs.add(parts.slice(0, i).join('/'));
     this.owners.set(rel, archive);
   }
@@ -106,7 +112,8 @@ export class Staging {
   private async parentOf(rel: string): Promise<string> {
     const dest = this.abs(rel);
     const dir = path.dirname(dest);
-    const made = await fs.mkdir(dir, { recursive: true });
+    // 0755 whatever the umask lets through: never writable by others (the umask can only take bits away).
+    const made = await fs.mkdir(dir, { recursive: true, mode: 0o755 });
     if (made !== undefined) this.made.push(made);
     this.realRoot ??= await fs.realpath(this.root);
     const want = path.join(this.realRoot, ...rel.split('/').slice(0, -1));
@@ -143,7 +150,10 @@ export class Staging {
         }
       },
     });
-    await pipeline(body, tap, createWriteStream(dest, { mode: mode & 0o777 || 0o644, flags: 'wx' }));
+    const perm = installMode(mode);
+    await pipeline(body, tap, createWriteStream(dest, { mode: perm, flags: 'wx' }));
+    // Set outright: under umask 000 or 077 the file gets exactly the mode the rule gives, no more, no less.
+    await fs.chmod(dest, perm);
     const rec = { path: rel, sha256: hash.digest('hex'), size, mtimeMs: (await fs.stat(dest)).mtimeMs };
     this.files.set(rel, rec);
     return rec;
@@ -270,7 +280,7 @@ export class Staging {
     for (const f of fixes) {
       const rel = mapMember(rules, f.path);
       const rec = rel === undefined ? undefined : this.files.get(rel);
-      if (rec && rec.link === undefined) await fs.chmod(this.abs(rec.path), f.mode);
+      if (rec && rec.link === undefined) await fs.chmod(this.abs(rec.path), installMode(f.mode));
     }
   }
 

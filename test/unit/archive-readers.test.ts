@@ -257,3 +257,44 @@ describe('zip reader', () => {
     expect(await fds()).toBeLessThan(before + 5);
   });
 });
+
+describe('every member passes the path check, also those no reader yields', () => {
+  /** A zip whose member `stand-in` is renamed to `name` (same length, so every offset stays right). */
+  async function zipNamed(stand: string, name: string): Promise<Buffer> {
+    const { zipBuffer } = await import('../support/packages.js');
+    const z = await zipBuffer([
+      { path: 'x-1.0.data/data/include/ok.h', data: Buffer.from('ok') },
+      { path: stand, data: Buffer.from('evil') },
+    ], false);
+    return Buffer.from(z.toString('latin1').split(stand).join(name), 'latin1');
+  }
+
+  it('a wheel member outside .data/data named "../../evil.txt" is UNSAFE_PATH, from the file and while it arrives', async () => {
+    const bytes = await zipNamed('aa/aa/evil.txt', '../../evil.txt');
+    const file = await save(bytes, 'whl');
+    const e = await failure(read('wheel', file));
+    expect([e.code, e.details.member]).toEqual(['UNSAFE_PATH', '../../evil.txt']);
+    const { LiveDownload } = await import('../../src/fetch/live.js');
+    const { readArchiveLive } = await import('../../src/formats/index.js');
+    const live = new LiveDownload();
+    live.begin(file, 0, bytes.length);
+    const source = (await live.follow())!;
+    live.advance(bytes.length);
+    live.end();
+    const e2 = await failure(readArchiveLive('wheel', source, file, async (_e, body) => {
+      if (body) for await (const c of body) void c;
+    }));
+    await source.close();
+    expect([e2.code, e2.details.member]).toEqual(['UNSAFE_PATH', '../../evil.txt']);
+  });
+
+  it('a .tar.bz2 member under info/ that climbs out is UNSAFE_PATH though info/ is never installed', async () => {
+    const { bzip2Compress } = await import('../support/packages.js');
+    const file = await save(await bzip2Compress(tar([
+      { name: 'info/../../../evil.txt', flag: '0', data: Buffer.from('evil') },
+      { name: 'include/ok.h', flag: '0', data: Buffer.from('ok') },
+    ])), 'tar.bz2');
+    const e = await failure(read('tar.bz2', file));
+    expect([e.code, e.details.member]).toEqual(['UNSAFE_PATH', 'info/../../../evil.txt']);
+  });
+});

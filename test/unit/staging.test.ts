@@ -22,10 +22,10 @@ const RULES = [{ from: 'pkg/', to: '' }];
 const LABEL = 'pkg.tar.gz (https://example.invalid/pkg.tar.gz)';
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 
-async function fresh(limits?: UnpackLimits): Promise<Staging> {
+async function fresh(limits?: UnpackLimits, names: 'posix' | 'windows' = 'posix'): Promise<Staging> {
   const root = path.join(work, `stage-${n++}`);
   await fs.mkdir(root);
-  return new Staging(root, limits);
+  return new Staging(root, limits, names);
 }
 
 /** A .tar.gz of the entries, in the order given. */
@@ -66,7 +66,8 @@ describe('Staging.extract', () => {
     expect(await s.extract('tar.gz', file, LABEL, RULES)).toBe(4);
     expect(await fs.readFile(s.abs('bin/tool'), 'utf8')).toBe(tool);
     expect(await mode(s.abs('bin/tool'))).toBe(0o755);
-    expect(await mode(s.abs('lib/a.so.1'))).toBe(0o600);
+    // One mode rule for every format: 0755 or 0644, whatever the archive says.
+    expect(await mode(s.abs('lib/a.so.1'))).toBe(0o644);
     expect(await fs.readlink(s.abs('lib/a.so'))).toBe('a.so.1');
     expect(await fs.readFile(s.abs('lib/z.so.1'))).toEqual(lib);
     expect(s.files.get('bin/tool')).toEqual({ path: 'bin/tool', sha256: sha(tool), size: tool.length, mtimeMs: expect.any(Number) });
@@ -82,6 +83,62 @@ describe('Staging.extract', () => {
     const file = await tgz([{ path: 'pkg/f', type: 'file', data: Buffer.from('x'), mode: 0 }]);
     await s.extract('tar.gz', file, LABEL, RULES);
     expect(await mode(s.abs('f'))).toBe(0o644);
+  });
+
+  it('under umask 000 a member declaring 06777 is written 0755 and one declaring 0666 is written 0644, directories 0755', async () => {
+    const old = process.umask(0);
+    try {
+      const s = await fresh();
+      const file = await tgz([
+        { path: 'pkg/lib/suid.so', type: 'file', data: Buffer.from('x'), mode: 0o6777 },
+        { path: 'pkg/lib/open.h', type: 'file', data: Buffer.from('y'), mode: 0o666 },
+        { path: 'pkg/lib/sticky', type: 'file', data: Buffer.from('z'), mode: 0o1644 },
+      ]);
+      await s.extract('tar.gz', file, LABEL, RULES);
+      const full = async (f: string) => (await fs.lstat(f)).mode & 0o7777;
+      expect([await full(s.abs('lib/suid.so')), await full(s.abs('lib/open.h')), await full(s.abs('lib/sticky')), await full(s.abs('lib'))]).toEqual([0o755, 0o644, 0o644, 0o755]);
+    } finally {
+      process.umask(old);
+    }
+  });
+
+  it.each([
+    ['pkg/include/CON', 'device name Windows reserves'],
+    ['pkg/include/aux.h', 'device name Windows reserves'],
+    ['pkg/nul.txt', 'device name Windows reserves'],
+    ['pkg/bin/COM1.dll', 'device name Windows reserves'],
+    ['pkg/lib/trailing.', 'ends in a dot or a space'],
+    ['pkg/lib/trailing ', 'ends in a dot or a space'],
+    ['pkg/lib/a:b', 'names a stream'],
+  ])('for a Windows target, %j is UNSAFE_PATH (%s); for Linux it installs', async (member, why) => {
+    const file = await tgz([{ path: member, type: 'file', data: Buffer.from('x') }]);
+    const e = await failure((await fresh(undefined, 'windows')).extract('tar.gz', file, LABEL, RULES));
+    expect([e.code, e.message]).toEqual(['UNSAFE_PATH', expect.stringContaining(why)]);
+    expect(await (await fresh()).extract('tar.gz', file, LABEL, RULES)).toBe(1);
+  });
+
+  it('for a Windows target, members differing only by case are UNSAFE_PATH, as files and as directories', async () => {
+    const files = await tgz([
+      { path: 'pkg/include/level_zero/ze_api.h', type: 'file', data: Buffer.from('a') },
+      { path: 'pkg/include/level_zero/ZE_API.H', type: 'file', data: Buffer.from('b') },
+    ]);
+    const e = await failure((await fresh(undefined, 'windows')).extract('tar.gz', files, LABEL, RULES));
+    expect([e.code, e.message]).toEqual(['UNSAFE_PATH', expect.stringContaining('"include/level_zero/ZE_API.H" and "include/level_zero/ze_api.h" are one name on Windows')]);
+    const dirs = await tgz([
+      { path: 'pkg/include/level_zero/ze_api.h', type: 'file', data: Buffer.from('a') },
+      { path: 'pkg/include/Level_Zero/other.h', type: 'file', data: Buffer.from('b') },
+    ]);
+    expect((await failure((await fresh(undefined, 'windows')).extract('tar.gz', dirs, LABEL, RULES))).code).toBe('UNSAFE_PATH');
+    expect(await (await fresh()).extract('tar.gz', dirs, LABEL, RULES)).toBe(2);
+  });
+
+  it('a hostile name in a member no rule maps still makes the archive hostile', async () => {
+    const file = await tgz([
+      { path: 'pkg/ok.h', type: 'file', data: Buffer.from('a') },
+      { path: 'docs/../../../evil.txt', type: 'file', data: Buffer.from('b') },
+    ]);
+    const e = await failure((await fresh()).extract('tar.gz', file, LABEL, RULES));
+    expect([e.code, e.details.member]).toEqual(['UNSAFE_PATH', 'docs/../../../evil.txt']);
   });
 
   it('refuses a hard link to a symlink, and one whose target the rules do not map', async () => {
