@@ -118,11 +118,10 @@ export async function writeBundle(plans: InstallPlan[], out: string, deps: Deps,
     // conda clients read noarch/ of every channel; an empty one makes the directory a complete channel.
     if (!(await readJson(path.join(dir, 'noarch', 'repodata.json')))) await writeRepodata(dir, 'noarch', []);
     // The plan as lockfile data, its archives pointing into the bundle.
-    const locked = lockedOf(plan);
-    platforms[plan.platform] = {
-      ...locked,
-      components: locked.components.map((c) => ({ ...c, archives: c.archives.map((a) => ({ ...a, url: bundlePath(a, plan.platform) })) })),
-    };
+    platforms[plan.platform] = lockedOf({
+      ...plan,
+      components: plan.components.map((c) => ({ ...c, archives: c.archives.map((a) => ({ ...a, url: bundlePath(a, plan.platform) })) })),
+    });
   }
   await writeSimpleIndex(dir);
   await writeLockfile(lockFile, newLockfile(plans[0]!.request!, platforms));

@@ -1,5 +1,6 @@
 // The lockfile: per platform, every archive (URL, size, sha256, map) a plan chose, so a later run installs exactly that.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { realpathSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -27,7 +28,28 @@ export interface LockedComponent {
 
 export interface LockedPlatform {
   planKey: string;
+  /**
+   * sha256 over every field of the entry that decides bytes or placement (each component's source, origin, version,
+   * constraints, and each archive's URL, size, sha256, format, map...), as written: a hand edit of any of them no
+   * longer matches. Lockfiles and bundles must carry it; a receipt's recorded plan is checked when it has one.
+   */
+  key?: string;
   components: LockedComponent[];
+}
+
+/** JSON with every object's keys sorted, so the key does not depend on how an editor ordered them. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v !== null && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o).filter((k) => o[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+/** The entry's key (see LockedPlatform.key), over its components as they stand in the file. */
+export function lockKeyOf(platform: TargetPlatform, components: LockedComponent[]): string {
+  return createHash('sha256').update(canonical({ schema: LOCKFILE_SCHEMA, platform, components })).digest('hex');
 }
 
 export interface Lockfile {
@@ -38,18 +60,16 @@ export interface Lockfile {
 }
 
 /** The part of a plan that decides the prefix, as plain data. */
-export function lockedOf(plan: Pick<InstallPlan, 'planKey' | 'components'>): LockedPlatform {
-  return {
-    planKey: plan.planKey,
-    components: plan.components
+export function lockedOf(plan: Pick<InstallPlan, 'planKey' | 'components' | 'platform'>): LockedPlatform {
+  const components: LockedComponent[] = plan.components
       .filter((c) => c.status === 'planned')
       .map((c) => {
         const l: LockedComponent = { name: c.name, source: c.source!, origin: c.origin!, version: c.version!, archives: c.archives };
         if (c.constraints) l.constraints = c.constraints;
         if (c.fallbackFrom) l.fallbackFrom = c.fallbackFrom;
         return l;
-      }),
-  };
+      });
+  return { planKey: plan.planKey, key: lockKeyOf(plan.platform, components), components };
 }
 
 export interface FromLockedOptions {
@@ -63,6 +83,7 @@ export interface FromLockedOptions {
 
 /** An InstallPlan that asks no index: every archive as the lock recorded it; provides and loader flag from manifests. */
 export function planFromLocked(host: Host, manifests: ComponentManifest[], locked: LockedPlatform, opts: FromLockedOptions): InstallPlan {
+  checkLockKey(host.platform, locked, opts.from);
   const components: PlannedComponent[] = locked.components.map((l) => {
     const m = manifests.find((x) => x.name === l.name);
     if (!m) {
@@ -108,6 +129,18 @@ export function planFromLocked(host: Host, manifests: ComponentManifest[], locke
   };
   if (opts.request) plan.request = opts.request;
   return plan;
+}
+
+/** Refuses an entry whose fields no longer match its key: edited by hand, or written before the key covered them. */
+function checkLockKey(platform: TargetPlatform, locked: LockedPlatform, from: FromLockedOptions['from']): void {
+  if (locked.key === undefined && from.kind === 'receipt') return;
+  const actual = lockKeyOf(platform, locked.components);
+  if (locked.key === actual) return;
+  const what = locked.key === undefined ? 'has no key over its fields (written by an earlier xpu-setup)' : 'does not match its key: a version, URL, size, sha256, source, origin or map was edited by hand';
+  throw new XpuError('LOCKFILE', `${from.path}: the ${platform} entry ${what}`, {
+    details: { file: from.path, platform, expected: locked.key, actual },
+    hints: ['nothing was installed; write it again from the indexes: xpu-setup lock (or xpu-setup bundle for a bundle)'],
+  });
 }
 
 export function parseLockfile(text: string, where: string): Lockfile {
@@ -161,14 +194,52 @@ export async function loadLockSource(src: { file: string } | { bundle: string },
     where = new URL(LOCKFILE_NAME, base).href;
     const { httpFor } = await import('../net/http.js');
     lock = parseLockfile((await httpFor(env).getText(where)).body, where);
-    relocate = (u) => new URL(u, base).href;
+    const root = new URL(base);
+    relocate = (u) => {
+      const abs = new URL(u, base);
+      if (abs.origin !== root.origin || !abs.pathname.startsWith(root.pathname) || /%2e|%2f|%5c/i.test(u)) throw outsideBundle(where, u, base);
+      return abs.href;
+    };
   } else {
     const dir = path.resolve(src.bundle);
     where = path.join(dir, LOCKFILE_NAME);
     lock = await readLockfile(where);
-    relocate = (u) => (isHttp(u) || u.startsWith('file:') ? u : pathToFileURL(path.join(dir, ...u.split('/'))).href);
+    const realDir = realpathSync(dir);
+    relocate = (u) => {
+      // Only paths relative to the bundle: no scheme (http:, file:, ...), no absolute path, no way out by ".." or a link.
+      if (/^[a-z][a-z0-9+.-]*:/i.test(u) || u.startsWith('/') || u.startsWith('\\')) throw outsideBundle(where, u, dir);
+      const abs = path.resolve(dir, ...u.split(/[\\/]/));
+      if (!isInside(dir, abs) || !isInside(realDir, realPathOf(abs))) throw outsideBundle(where, u, dir);
+      return pathToFileURL(abs).href;
+    };
   }
   return { lock, where, relocate, entry: (platform) => lockedPlatform(lock, platform, where) };
+}
+
+/** Where `p` really is: its nearest existing ancestor with every link resolved, and the rest as named. */
+function realPathOf(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    const parent = path.dirname(p);
+    return parent === p ? p : path.join(realPathOf(parent), path.basename(p));
+  }
+}
+
+const isInside = (root: string, p: string): boolean => {
+  const rel = path.relative(root, p);
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+};
+
+/** A bundle's lockfile naming an archive anywhere but under the bundle's own root. */
+function outsideBundle(where: string, url: string, root: string): XpuError {
+  return new XpuError('LOCKFILE', `${where} names the archive "${url}", which is not under the bundle ${root}`, {
+    details: { file: where, url, bundle: root },
+    hints: [
+      'an install from a bundle (--from) reads only files under the bundle itself; nothing was fetched or installed',
+      'make the bundle again with: xpu-setup bundle --platform ... --out DIR',
+    ],
+  });
 }
 
 export function lockedPlatform(lock: Lockfile, platform: TargetPlatform, file: string): LockedPlatform {

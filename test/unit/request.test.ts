@@ -1,4 +1,10 @@
 // The remembered request (merge, constraints, removal), the +/- diff against a receipt, and the CI env renderers.
+import * as fs from 'node:fs/promises';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { actionValues, cacheKey } from '../../src/cli/action.js';
 import type { Host } from '../../src/host/types.js';
@@ -7,12 +13,13 @@ import { envVars } from '../../src/install/env.js';
 import type { Receipt } from '../../src/install/receipt.js';
 import type { ComponentManifest, SourceSpec } from '../../src/manifest/schema.js';
 import { diffPlan } from '../../src/plan/diff.js';
-import { lockedOf, planFromLocked } from '../../src/plan/lockfile.js';
+import { LOCKFILE_NAME, loadLockSource, lockedOf, newLockfile, planFromLocked, writeLockfile, type LockedComponent } from '../../src/plan/lockfile.js';
 import { makePlan, type PlanOptions } from '../../src/plan/plan.js';
 import { EMPTY_REQUEST, mergeRequest } from '../../src/plan/request.js';
 import { setupLine } from '../../src/hints.js';
 import { silentReporter } from '../../src/reporter.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
+import { failure } from '../support/failure.js';
 
 const KNOWN = ['level-zero', 'unified-runtime'];
 
@@ -106,7 +113,86 @@ describe('lock data round trip', () => {
     const again = planFromLocked(winHost, [manifest([url('1.20.6', 'b')])], locked, { prefix: '/tmp/p', cacheDir: '/tmp/c', from: { kind: 'lock', path: 'x.json' } });
     expect(again.planKey).toBe(p.planKey);
     const edited = { ...locked, components: [{ ...locked.components[0]!, archives: [{ ...locked.components[0]!.archives[0]!, sha256: 'c'.repeat(64) }] }] };
-    expect(() => planFromLocked(winHost, [manifest([])], edited, { prefix: '/tmp/p', cacheDir: '/tmp/c', from: { kind: 'lock', path: 'x.json' } })).toThrow(/does not match its own planKey/);
+    expect(() => planFromLocked(winHost, [manifest([])], edited, { prefix: '/tmp/p', cacheDir: '/tmp/c', from: { kind: 'lock', path: 'x.json' } })).toThrow(/does not match its key/);
+  });
+
+  it.each([
+    ['version', (c: LockedComponent) => ({ ...c, version: '1.99.0' })],
+    ['source', (c: LockedComponent) => ({ ...c, source: 'pypi' as const })],
+    ['origin', (c: LockedComponent) => ({ ...c, origin: 'https://elsewhere.invalid/' })],
+    ['URL', (c: LockedComponent) => ({ ...c, archives: [{ ...c.archives[0]!, url: 'http://evil.invalid/sdk.zip' }] })],
+    ['size', (c: LockedComponent) => ({ ...c, archives: [{ ...c.archives[0]!, size: 1 }] })],
+    ['map', (c: LockedComponent) => ({ ...c, archives: [{ ...c.archives[0]!, map: [{ from: 'include/', to: 'lib/' }] }] })],
+  ])('an entry whose %s was edited by hand is refused (LOCKFILE), with nothing installed', async (_what, edit) => {
+    const m = manifest([url('1.20.6', 'b')]);
+    const locked = lockedOf(await plan([m]));
+    const edited = { ...locked, components: [edit(locked.components[0]!)] };
+    const e = await failure(Promise.resolve().then(() => planFromLocked(winHost, [m], edited, { prefix: '/tmp/p', cacheDir: '/tmp/c', from: { kind: 'lock', path: 'x.json' } })));
+    expect([e.code, e.message]).toEqual(['LOCKFILE', 'x.json: the win-x64 entry does not match its key: a version, URL, size, sha256, source, origin or map was edited by hand']);
+    // The key does not depend on how an editor ordered the fields.
+    const reordered = { ...locked, components: locked.components.map((c) => Object.fromEntries(Object.entries(c).reverse()) as unknown as LockedComponent) };
+    expect(planFromLocked(winHost, [m], reordered, { prefix: '/tmp/p', cacheDir: '/tmp/c', from: { kind: 'lock', path: 'x.json' } }).components[0]!.version).toBe('1.20.6');
+  });
+
+  it('a lockfile entry without a key is refused; a receipt\'s recorded plan without one is still read', async () => {
+    const m = manifest([url('1.20.6', 'b')]);
+    const { key: _key, ...old } = lockedOf(await plan([m]));
+    expect(() => planFromLocked(winHost, [m], old, { prefix: '/tmp/p', cacheDir: '/tmp/c', from: { kind: 'bundle', path: 'b/x.json' } })).toThrow(/has no key over its fields/);
+    expect(planFromLocked(winHost, [m], old, { prefix: '/tmp/p', cacheDir: '/tmp/c', from: { kind: 'receipt', path: 'r.json', reason: 'test' } }).components).toHaveLength(1);
+  });
+});
+
+describe('a bundle reads only under its root', () => {
+  async function bundleWith(archiveUrl: string): Promise<string> {
+    const m = manifest([url('1.20.6', 'b')]);
+    const p = await plan([m]);
+    p.components[0]!.archives[0]!.url = archiveUrl;
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'xpu-bundle-'));
+    await writeLockfile(path.join(dir, LOCKFILE_NAME), newLockfile(EMPTY_REQUEST, { 'win-x64': lockedOf(p) }));
+    return dir;
+  }
+
+  it.each(['http://127.0.0.1:9/sdk.zip', '../outside.zip', 'files/../../outside.zip', 'file:///etc/passwd', '/etc/passwd'])(
+    'a lockfile naming %j is refused before anything is fetched',
+    async (u) => {
+      const dir = await bundleWith(u);
+      const src = await loadLockSource({ bundle: dir });
+      const e = await failure(Promise.resolve().then(() => planFromLocked(winHost, [manifest([])], src.entry('win-x64'), { prefix: '/tmp/p', cacheDir: '/tmp/c', from: { kind: 'bundle', path: src.where }, relocate: src.relocate })));
+      expect([e.code, e.message]).toEqual(['LOCKFILE', `${src.where} names the archive "${u}", which is not under the bundle ${dir}`]);
+      expect(e.hints[0]).toMatch(/reads only files under the bundle itself/);
+    },
+  );
+
+  it('a path under the root is taken, as a file: URL; one through a link that leaves the root is refused', async () => {
+    const dir = await bundleWith('files/sdk.zip');
+    const src = await loadLockSource({ bundle: dir });
+    const p = planFromLocked(winHost, [manifest([])], src.entry('win-x64'), { prefix: '/tmp/p', cacheDir: '/tmp/c', from: { kind: 'bundle', path: src.where }, relocate: src.relocate });
+    expect(p.components[0]!.archives[0]!.url).toBe(pathToFileURL(path.join(dir, 'files', 'sdk.zip')).href);
+    await fs.symlink(os.tmpdir(), path.join(dir, 'files'));
+    expect(() => planFromLocked(winHost, [manifest([])], src.entry('win-x64'), { prefix: '/tmp/p', cacheDir: '/tmp/c', from: { kind: 'bundle', path: src.where }, relocate: src.relocate })).toThrow(/not under the bundle/);
+  });
+
+  it('a bundle served over http refuses an archive on another host or above its path, and takes one under it', async () => {
+    const text = async (u: string) => JSON.stringify(newLockfile(EMPTY_REQUEST, { 'win-x64': await (async () => {
+      const p = await plan([manifest([url('1.20.6', 'b')])]);
+      p.components[0]!.archives[0]!.url = u;
+      return lockedOf(p);
+    })() }));
+    let body = '';
+    const server = http.createServer((_req, res) => res.end(body));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/b/`;
+    try {
+      for (const [u, ok] of [['http://127.0.0.2:1/b/x.zip', false], ['../x.zip', false], ['/x.zip', false], ['files/x.zip', true]] as const) {
+        body = await text(u);
+        const src = await loadLockSource({ bundle: base }, {});
+        const make = () => planFromLocked(winHost, [manifest([])], src.entry('win-x64'), { prefix: '/tmp/p', cacheDir: '/tmp/c', from: { kind: 'bundle', path: src.where }, relocate: src.relocate });
+        if (ok) expect(make().components[0]!.archives[0]!.url).toBe(`${base}files/x.zip`);
+        else expect(make).toThrow(/not under the bundle/);
+      }
+    } finally {
+      server.close();
+    }
   });
 });
 
