@@ -73,8 +73,25 @@ const ARCH_FEATURES: Record<string, Partial<Record<FeatureKey, boolean>>> = {
   pvc_vg: { ...XE2_AND_LATER, dpas: false, dpas_tf32: false },
   mtl_u: XE_LPG, mtl_h: XE_LPG,
   arl_h: { ...XE_LPG, dpas: true },
-  ...Object.fromEntries(['bmg_g21', 'bmg_g31', 'lnl_m', 'ptl_h', 'ptl_u', 'wcl', 'nvl_s', 'nvl_u', 'nvl_p'].map((a) => [a, XE2_AND_LATER])),
+  ...Object.fromEntries(['bmg_g21', 'bmg_g31', 'lnl_m', 'ptl_h', 'ptl_u', 'wcl', 'nvl_s', 'nvl_u', 'nvl_p', 'cri'].map((a) => [a, XE2_AND_LATER])),
 };
+
+/**
+ * Flags that differ between steppings of one part, with the revisions that have them: compute-runtime's
+ * `enable_compiler_product_helper_pvc.cpp` gives tf32 only to PVC_XT_B0 <= config < PVC_XT_C0_VG (XT-B0, XT-B1, XT-C0),
+ * not to the pre-production XL-A0, XL-A0P and XT-A0. A device whose stepping is not known keeps the part's row.
+ */
+const STEPPING_FEATURES: { sycl: string; key: FeatureKey; revisions: number[]; which: string }[] = [
+  { sycl: 'pvc', key: 'dpas_tf32', revisions: [5, 6, 7], which: 'PVC XT-B0..XT-C0' },
+];
+
+/** The table's answer for one flag of an architecture at a stepping; undefined when the table has none. */
+export function archFeature(sycl: string, key: FeatureKey, revision?: number): { value: boolean; stepping?: string } | undefined {
+  const rule = revision === undefined ? undefined : STEPPING_FEATURES.find((r) => r.sycl === sycl && r.key === key);
+  if (rule) return { value: rule.revisions.includes(revision!), stepping: `${rule.which} only, this is rev ${revision}` };
+  const v = ARCH_FEATURES[sycl]?.[key];
+  return v === undefined ? undefined : { value: v };
+}
 
 /** The table row for an architecture (by SYCL name), for tests and reports. */
 export function archFeatures(sycl: string): Partial<Record<FeatureKey, boolean>> | undefined {
@@ -97,11 +114,10 @@ export function l0Features(d: RawDevice): Partial<Record<FeatureKey, FeatureFlag
 }
 
 /** Every flag, best source first: L0 struct, then the OpenCL list of the same device, then the arch table. */
-export function deriveFeatures(opts: { device?: RawDevice; openclExtensions?: string[]; openclDevice?: string; arch?: string }): FeatureFlag[] {
-  // `arch` is the SYCL name of the architecture row (pvc, acm_g10, mtl_u, ...).
+export function deriveFeatures(opts: { device?: RawDevice; openclExtensions?: string[]; openclDevice?: string; arch?: string; revision?: number }): FeatureFlag[] {
+  // `arch` is the SYCL name of the architecture row (pvc, acm_g10, mtl_u, ...); `revision` its stepping when known.
   const l0 = opts.device ? l0Features(opts.device) : {};
   const cl = opts.openclExtensions ? new Set(opts.openclExtensions) : undefined;
-  const table = opts.arch ? ARCH_FEATURES[opts.arch] : undefined;
   return FEATURES.map((f) => {
     const fromL0 = l0[f.key];
     if (fromL0) return fromL0;
@@ -110,8 +126,11 @@ export function deriveFeatures(opts: { device?: RawDevice; openclExtensions?: st
       const detail = cl.has(f.opencl) ? `${f.opencl} in ${where}` : `${f.opencl} not in ${where}`;
       return { key: f.key, value: cl.has(f.opencl), source: 'opencl', detail: withConsumerNote(f, detail) };
     }
-    const inferred = table?.[f.key];
-    if (inferred !== undefined) return { key: f.key, value: inferred, source: 'arch', detail: withConsumerNote(f, `inferred from arch ${opts.arch} (compute-runtime)`) };
+    const inferred = opts.arch ? archFeature(opts.arch, f.key, opts.revision) : undefined;
+    if (inferred !== undefined) {
+      const why = `inferred from arch ${opts.arch}${inferred.stepping ? ` (${inferred.stepping})` : ''} (compute-runtime)`;
+      return { key: f.key, value: inferred.value, source: 'arch', detail: withConsumerNote(f, why) };
+    }
     return { key: f.key, value: null, source: 'none', detail: 'no source answered' };
   });
 }

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import type { OpenClDevice, RawDevice, RawLoaderComponent, RawUrProbe, RawZeProbe } from '../runtime/types.js';
 import { DEVICE_TYPE } from '../runtime/ze-abi.js';
 import { gpuIds, type GpuIdRow } from '../inspect/gpu-ids.js';
-import { archForIp, archForRowName, type ArchInfo } from './arch.js';
+import { archForIp, archForRowName, decodeIp, syclAnswer, type ArchInfo } from './arch.js';
 import { deriveFeatures, type FeatureFlag } from './features.js';
 
 export const REPORT_SCHEMA = 'xpu-setup.probe/1';
@@ -125,7 +125,7 @@ export function buildReport(input: ReportInputs): ProbeReport {
       else if ((fromPci = archForPciId(d.vendorId, d.deviceId, input.gpuIds ?? gpuIds()))) arch = { ...fromPci, source: 'pci' };
       else {
         const why = d.ipVersion === 0 ? 'the driver left ze_device_ip_version_ext_t at 0' : 'no ip version reported';
-        arch = { ip: 0, version: '', known: false, name: `unknown (${why})`, triton: null, aliases: [], source: 'none' };
+        arch = { ip: 0, version: '', known: false, name: `unknown (${why})`, triton: null, aliases: [], syclAnswer: syclAnswer(0), source: 'none' };
       }
       devices.push({
         id: `${di}.${ji}`,
@@ -153,6 +153,7 @@ export function buildReport(input: ReportInputs): ProbeReport {
           openclExtensions: m?.dev.extensions,
           openclDevice: m ? `${m.dev.platform} / ${m.dev.name}` : undefined,
           arch: arch.known ? arch.sycl : undefined,
+          revision: arch.known && arch.source !== 'pci' ? decodeIp(arch.ip).revision : undefined,
         }),
         opencl: m ? { platform: m.dev.platform, device: m.dev.name, matchedBy: m.by } : null,
         driver: { index: di, apiVersion: drv.apiVersion, version: drv.driverVersion, ...(drv.driverVersionString ? { versionString: drv.driverVersionString } : {}) },

@@ -152,11 +152,27 @@ const COMPUTE_RUNTIME: [string, boolean, boolean, boolean, boolean, boolean][] =
   ['nvl_s', true, true, true, true, true],
   ['nvl_u', true, true, true, true, true],
   ['nvl_p', true, true, true, true, true],
+  // Xe3p-XPC: caps_xe3p.h (systolic DPAS, bf16), compiler_product_helper_xe_hpc_and_later.inl (tf32, 2D block IO), hw_info_cri.cpp (fp64).
+  ['cri', true, true, true, true, true],
 ];
 
 describe('the arch table agrees with compute-runtime', () => {
   it.each(COMPUTE_RUNTIME)('%s: DPAS %s, tf32 %s, 2D block IO %s, bf16 %s, fp64 %s', (arch, dpas, tf32, block, bf16, fp64) => {
     expect(archFeatures(arch)).toMatchObject({ dpas, dpas_tf32: tf32, block_2d_io: block, bf16_conversions: bf16, fp64, fp16: true, atomic64: true });
+  });
+});
+
+describe('flags that differ by stepping', () => {
+  // enable_compiler_product_helper_pvc.cpp: tf32 when PVC_XT_B0 (12.60.5) <= config < PVC_XT_C0_VG (12.61.7).
+  it.each([[0, false], [1, false], [3, false], [5, true], [6, true], [7, true]])('PVC rev %d: tf32 %s', (revision, tf32) => {
+    const flags = deriveFeatures({ arch: 'pvc', revision });
+    expect(flag(flags, 'dpas_tf32').value).toBe(tf32);
+    expect(flag(flags, 'dpas').value).toBe(true);
+  });
+
+  it('keeps the part\'s row when the stepping is not known (a PCI id only)', () => {
+    expect(flag(deriveFeatures({ arch: 'pvc' }), 'dpas_tf32').value).toBe(true);
+    expect(flag(deriveFeatures({ arch: 'pvc', revision: 3 }), 'dpas_tf32').detail).toMatch(/PVC XT-B0\.\.XT-C0 only, this is rev 3/);
   });
 });
 
