@@ -24,6 +24,10 @@ export const EnvVars = {
   XPU_SETUP_CODE_CACHE: 'XPU_SETUP_CODE_CACHE',
   /** Read by native/refdriver: the real GPU whose identity the CPU reference driver reports. */
   XPU_SETUP_REFDRIVER_PROFILE: 'XPU_SETUP_REFDRIVER_PROFILE',
+  /** Read by native/refdriver: the driver version to report instead of the profile's (`major.minor.build[+hotfix]`). */
+  XPU_SETUP_REFDRIVER_DRIVER_VERSION: 'XPU_SETUP_REFDRIVER_DRIVER_VERSION',
+  /** Read by native/refdriver: the IP version to report instead of the profile's (`major.minor.revision`). */
+  XPU_SETUP_REFDRIVER_IP: 'XPU_SETUP_REFDRIVER_IP',
 
   // Read by the Level Zero loader; setup sets it in-process and in the env files to select the reference driver.
   /** Comma-separated driver libraries the loader loads instead of the default ones. */

@@ -62,6 +62,61 @@ static int find_pocl(void)
     return found;
 }
 
+/* "major.minor.build[+hotfix]" -> major<<24 | minor<<16 | build; 0 when the text is not that or a field overflows. */
+static int parse_driver_version(const char *text, uint32_t *packed)
+{
+    unsigned major, minor, build, hotfix;
+    int used = 0, more = 0;
+    if (*text < '0' || *text > '9' || sscanf(text, "%u.%u.%u%n", &major, &minor, &build, &used) != 3)
+        return 0;
+    const char *rest = text + used;
+    if (*rest == '+' && sscanf(rest, "+%u%n", &hotfix, &more) == 1 && more > 1)
+        rest += more;
+    if (*rest != '\0' || major > 255 || minor > 255 || build > 65535)
+        return 0;
+    *packed = (major << 24) | (minor << 16) | build;
+    return 1;
+}
+
+/* "major.minor.revision" -> the GMDID (major<<22 | minor<<14 | revision); 0 when the text is not that or overflows. */
+static int parse_ip_version(const char *text, uint32_t *ip)
+{
+    unsigned major, minor, revision;
+    int used = 0;
+    if (*text < '0' || *text > '9' || sscanf(text, "%u.%u.%u%n", &major, &minor, &revision, &used) != 3 || text[used] != '\0')
+        return 0;
+    if (major > 1023 || minor > 255 || revision > 63)
+        return 0;
+    *ip = (major << 22) | (minor << 14) | revision;
+    return 1;
+}
+
+/* The profile's identity, with the overrides the environment asks for (to run other steppings and LTS drivers). */
+static int resolve_identity(void)
+{
+    const char *ver = getenv("XPU_SETUP_REFDRIVER_DRIVER_VERSION");
+    if (ver == NULL || *ver == '\0')
+        ver = rd.profile->type == ZE_DEVICE_TYPE_CPU ? RD_OWN_DRIVER_VERSION : RD_ROLLING_DRIVER_VERSION;
+    if (strlen(ver) >= sizeof rd.driver_version_string || !parse_driver_version(ver, &rd.driver_version)) {
+        rd_log("XPU_SETUP_REFDRIVER_DRIVER_VERSION '%s' is not major.minor.build[+hotfix] (e.g. 1.6.33578+51)", ver);
+        return 0;
+    }
+    snprintf(rd.driver_version_string, sizeof rd.driver_version_string, "%s", ver);
+    rd.ip_version = rd.profile->ip_version;
+    const char *ip = getenv("XPU_SETUP_REFDRIVER_IP");
+    if (ip != NULL && *ip != '\0') {
+        if (rd.profile->type == ZE_DEVICE_TYPE_CPU) {
+            rd_log("XPU_SETUP_REFDRIVER_IP needs a GPU profile (XPU_SETUP_REFDRIVER_PROFILE), not '%s'", rd.profile->key);
+            return 0;
+        }
+        if (!parse_ip_version(ip, &rd.ip_version)) {
+            rd_log("XPU_SETUP_REFDRIVER_IP '%s' is not major.minor.revision (e.g. 20.1.0)", ip);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 static ze_result_t init_locked(void)
 {
     const char *key = getenv("XPU_SETUP_REFDRIVER_PROFILE");
@@ -70,6 +125,8 @@ static ze_result_t init_locked(void)
         rd_log("unknown XPU_SETUP_REFDRIVER_PROFILE '%s' (known: default pvc bmg dg2 lnl mtl arl_h ptl_h)", key);
         return ZE_RESULT_ERROR_UNINITIALIZED;
     }
+    if (!resolve_identity())
+        return ZE_RESULT_ERROR_UNINITIALIZED;
     if (rd.profile->type == ZE_DEVICE_TYPE_CPU)
         snprintf(rd.device_name, sizeof rd.device_name, "%s", rd.profile->name);
     else
@@ -208,7 +265,7 @@ ze_result_t rdDriverGetProperties(ze_driver_handle_t h, ze_driver_properties_t *
     if (p == NULL)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     make_uuid(p->uuid.id, ZE_MAX_DRIVER_UUID_SIZE, "driver");
-    p->driverVersion = RD_DRIVER_VERSION;
+    p->driverVersion = rd.driver_version;
     return ZE_RESULT_SUCCESS;
 }
 
@@ -240,13 +297,13 @@ static ze_result_t rdIntelGetDriverVersionString(ze_driver_handle_t h, char *pVe
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (pSize == NULL)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    size_t len = strlen(RD_DRIVER_VERSION_STRING);
+    size_t len = strlen(rd.driver_version_string);
     if (*pSize == 0 || pVersion == NULL) {
         *pSize = len;
         return ZE_RESULT_SUCCESS;
     }
     size_t n = *pSize < len + 1 ? *pSize : len + 1;
-    memcpy(pVersion, RD_DRIVER_VERSION_STRING, n);
+    memcpy(pVersion, rd.driver_version_string, n);
     pVersion[n - 1] = '\0';
     return ZE_RESULT_SUCCESS;
 }
@@ -365,7 +422,7 @@ ze_result_t rdDeviceGetProperties(ze_device_handle_t h, ze_device_properties_t *
 
     for (ze_base_properties_t *ext = p->pNext; ext != NULL; ext = ext->pNext) {
         if (ext->stype == RD_STYPE_DEVICE_IP_VERSION_EXT)
-            ((rd_device_ip_version_ext_t *)ext)->ipVersion = pr->ip_version;
+            ((rd_device_ip_version_ext_t *)ext)->ipVersion = rd.ip_version;
         else if (ext->stype == RD_STYPE_INTEL_DEVICE_BLOCK_ARRAY_EXP_PROPERTIES)
             ((rd_intel_flags_props_t *)ext)->flags = pr->block_flags;
     }

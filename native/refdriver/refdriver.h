@@ -11,10 +11,13 @@
 #include <stdint.h>
 
 #define RD_EXPORT __attribute__((visibility("default")))
-/* 1.0.0 of this driver, in the layout Intel's driver and UR's Level Zero adapter use: major<<24 | minor<<16 | build. */
-#define RD_DRIVER_VERSION 0x01000000u
-/* The same, as ZE_intel_get_driver_version_string reports it ("Major.Minor.Patch[+Optional]"). */
-#define RD_DRIVER_VERSION_STRING "1.0.0"
+/* This driver's own version, which the default profile (no GPU impersonated) reports, as
+   ZE_intel_get_driver_version_string spells it ("Major.Minor.Build[+Hotfix]"); ze_driver_properties_t.driverVersion
+   packs the same as Intel's driver and UR's Level Zero adapter read it: major<<24 | minor<<16 | build. */
+#define RD_OWN_DRIVER_VERSION "1.0.0"
+/* What GPU profiles report: a current rolling compute-runtime driver (the version PyTorch showed for an Arc Pro B70 in
+   2026). Triton's is_lts() reads any version below 1.6.35096+9 as an LTS driver and turns features off for it. */
+#define RD_ROLLING_DRIVER_VERSION "1.17.39395+13"
 #define RD_NAME_SUFFIX " (xpu-setup CPU reference driver)"
 
 /* Structures newer than the 1.8.12 headers or only in compute-runtime's ze_intel_gpu.h; layouts match upstream. */
@@ -108,6 +111,9 @@ struct rd_state {
     cl_uint compute_units;
     cl_uint clock_mhz;
     uint32_t module_flags; /* FP16/FP64/INT64_ATOMICS, resolved at init */
+    uint32_t driver_version;       /* packed, from driver_version_string */
+    char driver_version_string[64]; /* the profile's, or XPU_SETUP_REFDRIVER_DRIVER_VERSION */
+    uint32_t ip_version;           /* the profile's, or XPU_SETUP_REFDRIVER_IP */
     rd_driver driver;
     rd_device device;
 };

@@ -136,6 +136,37 @@ describe.skipIf(process.platform !== 'linux')('CPU reference driver through the 
     }
   });
 
+  it('GPU profiles report a current rolling driver (1.17.39395+13, packed as Intel packs it), the default profile the driver\'s own 1.0.0', async () => {
+    const gpu = await runSmoke(['props'], { ZE_ENABLE_ALT_DRIVERS: driver, XPU_SETUP_REFDRIVER_PROFILE: 'pvc' });
+    expect(gpu.values.get('driver0.version')).toBe(`0x${((1 << 24) | (17 << 16) | 39395).toString(16).padStart(8, '0')}`);
+    const cpu = await runSmoke(['props'], { ZE_ENABLE_ALT_DRIVERS: driver });
+    expect(cpu.values.get('driver0.version')).toBe('0x01000000');
+  });
+
+  it('XPU_SETUP_REFDRIVER_DRIVER_VERSION and XPU_SETUP_REFDRIVER_IP override the profile\'s driver version and IP', async () => {
+    const r = await runSmoke(['props'], {
+      ZE_ENABLE_ALT_DRIVERS: driver, XPU_SETUP_REFDRIVER_PROFILE: 'bmg', XPU_SETUP_REFDRIVER_DRIVER_VERSION: '1.6.33578+51', XPU_SETUP_REFDRIVER_IP: '20.1.0',
+    });
+    expect(r.exitCode, r.stdout + r.stderr).toBe(0);
+    expect(r.values.get('driver0.version')).toBe(`0x${((1 << 24) | (6 << 16) | 33578).toString(16).padStart(8, '0')}`);
+    expect(r.values.get('device0.ipVersion')).toBe('0x05004000'); // BMG_G21_A0 in compute-runtime's platforms.h
+    expect(r.values.get('device0.deviceId')).toBe('0xe20b');
+  });
+
+  it.each([
+    [{ XPU_SETUP_REFDRIVER_DRIVER_VERSION: '1.6' }, "XPU_SETUP_REFDRIVER_DRIVER_VERSION '1.6' is not major.minor.build[+hotfix]"],
+    [{ XPU_SETUP_REFDRIVER_DRIVER_VERSION: '1.6.70000' }, "XPU_SETUP_REFDRIVER_DRIVER_VERSION '1.6.70000' is not"],
+    [{ XPU_SETUP_REFDRIVER_DRIVER_VERSION: '1.6.1+' }, "XPU_SETUP_REFDRIVER_DRIVER_VERSION '1.6.1+' is not"],
+    [{ XPU_SETUP_REFDRIVER_IP: '20.1' }, "XPU_SETUP_REFDRIVER_IP '20.1' is not major.minor.revision"],
+    [{ XPU_SETUP_REFDRIVER_IP: '20.1.64' }, "XPU_SETUP_REFDRIVER_IP '20.1.64' is not"],
+    [{ XPU_SETUP_REFDRIVER_IP: '20.1.0', XPU_SETUP_REFDRIVER_PROFILE: 'default' }, "XPU_SETUP_REFDRIVER_IP needs a GPU profile"],
+  ])('a malformed override %j makes zeInit fail and says what was wrong', async (extra, message) => {
+    const r = await runSmoke(['props'], { ZE_ENABLE_ALT_DRIVERS: driver, XPU_SETUP_REFDRIVER_PROFILE: 'bmg', ...extra });
+    expect(r.exitCode).not.toBe(0);
+    expect(r.stdout).toContain(`returned 0x${ZE_RESULT_ERROR_UNINITIALIZED.toString(16)}`);
+    expect(r.stderr).toContain(message);
+  });
+
   it('an unknown profile makes zeInit fail and says which profiles exist', async () => {
     const r = await runSmoke(['props'], { ZE_ENABLE_ALT_DRIVERS: driver, XPU_SETUP_REFDRIVER_PROFILE: 'xe9' });
     expect(r.exitCode).toBe(2);

@@ -243,6 +243,9 @@ int main(int argc, char **argv)
         uint32_t ndev = 0;
         CHECK(zeDeviceGet(drivers[d], &ndev, NULL));
         printf("driver%u.devices=%u\n", d, ndev);
+        ze_driver_properties_t dp = {ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES, NULL};
+        CHECK(zeDriverGetProperties(drivers[d], &dp));
+        printf("driver%u.version=0x%08x\n", d, dp.driverVersion);
         if (ndev == 0)
             continue;
         ndev = 1;
