@@ -37,4 +37,6 @@ export interface Deps {
   /** True for a symbolic link (not followed). */
   isSymlink(path: string): Promise<boolean>;
   now(): number;
+  /** How this process was started: the node binary and the script it ran (for hints that repeat the command). */
+  started?: { node: string; script: string | undefined };
 }

@@ -22,21 +22,39 @@ export function hintShell(deps: Pick<Deps, 'env' | 'platform'>): HintShell {
   return path.basename(deps.env.SHELL ?? '') === 'fish' ? 'fish' : 'sh';
 }
 
+/** npm's throwaway install directories: npx runs a package from here, so a path inside is gone tomorrow. */
+const NPX_DIR = /[\\/]_npx[\\/]/;
+
 /**
- * How the user can run xpu-setup from their own shell: `xpu-setup` when it is on their PATH, else `npx xpu-setup`.
- * npx puts the package's bin directory on the PATH of the process it starts, not of the user's shell, so those
- * directories do not count.
+ * How the user can run this xpu-setup again from their own shell, always a line that works when pasted: `xpu-setup`
+ * when that name on their PATH is this program; `npx xpu-setup` when npx started it; else node and the script's
+ * exact path (a checkout, a global install whose bin directory is not on PATH, a project's node_modules). npx puts
+ * the package's bin directory on the PATH of the process it starts, not of the user's shell, so those directories do
+ * not count. Without `started` the answer is `xpu-setup` when that is on PATH, else `npx xpu-setup`.
  */
-export async function selfCommand(deps: Pick<Deps, 'env' | 'platform' | 'exists'>): Promise<string> {
+export async function selfCommand(deps: Pick<Deps, 'env' | 'platform' | 'exists' | 'realpath' | 'started'>): Promise<string> {
   const win = deps.platform === 'win32';
   const dirs = (deps.env.PATH ?? deps.env.Path ?? '').split(win ? ';' : ':').filter(Boolean);
-  const names = win ? ['xpu-setup.cmd', 'xpu-setup.exe', 'xpu-setup.ps1'] : ['xpu-setup'];
   const join = win ? path.win32.join : path.posix.join;
-  for (const d of dirs) {
-    if (/[\\/]_npx[\\/]|node_modules[\\/]\.bin/.test(d)) continue;
-    for (const n of names) if (await deps.exists(join(d, n))) return 'xpu-setup';
-  }
-  return 'npx xpu-setup';
+  const script = deps.started?.script;
+  const self = script ? await deps.realpath(script) : undefined;
+  /** The first file of these names on PATH outside npx's own directories. */
+  const onPath = async (names: string[]): Promise<string | undefined> => {
+    for (const d of dirs) {
+      if (NPX_DIR.test(d) || /node_modules[\\/]\.bin/.test(d)) continue;
+      for (const n of names) if (await deps.exists(join(d, n))) return join(d, n);
+    }
+    return undefined;
+  };
+  const named = await onPath(win ? ['xpu-setup.cmd', 'xpu-setup.exe', 'xpu-setup.ps1'] : ['xpu-setup']);
+  // Windows' npm shims are scripts that name the package, not links to it: there the name is taken on trust.
+  if (named && (win || !self || (await deps.realpath(named)) === self)) return 'xpu-setup';
+  if (!script || NPX_DIR.test(self ?? script)) return 'npx xpu-setup';
+  const q = win ? psq : shq;
+  const nodeOnPath = await onPath([win ? 'node.exe' : 'node']);
+  const node = nodeOnPath && (await deps.realpath(nodeOnPath)) === (await deps.realpath(deps.started!.node)) ? 'node' : q(deps.started!.node);
+  // PowerShell runs a quoted program name only after `&`.
+  return `${win && node.startsWith("'") ? '& ' : ''}${node} ${q(self ?? script)}`;
 }
 
 const PUBLIC_INDEXES = new Set(['https://conda.anaconda.org/conda-forge', 'https://pypi.org/simple']);

@@ -85,5 +85,6 @@ export function realDeps(): Deps {
     sha256: (p) => import('./cache/store.js').then((m) => m.sha256File(p)).catch(() => undefined),
     isSymlink: (p) => fs.lstat(p).then((s) => s.isSymbolicLink(), () => false),
     now: () => Date.now(),
+    started: { node: process.execPath, script: process.argv[1] },
   };
 }

@@ -4,7 +4,8 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
-import { listTree, runCli, scrubbedEnv, tempDir } from './cli.js';
+import { shq } from '../../src/hints.js';
+import { BIN, listTree, runCli, scrubbedEnv, tempDir } from './cli.js';
 
 let index: FixtureIndex;
 let work: string;
@@ -62,8 +63,8 @@ describe('setup from a conda channel (Debian 12 loader and headers repacked as c
     expect(first.stderr).toMatch(/level-zero 1\.8\.12 from conda/);
   });
 
-  it('closes with lines that work when pasted: the env file, or npx (xpu-setup is not on this PATH)', () => {
-    expect(first.stderr).toContain(`To use it: . ${prefix}/env.sh   (or: eval "$(npx xpu-setup env --prefix ${prefix})")`);
+  it('closes with lines that work when pasted: the env file, or node and the script that ran (xpu-setup is not on this PATH)', () => {
+    expect(first.stderr).toContain(`To use it: . ${prefix}/env.sh   (or: eval "$(node ${shq(BIN)} env --prefix ${prefix})")`);
   });
 
   it('builds the runtime addon, then says plainly that no device could run anything, and still exits 0', () => {
@@ -171,7 +172,7 @@ describe('setup from a conda channel (Debian 12 loader and headers repacked as c
     expect(JSON.parse(json.stdout).vars.find((v: { name: string }) => v.name === 'LD_LIBRARY_PATH').value).toBe(`${prefix}/lib`);
     const none = await runCli(['env', '--prefix', path.join(work, 'nothing-here')], env);
     expect(none.exitCode).toBe(1);
-    expect(none.stderr).toContain(`hint: install first: npx xpu-setup --prefix ${path.join(work, 'nothing-here')}`);
+    expect(none.stderr).toContain(`hint: install first: node ${shq(BIN)} --prefix ${path.join(work, 'nothing-here')}`);
   });
 });
 

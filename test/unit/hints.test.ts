@@ -1,6 +1,6 @@
 // Hints people paste: quoting that a real shell reads back, xpu-setup as their shell can run it, the right env file.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -26,9 +26,35 @@ describe('hints', () => {
       mkdirSync(d, { recursive: true });
       writeFileSync(path.join(d, 'xpu-setup'), '');
     }
-    const deps = (PATH: string) => ({ ...realDeps(), env: { PATH } });
+    const deps = (PATH: string) => ({ ...realDeps(), env: { PATH }, started: undefined });
     expect(await selfCommand(deps(`/usr/bin:${npx}`))).toBe('npx xpu-setup');
     expect(await selfCommand(deps(`/usr/bin:${global}`))).toBe('xpu-setup');
+  });
+
+  it('names the program that started this process: xpu-setup only when PATH has this one, else its exact path', async () => {
+    // A checkout's script, a global install's link to it, another xpu-setup elsewhere on PATH, and npx's copy.
+    const script = path.join(tmp, 'check out', 'bin', 'xpu-setup.js');
+    mkdirSync(path.dirname(script), { recursive: true });
+    writeFileSync(script, '');
+    const linked = path.join(tmp, 'linked-bin');
+    mkdirSync(linked);
+    symlinkSync(script, path.join(linked, 'xpu-setup'));
+    const other = path.join(tmp, 'other-bin');
+    mkdirSync(other);
+    writeFileSync(path.join(other, 'xpu-setup'), '');
+    const nodeDir = path.dirname(process.execPath);
+    const deps = (PATH: string, started = script) => ({ ...realDeps(), env: { PATH }, started: { node: process.execPath, script: started } });
+    expect(await selfCommand(deps(`${nodeDir}:${linked}`))).toBe('xpu-setup');
+    expect(await selfCommand(deps(`${nodeDir}:${other}`))).toBe(`node '${script}'`);
+    expect(await selfCommand(deps('/nonexistent'))).toBe(`${process.execPath} '${script}'`);
+    const npxScript = path.join(tmp, '_npx', 'abc', 'node_modules', 'xpu-setup', 'bin', 'xpu-setup.js');
+    mkdirSync(path.dirname(npxScript), { recursive: true });
+    writeFileSync(npxScript, '');
+    expect(await selfCommand(deps(nodeDir, npxScript))).toBe('npx xpu-setup');
+    // The line works when pasted: sh runs the quoted path.
+    writeFileSync(script, 'console.log("ran " + process.argv.slice(2).join(" "))');
+    const line = await selfCommand(deps(`${nodeDir}:${other}`));
+    expect(execFileSync('sh', ['-c', `${line} --version`], { env: { PATH: nodeDir } }).toString()).toBe('ran --version\n');
   });
 
   it('repeats the non-public channels and indexes the receipt records', () => {
