@@ -1,7 +1,7 @@
 // Every command's option table, help, examples and exit codes; its code is imported only when it runs.
 import type { CommandSpec, Conflict, OptionDef } from './options.js';
 
-export const SHELL_NAMES = ['sh', 'bash', 'zsh', 'fish', 'pwsh', 'cmd', 'json', 'dotenv', 'github'] as const;
+export const SHELL_NAMES = ['sh', 'bash', 'zsh', 'fish', 'pwsh', 'cmd', 'json', 'dotenv', 'github', 'lmod', 'tcl'] as const;
 /** Forms of `probe --format triton-env` that a child process sees. */
 export const TRITON_ENV_SHELLS = ['sh', 'fish', 'pwsh', 'dotenv', 'github'] as const;
 export const COMPLETION_SHELLS = ['bash', 'zsh', 'fish'] as const;
@@ -110,7 +110,7 @@ const env: CommandSpec = {
   argument: { name: 'SHELL', description: 'the shell to print for (like --shell)', choices: SHELL_NAMES, optional: true },
   options: [
     prefixOption('the installed prefix'),
-    { name: 'shell', type: 'string', value: 'SHELL', choices: SHELL_NAMES, description: 'sh (bash, zsh, dash), fish, pwsh, cmd, json; dotenv (literal NAME=value lines) or github (appended to GITHUB_ENV / GITHUB_PATH)', env: 'SHELL', default: 'the shell $SHELL names (Windows: pwsh)' },
+    { name: 'shell', type: 'string', value: 'SHELL', choices: SHELL_NAMES, description: 'sh (bash, zsh, dash), fish, pwsh, cmd, json; dotenv (literal NAME=value lines), github (appended to GITHUB_ENV / GITHUB_PATH), lmod or tcl (a modulefile for Lmod or Environment Modules)', env: 'SHELL', default: 'the shell $SHELL names (Windows: pwsh)' },
     { name: 'compilers', type: 'boolean', description: 'only what compilers, pkg-config, CMake and Triton read: leaves LD_LIBRARY_PATH (Windows: PATH) alone, so a PyTorch wheel keeps its own loaders' },
     { name: 'unset', type: 'boolean', description: 'print the commands that take the prefix back out of the current environment' },
   ],
@@ -123,6 +123,7 @@ const env: CommandSpec = {
     ['eval "$(xpu-setup env --compilers)"', 'only for building: the loader search path stays as it is'],
     ['eval "$(xpu-setup env --unset)"', 'take the prefix back out (a sourced env.sh also defines xpu_setup_deactivate)'],
     ['xpu-setup env fish | source', 'the same in fish'],
+    ['xpu-setup env --shell lmod > ~/modulefiles/xpu-setup/1.lua', 'a modulefile for Lmod (tcl: Environment Modules)'],
     ['xpu-setup env --json', 'the variables as JSON'],
   ],
   exitCodes: [[0, 'printed'], [1, 'the prefix has no receipt (not installed)'], [2, 'usage error']],

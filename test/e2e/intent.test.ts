@@ -319,6 +319,25 @@ describe('CI', () => {
     expect(out).toMatch(/^device-arch=\n/m);
   });
 
+  it('env --shell lmod / tcl print modulefiles of the installed prefix, and Lmod loads one', async () => {
+    const lua = await runCli(['env', '--prefix', prefix, '--shell', 'lmod'], bare);
+    expect(lua.exitCode, lua.stderr).toBe(0);
+    expect(lua.stdout).toContain(`prepend_path("CPATH", "${prefix}/include")`);
+    expect(lua.stdout).toContain('whatis("Version: level-zero 1.8.12")');
+    const tcl = await runCli(['env', 'tcl', '--prefix', prefix], bare);
+    expect(tcl.exitCode, tcl.stderr).toBe(0);
+    expect(tcl.stdout).toMatch(/^#%Module/);
+    expect(tcl.stdout).toContain(`prepend-path CPATH "${prefix}/include"`);
+    const dir = path.join(work, 'ci', 'modulefiles');
+    await fs.mkdir(path.join(dir, 'xpu-setup'), { recursive: true });
+    await fs.writeFile(path.join(dir, 'xpu-setup', '1.8.12.lua'), lua.stdout);
+    const loaded = await execa('bash', ['-c', `. /usr/share/lmod/lmod/init/bash; module use ${dir}; module load xpu-setup; echo "$CPATH"`], { env: { PATH: bare.PATH, HOME: bare.HOME }, extendEnv: false });
+    expect(loaded.stdout.trim()).toBe(`${prefix}/include`);
+    const unset = await runCli(['env', 'lmod', '--unset', '--prefix', prefix], bare);
+    expect(unset.exitCode).toBe(2);
+    expect(unset.stderr).toContain('module unload');
+  });
+
   it('env --shell github appends to the files, --shell dotenv prints literal lines', async () => {
     await fs.writeFile(files.env, '');
     const gh = await runCli(['env', '--prefix', prefix, '--shell', 'github'], { ...bare, GITHUB_ENV: files.env, GITHUB_PATH: files.path });

@@ -1,5 +1,5 @@
 // `xpu-setup env`: the environment of an installed prefix for a shell (by default the one $SHELL names), a dotenv
-// file, or GitHub Actions' GITHUB_ENV / GITHUB_PATH.
+// file, GitHub Actions' GITHUB_ENV / GITHUB_PATH, or a modulefile (Lmod, Environment Modules).
 import * as path from 'node:path';
 import { EnvVars } from '../../env-names.js';
 import { XpuError } from '../../errors.js';
@@ -7,6 +7,7 @@ import { defaultPrefix } from '../../host/index.js';
 import { appendTo, CI_SHELLS, githubEnv, renderDotenv, resolveEnv, type CiShell } from '../../install/ci-env.js';
 import { renderEnv, renderUnset, SHELLS, withoutPrefix, type Shell } from '../../install/env.js';
 import { installedEnvVars } from '../../install/installed-env.js';
+import { MODULE_SHELLS, renderModulefile, type ModuleShell } from '../../install/modulefile.js';
 import { readReceipt } from '../../install/receipt.js';
 import { hintShell, selfCommand, setupLine } from '../../hints.js';
 import { str, type Command, type CommandContext } from '../command.js';
@@ -51,9 +52,11 @@ export const envCommand: Command = {
     const { deps, values, out } = ctx;
     const given = str(values, 'shell') ?? ctx.positionals[0];
     const ci = given !== undefined && (CI_SHELLS as readonly string[]).includes(given) ? (given as CiShell) : undefined;
-    const shell = ci ? 'sh' : resolveShell(ctx);
+    const module = given !== undefined && (MODULE_SHELLS as readonly string[]).includes(given) ? (given as ModuleShell) : undefined;
+    const shell = ci || module ? 'sh' : resolveShell(ctx);
     if (!SHELLS.includes(shell)) throw new XpuError('USAGE', `unknown shell "${shell}"`);
     if (ci && values.unset) throw new XpuError('USAGE', `--unset prints shell commands; ${ci} has none: drop --unset`);
+    if (module && values.unset) throw new XpuError('USAGE', `a modulefile is unloaded with \`module unload\`, not --unset: drop --unset`);
     const prefix = path.resolve(str(values, 'prefix') ?? defaultPrefix(deps));
     const receipt = await readReceipt(prefix);
     if (!receipt) {
@@ -65,6 +68,10 @@ export const envCommand: Command = {
     // A copied or moved prefix prints its own paths (env.json's variables, moved along).
     const vars = await installedEnvVars(prefix, receipt);
     const chosen = values.compilers ? vars.filter((v) => !v.runtime) : vars;
+    if (module) {
+      process.stdout.write(renderModulefile(chosen, module, { prefix, platform: receipt.platform, components: receipt.components }));
+      return 0;
+    }
     if (ci === 'dotenv') {
       process.stdout.write(renderDotenv(resolveEnv(chosen, receipt.platform, deps.env)));
       return 0;
