@@ -2,6 +2,7 @@
 // Only the command that runs is imported, so help, version and usage errors load none of the heavy modules.
 import type { Deps } from '../deps.js';
 import { isXpuError, XpuError } from '../errors.js';
+import { expandHome } from '../host/index.js';
 import { commandHelp, EXIT_FAIL, EXIT_OK, EXIT_USAGE, generalHelp, nearest, parseCommandArgs, type CommandSpec } from './options.js';
 import { COMMANDS, findCommand } from './registry.js';
 
@@ -41,7 +42,8 @@ async function printVersion(argv: string[], env: Record<string, string | undefin
     import('../host/index.js'),
     import('../install/receipt.js'),
   ]);
-  const prefix = path.resolve(prefixArg(argv) ?? defaultPrefix({ env, platform: process.platform }));
+  const given = prefixArg(argv);
+  const prefix = path.resolve(given !== undefined ? expandHome(given, { env, platform: process.platform }) : defaultPrefix({ env, platform: process.platform }));
   const receipt = await readReceipt(prefix).catch(() => undefined);
   const doc = {
     name: 'xpu-setup',
@@ -97,7 +99,7 @@ export async function main(argv: string[], deps?: Deps): Promise<number> {
 
   let parsed;
   try {
-    parsed = parseCommandArgs(spec, rest);
+    parsed = parseCommandArgs(spec, rest, (p) => expandHome(p, { env, platform: deps?.platform ?? process.platform }));
   } catch (e) {
     await renderError(e, json, env);
     return EXIT_USAGE;

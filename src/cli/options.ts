@@ -88,8 +88,12 @@ function usageError(message: string, spec: CommandSpec, hints: string[] = []): X
   return new XpuError('USAGE', message, { hints: [...hints, `see: xpu-setup ${spec.name === 'setup' ? '' : `${spec.name} `}--help`] });
 }
 
-/** Parses argv against the command's table; unknown options suggest the nearest, conflicts say which wins. */
-export function parseCommandArgs(spec: CommandSpec, args: string[]): Parsed {
+/**
+ * Parses argv against the command's table; unknown options suggest the nearest, conflicts say which wins. The values
+ * of path options (those that complete as a file or directory) go through `expandPath`, so `--prefix=~/x` means what
+ * `--prefix ~/x` means in a shell.
+ */
+export function parseCommandArgs(spec: CommandSpec, args: string[], expandPath: (p: string) => string = (p) => p): Parsed {
   const defs = allOptions(spec);
   let parsed: { values: Values; positionals: string[] };
   try {
@@ -106,6 +110,11 @@ export function parseCommandArgs(spec: CommandSpec, args: string[]): Parsed {
     throw usageError(message.replace(/\. To specify a positional argument.*$/s, '').replace(/\.$/, ''), spec);
   }
   const { values, positionals } = parsed;
+  for (const d of defs) {
+    const v = values[d.name];
+    if (!d.complete || v === undefined || typeof v === 'boolean') continue;
+    values[d.name] = Array.isArray(v) ? v.map(expandPath) : expandPath(v);
+  }
   const max = spec.argument ? 1 : 0;
   if (positionals.length > max) {
     const extra = positionals[max]!;

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import type { Deps } from '../deps.js';
 import { XpuError } from '../errors.js';
 import { nearest } from '../spelling.js';
-import { defaultCacheDir, defaultPrefix, parseTargetPlatform, runningPlatform } from '../host/index.js';
+import { defaultCacheDir, defaultPrefix, expandHome, parseTargetPlatform, runningPlatform } from '../host/index.js';
 import type { TargetPlatform } from '../host/types.js';
 import { SOURCE_KINDS, type SourceKind } from '../manifest/schema.js';
 import type { PlanOptions } from '../plan/plan.js';
@@ -118,6 +118,6 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
     from,
     offline: !!values.offline,
     platform,
-    manifestsDir: str(values, 'manifests') ?? (env[EnvVars.XPU_SETUP_MANIFESTS] || undefined),
+    manifestsDir: str(values, 'manifests') ?? (env[EnvVars.XPU_SETUP_MANIFESTS] ? expandHome(env[EnvVars.XPU_SETUP_MANIFESTS]!, deps) : undefined),
   };
 }

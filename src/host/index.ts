@@ -68,16 +68,27 @@ export async function detectHost(deps: Deps, target?: TargetPlatform): Promise<H
   return host;
 }
 
+function homeOf(deps: Pick<Deps, 'env'>): string {
+  return deps.env.HOME ?? deps.env.USERPROFILE ?? os.homedir();
+}
+
+/**
+ * `~` and `~/...` (also `~\...` on Windows) as a shell expands them, for paths that reached us unexpanded: after `=`
+ * (`--prefix=~/x`), in a variable, in a CI input. `~user` and a `~` inside a path stay as they are, as in a shell.
+ */
+export function expandHome(p: string, deps: Pick<Deps, 'env' | 'platform'>): string {
+  const sep = deps.platform === 'win32' ? /^~(?:$|[\\/])/ : /^~(?:$|\/)/;
+  return sep.test(p) ? homeOf(deps).replace(/[\\/]+$/, '') + p.slice(1) : p;
+}
+
 export function defaultPrefix(deps: Pick<Deps, 'env' | 'platform'>): string {
   const given = deps.env[EnvVars.XPU_SETUP_PREFIX];
-  if (given) return given;
-  const home = deps.env.HOME ?? deps.env.USERPROFILE ?? os.homedir();
-  return deps.platform === 'win32' ? win32DataDir(deps.env, home) : linuxDataDir(deps.env, home);
+  if (given) return expandHome(given, deps);
+  return deps.platform === 'win32' ? win32DataDir(deps.env, homeOf(deps)) : linuxDataDir(deps.env, homeOf(deps));
 }
 
 export function defaultCacheDir(deps: Pick<Deps, 'env' | 'platform'>): string {
   const given = deps.env[EnvVars.XPU_SETUP_CACHE_DIR];
-  if (given) return given;
-  const home = deps.env.HOME ?? deps.env.USERPROFILE ?? os.homedir();
-  return deps.platform === 'win32' ? win32CacheDir(deps.env, home) : linuxCacheDir(deps.env, home);
+  if (given) return expandHome(given, deps);
+  return deps.platform === 'win32' ? win32CacheDir(deps.env, homeOf(deps)) : linuxCacheDir(deps.env, homeOf(deps));
 }

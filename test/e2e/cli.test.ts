@@ -144,6 +144,30 @@ eval "$(${cli} env --prefix ${q(prefix)} --compilers)"; printf '%s|%s\\n' "\${LD
     expect(r.stdout.split('\n')).toEqual(['/usr/local/lib|unset', `/usr/local/lib|${prefix}/include`]);
   });
 
+  it('~ and ~/ in a path option, XPU_SETUP_PREFIX or XPU_SETUP_CACHE_DIR mean the home directory, as in a shell', async () => {
+    const home = env.HOME!;
+    const mine = path.join(home, 'px');
+    await fs.mkdir(mine, { recursive: true });
+    const receipt = JSON.parse(await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8'));
+    await fs.writeFile(path.join(mine, 'xpu-setup.receipt.json'), JSON.stringify({ ...receipt, prefix: mine }));
+    const cwd = await tempDir('cwd');
+    for (const [args, extra] of [
+      [['env', '--prefix=~/px', '--shell', 'sh'], {}],
+      [['env', '--shell', 'sh'], { XPU_SETUP_PREFIX: '~/px' }],
+    ] as [string[], Record<string, string>][]) {
+      const r = await runCli(args, { ...env, ...extra }, { cwd });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stdout).toContain(`export LEVEL_ZERO_V1_SDK_PATH='${mine}'`);
+    }
+    const v = await runCli(['--version', '--json', '--prefix=~/px'], env, { cwd });
+    expect(JSON.parse(v.stdout).prefix).toBe(mine);
+    // A lockfile that is not there is named by its expanded path, and nothing named "~" appears where the command ran.
+    const locked = await runCli(['--locked', '--lockfile=~/none.lock.json', '--prefix=~/p2', '--no-probe'], { ...env, XPU_SETUP_CACHE_DIR: '~/c' }, { cwd });
+    expect(locked.exitCode).toBe(1);
+    expect(locked.stderr).toContain(path.join(home, 'none.lock.json'));
+    expect(await fs.readdir(cwd)).toEqual([]);
+  });
+
   it('probe --format json is --json, including for errors', async () => {
     const r = await runCli(['probe', '--format', 'json', '--prefix', path.join(work, 'empty')], env);
     expect(r.exitCode).toBe(1);
