@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { envVars, prefixJoin, renderEnv, renderUnset, withoutPrefix } from '../../src/install/env.js';
+import { envVars, prefixJoin, renderEnv, renderUnset, SHELLS, withoutPrefix } from '../../src/install/env.js';
 import { relocateVars } from '../../src/install/installed-env.js';
 import { envFilesLine } from '../../src/hints.js';
 
@@ -148,5 +148,57 @@ describe('env files sourced by real shells', () => {
     expect(changes).toEqual([{ name: 'LEVEL_ZERO_V1_SDK_PATH' }, { name: 'CPATH' }, { name: 'LD_LIBRARY_PATH', value: '/a:/b' }]);
     const out = sh('sh', `${shScript}\n${renderUnset(withoutPrefix(vars, { LD_LIBRARY_PATH: `${prefix}/lib:/usr/local/lib`, CPATH: `${prefix}/include`, LEVEL_ZERO_V1_SDK_PATH: prefix }, 'linux-x64'), 'sh')}\n${printSh}`);
     expect(out.split('\n')).toEqual(['LD_LIBRARY_PATH=[/usr/local/lib]', 'CPATH=[unset]', 'LEVEL_ZERO_V1_SDK_PATH=[unset]', '']);
+  });
+});
+
+describe('switching prefixes in real shells', () => {
+  const ref = '/opt/ref prefix';
+  const plain = '/opt/plain';
+  const refVars = envVars(ref, 'linux-x64', {
+    ZE_ENABLE_ALT_DRIVERS: `${ref}/lib/libze_xpu_setup_refdriver.so`,
+    TRITON_INTEL_DEVICE_ARCH: 'bmg',
+    TRITON_INTEL_DEVICE_EXTENSIONS: 'cl_intel_subgroups',
+  });
+  const plainVars = envVars(plain, 'linux-x64');
+  const show = ['LD_LIBRARY_PATH', 'CPATH', 'LEVEL_ZERO_V1_SDK_PATH', 'ZE_ENABLE_ALT_DRIVERS', 'TRITON_INTEL_DEVICE_ARCH'];
+  const before = { LD_LIBRARY_PATH: '/usr/local/lib', TRITON_INTEL_DEVICE_ARCH: 'mine' };
+  // What a user sees at each step: after the refdriver prefix, after the plain one, after deactivating.
+  const expected = [
+    [`${ref}/lib:/usr/local/lib`, `${ref}/include`, ref, `${ref}/lib/libze_xpu_setup_refdriver.so`, 'bmg'],
+    [`${plain}/lib:/usr/local/lib`, `${plain}/include`, plain, '[unset]', 'mine'],
+    ['/usr/local/lib', '[unset]', '[unset]', '[unset]', 'mine'],
+  ].map((step) => step.map((v, i) => `${show[i]}=${v}`).join(' '));
+  const run = (shell: string, body: string) =>
+    execFileSync(shell, ['-c', body], { env: { PATH: process.env.PATH, ...before }, input: '' }).toString().trim().split('\n');
+  const shells = ['bash', 'dash', 'zsh'].filter((s) => { try { execFileSync(s, ['-c', 'true']); return true; } catch { return false; } });
+
+  it.each(shells)('%s: sourcing a plain prefix after a --refdriver one drops the reference driver; deactivating restores the start', (shell) => {
+    const print = `printf '%s\\n' "${show.map((n) => `${n}=\${${n}-[unset]}`).join(' ')}"`;
+    const a = renderEnv(refVars, 'sh', 'linux-x64');
+    const b = renderEnv(plainVars, 'sh', 'linux-x64');
+    expect(run(shell, `${a}\n${print}\n${b}\n${b}\n${print}\nxpu_setup_deactivate\n${print}`)).toEqual(expected);
+  });
+
+  it('fish: the same, sourced as files', () => {
+    const print = `echo ${show.map((n) => `${n}=(if set -q ${n}; echo -n "$${n}"; else; echo -n '[unset]'; end)`).join(' ')}`;
+    const a = renderEnv(refVars, 'fish', 'linux-x64');
+    const b = renderEnv(plainVars, 'fish', 'linux-x64');
+    expect(run('fish', `${a}\n${print}\n${b}\n${b}\n${print}\nxpu_setup_deactivate\n${print}`)).toEqual(expected);
+  });
+
+  it('sh: the same prefix sourced again after a run added the reference driver takes the old file\'s state back first', () => {
+    const print = `printf '%s\\n' "${show.map((n) => `${n}=\${${n}-[unset]}`).join(' ')}"`;
+    const older = renderEnv(envVars(ref, 'linux-x64'), 'sh', 'linux-x64');
+    const out = run('bash', `${older}\n${renderEnv(refVars, 'sh', 'linux-x64')}\n${print}\nxpu_setup_deactivate\n${print}`);
+    expect(out).toEqual([expected[0], expected[2]]);
+  });
+
+  it('env files name their own prefix, never a placeholder', () => {
+    for (const shell of SHELLS) {
+      const text = renderEnv(refVars, shell, 'linux-x64');
+      expect(text).not.toMatch(/<prefix>|<this file>/);
+    }
+    expect(renderEnv(refVars, 'sh', 'linux-x64')).toContain(`xpu-setup env --prefix '${ref}' --shell sh`);
+    expect(renderEnv(refVars, 'sh', 'linux-x64')).toContain(`XPU_SETUP_ENV=compilers . '${ref}/env.sh'`);
   });
 });
