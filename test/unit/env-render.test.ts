@@ -49,6 +49,17 @@ describe('env files', () => {
     expect(ps.match(/\{/g)!.length).toBe(ps.match(/\}/g)!.length);
   });
 
+  it('env.ps1 saves what it changes for xpu_setup_deactivate, and undoes another prefix\'s env.ps1 first (as data)', () => {
+    const a = renderEnv(envVars('C:\\a', 'win-x64'), 'pwsh', 'win-x64');
+    const b = renderEnv(envVars('C:\\b', 'win-x64', { ZE_ENABLE_ALT_DRIVERS: 'C:\\b\\bin\\ref.dll' }), 'pwsh', 'win-x64');
+    const keyOf = (ps: string) => /_XPU_SETUP_ACTIVE = '([0-9a-f]+)'/.exec(ps)![1];
+    expect(keyOf(a)).not.toBe(keyOf(b));
+    expect(b).toContain(`$global:_XPU_SETUP_ACTIVE -ne '${keyOf(b)}'`);
+    expect(b).toContain("foreach ($n in @('LEVEL_ZERO_V1_SDK_PATH', 'ZE_PATH', 'INCLUDE', 'LIB', 'PATH', 'PKG_CONFIG_PATH', 'CMAKE_PREFIX_PATH', 'ZE_ENABLE_ALT_DRIVERS'))");
+    expect(b).toContain('function global:xpu_setup_deactivate {');
+    expect(b.match(/\{/g)!.length).toBe(b.match(/\}/g)!.length);
+  });
+
   it('setup\'s closing hint names env.bat and env.ps1 on Windows and env.sh elsewhere', async () => {
     const files = new Set(['C:\\xpu\\env.bat', 'C:\\xpu\\env.ps1', '/opt/xpu/env.sh']);
     const deps = (platform: NodeJS.Platform) => ({ env: { SHELL: '/bin/bash' }, platform, exists: async (p: string) => files.has(p) });
