@@ -103,13 +103,18 @@ export function setupLine(self: string, prefix: string, receipt?: Pick<Receipt, 
 
 const ENV_FILE: Record<HintShell, string> = { sh: 'env.sh', fish: 'env.fish', pwsh: 'env.ps1' };
 
-/** The line that loads the prefix's environment in the user's shell, or undefined when that env file is missing. */
-export async function envFileLine(deps: Pick<Deps, 'env' | 'platform' | 'exists'>, prefix: string): Promise<string | undefined> {
+/** The line that loads the prefix's environment in the user's shell, whether or not its env file exists yet. */
+export function envFileCommand(deps: Pick<Deps, 'env' | 'platform'>, prefix: string): { file: string; line: string } {
   const shell = hintShell(deps);
   const file = (shell === 'pwsh' ? path.win32.join : path.posix.join)(prefix, ENV_FILE[shell]);
-  if (!(await deps.exists(file))) return undefined;
-  if (shell === 'pwsh') return `. ${psq(file)}`;
-  return shell === 'fish' ? `source ${shq(file)}` : `. ${shq(file)}`;
+  const line = shell === 'pwsh' ? `. ${psq(file)}` : shell === 'fish' ? `source ${shq(file)}` : `. ${shq(file)}`;
+  return { file, line };
+}
+
+/** The line that loads the prefix's environment in the user's shell, or undefined when that env file is missing. */
+export async function envFileLine(deps: Pick<Deps, 'env' | 'platform' | 'exists'>, prefix: string): Promise<string | undefined> {
+  const { file, line } = envFileCommand(deps, prefix);
+  return (await deps.exists(file)) ? line : undefined;
 }
 
 /**

@@ -1,4 +1,5 @@
 // Each doctor check against fixture machines: sysfs trees in temp dirs, scripted programs (fakes), real files.
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -66,17 +67,30 @@ describe('GPU, kernel driver and device node (Linux)', () => {
     rmSync(root, { recursive: true, force: true });
   });
 
-  it('no GPU, with the CPU reference driver selected: the GPU check still fails but names the driver, and the probe says the stack works on it', async () => {
+  it('no GPU, with the CPU reference driver selected: the GPU check says so and warns (exit 0, 1 with --strict), the GPU driver is not asked for, and the probe says the stack works on it', async () => {
     const root = buildTree(NO_GPU);
     const ref = '/opt/xpu/lib/libze_xpu_refdriver.so';
     const fakeProbe: DoctorServices['probe'] = async () => ({ loaderPath: '/opt/xpu/lib/libze_loader.so.1', init: 'ZE_RESULT_SUCCESS (0x0)', devices: [{ name: 'xpu-setup CPU reference device (PoCL)', type: 'cpu' }] });
-    const r = await run(fakeDeps({ env: { ZE_ENABLE_ALT_DRIVERS: ref } }), ['gpu', 'probe'], { root, services: { probe: fakeProbe } });
-    expect(get(r, 'gpu').status).toBe('fail');
-    expect(get(r, 'gpu').message).toContain(`selects the CPU reference driver ${ref}`);
+    const checks = ['gpu', 'kernel-driver', 'render-node', 'user-driver', 'probe'];
+    const r = await run(fakeDeps({ env: { ZE_ENABLE_ALT_DRIVERS: ref } }), checks, { root, services: { probe: fakeProbe } });
+    expect(get(r, 'gpu')).toMatchObject({
+      status: 'warn',
+      message: `no Intel GPU found (no display device at all). ZE_ENABLE_ALT_DRIVERS (this environment) selects the CPU reference driver ${ref}, so the stack is judged on it; \`--smoke\` runs a kernel there`,
+    });
+    expect(get(r, 'gpu').fix).toBeUndefined();
+    expect(get(r, 'user-driver')).toMatchObject({ status: 'skip', message: `not needed: no Intel GPU, and the CPU reference driver ${ref} is selected` });
     expect(get(r, 'probe')).toMatchObject({
       status: 'ok',
       message: `the stack works on the CPU reference driver ${ref} (environment), not on an Intel GPU: xpu-setup CPU reference device (PoCL) (cpu)`,
     });
+    expect(r.summary.exit_code).toBe(0);
+    const strict = await run(fakeDeps({ env: { ZE_ENABLE_ALT_DRIVERS: ref } }), checks, { root, services: { probe: fakeProbe }, strict: true });
+    expect(strict.summary.exit_code).toBe(1);
+    // Without the reference driver, no GPU stays a failure, and the GPU driver is asked for.
+    const plain = await run(fakeDeps(), ['gpu', 'user-driver'], { root });
+    expect(get(plain, 'gpu').status).toBe('fail');
+    expect(get(plain, 'user-driver').status).toBe('warn');
+    expect(plain.summary.exit_code).toBe(1);
     rmSync(root, { recursive: true, force: true });
   });
 
@@ -141,7 +155,7 @@ describe('loaders and headers (real files, real load tests)', () => {
     expect(c.status).toBe('warn');
     expect(c.message).toContain(`not the prefix's ${prefix}/lib/libze_loader.so.1`);
     // No env file in this prefix: the fix never names one; it installs, with the prefix.
-    expect(c.fix).toBe(`install the prefix first (\`npx xpu-setup --prefix ${prefix}\`), then load its env file (puts the prefix first on LD_LIBRARY_PATH)`);
+    expect(c.fix).toBe(`run \`npx xpu-setup --prefix ${prefix}\`; then \`. ${prefix}/env.sh\` puts the prefix first on LD_LIBRARY_PATH`);
   });
 
   it('fix lines load the env file of the user\'s shell, quote the prefix, and repeat the channels the receipt records', async () => {
@@ -152,7 +166,7 @@ describe('loaders and headers (real files, real load tests)', () => {
     writeFileSync(path.join(prefix, 'env.fish'), '');
     const q = (rest = '') => `'${(prefix + rest).replace("'", "'\\''")}'`;
     const sh = get(await run({ ...realDeps(), env: { PATH: process.env.PATH, SHELL: '/bin/bash' } }, ['ze-loader'], { prefix }), 'ze-loader');
-    expect(sh.fix).toBe(`\`. ${q('/env.sh')}\` (puts the prefix first on LD_LIBRARY_PATH)`);
+    expect(sh.fix).toBe(`\`. ${q('/env.sh')}\` puts the prefix first on LD_LIBRARY_PATH`);
     const fish = get(await run({ ...realDeps(), env: { PATH: process.env.PATH, SHELL: '/usr/bin/fish' } }, ['ze-loader'], { prefix }), 'ze-loader');
     expect(fish.fix).toContain(`\`source ${q('/env.fish')}\``);
 
@@ -163,8 +177,14 @@ describe('loaders and headers (real files, real load tests)', () => {
         { name: 'unified-runtime', version: '2025.2', source: 'pypi https://mirror.example/simple', notes: [] },
       ],
     } as unknown as Receipt;
+    const headers = get(await run({ ...realDeps(), env: { PATH: process.env.PATH } }, ['headers'], { prefix, readReceipt: async () => receipt }), 'headers');
+    expect(headers.fix).toBe(`run \`npx xpu-setup --prefix ${q()} --conda-channel https://mirror.example/conda-forge --index-url https://mirror.example/simple --require 'level-zero>=1.9'\` to install headers 1.9 or newer into the prefix; then \`. ${q('/env.sh')}\` puts them first`);
+    // The prefix's own unified-runtime has no loader: installing it again would bring the same, so no such fix.
     const noUr = get(await run({ ...realDeps(), env: { PATH: process.env.PATH } }, ['ur'], { prefix, readReceipt: async () => receipt }), 'ur');
-    expect(noUr.fix).toBe(`run \`npx xpu-setup --prefix ${q()} --conda-channel https://mirror.example/conda-forge --index-url https://mirror.example/simple\` to install it into the prefix`);
+    expect(noUr).toMatchObject({ status: 'warn', message: expect.stringContaining("the prefix's unified-runtime has the adapters but no loader") });
+    expect(noUr.fix).toBeUndefined();
+    const noUrAtAll = get(await run({ ...realDeps(), env: { PATH: process.env.PATH } }, ['ur'], { prefix, readReceipt: async () => ({ ...receipt, components: receipt.components.slice(0, 1) }) }), 'ur');
+    expect(noUrAtAll.fix).toBe(`run \`npx xpu-setup --prefix ${q()} --conda-channel https://mirror.example/conda-forge\` to install it into the prefix`);
   });
 
   it('with the prefix first on LD_LIBRARY_PATH, the prefix loader wins and the distro one is named as shadowed', async () => {
@@ -191,6 +211,66 @@ describe('loaders and headers (real files, real load tests)', () => {
     const sdk = newDir('sdk');
     const r = await run(fakeDeps({ env: { LEVEL_ZERO_V1_SDK_PATH: sdk } }), ['sdk-path']);
     expect(get(r, 'sdk-path')).toMatchObject({ status: 'fail', message: `LEVEL_ZERO_V1_SDK_PATH=${sdk} has no ${sdk}/include/level_zero/ze_api.h and no ${sdk}/lib/libze_loader.so` });
+  });
+});
+
+describe('fix lines change something', () => {
+  const urDouble = path.join(__dirname, '../fixtures/ur-double/ur_test_double.c');
+  const cc = (args: string[]) => execFileSync('cc', args, { stdio: 'pipe' });
+
+  it('headers too old for Triton: the fix asks for level-zero>=1.9 instead of the recorded request\'s lower floor', async () => {
+    const prefix = newDir('prefix-old-headers');
+    mkdirSync(path.join(prefix, 'include/level_zero'), { recursive: true });
+    copyFileSync('/usr/include/level_zero/ze_api.h', path.join(prefix, 'include/level_zero/ze_api.h'));
+    writeFileSync(path.join(prefix, 'env.sh'), '');
+    const receipt = {
+      schema: 1, prefix, files: [],
+      components: [{ name: 'level-zero', version: '1.8.12', source: 'conda https://mirror.example/bookworm', notes: [] }],
+      request: { components: [], sources: [], condaChannels: ['https://mirror.example/bookworm'], requires: ['level-zero>=1.8', 'unified-runtime>=2025'], refdriver: true },
+    } as unknown as Receipt;
+    const r = await run({ ...realDeps(), env: { PATH: process.env.PATH } }, ['headers'], { prefix, readReceipt: async () => receipt });
+    expect(get(r, 'headers').fix).toBe(
+      `run \`npx xpu-setup --prefix ${prefix} --conda-channel https://mirror.example/bookworm --require 'unified-runtime>=2025' --refdriver --require 'level-zero>=1.9'\` to install headers 1.9 or newer into the prefix; then \`. ${prefix}/env.sh\` puts them first`,
+    );
+  });
+
+  it('a prefix that does not exist: whole sentences, no nested parentheses, no "install first" spliced into another hint', async () => {
+    const prefix = path.join(tmp, 'never-made');
+    const r = await run({ ...realDeps(), env: { PATH: process.env.PATH } }, ['prefix', 'headers', 'sdk-path', 'ze-loader'], { prefix });
+    expect(get(r, 'prefix')).toMatchObject({ status: 'fail', message: `${prefix} does not exist, so nothing is installed there`, fix: `run \`npx xpu-setup --prefix ${prefix}\` to install into it` });
+    expect(get(r, 'sdk-path').message).toBe(
+      `neither LEVEL_ZERO_V1_SDK_PATH nor ZE_PATH is set, so Triton relies on the compiler's default paths; run \`npx xpu-setup --prefix ${prefix}\`; then \`. ${prefix}/env.sh\` sets both`,
+    );
+    for (const c of r.checks) {
+      const text = `${c.message} ${c.fix ?? ''}`;
+      expect(text).not.toMatch(/\([^()]*\(/);
+      expect(text).not.toContain('install the prefix first');
+    }
+  });
+
+  it('UR adapters that load without libumf need none; one that links it and cannot find it is named, with its fix', async () => {
+    const prefix = newDir('prefix-ur');
+    const lib = path.join(prefix, 'lib');
+    mkdirSync(lib);
+    cc(['-shared', '-fPIC', '-o', path.join(lib, 'libur_loader.so.0'), urDouble]);
+    for (const a of ['level_zero', 'opencl']) cc(['-shared', '-fPIC', '-DXPU_SETUP_UR_ADAPTER_STUB', '-o', path.join(lib, `libur_adapter_${a}.so.0`), urDouble]);
+    const deps = { ...realDeps(), env: { PATH: process.env.PATH } };
+    const good = get(await run(deps, ['ur'], { prefix }), 'ur');
+    expect(good).toMatchObject({ status: 'ok', message: expect.stringMatching(/all load$/) });
+
+    // An adapter linked against a libumf.so.1 that is then removed, as a wheel without its umf dependency leaves it.
+    const umfDir = newDir('umf');
+    writeFileSync(path.join(umfDir, 'umf.c'), 'int umfInit(void) { return 0; }\n');
+    cc(['-shared', '-fPIC', '-Wl,-soname,libumf.so.1', '-o', path.join(umfDir, 'libumf.so.1'), path.join(umfDir, 'umf.c')]);
+    writeFileSync(path.join(umfDir, 'adapter.c'), 'int umfInit(void); int urAdapterGet(void) { return umfInit(); }\n');
+    cc(['-shared', '-fPIC', '-o', path.join(lib, 'libur_adapter_level_zero.so.0'), path.join(umfDir, 'adapter.c'), path.join(umfDir, 'libumf.so.1')]);
+    unlinkSync(path.join(umfDir, 'libumf.so.1'));
+    const bad = get(await run(deps, ['ur'], { prefix }), 'ur');
+    expect(bad.status).toBe('warn');
+    expect(bad.message).toContain('libur_adapter_level_zero.so.0 does not load');
+    expect(bad.message).toContain('missing libumf.so.1 (the Level Zero adapters link it)');
+    expect(bad.fix).toContain('libumf.so.1');
+    expect(bad.fix).not.toContain('xpu-setup --prefix');
   });
 });
 
@@ -228,7 +308,7 @@ describe('environment, compiler, receipt, network', () => {
     };
     writeFileSync(path.join(prefix, RECEIPT_NAME), JSON.stringify(receipt));
     const good = await run(fakeDeps(), ['prefix'], { prefix });
-    expect(get(good, 'prefix')).toMatchObject({ status: 'ok', message: '4 files match the receipt (level-zero 1.28.2 (conda))' });
+    expect(get(good, 'prefix')).toMatchObject({ status: 'ok', message: '4 files match the receipt: level-zero 1.28.2 from conda' });
     writeFileSync(path.join(prefix, 'lib/b.so'), 'tampered');
     unlinkSync(path.join(prefix, 'lib/c.so'));
     const bad = await run(fakeDeps(), ['prefix'], { prefix });
@@ -252,7 +332,7 @@ describe('environment, compiler, receipt, network', () => {
     writeFileSync(path.join(prefix, RECEIPT_NAME), JSON.stringify(receipt));
     const hashed: string[] = [];
     const deps = { ...fakeDeps(), sha256: async (f: string) => (hashed.push(f), undefined) };
-    expect(get(await run(deps, ['prefix'], { prefix }), 'prefix')).toMatchObject({ status: 'ok', message: '1 files match the receipt (level-zero 1.28.2 (conda))' });
+    expect(get(await run(deps, ['prefix'], { prefix }), 'prefix')).toMatchObject({ status: 'ok', message: '1 files match the receipt: level-zero 1.28.2 from conda' });
     expect(hashed).toEqual([]);
     writeFileSync(path.join(prefix, 'lib/a.so'), 'alphabet');
     expect(get(await run(deps, ['prefix'], { prefix }), 'prefix')).toMatchObject({ status: 'fail', message: '1 of 1 files differ from the receipt; changed: lib/a.so' });

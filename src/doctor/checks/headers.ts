@@ -1,7 +1,7 @@
 // Check: Level Zero headers are present, which API they declare, and whether they are newer than the loader in use.
 import type { HeaderInstallWithVersion, LoaderInstall } from '../../inspect/installs.js';
 import type { Check } from '../types.js';
-import { envScriptHint, setupHint } from './shared.js';
+import { envLoadHint, setupHint } from './shared.js';
 
 /** Pure: compares "major.minor" of two release versions; positive when a is newer. */
 export function compareMajorMinor(a: string, b: string): number {
@@ -55,7 +55,8 @@ export const headersCheck: Check = {
     }
     if (!h.info.hasIpVersionExt) {
       problems.push('these headers lack ze_device_ip_version_ext_t (added in 1.9), which Triton needs');
-      fixes.push(`run ${await setupHint(ctx)} for newer headers in the prefix, and put the prefix first (${await envScriptHint(ctx)})`);
+      // Asked for by version: the recorded request (or a floor lowered on purpose) would install the same headers again.
+      fixes.push(`run ${await setupHint(ctx, 'level-zero>=1.9')} to install headers 1.9 or newer into the prefix; then ${envLoadHint(ctx)} puts them first`);
     }
     const others = headers.slice(1).map((x) => `${x.header} (${x.source}, API ${x.info.apiVersion ?? '?'})`);
     if (others.length) details.alsoFound = others;

@@ -22,6 +22,9 @@ export const prefixCheck: Check = {
     }
     if (!receipt) {
       if (!ctx.prefixExplicit) return { status: 'skip', message: `nothing installed in the default prefix ${ctx.prefix}` };
+      if (!(await ctx.deps.exists(ctx.prefix))) {
+        return { status: 'fail', message: `${ctx.prefix} does not exist, so nothing is installed there`, fix: `run ${await setupHint(ctx)} to install into it` };
+      }
       return {
         status: 'fail',
         message: `${ctx.prefix} has no ${RECEIPT_NAME}: not an xpu-setup prefix, or the install did not finish`,
@@ -33,7 +36,7 @@ export const prefixCheck: Check = {
     const found = await verifyPrefix(ctx.prefix, receipt, { sha256: ctx.deps.sha256, readLink: ctx.deps.readLink, stat: diskReader.stat });
     const pick = (kind: 'missing' | 'changed') => found.filter((p) => p.problem === kind).map((p) => p.path);
     const diff = { checked: receipt.files.length, changed: pick('changed'), missing: pick('missing') };
-    const components = receipt.components.map((c) => `${c.name} ${c.version} (${c.source})`);
+    const components = receipt.components.map((c) => `${c.name} ${c.version} from ${c.source}`);
     const details: Record<string, unknown> = { receipt: file, components, ...diff };
     const problems: string[] = [];
     if (diff.changed.length) problems.push(`changed: ${listSome(diff.changed)}`);
@@ -54,6 +57,6 @@ export const prefixCheck: Check = {
         details,
       };
     }
-    return { status: 'ok', message: `${diff.checked} files match the receipt (${components.join(', ')})`, details };
+    return { status: 'ok', message: `${diff.checked} files match the receipt: ${components.join('; ')}`, details };
   },
 };

@@ -2,7 +2,7 @@
 import { EnvVars } from '../../env-names.js';
 import { checkSdkPath, type SdkPathCheck } from '../../inspect/headers.js';
 import type { Check } from '../types.js';
-import { envScriptHint, setupHint } from './shared.js';
+import { envScriptHint } from './shared.js';
 
 export const sdkPathCheck: Check = {
   id: 'sdk-path',
@@ -14,7 +14,7 @@ export const sdkPathCheck: Check = {
     if (vars.length === 0) {
       return {
         status: 'skip',
-        message: `neither LEVEL_ZERO_V1_SDK_PATH nor ZE_PATH is set (Triton then relies on the compiler's default paths; ${await envScriptHint(ctx)} sets it)`,
+        message: `neither LEVEL_ZERO_V1_SDK_PATH nor ZE_PATH is set, so Triton relies on the compiler's default paths; ${await envScriptHint(ctx, 'sets both')}`,
       };
     }
     const results: SdkPathCheck[] = [];
@@ -26,9 +26,9 @@ export const sdkPathCheck: Check = {
       problems.push(`LEVEL_ZERO_V1_SDK_PATH and ZE_PATH differ (${env[EnvVars.LEVEL_ZERO_V1_SDK_PATH]} vs ${env[EnvVars.ZE_PATH]}); tools disagree on which one to use`);
     }
     if (bad.some((r) => !r.hasHeaders)) {
-      return { status: 'fail', message: problems.join('; '), fix: `point it at a directory with include/level_zero (${await envScriptHint(ctx)}, or run ${await setupHint(ctx)})`, details };
+      return { status: 'fail', message: problems.join('; '), fix: `point it at a directory with include/level_zero: ${await envScriptHint(ctx, 'sets both to the prefix')}`, details };
     }
-    if (problems.length) return { status: 'warn', message: problems.join('; '), fix: `${await envScriptHint(ctx)} (sets both to the prefix)`, details };
+    if (problems.length) return { status: 'warn', message: problems.join('; '), fix: await envScriptHint(ctx, 'sets both to the prefix'), details };
     return { status: 'ok', message: results.map((r) => `${r.variable}=${r.dir} has headers and the link library`).join('; '), details };
   },
 };

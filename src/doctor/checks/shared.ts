@@ -2,7 +2,7 @@
 import { referenceDriverIn } from '../../inspect/env-traps.js';
 import { isDebianLike } from '../../host/linux.js';
 import type { Host } from '../../host/types.js';
-import { envCommandLine, envFileLine, hintShell, selfCommand, setupLine } from '../../hints.js';
+import { envCommandLine, envFileCommand, hintShell, psq, selfCommand, setupLine, shq } from '../../hints.js';
 import type { DoctorContext } from '../types.js';
 import { EnvVars } from '../../env-names.js';
 
@@ -21,10 +21,18 @@ export async function activeReferenceDriver(ctx: DoctorContext): Promise<{ libra
   return fromPrefix ? { library: fromPrefix, from: 'prefix env' } : undefined;
 }
 
-/** The install command for this prefix, with the channels and indexes its receipt records, ready to paste. */
-export async function setupHint(ctx: DoctorContext): Promise<string> {
+/**
+ * The install command for this prefix, with the channels and indexes its receipt records, ready to paste. `require`
+ * replaces what the recorded request asks of that package, so the command asks for something the last run did not.
+ */
+export async function setupHint(ctx: DoctorContext, require?: string): Promise<string> {
   const { receipt } = await ctx.facts.receipt();
-  return `\`${setupLine(await selfCommand(ctx.deps), ctx.prefix, receipt, hintShell(ctx.deps))}\``;
+  const shell = hintShell(ctx.deps);
+  if (!require) return `\`${setupLine(await selfCommand(ctx.deps), ctx.prefix, receipt, shell)}\``;
+  const pkg = /^[A-Za-z0-9_.-]+/.exec(require)?.[0] ?? require;
+  const asked = receipt?.request ? { ...receipt, request: { ...receipt.request, requires: receipt.request.requires.filter((r) => /^[A-Za-z0-9_.-]+/.exec(r)?.[0] !== pkg) } } : receipt;
+  const q = shell === 'pwsh' ? psq : shq;
+  return `\`${setupLine(await selfCommand(ctx.deps), ctx.prefix, asked, shell)} --require ${q(require)}\``;
 }
 
 /** The `xpu-setup env` line for the user's shell; `compilers` leaves the loader's search path alone. */
@@ -34,10 +42,19 @@ export async function envCommandHint(ctx: DoctorContext, compilers = false): Pro
   return `\`${compilers ? line.replace(' env ', ' env --compilers ') : line}\``;
 }
 
-/** How to load the prefix's environment in the user's shell; installing first when its env file does not exist. */
-export async function envScriptHint(ctx: DoctorContext): Promise<string> {
-  const line = await envFileLine(ctx.deps, ctx.prefix);
-  return line ? `\`${line}\`` : `install the prefix first (${await setupHint(ctx)}), then load its env file`;
+/** The line that loads the prefix's env file in the user's shell, quoted for the report (the file may not exist yet). */
+export function envLoadHint(ctx: DoctorContext): string {
+  return `\`${envFileCommand(ctx.deps, ctx.prefix).line}\``;
+}
+
+/**
+ * One clause: loading the prefix's env file `does` something, after installing the prefix when its env file does
+ * not exist yet ("run `xpu-setup --prefix P`; then `. P/env.sh` sets both").
+ */
+export async function envScriptHint(ctx: DoctorContext, does: string): Promise<string> {
+  const { file } = envFileCommand(ctx.deps, ctx.prefix);
+  const load = `${envLoadHint(ctx)} ${does}`;
+  return (await ctx.deps.exists(file)) ? load : `run ${await setupHint(ctx)}; then ${load}`;
 }
 
 /** How to install Intel's user-mode GPU driver (compute-runtime) on this distro. */

@@ -14,6 +14,15 @@ export const urCheck: Check = {
     const names = urNames(ctx.deps.platform);
     const details: Record<string, unknown> = { loader: ur.loader, adapters: ur.adapters, companions: ur.companions, tried };
     if (!ur.loader) {
+      const { receipt } = await ctx.facts.receipt();
+      if (receipt?.components.some((c) => c.name === 'unified-runtime')) {
+        // Installing again brings the same package: say where a loader comes from instead.
+        return {
+          status: 'warn',
+          message: `no UR loader (${names.loader}) found; the prefix's unified-runtime has the adapters but no loader (newer intel-cmplr-lib-ur releases link it into the SYCL runtime, which brings it)`,
+          details,
+        };
+      }
       return {
         status: 'warn',
         message: `no UR loader (${names.loader}) found; SYCL, PyTorch XPU and Triton need one (their wheels may bring it)`,
@@ -47,11 +56,16 @@ export const urCheck: Check = {
       return { status: 'fail', message: failures.join('; '), fix: fixes.join('; ') || `reinstall it with ${await setupHint(ctx)}`, details };
     }
     const problems = [...failures];
+    // A missing companion (libumf) matters only to an adapter that links it; such an adapter fails to load above and
+    // its diagnosis names the library. Adapters that load without it need none.
+    if (missingCompanions.length && failures.length) problems.push(`missing ${missingCompanions.join(', ')} (the Level Zero adapters link it)`);
     if (missingL0) problems.push('no Level Zero adapter: UR will not see Intel GPUs');
-    if (missingCompanions.length) problems.push(`missing ${missingCompanions.join(', ')} (the Level Zero adapters need it)`);
     if (problems.length) {
-      return { status: 'warn', message: `${what}; ${problems.join('; ')}`, fix: fixes[0] ?? `run ${await setupHint(ctx)} to install the UR adapters and their dependencies`, details };
+      // Installing the prefix helps only when the UR in use is not the prefix's own; the prefix's would come back the same.
+      const fix = fixes[0] ?? (ur.loader.inPrefix ? undefined : `run ${await setupHint(ctx)} to install the UR loader and adapters into the prefix, then load its env file`);
+      return { status: 'warn', message: `${what}; ${problems.join('; ')}`, ...(fix ? { fix } : {}), details };
     }
+    details.companionsMissing = missingCompanions;
     return { status: 'ok', message: `${what}; all load`, details };
   },
 };

@@ -2,7 +2,7 @@
 import { tryLoad } from '../../inspect/load-check.js';
 import { detectUserModeDriver, LINUX_UMD } from '../../inspect/user-driver.js';
 import type { Check } from '../types.js';
-import { computeRuntimeInstallHint } from './shared.js';
+import { activeReferenceDriver, computeRuntimeInstallHint } from './shared.js';
 
 export const userDriverCheck: Check = {
   id: 'user-driver',
@@ -30,6 +30,10 @@ export const userDriverCheck: Check = {
     }
     const chosen = found.library?.chosen;
     const host = await ctx.facts.host();
+    if (!chosen && !hasGpu) {
+      const ref = await activeReferenceDriver(ctx);
+      if (ref) return { status: 'skip', message: `not needed: no Intel GPU, and the CPU reference driver ${ref.library} is selected`, details };
+    }
     if (!chosen) {
       return {
         status: hasGpu ? 'fail' : 'warn',

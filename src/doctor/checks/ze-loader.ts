@@ -60,8 +60,8 @@ export const zeLoaderCheck: Check = {
         notes.push(`programs that load ${name} by name get the driver's ${chosen.path}; the prefix copy ${prefixCopy.path} is used only when loaded by full path`);
       } else {
         if (status === 'ok') status = 'warn';
-        problems.push(`programs load ${chosen ? `${describe(chosen)} (via ${chosen.via})` : 'nothing'}, not the prefix's ${describe(prefixCopy)}`);
-        fixes.push(`${await envScriptHint(ctx)} (puts the prefix first on ${nodeLayout(ctx.deps.platform).libraryPathVar})`);
+        problems.push(`programs load ${chosen ? `${describe(chosen)} via ${chosen.via}` : 'nothing'}, not the prefix's ${describe(prefixCopy)}`);
+        fixes.push(await envScriptHint(ctx, `puts the prefix first on ${nodeLayout(ctx.deps.platform).libraryPathVar}`));
       }
     }
     if (nodeLayout(ctx.deps.platform).driverLoaderInSystem32 && prefixCopy) {
