@@ -23,11 +23,11 @@ async function summary(r: SetupResult, out: Output, seconds: string, deps: Deps)
   if (r.verifySkipped) out.line(`not verified: ${r.verifySkipped}`);
   const v = r.verify;
   if (v?.probe.ok) {
-    for (const d of v.probe.value.devices) out.line(`device: ${d.name} (${d.arch.name})`);
+    for (const d of v.probe.value.devices) out.line(`device: ${d.name}; architecture ${d.arch.name}`);
   }
   if (v?.smoke.ok) {
     const s = v.smoke.value;
-    out.line(`smoke: ${s.kernel} computed and checked ${s.checked} values on ${s.device} (first launch ${s.timings.firstLaunchMs.toFixed(2)} ms, steady ${s.timings.steadyMedianMs.toFixed(3)} ms)`);
+    out.line(`smoke: ${s.kernel} computed and checked ${s.checked} values on ${s.device}; first launch ${s.timings.firstLaunchMs.toFixed(2)} ms, steady ${s.timings.steadyMedianMs.toFixed(3)} ms`);
   }
   if (r.refdriver) out.line(`the active Level Zero device is the CPU reference driver ${r.refdriver.output}, not an Intel GPU`);
   out.line(`done in ${seconds} s.${await useHint(r, deps)}`);
