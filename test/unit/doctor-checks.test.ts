@@ -24,7 +24,8 @@ const newDir = (name: string): string => {
 };
 
 async function run(deps: Deps, only: string[], opts: Partial<DoctorOptions> = {}): Promise<DoctorReport> {
-  return runDoctor(deps, { only, prefix: opts.prefix ?? newDir('empty-prefix'), ...opts });
+  // How this process was started is vitest's worker: without it, hints name `npx xpu-setup` as for an unknown start.
+  return runDoctor({ ...deps, started: undefined }, { only, prefix: opts.prefix ?? newDir('empty-prefix'), ...opts });
 }
 const get = (r: DoctorReport, id: string) => r.checks.find((c) => c.id === id)!;
 const idScript = (groups: string) => (file: string) => (file === 'id' ? ok(`${groups}\n`) : undefined);
