@@ -1,7 +1,7 @@
 // Renders a probe report: one line per device, a verbose table, versioned JSON, Triton env lines, PyTorch's field names.
 import { EnvVars } from '../env-names.js';
-import { syclArchitectureInt64 } from './arch.js';
-import { FEATURES, TRITON_EXTENSION_KEYS, consumerExtension, featureName, type FeatureName } from './features.js';
+import { SYCL_ARCH_UNKNOWN, decodeIp, syclArchitectureInt64 } from './arch.js';
+import { FEATURES, TRITON_EXTENSION_KEYS, consumerExtension, featureName, type FeatureKey, type FeatureName } from './features.js';
 import type { DeviceReport, ProbeReport } from './model.js';
 
 export function formatLines(r: ProbeReport): string {
@@ -151,38 +151,95 @@ export function urPlatformName(r: ProbeReport, env: Record<string, string | unde
   return on(env.UR_LOADER_USE_LEVEL_ZERO_V2) || on(env.SYCL_UR_USE_LEVEL_ZERO_V2) ? `${UR_L0_PLATFORM} V2` : UR_L0_PLATFORM;
 }
 
+/** PyTorch's answers for one device: the fields it would report, and each field left out with the reason. */
+export interface PytorchDevice {
+  device: string;
+  props: Record<string, unknown>;
+  /** Fields whose value cannot be known from this probe, with why; the pytorch form leaves them out rather than guess. */
+  omitted: Record<string, string>;
+}
+
+/** PyTorch's `uuid` prints as 8-4-4-4-12 hex digits of the 16 bytes in order (uuid_to_string). */
+export function dashedUuid(hex: string): string {
+  return [hex.slice(0, 8), hex.slice(8, 12), hex.slice(12, 16), hex.slice(16, 20), hex.slice(20, 32)].join('-');
+}
+
+/** SYCL's info::device_type as PyTorch names it, from what UR's Level Zero adapter makes of the L0 type. */
+const PYTORCH_TYPE: Record<string, string> = { gpu: 'gpu', cpu: 'cpu', fpga: 'accelerator' };
+
 /**
- * torch.xpu.get_device_properties() (_XpuDeviceProperties), field for field and type for type: `architecture` is the
- * int64 SYCL enum (a bigint here, written as a bare integer), `driver_version` the UR string, and the tf32 flag
- * false, because PyTorch asks the driver for an extension name no driver advertises.
+ * torch.xpu.get_device_properties() (_XpuDeviceProperties), field for field in PyTorch's order, each with PyTorch's
+ * name and type and the value UR's Level Zero adapter and SYCL give it: `architecture` is the int64 SYCL enum (a
+ * bigint here), `vendor` the adapter's fixed "Intel(R) Corporation", `driver_version` UR's string, `uuid` dashed, and
+ * the OpenCL-extension flags as SYCL answers them (from ocloc, by IP version): the tf32 one false, because PyTorch asks
+ * for an extension name no driver advertises. A value this probe cannot know is left out, with the reason.
  */
-export function pytorchProps(r: ProbeReport, env: Record<string, string | undefined> = {}): Record<string, unknown>[] {
+export function pytorchDevices(r: ProbeReport, env: Record<string, string | undefined> = {}): PytorchDevice[] {
   const platform = urPlatformName(r, env);
   return r.devices.map((d) => {
-    const props: Record<string, unknown> = {
-      name: d.name,
-      platform_name: platform,
-      vendor: d.vendorId === '0x8086' ? 'Intel(R) Corporation' : d.vendorId,
-      type: d.type,
-      driver_version: urDriverVersion(d.driver.version, d.driver.versionString),
-      version: d.arch.ip && d.arch.source !== 'pci' ? d.arch.version : '',
-      total_memory: d.memoryBytes,
-      max_compute_units: d.euCount,
-      gpu_eu_count: d.euCount,
-      gpu_subslice_count: d.subslices,
-      max_work_group_size: d.maxWorkGroupSize,
-      max_num_sub_groups: d.subGroupSizes.length ? Math.floor(d.maxWorkGroupSize / Math.min(...d.subGroupSizes)) : 0,
-      sub_group_sizes: d.subGroupSizes,
-      device_id: Number(d.deviceId),
-      uuid: d.uuid,
-      architecture: syclArchitectureInt64(d.arch.source === 'pci' ? 0 : d.arch.ip),
+    const props: Record<string, unknown> = {};
+    const omitted: Record<string, string> = {};
+    const put = (k: string, v: unknown, why?: string) => {
+      if (why === undefined) props[k] = v;
+      else omitted[k] = why;
     };
+    // UR reads the IP from ze_device_ip_version_ext_t; where this probe did not ask, the OpenCL twin's is the same IP.
+    const ip = d.l0IpVersion !== null ? d.l0IpVersion : d.arch.source === 'opencl' ? d.arch.ip : undefined;
+    const noIp = 'the IP version is not known (the driver does not list ZE_extension_device_ip_version and no OpenCL twin answered)';
+    const gpuIp = d.type === 'gpu' && ip !== undefined && ip >= 0x02000000;
+    const clWhy = gpuIp ? undefined : ip === undefined ? noIp
+      : 'SYCL asks ocloc for the extensions of the device\'s IP version; a device without an Intel GPU IP gets ocloc\'s default device\'s';
+    const flag = (key: FeatureKey) => d.features.find((x) => x.key === key)?.value ?? null;
+    const minSg = d.subGroupSizes.length ? Math.min(...d.subGroupSizes) : 0;
+
+    put('name', d.name);
+    put('platform_name', platform);
+    put('vendor', 'Intel(R) Corporation');
+    put('device_id', Number(d.deviceId));
+    put('driver_version', urDriverVersion(d.driver.version, d.driver.versionString));
+    put('version', ip === undefined ? undefined : ipVersionText(ip), ip === undefined ? noIp : undefined);
+    put('max_compute_units', d.euCount);
+    put('gpu_eu_count', d.euCount);
+    put('max_work_group_size', d.maxWorkGroupSize);
+    put('max_num_sub_groups', minSg ? Math.floor(d.maxWorkGroupSize / minSg) : undefined, minSg ? undefined : 'the driver reports no sub-group sizes');
+    put('memory_clock_rate', d.memoryClockMHz);
+    put('memory_bus_width', d.memoryBusWidth);
+    put('sub_group_sizes', d.subGroupSizes);
+    put('local_mem_size', d.localMemBytes);
+    put('last_level_cache_size', d.cacheBytes ?? undefined, typeof d.cacheBytes === 'number' ? undefined : 'zeDeviceGetCacheProperties was not answered');
     for (const f of FEATURES) {
-      const v = d.features.find((x) => x.key === f.key)?.value ?? null;
-      props[f.pytorch] = f.consumerOpencl ? false : v;
+      if (f.key === 'fp16' || f.key === 'fp64' || f.key === 'atomic64') {
+        // SYCL's aspects come from the module flags UR turns into cl_khr_* names.
+        const v = flag(f.key);
+        put(f.pytorch, v, v === null ? 'no source answered' : undefined);
+      } else {
+        const v = flag(f.key);
+        const why = clWhy ?? (v === null ? 'no source answered (no L0 struct, OpenCL twin or arch table row)' : undefined);
+        put(f.pytorch, f.consumerOpencl ? false : v, why);
+      }
     }
-    return props;
+    put('is_integrated_gpu', d.type === 'gpu' && d.integrated);
+    put('total_memory', d.memoryBytes);
+    put('gpu_subslice_count', d.eusPerSubslice ? Math.floor(d.euCount / d.eusPerSubslice) : undefined,
+      d.eusPerSubslice ? undefined : 'the driver reports 0 EUs per sub-slice (PyTorch divides by it)');
+    const archWhy = d.arch.source === 'pci' ? 'the stepping is not known (the IP version came from the PCI device id only)'
+      : ip === undefined ? noIp : undefined;
+    put('architecture', archWhy ? undefined : d.type === 'gpu' ? syclArchitectureInt64(ip!) : BigInt.asIntN(64, SYCL_ARCH_UNKNOWN), archWhy);
+    const type = PYTORCH_TYPE[d.type];
+    put('type', type, type ? undefined : `UR's Level Zero adapter does not support device type ${d.type}`);
+    put('uuid', dashedUuid(d.uuid));
+    return { device: d.id, props, omitted };
   });
+}
+
+/** UR's `version`: architecture.release.revision of the IP version, as compute-runtime's hw_ip_version.h splits it. */
+function ipVersionText(ip: number): string {
+  const v = decodeIp(ip);
+  return `${v.major}.${v.minor}.${v.revision}`;
+}
+
+export function pytorchProps(r: ProbeReport, env: Record<string, string | undefined> = {}): Record<string, unknown>[] {
+  return pytorchDevices(r, env).map((p) => p.props);
 }
 
 /** JSON with bigints written as bare integers, as Python prints an int64. */

@@ -2,7 +2,7 @@
 import type { WinLoaderFacts } from '../runtime/win-loader.js';
 import * as path from 'node:path';
 import type { OpenClDevice, RawDevice, RawLoaderComponent, RawUrProbe, RawZeProbe } from '../runtime/types.js';
-import { DEVICE_TYPE } from '../runtime/ze-abi.js';
+import { DEVICE_PROPERTY_FLAG, DEVICE_TYPE } from '../runtime/ze-abi.js';
 import { gpuIds, type GpuIdRow } from '../inspect/gpu-ids.js';
 import { archForIp, archForRowName, decodeIp, syclAnswer, type ArchInfo } from './arch.js';
 import { deriveFeatures, type FeatureFlag } from './features.js';
@@ -31,6 +31,18 @@ export interface DeviceReport {
   memoryBytes: number;
   maxMemAllocBytes: number;
   subDevices: number;
+  eusPerSubslice: number;
+  /** Shared local memory per work-group (maxSharedLocalMemory). */
+  localMemBytes: number;
+  /** The slowest memory module's clock and bus width, as UR reports them (0 when the driver lists no module). */
+  memoryClockMHz: number;
+  memoryBusWidth: number;
+  /** ZE_DEVICE_PROPERTY_FLAG_INTEGRATED. */
+  integrated: boolean;
+  /** The first cache's size (0 when the driver lists none); undefined or null when it was not asked or the call failed. */
+  cacheBytes?: number | null;
+  /** What ze_device_ip_version_ext_t said; null when it was not asked (the driver does not list the extension). */
+  l0IpVersion: number | null;
   /** Where the IP version came from: L0, the OpenCL twin, or only the PCI device id (stepping unknown). */
   arch: ArchInfo & { source: 'l0' | 'opencl' | 'pci' | 'none' };
   features: FeatureFlag[];
@@ -147,6 +159,13 @@ export function buildReport(input: ReportInputs): ProbeReport {
         memoryBytes: d.memories.reduce((s, x) => s + x.totalSize, 0),
         maxMemAllocBytes: d.maxMemAllocSize,
         subDevices: d.subDevices,
+        eusPerSubslice: d.numEUsPerSubslice,
+        localMemBytes: d.maxSharedLocalMemory,
+        memoryClockMHz: d.memories.length ? Math.min(...d.memories.map((m) => m.maxClockRate)) : 0,
+        memoryBusWidth: d.memories.length ? Math.min(...d.memories.map((m) => m.maxBusWidth)) : 0,
+        integrated: (d.flags & DEVICE_PROPERTY_FLAG.INTEGRATED) !== 0,
+        cacheBytes: d.cacheBytes,
+        l0IpVersion: d.ipVersion,
         arch,
         features: deriveFeatures({
           device: d,

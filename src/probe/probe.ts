@@ -40,8 +40,9 @@ export function probeDifferences(a: RawZeProbe, b: RawZeProbe): string[] {
     } else if (x !== y) out.push(`${at}: ${JSON.stringify(x)} vs ${JSON.stringify(y)}`);
   };
   walk(a.init, b.init, 'init');
-  // Only the koffi probe asks for the driver's version string (an extension function), so it is not compared.
-  const comparable = (p: RawZeProbe) => p.drivers.map(({ driverVersionString: _s, ...rest }) => rest);
+  // Only the koffi probe asks for the driver's version string (an extension function) and the cache size, so neither is compared.
+  const comparable = (p: RawZeProbe) =>
+    p.drivers.map(({ driverVersionString: _s, devices, ...rest }) => ({ ...rest, devices: devices.map(({ cacheBytes: _c, ...d }) => d) }));
   walk(comparable(a), comparable(b), 'drivers');
   return out;
 }

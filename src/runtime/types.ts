@@ -39,6 +39,8 @@ export interface RawDevice {
   memories: { name: string; totalSize: number; maxClockRate: number; maxBusWidth: number }[];
   pci: { domain: number; bus: number; device: number; function: number } | null;
   subDevices: number;
+  /** The first cache zeDeviceGetCacheProperties lists (0 when none, null when the call failed); only the koffi probe asks. */
+  cacheBytes?: number | null;
 }
 
 export interface RawDriver {

@@ -43,6 +43,7 @@ export const STYPE = {
   DEVICE_COMPUTE_PROPERTIES: 0x4,
   DEVICE_MODULE_PROPERTIES: 0x5,
   DEVICE_MEMORY_PROPERTIES: 0x7,
+  DEVICE_CACHE_PROPERTIES: 0x9,
   CONTEXT_DESC: 0xd,
   COMMAND_QUEUE_DESC: 0xe,
   COMMAND_LIST_DESC: 0xf,
@@ -72,6 +73,8 @@ export const EXT = {
 
 export const DP_FLAG = { DP4A: 1, DPAS: 2 } as const;
 export const BLOCK_ARRAY_FLAG = { STORE: 1, LOAD: 2 } as const;
+/** ze_device_property_flag_t */
+export const DEVICE_PROPERTY_FLAG = { INTEGRATED: 1 } as const;
 export const MODULE_FLAG = { FP16: 1, FP64: 2, INT64_ATOMICS: 4, DP4A: 8 } as const;
 
 /** Byte offsets and sizes of the structs used, checked against the C compiler by a test. */
@@ -93,6 +96,7 @@ export const LAYOUT = {
     maxArgumentsSize: 36, printfBufferSize: 40,
   },
   memoryProperties: { size: 296, flags: 16, maxClockRate: 20, maxBusWidth: 24, totalSize: 32, name: 40, nameLen: 256 },
+  cacheProperties: { size: 32, flags: 16, cacheSize: 24 },
   pciProperties: { size: 48, domain: 16, bus: 20, device: 24, function: 28 },
   /** ip version, DP and block-array extension structs: stype, pNext, one uint32. */
   extU32: { size: 24, value: 16 },

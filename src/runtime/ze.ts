@@ -22,6 +22,7 @@ const SIGNATURES = [
   'uint32_t zeDeviceGetComputeProperties(void *hDevice, void *pProps)',
   'uint32_t zeDeviceGetModuleProperties(void *hDevice, void *pProps)',
   'uint32_t zeDeviceGetMemoryProperties(void *hDevice, void *pCount, void *pProps)',
+  'uint32_t zeDeviceGetCacheProperties(void *hDevice, void *pCount, void *pProps)',
   'uint32_t zeDevicePciGetPropertiesExt(void *hDevice, void *pProps)',
   'uint32_t zeContextCreate(void *hDriver, void *desc, void *phContext)',
   'uint32_t zeContextDestroy(void *hContext)',
@@ -217,6 +218,14 @@ function readDevice(api: ZeApi, a: Arena, dev: bigint, has: (ext: string) => boo
   for (let i = 0; i < nm; i++) mems.setU32(i * Mem.size, STYPE.DEVICE_MEMORY_PROPERTIES);
   if (nm > 0) api.call('zeDeviceGetMemoryProperties', dev, memCount.ptr, mems.ptr);
 
+  // UR's Level Zero adapter asks for one cache and reports its size as the global memory cache (PyTorch's
+  // last_level_cache_size); a driver that lists none leaves it 0.
+  const Ca = LAYOUT.cacheProperties;
+  const cacheCount = a.alloc(4).setU32(0, 1);
+  const cache = a.alloc(Ca.size).setU32(0, STYPE.DEVICE_CACHE_PROPERTIES);
+  const cacheOk = api.raw('zeDeviceGetCacheProperties', dev, cacheCount.ptr, cache.ptr) === 0;
+  const cacheBytes = cacheOk ? (cacheCount.u32(0) > 0 ? cache.u64(Ca.cacheSize) : 0) : null;
+
   let pci: RawDevice['pci'] = null;
   if (has(EXT.pci) && api.has('zeDevicePciGetPropertiesExt')) {
     const Q = LAYOUT.pciProperties;
@@ -263,6 +272,7 @@ function readDevice(api: ZeApi, a: Arena, dev: bigint, has: (ext: string) => boo
     })),
     pci,
     subDevices,
+    cacheBytes,
   };
 }
 

@@ -39,6 +39,8 @@ describe('probe and smoke through the reference driver', () => {
     expect(d.features.find((f) => f.key === 'fp64')).toMatchObject({ value: true, source: 'l0' });
     expect(d.features.find((f) => f.key === 'fp16')).toMatchObject({ value: true, source: 'l0' });
     expect(r.notes.join('\n')).not.toMatch(/disagree/);
+    // The reference driver lists no cache and one memory module without clock or bus width (PoCL's host memory).
+    expect(d).toMatchObject({ cacheBytes: 0, memoryClockMHz: 0, memoryBusWidth: 0, integrated: false, l0IpVersion: 0x030f0007 });
     // The driver's version string comes through the loader from the extension function ZE_intel_get_driver_version_string;
     // a GPU profile answers as a current rolling driver does, packed as Intel's driver packs it.
     expect(d.driver).toMatchObject({ version: (1 << 24) | (17 << 16) | 39395, versionString: '1.17.39395+13' });

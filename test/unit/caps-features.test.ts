@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { archFeatures, deriveFeatures, featureName, parseClinfo } from '../../src/caps/features.js';
-import { consumerNames, formatLines, formatPytorch, formatTritonEnv, formatVerbose, pytorchProps, tritonEnv, urDriverVersion } from '../../src/caps/format.js';
+import { consumerNames, formatLines, formatPytorch, formatTritonEnv, formatVerbose, pytorchDevices, pytorchProps, tritonEnv, urDriverVersion } from '../../src/caps/format.js';
 import { buildReport, matchOpenCl, trustComponents } from '../../src/caps/model.js';
 import type { OpenClDevice, RawDevice, RawZeProbe } from '../../src/runtime/types.js';
 
@@ -215,8 +215,9 @@ describe('report model and formats', () => {
     const r = buildReport({ ze: zeProbe([device({ ipVersion: null, deviceId: 0x56a5 })]) });
     expect(r.devices[0]!.arch).toMatchObject({ name: 'dg2', sycl: 'acm_g11', source: 'pci', version: '12.56.x' });
     expect(formatVerbose(r)).toMatch(/arch\s+dg2 \(12\.56\.x, .*not known \(from the PCI device id\)\) \[from the PCI device id\]/);
-    // PyTorch would not know the stepping either: SYCL reports "unknown" without an IP version.
-    expect(pytorchProps(r)[0]!.architecture).toBe(-7421932185906577408n);
+    // The device's real IP (and so SYCL's answer) is not known: the pytorch form leaves the field out and says why.
+    expect(pytorchProps(r)[0]!.architecture).toBeUndefined();
+    expect(pytorchDevices(r)[0]!.omitted.architecture).toMatch(/PCI device id/);
   });
 
   it('ARL-H without Intel OpenCL: bf16 conversion comes from the arch table and is emitted, marked inferred', () => {

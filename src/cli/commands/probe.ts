@@ -1,7 +1,7 @@
 // `xpu-setup probe`: what the devices are, through koffi (and the built addon when there is one).
 import { XpuError } from '../../errors.js';
 import { EnvVars } from '../../env-names.js';
-import { formatLines, formatPytorch, formatTritonEnv, formatVerbose, tritonEnv, tritonEnvVars } from '../../caps/format.js';
+import { formatLines, formatPytorch, formatTritonEnv, formatVerbose, pytorchDevices, tritonEnv, tritonEnvVars } from '../../caps/format.js';
 import { appendTo, githubLines, renderDotenv, renderExports } from '../../install/ci-env.js';
 import { hintShell } from '../../hints.js';
 import { probeInstalled } from '../../pipeline.js';
@@ -26,7 +26,11 @@ export const probeCommand: Command = {
     const target = await runtimeTarget(ctx);
     const report = await probeInstalled(target.kind === 'prefix' ? target.prefix : undefined, ctx.deps, str(ctx.values, 'device'));
     const vars = () => tritonEnvVars(report);
-    if (json) ctx.out.json({ ok: true, ...report, tritonEnv: tritonEnv(report) });
+    if (json) {
+      // The fields --format pytorch leaves out, each with why.
+      const pytorch = pytorchDevices(report, ctx.deps.env).map(({ device, omitted }) => ({ device, omitted }));
+      ctx.out.json({ ok: true, ...report, tritonEnv: tritonEnv(report), pytorch });
+    }
     else if (format === 'triton-env' && shell === 'dotenv') process.stdout.write(renderDotenv(vars()));
     else if (format === 'triton-env' && shell === 'github') {
       const file = ctx.deps.env[EnvVars.GITHUB_ENV];
