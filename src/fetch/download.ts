@@ -155,13 +155,14 @@ async function attempt(http: Http, url: string, file: string, metaFile: string, 
   const meta = have > 0 ? await readMeta(metaFile) : undefined;
   // If-Range takes only a strong validator: a weak ETag (W/"...") falls back to Last-Modified.
   const strongEtag = meta?.etag && !meta.etag.startsWith('W/') ? meta.etag : undefined;
-  const validator = meta?.url === url ? (strongEtag ?? meta.lastModified) : undefined;
-  // Without a validator the kept bytes cannot be proven to belong to the file the server has now.
-  if (have > 0 && (!validator || (expected.size !== undefined && have >= expected.size))) {
+  const validator = strongEtag ?? meta?.lastModified;
+  // Bytes from this URL are resumed, with If-Range when the server gave a validator; without one the whole file's
+  // sha256 still decides, and a resumed file that fails it is fetched once more whole (downloadToCache).
+  if (have > 0 && (meta?.url !== url || (expected.size !== undefined && have >= expected.size))) {
     await fs.truncate(file, 0);
     have = 0;
   }
-  const headers: Record<string, string> = have > 0 ? { range: `bytes=${have}-`, 'if-range': validator! } : {};
+  const headers: Record<string, string> = have > 0 ? { range: `bytes=${have}-`, ...(validator ? { 'if-range': validator } : {}) } : {};
   const res = await http.open(url, {
     headers,
     signal: opts.signal,
@@ -210,6 +211,13 @@ async function attempt(http: Http, url: string, file: string, metaFile: string, 
     throw (e as NodeJS.ErrnoException).syscall === 'write' || (e as NodeJS.ErrnoException).syscall === 'open'
       ? fsWriteError(e, file, { tree: 'the download cache', unchanged: 'the prefix was not changed' })
       : e;
+  }
+  // A body without a length that ends early ends like a whole one; the size the index declares tells them apart.
+  if (res.contentLength === undefined && expected.size !== undefined && received < expected.size) {
+    throw new XpuError('SIZE_MISMATCH', `download of ${url} ended after ${received} of ${expected.size} bytes`, {
+      details: { url, expected: expected.size, received, retryable: true },
+      hints: ['the connection was cut; run the command again (the bytes received are kept and resumed)'],
+    });
   }
   return { sha256: hash.digest('hex'), size: received, resumed: offset > 0 };
 }

@@ -1,4 +1,4 @@
-// Network limits (retries, retry time, per-download deadline, minimum throughput), read from XPU_SETUP_* variables.
+// Network limits (retries, retry time, per-download deadline, minimum throughput, redirects to http), read from XPU_SETUP_* variables.
 import { XpuError } from '../errors.js';
 
 export interface NetConfig {
@@ -19,6 +19,8 @@ export interface NetConfig {
   /** A download slower than this over rateWindowMs is stopped (a server that drips bytes keeps no run alive). */
   minBytesPerSecond: number;
   rateWindowMs: number;
+  /** Follow a redirect from https to plain http (refused unless asked: it would drop the connection's protection). */
+  allowHttpRedirect: boolean;
 }
 
 export const DEFAULT_NET_CONFIG: NetConfig = {
@@ -32,6 +34,7 @@ export const DEFAULT_NET_CONFIG: NetConfig = {
   downloadDeadlineMs: 30 * 60_000,
   minBytesPerSecond: 1024,
   rateWindowMs: 60_000,
+  allowHttpRedirect: false,
 };
 
 /** Every variable this module reads; seconds may be fractional. */
@@ -41,6 +44,7 @@ export const NET_ENV = {
   deadlineSeconds: 'XPU_SETUP_DOWNLOAD_DEADLINE_SECONDS',
   minBytesPerSecond: 'XPU_SETUP_DOWNLOAD_MIN_BYTES_PER_SECOND',
   rateWindowSeconds: 'XPU_SETUP_DOWNLOAD_RATE_WINDOW_SECONDS',
+  allowHttpRedirect: 'XPU_SETUP_ALLOW_HTTP_REDIRECT',
 } as const;
 
 function num(env: Record<string, string | undefined>, name: string, min: number): number | undefined {
@@ -66,5 +70,6 @@ export function netConfigFromEnv(env: Record<string, string | undefined>, base: 
   if (rate !== undefined) c.minBytesPerSecond = rate;
   const window = num(env, NET_ENV.rateWindowSeconds, 0.001);
   if (window !== undefined) c.rateWindowMs = window * 1000;
+  if (env[NET_ENV.allowHttpRedirect] === '1') c.allowHttpRedirect = true;
   return c;
 }

@@ -1,5 +1,5 @@
 // Requests that go to the server directly (no proxy applies) through node:http and node:https, which load in ~15 ms
-// where undici takes ~120 ms: one keep-alive pool per client and scheme, redirects followed, timeouts as codes.
+// where undici takes ~120 ms: one keep-alive pool per client and scheme, timeouts as codes.
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { Readable } from 'node:stream';
@@ -21,10 +21,7 @@ export interface DirectOptions {
   headersTimeoutMs: number;
   /** The longest silence while the body arrives. */
   idleTimeoutMs: number;
-  maxRedirections: number;
 }
-
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /** An error with the code networkError() maps (the same words a timeout has in the rest of the code). */
 function codeError(code: string, message: string): Error {
@@ -45,18 +42,9 @@ export class DirectTransport {
     return a;
   }
 
-  async request(url: string, opts: DirectOptions): Promise<RawResponse> {
-    let current = new URL(url);
-    let method = opts.method;
-    for (let hop = 0; ; hop++) {
-      const res = await this.once(current, method, opts);
-      const location = res.headers.location;
-      if (!REDIRECTS.has(res.statusCode) || typeof location !== 'string') return res;
-      await res.dump();
-      if (hop >= opts.maxRedirections) throw codeError('TOO_MANY_REDIRECTS', `more than ${opts.maxRedirections} redirects from ${url}`);
-      current = new URL(location, current);
-      if (res.statusCode === 303 && method !== 'HEAD') method = 'GET';
-    }
+  /** One request; a redirect is answered as it came (Http.open follows it, under one policy for every transport). */
+  request(url: string, opts: DirectOptions): Promise<RawResponse> {
+    return this.once(new URL(url), opts.method, opts);
   }
 
   private once(url: URL, method: string, opts: DirectOptions): Promise<RawResponse> {

@@ -53,6 +53,18 @@ const UNREACHABLE_CODES = new Set([
 
 /** Release assets (GitHub) answer with redirects. */
 const MAX_REDIRECTIONS = 5;
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** What to do when a certificate is not accepted: said by every request that fails so, index or archive. */
+export const TLS_HINTS = [
+  'a proxy or antivirus that intercepts HTTPS and re-signs it is the likely cause',
+  'get its CA certificate as a PEM file and export NODE_EXTRA_CA_CERTS=/path/to/ca.pem (SSL_CERT_FILE=/path replaces the whole CA list)',
+];
+
+/** A redirect that is not followed: the same answer comes every time, so it is not retried. */
+function redirectError(url: string, why: string, code: string, hints: string[]): XpuError {
+  return new XpuError('NETWORK', `${url}: ${why}`, { details: { url, code, unreachable: false, retryable: false }, hints });
+}
 
 export const TLS_CODES = new Set([
   'SELF_SIGNED_CERT_IN_CHAIN',
@@ -83,9 +95,17 @@ export function networkError(url: string, e: unknown, received?: number, proxy?:
     return new XpuError('TLS', `the TLS certificate of ${new URL(url).host} was not accepted (${code}) for ${url}`, {
       cause: e,
       details: { url, code, proxy: proxy?.url },
+      hints: TLS_HINTS,
+    });
+  }
+  // undici's words when a proxy refuses a CONNECT tunnel (squid answers 403 for ports other than 443, a broken one 502).
+  const tunnel = /Proxy response \((\d+)\) !== 200 when HTTP Tunneling/.exec(causeMessages(e));
+  if (tunnel && proxy) {
+    return new XpuError('PROXY', `the proxy ${proxy.url} (${proxy.variable}) answered HTTP ${tunnel[1]} when asked to connect to ${new URL(url).host} for ${url}`, {
+      cause: e,
+      details: { url, status: Number(tunnel[1]), proxy: proxy.url, variable: proxy.variable, retryable: Number(tunnel[1]) >= 500 },
       hints: [
-        'a proxy or antivirus that intercepts HTTPS and re-signs it is the likely cause',
-        'get its CA certificate as a PEM file and export NODE_EXTRA_CA_CERTS=/path/to/ca.pem (SSL_CERT_FILE=/path replaces the whole CA list)',
+        Number(tunnel[1]) >= 500 ? 'the proxy could not reach the server, or failed itself; try again later, or ask who runs the proxy' : 'the proxy refuses this connection; ask who runs it to allow the host, or list the host in NO_PROXY',
       ],
     });
   }
@@ -108,12 +128,23 @@ export function networkError(url: string, e: unknown, received?: number, proxy?:
   });
 }
 
-function statusError(url: string, status: number, headers: Record<string, string | undefined>, now: number): XpuError {
+function causeMessages(e: unknown): string {
+  const out: string[] = [];
+  let cur = e as { message?: string; cause?: unknown } | undefined;
+  for (let i = 0; cur && i < 6; i++, cur = cur.cause as typeof cur) out.push(String(cur.message ?? ''));
+  return out.join('\n');
+}
+
+function statusError(url: string, status: number, headers: Record<string, string | undefined>, now: number, proxy?: ProxyChoice): XpuError {
   const notFound = status === 404 || status === 410;
   const retryAfterMs = status === 429 || status === 503 || status === 408 ? parseRetryAfter(headers['retry-after'], now) : undefined;
-  return new XpuError(notFound ? 'NOT_FOUND' : 'HTTP_STATUS', `GET ${url} answered HTTP ${status}`, {
-    details: { url, status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) },
-    hints: notFound
+  // A plain-http request through a proxy gets the proxy's own 502/504 when it cannot reach the server.
+  const viaProxy = proxy && (status === 502 || status === 504);
+  return new XpuError(notFound ? 'NOT_FOUND' : 'HTTP_STATUS', `GET ${url} answered HTTP ${status}${proxy ? ` through the proxy ${proxy.url} (${proxy.variable})` : ''}`, {
+    details: { url, status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}), ...(proxy ? { proxy: proxy.url } : {}) },
+    hints: viaProxy
+      ? ['the proxy could not get an answer from the server (or the server failed behind it); try again later, or list the host in NO_PROXY to reach it directly']
+      : notFound
       ? ['check the index URL and the package name']
       : status === 429
         ? ['the server limits how often it is asked; wait a little and run again, or use a mirror']
@@ -181,18 +212,19 @@ export class Http {
     return this.direct;
   }
 
-  private getDispatcher({ Agent, buildConnector, EnvHttpProxyAgent, interceptors }: Undici): Dispatcher {
+  private getDispatcher({ Agent, buildConnector, EnvHttpProxyAgent }: Undici): Dispatcher {
     if (!this.dispatcher) {
       const context = this.secureContext();
       const tls = context ? { secureContext: context } : {};
       const connect = { timeout: this.config.connectTimeoutMs, ...tls };
       const p = proxySettings(this.env);
       // Empty strings, not undefined: undici would otherwise read process.env behind the injected environment.
-      const base =
+      // proxyTunnel false: plain http goes to the proxy as a request for the absolute URI, https through CONNECT, as
+      // curl and pip do (squid, by default, allows CONNECT to port 443 only). Redirects are followed in open().
+      this.dispatcher =
         p.http || p.https
-          ? new EnvHttpProxyAgent({ httpProxy: p.http?.url ?? '', httpsProxy: p.https?.url ?? '', noProxy: p.noProxy, connect, requestTls: tls, proxyTls: tls })
+          ? new EnvHttpProxyAgent({ httpProxy: p.http?.url ?? '', httpsProxy: p.https?.url ?? '', noProxy: p.noProxy, connect, requestTls: tls, proxyTls: tls, proxyTunnel: false })
           : new Agent({ connect: connectThenKeepAlive(buildConnector, connect), connections: 8 });
-      this.dispatcher = base.compose(interceptors.redirect({ maxRedirections: MAX_REDIRECTIONS }));
     }
     return this.dispatcher;
   }
@@ -218,22 +250,8 @@ export class Http {
     }
     if (opts.minRate && this.config.minBytesPerSecond > 0) this.watchRate(url, ac, timers, () => received);
     let res: RawResponse;
-    const request = { method: opts.method ?? 'GET', headers: { 'user-agent': 'xpu-setup', ...opts.headers }, signal: ac.signal };
-    const headersTimeoutMs = opts.headersTimeoutMs ?? this.config.headersTimeoutMs;
     try {
-      if (proxy) {
-        const u = await undici();
-        const r = await u.request(url, { ...request, dispatcher: this.getDispatcher(u), headersTimeout: headersTimeoutMs, bodyTimeout: this.config.idleTimeoutMs });
-        res = { statusCode: r.statusCode, headers: r.headers, body: r.body, dump: () => r.body.dump() };
-      } else {
-        res = await this.getDirect().request(url, {
-          ...request,
-          connectTimeoutMs: this.config.connectTimeoutMs,
-          headersTimeoutMs,
-          idleTimeoutMs: this.config.idleTimeoutMs,
-          maxRedirections: MAX_REDIRECTIONS,
-        });
-      }
+      res = await this.follow(url, opts, ac.signal);
     } catch (e) {
       stop();
       throw ac.signal.reason instanceof XpuError ? ac.signal.reason : networkError(url, e, undefined, proxy);
@@ -245,7 +263,7 @@ export class Http {
     };
     if (res.statusCode >= 400) {
       await discard();
-      throw statusError(url, res.statusCode, headers, this.clock.now());
+      throw statusError(url, res.statusCode, headers, this.clock.now(), proxy);
     }
     const len = Number(headers['content-length']);
     const contentLength = headers['content-length'] !== undefined && Number.isFinite(len) ? len : undefined;
@@ -290,6 +308,54 @@ export class Http {
       return discard();
     };
     return { url, status: res.statusCode, headers, contentLength, body: guarded, discard: discardBody };
+  }
+
+  /** One request to `url` through the transport its proxy setting picks. */
+  private async send(url: string, method: string, opts: OpenOptions, signal: AbortSignal): Promise<RawResponse> {
+    const request = { method, headers: { 'user-agent': 'xpu-setup', ...opts.headers }, signal };
+    const headersTimeoutMs = opts.headersTimeoutMs ?? this.config.headersTimeoutMs;
+    if (this.proxyFor(url)) {
+      const u = await undici();
+      const r = await u.request(url, { ...request, dispatcher: this.getDispatcher(u), headersTimeout: headersTimeoutMs, bodyTimeout: this.config.idleTimeoutMs });
+      return { statusCode: r.statusCode, headers: r.headers, body: r.body, dump: () => r.body.dump() };
+    }
+    return this.getDirect().request(url, { ...request, connectTimeoutMs: this.config.connectTimeoutMs, headersTimeoutMs, idleTimeoutMs: this.config.idleTimeoutMs });
+  }
+
+  /**
+   * The request and the redirects it answers with, under one policy for both transports: at most MAX_REDIRECTIONS,
+   * never to an address already visited (a loop is said at once, not retried), never from https down to plain http
+   * unless XPU_SETUP_ALLOW_HTTP_REDIRECT=1.
+   */
+  private async follow(url: string, opts: OpenOptions, signal: AbortSignal): Promise<RawResponse> {
+    let current = new URL(url);
+    let method = opts.method ?? 'GET';
+    const seen = new Set([current.href]);
+    for (let hop = 0; ; hop++) {
+      const res = await this.send(current.href, method, opts, signal);
+      const location = res.headers.location;
+      if (!REDIRECTS.has(res.statusCode) || typeof location !== 'string') return res;
+      await res.dump().catch(() => undefined);
+      const next = new URL(location, current);
+      if (seen.has(next.href)) {
+        throw redirectError(url, `redirects in a loop (${[...seen, next.href].slice(-3).join(' -> ')})`, 'REDIRECT_LOOP', ['the server is misconfigured; stopped at the loop instead of asking again. Use another index or mirror, or tell who runs it']);
+      }
+      if (hop >= MAX_REDIRECTIONS) {
+        throw redirectError(url, `more than ${MAX_REDIRECTIONS} redirects`, 'TOO_MANY_REDIRECTS', ['the server sends redirect after redirect; use another index or mirror']);
+      }
+      if (current.protocol === 'https:' && next.protocol === 'http:' && !this.config.allowHttpRedirect) {
+        throw redirectError(url, `redirects from https to plain http (${next.href}); refused`, 'REDIRECT_DOWNGRADE', [
+          'a redirect to plain http lets anyone on the path read and change what arrives; use an https mirror',
+          `if you trust the network, allow it: ${NET_ENV.allowHttpRedirect}=1 (every archive is still checked against its sha256)`,
+        ]);
+      }
+      if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+        throw redirectError(url, `redirects to ${next.href}, which is not http or https`, 'UNSUPPORTED_SCHEME', ['use another index or mirror']);
+      }
+      seen.add(next.href);
+      if (res.statusCode === 303 && method !== 'HEAD') method = 'GET';
+      current = next;
+    }
   }
 
   private deadlineError(url: string, received: () => number): () => XpuError {

@@ -47,6 +47,8 @@ export function backoffMs(attempt: number, p: Pick<RetryPolicy, 'baseDelayMs' | 
  */
 export function isRetryable(e: unknown, unreachableToo = false): boolean {
   if (!(e instanceof XpuError)) return false;
+  // A redirect loop or a refused downgrade answers the same way every time.
+  if (e.details.retryable === false) return false;
   if (e.code === 'HTTP_STATUS') {
     const s = Number(e.details.status);
     return s === 408 || s === 429 || (s >= 500 && s !== 501);

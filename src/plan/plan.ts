@@ -25,7 +25,12 @@ export interface SourceAttempt {
   source: SourceKind;
   outcome: AttemptOutcome;
   reason: string;
+  /** What the failure itself says to do, where that is specific (a certificate not accepted, a proxy). */
+  hints?: string[];
 }
+
+/** Failures whose own hints name the remedy (add the CA, fix the proxy): every error built from them keeps them. */
+const OWN_HINTS = new Set(['TLS', 'PROXY']);
 
 export interface PlannedComponent {
   name: string;
@@ -138,7 +143,7 @@ export function namedSourceError(component: string, attempt: SourceAttempt): Xpu
     details: { component, source: attempt.source, outcome: attempt.outcome, reason: attempt.reason },
     hints: [
       `xpu-setup never falls back from a source you named (${flag}); nothing was changed`,
-      `fix the URL or the network, or drop ${flag} to use the default sources`,
+      ...(attempt.hints ?? [`fix the URL or the network, or drop ${flag} to use the default sources`]),
     ],
   });
 }
@@ -178,10 +183,10 @@ async function planComponent(
     } catch (e) {
       if (e instanceof NotAvailable) {
         pc.attempts.push({ source: s.kind, outcome: 'not-found', reason: `${label}: ${e.reason}` });
-      } else if (isUnreachable(e)) {
-        pc.attempts.push({ source: s.kind, outcome: 'unreachable', reason: `${label}: ${(e as XpuError).message}` });
       } else if (e instanceof XpuError) {
-        pc.attempts.push({ source: s.kind, outcome: 'error', reason: `${label}: ${e.message}` });
+        const a: SourceAttempt = { source: s.kind, outcome: isUnreachable(e) ? 'unreachable' : 'error', reason: `${label}: ${e.message}` };
+        if (OWN_HINTS.has(e.code) && e.hints.length) a.hints = e.hints;
+        pc.attempts.push(a);
       } else {
         throw e;
       }
@@ -204,6 +209,7 @@ export function noSourceError(missing: PlannedComponent[], platform: TargetPlatf
     hints: [
       ...tried.map((t) => `tried ${t}`),
       ...belowFloor.map((c) => `to accept an older ${c.name} on purpose, lower its floor: --require '${c.name}>=0' (it then lacks what the floor is for)`),
+      ...new Set(missing.flatMap((c) => c.attempts.flatMap((a) => a.hints ?? []))),
       'check the index URLs (--conda-channel, --index-url), your network and proxy, or allow more sources with --source',
     ],
   });

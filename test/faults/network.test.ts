@@ -4,7 +4,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, scrubbedEnv, tempDir } from '../e2e/cli.js';
-import { deadPort, makeTestCa, sha256, startFaultyServer, type Behaviour, type FaultyServer } from '../support/faulty-server.js';
+import { deadPort, makeTestCa, sha256, startFaultyServer, startForwardProxy, type Behaviour, type FaultyServer } from '../support/faulty-server.js';
 import { windowsDouble, zipBuffer } from '../support/packages.js';
 import { compareSnapshots, FaultTable, makeSentinel, snapshotTree } from './matrix.js';
 
@@ -59,9 +59,10 @@ async function runCase(
   env: Record<string, string> = {},
   server: FaultyServer = srv,
   again?: { dir: string; path: string },
+  at?: string,
 ): Promise<Outcome & { path: string; dir: string }> {
   const dir = again?.dir ?? path.join(work, `case-${caseNo++}`);
-  const urlPath = again?.path ?? `/sdk-${caseNo}/level-zero-win-sdk-1.21.9.zip`;
+  const urlPath = again?.path ?? at ?? `/sdk-${caseNo}/level-zero-win-sdk-1.21.9.zip`;
   server.script(urlPath, zip, behaviours);
   const manifests = path.join(dir, 'manifests');
   if (!again) {
@@ -184,6 +185,75 @@ describe('network fault matrix', () => {
     const o = await runCase('bad TLS (unknown CA)', [{ kind: 'ok' }], {}, tlsSrv);
     expect([o.exit, o.code]).toEqual([1, 'TLS']);
     expect(o.stderr).toMatch(/intercepts HTTPS[\s\S]*NODE_EXTRA_CA_CERTS/);
+  });
+
+  it('TLS failure on an index (conda channel, PyPI index): the same hint as on an archive', async () => {
+    for (const [name, args] of [
+      ['bad TLS on a conda channel (unknown CA)', ['--platform', 'linux-x64', '--source', 'conda', '--conda-channel', `${tlsSrv.url}/channel`, '--component', 'level-zero']],
+      ['bad TLS on a PyPI index (unknown CA)', ['--platform', 'linux-x64', '--source', 'pypi', '--index-url', `${tlsSrv.url}/simple`, '--component', 'unified-runtime']],
+    ] as const) {
+      const dir = path.join(work, `case-${caseNo++}`);
+      await fs.mkdir(path.join(dir, 'home'), { recursive: true });
+      const t0 = Date.now();
+      const r = await runCli(['--json', ...args, '--prefix', path.join(dir, 'prefix'), '--cache-dir', path.join(dir, 'cache')], scrubbedEnv(path.join(dir, 'home')));
+      const doc = JSON.parse(r.stdout) as { error?: { code?: string; hints?: string[] } };
+      table.add({ case: name, exit: r.exitCode, code: doc.error?.code ?? '-', ms: Date.now() - t0, outside: 'unchanged' });
+      expect(r.exitCode).toBe(1);
+      expect(doc.error?.hints?.join('\n')).toMatch(/intercepts HTTPS[\s\S]*NODE_EXTRA_CA_CERTS/);
+      expect(doc.error?.hints?.join('\n')).not.toMatch(/fix the URL or the network/);
+    }
+  });
+
+  it('redirect loop: stopped at the loop, never retried', async () => {
+    const p = `/sdk-${caseNo + 1}/loop.zip`;
+    const o = await runCase('redirect loop (a URL redirecting to itself)', [{ kind: 'status', status: 302, headers: { location: p } }], QUICK, srv, undefined, p);
+    expect([o.exit, o.code]).toEqual([1, 'NETWORK']);
+    expect(o.stderr).toMatch(/redirects in a loop/);
+    expect(requestsOf(srv, o.path)).toHaveLength(1);
+  });
+
+  it('an https archive that redirects to plain http is refused; XPU_SETUP_ALLOW_HTTP_REDIRECT=1 allows it', async () => {
+    srv.script('/plain/sdk.zip', zip, [{ kind: 'ok' }]);
+    const o = await runCase('https redirecting to plain http', [{ kind: 'status', status: 302, headers: { location: `${srv.url}/plain/sdk.zip` } }], { ...QUICK, NODE_EXTRA_CA_CERTS: caFile }, tlsSrv);
+    expect([o.exit, o.code]).toEqual([1, 'NETWORK']);
+    expect(o.stderr).toMatch(/redirects from https to plain http[\s\S]*XPU_SETUP_ALLOW_HTTP_REDIRECT=1/);
+    expect(requestsOf(srv, '/plain/sdk.zip')).toHaveLength(0);
+    const allowed = await runCase('https -> http with XPU_SETUP_ALLOW_HTTP_REDIRECT=1', [{ kind: 'status', status: 302, headers: { location: `${srv.url}/plain/sdk.zip` } }], { NODE_EXTRA_CA_CERTS: caFile, XPU_SETUP_ALLOW_HTTP_REDIRECT: '1' }, tlsSrv);
+    expect(allowed.exit).toBe(0);
+  });
+
+  it('a body cut short without a length: a retried truncation, resumed, installed', async () => {
+    const o = await runCase('cut short, no Content-Length (HTTP/1.0 style)', [{ kind: 'short', bytes: 20_000 }, { kind: 'ok' }], QUICK);
+    expect(o.exit, o.stderr).toBe(0);
+    expect(requestsOf(srv, o.path).map((r) => [r.status, r.range])).toEqual([[200, undefined], [206, 'bytes=20000-']]);
+  });
+
+  it('a server without ETag or Last-Modified: a cut is resumed within the run with Range', async () => {
+    const o = await runCase('cut, no validators: resumed in the same run', [{ kind: 'cut', bytes: 20_000, bare: true }, { kind: 'ok', bare: true }], QUICK);
+    expect(o.exit, o.stderr).toBe(0);
+    expect(requestsOf(srv, o.path).map((r) => [r.status, r.range, r.ifRange])).toEqual([[200, undefined, undefined], [206, 'bytes=20000-', undefined]]);
+  });
+
+  it('a proxy that allows CONNECT only to 443 (squid default): plain http is forwarded and installs', async () => {
+    const proxy = await startForwardProxy({ connectOnly443: true });
+    try {
+      const o = await runCase('HTTP_PROXY allowing CONNECT to 443 only', [{ kind: 'ok' }], { HTTP_PROXY: proxy.url });
+      expect(o.exit, o.stderr).toBe(0);
+      expect(proxy.seen).toEqual([`GET ${srv.url}${o.path}`]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('a proxy answering 502: the proxy is named', async () => {
+    const proxy = await startForwardProxy({ answer: 502 });
+    try {
+      const o = await runCase('proxy answering 502', [{ kind: 'ok' }], { ...QUICK, HTTP_PROXY: proxy.url });
+      expect([o.exit, o.code]).toEqual([1, 'HTTP_STATUS']);
+      expect(o.stderr).toContain(`answered HTTP 502 through the proxy ${proxy.url} (HTTP_PROXY)`);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('the same server with NODE_EXTRA_CA_CERTS: installs', async () => {

@@ -5,10 +5,12 @@ import { createServer as createHttpsServer } from 'node:https';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 
 export type Behaviour =
-  /** The file, honouring Range and If-Range. */
-  | { kind: 'ok'; etag?: string }
+  /** The file, honouring Range and If-Range; `bare`: without ETag or Last-Modified. */
+  | { kind: 'ok'; etag?: string; bare?: boolean }
   /** Full Content-Length announced, the first `bytes` sent (of the range asked for), then the connection dropped. */
-  | { kind: 'cut'; bytes: number; etag?: string }
+  | { kind: 'cut'; bytes: number; etag?: string; bare?: boolean }
+  /** No Content-Length and no chunks (HTTP/1.0 style): the first `bytes` of the file, then the connection closed cleanly. */
+  | { kind: 'short'; bytes: number }
   | { kind: 'status'; status: number; headers?: Record<string, string> }
   /** Headers at once, then one byte every intervalMs. */
   | { kind: 'drip'; intervalMs: number }
@@ -101,6 +103,13 @@ export async function startFaultyServer(opts: { tls?: { key: string; cert: strin
       res.on('close', () => clearInterval(t));
       return;
     }
+    if (b.kind === 'short') {
+      rec.status = 200;
+      rec.sent = Math.min(b.bytes, file.length);
+      const etag = `"${sha256(file).slice(0, 16)}"`;
+      req.socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\nETag: ${etag}\r\nConnection: close\r\n\r\n`), file.subarray(0, b.bytes)]));
+      return;
+    }
     if (b.kind === 'hold') {
       rec.status = 200;
       res.writeHead(200, { 'Content-Length': file.length, 'Content-Type': 'application/octet-stream' });
@@ -113,7 +122,9 @@ export async function startFaultyServer(opts: { tls?: { key: string; cert: strin
       return;
     }
     const etag = b.etag ?? `"${sha256(file).slice(0, 16)}"`;
-    const headers: Record<string, string | number> = { ETag: etag, 'Last-Modified': LAST_MODIFIED, 'Accept-Ranges': 'bytes', 'Content-Type': 'application/octet-stream' };
+    const headers: Record<string, string | number> = b.bare
+      ? { 'Accept-Ranges': 'bytes', 'Content-Type': 'application/octet-stream' }
+      : { ETag: etag, 'Last-Modified': LAST_MODIFIED, 'Accept-Ranges': 'bytes', 'Content-Type': 'application/octet-stream' };
     let body = file;
     let status = 200;
     const range = /^bytes=(\d+)-$/.exec(String(req.headers.range ?? ''));
@@ -185,11 +196,14 @@ export async function deadPort(): Promise<number> {
  * A plain forward proxy for http:// URLs and CONNECT tunnels, counting what passed through it, so a test can tell a
  * proxied request from a direct one.
  */
-export async function startForwardProxy(): Promise<{ url: string; seen: string[]; close(): Promise<void> }> {
+export async function startForwardProxy(
+  opts: { /** Like squid's default: CONNECT only to port 443, 403 otherwise. */ connectOnly443?: boolean; /** Answer every request and CONNECT with this status. */ answer?: number } = {},
+): Promise<{ url: string; seen: string[]; close(): Promise<void> }> {
   const seen: string[] = [];
   const sockets = new Set<Socket>();
   const server = createHttpServer((req, res) => {
     seen.push(`${req.method} ${req.url}`);
+    if (opts.answer) return void res.writeHead(opts.answer, { 'content-length': 0 }).end();
     const target = new URL(req.url ?? '');
     const upstream = connect(Number(target.port) || 80, target.hostname, () => {
       const head = [`${req.method} ${target.pathname}${target.search} HTTP/1.1`, `Host: ${target.host}`, 'Connection: close'];
@@ -203,6 +217,8 @@ export async function startForwardProxy(): Promise<{ url: string; seen: string[]
   server.on('connect', (req: IncomingMessage, client: Socket) => {
     seen.push(`CONNECT ${req.url}`);
     const [host, port] = String(req.url).split(':');
+    const refuse = opts.answer ?? (opts.connectOnly443 && port !== '443' ? 403 : undefined);
+    if (refuse) return void client.end(`HTTP/1.1 ${refuse} Refused\r\nContent-Length: 0\r\n\r\n`);
     const upstream = connect(Number(port), host!, () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       upstream.pipe(client);

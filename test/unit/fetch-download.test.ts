@@ -252,6 +252,25 @@ describe('downloadToCache against a server that bends the rules', () => {
     expect(await fs.readFile(got.path)).toEqual(FILE);
   });
 
+  it('a server that gives no validator: a cut is resumed within the run with Range alone, and the sha256 decides', async () => {
+    const url = `${ss.url}/bare`;
+    ss.on('/bare', answer(200, { 'content-length': FILE.length }, FILE, 40_000), rest(40_000, {}));
+    const got = await downloadToCache(new Http({ XPU_SETUP_HTTP_ATTEMPTS: '2' }, {}, instantClock), newCache(), url, { sha256: SHA, size: FILE.length });
+    expect(seenFor('/bare')).toEqual([[undefined, undefined], ['bytes=40000-', undefined]]);
+    expect(await fs.readFile(got.path)).toEqual(FILE);
+  });
+
+  it('a body without a length that ends before the declared size is a cut, retried and resumed, not a hash mismatch', async () => {
+    const url = `${ss.url}/close-delimited`;
+    // HTTP/1.0 style: no Content-Length, no chunks, the body ends where the connection closes.
+    const closeDelimited = (_req: IncomingMessage, res: ServerResponse) =>
+      void res.socket!.end(Buffer.concat([Buffer.from('HTTP/1.1 200 OK\r\nETag: "v1"\r\nConnection: close\r\n\r\n'), FILE.subarray(0, 40_000)]));
+    ss.on('/close-delimited', closeDelimited, rest(40_000));
+    const got = await downloadToCache(new Http({ XPU_SETUP_HTTP_ATTEMPTS: '2' }, {}, instantClock), newCache(), url, { sha256: SHA, size: FILE.length });
+    expect(seenFor('/close-delimited')).toEqual([[undefined, undefined], ['bytes=40000-', '"v1"']]);
+    expect(await fs.readFile(got.path)).toEqual(FILE);
+  });
+
   it('kept bytes from another URL start over, and the record then names this URL so the next run resumes', async () => {
     const url = `${ss.url}/mirror`;
     ss.on('/mirror', answer(200, { etag: '"v1"', 'last-modified': LM1, 'content-length': FILE.length }, FILE, 40_000), rest(40_000));

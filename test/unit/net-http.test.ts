@@ -146,8 +146,34 @@ describe('proxies', () => {
       srv.script('/via-proxy', FILE, [{ kind: 'ok' }]);
       const got = await new Http({ HTTP_PROXY: proxy.url }).getText(`${srv.url}/via-proxy`);
       expect(got.body.length).toBeGreaterThan(0);
-      // undici tunnels plain HTTP through CONNECT as well.
-      expect(proxy.seen).toEqual([`CONNECT ${new URL(srv.url).host}`]);
+      // Plain http goes to the proxy as a request for the absolute URI, as curl and pip send it.
+      expect(proxy.seen).toEqual([`GET ${srv.url}/via-proxy`]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('a proxy that allows CONNECT only to port 443 (squid\'s default) still serves plain http: it is forwarded, not tunnelled', async () => {
+    const proxy = await startForwardProxy({ connectOnly443: true });
+    try {
+      srv.script('/squid', FILE, [{ kind: 'ok' }]);
+      const got = await new Http({ HTTP_PROXY: proxy.url }).getText(`${srv.url}/squid`);
+      expect(got.body.length).toBe(FILE.length);
+      expect(proxy.seen).toEqual([`GET ${srv.url}/squid`]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('a proxy answering 502 is named: to a CONNECT (https) as PROXY, to a forwarded request (http) in the status error', async () => {
+    const proxy = await startForwardProxy({ answer: 502 });
+    try {
+      const tunnelled = await failure(new Http({ HTTPS_PROXY: proxy.url }, { attempts: 1 }).getText('https://127.0.0.1:9/x'));
+      expect([tunnelled.code, tunnelled.message]).toEqual(['PROXY', `the proxy ${proxy.url} (HTTPS_PROXY) answered HTTP 502 when asked to connect to 127.0.0.1:9 for https://127.0.0.1:9/x`]);
+      expect(tunnelled.hints[0]).toMatch(/the proxy could not reach the server/);
+      const forwarded = await failure(new Http({ HTTP_PROXY: proxy.url }, { attempts: 1 }).getText(`${srv.url}/x`));
+      expect([forwarded.code, forwarded.message]).toEqual(['HTTP_STATUS', `GET ${srv.url}/x answered HTTP 502 through the proxy ${proxy.url} (HTTP_PROXY)`]);
+      expect(forwarded.hints[0]).toMatch(/the proxy could not get an answer from the server/);
     } finally {
       await proxy.close();
     }
@@ -192,6 +218,19 @@ describe('custom CAs (a CA made now with openssl, an HTTPS server on 127.0.0.1)'
     expect(e.code).toBe('TLS');
     expect(e.message).toMatch(/TLS certificate of 127\.0\.0\.1:\d+ was not accepted \(UNABLE_TO_VERIFY_LEAF_SIGNATURE\)/);
     expect(e.hints.join('\n')).toMatch(/intercepts HTTPS[\s\S]*NODE_EXTRA_CA_CERTS=\/path\/to\/ca\.pem/);
+  });
+
+  it('a redirect from https to plain http is refused unless XPU_SETUP_ALLOW_HTTP_REDIRECT=1, and not retried', async () => {
+    srv.script('/plain', FILE, [{ kind: 'ok' }]);
+    tls.script('/down', FILE, [{ kind: 'status', status: 302, headers: { location: `${srv.url}/plain` } }]);
+    const before = srv.requests.length;
+    const e = await failure(new Http({ NODE_EXTRA_CA_CERTS: caFile }, { baseDelayMs: 1 }).getText(`${tls.url}/down`));
+    expect([e.code, e.message, e.details.code]).toEqual(['NETWORK', `${tls.url}/down: redirects from https to plain http (${srv.url}/plain); refused`, 'REDIRECT_DOWNGRADE']);
+    expect(e.hints.join('\n')).toMatch(/XPU_SETUP_ALLOW_HTTP_REDIRECT=1/);
+    expect(tls.requests.filter((r) => r.path === '/down')).toHaveLength(1);
+    expect(srv.requests.length).toBe(before);
+    const got = await new Http({ NODE_EXTRA_CA_CERTS: caFile, XPU_SETUP_ALLOW_HTTP_REDIRECT: '1' }).getText(`${tls.url}/down`);
+    expect(got.body.length).toBe(FILE.length);
   });
 
   it('NODE_EXTRA_CA_CERTS from the injected environment is honoured', async () => {
@@ -251,5 +290,16 @@ describe('custom CAs (a CA made now with openssl, an HTTPS server on 127.0.0.1)'
     } finally {
       await proxy.close();
     }
+  });
+});
+
+describe('redirects', () => {
+  it('a redirect loop is stopped at the loop, on the first attempt, with no retry', async () => {
+    srv.script('/loop-a', FILE, [{ kind: 'status', status: 302, headers: { location: '/loop-b' } }]);
+    srv.script('/loop-b', FILE, [{ kind: 'status', status: 301, headers: { location: '/loop-a' } }]);
+    const e = await failure(new Http({}, { baseDelayMs: 1 }).getText(`${srv.url}/loop-a`));
+    expect([e.code, e.details.code]).toEqual(['NETWORK', 'REDIRECT_LOOP']);
+    expect(e.message).toBe(`${srv.url}/loop-a: redirects in a loop (${srv.url}/loop-a -> ${srv.url}/loop-b -> ${srv.url}/loop-a)`);
+    expect(srv.requests.filter((r) => r.path.startsWith('/loop-')).map((r) => r.path)).toEqual(['/loop-a', '/loop-b']);
   });
 });
