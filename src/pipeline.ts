@@ -65,7 +65,8 @@ export interface SetupOptions {
 export interface SetupResult {
   plan: InstallPlan;
   install: InstallResult;
-  refdriver?: CompileResult;
+  /** The reference driver this run selects: built now (`build`), or kept from an earlier run of this version. */
+  refdriver?: { output: string; build?: CompileResult };
   /** Absent when nothing could be verified here (another platform, or no Level Zero installed). */
   verify?: VerifyResult;
   verifySkipped?: string;
@@ -344,11 +345,20 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
       return result;
     }
 
-    if (refdriver) result.refdriver = await (await import('./build/refdriver.js')).buildRefDriver(plan.prefix, { deps, reporter });
-    // The driver library is part of the prefix now (or, when this run did not ask for it, no longer); a run with
-    // nothing to record writes nothing.
-    if (result.refdriver || install.receipt.builds?.refdriver) {
-      await recordBuilds(plan.prefix, { refdriver: result.refdriver }, result.refdriver ? [] : ['refdriver']);
+    if (refdriver) {
+      const { buildRefDriver, keptRefDriver } = await import('./build/refdriver.js');
+      // A run that installed nothing keeps the driver an earlier run of this version built and selected: it is in the
+      // receipt and verified with the other files, so no compiler is asked (--probe builds again).
+      const kept = install.changed || opts.reprobe ? undefined : await keptRefDriver(plan.prefix, install.receipt, VERSION, deps);
+      if (kept) reporter.info(`CPU reference driver up to date: ${kept} (built by an earlier run; --probe builds it again)`);
+      result.refdriver = kept ? { output: kept } : { output: '', build: await buildRefDriver(plan.prefix, { deps, reporter }) };
+      if (result.refdriver.build) {
+        result.refdriver.output = result.refdriver.build.output;
+        await recordBuilds(plan.prefix, { refdriver: result.refdriver.build });
+      }
+    } else if (install.receipt.builds?.refdriver) {
+      // Not asked for now: the driver an earlier run built leaves the prefix.
+      await recordBuilds(plan.prefix, {}, ['refdriver']);
     }
     const altDrivers = result.refdriver?.output;
     // The loader reads ZE_ENABLE_ALT_DRIVERS at zeInit; this process has not initialised it yet.

@@ -7,7 +7,8 @@ import { XpuError } from '../errors.js';
 import type { Reporter } from '../reporter.js';
 import { nativeDir } from '../package-dir.js';
 import { requireCompiler } from './addon.js';
-import { compileSharedLibrary, type CompileResult, type CompileSpec } from './compile.js';
+import { compileSharedLibrary, lastBuilt, type CompileResult, type CompileSpec } from './compile.js';
+import type { Receipt } from '../install/receipt.js';
 
 export const REFDRIVER_NAME = 'libze_xpu_setup_refdriver';
 
@@ -85,6 +86,19 @@ export async function checkRefDriverRequirements(deps: Deps): Promise<void> {
       'or leave out --refdriver',
     ],
   });
+}
+
+/**
+ * The driver an earlier run built into this prefix, when it can stand as it is: that run was of this xpu-setup version
+ * (the driver's sources ship with it), it recorded the library among the prefix's files, and the env files select it.
+ * Reads files only: no compiler is started.
+ */
+export async function keptRefDriver(prefix: string, receipt: Receipt, version: string, deps: Pick<Deps, 'readFile' | 'exists'>): Promise<string | undefined> {
+  if (receipt.tool.version !== version) return undefined;
+  const output = await lastBuilt({ name: REFDRIVER_NAME, outDir: path.join(prefix, 'lib') }, deps);
+  if (!output || receipt.extraEnv?.[EnvVars.ZE_ENABLE_ALT_DRIVERS] !== output) return undefined;
+  const rel = path.relative(prefix, output).split(path.sep).join('/');
+  return receipt.builds?.refdriver?.includes(rel) ? output : undefined;
 }
 
 export async function buildRefDriver(prefix: string, opts: { deps: Deps; reporter: Reporter }): Promise<CompileResult> {

@@ -266,6 +266,20 @@ describe('doctor with the reference driver active', () => {
 });
 
 describe('build outputs in the receipt', () => {
+  it('a bare re-run of a --refdriver prefix keeps the driver and starts no program, not even the compiler (strace)', async () => {
+    const args = ['--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--conda-channel', index.condaChannelUrl('bookworm')];
+    // The first re-run records the answer for this environment; the second has nothing to do.
+    const first = await runCli(args, env);
+    expect(first.exitCode, first.stderr).toBe(0);
+    const log = path.join(work, 'refdriver-execve.log');
+    const r = await execa('strace', ['-f', '-qq', '-e', 'trace=execve', '-o', log, process.execPath, path.join(REPO, 'bin', 'xpu-setup.js'), ...args], { env, extendEnv: false, reject: false });
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    expect(r.stderr).toMatch(/is up to date/);
+    expect(r.stderr).toMatch(/the active Level Zero device is the CPU reference driver .*libze_xpu_setup_refdriver-[0-9a-f]+\.so/);
+    const execs = (await fs.readFile(log, 'utf8')).split('\n').filter((l) => /execve\(/.test(l));
+    expect(execs).toEqual([expect.stringContaining(process.execPath)]);
+  });
+
   it('the driver and addon libraries are recorded; a run with --no-refdriver removes the driver it had built', async () => {
     const receiptOf = async () => JSON.parse(await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8'));
     const before = await receiptOf();
