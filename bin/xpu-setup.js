@@ -80,6 +80,8 @@ const cli = mod.exports;
  */
 function saveCaches(succeeded) {
   if (!['setup', 'version', 'help'].includes(command) && !cli.isCommandName(command)) return;
+  // `xpu-setup cache clean` empties the code cache too: writing one back as it exits would undo that.
+  if (command === 'cache') return;
   for (const { script, base, took } of compiled) {
     if (!base || took === `${base}.v8cache` || (!succeeded && took)) continue;
     const target = succeeded ? `${base}.v8cache` : `${base}.partial.v8cache`;

@@ -20,7 +20,7 @@ export const EnvVars = {
   XPU_SETUP_REQUIRE: 'XPU_SETUP_REQUIRE',
   /** Test hook: the smoke test runs this SPIR-V (same kernel contract) instead of the shipped vector add. */
   XPU_SETUP_SMOKE_SPV: 'XPU_SETUP_SMOKE_SPV',
-  /** `0`: bin/xpu-setup.js neither reads nor writes V8's code cache beside the bundle (it only saves compile time). */
+  /** `0`: bin/xpu-setup.js neither reads nor writes V8's code cache beside the bundle (it only saves compile time), and `cache` leaves it out. */
   XPU_SETUP_CODE_CACHE: 'XPU_SETUP_CODE_CACHE',
   /** Read by native/refdriver: the real GPU whose identity the CPU reference driver reports. */
   XPU_SETUP_REFDRIVER_PROFILE: 'XPU_SETUP_REFDRIVER_PROFILE',

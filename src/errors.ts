@@ -26,6 +26,8 @@ export type ErrorCode =
   | 'PREFIX_CHECK'
   | 'BAD_MANIFEST'
   | 'INSTALL'
+  /** A directory xpu-setup did not make: it refuses to remove it. */
+  | 'NOT_OURS'
   | 'LOCKED'
   | 'COMPILER'
   | 'BUILD'

@@ -225,6 +225,37 @@ const bundle: CommandSpec = {
   load: () => import('./commands/bundle.js'),
 };
 
+export const CACHE_ACTIONS = ['dir', 'size', 'clean'] as const;
+
+const cache: CommandSpec = {
+  name: 'cache',
+  summary: 'Print where the cache is and what it takes, or empty it (archives, index answers, plans, code cache).',
+  argument: { name: 'ACTION', description: 'print the cache directory, the size of each part, or remove them', choices: CACHE_ACTIONS },
+  options: [
+    { name: 'cache-dir', type: 'string', value: 'DIR', description: 'the cache directory', env: 'XPU_SETUP_CACHE_DIR', default: '$XDG_CACHE_HOME/xpu-setup or ~/.cache/xpu-setup', complete: 'dir' },
+    { name: 'older-than', type: 'string', value: 'AGE', description: 'with clean: only files not read or written for this long (30d, 12h, 2w, 90m)' },
+  ],
+  examples: [
+    ['xpu-setup cache size', 'what the archives, index answers, plans and code cache take'],
+    ['xpu-setup cache clean --older-than 30d', 'remove what has not been used for 30 days'],
+    ['du -sh "$(xpu-setup cache dir)"', 'the directory, for other tools'],
+  ],
+  exitCodes: [[0, 'printed, or cleaned'], [1, 'a file could not be removed'], [2, 'usage error']],
+  load: () => import('./commands/cache.js'),
+};
+
+const uninstall: CommandSpec = {
+  name: 'uninstall',
+  summary: 'Remove a prefix xpu-setup made (never another directory), and name the shell start-up lines that still load it.',
+  options: [prefixOption('the prefix to remove')],
+  examples: [
+    ['xpu-setup uninstall', 'remove the default prefix'],
+    ['xpu-setup uninstall --prefix ~/xpu', 'remove ~/xpu'],
+  ],
+  exitCodes: [[0, 'removed'], [1, 'nothing there, or not a prefix xpu-setup made (nothing removed)'], [2, 'usage error']],
+  load: () => import('./commands/uninstall.js'),
+};
+
 const completion: CommandSpec = {
   name: 'completion',
   summary: 'Print a shell completion script (bash, zsh or fish).',
@@ -251,7 +282,7 @@ const help: CommandSpec = {
 };
 
 /** The first entry is the default command. */
-export const COMMANDS: readonly CommandSpec[] = [setup, plan, lock, bundle, env, probe, smoke, doctor, completion, help];
+export const COMMANDS: readonly CommandSpec[] = [setup, plan, lock, bundle, env, probe, smoke, doctor, cache, uninstall, completion, help];
 
 export function findCommand(name: string): CommandSpec | undefined {
   return COMMANDS.find((c) => c.name === name);

@@ -68,7 +68,8 @@ export async function detectHost(deps: Deps, target?: TargetPlatform): Promise<H
   return host;
 }
 
-function homeOf(deps: Pick<Deps, 'env'>): string {
+/** The user's home directory: HOME, else USERPROFILE, else what the OS says. */
+export function homeOf(deps: Pick<Deps, 'env'>): string {
   return deps.env.HOME ?? deps.env.USERPROFILE ?? os.homedir();
 }
 

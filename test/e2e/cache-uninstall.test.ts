@@ -1,0 +1,102 @@
+// `xpu-setup cache dir|size|clean` and `xpu-setup uninstall` as a user types them, after a real install from the
+// fixture index.
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
+import { REPO, runCli, scrubbedEnv, tempDir } from './cli.js';
+
+let index: FixtureIndex;
+let work: string;
+let home: string;
+let env: Record<string, string>;
+let prefix: string;
+let cache: string;
+
+beforeAll(async () => {
+  index = await startFixtureIndex();
+  work = await tempDir('cache-uninstall');
+  home = path.join(work, 'home');
+  cache = path.join(home, '.cache', 'xpu-setup');
+  prefix = path.join(home, 'xpu');
+  await fs.mkdir(home, { recursive: true });
+  env = scrubbedEnv(home, { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
+  const setup = await runCli(['--prefix', prefix, '--conda-channel', index.condaChannelUrl('bookworm'), '--no-probe'], env);
+  expect(setup.exitCode, setup.stderr).toBe(0);
+}, 300_000);
+
+afterAll(async () => {
+  await index?.close();
+  await fs.rm(work, { recursive: true, force: true });
+});
+
+describe('xpu-setup cache', () => {
+  it('dir prints the default cache directory; size lists the archives and index answers setup kept', async () => {
+    const dir = await runCli(['cache', 'dir'], env);
+    expect(dir.exitCode, dir.stderr).toBe(0);
+    expect(dir.stdout).toBe(cache);
+    const size = await runCli(['cache', 'size', '--json'], env);
+    expect(size.exitCode, size.stderr).toBe(0);
+    const doc = JSON.parse(size.stdout);
+    const part = (id: string) => doc.parts.find((p: { id: string }) => p.id === id);
+    expect(part('downloads')).toMatchObject({ path: path.join(cache, 'sha256') });
+    expect(part('downloads').files).toBeGreaterThanOrEqual(3);
+    expect(part('index')).toMatchObject({ path: path.join(cache, 'index') });
+    expect(part('index').files).toBeGreaterThan(0);
+    expect(doc.total.bytes).toBe(doc.parts.reduce((n: number, p: { bytes: number }) => n + p.bytes, 0));
+    // The code cache beside the bundle is a part too, unless XPU_SETUP_CODE_CACHE=0 turns it off.
+    expect(part('code').path).toBe(path.join(REPO, 'dist'));
+    const text = await runCli(['cache', 'size'], { ...env, XPU_SETUP_CODE_CACHE: '0' });
+    expect(text.stdout).toMatch(/^  downloaded archives +\d+ files +[\d.]+ [KM]iB +\//m);
+    expect(text.stdout).not.toContain('code cache');
+  });
+
+  it('clean --older-than keeps what was just used; clean empties the cache; a wrong age or action is a usage error', async () => {
+    // Other tests run the same bundle: its code cache is left alone here (the unit tests clean one of their own).
+    const quiet = { ...env, XPU_SETUP_CODE_CACHE: '0' };
+    const some = await runCli(['cache', 'clean', '--older-than', '30d', '--json'], quiet);
+    expect(some.exitCode, some.stderr).toBe(0);
+    expect(JSON.parse(some.stdout).removed.find((p: { id: string }) => p.id === 'downloads').files).toBe(0);
+    const all = await runCli(['cache', 'clean'], quiet);
+    expect(all.exitCode, all.stderr).toBe(0);
+    expect(all.stdout).toMatch(new RegExp(`^removed \\d+ files \\([\\d.]+ [KM]iB\\) from ${cache}\\n`));
+    const after = JSON.parse((await runCli(['cache', 'size', '--json'], quiet)).stdout);
+    for (const id of ['downloads', 'index', 'plans', 'partial']) expect(after.parts.find((p: { id: string }) => p.id === id).files).toBe(0);
+    const bad = await runCli(['cache', 'clean', '--older-than', '30'], quiet);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain('--older-than 30: not an age');
+    const typo = await runCli(['cache', 'sise'], quiet);
+    expect(typo.exitCode).toBe(2);
+    expect(typo.stderr).toContain('did you mean size?');
+  });
+});
+
+describe('xpu-setup uninstall', () => {
+  it('refuses a directory xpu-setup did not make and leaves it as it was', async () => {
+    const mine = path.join(work, 'mine');
+    await fs.mkdir(mine);
+    await fs.writeFile(path.join(mine, 'notes.txt'), 'keep me');
+    const r = await runCli(['uninstall', '--prefix', mine], env);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain(`${mine} has no readable xpu-setup.receipt.json, so xpu-setup did not make it`);
+    expect(await fs.readFile(path.join(mine, 'notes.txt'), 'utf8')).toBe('keep me');
+  });
+
+  it('removes the prefix it made and names the start-up lines that load it; a second run says nothing is there', async () => {
+    await fs.writeFile(path.join(home, '.bashrc'), 'export EDITOR=vi\n. ~/xpu/env.sh\n');
+    await fs.mkdir(path.join(home, '.config', 'fish'), { recursive: true });
+    await fs.writeFile(path.join(home, '.config', 'fish', 'config.fish'), 'source $HOME/xpu/env.fish\n');
+    const r = await runCli(['uninstall', '--prefix', '~/xpu'], env);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^removed ${prefix} \\(\\d+ files, [\\d.]+ [KM]iB\\)$`));
+    expect(r.stderr).toContain(`${home}/.bashrc:2: . ~/xpu/env.sh\n`);
+    expect(r.stderr).toContain(`${home}/.config/fish/config.fish:1: source $HOME/xpu/env.fish\n`);
+    await expect(fs.stat(prefix)).rejects.toThrow();
+    expect((await fs.readdir(home)).filter((n) => n.startsWith('xpu'))).toEqual([]);
+    const again = await runCli(['uninstall', '--prefix', prefix, '--json'], env);
+    expect(again.exitCode).toBe(1);
+    const err = JSON.parse(again.stdout).error;
+    expect(err.code).toBe('NOT_FOUND');
+    expect(err.hints.join('\n')).toContain(`${home}/.bashrc:2: . ~/xpu/env.sh`);
+  });
+});
