@@ -23,6 +23,7 @@ export type ErrorCode =
   | 'DUPLICATE_MEMBER'
   | 'TOO_LARGE'
   | 'NO_SPACE'
+  | 'NAME_TOO_LONG'
   | 'PREFIX_CHECK'
   | 'BAD_MANIFEST'
   | 'INSTALL'

@@ -19,6 +19,7 @@ export const linuxLayout: PlatformLayout = {
   compilerIncludeVars: ['CPATH', 'C_INCLUDE_PATH', 'CPLUS_INCLUDE_PATH'],
   systemIncludeDirs: ['/usr/local/include', '/usr/include'],
   defaultShell: 'sh',
+  nameLimits: { name: 255, path: 4096, unit: 'bytes' },
   searchPathVars: [
     { name: 'CPATH', dir: 'include' },
     { name: 'LIBRARY_PATH', dir: 'lib' },

@@ -53,6 +53,8 @@ export interface PlatformLayout {
   systemIncludeDirs: string[];
   /** The shell whose env file `xpu-setup env` prints when none is named. */
   defaultShell: 'sh' | 'pwsh';
+  /** The longest name of one path component and of a whole path the file systems take, and how they count. */
+  nameLimits: { name: number; path: number; unit: 'bytes' | 'UTF-16 units' };
   /** Search-path variables the env files prepend, each with its directory inside the prefix (runtime: only the dynamic loader reads it). */
   searchPathVars: { name: string; dir: string; runtime?: boolean }[];
   /** The separator for paths under `prefix`: a Windows prefix written with `/` keeps `/`. */

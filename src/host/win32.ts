@@ -20,6 +20,8 @@ export const win32Layout: PlatformLayout = {
   compilerIncludeVars: ['INCLUDE'],
   systemIncludeDirs: [],
   defaultShell: 'pwsh',
+  // Node passes long absolute paths to Windows with the \\\\?\\ prefix, so only a component's 255 units bind.
+  nameLimits: { name: 255, path: 32767, unit: 'UTF-16 units' },
   searchPathVars: [
     { name: 'INCLUDE', dir: 'include' },
     { name: 'LIB', dir: 'lib' },

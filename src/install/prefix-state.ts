@@ -3,6 +3,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { XpuError } from '../errors.js';
+import { nodeLayout } from '../host/index.js';
 import type { InstallPlan } from '../plan/plan.js';
 import { readReceipt, type Receipt } from './receipt.js';
 import { diskReader, verifyPrefix, type VerifyPrefixOptions } from './verify.js';
@@ -78,8 +79,37 @@ export async function checkPrefixOwnership(prefix: string): Promise<void> {
   await refuseForeignPrefix(prefix);
 }
 
+/** What setup adds to the prefix's name for the names it keeps beside it: `.<name>.xpu-setup-staging-XXXXXX`. */
+const SIBLING_EXTRA = '..xpu-setup-staging-XXXXXX'.length;
+/** Room under the prefix for the deepest path a package installs (include/level_zero/layers/...). */
+const MEMBER_ROOM = 256;
+
+/**
+ * A prefix whose name the file system would refuse, said before anything is read or written, with the limit: one
+ * component of the path, the prefix's own name with what setup puts beside it, or the whole path with room for the
+ * files under it.
+ */
+export function checkPrefixName(prefix: string, platform: NodeJS.Platform = process.platform): void {
+  const limits = nodeLayout(platform).nameLimits;
+  const size = (s: string) => (limits.unit === 'bytes' ? Buffer.byteLength(s) : s.length);
+  const parts = prefix.split(/[\\/]+/).filter(Boolean);
+  const base = parts.at(-1) ?? '';
+  const long = parts.find((p) => size(p) > limits.name);
+  const fail = (what: string, limit: number, have: number) =>
+    new XpuError('NAME_TOO_LONG', `${what} is too long for this file system: ${have} ${limits.unit}, the limit is ${limit}`, {
+      details: { prefix, limit, length: have, unit: limits.unit },
+      hints: ['choose a shorter --prefix (or XPU_SETUP_PREFIX); nothing was changed'],
+    });
+  if (long) throw fail(`the name "${long.slice(0, 40)}…" in ${prefix.slice(0, 60)}…`, limits.name, size(long));
+  if (size(base) + SIBLING_EXTRA > limits.name) {
+    throw fail(`the prefix's own name "${base.slice(0, 40)}…" (setup makes a staging directory beside it, named after it)`, limits.name - SIBLING_EXTRA, size(base));
+  }
+  if (size(prefix) + MEMBER_ROOM > limits.path) throw fail(`the prefix path ${prefix.slice(0, 60)}…`, limits.path - MEMBER_ROOM, size(prefix));
+}
+
 /** The read-only half of checkPrefixOwnership: safe before the lock is taken and before any index is read. */
 export async function refuseForeignPrefix(prefix: string): Promise<void> {
+  checkPrefixName(prefix);
   const previous = await readReceipt(prefix).catch(() => undefined);
   if ((await fs.stat(prefix).catch(() => undefined))?.isDirectory() === false) {
     throw new XpuError('INSTALL', `${prefix} is a file, not a directory`, {

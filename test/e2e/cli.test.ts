@@ -168,6 +168,15 @@ eval "$(${cli} env --prefix ${q(prefix)} --compilers)"; printf '%s|%s\\n' "\${LD
     expect(await fs.readdir(cwd)).toEqual([]);
   });
 
+  it('a prefix name too long for the file system is NAME_TOO_LONG with the limit, before any index is asked', async () => {
+    const r = await runCli(['plan', '--json', '--prefix', path.join(work, 'x'.repeat(300)), '--index-url', 'http://127.0.0.1:9/simple'], env);
+    expect(r.exitCode).toBe(1);
+    const err = JSON.parse(r.stdout).error;
+    expect(err.code).toBe('NAME_TOO_LONG');
+    expect(err.message).toMatch(/300 bytes, the limit is 255$/);
+    expect(err.hints).toContain('choose a shorter --prefix (or XPU_SETUP_PREFIX); nothing was changed');
+  });
+
   it('probe --format json is --json, including for errors', async () => {
     const r = await runCli(['probe', '--format', 'json', '--prefix', path.join(work, 'empty')], env);
     expect(r.exitCode).toBe(1);
