@@ -75,6 +75,8 @@ export interface TritonEnv {
   inferred: string[];
   /** Triton's keys nobody answered: any of them keeps the variable unset, since Triton reads a missing name as "no". */
   unknown: string[];
+  /** What SYCL (so torch's `architecture`, which Triton before 3.5 parses) names the device: intel_gpu_<name> or unknown. */
+  sycl: string;
 }
 
 /**
@@ -90,7 +92,7 @@ export function tritonEnvFor(d: DeviceReport): TritonEnv {
   const inferred = FEATURES.filter((f) => f.triton && flag(f)?.source === 'arch').map((f) => f.triton!);
   const present = FEATURES.filter((f) => flag(f)?.value === true).map(consumerExtension);
   const extensions = unknown.length === 0 ? present : [];
-  return { arch: d.arch.known && d.arch.triton ? d.arch.triton : undefined, extensions, inferred, unknown };
+  return { arch: d.arch.known && d.arch.triton ? d.arch.triton : undefined, extensions, inferred, unknown, sycl: d.arch.syclAnswer.name };
 }
 
 export function tritonExtensions(d: DeviceReport): string[] {

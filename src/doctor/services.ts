@@ -51,10 +51,11 @@ export function probeSummaryFrom(report: Record<string, unknown>): ProbeSummary 
   if (loader?.path) s.loaderPath = loader.path;
   if (init) s.init = init;
   if (Array.isArray(report.notes)) s.notes = report.notes.map(String);
-  const t = report.tritonEnv as { arch?: unknown; extensions?: unknown } | undefined;
+  const t = report.tritonEnv as { arch?: unknown; extensions?: unknown; sycl?: unknown } | undefined;
   if (t && typeof t === 'object') {
     s.tritonEnv = { extensions: Array.isArray(t.extensions) ? t.extensions.map(String) : [] };
     if (typeof t.arch === 'string') s.tritonEnv.arch = t.arch;
+    if (typeof t.sycl === 'string') s.tritonEnv.sycl = t.sycl;
   }
   return s;
 }

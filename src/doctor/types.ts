@@ -54,7 +54,7 @@ export interface ProbeSummary {
   devices: { name: string; type: string; vendorId?: number; deviceId?: number }[];
   notes?: string[];
   /** What the Triton variables should say for the device probe chose (`probe --json`'s tritonEnv). */
-  tritonEnv?: { arch?: string; extensions: string[] };
+  tritonEnv?: { arch?: string; extensions: string[]; sycl?: string };
 }
 
 export interface SmokeSummary {

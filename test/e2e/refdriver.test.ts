@@ -125,6 +125,8 @@ describe('probe through each reference profile', () => {
     expect(r.stdout).toMatch(/^export TRITON_INTEL_DEVICE_ARCH='bmg'\nexport TRITON_INTEL_DEVICE_EXTENSIONS='[^']*cl_intel_subgroup_matrix_multiply_accumulate[^']*cl_intel_subgroup_2d_block_io/);
     const child = await execa('sh', ['-c', `eval "$1"; sh -c 'echo "$TRITON_INTEL_DEVICE_ARCH"'`, 'sh', r.stdout], { reject: false });
     expect(child.stdout).toBe('bmg');
+    // And which of them the active Python's Triton reads.
+    expect(r.stdout).toMatch(/^# (no Triton in the active Python; Triton 3\.5\.0 or newer reads both variables|Triton \S+ .*)$/m);
   });
 
   it('--format triton-env follows $SHELL: fish gets set -gx lines, and a stale variable is cleared', async () => {
@@ -258,10 +260,13 @@ describe('doctor with the reference driver active', () => {
     const pvc = await runCli(['doctor', '--prefix', prefix, '--json', '--check', 'triton-env'], { ...env, XPU_SETUP_REFDRIVER_PROFILE: 'pvc' });
     const stale = JSON.parse(pvc.stdout).checks[0];
     expect(stale.status).toBe('warn');
-    expect(stale.message).toMatch(/^TRITON_INTEL_DEVICE_ARCH is not set in the env files, the device calls for pvc; TRITON_INTEL_DEVICE_EXTENSIONS in the env files: missing .*cl_intel_subgroup_2d_block_io/);
+    expect(stale.message).toMatch(/^TRITON_INTEL_DEVICE_ARCH is set neither in this shell nor in the env files, the device calls for pvc; TRITON_INTEL_DEVICE_EXTENSIONS \(set neither in this shell nor in the env files\): missing .*cl_intel_subgroup_2d_block_io/);
     expect(stale.fix).toMatch(/run `xpu-setup --prefix .*` again on this machine/);
     const same = await runCli(['doctor', '--prefix', prefix, '--json', '--check', 'triton-env'], env);
-    expect(JSON.parse(same.stdout).checks[0]).toMatchObject({ status: 'ok', message: 'no Triton variables, and the device calls for none' });
+    expect(JSON.parse(same.stdout).checks[0]).toMatchObject({ status: 'ok', message: expect.stringMatching(/^no Triton variables, and the device calls for none; /) });
+    // A variable exported in the shell is what Triton reads, whatever the env files say.
+    const exported = await runCli(['doctor', '--prefix', prefix, '--json', '--check', 'triton-env'], { ...env, TRITON_INTEL_DEVICE_ARCH: 'bmg' });
+    expect(JSON.parse(exported.stdout).checks[0]).toMatchObject({ status: 'warn', message: expect.stringMatching(/^TRITON_INTEL_DEVICE_ARCH is bmg exported in this shell, the device calls for none/) });
   });
 });
 

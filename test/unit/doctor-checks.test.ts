@@ -286,6 +286,18 @@ describe('environment, compiler, receipt, network', () => {
     expect(c.fix).toContain('export ZE_ENABLE_ALT_DRIVERS=/nowhere/libze_other.so');
   });
 
+  it('says a variable that is both exported and in the prefix\'s env files once, not twice', async () => {
+    const prefix = newDir('env-twice');
+    const driver = path.join(prefix, 'lib', 'libze_xpu_setup_refdriver.so');
+    mkdirSync(path.dirname(driver));
+    writeFileSync(driver, '');
+    const receipt = { schema: 1, components: [], files: [], prefix, extraEnv: { ZE_ENABLE_ALT_DRIVERS: driver } } as unknown as Receipt;
+    const r = await run(fakeDeps({ env: { ZE_ENABLE_ALT_DRIVERS: driver } }), ['env'], { prefix, readReceipt: async () => receipt });
+    const c = get(r, 'env');
+    expect(c.status).toBe('ok');
+    expect(c.message.split('selects the CPU reference driver').length).toBe(2);
+  });
+
   it('no compiler: warn, with every attempt in the details', async () => {
     const fakeFinder: DoctorServices['findCompiler'] = async () => ({ found: [], tried: [{ what: 'CC', result: 'not found' }, { what: 'gcc', result: 'not found' }] });
     const r = await run(fakeDeps(), ['compiler'], { services: { findCompiler: fakeFinder } });

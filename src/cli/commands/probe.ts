@@ -43,6 +43,12 @@ export const probeCommand: Command = {
       const set = vars();
       const unset = [EnvVars.TRITON_INTEL_DEVICE_ARCH, EnvVars.TRITON_INTEL_DEVICE_EXTENSIONS].filter((n) => !set.some((v) => v.name === n));
       const notes = formatTritonEnv(report).split('\n').filter((l) => l.startsWith('#'));
+      // Which of them the active Python's Triton reads (3.4 has no TRITON_INTEL_DEVICE_ARCH, 3.3 reads neither).
+      const { MIN_TRITON, installedTriton, tritonReads } = await import('../../caps/triton.js');
+      const triton = (await installedTriton(ctx.deps)).found;
+      notes.push(triton
+        ? `# ${tritonReads(triton.version, tritonEnv(report)?.sycl ?? 'unknown').note} (${triton.dist} in ${triton.python})`
+        : `# no Triton in the active Python; Triton ${MIN_TRITON} or newer reads both variables`);
       process.stdout.write(renderExports(form, set, unset) + notes.map((n) => `${n}\n`).join(''));
     }
     else if (format === 'pytorch') ctx.out.result(formatPytorch(report, ctx.deps.env));

@@ -38,9 +38,13 @@ export const envCheck: Check = {
     const { receipt } = await ctx.facts.receipt();
     const traps: (EnvTrap & { from: string })[] = findEnvTraps(ctx.deps.env).map((t) => ({ ...t, from: 'environment' }));
     const prefixEnv = receipt?.extraEnv ?? {};
-    for (const t of findEnvTraps(prefixEnv)) traps.push({ ...t, from: 'prefix env files' });
+    // A shell that loaded the env files has the same variable twice over: one note, not two.
+    const same = (a: EnvTrap, b: EnvTrap) => a.variable === b.variable && a.value === b.value && a.message === b.message;
+    for (const t of findEnvTraps(prefixEnv)) if (!traps.some((x) => same(x, t))) traps.push({ ...t, from: 'prefix env files' });
     // The loader skips an ALT_DRIVERS entry it cannot load without a word.
-    for (const [from, value] of [['environment', ctx.deps.env[EnvVars.ZE_ENABLE_ALT_DRIVERS]], ['prefix env files', prefixEnv[EnvVars.ZE_ENABLE_ALT_DRIVERS]]] as const) {
+    const altFromEnv = ctx.deps.env[EnvVars.ZE_ENABLE_ALT_DRIVERS];
+    const altFromFiles = prefixEnv[EnvVars.ZE_ENABLE_ALT_DRIVERS];
+    for (const [from, value] of [['environment', altFromEnv], ['prefix env files', altFromFiles === altFromEnv ? undefined : altFromFiles]] as const) {
       for (const e of altDriversEntries(value ?? '').filter((x) => x !== '' && /[\\/]/.test(x))) {
         if (!(await ctx.deps.exists(e))) {
           traps.push({
