@@ -29,6 +29,19 @@ export function processStartTime(pid: number): string | undefined {
   }
 }
 
+/** When a process started, in epoch ms, where /proc tells it (field 22 of its stat, in ticks after the boot time). */
+export function processStartedAt(pid: number): number | undefined {
+  const ticks = Number(processStartTime(pid));
+  if (!Number.isFinite(ticks)) return undefined;
+  try {
+    const btime = Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1]);
+    // USER_HZ is 100 on every Linux that Node runs on.
+    return Number.isFinite(btime) ? btime * 1000 + ticks * 10 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -65,6 +78,11 @@ export function staleReason(owner: LockOwner | undefined, self = { pid: process.
   if (owner.startTime !== undefined) {
     const now = processStartTime(owner.pid);
     if (now !== undefined && now !== owner.startTime) return `pid ${owner.pid} now belongs to another process`;
+  } else if (owner.since !== undefined) {
+    // A lock of an earlier format records no start time: a process that started after the lock was taken is not its owner.
+    const started = processStartedAt(owner.pid);
+    const since = Date.parse(owner.since);
+    if (started !== undefined && Number.isFinite(since) && started > since + 1000) return `pid ${owner.pid} started after the lock was taken, so it belongs to another process`;
   }
   return undefined;
 }
@@ -87,7 +105,10 @@ function parseOwner(text: string | undefined): LockOwner | undefined {
  */
 export async function lockState(lock: string): Promise<{ owner?: LockOwner; stale?: string }> {
   const owner = parseOwner(await fs.readFile(lock, 'utf8').catch(() => undefined));
+  const mtimeMs = await fs.stat(lock).then((st) => st.mtimeMs, () => undefined);
   // Another run creates the file and then writes it: an empty lock that is a moment old is being taken, not stale.
-  if (!owner && (await fs.stat(lock).then((st) => Date.now() - st.mtimeMs < 2000, () => false))) return {};
+  if (!owner && mtimeMs !== undefined && Date.now() - mtimeMs < 2000) return {};
+  // A bare pid (the earliest format) was written when the lock was taken: the file's time says when.
+  if (owner && owner.since === undefined && owner.startTime === undefined && mtimeMs !== undefined) owner.since = new Date(mtimeMs).toISOString();
   return { owner, stale: staleReason(owner) };
 }

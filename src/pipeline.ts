@@ -287,15 +287,45 @@ export async function assertInstallable(plan: InstallPlan): Promise<void> {
   if (!plan.components.some((c) => c.status === 'planned')) throw (await import('./plan/plan.js')).noSourceError(plan.components, plan.platform);
 }
 
-export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps, reporter: Reporter): Promise<SetupResult> {
-  await assertInstallable(plan);
+/**
+ * What a plan was made against: the prefix's receipt as it was then (its plan, request and install time), or none.
+ * A run that finds another basis once it holds the lock plans again (see runSetup).
+ */
+export async function prefixBasis(prefix: string): Promise<string> {
+  const r = await readReceipt(prefix).catch(() => undefined);
+  return r ? JSON.stringify([r.platform, r.planKey, r.installedAt, r.request ?? null]) : 'none';
+}
+
+/** How a run that waited for the lock plans again when the prefix changed meanwhile. */
+export interface Replan {
+  /** prefixBasis() as read before the plan was made. */
+  basis: string;
+  replan(): Promise<InstallPlan>;
+}
+
+function refdriverOf(plan: InstallPlan, opts: SetupOptions): boolean {
   const refdriver = plan.request?.refdriver ?? opts.refdriver;
   if (refdriver && !plan.host.native) {
     throw new XpuError('USAGE', '--refdriver builds and runs code, so it cannot be combined with --platform for another machine');
   }
-  const onWait = (pid: number) => reporter.info(`waiting for another xpu-setup (pid ${pid}) that is installing into ${plan.prefix}`);
-  return withPrefixLock(plan.prefix, async () => {
-    await checkPrefixOwnership(plan.prefix);
+  return refdriver;
+}
+
+export async function runSetup(planned: InstallPlan, opts: SetupOptions, deps: Deps, reporter: Reporter, again?: Replan): Promise<SetupResult> {
+  await assertInstallable(planned);
+  refdriverOf(planned, opts);
+  const onWait = (pid: number, lock: string) => reporter.info(`waiting for another xpu-setup (pid ${pid}) that is installing into ${planned.prefix} (lock file ${lock})`);
+  return withPrefixLock(planned.prefix, async () => {
+    await checkPrefixOwnership(planned.prefix);
+    let plan = planned;
+    // The plan was made before the lock was taken: another run may have changed the prefix (removed a component,
+    // say) while this one waited. Planned over again from what the prefix holds now, never undone.
+    if (again && (await prefixBasis(plan.prefix)) !== again.basis) {
+      reporter.info(`${plan.prefix} changed while this run waited for another xpu-setup: planning again from what it holds now`);
+      plan = await again.replan();
+      await assertInstallable(plan);
+    }
+    const refdriver = refdriverOf(plan, opts);
     const previous = await readReceipt(plan.prefix).catch(() => undefined);
     const before = previous?.platform === plan.platform ? previous : undefined;
     const diff = diffPlan(before, plan);
@@ -412,7 +442,7 @@ export async function runSetup(plan: InstallPlan, opts: SetupOptions, deps: Deps
       result.install.envChanged = true;
     }
     return result;
-  }, { onWait, onStale: (why) => reporter.debug(`took over the lock of ${plan.prefix}: ${why}`) });
+  }, { onWait, onStale: (why) => reporter.debug(`took over the lock of ${planned.prefix}: ${why}`) });
 }
 
 /**

@@ -7,7 +7,7 @@ import { hold, lockState, newOwner, release } from '../lock-owner.js';
 export async function withPrefixLock<T>(
   prefix: string,
   work: () => Promise<T>,
-  opts: { waitMs?: number; onWait?: (pid: number) => void; onStale?: (why: string) => void } = {},
+  opts: { waitMs?: number; onWait?: (pid: number, lock: string) => void; onStale?: (why: string) => void } = {},
 ): Promise<T> {
   const waitMs = opts.waitMs ?? 120_000;
   let told = false;
@@ -40,7 +40,7 @@ export async function withPrefixLock<T>(
       }
       if (!told) {
         told = true;
-        opts.onWait?.(owner?.pid ?? 0);
+        opts.onWait?.(owner?.pid ?? 0, lock);
       }
       await new Promise((r) => setTimeout(r, 250));
     }

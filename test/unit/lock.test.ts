@@ -70,6 +70,31 @@ describe('a lock whose owner is not the process that took it is stale', () => {
     }
   });
 
+  it('takes over a lock of the earlier format ({pid, since}) naming a live process that started after it', async () => {
+    const prefix = path.join(dir, 'e2');
+    const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)']);
+    try {
+      await new Promise((r) => other.once('spawn', r));
+      await fs.writeFile(`${prefix}.xpu-setup.lock`, JSON.stringify({ pid: other.pid, since: new Date(Date.now() - 3_600_000).toISOString() }));
+      const why: string[] = [];
+      expect(await withPrefixLock(prefix, async () => 'ran', { waitMs: 300, onStale: (w) => why.push(w) })).toBe('ran');
+      expect(why).toEqual([`pid ${other.pid} started after the lock was taken, so it belongs to another process`]);
+      // A bare pid, the earliest format: the file's own time says when the lock was taken.
+      await fs.writeFile(`${prefix}.xpu-setup.lock`, String(other.pid));
+      const old = new Date(Date.now() - 3_600_000);
+      await fs.utimes(`${prefix}.xpu-setup.lock`, old, old);
+      expect(await withPrefixLock(prefix, async () => 'ran', { waitMs: 300 })).toBe('ran');
+      // Taken after the process started: still its lock, waited for.
+      await fs.writeFile(`${prefix}.xpu-setup.lock`, JSON.stringify({ pid: other.pid, since: new Date().toISOString() }));
+      const waited: string[] = [];
+      const err = await withPrefixLock(prefix, async () => 'ran', { waitMs: 300, onWait: (_pid, lock) => waited.push(lock) }).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: 'LOCKED' });
+      expect(waited).toEqual([`${prefix}.xpu-setup.lock`]);
+    } finally {
+      other.kill();
+    }
+  });
+
   it('still waits for a live owner whose start time matches', async () => {
     const prefix = path.join(dir, 'f');
     const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)']);

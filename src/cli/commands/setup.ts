@@ -1,5 +1,5 @@
 // `xpu-setup` / `xpu-setup setup`: the whole job, then a short account of what was done and how to use it.
-import { assertInstallable, planSetup, runSetup, type SetupOptions, type SetupResult } from '../../pipeline.js';
+import { assertInstallable, planSetup, prefixBasis, runSetup, type SetupOptions, type SetupResult } from '../../pipeline.js';
 import type { Deps } from '../../deps.js';
 import { envCommandLine, envFilesLine, hintShell, selfCommand } from '../../hints.js';
 import type { Command, Values } from '../command.js';
@@ -61,6 +61,8 @@ export const setupCommand: Command = {
     const opts = setupOptions(values, deps);
     if (values.refresh) opts.plan.refresh = true;
     const planStart = performance.now();
+    // Read before planning: if another run changes the prefix while this one waits for the lock, it plans again.
+    const basis = await prefixBasis(opts.plan.prefix);
     const plan = await planSetup(opts, deps, out, false, { recent: !values.refresh });
     out.debug(`plan: ${Math.round(performance.now() - planStart)} ms (${Math.round(process.uptime() * 1000)} ms since start)`);
     if (values['dry-run']) {
@@ -70,7 +72,7 @@ export const setupCommand: Command = {
       return 0;
     }
     if (!out.opts.json) out.line(renderPlan(plan));
-    const r = await runSetup(plan, opts, deps, out);
+    const r = await runSetup(plan, opts, deps, out, { basis, replan: () => planSetup(opts, deps, out, false, { recent: !values.refresh }) });
     // From the process's start: loading the modules and reading the indexes are part of the wait too.
     const seconds = process.uptime().toFixed(1);
     await summary(r, out, seconds, deps);
@@ -88,7 +90,7 @@ export const setupCommand: Command = {
         env: r.install.receipt.extraEnv ?? {},
         request: r.plan.request,
         from: r.plan.from,
-        plan,
+        plan: r.plan,
       });
     }
     return 0;

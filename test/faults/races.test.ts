@@ -1,0 +1,105 @@
+// Fault matrix, runs against runs: a run that waits for the prefix lock, locks of earlier formats, a run interrupted by a signal.
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { processStartTime } from '../../src/lock-owner.js';
+import { BIN, runCli, scrubbedEnv, tempDir } from '../e2e/cli.js';
+import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
+import { FaultTable } from './matrix.js';
+
+const table = new FaultTable('races between runs (CLI as a process, local index on 127.0.0.1)');
+let index: FixtureIndex;
+let work: string;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  index = await startFixtureIndex();
+  work = await tempDir('faults-races');
+  env = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
+});
+
+afterAll(async () => {
+  table.print();
+  await index?.close();
+  if (work) await fs.rm(work, { recursive: true, force: true });
+});
+
+const receiptOf = async (prefix: string) => JSON.parse(await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8')) as { components: { name: string }[] };
+
+/** A process that lives until killed, as a lock's owner. */
+async function liveProcess(): Promise<{ pid: number; kill(): void }> {
+  const p = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 120000)'], { stdio: 'ignore' });
+  await new Promise((r) => p.once('spawn', r));
+  return { pid: p.pid!, kill: () => void p.kill() };
+}
+
+/** Starts the CLI and resolves once its stderr matches `until` (or it ended), handing back the running process. */
+function startCli(args: string[], until: RegExp) {
+  const child = execa(process.execPath, [BIN, ...args], { env, extendEnv: false, reject: false, timeout: 300_000 });
+  let stderr = '';
+  const seen = new Promise<void>((resolve) => {
+    child.stderr!.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      if (until.test(stderr)) resolve();
+    });
+    void child.then(() => resolve());
+  });
+  return { child, seen, stderr: () => stderr };
+}
+
+describe('races between runs', () => {
+  it('a run that waited for the lock while another removed a component plans again and does not put it back', async () => {
+    const dir = await fs.mkdtemp(path.join(work, 'wait-'));
+    const prefix = path.join(dir, 'prefix');
+    const cache = path.join(dir, 'cache');
+    const channel = index.condaChannelUrl('bookworm');
+    const base = ['--prefix', prefix, '--cache-dir', cache, '--no-smoke', '--no-probe'];
+    expect((await runCli([...base, '--conda-channel', channel], env)).exitCode).toBe(0);
+    // The state the other run leaves: unified-runtime removed, made here beforehand and put in place while this run waits.
+    await fs.cp(prefix, `${prefix}.both`, { recursive: true, verbatimSymlinks: true });
+    const removed = await runCli([...base, '--remove', 'unified-runtime'], env);
+    expect(removed.exitCode, removed.stderr).toBe(0);
+    await fs.rename(prefix, `${prefix}.removed`);
+    await fs.rename(`${prefix}.both`, prefix);
+    expect((await receiptOf(prefix)).components.map((c) => c.name)).toEqual(['level-zero', 'unified-runtime']);
+
+    const owner = await liveProcess();
+    const lock = `${prefix}.xpu-setup.lock`;
+    await fs.writeFile(lock, JSON.stringify({ host: os.hostname(), pid: owner.pid, startTime: processStartTime(owner.pid), since: new Date().toISOString() }));
+    const t0 = Date.now();
+    const run = startCli([...base, '--conda-channel', channel, '--json'], /waiting for another xpu-setup/);
+    await run.seen;
+    // The other run finishes: its prefix is in place, its lock gone.
+    await fs.rm(prefix, { recursive: true, force: true });
+    await fs.rename(`${prefix}.removed`, prefix);
+    await fs.rm(lock);
+    owner.kill();
+    const r = await run.child;
+    const names = (await receiptOf(prefix)).components.map((c) => c.name);
+    table.add({ case: 'waited for the lock while another run removed a component', exit: r.exitCode ?? -1, code: r.exitCode === 0 ? '-' : '?', ms: Date.now() - t0, outside: names.includes('unified-runtime') ? 'UNIFIED-RUNTIME PUT BACK' : 'unchanged' });
+    expect(r.exitCode, run.stderr()).toBe(0);
+    expect(run.stderr()).toContain(`(lock file ${lock})`);
+    expect(run.stderr()).toMatch(/changed while this run waited for another xpu-setup: planning again/);
+    expect(names).toEqual(['level-zero']);
+  });
+
+  it('a lock of the earlier format naming a live unrelated process is taken over, not waited for', async () => {
+    const dir = await fs.mkdtemp(path.join(work, 'old-lock-'));
+    const prefix = path.join(dir, 'prefix');
+    const owner = await liveProcess();
+    try {
+      await fs.writeFile(`${prefix}.xpu-setup.lock`, JSON.stringify({ pid: owner.pid, since: new Date(Date.now() - 3_600_000).toISOString() }));
+      const t0 = Date.now();
+      const r = await runCli(['--prefix', prefix, '--cache-dir', path.join(dir, 'cache'), '--no-smoke', '--no-probe', '--conda-channel', index.condaChannelUrl('bookworm'), '--component', 'level-zero', '--json'], env);
+      const ms = Date.now() - t0;
+      table.add({ case: 'lock {pid, since} naming a live process started later', exit: r.exitCode, code: r.exitCode === 0 ? '-' : JSON.parse(r.stdout).error?.code, ms, outside: 'unchanged' });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(ms).toBeLessThan(60_000);
+    } finally {
+      owner.kill();
+    }
+  });
+});
