@@ -23,8 +23,10 @@ export function scrubbedEnv(home: string, extra: Record<string, string> = {}): R
   return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, CI: 'true', LANG: 'C.UTF-8', ...extra };
 }
 
-export async function runCli(args: string[], env: Record<string, string>, opts: { cwd?: string } = {}): Promise<CliRun> {
-  const r = await execa(process.execPath, [BIN, ...args], { env, extendEnv: false, reject: false, cwd: opts.cwd ?? REPO, timeout: 300_000 });
+export async function runCli(args: string[], env: Record<string, string>, opts: { cwd?: string; umask?: string } = {}): Promise<CliRun> {
+  // A umask is set by the shell that then becomes node, as a container's or CI image's would be.
+  const [file, argv] = opts.umask ? ['/bin/sh', ['-c', `umask ${opts.umask} && exec "$0" "$@"`, process.execPath, BIN, ...args]] : [process.execPath, [BIN, ...args]];
+  const r = await execa(file, argv, { env, extendEnv: false, reject: false, cwd: opts.cwd ?? REPO, timeout: 300_000 });
   return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
 }
 

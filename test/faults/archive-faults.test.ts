@@ -34,6 +34,7 @@ const L0_DEVEL_CONDA: Pick = (a, f) => a.format === 'conda' && a.name === 'level
 const L0_DEVEL_TARBZ2: Pick = (a, f) =>
   a.format === 'tar.bz2' && a.name === 'level-zero-devel' && a.version === f.l0Versions.trixie && a.platform === 'linux-x64' && a.conda?.build_number === 0;
 const UR_WHEEL: Pick = (a, f) => a.format === 'wheel' && a.name === 'intel-cmplr-lib-ur' && a.version === f.urVersions.newer && a.platform === 'linux-x64';
+const UR_WIN_WHEEL: Pick = (a, f) => a.format === 'wheel' && a.name === 'intel-cmplr-lib-ur' && a.version === f.urVersions.newer && a.platform === 'win-x64';
 
 /** The payload of a real fixture package, read with the project's own reader, to be altered. */
 async function payloadOf(a: FixtureArtifact): Promise<ArchiveEntry[]> {
@@ -75,8 +76,28 @@ interface Case {
   /** Mount a small tmpfs at this part of the case ('parent': the prefix's parent; 'cache': the cache). */
   tmpfs?: 'parent' | 'cache';
   prepare?: (prefix: string) => Promise<void>;
+  /** The umask the run starts under. */
+  umask?: string;
+  platform?: 'win-x64';
+  /** What must hold of the prefix after a run that succeeded. */
+  check?: (prefix: string) => Promise<void>;
   exit: number;
   code: string;
+}
+
+/** The permission bits of every file and directory under dir, by path. */
+async function modes(dir: string): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  const walk = async (d: string, rel: string): Promise<void> => {
+    for (const e of await fs.readdir(d, { withFileTypes: true })) {
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isSymbolicLink()) continue;
+      out.set(r, (await fs.lstat(path.join(d, e.name))).mode & 0o7777);
+      if (e.isDirectory()) await walk(path.join(d, e.name), r);
+    }
+  };
+  await walk(dir, '');
+  return out;
 }
 
 const zero = (n: number) => Buffer.alloc(n);
@@ -99,6 +120,24 @@ const CASES: Case[] = [
     serve: rebuilt(L0_DEVEL_CONDA, 'conda', (real) => [...real, real.find((e) => e.path === 'include/level_zero/ze_api.h')!]) },
   { name: 'conda: duplicate overwrites the loader (working prefix kept)', component: 'level-zero', channel: 'bookworm', baseline: true, exit: 1, code: 'DUPLICATE_MEMBER',
     serve: rebuilt(L0_RUNTIME_CONDA, 'conda', (real) => [...real, { path: 'lib/libze_loader.so.1.8.0', type: 'file', data: Buffer.from('not a library') }]) },
+  { name: 'wheel: member "../../evil.txt" outside .data (never mapped)', component: 'unified-runtime', exit: 1, code: 'UNSAFE_PATH',
+    serve: async (f) => {
+      const b = await buildHostile('wheel', await payloadOf(f.artifacts.find((a) => UR_WHEEL(a, f))!), identity(f.artifacts.find((a) => UR_WHEEL(a, f))!));
+      // The wheel's RECORD lives outside .data too: renamed (same length) to climb out, it is a member no rule maps.
+      const record = /[a-z_]+-[0-9.]+\.dist-info\/RECORD/.exec(b.bytes.toString('latin1'))![0];
+      const evil = `../../${'e'.repeat(record.length - 10)}.txt`;
+      return { pick: UR_WHEEL, bytes: Buffer.from(b.bytes.toString('latin1').split(record).join(evil), 'latin1') };
+    } },
+  { name: 'wheel: members 06777 and 0666 under umask 000 (installed 0755, 0644)', component: 'unified-runtime', umask: '000', exit: 0, code: '-',
+    serve: rebuilt(UR_WHEEL, 'wheel', (real) => real.map((e, i) => (e.type === 'file' ? { ...e, mode: i === 0 ? 0o6777 : 0o666 } : e))),
+    check: async (prefix) => {
+      const bad = [...(await modes(prefix))].filter(([, m]) => (m & 0o7022) !== 0 || ![0o755, 0o644].includes(m));
+      expect(bad).toEqual([]);
+    } },
+  { name: 'wheel for win-x64: a member named AUX.dll', component: 'unified-runtime', platform: 'win-x64', exit: 1, code: 'UNSAFE_PATH',
+    serve: rebuilt(UR_WIN_WHEEL, 'wheel', (real) => [...real, { path: 'Library/bin/AUX.dll', type: 'file', data: Buffer.from('x') }]) },
+  { name: 'wheel for win-x64: ur_api.h beside UR_API.H', component: 'unified-runtime', platform: 'win-x64', exit: 1, code: 'UNSAFE_PATH',
+    serve: rebuilt(UR_WIN_WHEEL, 'wheel', (real) => [...real, { path: 'Library/include/ur_api.h', type: 'file', data: Buffer.from('a') }, { path: 'Library/include/UR_API.H', type: 'file', data: Buffer.from('b') }]) },
   { name: 'wheel: member CRC-32 wrong', component: 'unified-runtime', exit: 1, code: 'BAD_ARCHIVE',
     serve: async (f) => { const a = f.artifacts.find((x) => UR_WHEEL(x, f))!; return { pick: UR_WHEEL, bytes: damageZipMember(await fs.readFile(a.path), `intel_cmplr_lib_ur-${a.version}.data/data/lib/libur_loader.so.0`, 'crc') }; } },
   { name: 'wheel: corrupt deflate data', component: 'unified-runtime', exit: 1, code: 'BAD_ARCHIVE',
@@ -172,7 +211,8 @@ describe('fault matrix: archives and install', () => {
     const run = async (index: FixtureIndex) => {
       const args = ['setup', '--prefix', prefix, '--cache-dir', cache, '--component', c.component, '--no-smoke', '--json', ...(c.args ?? [])];
       if (c.channel) args.push('--conda-channel', index.condaChannelUrl(c.channel));
-      return runCli(args, scrubbedEnv(home, { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8', ...(c.env ?? {}) }));
+      if (c.platform) args.push('--platform', c.platform);
+      return runCli(args, scrubbedEnv(home, { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8', ...(c.env ?? {}) }), { umask: c.umask });
     };
     const body = async () => {
       await makeSentinel(path.join(parent, 'sentinel'));
@@ -201,10 +241,60 @@ describe('fault matrix: archives and install', () => {
         expect(doc.error?.hints?.length).toBeGreaterThan(0);
       }
       expect(outside).toBe('unchanged');
+      if (c.check && r.exitCode === 0) await c.check(prefix);
       if (c.baseline) expect(doc.error?.hints?.join(' ')).toMatch(/previous prefix was kept|prefix was not changed/);
     };
     if (c.tmpfs === 'parent') await withTmpfs(parent, '256k', body);
     else if (c.tmpfs === 'cache') await withTmpfs(cache, '64k', body);
     else await body();
+  });
+});
+
+describe('fault matrix: lockfiles and bundles as input', () => {
+  type LockDoc = { platforms: Record<string, { key?: string; components: { name: string; version: string; archives: { url: string }[] }[] }> };
+  const read = async (f: string) => JSON.parse(await fs.readFile(f, 'utf8')) as LockDoc;
+
+  it('a lockfile whose version was edited by hand is refused, nothing installed', async () => {
+    const dir = await fs.mkdtemp(path.join(work, 'lock-'));
+    const home = path.join(dir, 'home');
+    const env = scrubbedEnv(home, { XPU_SETUP_INDEX_URL: good.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
+    const lockfile = path.join(dir, 'xpu-setup.lock.json');
+    const w = await runCli(['lock', '--platform', 'linux-x64', '--lockfile', lockfile, '--conda-channel', good.condaChannelUrl('bookworm'), '--component', 'level-zero'], env);
+    expect(w.exitCode, w.stderr).toBe(0);
+    const doc = await read(lockfile);
+    doc.platforms['linux-x64']!.components[0]!.version = '1.99.0';
+    await fs.writeFile(lockfile, JSON.stringify(doc, null, 2));
+    const prefix = path.join(dir, 'prefix');
+    const t0 = Date.now();
+    const r = await runCli(['--locked', '--lockfile', lockfile, '--prefix', prefix, '--cache-dir', path.join(dir, 'cache'), '--no-smoke', '--json'], env);
+    const code = JSON.parse(r.stdout).error?.code as string;
+    const prefixMade = await fs.stat(prefix).then(() => true, () => false);
+    table.add({ case: 'lockfile: version edited by hand (1.99.0)', exit: r.exitCode, code, ms: Date.now() - t0, outside: prefixMade ? 'PREFIX CREATED' : 'unchanged' });
+    expect([r.exitCode, code, prefixMade]).toEqual([1, 'LOCKFILE', false]);
+    expect(r.stderr).toMatch(/does not match its key/);
+  });
+
+  it('a bundle whose lockfile names an http URL elsewhere (key rewritten to match) is refused, that host never asked', async () => {
+    const dir = await fs.mkdtemp(path.join(work, 'bundle-'));
+    const env = scrubbedEnv(path.join(dir, 'home'), { XPU_SETUP_INDEX_URL: good.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
+    const bundle = path.join(dir, 'bundle');
+    const b = await runCli(['bundle', '--platform', 'linux-x64', '--out', bundle, '--conda-channel', good.condaChannelUrl('bookworm'), '--component', 'level-zero', '--cache-dir', path.join(dir, 'bcache')], env);
+    expect(b.exitCode, b.stderr).toBe(0);
+    const lockfile = path.join(bundle, 'xpu-setup.lock.json');
+    const doc = await read(lockfile);
+    const entry = doc.platforms['linux-x64']!;
+    const asked = good.requests.length;
+    entry.components[0]!.archives[0]!.url = `${good.condaChannelUrl('bookworm')}/linux-64/elsewhere.conda`;
+    const { lockKeyOf } = await import('../../src/plan/lockfile.js');
+    entry.key = lockKeyOf('linux-x64', entry.components as never);
+    await fs.writeFile(lockfile, JSON.stringify(doc, null, 2));
+    const prefix = path.join(dir, 'prefix');
+    const t0 = Date.now();
+    const r = await runCli(['--from', bundle, '--prefix', prefix, '--cache-dir', path.join(dir, 'cache'), '--no-smoke', '--json'], env);
+    const code = JSON.parse(r.stdout).error?.code as string;
+    table.add({ case: 'bundle: lockfile names an http URL off the bundle', exit: r.exitCode, code, ms: Date.now() - t0, outside: good.requests.length === asked ? 'unchanged' : 'HOST ASKED' });
+    expect([r.exitCode, code]).toEqual([1, 'LOCKFILE']);
+    expect(r.stderr).toMatch(/which is not under the bundle/);
+    expect(good.requests.length).toBe(asked);
   });
 });
