@@ -255,6 +255,20 @@ describe('doctor with the reference driver active', () => {
     expect(r.exitCode).toBe(0);
   });
 
+  it('the README\'s no-GPU path: every check with --smoke exits 0, no Intel GPU is a warning naming the driver, --strict exits 1', async () => {
+    const r = await runCli(['doctor', '--prefix', prefix, '--smoke', '--json'], env);
+    const doc = JSON.parse(r.stdout);
+    const failed = doc.checks.filter((c: { status: string }) => c.status === 'fail' || c.status === 'error');
+    expect(failed, r.stdout).toEqual([]);
+    expect(r.exitCode).toBe(0);
+    const gpu = doc.checks.find((c: { id: string }) => c.id === 'gpu');
+    expect(gpu.status).toBe('warn');
+    expect(gpu.message).toMatch(/selects the CPU reference driver .*libze_xpu_setup_refdriver-[0-9a-f]+\.so, so the stack is judged on it/);
+    expect(doc.checks.find((c: { id: string }) => c.id === 'user-driver').status).toBe('skip');
+    const strict = await runCli(['doctor', '--prefix', prefix, '--strict', '--quiet'], env);
+    expect(strict.exitCode).toBe(1);
+  });
+
   it('warns when the Triton variables in the env files do not match the live device, and agrees when they do', async () => {
     // By now the env files hold no Triton variables (the last setup ran on the default profile, which has none).
     const pvc = await runCli(['doctor', '--prefix', prefix, '--json', '--check', 'triton-env'], { ...env, XPU_SETUP_REFDRIVER_PROFILE: 'pvc' });
