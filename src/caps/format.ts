@@ -166,6 +166,9 @@ export function dashedUuid(hex: string): string {
   return [hex.slice(0, 8), hex.slice(8, 12), hex.slice(12, 16), hex.slice(16, 20), hex.slice(20, 32)].join('-');
 }
 
+/** The flags in the order _XpuDeviceProperties defines them (aspects first, then the OpenCL-extension ones). */
+const PYTORCH_FLAG_ORDER: FeatureKey[] = ['fp16', 'fp64', 'atomic64', 'bf16_conversions', 'dpas', 'dpas_tf32', 'block_2d_io'];
+
 /** SYCL's info::device_type as PyTorch names it, from what UR's Level Zero adapter makes of the L0 type. */
 const PYTORCH_TYPE: Record<string, string> = { gpu: 'gpu', cpu: 'cpu', fpga: 'accelerator' };
 
@@ -209,7 +212,7 @@ export function pytorchDevices(r: ProbeReport, env: Record<string, string | unde
     put('sub_group_sizes', d.subGroupSizes);
     put('local_mem_size', d.localMemBytes);
     put('last_level_cache_size', d.cacheBytes ?? undefined, typeof d.cacheBytes === 'number' ? undefined : 'zeDeviceGetCacheProperties was not answered');
-    for (const f of FEATURES) {
+    for (const f of PYTORCH_FLAG_ORDER.map((key) => featureName(key))) {
       if (f.key === 'fp16' || f.key === 'fp64' || f.key === 'atomic64') {
         // SYCL's aspects come from the module flags UR turns into cl_khr_* names.
         const v = flag(f.key);
