@@ -42,6 +42,7 @@ export function formatVerbose(r: ProbeReport): string {
       ['uuid', d.uuid],
       ['pci', d.pci ?? 'not reported'],
       ['arch', `${d.arch.name}${d.arch.version ? ` (${d.arch.version}` + (d.arch.aliases.length ? `, ${d.arch.aliases.join('/')}` : '') + (d.arch.stepping ? `, ${d.arch.stepping}` : '') + ')' : ''}${d.arch.source === 'opencl' ? ' [ip from OpenCL]' : d.arch.source === 'pci' ? ' [from the PCI device id]' : ''}`],
+      ['SYCL arch', `${d.arch.syclAnswer.name}${d.arch.syclAnswer.stepping ? ` (stepping ${d.arch.syclAnswer.stepping})` : ''}${d.arch.syclAnswer.note ? `: ${d.arch.syclAnswer.note}` : ''}`],
       ['EUs', `${d.euCount} (${d.slices} slices, ${d.subslices} sub-slices, ${d.threadsPerEU} threads/EU, SIMD ${d.simdWidth})`],
       ['max work-group', String(d.maxWorkGroupSize)],
       ['sub-group sizes', d.subGroupSizes.join(' ') || 'none'],

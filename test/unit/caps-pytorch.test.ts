@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dashedUuid, formatPytorch, pytorchDevices } from '../../src/caps/format.js';
+import { dashedUuid, formatPytorch, formatVerbose, pytorchDevices } from '../../src/caps/format.js';
 import { buildReport } from '../../src/caps/model.js';
 import type { RawDevice, RawZeProbe } from '../../src/runtime/types.js';
 
@@ -77,6 +77,11 @@ describe('--format pytorch: PyTorch\'s whole property set', () => {
     const [p] = pytorchDevices(report(raw({ ipVersion: 0x05004000 })));
     expect(p!.props.architecture).toBe(0x500400400n);
     expect(formatPytorch(report(raw({ ipVersion: 0x05004000 })))).toMatch(/"architecture": 21479031808,/);
+  });
+
+  it('--verbose shows what SYCL answers, the stepping that matched, and why a part is not confirmed', () => {
+    expect(formatVerbose(report(raw({ ipVersion: 0x05004000 })))).toMatch(/SYCL arch\s+intel_gpu_bmg_g21 \(stepping A0 \(20\.1\.0\)\)\n/);
+    expect(formatVerbose(report(raw({ ipVersion: 0x05008000 })))).toMatch(/SYCL arch\s+intel_gpu_bmg_g31 \(stepping A0 \(20\.2\.0\)\): device_architecture\.def has intel_gpu_bmg_g31, but/);
   });
 
   it('prints the uuid as PyTorch\'s uuid_to_string does: 8-4-4-4-12 over the bytes in order', () => {
