@@ -101,6 +101,24 @@ export function setupLine(self: string, prefix: string, receipt?: Pick<Receipt, 
   return [self, '--prefix', q(prefix), ...args.map((a) => (a.startsWith('--') ? a : q(a)))].join(' ');
 }
 
+/**
+ * The setup line that gets a component up to the recommended floor it is below: the recorded request with that floor
+ * as a requirement, so the run installs a version that meets it or says which source lacks one.
+ */
+export function newerLine(self: string, prefix: string, receipt: Pick<Receipt, 'components' | 'request'> | undefined, floor: string[], shell: HintShell = 'sh'): string {
+  const request = receipt?.request;
+  const requires = [...(request?.requires ?? []), ...floor];
+  return setupLine(self, prefix, { components: receipt?.components ?? [], request: { ...(request ?? { components: [], sources: [], condaChannels: [], refdriver: false }), requires } }, shell);
+}
+
+/** One sentence on a component installed below its recommended floor: what it lacks, why, and the command for a newer one. */
+export function belowFloorSentence(c: Pick<Receipt['components'][number], 'name' | 'version' | 'belowFloor'>, command?: string): string {
+  const b = c.belowFloor!;
+  const lacks = b.lacks.length ? `; it lacks ${b.lacks.join('; ')}` : '';
+  const why = b.unreached.length ? `not reached: ${b.unreached.join('; ')}` : 'no source it was allowed to use has a newer one';
+  return `${c.name} ${c.version} is below the recommended ${b.floor.join(', ')} (${why})${lacks}${command ? `. For a newer one: ${command}` : ''}`;
+}
+
 const ENV_FILE: Record<HintShell, string> = { sh: 'env.sh', fish: 'env.fish', pwsh: 'env.ps1' };
 
 /** The line that loads the prefix's environment in the user's shell, whether or not its env file exists yet. */

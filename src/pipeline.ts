@@ -17,7 +17,7 @@ import { loadManifests } from './manifest/load.js';
 import { DownloadCache } from './cache/store.js';
 import { diffPlan } from './plan/diff.js';
 import { loadLockSource, lockedOf, newLockfile, planFromLocked, type LockedPlatform, type Lockfile } from './plan/lockfile.js';
-import type { ExistingInstalls, InstallPlan, PlanOptions } from './plan/plan.js';
+import type { ExistingInstalls, InstallPlan, NamedBy, PlanOptions } from './plan/plan.js';
 import { planRequestKey, recentPlan, rememberPlan } from './plan/recent.js';
 import { mergeRequest, type RequestFlags, type SetupRequest } from './plan/request.js';
 import type { ComponentManifest } from './manifest/schema.js';
@@ -75,7 +75,13 @@ export interface SetupResult {
 }
 
 export type PlanSetupOptions = Pick<SetupOptions, 'plan' | 'platform' | 'manifestsDir'> &
-  Partial<Pick<SetupOptions, 'flags' | 'locked' | 'from' | 'offline' | 'refdriver'>>;
+  Partial<Pick<SetupOptions, 'flags' | 'locked' | 'from' | 'offline' | 'refdriver'>> & {
+    /**
+     * `lock` and `bundle` without `--prefix`: the request is the command line's alone. No prefix is read (its receipt,
+     * its installed components) or refused.
+     */
+    standalone?: boolean;
+  };
 
 /**
  * `withExisting` also reports what is installed outside the prefix; it asks dpkg about files (a few hundred ms), so
@@ -90,7 +96,7 @@ export async function planSetup(
 ): Promise<InstallPlan> {
   const host = await detectHost(deps, opts.platform);
   // A directory setup would refuse is refused before any index is read.
-  await refuseForeignPrefix(opts.plan.prefix);
+  if (!opts.standalone) await refuseForeignPrefix(opts.plan.prefix);
   const manifests = await loadManifests(opts.manifestsDir);
   const [plan, existing] = await Promise.all([
     planFor(host, manifests, opts, deps, reporter, reuse.recent && !withExisting),
@@ -139,7 +145,7 @@ async function planFor(
 ): Promise<InstallPlan> {
   const { prefix, cacheDir } = opts.plan;
   const receiptFile = path.join(prefix, RECEIPT_NAME);
-  const receipt = await readReceipt(prefix).catch(() => undefined);
+  const receipt = opts.standalone ? undefined : await readReceipt(prefix).catch(() => undefined);
   const mine = receipt?.platform === host.platform ? receipt : undefined;
   const installed = mine?.components.map((c) => c.name) ?? [];
 
@@ -170,6 +176,7 @@ async function planFor(
     refdriver: !!opts.refdriver,
   };
   for (const n of merged?.notes ?? []) reporter.info(n);
+  const extended = merged && mine?.request ? receiptFile : undefined;
 
   if (opts.offline) {
     const recorded = mine?.plan && sameRequest(mine.request, request) ? mine.plan : undefined;
@@ -186,8 +193,13 @@ async function planFor(
     return planFromLocked(host, manifests, recorded, { prefix, cacheDir, request, from: { kind: 'receipt', path: receiptFile, reason: '--offline' } });
   }
 
+  // Channels and an index repeated from the receipt were named there: errors about them say so.
+  const namedBy: NamedBy = { ...opts.plan.namedBy };
+  if (merged && !opts.flags?.condaChannels && request.condaChannels.length) namedBy.conda = `the conda channels recorded in ${receiptFile}`;
+  if (merged && !opts.flags?.indexUrl && request.indexUrl) namedBy.pypi = `the index URL recorded in ${receiptFile}`;
   const optionsFor = (req: SetupRequest, required: string[] | undefined): PlanOptions => ({
     ...opts.plan,
+    namedBy,
     components: req.components,
     sources: req.sources,
     condaChannels: req.condaChannels,
@@ -206,7 +218,7 @@ async function planFor(
   // covers everything the plan is computed from besides the indexes' answers, the request repeated from the receipt
   // included; lockfiles, bundles and --offline never get here.
   const keyOf = (req: SetupRequest, required: string[] | undefined, remove: string[]) =>
-    planRequestKey({ tool: VERSION, host, manifests, options: optionsFor(req, required), request: req, remove });
+    planRequestKey({ tool: VERSION, host, manifests, options: { ...optionsFor(req, required), namedBy: undefined }, request: req, remove });
   const key = recent ? keyOf(request, planOpts.required, merged?.remove ?? []) : undefined;
   if (key) {
     const made = await recentPlan(cacheDir, key, deps.now());
@@ -233,6 +245,7 @@ async function planFor(
     if (kept) return kept;
   }
   plan.request = request;
+  if (extended) plan.extends = extended;
   if (merged?.remove.length) plan.remove = merged.remove;
   if (merged?.notes.length) plan.notes = merged.notes;
   if (key && plan.components.some((c) => c.status === 'planned')) {
@@ -562,17 +575,22 @@ export async function probeInstalled(prefix: string | undefined, deps: Deps, dev
 
 /**
  * Plans every platform asked for and returns the lockfile: the request as said on the command line (no receipt is
- * read), and per platform the archives chosen. Components no source could provide are left out, with a warning.
+ * read), or with `extend` that request merged into the one recorded in the prefix; and per platform the archives chosen. Components no source could provide are left out, with a warning.
  */
 export async function lockSetup(
-  opts: Pick<SetupOptions, 'plan' | 'manifestsDir' | 'refdriver'>,
+  opts: Pick<SetupOptions, 'plan' | 'manifestsDir' | 'refdriver' | 'flags'> & { extend: boolean },
   platforms: TargetPlatform[],
   deps: Deps,
   reporter: Reporter,
 ): Promise<{ lock: Lockfile; plans: InstallPlan[] }> {
   const plans: InstallPlan[] = [];
   for (const platform of platforms) {
-    const plan = await planSetup({ ...opts, platform }, deps, reporter);
+    const { plan: planOpts, manifestsDir, refdriver, flags } = opts;
+    const plan = await planSetup(
+      opts.extend ? { plan: planOpts, manifestsDir, refdriver, flags, platform } : { plan: planOpts, manifestsDir, refdriver, platform, standalone: true },
+      deps,
+      reporter,
+    );
     await assertInstallable(plan);
     for (const c of plan.components.filter((x) => x.status !== 'planned')) reporter.warn(`${platform}: ${c.name} is not in the lockfile: no source could provide it`);
     plans.push(plan);

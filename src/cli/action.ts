@@ -9,7 +9,7 @@ import { envVars } from '../install/env.js';
 import { loadLockSource } from '../plan/lockfile.js';
 import { planSetup, runSetup } from '../pipeline.js';
 import { VERSION } from '../version.js';
-import type { Values } from './command.js';
+import { splitList, type Values } from './command.js';
 import { Output } from './output.js';
 import { parsePlanOptions } from './setup-options.js';
 
@@ -19,7 +19,7 @@ export function actionValues(env: Record<string, string | undefined>): Values {
     const v = env[`INPUT_${name}`]?.trim();
     return v ? v : undefined;
   };
-  const many = (name: string): string[] => (input(name) ?? '').split(/[\n,]+/).map((s) => s.trim()).filter(Boolean);
+  const many = (name: string): string[] => splitList(input(name) ?? '');
   const yes = (name: string): boolean => /^(true|yes|1|on)$/i.test(input(name) ?? '');
   const values: Values = {
     component: many('COMPONENTS'),

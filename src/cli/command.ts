@@ -23,8 +23,17 @@ export function str(values: Values, key: string): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
+/**
+ * The one separator rule of every list value: a repeatable option's value, a list variable (XPU_SETUP_CONDA_CHANNELS,
+ * XPU_SETUP_REQUIRE) and a multi-value action input all split on commas and newlines; spaces around an item are
+ * dropped, spaces inside it kept (`level-zero >= 1.9` is one constraint).
+ */
+export function splitList(text: string): string[] {
+  return text.split(/[,\n]/).map((s) => s.trim()).filter(Boolean);
+}
+
 export function list(values: Values, key: string): string[] {
   const v = values[key];
   if (v === undefined || typeof v === 'boolean') return [];
-  return (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+  return (Array.isArray(v) ? v : [v]).flatMap(splitList);
 }

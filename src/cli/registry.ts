@@ -40,7 +40,16 @@ const planOptions: OptionDef[] = [
 ];
 
 /** Options that only pick what to resolve: what `lock` and `bundle` take. */
-const resolveOptions: OptionDef[] = planOptions.filter((o) => !['prefix', 'remove', 'locked', 'from', 'offline', 'platform'].includes(o.name));
+const resolveOptions: OptionDef[] = [
+  {
+    name: 'prefix',
+    type: 'string',
+    value: 'DIR',
+    description: "extend the request recorded in this prefix (its components, sources, channels, floors); without it, only this command line's request counts",
+    complete: 'dir',
+  },
+  ...planOptions.filter((o) => !['prefix', 'remove', 'locked', 'from', 'offline', 'platform'].includes(o.name)),
+];
 
 const setupExit: [number, string][] = [
   [0, 'installed or already up to date (a missing GPU is reported, not an error, unless --require-device)'],

@@ -7,8 +7,10 @@ function size(n?: number): string {
   return n >= 1048576 ? `${(n / 1048576).toFixed(1)} MiB` : `${(n / 1024).toFixed(0)} KiB`;
 }
 
-export function renderPlan(plan: InstallPlan): string {
-  const lines = [`plan for ${plan.platform}${plan.host.native ? '' : ' (another platform: nothing is executed)'} -> ${plan.prefix}`];
+/** `standalone`: a plan for a lockfile or bundle that no prefix's request went into (no prefix is shown). */
+export function renderPlan(plan: InstallPlan, opts: { standalone?: boolean } = {}): string {
+  const lines = [`plan for ${plan.platform}${plan.host.native ? '' : ' (another platform: nothing is executed)'}${opts.standalone ? '' : ` -> ${plan.prefix}`}`];
+  if (plan.extends) lines.push(`  extends the request recorded in ${plan.extends} (what this command line does not say is taken from there)`);
   if (plan.from) lines.push(`  from the ${plan.from.kind === 'receipt' ? 'plan recorded in' : plan.from.kind === 'lock' ? 'lockfile' : 'bundle lockfile'} ${plan.from.path}: no index asked`);
   for (const n of plan.request?.requires ?? []) lines.push(`  requires ${n}`);
   for (const c of plan.components) {
@@ -20,6 +22,10 @@ export function renderPlan(plan: InstallPlan): string {
     }
     for (const a of c.attempts.filter((x) => x.outcome !== 'chosen')) lines.push(`    tried ${a.reason}`);
     for (const n of c.notes) lines.push(`    note: ${n}`);
+    if (c.belowFloor) {
+      const floor = c.belowFloor.floor.join(', ');
+      lines.push(`    note: below the recommended ${floor}, which no reachable source meets: the best reachable one (--require '${floor}' makes the floor a requirement)`);
+    }
   }
   const e = plan.existing;
   if (e && (e.zeLoader || e.zeHeaders.length || e.urLoader)) {
@@ -45,4 +51,11 @@ export function renderChanges(plan: InstallPlan, c: PlanChanges): string {
   }
   if (lines.length === 1) lines.push('  ~ rewrite the prefix with the same components (the install layout changed)');
   return lines.join('\n');
+}
+
+/** What `lock` and `bundle` say first: whose request they resolve. */
+export function requestLine(prefix: string, extend: boolean, plans: Pick<InstallPlan, 'extends'>[]): string {
+  if (!extend) return 'request: this command line only, no prefix\'s recorded request (--prefix DIR extends the one recorded there)';
+  const from = plans.find((p) => p.extends)?.extends;
+  return from ? `request: this command line, extending the one recorded in ${from}` : `request: this command line only (${prefix} records no request)`;
 }

@@ -10,7 +10,7 @@ import type { PlanOptions } from '../plan/plan.js';
 import { LOCKFILE_NAME } from '../plan/lockfile.js';
 import type { RequestFlags } from '../plan/request.js';
 import { parseConstraint } from '../sources/order.js';
-import { list, str, type Values } from './command.js';
+import { list, splitList, str, type Values } from './command.js';
 import { EnvVars } from '../env-names.js';
 import { DEFAULT_LIMITS, type UnpackLimits } from '../install/limits.js';
 
@@ -43,7 +43,27 @@ function checkUrl(g: Given, example: string): string {
   } catch {
     // reported below
   }
-  throw new XpuError('USAGE', `${g.from} "${g.value}" is not an http(s) URL`, { hints: [`example: ${g.from.startsWith('-') ? `${g.from} ${example}` : `${g.from}=${example}`}`] });
+  const spaced = /\s/.test(g.value.trim()) ? [`${g.from} takes several values separated by commas (or newlines), not spaces`] : [];
+  throw new XpuError('USAGE', `${g.from} "${g.value}" is not an http(s) URL`, {
+    hints: [...spaced, `example: ${g.from.startsWith('-') ? `${g.from} ${example}` : `${g.from}=${example}`}`],
+  });
+}
+
+/** The values of a repeatable option, else of its list variable (split by the same rule), each with where it came from. */
+function givenList(values: Values, key: string, env: Record<string, string | undefined>, variable: string): Given[] {
+  const flagged = list(values, key);
+  if (flagged.length) return flagged.map((value) => ({ value, from: `--${key}` }));
+  return splitList(env[variable] ?? '').map((value) => ({ value, from: variable }));
+}
+
+/** A constraint, or an error that names the option or variable it came from. */
+function constraintOf(g: Given): string {
+  try {
+    return parseConstraint(g.value).text;
+  } catch (e) {
+    if (!(e instanceof XpuError)) throw e;
+    throw new XpuError('USAGE', `${g.from}: ${e.message}`, { hints: e.hints, cause: e });
+  }
 }
 
 /** A bare channel name (`conda-forge`, `intel`), as conda takes it, is a channel on anaconda.org. */
@@ -71,10 +91,7 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
     const guess = nearest(badSource, SOURCE_KINDS);
     throw new XpuError('USAGE', `unknown --source "${badSource}"`, { hints: [...(guess ? [`did you mean ${guess}?`] : []), `sources: ${SOURCE_KINDS.join(', ')}`] });
   }
-  const channelsFlag = list(values, 'conda-channel');
-  const channels: Given[] = channelsFlag.length
-    ? channelsFlag.map((value) => ({ value, from: '--conda-channel' }))
-    : (env[EnvVars.XPU_SETUP_CONDA_CHANNELS] ?? '').split(/[,\s]+/).filter(Boolean).map((value) => ({ value, from: EnvVars.XPU_SETUP_CONDA_CHANNELS }));
+  const channels = givenList(values, 'conda-channel', env, EnvVars.XPU_SETUP_CONDA_CHANNELS);
   const indexFlag = str(values, 'index-url');
   const envIndex = env[EnvVars.XPU_SETUP_INDEX_URL];
   const indexUrl: Given | undefined = indexFlag !== undefined
@@ -86,9 +103,7 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
   const foreign = platform !== undefined && platform !== runningPlatform(deps) && !deps.env[EnvVars.XPU_SETUP_PREFIX];
   const fallbackPrefix = foreign ? `${defaultPrefix(deps)}-${platform}` : defaultPrefix(deps);
   const components = list(values, 'component');
-  const requireFlags = list(values, 'require');
-  const requireList = requireFlags.length ? requireFlags : (env[EnvVars.XPU_SETUP_REQUIRE] ?? '').split(/[,;\n]+/).map((r) => r.trim()).filter(Boolean);
-  const requires = requireList.map((r) => parseConstraint(r).text);
+  const requires = givenList(values, 'require', env, EnvVars.XPU_SETUP_REQUIRE).map(constraintOf);
   const remove = list(values, 'remove');
   const condaChannels = channels.map(channelUrl);
   const flags: RequestFlags = {};
@@ -112,6 +127,7 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
       condaChannels,
       indexUrl: flags.indexUrl,
       requires,
+      namedBy: { ...(channels.length ? { conda: channels[0]!.from } : {}), ...(indexUrl ? { pypi: indexUrl.from } : {}) },
     },
     flags,
     locked: values.locked || lockfile ? path.resolve(lockfile ?? LOCKFILE_NAME) : undefined,

@@ -150,6 +150,7 @@ export async function installPlan(
       }
       const rc: ReceiptComponent = { name: c.name, version: c.version!, source: `${c.source} ${c.origin}`, notes: c.notes };
       if (c.fallbackFrom) rc.fallbackFrom = c.fallbackFrom;
+      if (c.belowFloor) rc.belowFloor = c.belowFloor;
       components.push(rc);
     }
     const l0 = plan.components.find((c) => c.zeLoader && c.status === 'planned');

@@ -3,6 +3,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { TargetPlatform } from '../host/types.js';
 import type { LockedPlatform } from '../plan/lockfile.js';
+import type { BelowFloor } from '../plan/plan.js';
 import type { SetupRequest } from '../plan/request.js';
 
 export const RECEIPT_NAME = 'xpu-setup.receipt.json';
@@ -54,6 +55,8 @@ export interface ReceiptComponent {
   notes: string[];
   /** Default sources that failed before this one was used. */
   fallbackFrom?: string[];
+  /** No reachable source met the manifest's recommended floor: what this version lacks, and which sources were not reached. */
+  belowFloor?: BelowFloor;
 }
 
 export interface Receipt {

@@ -12,7 +12,7 @@ import { NotAvailable, type PlannedArchive, type Resolution, type SourceContext 
 import { resolveUrl } from '../sources/url.js';
 import { compareVersions } from '../sources/version.js';
 import { meetsAll, orderingOf, type Constraint } from '../sources/order.js';
-import { constraintsFor, type SetupRequest } from './request.js';
+import { floorsFor, type SetupRequest } from './request.js';
 import { VERSION } from '../version.js';
 import { PLAN_SCHEMA, planKeyOf } from './key.js';
 
@@ -50,6 +50,18 @@ export interface PlannedComponent {
   constraints?: string[];
   /** Default sources that failed before the chosen one: said loudly and recorded in the receipt. */
   fallbackFrom?: string[];
+  /** No reachable source met the manifest's recommended floor: this older version was planned instead. */
+  belowFloor?: BelowFloor;
+}
+
+/** What a component installed below its manifest's recommended floor misses, and why nothing newer was planned. */
+export interface BelowFloor {
+  /** The recommended constraints it does not meet (`level-zero>=1.9`). */
+  floor: string[];
+  /** What this version lacks, from the manifest's feature list (`what, new in 1.9.0`). */
+  lacks: string[];
+  /** Sources that could not be reached (each "kind origin: why"); a newer version may be there. */
+  unreached: string[];
 }
 
 /** Level Zero / UR already on this machine, outside the prefix: shown so people see what the prefix adds. */
@@ -72,6 +84,8 @@ export interface InstallPlan {
   planKey: string;
   /** The request this plan answers; recorded in the receipt so a bare re-run repeats it. */
   request?: SetupRequest;
+  /** The receipt whose recorded request this plan's request extends (what was not said on the command line). */
+  extends?: string;
   /** Installed components this run takes out (`--remove`). */
   remove?: string[];
   /** Where the plan came from when no index was asked: a lockfile, a bundle, or the receipt of the last run. */
@@ -95,6 +109,8 @@ export interface PlanOptions {
   required?: string[];
   /** Ask the indexes about every cached answer, fresh or not (`--refresh`); unchanged ones are not downloaded again. */
   refresh?: boolean;
+  /** What named the conda channels and the index URL, for errors about them (default: the options). */
+  namedBy?: NamedBy;
 }
 
 function orderSources(specs: SourceSpec[], prefer: SourceKind[]): SourceSpec[] {
@@ -132,20 +148,46 @@ export function missingFeatures(m: ComponentManifest, version: string): string[]
   return m.features.filter((f) => compareVersions(version, f.since) < 0).map((f) => `${m.name} ${version} lacks ${f.what} (since ${f.since})`);
 }
 
-/** A source the user named (a channel, an index URL): when it fails, nothing else is tried in its place. */
+/** A source the user named (a channel, an index URL): when it is unreachable or broken, nothing else is tried. */
 function isNamed(spec: SourceSpec, opts: PlanOptions): boolean {
   return (spec.kind === 'conda' && opts.condaChannels.length > 0) || (spec.kind === 'pypi' && !!opts.indexUrl);
 }
 
-export function namedSourceError(component: string, attempt: SourceAttempt): XpuError {
-  const flag = attempt.source === 'conda' ? '--conda-channel' : '--index-url';
+/** Where a named source came from, as the user can change it: the option, its variable, or the recorded request. */
+export type NamedBy = Partial<Record<'conda' | 'pypi', string>>;
+
+const DEFAULT_NAMER: Record<'conda' | 'pypi', string> = { conda: '--conda-channel', pypi: '--index-url' };
+
+export function namedSourceError(component: string, attempt: SourceAttempt, namedBy: NamedBy = {}): XpuError {
+  const kind = attempt.source === 'conda' ? 'conda' : 'pypi';
+  const by = namedBy[kind] ?? DEFAULT_NAMER[kind];
+  const drop = by.startsWith('--') ? `drop ${by}` : by.startsWith('the ') ? `name another with ${DEFAULT_NAMER[kind]}` : `unset ${by}`;
   return new XpuError('SOURCE_FAILED', `${component}: the source you named failed: ${attempt.reason}`, {
-    details: { component, source: attempt.source, outcome: attempt.outcome, reason: attempt.reason },
+    details: { component, source: attempt.source, outcome: attempt.outcome, reason: attempt.reason, namedBy: by },
     hints: [
-      `xpu-setup never falls back from a source you named (${flag}); nothing was changed`,
-      ...(attempt.hints ?? [`fix the URL or the network, or drop ${flag} to use the default sources`]),
+      `xpu-setup never falls back from a source you named (${by}) that cannot be read; nothing was changed`,
+      ...(attempt.hints ?? [`fix the URL or the network, or ${drop} to use the default sources`]),
     ],
   });
+}
+
+/** An answer below the manifest's recommended floor: used only when no source meets it. */
+interface BelowFloorCandidate {
+  index: number;
+  spec: SourceSpec;
+  label: string;
+  r: Resolution;
+}
+
+/** The source's newest version within the hard constraints, when the preferred floor turned it away. */
+async function belowFloorAnswer(spec: SourceSpec, ctx: SourceContext, hard: Constraint[]): Promise<Resolution | undefined> {
+  try {
+    const r = await resolveOne(spec, { ...ctx, constraints: hard });
+    return meetsAll(r.version, hard, orderingOf(spec.kind)) ? r : undefined;
+  } catch (e) {
+    if (e instanceof NotAvailable || e instanceof XpuError) return undefined;
+    throw e;
+  }
 }
 
 async function planComponent(
@@ -154,35 +196,43 @@ async function planComponent(
   host: Host,
   opts: PlanOptions,
   ctx: SourceContext,
-  constraints: Constraint[],
+  floors: { hard: Constraint[]; preferred: Constraint[] },
 ): Promise<PlannedComponent> {
   const spec = m.platforms[host.platform];
   const pc: PlannedComponent = { name: m.name, explicit, status: 'unavailable', archives: [], provides: spec?.provides ?? [], notes: [], attempts: [] };
   if (m.zeLoader) pc.zeLoader = true;
+  const constraints = [...floors.hard, ...floors.preferred];
   if (constraints.length) pc.constraints = constraints.map((c) => c.text);
   if (!spec) {
     pc.notes.push(`${m.name} has no source for ${host.platform}`);
     return pc;
   }
+  const choose = (r: Resolution, label: string, index: number): PlannedComponent => {
+    pc.attempts.push({ source: r.source, outcome: 'chosen', reason: `${label}: ${r.archives.map((a) => `${a.package} ${a.version}`).join(', ')}` });
+    Object.assign(pc, { status: 'planned', source: r.source, origin: r.origin, version: r.version, archives: r.archives });
+    pc.notes.push(...missingFeatures(m, r.version));
+    if (index > 0) {
+      pc.fallbackFrom = pc.attempts.slice(0, index).map((a) => a.reason);
+      ctx.reporter.warn(`${m.name}: falling back to ${label} ${r.version} because ${pc.fallbackFrom.join('; ')}`);
+    }
+    return pc;
+  };
+  const below: BelowFloorCandidate[] = [];
   const cctx: SourceContext = { ...ctx, constraints };
-  for (const s of orderSources(spec.sources, opts.sources)) {
+  const sources = orderSources(spec.sources, opts.sources);
+  for (const [index, s] of sources.entries()) {
     const label = describe(s, ctx);
     try {
       const r = await resolveOne(s, cctx);
       if (!meetsAll(r.version, constraints, orderingOf(s.kind))) {
         throw new NotAvailable(`${r.version} does not meet ${constraints.map((c) => c.text).join(', ')}`);
       }
-      pc.attempts.push({ source: s.kind, outcome: 'chosen', reason: `${label}: ${r.archives.map((a) => `${a.package} ${a.version}`).join(', ')}` });
-      Object.assign(pc, { status: 'planned', source: r.source, origin: r.origin, version: r.version, archives: r.archives });
-      pc.notes.push(...missingFeatures(m, r.version));
-      if (pc.attempts.length > 1) {
-        pc.fallbackFrom = pc.attempts.slice(0, -1).map((a) => a.reason);
-        ctx.reporter.warn(`${m.name}: falling back to ${label} ${r.version} because ${pc.fallbackFrom.join('; ')}`);
-      }
-      return pc;
+      return choose(r, label, index);
     } catch (e) {
       if (e instanceof NotAvailable) {
         pc.attempts.push({ source: s.kind, outcome: 'not-found', reason: `${label}: ${e.reason}` });
+        const older = floors.preferred.length ? await belowFloorAnswer(s, ctx, floors.hard) : undefined;
+        if (older) below.push({ index, spec: s, label, r: older });
       } else if (e instanceof XpuError) {
         const a: SourceAttempt = { source: s.kind, outcome: isUnreachable(e) ? 'unreachable' : 'error', reason: `${label}: ${e.message}` };
         if (OWN_HINTS.has(e.code) && e.hints.length) a.hints = e.hints;
@@ -190,9 +240,26 @@ async function planComponent(
       } else {
         throw e;
       }
-      if (isNamed(s, opts)) throw namedSourceError(m.name, pc.attempts.at(-1)!);
-      ctx.reporter.debug(`${m.name}: ${pc.attempts.at(-1)!.reason}`);
+      const attempt = pc.attempts.at(-1)!;
+      // A named source that answered "not here" lets the next allowed source answer; one that could not be read stops.
+      if (attempt.outcome !== 'not-found' && isNamed(s, opts)) throw namedSourceError(m.name, attempt, opts.namedBy);
+      ctx.reporter.debug(`${m.name}: ${attempt.reason}`);
     }
+  }
+  if (below.length) {
+    // No reachable source meets the recommended floor: the newest answer below it (the first source on a tie).
+    const best = below.reduce((a, b) => (compareVersions(b.r.version, a.r.version) > 0 ? b : a));
+    // The planned version meets only the hard constraints: the recommended floor is recorded as what it is below.
+    if (floors.hard.length) pc.constraints = floors.hard.map((c) => c.text);
+    else delete pc.constraints;
+    choose(best.r, best.label, best.index);
+    pc.belowFloor = {
+      floor: floors.preferred.map((c) => c.text),
+      lacks: m.features.filter((f) => compareVersions(best.r.version, f.since) < 0).map((f) => `${f.what}, new in ${f.since}`),
+      unreached: pc.attempts.filter((a) => a.outcome === 'unreachable').map((a) => a.reason),
+    };
+    ctx.reporter.warn(`${m.name}: no reachable source has a version that meets the recommended ${pc.belowFloor.floor.join(', ')}: using ${best.label} ${best.r.version}`);
+    return pc;
   }
   if (pc.attempts.length === 0) pc.notes.push(`no source of the kinds ${opts.sources.join(', ')} provides ${m.name} for ${host.platform}`);
   return pc;
@@ -202,13 +269,14 @@ async function planComponent(
 export function noSourceError(missing: PlannedComponent[], platform: TargetPlatform): XpuError {
   const tried = missing.flatMap((c) => c.attempts.map((a) => `${c.name}: ${a.reason}`));
   const unreachable = missing.some((c) => c.attempts.some((a) => a.outcome === 'unreachable'));
-  // A source had the package, only older than the floor: say how to accept it on purpose.
+  // A source had the package, only older than the floor the user set: say how to accept it on purpose.
   const belowFloor = missing.filter((c) => c.attempts.some((a) => / does not meet /.test(a.reason)));
   return new XpuError('NO_SOURCE', `no source could provide ${missing.map((c) => c.name).join(', ')} for ${platform}`, {
     details: { attempts: tried, unreachable },
     hints: [
       ...tried.map((t) => `tried ${t}`),
-      ...belowFloor.map((c) => `to accept an older ${c.name} on purpose, lower its floor: --require '${c.name}>=0' (it then lacks what the floor is for)`),
+      ...missing.flatMap((c) => (c.attempts.length ? [] : c.notes.map((n) => `${c.name}: ${n}`))),
+      ...belowFloor.map((c) => `to accept an older ${c.name}, lower the floor you set (--require, XPU_SETUP_REQUIRE): --require '${c.name}>=0'`),
       ...new Set(missing.flatMap((c) => c.attempts.flatMap((a) => a.hints ?? []))),
       'check the index URLs (--conda-channel, --index-url), your network and proxy, or allow more sources with --source',
     ],
@@ -249,7 +317,7 @@ export async function makePlan(
   };
   const requires = { requires: opts.requires ?? [] };
   const components = await Promise.all(
-    chosen.map((m) => planComponent(m, required.has(m.name), host, opts, ctx, constraintsFor(m, requires))),
+    chosen.map((m) => planComponent(m, required.has(m.name), host, opts, ctx, floorsFor(m, requires))),
   );
   // --source names the kinds to use, a constraint names the versions: a component none of them could provide was
   // asked for and not delivered.

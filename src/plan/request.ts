@@ -85,9 +85,13 @@ export function mergeRequest(recorded: SetupRequest | undefined, flags: RequestF
   return { request, required, remove, notes };
 }
 
-/** Constraints for one component: the request's, or else the manifest's defaults. */
-export function constraintsFor(m: ComponentManifest, request: Pick<SetupRequest, 'requires'>): Constraint[] {
+/**
+ * Constraints for one component. The request's (`--require`, XPU_SETUP_REQUIRE, the action's `require`, a lockfile's
+ * request) are hard: no version outside them is planned. Without any, the manifest's default floor is a preference:
+ * the planner takes the best reachable version that meets it, else the best reachable one, and says what it lacks.
+ */
+export function floorsFor(m: ComponentManifest, request: Pick<SetupRequest, 'requires'>): { hard: Constraint[]; preferred: Constraint[] } {
   const own = request.requires.map(parseConstraint).filter((c) => c.component === m.name);
-  if (own.length) return own;
-  return (m.requires ?? []).map((r) => parseConstraint(`${m.name}${r}`));
+  if (own.length) return { hard: own, preferred: [] };
+  return { hard: [], preferred: (m.requires ?? []).map((r) => parseConstraint(`${m.name}${r}`)) };
 }

@@ -91,11 +91,24 @@ describe('version floors in planning', () => {
     expect(c.fallbackFrom).toEqual([expect.stringMatching(/1\.8\.12 does not meet level-zero>=1\.9/)]);
   });
 
-  it('uses the manifest default floor unless --require names the component', async () => {
+  it('a manifest floor is a preference: a source that meets it wins, else the best reachable one, marked below it', async () => {
     const m = manifest([url('1.8.12', 'a')], ['>=1.9']);
-    await expect(plan([m])).rejects.toThrow(/no source could provide level-zero/);
+    const below = (await plan([m])).components[0]!;
+    expect(below).toMatchObject({ status: 'planned', version: '1.8.12', belowFloor: { floor: ['level-zero>=1.9'], unreached: [] } });
+    expect(below.constraints).toBeUndefined();
+    const newest = (await plan([manifest([url('1.8.12', 'a'), url('1.8.13', 'c')], ['>=1.9'])])).components[0]!;
+    expect(newest).toMatchObject({ version: '1.8.13', fallbackFrom: [expect.stringMatching(/1\.8\.12 does not meet level-zero>=1\.9/)] });
+    const meets = (await plan([manifest([url('1.8.12', 'a'), url('1.20.6', 'b')], ['>=1.9'])])).components[0]!;
+    expect(meets).toMatchObject({ version: '1.20.6', constraints: ['level-zero>=1.9'] });
+    expect(meets.belowFloor).toBeUndefined();
+  });
+
+  it('a floor the user asks for stays hard: --require replaces the manifest default and is never undercut', async () => {
+    const m = manifest([url('1.8.12', 'a')], ['>=1.9']);
+    await expect(plan([m], { requires: ['level-zero>=1.9'] })).rejects.toThrow(/no source could provide level-zero/);
     const p = await plan([m], { requires: ['level-zero>=1.8'] });
-    expect(p.components[0]!.version).toBe('1.8.12');
+    expect(p.components[0]!).toMatchObject({ version: '1.8.12', constraints: ['level-zero>=1.8'] });
+    expect(p.components[0]!.belowFloor).toBeUndefined();
   });
 
   it('a release candidate is below its release', async () => {

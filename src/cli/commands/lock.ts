@@ -5,7 +5,7 @@ import type { TargetPlatform } from '../../host/types.js';
 import { LOCKFILE_NAME, writeLockfile } from '../../plan/lockfile.js';
 import { lockSetup } from '../../pipeline.js';
 import { list, str, type Command } from '../command.js';
-import { renderPlan } from '../render-plan.js';
+import { renderPlan, requestLine } from '../render-plan.js';
 import { parsePlanOptions } from '../setup-options.js';
 
 export const lockCommand: Command = {
@@ -19,11 +19,13 @@ export const lockCommand: Command = {
     }
     const opts = parsePlanOptions({ ...values, platform: undefined, locked: false, lockfile: undefined }, deps);
     const file = path.resolve(str(values, 'lockfile') ?? LOCKFILE_NAME);
-    const { lock, plans } = await lockSetup({ ...opts, refdriver: !!values.refdriver }, [...new Set(platforms)], deps, out);
+    const extend = str(values, 'prefix') !== undefined;
+    const { lock, plans } = await lockSetup({ ...opts, refdriver: !!values.refdriver, extend }, [...new Set(platforms)], deps, out);
     await writeLockfile(file, lock);
-    if (out.opts.json) out.json({ ok: true, lockfile: file, ...lock });
+    if (out.opts.json) out.json({ ok: true, lockfile: file, extends: plans.find((p) => p.extends)?.extends ?? null, ...lock });
     else {
-      for (const p of plans) out.line(renderPlan(p));
+      out.line(requestLine(opts.plan.prefix, extend, plans));
+      for (const p of plans) out.line(renderPlan(p, { standalone: !extend }));
       out.result(`wrote ${file} (${Object.keys(lock.platforms).join(', ')})`);
     }
     return 0;

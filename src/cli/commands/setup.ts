@@ -1,7 +1,8 @@
 // `xpu-setup` / `xpu-setup setup`: the whole job, then a short account of what was done and how to use it.
 import { assertInstallable, planSetup, prefixBasis, runSetup, type SetupOptions, type SetupResult } from '../../pipeline.js';
 import type { Deps } from '../../deps.js';
-import { envCommandLine, envFilesLine, hintShell, selfCommand } from '../../hints.js';
+import type { BelowFloor } from '../../plan/plan.js';
+import { belowFloorSentence, envCommandLine, envFilesLine, hintShell, newerLine, selfCommand } from '../../hints.js';
 import type { Command, Values } from '../command.js';
 import type { Output } from '../output.js';
 import { renderPlan } from '../render-plan.js';
@@ -20,6 +21,7 @@ async function summary(r: SetupResult, out: Output, seconds: string, deps: Deps)
   for (const c of r.plan.components) {
     if (c.fallbackFrom) out.warn(`${c.name} ${c.version} came from a fallback source (${c.source} ${c.origin}); recorded in the receipt`);
   }
+  for (const b of await belowFloor(r, deps)) out.warn(b.message);
   if (r.verifySkipped) out.line(`not verified: ${r.verifySkipped}`);
   const v = r.verify;
   if (v?.probe.ok) {
@@ -31,6 +33,18 @@ async function summary(r: SetupResult, out: Output, seconds: string, deps: Deps)
   }
   if (r.refdriver) out.line(`the active Level Zero device is the CPU reference driver ${r.refdriver.output}, not an Intel GPU`);
   out.line(`done in ${seconds} s.${await useHint(r, deps)}`);
+}
+
+/** Components installed below their recommended floor (from the receipt, so a re-run says it again), with the command for a newer one. */
+async function belowFloor(r: SetupResult, deps: Deps): Promise<(BelowFloor & { component: string; version: string; command: string; message: string })[]> {
+  const receipt = r.install.receipt;
+  const below = receipt.components.filter((c) => c.belowFloor);
+  if (!below.length) return [];
+  const self = await selfCommand(deps);
+  return below.map((c) => {
+    const command = newerLine(self, r.plan.prefix, receipt, c.belowFloor!.floor, hintShell(deps));
+    return { component: c.name, version: c.version, ...c.belowFloor!, command, message: belowFloorSentence(c, command) };
+  });
 }
 
 /** How to take the prefix on in the user's shell, for this machine's prefixes only; both forms work when pasted. */
@@ -88,6 +102,7 @@ export const setupCommand: Command = {
         verify: r.verify,
         verifySkipped: r.verifySkipped,
         env: r.install.receipt.extraEnv ?? {},
+        belowFloor: await belowFloor(r, deps),
         request: r.plan.request,
         from: r.plan.from,
         plan: r.plan,

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { RECEIPT_NAME } from '../../install/receipt.js';
 import { diskReader, verifyPrefix } from '../../install/verify.js';
 import type { Check } from '../types.js';
+import { belowFloorSentence, hintShell, newerLine, selfCommand } from '../../hints.js';
 import { setupHint } from './shared.js';
 
 function listSome(paths: string[], max = 8): string {
@@ -55,6 +56,18 @@ export const prefixCheck: Check = {
         message: `files match, but the prefix was installed at ${receipt.prefix} and moved: its env files still point there`,
         fix: `run ${await setupHint(ctx)} to rewrite them`,
         details,
+      };
+    }
+    const below = receipt.components.filter((c) => c.belowFloor);
+    if (below.length) {
+      const self = await selfCommand(ctx.deps);
+      const floor = below.flatMap((c) => c.belowFloor!.floor);
+      const command = newerLine(self, ctx.prefix, receipt, floor, hintShell(ctx.deps));
+      return {
+        status: 'warn',
+        message: `${diff.checked} files match the receipt, but ${below.map((c) => belowFloorSentence(c)).join('; ')}`,
+        fix: `\`${command}\` (installs a version that meets it, or says which source lacks one)`,
+        details: { ...details, belowFloor: below.map((c) => ({ component: c.name, version: c.version, ...c.belowFloor })) },
       };
     }
     return { status: 'ok', message: `${diff.checked} files match the receipt: ${components.join('; ')}`, details };
