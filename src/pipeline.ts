@@ -264,7 +264,7 @@ async function planFor(
 
 /**
  * Sizes an index did not give (PEP 503 HTML has none) come from a HEAD request's Content-Length, so the printed plan
- * says `? B` only when neither knows. Only `plan` asks: setup learns the size from the download itself.
+ * says `? B` only when neither knows. `plan` and `lock` ask; setup and bundle learn the size from the download itself.
  */
 async function fillSizes(plan: InstallPlan, deps: Deps): Promise<void> {
   const unknown = plan.components.flatMap((c) => c.archives).filter((a) => a.size === undefined && /^https?:/.test(a.url));
@@ -593,6 +593,7 @@ export async function lockSetup(
     );
     await assertInstallable(plan);
     for (const c of plan.components.filter((x) => x.status !== 'planned')) reporter.warn(`${platform}: ${c.name} is not in the lockfile: no source could provide it`);
+    await fillSizes(plan, deps);
     plans.push(plan);
   }
   const platformsEntry: Lockfile['platforms'] = {};

@@ -11,7 +11,7 @@ import type { InstallPlan } from '../plan/plan.js';
 import type { Reporter } from '../reporter.js';
 import { CONDA_SUBDIR, type RepodataRecord } from '../sources/conda.js';
 import { normalizeName } from '../sources/pypi.js';
-import type { PlannedArchive } from '../sources/types.js';
+import { withVerifiedSizes, type PlannedArchive } from '../sources/types.js';
 
 export interface BundleResult {
   out: string;
@@ -117,10 +117,14 @@ export async function writeBundle(plans: InstallPlan[], out: string, deps: Deps,
     await writeRepodata(dir, CONDA_SUBDIR[plan.platform], conda);
     // conda clients read noarch/ of every channel; an empty one makes the directory a complete channel.
     if (!(await readJson(path.join(dir, 'noarch', 'repodata.json')))) await writeRepodata(dir, 'noarch', []);
-    // The plan as lockfile data, its archives pointing into the bundle.
+    // The plan as lockfile data, its archives pointing into the bundle, each with the size verified on download.
+    const verified = new Map(fetched.map((f) => [f.file.sha256, f.file.size]));
     platforms[plan.platform] = lockedOf({
       ...plan,
-      components: plan.components.map((c) => ({ ...c, archives: c.archives.map((a) => ({ ...a, url: bundlePath(a, plan.platform) })) })),
+      components: plan.components.map((c) => ({
+        ...c,
+        archives: withVerifiedSizes(c.archives, verified).map((a) => ({ ...a, url: bundlePath(a, plan.platform) })),
+      })),
     });
   }
   await writeSimpleIndex(dir);

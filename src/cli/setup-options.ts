@@ -1,5 +1,6 @@
 // Options shared by `setup` and `plan`, and their translation into PlanOptions (flags first, then XPU_SETUP_* env).
 import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Deps } from '../deps.js';
 import { XpuError } from '../errors.js';
 import { nearest } from '../spelling.js';
@@ -72,6 +73,19 @@ export function channelUrl(g: Given): string {
   return checkUrl(g, 'https://conda.anaconda.org/conda-forge');
 }
 
+const resolvedPath = (p: string | undefined): string | undefined => (p === undefined ? undefined : path.resolve(p));
+
+/** `--from`: an http(s) URL as it is; a `file:` URL or a path (`~/`, or relative to the working directory) as an absolute path. */
+function bundleLocation(from: string | undefined, deps: Deps): string | undefined {
+  if (from === undefined || /^https?:\/\//i.test(from)) return from;
+  if (!/^file:/i.test(from)) return path.resolve(expandHome(from, deps));
+  try {
+    return fileURLToPath(from);
+  } catch (e) {
+    throw new XpuError('USAGE', `--from "${from}" is not a local file URL`, { cause: e, hints: ['give the bundle directory as a path (./xpu-bundle) or an http(s) URL'] });
+  }
+}
+
 export interface ParsedPlanOptions {
   plan: PlanOptions;
   /** Only what this command line (or XPU_SETUP_* variables) said. */
@@ -116,7 +130,7 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
   if (values.refdriver) flags.refdriver = true;
   if (values['no-refdriver']) flags.refdriver = false;
   const lockfile = str(values, 'lockfile');
-  const from = str(values, 'from');
+  const from = bundleLocation(str(values, 'from'), deps);
   if (from && (values.locked || lockfile)) throw new XpuError('USAGE', '--from installs the bundle\'s own lockfile: drop --locked / --lockfile');
   return {
     plan: {
@@ -134,6 +148,6 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
     from,
     offline: !!values.offline,
     platform,
-    manifestsDir: str(values, 'manifests') ?? (env[EnvVars.XPU_SETUP_MANIFESTS] ? expandHome(env[EnvVars.XPU_SETUP_MANIFESTS]!, deps) : undefined),
+    manifestsDir: resolvedPath(str(values, 'manifests') ?? (env[EnvVars.XPU_SETUP_MANIFESTS] ? expandHome(env[EnvVars.XPU_SETUP_MANIFESTS]!, deps) : undefined)),
   };
 }

@@ -117,7 +117,8 @@ async function fetchAll(
   if (!jobs.length) return [];
   if (opts.offline) {
     const missing: PlannedArchive[] = [];
-    for (const j of jobs) if (!(await cache.lookup(j.archive.sha256))) missing.push(j.archive);
+    // A local file (a bundle directory's archives) is its own offline source: only what needs the network can be missing.
+    for (const j of jobs) if (!j.archive.url.startsWith('file:') && !(await cache.lookup(j.archive.sha256))) missing.push(j.archive);
     if (missing.length) {
       throw new XpuError('OFFLINE', `--offline: ${missing.length} of ${jobs.length} archives are not in the cache ${plan.cacheDir}`, {
         details: { cacheDir: plan.cacheDir, missing: missing.map((a) => ({ url: a.url, sha256: a.sha256, size: a.size })) },

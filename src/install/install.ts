@@ -178,7 +178,7 @@ export async function installPlan(
       files: [...staging.files.values()].sort(byPath),
       extraEnv: Object.keys(extraEnv).length ? extraEnv : undefined,
       request: plan.request,
-      plan: recordedPlan(plan),
+      plan: recordedPlan(plan, new Map(fetched.map((f) => [f.file.sha256, f.file.size]))),
     };
     const problems = (await Promise.all(checks)).flat();
     if (problems.length) {

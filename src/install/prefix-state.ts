@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { XpuError } from '../errors.js';
 import { nodeLayout } from '../host/index.js';
 import type { InstallPlan } from '../plan/plan.js';
+import { withVerifiedSizes } from '../sources/types.js';
 import { readReceipt, type Receipt } from './receipt.js';
 import { diskReader, verifyPrefix, type VerifyPrefixOptions } from './verify.js';
 
@@ -25,8 +26,11 @@ async function isEmptyOrMissing(dir: string): Promise<boolean> {
   }
 }
 
-/** The plan as lockfile data (the same shape `xpu-setup lock` writes), so a run with no index can reuse it. */
-export function recordedPlan(plan: Pick<InstallPlan, 'planKey' | 'components'>): Receipt['plan'] {
+/**
+ * The plan as lockfile data (the same shape `xpu-setup lock` writes), so a run with no index can reuse it; `verified`
+ * holds the sizes the download verified (by sha256), which an index may not have given.
+ */
+export function recordedPlan(plan: Pick<InstallPlan, 'planKey' | 'components'>, verified: ReadonlyMap<string, number> = new Map()): Receipt['plan'] {
   return {
     planKey: plan.planKey,
     components: plan.components
@@ -36,7 +40,7 @@ export function recordedPlan(plan: Pick<InstallPlan, 'planKey' | 'components'>):
         source: c.source!,
         origin: c.origin!,
         version: c.version!,
-        archives: c.archives,
+        archives: withVerifiedSizes(c.archives, verified),
         ...(c.constraints ? { constraints: c.constraints } : {}),
         ...(c.fallbackFrom ? { fallbackFrom: c.fallbackFrom } : {}),
       })),

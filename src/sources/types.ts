@@ -20,6 +20,11 @@ export interface PlannedArchive {
   map: MapRule[];
 }
 
+/** Archives with the size verified on download (by sha256) in place of what the index said, which may be nothing. */
+export function withVerifiedSizes(archives: PlannedArchive[], verified: ReadonlyMap<string, number>): PlannedArchive[] {
+  return archives.map((a) => (verified.has(a.sha256) ? { ...a, size: verified.get(a.sha256)! } : a));
+}
+
 export interface Resolution {
   source: SourceKind;
   /** Where it came from, for people: a channel or index URL, or "Debian/Ubuntu apt". */
