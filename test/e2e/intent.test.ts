@@ -78,22 +78,25 @@ describe('the request is remembered and enforced', () => {
     expect(await exists(path.join(prefix, 'lib/libur_loader.so.0'))).toBe(true);
   });
 
-  it('a floor the named channel cannot meet is an error, not a fallback; the prefix stays as it was', async () => {
+  it('a floor you ask for that no allowed source meets is an error naming what each has; the prefix stays as it was', async () => {
     const before = await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8');
     const r = await runCli(['--prefix', prefix, '--cache-dir', cache, '--no-smoke', '--require', 'level-zero>=1.9'], bare);
     expect(r.exitCode).toBe(1);
-    expect(r.stderr).toMatch(/error: level-zero: the source you named failed: .*newest level-zero in .*bookworm \(linux-64\) is 1\.8\.12, which does not meet level-zero>=1\.9/);
+    expect(r.stderr).toMatch(/error: no source could provide level-zero/);
+    expect(r.stderr).toMatch(/hint: tried level-zero: conda .*bookworm: newest level-zero in .*bookworm \(linux-64\) is 1\.8\.12, which does not meet level-zero>=1\.9/);
     expect(await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8')).toBe(before);
   });
 
-  it('the shipped floor (level-zero>=1.9) turns Debian 12\'s 1.8.12 away, and says why', async () => {
+  it('the shipped floor (level-zero>=1.9) is a preference: Debian 12\'s 1.8.12 is planned, marked below it', async () => {
     const { XPU_SETUP_REQUIRE: _lowered, ...shipped } = env;
-    const r = await runCli(['plan', '--component', 'level-zero', '--conda-channel', index.condaChannelUrl('bookworm')], shipped);
-    expect(r.exitCode).toBe(1);
-    expect(r.stderr).toMatch(/is 1\.8\.12, which does not meet level-zero>=1\.9/);
+    const r = await runCli(['plan', '--component', 'level-zero', '--conda-channel', index.condaChannelUrl('bookworm'), '--json'], shipped);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).components[0]).toMatchObject({ version: '1.8.12', source: 'conda', belowFloor: { floor: ['level-zero>=1.9'] } });
+    expect(r.stderr).toMatch(/no reachable source has a version that meets the recommended level-zero>=1\.9/);
     const ok = await runCli(['plan', '--component', 'level-zero', '--conda-channel', index.condaChannelUrl('trixie'), '--json'], shipped);
     expect(ok.exitCode, ok.stderr).toBe(0);
     expect(JSON.parse(ok.stdout).components[0]).toMatchObject({ version: '1.20.6', constraints: ['level-zero>=1.9'] });
+    expect(JSON.parse(ok.stdout).components[0].belowFloor).toBeUndefined();
   });
 
   it('with every index unreachable, an intact and cached prefix is verified and reported up to date', async () => {
