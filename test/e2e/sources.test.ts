@@ -176,7 +176,7 @@ describe('a manifest floor is a preference, a floor you ask for is a requirement
   it('installs the best reachable Level Zero below the floor, and says what it lacks and how to get a newer one', () => {
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stderr).toMatch(
-      /warning: level-zero 1\.8\.12 is below the recommended level-zero>=1\.9 \(no source it was allowed to use has a newer one\); it lacks ze_device_ip_version_ext_t .*, new in 1\.9\.0.*\. For a newer one: npx xpu-setup --prefix \S+ --component level-zero --conda-channel \S+ --require 'level-zero>=1\.9'/,
+      /warning: level-zero 1\.8\.12 is below the recommended level-zero>=1\.9 \(no source it was allowed to use has a newer one\); it lacks ze_device_ip_version_ext_t .*, new in 1\.9\.0.*\. For a newer one: (?:node )?\S*xpu-setup(?:\.js)? --prefix \S+ --component level-zero --conda-channel \S+ --require 'level-zero>=1\.9'/,
     );
     const doc = JSON.parse(run.stdout);
     expect(doc.belowFloor).toEqual([
@@ -196,7 +196,7 @@ describe('a manifest floor is a preference, a floor you ask for is a requirement
     const r = await runCli(['doctor', '--prefix', prefix(), '--check', 'prefix'], fresh);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/! Prefix receipt: \d+ files match the receipt, but level-zero 1\.8\.12 is below the recommended level-zero>=1\.9/);
-    expect(r.stdout).toMatch(/fix: `npx xpu-setup --prefix \S+ .*--require 'level-zero>=1\.9'`/);
+    expect(r.stdout).toMatch(/fix: `(?:node )?\S*xpu-setup(?:\.js)? --prefix \S+ .*--require 'level-zero>=1\.9'`/);
     expect((await runCli(['doctor', '--prefix', prefix(), '--check', 'prefix', '--strict'], fresh)).exitCode).toBe(1);
   });
 
