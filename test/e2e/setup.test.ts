@@ -341,7 +341,7 @@ describe('failures leave nothing behind', () => {
     }
   });
 
-  it('an unknown package: exit 1 naming the channel', async () => {
+  it('an unknown package: the named channel answers "not here", no other source is allowed: exit 1 naming the channel', async () => {
     const manifests = path.join(work, 'manifests-unknown');
     await fs.mkdir(manifests, { recursive: true });
     const l0 = JSON.parse(await fs.readFile(path.join(__dirname, '../../manifests/level-zero.json'), 'utf8'));
@@ -351,7 +351,8 @@ describe('failures leave nothing behind', () => {
     const cache = path.join(work, 'unknown', 'cache');
     const r = await runCli([...args(prefix, cache, index.condaChannelUrl('bookworm')), '--manifests', manifests], env);
     expect(r.exitCode).toBe(1);
-    expect(r.stderr).toMatch(/error: level-zero: the source you named failed: conda http:\/\/127\.0\.0\.1:\d+\/conda\/bookworm: level-zero \+ no-such-package-devel not found in http:\/\/127\.0\.0\.1:\d+\/conda\/bookworm \(linux-64\)/);
+    expect(r.stderr).toMatch(/error: no source could provide level-zero for linux-x64/);
+    expect(r.stderr).toMatch(/hint: tried level-zero: conda http:\/\/127\.0\.0\.1:\d+\/conda\/bookworm: level-zero \+ no-such-package-devel not found in http:\/\/127\.0\.0\.1:\d+\/conda\/bookworm \(linux-64\)/);
     await expectClean(prefix, cache);
   });
 
