@@ -75,7 +75,7 @@ export const ARCH_TABLE: readonly ArchRow[] = [
   one({ sycl: 'mtl_u', triton: 'arl_s', aliases: ['mtl_u', 'mtl_s', 'arl_s', 'arl_u'], major: 12, minor: 70, revision: 4, family: 'Xe-LPG (Meteor Lake-U / Arrow Lake-S)', steppings: [[0, 'A0'], [4, 'B0']] }),
   one({ sycl: 'mtl_h', triton: 'mtl', aliases: ['mtl_h'], major: 12, minor: 71, revision: 4, family: 'Xe-LPG (Meteor Lake-H)', steppings: [[0, 'A0'], [4, 'B0']] }),
   one({ sycl: 'arl_h', triton: 'arl_h', aliases: ['arl_h'], major: 12, minor: 74, revision: 4, family: 'Xe-LPG+ (Arrow Lake-H)', steppings: [[0, 'A0'], [4, 'B0']] }),
-  // compute-runtime marks G21 A1 and B0 reserved: A0 (20.1.0) is what shipping B570/B580 cards report.
+  // compute-runtime marks G21 A1 (20.1.1) and B0 (20.1.4) reserved and builds for A0 (20.1.0); SYCL's runtime lists all three.
   one({ sycl: 'bmg_g21', triton: 'bmg', aliases: ['bmg_g21'], major: 20, minor: 1, revision: 4, family: 'Xe2-HPG (Battlemage)', steppings: [[0, 'A0'], [1, 'A1'], [4, 'B0']] }),
   { sycl: 'bmg_g31', triton: 'bmg', aliases: ['bmg_g31'], major: 20, minor: 2, revision: 0, family: 'Xe2-HPG (Battlemage)', steppings: [[0, 'A0']], syclStatus: 'enum' },
   one({ sycl: 'lnl_m', triton: 'lnl', aliases: ['lnl_m'], major: 20, minor: 4, revision: 4, family: 'Xe2-LPG (Lunar Lake)', steppings: [[0, 'A0'], [1, 'A1'], [4, 'B0']] }),

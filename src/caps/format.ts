@@ -213,16 +213,12 @@ export function pytorchDevices(r: ProbeReport, env: Record<string, string | unde
     put('sub_group_sizes', d.subGroupSizes);
     put('local_mem_size', d.localMemBytes);
     put('last_level_cache_size', d.cacheBytes ?? undefined, typeof d.cacheBytes === 'number' ? undefined : 'zeDeviceGetCacheProperties was not answered');
-    for (const f of PYTORCH_FLAG_ORDER.map((key) => featureName(key))) {
-      if (f.key === 'fp16' || f.key === 'fp64' || f.key === 'atomic64') {
-        // SYCL's aspects come from the module flags UR turns into cl_khr_* names.
-        const v = flag(f.key);
-        put(f.pytorch, v, v === null ? 'no source answered' : undefined);
-      } else {
-        const v = flag(f.key);
-        const why = clWhy ?? (v === null ? 'no source answered (no L0 struct, OpenCL twin or arch table row)' : undefined);
-        put(f.pytorch, f.consumerOpencl ? false : v, why);
-      }
+    for (const f of PYTORCH_FLAG_ORDER.map(featureName)) {
+      // fp16/fp64/atomic64 are SYCL aspects, from the module flags UR turns into cl_khr_* names; the others SYCL asks
+      // ocloc for by IP version, and the tf32 name it asks for is never there.
+      const aspect = f.key === 'fp16' || f.key === 'fp64' || f.key === 'atomic64';
+      const v = f.consumerOpencl ? false : flag(f.key);
+      put(f.pytorch, v, (aspect ? undefined : clWhy) ?? (v === null ? 'no source answered (no L0 struct, OpenCL twin or arch table row)' : undefined));
     }
     put('is_integrated_gpu', d.type === 'gpu' && d.integrated);
     put('total_memory', d.memoryBytes);
