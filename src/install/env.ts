@@ -86,10 +86,22 @@ function renderSh(vars: EnvVar[], platform: TargetPlatform): string {
     '# Sourcing this again changes nothing; sourcing another prefix\'s env file first undoes this one;',
     '# xpu_setup_deactivate restores what was there before.',
     `# ${COMPILERS_MODE_VAR}=compilers . ${shQuote(msys ? msysPath(file) : file)}: only what compilers, pkg-config, CMake and Triton read.`,
-    `if [ -n "\${_XPU_SETUP_SAVED+x}" ] && [ "\${_XPU_SETUP_ACTIVE-}" != ${key} ] && command -v xpu_setup_deactivate >/dev/null 2>&1; then xpu_setup_deactivate; fi`,
+    // The saved state is exported, so a child shell that sources another prefix's file undoes this one too; the undo
+    // goes by the names the active file saved, which may be other names than this file's.
+    '_xpu_setup_undo() {',
+    '  for _xpu_n in $(printf \'%s\' "${_XPU_SETUP_NAMES-}"); do',
+    '    eval "if [ -n \\"\\${_XPU_SETUP_OLD_$_xpu_n+x}\\" ]; then export $_xpu_n=\\"\\$_XPU_SETUP_OLD_$_xpu_n\\"; else unset $_xpu_n; fi; unset _XPU_SETUP_OLD_$_xpu_n"',
+    '  done',
+    '  unset _xpu_n _XPU_SETUP_SAVED _XPU_SETUP_ACTIVE _XPU_SETUP_NAMES',
+    '}',
+    `if [ -n "\${_XPU_SETUP_SAVED+x}" ] && [ "\${_XPU_SETUP_ACTIVE-}" != ${key} ]; then`,
+    // An env file of an earlier xpu-setup saved no list of names: its own function undoes it.
+    '  if [ -z "${_XPU_SETUP_NAMES+x}" ] && command -v xpu_setup_deactivate >/dev/null 2>&1; then xpu_setup_deactivate; else _xpu_setup_undo; fi',
+    'fi',
     'if [ -z "${_XPU_SETUP_SAVED+x}" ]; then',
-    `  _XPU_SETUP_SAVED=1; _XPU_SETUP_ACTIVE=${key}`,
-    ...names.map((n) => `  _XPU_SETUP_OLD_${n}="\${${n}-}"; _XPU_SETUP_HAD_${n}="\${${n}+x}"`),
+    `  export _XPU_SETUP_SAVED=1 _XPU_SETUP_ACTIVE=${key} _XPU_SETUP_NAMES='${names.join(' ')}'`,
+    // Only what was set is saved: a variable without a saved value was unset, and is unset again.
+    ...names.map((n) => `  [ -z "\${${n}+x}" ] || export _XPU_SETUP_OLD_${n}="$${n}"`),
     'fi',
   ];
   for (const v of vars) {
@@ -104,11 +116,8 @@ function renderSh(vars: EnvVar[], platform: TargetPlatform): string {
   }
   lines.push(
     'xpu_setup_deactivate() {',
-    '  if [ -n "${_XPU_SETUP_SAVED+x}" ]; then',
-    ...names.map((n) => `    if [ -n "$_XPU_SETUP_HAD_${n}" ]; then export ${n}="$_XPU_SETUP_OLD_${n}"; else unset ${n}; fi; unset _XPU_SETUP_OLD_${n} _XPU_SETUP_HAD_${n}`),
-    '    unset _XPU_SETUP_SAVED _XPU_SETUP_ACTIVE',
-    '  fi',
-    '  unset -f xpu_setup_deactivate',
+    '  if [ -n "${_XPU_SETUP_SAVED+x}" ]; then _xpu_setup_undo; fi',
+    '  unset -f xpu_setup_deactivate _xpu_setup_undo',
     '}',
   );
   return lines.join('\n') + '\n';
@@ -131,15 +140,34 @@ function renderFish(vars: EnvVar[], platform: TargetPlatform): string {
     '# Sourcing this again changes nothing; sourcing another prefix\'s env file first undoes this one;',
     '# xpu_setup_deactivate restores what was there before.',
     `# set -x ${COMPILERS_MODE_VAR} compilers; source ${fishQuote(sep === ':' ? file : msysPath(file))}: only what compilers, pkg-config, CMake and Triton read.`,
-    `if set -q _xpu_setup_saved; and test "$_xpu_setup_active" != ${key}; and functions -q xpu_setup_deactivate`,
-    '    xpu_setup_deactivate',
+    // As in env.sh: the saved state is exported (a child fish undoes it too), and undone by the names it lists. An
+    // exported list arrives in a child as one string, hence the split.
+    'function _xpu_setup_undo',
+    '    for v in (string split -n -- " " $_xpu_setup_names)',
+    '        set -l old _xpu_setup_old_$v',
+    '        if set -q $old',
+    '            set -gx $v $$old',
+    '            set -e $old',
+    '        else',
+    '            set -e $v',
+    '        end',
+    '    end',
+    '    set -e _xpu_setup_saved _xpu_setup_active _xpu_setup_names',
+    'end',
+    `if set -q _xpu_setup_saved; and test "$_xpu_setup_active" != ${key}`,
+    '    if not set -q _xpu_setup_names; and functions -q xpu_setup_deactivate',
+    '        xpu_setup_deactivate',
+    '    else',
+    '        _xpu_setup_undo',
+    '    end',
     'end',
     'if not set -q _xpu_setup_saved',
-    '    set -g _xpu_setup_saved 1',
-    `    set -g _xpu_setup_active ${key}`,
+    '    set -gx _xpu_setup_saved 1',
+    `    set -gx _xpu_setup_active ${key}`,
+    `    set -gx _xpu_setup_names '${names}'`,
     `    for v in ${names}`,
     '        if set -q $v',
-    '            set -g _xpu_setup_old_$v $$v',
+    '            set -gx _xpu_setup_old_$v $$v',
     '        end',
     '    end',
     'end',
@@ -160,19 +188,9 @@ function renderFish(vars: EnvVar[], platform: TargetPlatform): string {
   lines.push(
     'function xpu_setup_deactivate',
     '    if set -q _xpu_setup_saved',
-    `        for v in ${names}`,
-    '            set -l old _xpu_setup_old_$v',
-    '            if set -q $old',
-    '                set -gx $v $$old',
-    '                set -e $old',
-    '            else',
-    '                set -e $v',
-    '            end',
-    '        end',
-    '        set -e _xpu_setup_saved',
-    '        set -e _xpu_setup_active',
+    '        _xpu_setup_undo',
     '    end',
-    '    functions -e xpu_setup_deactivate',
+    '    functions -e xpu_setup_deactivate _xpu_setup_undo',
     'end',
   );
   return lines.join('\n') + '\n';
@@ -325,8 +343,8 @@ export function renderUnset(changes: { name: string; value?: string }[], shell: 
   });
   if (shell === 'json') return JSON.stringify({ schema: 1, unset: changes }, null, 2) + '\n';
   // The env file's own bookkeeping, so that sourcing it again saves afresh.
-  if (shell === 'sh') lines.push('unset _XPU_SETUP_SAVED _XPU_SETUP_ACTIVE', 'unset -f xpu_setup_deactivate 2>/dev/null || true');
-  if (shell === 'fish') lines.push('set -e _xpu_setup_saved _xpu_setup_active', 'functions -e xpu_setup_deactivate');
+  if (shell === 'sh') lines.push('unset _XPU_SETUP_SAVED _XPU_SETUP_ACTIVE _XPU_SETUP_NAMES', 'unset -f xpu_setup_deactivate _xpu_setup_undo 2>/dev/null || true');
+  if (shell === 'fish') lines.push('set -e _xpu_setup_saved _xpu_setup_active _xpu_setup_names', 'functions -e xpu_setup_deactivate _xpu_setup_undo');
   if (shell === 'cmd') lines.push('set "_XPU_SETUP_ACTIVE="', 'set "_XPU_SETUP_NAMES="');
   if (shell === 'pwsh') {
     lines.push('Remove-Variable -Scope Global -Name _XPU_SETUP_SAVED, _XPU_SETUP_ACTIVE -ErrorAction SilentlyContinue', 'Remove-Item Function:\\xpu_setup_deactivate -ErrorAction SilentlyContinue');

@@ -1,4 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { envVars, prefixJoin, renderEnv, renderUnset, SHELLS, withoutPrefix } from '../../src/install/env.js';
 import { relocateVars } from '../../src/install/installed-env.js';
@@ -196,6 +199,30 @@ describe('switching prefixes in real shells', () => {
     const a = renderEnv(refVars, 'fish', 'linux-x64');
     const b = renderEnv(plainVars, 'fish', 'linux-x64');
     expect(run('fish', `${a}\n${print}\n${b}\n${b}\n${print}\nxpu_setup_deactivate\n${print}`)).toEqual(expected);
+  });
+
+  it.each(shells)('%s: a child shell undoes what its parent\'s env file did, also after sourcing that file again (as .bashrc does)', (shell) => {
+    const print = `printf '%s\\n' "${show.map((n) => `${n}=\${${n}-[unset]}`).join(' ')}"`;
+    const dir = mkdtempSync(path.join(tmpdir(), 'xpu-env-child-'));
+    writeFileSync(path.join(dir, 'ref.sh'), renderEnv(refVars, 'sh', 'linux-x64'));
+    writeFileSync(path.join(dir, 'plain.sh'), renderEnv(plainVars, 'sh', 'linux-x64'));
+    writeFileSync(path.join(dir, 'child1.sh'), `. ${dir}/plain.sh\n${print}\nxpu_setup_deactivate\n${print}\n`);
+    writeFileSync(path.join(dir, 'child2.sh'), `. ${dir}/ref.sh\nxpu_setup_deactivate\n${print}\n`);
+    const out = run(shell, `. ${dir}/ref.sh\n${shell} ${dir}/child1.sh\n${shell} ${dir}/child2.sh`);
+    expect(out).toEqual([expected[1], expected[2], expected[2]]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('fish: the same in a child fish', () => {
+    const print = `echo ${show.map((n) => `${n}=(if set -q ${n}; echo -n "$${n}"; else; echo -n '[unset]'; end)`).join(' ')}`;
+    const dir = mkdtempSync(path.join(tmpdir(), 'xpu-env-child-'));
+    writeFileSync(path.join(dir, 'ref.fish'), renderEnv(refVars, 'fish', 'linux-x64'));
+    writeFileSync(path.join(dir, 'plain.fish'), renderEnv(plainVars, 'fish', 'linux-x64'));
+    writeFileSync(path.join(dir, 'child1.fish'), `source ${dir}/plain.fish\n${print}\nxpu_setup_deactivate\n${print}\n`);
+    writeFileSync(path.join(dir, 'child2.fish'), `source ${dir}/ref.fish\nxpu_setup_deactivate\n${print}\n`);
+    const out = run('fish', `source ${dir}/ref.fish\nfish ${dir}/child1.fish\nfish ${dir}/child2.fish`);
+    expect(out).toEqual([expected[1], expected[2], expected[2]]);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('sh: the same prefix sourced again after a run added the reference driver takes the old file\'s state back first', () => {
