@@ -300,6 +300,29 @@ export async function assertInstallable(plan: InstallPlan): Promise<void> {
   if (!plan.components.some((c) => c.status === 'planned')) throw (await import('./plan/plan.js')).noSourceError(plan.components, plan.platform);
 }
 
+/** What setup does once the prefix is in place, decided from the plan and the options alone (`plan` shows it). */
+export interface AfterInstall {
+  /** Why nothing is built or run: another platform, no Level Zero, or --no-probe. */
+  skipped?: string;
+  refdriver: boolean;
+  smoke: boolean;
+  requireDevice: boolean;
+}
+
+export function afterInstall(plan: InstallPlan, opts: Pick<SetupOptions, 'refdriver' | 'verify' | 'smoke' | 'requireDevice'>): AfterInstall {
+  const refdriver = plan.request?.refdriver ?? opts.refdriver;
+  const l0 = plan.components.find((c) => c.zeLoader && c.status === 'planned');
+  const skipped = !plan.host.native
+    ? `installed for ${plan.platform}: nothing is run on this machine`
+    : !l0
+      ? 'Level Zero was not installed'
+      : opts.verify === false
+        ? '--no-probe: nothing was built, probed or run'
+        : undefined;
+  return { ...(skipped ? { skipped } : {}), refdriver: !skipped && refdriver, smoke: !skipped && opts.smoke, requireDevice: !skipped && opts.requireDevice };
+}
+
+
 /**
  * What a plan was made against: the prefix's receipt as it was then (its plan, request and install time), or none.
  * A run that finds another basis once it holds the lock plans again (see runSetup).
@@ -378,13 +401,9 @@ export async function runSetup(planned: InstallPlan, opts: SetupOptions, deps: D
     const envBefore = JSON.stringify(before?.extraEnv ?? {});
     const result: SetupResult = { plan, install };
 
-    const l0 = plan.components.find((c) => c.zeLoader && c.status === 'planned');
-    if (!plan.host.native || !l0) {
-      result.verifySkipped = !plan.host.native ? `installed for ${plan.platform}: nothing is run on this machine` : 'Level Zero was not installed';
-      return result;
-    }
-    if (opts.verify === false) {
-      result.verifySkipped = '--no-probe: nothing was built, probed or run';
+    const skipped = afterInstall(plan, opts).skipped;
+    if (skipped) {
+      result.verifySkipped = skipped;
       return result;
     }
 

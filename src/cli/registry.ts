@@ -57,32 +57,36 @@ const setupExit: [number, string][] = [
   [2, 'usage error: an unknown option, value or combination'],
 ];
 
+/** What setup does after the install: build, probe, smoke, limits. `plan` takes them too, to say what setup would do. */
+const runOptions: OptionDef[] = [
+  { name: 'dry-run', type: 'boolean', description: 'resolve and print the plan, change nothing (as `xpu-setup plan`; plan takes it and changes nothing anyway)' },
+  { name: 'refdriver', type: 'boolean', description: 'build the CPU reference Level Zero driver into the prefix and select it (no Intel GPU needed)' },
+  { name: 'no-refdriver', type: 'boolean', description: 'stop selecting the reference driver a previous run recorded' },
+  { name: 'no-smoke', type: 'boolean', description: 'probe the devices but do not run the kernel smoke test' },
+  { name: 'require-device', type: 'boolean', description: 'fail (exit 1) when no device can run anything' },
+  { name: 'no-probe', type: 'boolean', description: 'install only: no addon build, probe or kernel (an image built without the GPU)' },
+  { name: 'refresh', type: 'boolean', description: 'ask the indexes again, even within 10 minutes of a plan for the same request and within the max-age of their cached answers (unchanged ones are not downloaded again)' },
+  { name: 'verify', type: 'boolean', description: 're-read every installed file, not only those whose size or mtime differ from the receipt' },
+  { name: 'probe', type: 'boolean', description: 'build and probe again even when the receipt holds the answer for unchanged drivers and environment' },
+  { name: 'smoke', type: 'boolean', description: 'run the kernel again even when the receipt says it passed under unchanged drivers and environment' },
+  { name: 'max-unpacked', type: 'string', value: 'SIZE', env: 'XPU_SETUP_MAX_UNPACKED', default: '2GiB', description: 'the most one archive may unpack to, against archive bombs (8GiB, 500MiB; 0 = no limit)' },
+  { name: 'max-ratio', type: 'string', value: 'N', env: 'XPU_SETUP_MAX_RATIO', default: '200', description: 'the largest unpacked/packed ratio of one archive once past 32 MiB (0 = no limit)' },
+];
+
+const setupConflicts: Conflict[] = [
+  { a: 'refdriver', b: 'platform', when: (v) => v.platform !== undefined, why: '--refdriver builds and runs code on this machine, so it cannot be combined with --platform' },
+  { a: 'dry-run', b: 'require-device', why: '--dry-run runs nothing, so there is no device to require' },
+  { a: 'refdriver', b: 'no-refdriver', why: 'pick one of --refdriver and --no-refdriver' },
+  { a: 'from', b: 'locked', why: '--from installs the bundle\'s own lockfile: drop --locked' },
+  { a: 'no-probe', b: 'probe', why: '--no-probe skips the probe that --probe asks to run again' },
+  { a: 'no-smoke', b: 'smoke', why: '--no-smoke skips the kernel that --smoke asks to run again' },
+];
+
 const setup: CommandSpec = {
   name: 'setup',
   summary: 'Install Level Zero and Unified Runtime into a prefix, verified, then build, probe and smoke-test (the default).',
-  options: [
-    ...planOptions,
-    { name: 'dry-run', type: 'boolean', description: 'resolve and print the plan, change nothing (same as `xpu-setup plan`)' },
-    { name: 'refdriver', type: 'boolean', description: 'build the CPU reference Level Zero driver into the prefix and select it (no Intel GPU needed)' },
-    { name: 'no-refdriver', type: 'boolean', description: 'stop selecting the reference driver a previous run recorded' },
-    { name: 'no-smoke', type: 'boolean', description: 'probe the devices but do not run the kernel smoke test' },
-    { name: 'require-device', type: 'boolean', description: 'fail (exit 1) when no device can run anything' },
-    { name: 'no-probe', type: 'boolean', description: 'install only: no addon build, probe or kernel (an image built without the GPU)' },
-    { name: 'refresh', type: 'boolean', description: 'ask the indexes again, even within 10 minutes of a plan for the same request and within the max-age of their cached answers (unchanged ones are not downloaded again)' },
-    { name: 'verify', type: 'boolean', description: 're-read every installed file, not only those whose size or mtime differ from the receipt' },
-    { name: 'probe', type: 'boolean', description: 'build and probe again even when the receipt holds the answer for unchanged drivers and environment' },
-    { name: 'smoke', type: 'boolean', description: 'run the kernel again even when the receipt says it passed under unchanged drivers and environment' },
-    { name: 'max-unpacked', type: 'string', value: 'SIZE', env: 'XPU_SETUP_MAX_UNPACKED', default: '2GiB', description: 'the most one archive may unpack to, against archive bombs (8GiB, 500MiB; 0 = no limit)' },
-    { name: 'max-ratio', type: 'string', value: 'N', env: 'XPU_SETUP_MAX_RATIO', default: '200', description: 'the largest unpacked/packed ratio of one archive once past 32 MiB (0 = no limit)' },
-  ],
-  conflicts: [
-    { a: 'refdriver', b: 'platform', when: (v) => v.platform !== undefined, why: '--refdriver builds and runs code on this machine, so it cannot be combined with --platform' },
-    { a: 'dry-run', b: 'require-device', why: '--dry-run runs nothing, so there is no device to require' },
-    { a: 'refdriver', b: 'no-refdriver', why: 'pick one of --refdriver and --no-refdriver' },
-    { a: 'from', b: 'locked', why: '--from installs the bundle\'s own lockfile: drop --locked' },
-    { a: 'no-probe', b: 'probe', why: '--no-probe skips the probe that --probe asks to run again' },
-    { a: 'no-smoke', b: 'smoke', why: '--no-smoke skips the kernel that --smoke asks to run again' },
-  ],
+  options: [...planOptions, ...runOptions],
+  conflicts: setupConflicts,
   examples: [
     ['npx xpu-setup', 'install into the default prefix and check it works'],
     ['xpu-setup --prefix ~/xpu --component level-zero', 'only Level Zero, into ~/xpu'],
@@ -99,8 +103,9 @@ const setup: CommandSpec = {
 
 const plan: CommandSpec = {
   name: 'plan',
-  summary: 'Say what setup would change: the exact archives (URLs, sha256, sizes), or "nothing to do".',
-  options: planOptions,
+  summary: 'Say what setup would change: the exact archives (URLs, sha256, sizes), or "nothing to do"; takes every option of setup.',
+  options: [...planOptions, ...runOptions],
+  conflicts: setupConflicts,
   examples: [
     ['xpu-setup plan', 'what setup would install into the default prefix'],
     ['xpu-setup plan --platform win-x64 --json', 'the plan for a Windows machine, as JSON'],

@@ -8,6 +8,7 @@ import { defaultCacheDir, defaultPrefix, expandHome, parseTargetPlatform, runnin
 import type { TargetPlatform } from '../host/types.js';
 import { SOURCE_KINDS, type SourceKind } from '../manifest/schema.js';
 import type { PlanOptions } from '../plan/plan.js';
+import type { SetupOptions } from '../pipeline.js';
 import { LOCKFILE_NAME } from '../plan/lockfile.js';
 import type { RequestFlags } from '../plan/request.js';
 import { parseConstraint } from '../sources/order.js';
@@ -149,5 +150,22 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
     offline: !!values.offline,
     platform,
     manifestsDir: resolvedPath(str(values, 'manifests') ?? (env[EnvVars.XPU_SETUP_MANIFESTS] ? expandHome(env[EnvVars.XPU_SETUP_MANIFESTS]!, deps) : undefined)),
+  };
+}
+
+/** Everything `setup` takes (and `plan`, which says what setup would do with the same flags). */
+export function parseSetupOptions(values: Values, deps: Deps): SetupOptions {
+  const parsed = parsePlanOptions(values, deps);
+  if (values.refresh) parsed.plan.refresh = true;
+  return {
+    ...parsed,
+    refdriver: !!values.refdriver && !values['no-refdriver'],
+    smoke: !values['no-smoke'],
+    requireDevice: !!values['require-device'],
+    limits: parseLimits(values, deps),
+    verify: !values['no-probe'],
+    rehash: !!values.verify,
+    reprobe: !!values.probe,
+    resmoke: !!values.smoke,
   };
 }

@@ -123,12 +123,39 @@ describe('setup from a conda channel (Debian 12 loader and headers repacked as c
   it('plan says "nothing to do" on the up-to-date prefix, and +/- against another channel', async () => {
     const same = await runCli(['plan', '--prefix', prefix, '--conda-channel', index.condaChannelUrl('bookworm')], env);
     expect(same.exitCode, same.stderr).toBe(0);
-    expect(same.stdout).toMatch(new RegExp(`\\nnothing to do: ${prefix} is up to date \\(level-zero 1\\.8\\.12, unified-runtime [^)]+\\)\\n?$`));
+    expect(same.stdout).toMatch(new RegExp(`\\nnothing to do: ${prefix} is up to date \\(level-zero 1\\.8\\.12, unified-runtime [^)]+\\)\\nthen: build the runtime addon, probe the devices, run the smoke kernel; [^\\n]*\\n?$`));
     const other = await runCli(['plan', '--prefix', prefix, '--conda-channel', index.condaChannelUrl('trixie')], env);
     expect(other.exitCode, other.stderr).toBe(0);
     expect(other.stdout).toContain(`setup would change ${prefix}:\n  - level-zero 1.8.12 (conda ${index.condaChannelUrl('bookworm')})\n  + level-zero ${index.fixtures.l0Versions.trixie} (conda ${index.condaChannelUrl('trixie')})`);
     const json = JSON.parse((await runCli(['plan', '--prefix', prefix, '--conda-channel', index.condaChannelUrl('bookworm'), '--json'], env)).stdout);
     expect(json.changes).toMatchObject({ upToDate: true, add: [], remove: [], damaged: [] });
+  });
+
+  it('plan takes every option of setup and says what setup would do with them (README, "Options of setup and plan")', async () => {
+    const flags = ['--refdriver', '--no-smoke', '--require-device', '--verify', '--refresh', '--max-unpacked', '1GiB', '--max-ratio', '300', '--probe'];
+    const r = await runCli(['plan', '--prefix', prefix, '--conda-channel', index.condaChannelUrl('bookworm'), ...flags], env);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/\nthen: build the CPU reference driver, build the runtime addon, probe the devices \(no device is an error\); /);
+    const json = JSON.parse((await runCli(['plan', '--prefix', prefix, '--conda-channel', index.condaChannelUrl('bookworm'), '--no-probe', '--dry-run', '--json'], env)).stdout);
+    expect(json.then).toMatchObject({ skipped: '--no-probe: nothing was built, probed or run', refdriver: false, smoke: false });
+    // --verify reads every file: an edit that kept size and mtime is seen by plan as by setup.
+    const header = path.join(prefix, 'include', 'level_zero', 'ze_api.h');
+    const stamp = path.join(work, 'ze_api.h.stamp');
+    // touch -r copies the timestamp to the nanosecond, which fs.utimes cannot promise.
+    await execa('touch', ['-r', header, stamp]);
+    const text = await fs.readFile(header, 'utf8');
+    await fs.writeFile(header, text.replace('#define', '#definE'));
+    await execa('touch', ['-r', stamp, header]);
+    const trusting = JSON.parse((await runCli(['plan', '--prefix', prefix, '--conda-channel', index.condaChannelUrl('bookworm'), '--json'], env)).stdout);
+    expect(trusting.changes.upToDate).toBe(true);
+    const verifying = JSON.parse((await runCli(['plan', '--prefix', prefix, '--conda-channel', index.condaChannelUrl('bookworm'), '--json', '--verify'], env)).stdout);
+    expect(verifying.changes.damaged.map((d: { path: string }) => d.path)).toEqual(['include/level_zero/ze_api.h']);
+    await fs.writeFile(header, text);
+    await execa('touch', ['-r', stamp, header]);
+    // A bad value is refused by plan as by setup.
+    const bad = await runCli(['plan', '--prefix', prefix, '--max-unpacked', 'lots'], env);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toMatch(/--max-unpacked "lots" is not a size/);
   });
 
   it('reinstalls when an installed file was changed, restoring it', async () => {

@@ -2,21 +2,30 @@
 import { readReceipt } from '../../install/receipt.js';
 import { verifyPrefix } from '../../install/verify.js';
 import { planChanges } from '../../plan/changes.js';
-import { assertInstallable, planSetup } from '../../pipeline.js';
+import { afterInstall, assertInstallable, planSetup, type AfterInstall } from '../../pipeline.js';
 import type { Command } from '../command.js';
 import { renderChanges, renderPlan } from '../render-plan.js';
-import { parsePlanOptions } from '../setup-options.js';
+import { parseSetupOptions } from '../setup-options.js';
+
+/** The line that says what setup would do after installing, with the same flags. */
+function renderAfter(a: AfterInstall): string {
+  if (a.skipped) return `then: nothing is built or run (${a.skipped.replace(/^--no-probe: .*/, '--no-probe')})`;
+  const steps = [a.refdriver ? 'build the CPU reference driver' : '', 'build the runtime addon', 'probe the devices', a.smoke ? 'run the smoke kernel' : ''];
+  return `then: ${steps.filter(Boolean).join(', ')}${a.requireDevice ? ' (no device is an error)' : ''}; answers recorded for unchanged drivers and environment are reused`;
+}
 
 export const planCommand: Command = {
   name: 'plan',
   async run({ deps, out, values }) {
-    const opts = parsePlanOptions(values, deps);
+    // Every option of setup is taken, so a command line can be pasted into both: each says what setup would do.
+    const opts = parseSetupOptions(values, deps);
     const plan = await planSetup(opts, deps, out, true);
     await assertInstallable(plan);
     const receipt = await readReceipt(plan.prefix).catch(() => undefined);
-    const changes = planChanges(plan, receipt, receipt ? await verifyPrefix(plan.prefix, receipt) : []);
-    if (out.opts.json) out.json({ ...plan, changes });
-    else out.result(`${renderPlan(plan)}\n${renderChanges(plan, changes)}`);
+    const changes = planChanges(plan, receipt, receipt ? await verifyPrefix(plan.prefix, receipt, undefined, { rehash: opts.rehash }) : []);
+    const then = afterInstall(plan, opts);
+    if (out.opts.json) out.json({ ...plan, changes, then: { ...then, limits: opts.limits } });
+    else out.result(`${renderPlan(plan)}\n${renderChanges(plan, changes)}\n${renderAfter(then)}`);
     return 0;
   },
 };

@@ -1,12 +1,12 @@
 // `xpu-setup` / `xpu-setup setup`: the whole job, then a short account of what was done and how to use it.
-import { assertInstallable, planSetup, prefixBasis, runSetup, type SetupOptions, type SetupResult } from '../../pipeline.js';
+import { assertInstallable, planSetup, prefixBasis, runSetup, type SetupResult } from '../../pipeline.js';
 import type { Deps } from '../../deps.js';
 import type { BelowFloor } from '../../plan/plan.js';
 import { belowFloorSentence, envCommandLine, envFilesLine, hintShell, newerLine, selfCommand } from '../../hints.js';
-import type { Command, Values } from '../command.js';
+import type { Command } from '../command.js';
 import type { Output } from '../output.js';
 import { renderPlan } from '../render-plan.js';
-import { parseLimits, parsePlanOptions } from '../setup-options.js';
+import { parseSetupOptions } from '../setup-options.js';
 
 async function summary(r: SetupResult, out: Output, seconds: string, deps: Deps): Promise<void> {
   for (const n of r.install.notes) out.warn(n);
@@ -55,25 +55,10 @@ async function useHint(r: SetupResult, deps: Deps): Promise<string> {
   return file ? ` To use it: ${file}   (or: ${cmd})` : ` To use it: ${cmd}`;
 }
 
-function setupOptions(values: Values, deps: Parameters<Command['run']>[0]['deps']): SetupOptions {
-  return {
-    ...parsePlanOptions(values, deps),
-    refdriver: !!values.refdriver && !values['no-refdriver'],
-    smoke: !values['no-smoke'],
-    requireDevice: !!values['require-device'],
-    limits: parseLimits(values, deps),
-    verify: !values['no-probe'],
-    rehash: !!values.verify,
-    reprobe: !!values.probe,
-    resmoke: !!values.smoke,
-  };
-}
-
 export const setupCommand: Command = {
   name: 'setup',
   async run({ deps, out, values }) {
-    const opts = setupOptions(values, deps);
-    if (values.refresh) opts.plan.refresh = true;
+    const opts = parseSetupOptions(values, deps);
     const planStart = performance.now();
     // Read before planning: if another run changes the prefix while this one waits for the lock, it plans again.
     const basis = await prefixBasis(opts.plan.prefix);
