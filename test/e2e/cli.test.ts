@@ -168,6 +168,18 @@ eval "$(${cli} env --prefix ${q(prefix)} --compilers)"; printf '%s|%s\\n' "\${LD
     expect(await fs.readdir(cwd)).toEqual([]);
   });
 
+  it('XDG_DATA_HOME and XDG_CACHE_HOME move the default prefix and cache (README, "Options of setup and plan")', async () => {
+    const xdg = { ...env, XDG_DATA_HOME: path.join(work, 'data'), XDG_CACHE_HOME: path.join(work, 'cachehome') };
+    const v = await runCli(['--version', '--json'], xdg);
+    expect(JSON.parse(v.stdout).prefix).toBe(path.join(work, 'data', 'xpu-setup'));
+    const c = await runCli(['cache', 'dir'], xdg);
+    expect(c.exitCode, c.stderr).toBe(0);
+    expect(c.stdout.trim()).toBe(path.join(work, 'cachehome', 'xpu-setup'));
+    // Without them, the XDG defaults under HOME.
+    expect(JSON.parse((await runCli(['--version', '--json'], env)).stdout).prefix).toBe(path.join(env.HOME!, '.local', 'share', 'xpu-setup'));
+    expect((await runCli(['cache', 'dir'], env)).stdout.trim()).toBe(path.join(env.HOME!, '.cache', 'xpu-setup'));
+  });
+
   it('a prefix name too long for the file system is NAME_TOO_LONG with the limit, before any index is asked', async () => {
     const r = await runCli(['plan', '--json', '--prefix', path.join(work, 'x'.repeat(300)), '--index-url', 'http://127.0.0.1:9/simple'], env);
     expect(r.exitCode).toBe(1);
