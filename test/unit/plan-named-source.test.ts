@@ -1,0 +1,111 @@
+// A source the user named (--index-url, --conda-channel) is the only one tried for what it can serve: when it fails,
+// the plan fails naming it, and neither the manifest's default index nor any later source is asked in its place.
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Host } from '../../src/host/types.js';
+import type { ComponentManifest, SourceSpec } from '../../src/manifest/schema.js';
+import { makePlan, type PlanOptions } from '../../src/plan/plan.js';
+import { silentReporter } from '../../src/reporter.js';
+import { fakeDeps } from '../fixtures/detect/fake-deps.js';
+import { deadPort } from '../support/faulty-server.js';
+
+// Planning for Windows from Linux: nothing is executed, and the wheel and conda subdir are fixed (win_amd64, win-64).
+const host: Host = { platform: 'win-x64', os: 'win32', arch: 'x64', native: false };
+const SHA = 'a'.repeat(64);
+const WHEEL = 'intel_cmplr_lib_ur-2025.2.1-py2.py3-none-win_amd64.whl';
+
+const requests: string[] = [];
+let server: http.Server;
+let base: string;
+
+/**
+ * `/simple/`: a PEP 503 index with the UR wheel; `/empty/`: an index that knows no project; `/conda/`: a channel
+ * with the UR package (the manifest's default); `/other/`: a channel without it.
+ */
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    const url = req.url ?? '';
+    requests.push(url);
+    if (url === '/simple/intel-cmplr-lib-ur/') {
+      res.writeHead(200, { 'content-type': 'text/html' }).end(`<a href="/files/${WHEEL}#sha256=${SHA}">${WHEEL}</a>\n`);
+    } else if (url === '/conda/win-64/repodata.json' || url === '/other/win-64/repodata.json') {
+      const packages = url.startsWith('/conda/')
+        ? { 'intel-cmplr-lib-ur-2025.2.1-h0_0.conda': { name: 'intel-cmplr-lib-ur', version: '2025.2.1', build: 'h0_0', build_number: 0, sha256: SHA, size: 10 } }
+        : {};
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ info: { subdir: 'win-64' }, packages: {}, 'packages.conda': packages, repodata_version: 1 }));
+    } else {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+beforeEach(() => {
+  requests.length = 0;
+});
+
+const map = [{ from: 'Library/', to: '' }];
+
+/** Unified Runtime as the shipped manifest orders it: PyPI first, then a conda channel (here the local `/conda`). */
+function ur(): ComponentManifest {
+  const sources: SourceSpec[] = [
+    { kind: 'pypi', packages: ['intel-cmplr-lib-ur'], map },
+    { kind: 'conda', channels: [`${base}/conda`], packages: ['intel-cmplr-lib-ur'], map },
+  ];
+  return { schema: 1, name: 'unified-runtime', summary: 'UR', features: [], platforms: { 'win-x64': { provides: [{ path: 'include/ur_api.h', required: true }], sources } } };
+}
+
+function plan(o: Partial<PlanOptions>) {
+  const opts: PlanOptions = { prefix: '/tmp/p', cacheDir: '/tmp/c', components: ['unified-runtime'], sources: [], condaChannels: [], ...o };
+  return makePlan(host, [ur()], opts, fakeDeps({ platform: 'linux' }), silentReporter);
+}
+
+const askedConda = () => requests.filter((r) => r.startsWith('/conda/'));
+
+describe('--index-url names the only PyPI index', () => {
+  it('an index that serves the project: the plan takes it from there, not from the default PyPI', async () => {
+    const p = await plan({ indexUrl: `${base}/simple/` });
+    expect(p.components[0]).toMatchObject({ status: 'planned', source: 'pypi', origin: `${base}/simple/`, version: '2025.2.1' });
+    expect(p.components[0]!.archives[0]!.url).toBe(`${base}/files/${WHEEL}`);
+    expect(p.components[0]!.fallbackFrom).toBeUndefined();
+  });
+
+  it('an index without the project fails the plan naming it: no fallback to the conda channels', async () => {
+    await expect(plan({ indexUrl: `${base}/empty/` })).rejects.toMatchObject({
+      code: 'SOURCE_FAILED',
+      message: `unified-runtime: the source you named failed: pypi ${base}/empty/: intel-cmplr-lib-ur not found on ${base}/empty/`,
+      hints: ['xpu-setup never falls back from a source you named (--index-url); nothing was changed', 'fix the URL or the network, or drop --index-url to use the default sources'],
+    });
+    expect(askedConda()).toEqual([]);
+  });
+
+  it('an unreachable index fails the plan naming it: no fallback to the conda channels', async () => {
+    const dead = `http://127.0.0.1:${await deadPort()}/simple/`;
+    await expect(plan({ indexUrl: dead })).rejects.toMatchObject({
+      code: 'SOURCE_FAILED',
+      message: expect.stringContaining(`the source you named failed: pypi ${dead}: `),
+      details: { source: 'pypi', outcome: 'unreachable' },
+    });
+    expect(askedConda()).toEqual([]);
+  });
+
+  it('without --index-url, the conda channel after PyPI is still a fallback (the rule is about named sources only)', async () => {
+    // PyPI restricted away by --source, so no request leaves this machine; conda answers from the manifest's channel.
+    const p = await plan({ sources: ['conda'] });
+    expect(p.components[0]).toMatchObject({ status: 'planned', source: 'conda', version: '2025.2.1' });
+    expect(askedConda().length).toBeGreaterThan(0);
+  });
+});
+
+describe('--conda-channel names the only conda channels', () => {
+  it('a named channel without the package fails the plan naming it: the manifest\'s channel is not asked', async () => {
+    await expect(plan({ sources: ['conda'], condaChannels: [`${base}/other`] })).rejects.toMatchObject({
+      code: 'SOURCE_FAILED',
+      message: expect.stringContaining(`unified-runtime: the source you named failed: conda ${base}/other: `),
+      hints: ['xpu-setup never falls back from a source you named (--conda-channel); nothing was changed', 'fix the URL or the network, or drop --conda-channel to use the default sources'],
+    });
+    expect(askedConda()).toEqual([]);
+  });
+});
