@@ -6,5 +6,8 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 300_000,
     pool: 'forks',
+    // Every test file gets its own HOME and XDG directories; the run fails if the real ones were touched.
+    globalSetup: ['test/support/hermetic-global.ts'],
+    setupFiles: ['test/support/hermetic.ts'],
   },
 });

@@ -1,4 +1,7 @@
 // The doctor's network check with the real reach() (the CLI's own services) against servers and proxies on 127.0.0.1.
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultDoctorServices } from '../../src/cli/commands/doctor.js';
 import { runDoctor } from '../../src/doctor/index.js';
@@ -6,16 +9,20 @@ import { fakeDeps } from '../fixtures/detect/fake-deps.js';
 import { deadPort, startFaultyServer, startForwardProxy, type FaultyServer } from '../support/faulty-server.js';
 
 let srv: FaultyServer;
+// An empty prefix of the test's own: the check asks the given indexes, never those of a default prefix on this machine.
+let prefix: string;
 beforeAll(async () => {
   srv = await startFaultyServer();
+  prefix = await fs.mkdtemp(path.join(os.tmpdir(), 'xpu-doctor-network-'));
 });
 afterAll(async () => {
   await srv.close();
+  await fs.rm(prefix, { recursive: true, force: true });
 });
 
 async function networkCheck(env: Record<string, string>, urls: string[]) {
   const { reach } = defaultDoctorServices();
-  const r = await runDoctor(fakeDeps({ env }), { only: ['network'], services: { reach, indexes: async () => urls } });
+  const r = await runDoctor(fakeDeps({ env }), { only: ['network'], prefix, services: { reach, indexes: async () => urls } });
   return r.checks.find((c) => c.id === 'network')!;
 }
 
