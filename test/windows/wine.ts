@@ -14,6 +14,10 @@ export const APP = path.join(WIN_CACHE, 'app');
 export const RELAY_DIR = path.join(WIN_CACHE, 'relay');
 export const L0_BUILD = path.join(WIN_CACHE, 'level-zero', '1.8.12-1');
 export const NODE_EXE = path.join(WIN_CACHE, 'node', process.versions.node, 'node.exe');
+/** The version of that node.exe: this node's, or the newest of its major when npm does not publish this one for Windows. */
+export async function nodeExeVersion(): Promise<string> {
+  return (await fs.readFile(path.join(path.dirname(NODE_EXE), 'version'), 'utf8')).trim();
+}
 export const CROSS_CC = 'x86_64-w64-mingw32-gcc-posix';
 export const PACKAGES_FILE = path.join(REPO, 'scripts', 'test-packages-windows.txt');
 export const INSTALL_COMMAND = `apt-get update && apt-get install -y --no-install-recommends $(cat ${path.relative(REPO, PACKAGES_FILE)})`;
