@@ -50,11 +50,12 @@ describe('realExec', () => {
 
   it('stops a program that outlives its time and says it timed out', async () => {
     const t0 = Date.now();
-    const r = await realExec(node, ['-e', 'console.log("started"); setTimeout(() => {}, 60_000)'], { timeoutMs: 300 });
+    // Long enough for node to start and print on a loaded machine (300 ms was not, on 2 busy cores).
+    const r = await realExec(node, ['-e', 'console.log("started"); setTimeout(() => {}, 60_000)'], { timeoutMs: 3000 });
     expect(Date.now() - t0).toBeLessThan(20_000);
     expect(r.exitCode).toBe(-1);
     expect(r.stdout).toBe('started\n');
-    expect(r.failedToStart).toMatch(/timed out after 300 milliseconds/);
+    expect(r.failedToStart).toMatch(/timed out after 3000 milliseconds/);
   });
 
   it.skipIf(process.platform === 'win32')('names the signal that killed a program', async () => {
