@@ -140,6 +140,18 @@ export async function runWine(program: string, args: string[], opts: { env?: Rec
   }
 }
 
+/**
+ * Node 24's node.exe reserves memory with MEM_RESERVE_PLACEHOLDER, which Wine 8.0 (Debian 12's) rejects ("wrong
+ * alloc type flags (00042000)"): it dies at start with V8's "Fatal process out of memory: SegmentedTable". That one
+ * failure is named here (undefined when node.exe starts); any other is for the cases to report.
+ */
+export async function nodeExeCannotStart(): Promise<string | undefined> {
+  const r = await runWine(NODE_EXE, ['-p', '1']);
+  if (r.exitCode === 0 || !/SegmentedTable|subspace allocation/.test(r.stderr)) return undefined;
+  const wine = (await execa('wine', ['--version'], { reject: false })).stdout.trim();
+  return `node.exe ${await nodeExeVersion()} cannot start under ${wine || 'this Wine'} (V8 needs MEM_RESERVE_PLACEHOLDER, which it lacks); the Node 20 leg runs the Windows suite`;
+}
+
 /** The CLI as node.exe runs it on Windows. */
 export function runCliWin(args: string[], env: Record<string, string> = {}): Promise<WinRun> {
   return runWine(NODE_EXE, [winPath(path.join(APP, 'bin', 'xpu-setup.js')), ...args], { env });
