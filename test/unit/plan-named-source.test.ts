@@ -1,5 +1,5 @@
-// A source the user named (--index-url, --conda-channel) is the only one tried for what it can serve: when it fails,
-// the plan fails naming it, and neither the manifest's default index nor any later source is asked in its place.
+// A source the user named (--index-url, --conda-channel) replaces the manifest's default of its kind: when it cannot
+// be read the plan fails naming it, and when it answers "not here" the next source kind answers, never the default.
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -70,42 +70,52 @@ describe('--index-url names the only PyPI index', () => {
     expect(p.components[0]).toMatchObject({ status: 'planned', source: 'pypi', origin: `${base}/simple/`, version: '2025.2.1' });
     expect(p.components[0]!.archives[0]!.url).toBe(`${base}/files/${WHEEL}`);
     expect(p.components[0]!.fallbackFrom).toBeUndefined();
-  });
-
-  it('an index without the project fails the plan naming it: no fallback to the conda channels', async () => {
-    await expect(plan({ indexUrl: `${base}/empty/` })).rejects.toMatchObject({
-      code: 'SOURCE_FAILED',
-      message: `unified-runtime: the source you named failed: pypi ${base}/empty/: intel-cmplr-lib-ur not found on ${base}/empty/`,
-      hints: ['xpu-setup never falls back from a source you named (--index-url); nothing was changed', 'fix the URL or the network, or drop --index-url to use the default sources'],
-    });
     expect(askedConda()).toEqual([]);
   });
 
-  it('an unreachable index fails the plan naming it: no fallback to the conda channels', async () => {
+  it('an unreachable index fails the plan naming it: no fallback to the default PyPI or the conda channels', async () => {
     const dead = `http://127.0.0.1:${await deadPort()}/simple/`;
     await expect(plan({ indexUrl: dead })).rejects.toMatchObject({
       code: 'SOURCE_FAILED',
-      message: expect.stringContaining(`the source you named failed: pypi ${dead}: `),
-      details: { source: 'pypi', outcome: 'unreachable' },
+      message: expect.stringContaining(`unified-runtime: the source you named failed: pypi ${dead}: `),
+      details: { source: 'pypi', outcome: 'unreachable', namedBy: '--index-url' },
+      hints: expect.arrayContaining(['xpu-setup never falls back from a source you named (--index-url) that cannot be read; nothing was changed']),
     });
     expect(askedConda()).toEqual([]);
   });
 
-  it('without --index-url, the conda channel after PyPI is still a fallback (the rule is about named sources only)', async () => {
-    // PyPI restricted away by --source, so no request leaves this machine; conda answers from the manifest's channel.
-    const p = await plan({ sources: ['conda'] });
-    expect(p.components[0]).toMatchObject({ status: 'planned', source: 'conda', version: '2025.2.1' });
-    expect(askedConda().length).toBeGreaterThan(0);
+  it('an index that answers "not here" lets the next source answer, never the default PyPI in its place', async () => {
+    const p = await plan({ indexUrl: `${base}/empty/` });
+    expect(p.components[0]!.attempts.map((a) => [a.source, a.outcome, a.reason])).toEqual([
+      ['pypi', 'not-found', `pypi ${base}/empty/: intel-cmplr-lib-ur not found on ${base}/empty/`],
+      ['conda', 'chosen', `conda ${base}/conda: intel-cmplr-lib-ur 2025.2.1`],
+    ]);
+    expect(p.components[0]).toMatchObject({ status: 'planned', source: 'conda', fallbackFrom: [`pypi ${base}/empty/: intel-cmplr-lib-ur not found on ${base}/empty/`] });
   });
 });
 
 describe('--conda-channel names the only conda channels', () => {
-  it('a named channel without the package fails the plan naming it: the manifest\'s channel is not asked', async () => {
-    await expect(plan({ sources: ['conda'], condaChannels: [`${base}/other`] })).rejects.toMatchObject({
+  it('an unreachable named channel fails the plan naming it: the manifest\'s channel is not asked', async () => {
+    const dead = `http://127.0.0.1:${await deadPort()}/ch`;
+    await expect(plan({ sources: ['conda'], condaChannels: [dead] })).rejects.toMatchObject({
       code: 'SOURCE_FAILED',
-      message: expect.stringContaining(`unified-runtime: the source you named failed: conda ${base}/other: `),
-      hints: ['xpu-setup never falls back from a source you named (--conda-channel); nothing was changed', 'fix the URL or the network, or drop --conda-channel to use the default sources'],
+      message: expect.stringContaining(`unified-runtime: the source you named failed: conda ${dead}: `),
+      details: { source: 'conda', outcome: 'unreachable', namedBy: '--conda-channel' },
     });
     expect(askedConda()).toEqual([]);
+  });
+
+  it('a named channel without the package is not replaced by the manifest\'s channel', async () => {
+    await expect(plan({ sources: ['conda'], condaChannels: [`${base}/other`] })).rejects.toMatchObject({
+      code: 'NO_SOURCE',
+      hints: expect.arrayContaining([`tried unified-runtime: conda ${base}/other: intel-cmplr-lib-ur not found in ${base}/other (win-64)`]),
+    });
+    expect(askedConda()).toEqual([]);
+  });
+
+  it('without a named channel the manifest\'s channel answers (so the cases above test the naming, not a dead fixture)', async () => {
+    const p = await plan({ sources: ['conda'] });
+    expect(p.components[0]).toMatchObject({ status: 'planned', source: 'conda', version: '2025.2.1' });
+    expect(askedConda().length).toBeGreaterThan(0);
   });
 });
