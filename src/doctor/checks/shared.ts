@@ -29,8 +29,10 @@ export async function setupHint(ctx: DoctorContext, require?: string): Promise<s
   const { receipt } = await ctx.facts.receipt();
   const shell = hintShell(ctx.deps);
   if (!require) return `\`${setupLine(await selfCommand(ctx.deps), ctx.prefix, receipt, shell)}\``;
-  const pkg = /^[A-Za-z0-9_.-]+/.exec(require)?.[0] ?? require;
-  const asked = receipt?.request ? { ...receipt, request: { ...receipt.request, requires: receipt.request.requires.filter((r) => /^[A-Za-z0-9_.-]+/.exec(r)?.[0] !== pkg) } } : receipt;
+  const nameOf = (constraint: string) => /^[A-Za-z0-9_.-]+/.exec(constraint)?.[0] ?? constraint;
+  const asked = receipt?.request
+    ? { ...receipt, request: { ...receipt.request, requires: receipt.request.requires.filter((r) => nameOf(r) !== nameOf(require)) } }
+    : receipt;
   const q = shell === 'pwsh' ? psq : shq;
   return `\`${setupLine(await selfCommand(ctx.deps), ctx.prefix, asked, shell)} --require ${q(require)}\``;
 }
