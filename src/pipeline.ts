@@ -96,7 +96,10 @@ export async function planSetup(
 ): Promise<InstallPlan> {
   const host = await detectHost(deps, opts.platform);
   // A directory setup would refuse is refused before any index is read.
-  if (!opts.standalone) await refuseForeignPrefix(opts.plan.prefix);
+  if (!opts.standalone) {
+    const damaged = await refuseForeignPrefix(opts.plan.prefix);
+    if (damaged) reporter.warn(damaged);
+  }
   const manifests = await loadManifests(opts.manifestsDir);
   const [plan, existing] = await Promise.all([
     planFor(host, manifests, opts, deps, reporter, reuse.recent && !withExisting),

@@ -160,6 +160,14 @@ const CASES: Case[] = [
     serve: rebuilt(L0_RUNTIME_CONDA, 'conda', (real) => real.map((e) => (e.path === 'lib/libze_loader.so.1.8.0' ? { ...e, data: Buffer.from('\x7fELF not really a library\n') } : e))) },
   { name: 'conda: header that does not compile (working prefix kept)', component: 'level-zero', channel: 'bookworm', baseline: true, exit: 1, code: 'PREFIX_CHECK',
     serve: rebuilt(L0_DEVEL_CONDA, 'conda', (real) => real.map((e) => (e.path === 'include/level_zero/ze_api.h' ? { ...e, data: Buffer.from('#error this header is broken\n') } : e))) },
+  { name: 'receipt cut short (kept xpu-setup env files): reinstalled whole', component: 'level-zero', channel: 'bookworm', baseline: true, exit: 0, code: '-',
+    prepare: async (prefix) => {
+      const f = path.join(prefix, 'xpu-setup.receipt.json');
+      await fs.writeFile(f, (await fs.readFile(f, 'utf8')).slice(0, 200));
+    },
+    check: async (prefix) => expect(JSON.parse(await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8')).components).toHaveLength(1) },
+  { name: 'receipt of 200 MB (sparse): not read, reinstalled whole', component: 'level-zero', channel: 'bookworm', baseline: true, exit: 0, code: '-',
+    prepare: async (prefix) => fs.truncate(path.join(prefix, 'xpu-setup.receipt.json'), 200 * 1024 * 1024) },
   { name: 'lock left by a pid now owned by another process', component: 'level-zero', channel: 'bookworm', exit: 0, code: '-',
     prepare: async (prefix) => {
       await fs.mkdir(path.dirname(prefix), { recursive: true });
@@ -242,11 +250,38 @@ describe('fault matrix: archives and install', () => {
       }
       expect(outside).toBe('unchanged');
       if (c.check && r.exitCode === 0) await c.check(prefix);
-      if (c.baseline) expect(doc.error?.hints?.join(' ')).toMatch(/previous prefix was kept|prefix was not changed/);
+      if (c.baseline && c.exit !== 0) expect(doc.error?.hints?.join(' ')).toMatch(/previous prefix was kept|prefix was not changed/);
     };
     if (c.tmpfs === 'parent') await withTmpfs(parent, '256k', body);
     else if (c.tmpfs === 'cache') await withTmpfs(cache, '64k', body);
     else await body();
+  });
+});
+
+describe('fault matrix: the receipt as input', () => {
+  it('doctor on a receipt that names "../fifo" and a file through a linked directory reads neither', async () => {
+    const dir = await fs.mkdtemp(path.join(work, 'doctor-'));
+    const prefix = path.join(dir, 'p', 'prefix');
+    const env = scrubbedEnv(path.join(dir, 'home'), { XPU_SETUP_INDEX_URL: good.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
+    const base = await runCli(['--prefix', prefix, '--cache-dir', path.join(dir, 'cache'), '--conda-channel', good.condaChannelUrl('bookworm'), '--component', 'level-zero', '--no-probe'], env);
+    expect(base.exitCode, base.stderr).toBe(0);
+    // A FIFO: a reader that opened it would wait for ever, so the run ending at all shows it was never opened.
+    execFileSync('mkfifo', [path.join(dir, 'p', 'fifo')]);
+    await fs.mkdir(path.join(dir, 'elsewhere'));
+    execFileSync('mkfifo', [path.join(dir, 'elsewhere', 'lib.so')]);
+    await fs.symlink(path.join(dir, 'elsewhere'), path.join(prefix, 'via'));
+    const file = path.join(prefix, 'xpu-setup.receipt.json');
+    const receipt = JSON.parse(await fs.readFile(file, 'utf8')) as { files: { path: string; sha256: string; size: number }[] };
+    receipt.files.push({ path: '../fifo', sha256: '0'.repeat(64), size: 1 }, { path: 'via/lib.so', sha256: '0'.repeat(64), size: 1 });
+    await fs.writeFile(file, JSON.stringify(receipt));
+    const t0 = Date.now();
+    const r = await runCli(['doctor', '--prefix', prefix, '--json'], env);
+    const ms = Date.now() - t0;
+    const doc = JSON.parse(r.stdout) as { checks: { id: string; status: string; message: string }[] };
+    const check = doc.checks.find((c) => c.id === 'prefix')!;
+    table.add({ case: 'doctor: receipt names ../fifo and via/<link to outside>', exit: r.exitCode, code: check.status, ms, outside: 'unchanged' });
+    expect(check.status).toBe('fail');
+    expect(check.message).toMatch(/named outside the prefix, not read: \.\.\/fifo, via\/lib\.so/);
   });
 });
 

@@ -34,18 +34,19 @@ export const prefixCheck: Check = {
     }
     // Size and mtime as the receipt records them, as setup's own re-run judges a prefix: hashing every file of a prefix
     // that holds a 250 MB runtime takes seconds. A file whose mtime moved is still hashed; `xpu-setup --verify` hashes all.
-    const found = await verifyPrefix(ctx.prefix, receipt, { sha256: ctx.deps.sha256, readLink: ctx.deps.readLink, stat: diskReader.stat });
-    const pick = (kind: 'missing' | 'changed') => found.filter((p) => p.problem === kind).map((p) => p.path);
-    const diff = { checked: receipt.files.length, changed: pick('changed'), missing: pick('missing') };
+    const found = await verifyPrefix(ctx.prefix, receipt, { sha256: ctx.deps.sha256, readLink: ctx.deps.readLink, stat: diskReader.stat, realpath: diskReader.realpath });
+    const pick = (kind: 'missing' | 'changed' | 'outside') => found.filter((p) => p.problem === kind).map((p) => p.path);
+    const diff = { checked: receipt.files.length, changed: pick('changed'), missing: pick('missing'), outside: pick('outside') };
     const components = receipt.components.map((c) => `${c.name} ${c.version} from ${c.source}`);
     const details: Record<string, unknown> = { receipt: file, components, ...diff };
     const problems: string[] = [];
     if (diff.changed.length) problems.push(`changed: ${listSome(diff.changed)}`);
     if (diff.missing.length) problems.push(`missing: ${listSome(diff.missing)}`);
+    if (diff.outside.length) problems.push(`named outside the prefix, not read: ${listSome(diff.outside)}`);
     if (problems.length) {
       return {
         status: 'fail',
-        message: `${diff.changed.length + diff.missing.length} of ${diff.checked} files differ from the receipt; ${problems.join('; ')}`,
+        message: `${found.length} of ${diff.checked} files differ from the receipt; ${problems.join('; ')}`,
         fix: `run ${await setupHint(ctx)} to restore them`,
         details,
       };
