@@ -74,3 +74,6 @@ async function stamp(file, kind) {
 }
 await stamp(`${dist}/xpu-setup.cjs`, 'bundle');
 for (const p of VENDOR) await stamp(`${dist}/${vendorFile(p)}.cjs`, 'vendor');
+
+// The GitHub Action's bundle beside the CLI's (scripts/bundle-action.mjs).
+await (await import('./bundle-action.mjs')).buildAction(dist);

@@ -1,95 +1,179 @@
-// The GitHub Action's entry point: inputs from INPUT_* variables, setup, then GITHUB_ENV, GITHUB_PATH and GITHUB_OUTPUT.
-import { createHash } from 'node:crypto';
+// The GitHub Action (action.yml runs its bundle, dist/xpu-setup-action*.cjs): `main` plans, restores the caches, installs,
+// exports the environment, writes outputs and a job summary; `post` saves the caches that were not restored whole.
+import * as core from '@actions/core';
+import * as cache from '@actions/cache';
+import * as fs from 'node:fs/promises';
+import { REFDRIVER_REQUIREMENTS } from '../build/refdriver.js';
 import type { Deps } from '../deps.js';
-import { EnvVars } from '../env-names.js';
-import { XpuError } from '../errors.js';
+import { causeChain, isXpuError, XpuError } from '../errors.js';
 import { runningPlatform } from '../host/index.js';
-import { appendTo, githubEnv, githubLines } from '../install/ci-env.js';
+import { githubEnv } from '../install/ci-env.js';
 import { envVars } from '../install/env.js';
-import { loadLockSource } from '../plan/lockfile.js';
-import { planSetup, runSetup } from '../pipeline.js';
-import { VERSION } from '../version.js';
-import { splitList, type Values } from './command.js';
+import { planSetup, runSetup, type SetupResult } from '../pipeline.js';
+import { actionInputs, cacheKey, downloadsRestoreKey, inActionTerms, prefixCacheKey, type ActionInputs } from './action-inputs.js';
 import { Output } from './output.js';
 import { parsePlanOptions } from './setup-options.js';
 
-/** Inputs as action.yml passes them: one `INPUT_<NAME>` variable each (multi-value inputs: commas or lines). */
-export function actionValues(env: Record<string, string | undefined>): Values {
-  const input = (name: string): string | undefined => {
-    const v = env[`INPUT_${name}`]?.trim();
-    return v ? v : undefined;
-  };
-  const many = (name: string): string[] => splitList(input(name) ?? '');
-  const yes = (name: string): boolean => /^(true|yes|1|on)$/i.test(input(name) ?? '');
-  const values: Values = {
-    component: many('COMPONENTS'),
-    source: many('SOURCE'),
-    'conda-channel': many('CONDA_CHANNEL'),
-    require: many('REQUIRE'),
-    refdriver: yes('REFDRIVER'),
-  };
-  for (const [key, name] of [['prefix', 'PREFIX'], ['index-url', 'INDEX_URL'], ['lockfile', 'LOCKFILE'], ['cache-dir', 'CACHE_DIR'], ['from', 'FROM']] as const) {
-    const v = input(name);
-    if (v) values[key] = v;
+/** What `main` hands `post` through the runner's state file. */
+const STATE = {
+  downloads: 'downloads-dir',
+  downloadsKey: 'downloads-key',
+  downloadsHit: 'downloads-hit',
+  prefix: 'prefix-dir',
+  prefixKey: 'prefix-key',
+  prefixHit: 'prefix-hit',
+} as const;
+
+/** An error as the job's annotation: the message, its causes, and the fixes in the action's own terms. */
+function annotate(e: unknown): void {
+  if (!isXpuError(e)) {
+    core.setFailed(`internal error in xpu-setup: ${(e as Error)?.stack ?? String(e)}\nthis is a bug; please report it with this log (verbose: true shows more)`);
+    return;
   }
-  return values;
+  const lines = [inActionTerms(e.message), ...causeChain(e.cause).map((c) => `caused by: ${c}`), ...e.hints.map((h) => `fix: ${inActionTerms(h)}`)];
+  core.setFailed(lines.join('\n'));
 }
 
-const OS_FAMILY: Record<string, string> = { linux: 'linux', win32: 'windows', darwin: 'macos' };
-
-/** OS family, arch, the lock entry's (or plan's) hash and the tool version: equal keys mean an equal cache. */
-export function cacheKey(platform: string, arch: string, planHash: string): string {
-  return `xpu-setup-${OS_FAMILY[platform] ?? platform}-${arch}-${planHash.slice(0, 16)}-${VERSION}`;
-}
-
-async function output(deps: Deps, name: string, value: string): Promise<void> {
-  const file = deps.env[EnvVars.GITHUB_OUTPUT];
-  if (file) await appendTo(file, githubLines([{ name, value }]));
+/** Restores a cache, reporting a broken cache service as a warning (the run goes on without the cache). */
+async function restore(paths: string[], key: string, restoreKeys: string[]): Promise<string | undefined> {
+  try {
+    return await cache.restoreCache(paths, key, restoreKeys);
+  } catch (e) {
+    core.warning(`cache not restored (${key}): ${(e as Error).message}`);
+    return undefined;
+  }
 }
 
 /**
- * `key`: prints and outputs the cache key (and the cache directory to save). `setup` (the default): installs, then
- * hands the environment to later steps and sets the outputs prefix, versions (JSON), device-arch.
+ * `refdriver: true` needs the driver build's Debian/Ubuntu packages: installed with apt as root or through
+ * passwordless sudo, else an error naming the one line to run in an earlier step.
  */
-export async function runAction(mode: string, deps: Deps): Promise<number> {
-  const out = new Output({ json: false, quiet: false, verbose: /^(true|1)$/i.test(deps.env.INPUT_VERBOSE ?? '') }, deps.env);
-  try {
-    const values = actionValues(deps.env);
-    const opts = parsePlanOptions(values, deps);
-    if (mode === 'key') {
-      let hash: string;
-      const platform = runningPlatform(deps);
-      if (!platform) throw new XpuError('USAGE', `xpu-setup runs on Linux or Windows x64, not ${deps.platform} ${deps.arch}`);
-      if (opts.locked || opts.from) {
-        const src = await loadLockSource(opts.from ? { bundle: opts.from } : { file: opts.locked! }, deps.env);
-        hash = src.entry(platform).planKey;
-      } else {
-        hash = (await planSetup({ ...opts, refdriver: !!values.refdriver }, deps, out)).planKey;
-      }
-      const key = cacheKey(deps.platform, deps.arch, createHash('sha256').update(hash).digest('hex'));
-      await output(deps, 'cache-key', key);
-      await output(deps, 'cache-dir', opts.plan.cacheDir);
-      process.stdout.write(`${key}\n`);
-      return 0;
+async function installRefdriverPackages(deps: Deps): Promise<void> {
+  if (deps.platform !== 'linux') return;
+  const missing: string[] = [];
+  for (const r of REFDRIVER_REQUIREMENTS) if (!(await r.present(deps))) missing.push(r.debian);
+  if (!missing.length) return;
+  const line = `sudo apt-get install -y ${missing.join(' ')}`;
+  const root = process.getuid?.() === 0;
+  const sudo = root ? [] : ['sudo', '-n'];
+  if (!root && (await deps.exec('sudo', ['-n', 'true'])).exitCode !== 0) {
+    throw new XpuError('USAGE', `refdriver: true needs ${missing.join(', ')}, and this runner has neither root nor passwordless sudo to install them`, {
+      hints: [`add a step before this one: run: ${line}`, 'or set refdriver: false'],
+    });
+  }
+  const apt = async (args: string[]) => {
+    const [file, ...rest] = [...sudo, 'apt-get', ...args];
+    const r = await deps.exec(file!, rest, { env: { ...deps.env, DEBIAN_FRONTEND: 'noninteractive' }, timeoutMs: 600_000 });
+    if (r.exitCode !== 0) {
+      throw new XpuError('USAGE', `\`${[file, ...rest].join(' ')}\` failed (exit ${r.exitCode})${r.failedToStart ? `: ${r.failedToStart}` : ''}`, {
+        details: { stderr: r.stderr.slice(-2000) },
+        hints: [`run it in a step before this one: ${line}`, 'or set refdriver: false'],
+      });
     }
-    if (mode !== 'setup') throw new XpuError('USAGE', `unknown action mode "${mode}"`, { hints: ['modes: key, setup'] });
-    const setup = { ...opts, refdriver: !!values.refdriver, smoke: !/^(false|0|no)$/i.test(deps.env.INPUT_SMOKE ?? ''), requireDevice: /^(true|1)$/i.test(deps.env.INPUT_REQUIRE_DEVICE ?? '') };
-    const plan = await planSetup(setup, deps, out);
-    const r = await runSetup(plan, setup, deps, out);
+  };
+  await core.group(`Installing the reference driver's packages: ${missing.join(' ')}`, async () => {
+    await apt(['update', '-q']);
+    await apt(['install', '-y', '-q', '--no-install-recommends', ...missing]);
+  });
+}
+
+function summary(r: SetupResult, inputs: ActionInputs, caches: { downloads?: string; prefix?: string; key: string }): Promise<unknown> {
+  const receipt = r.install.receipt;
+  const s = core.summary.addHeading('xpu-setup', 3);
+  s.addTable([
+    [{ data: 'component', header: true }, { data: 'version', header: true }, { data: 'from', header: true }],
+    ...receipt.components.map((c) => [c.name, c.version, c.source]),
+  ]);
+  const probe = r.verify?.probe;
+  const smoke = r.verify?.smoke;
+  const step = (st: typeof probe | typeof smoke, ok: string) =>
+    !st ? (r.verifySkipped ? `skipped: ${r.verifySkipped}` : 'not run') : st.ok ? ok : st.skipped ? `skipped: ${st.skipped}` : `failed: ${st.error?.message ?? 'unknown'}`;
+  s.addList([
+    `prefix: <code>${receipt.prefix}</code> (${r.install.changed ? 'installed' : 'up to date'})`,
+    `probe: ${step(probe, receipt.probe?.arch ? `device ${receipt.probe.device ?? ''} (${receipt.probe.arch})` : 'no device')}`,
+    `smoke test: ${inputs.smoke ? step(smoke, 'passed') : 'off (smoke: false)'}`,
+    `download cache: ${!inputs.cache ? 'off (cache: false)' : caches.downloads === caches.key ? `restored (${caches.key})` : caches.downloads ? `restored an older one (${caches.downloads})` : `none yet (${caches.key})`}`,
+    ...(inputs.cachePrefix ? [`prefix cache: ${caches.prefix ? `restored (${caches.prefix})` : 'none yet'}`] : []),
+  ]);
+  return s.write();
+}
+
+/** The action's main step; returns the exit code. */
+export async function actionMain(deps: Deps): Promise<number> {
+  try {
+    const inputs = actionInputs(deps.env);
+    const out = new Output({ json: false, quiet: false, verbose: inputs.verbose }, deps.env);
+    if (!runningPlatform(deps)) throw new XpuError('USAGE', `xpu-setup runs on Linux or Windows x64, not ${deps.platform} ${deps.arch}`, { hints: ['runs-on: ubuntu-24.04 or windows-latest'] });
+    const opts = parsePlanOptions(inputs.values, deps);
+    const setup = { ...opts, refdriver: inputs.refdriver, smoke: inputs.smoke, requireDevice: inputs.requireDevice };
+    const plan = await core.group('Plan', () => planSetup(setup, deps, out));
+    const key = cacheKey(deps.platform, deps.arch, plan.planKey);
+    core.setOutput('cache-key', key);
+    let downloads: string | undefined;
+    let prefixHit: string | undefined;
+    const pKey = prefixCacheKey(deps.platform, deps.arch, plan.planKey, plan.prefix, inputs.refdriver);
+    if (inputs.cache || inputs.cachePrefix) {
+      await core.group('Restore the caches', async () => {
+        if (inputs.cache) downloads = await restore([opts.plan.cacheDir], key, [downloadsRestoreKey(deps.platform, deps.arch)]);
+        if (inputs.cachePrefix) prefixHit = await restore([plan.prefix], pKey, []);
+      });
+    }
+    core.setOutput('cache-hit', String(downloads === key));
+    core.setOutput('prefix-cache-hit', String(prefixHit === pKey));
+    if (inputs.cache) {
+      core.saveState(STATE.downloads, opts.plan.cacheDir);
+      core.saveState(STATE.downloadsKey, key);
+      core.saveState(STATE.downloadsHit, String(downloads === key));
+    }
+    if (inputs.refdriver) await installRefdriverPackages(deps);
+    const r = await core.group('Install', () => runSetup(plan, setup, deps, out));
     const receipt = r.install.receipt;
+    if (inputs.cachePrefix) {
+      core.saveState(STATE.prefix, receipt.prefix);
+      core.saveState(STATE.prefixKey, pKey);
+      core.saveState(STATE.prefixHit, String(prefixHit === pKey));
+    }
     const gh = githubEnv(envVars(receipt.prefix, receipt.platform, receipt.extraEnv ?? {}), receipt.platform, deps.env);
-    const envFile = deps.env[EnvVars.GITHUB_ENV];
-    const pathFile = deps.env[EnvVars.GITHUB_PATH];
-    if (envFile) await appendTo(envFile, gh.env);
-    if (pathFile) await appendTo(pathFile, gh.path);
-    await output(deps, 'prefix', receipt.prefix);
-    await output(deps, 'versions', JSON.stringify(Object.fromEntries(receipt.components.map((c) => [c.name, c.version]))));
-    await output(deps, 'device-arch', receipt.probe?.arch ?? '');
-    await output(deps, 'changed', String(r.install.changed));
-    out.line(`${r.install.changed ? 'installed' : 'up to date'}: ${receipt.components.map((c) => `${c.name} ${c.version}`).join(', ')} in ${receipt.prefix}`);
+    for (const line of gh.env.split('\n').filter(Boolean)) {
+      const eq = line.indexOf('=');
+      core.exportVariable(line.slice(0, eq), line.slice(eq + 1));
+    }
+    for (const dir of gh.path.split('\n').filter(Boolean)) core.addPath(dir);
+    core.setOutput('prefix', receipt.prefix);
+    core.setOutput('versions', JSON.stringify(Object.fromEntries(receipt.components.map((c) => [c.name, c.version]))));
+    core.setOutput('device-arch', receipt.probe?.arch ?? '');
+    core.setOutput('changed', String(r.install.changed));
+    core.info(`${r.install.changed ? 'installed' : 'up to date'}: ${receipt.components.map((c) => `${c.name} ${c.version}`).join(', ')} in ${receipt.prefix}`);
+    await summary(r, inputs, { downloads, prefix: prefixHit, key }).catch((e: Error) => core.warning(`no job summary: ${e.message}`));
     return 0;
   } catch (e) {
-    out.error(e);
-    return e instanceof XpuError && e.code === 'USAGE' ? 2 : 1;
+    annotate(e);
+    return 1;
   }
+}
+
+/** Saves a cache, where a lost race with another job or a full cache is a warning: the job itself succeeded. */
+async function save(dir: string, key: string): Promise<void> {
+  try {
+    await fs.access(dir);
+  } catch {
+    core.info(`nothing to save for ${key}: ${dir} does not exist`);
+    return;
+  }
+  try {
+    const id = await cache.saveCache([dir], key);
+    if (id !== -1) core.info(`saved ${dir} as ${key}`);
+  } catch (e) {
+    core.warning(`cache not saved (${key}): ${(e as Error).message}`);
+  }
+}
+
+/** The action's post step: saves the download cache (and the prefix) when main did not restore that very key. */
+export async function actionPost(): Promise<number> {
+  const downloadsKey = core.getState(STATE.downloadsKey);
+  if (downloadsKey && core.getState(STATE.downloadsHit) !== 'true') await save(core.getState(STATE.downloads), downloadsKey);
+  else if (downloadsKey) core.info(`download cache ${downloadsKey} was restored whole: nothing new to save`);
+  const prefixKey = core.getState(STATE.prefixKey);
+  if (prefixKey && core.getState(STATE.prefixHit) !== 'true') await save(core.getState(STATE.prefix), prefixKey);
+  return 0;
 }

@@ -1,11 +1,11 @@
-// Doing what was asked, again: the remembered request, lockfile, offline runs, bundles and the GitHub Action entry point.
+// Doing what was asked, again: the remembered request, lockfile, offline runs, bundles, and the environment for CI and modules.
 import { execa } from 'execa';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
 import { serveDirectory, type StaticServer } from '../support/static-server.js';
-import { listTree, REPO, runCli, scrubbedEnv, tempDir } from './cli.js';
+import { listTree, runCli, scrubbedEnv, tempDir } from './cli.js';
 
 let index: FixtureIndex;
 let work: string;
@@ -280,46 +280,8 @@ describe('CI', () => {
     await fs.mkdir(dir, { recursive: true });
     files = { env: path.join(dir, 'github_env'), path: path.join(dir, 'github_path'), output: path.join(dir, 'github_output') };
     for (const f of Object.values(files)) await fs.writeFile(f, '');
-  });
-
-  const actionEnv = () => ({
-    ...bare,
-    GITHUB_ENV: files.env,
-    GITHUB_PATH: files.path,
-    GITHUB_OUTPUT: files.output,
-    INPUT_COMPONENTS: 'level-zero',
-    INPUT_PREFIX: prefix,
-    INPUT_CONDA_CHANNEL: index.condaChannelUrl('bookworm'),
-    INPUT_CACHE_DIR: path.join(work, 'ci', 'cache'),
-    INPUT_SMOKE: 'false',
-    INPUT_REFDRIVER: 'false',
-  });
-  const action = (mode: string) =>
-    execa(process.execPath, [path.join(REPO, 'bin', 'xpu-setup-action.js'), mode], { env: actionEnv(), extendEnv: false, reject: false, cwd: REPO, timeout: 300_000 });
-
-  it('the action entry point: the cache key from OS family, arch, plan hash and tool version', async () => {
-    const r = await action('key');
-    expect(r.exitCode, String(r.stderr)).toBe(0);
-    const out = await fs.readFile(files.output, 'utf8');
-    expect(out).toMatch(/^cache-key=xpu-setup-linux-x64-[0-9a-f]{16}-\d+\.\d+\.\d+\n/m);
-    expect(out).toContain(`cache-dir=${path.join(work, 'ci', 'cache')}\n`);
-    expect(String(r.stdout).trim()).toBe(/^cache-key=(.*)$/m.exec(out)![1]);
-  });
-
-  it('the action entry point installs, then writes GITHUB_ENV, GITHUB_PATH and its outputs', async () => {
-    const r = await action('setup');
-    expect(r.exitCode, String(r.stderr)).toBe(0);
-    const envText = await fs.readFile(files.env, 'utf8');
-    expect(envText).toContain(`LEVEL_ZERO_V1_SDK_PATH=${prefix}\n`);
-    expect(envText).toContain(`CPATH=${prefix}/include\n`);
-    expect(envText).toContain(`LD_LIBRARY_PATH=${prefix}/lib\n`);
-    expect(envText).toContain(`PKG_CONFIG_PATH=${prefix}/lib/pkgconfig\n`);
-    // On Linux nothing is prepended to PATH.
-    expect(await fs.readFile(files.path, 'utf8')).toBe('');
-    const out = await fs.readFile(files.output, 'utf8');
-    expect(out).toContain(`prefix=${prefix}\n`);
-    expect(out).toContain('versions={"level-zero":"1.8.12"}\n');
-    expect(out).toMatch(/^device-arch=\n/m);
+    const r = await runCli(['--component', 'level-zero', '--prefix', prefix, '--conda-channel', index.condaChannelUrl('bookworm'), '--cache-dir', path.join(dir, 'cache'), '--no-smoke'], bare);
+    expect(r.exitCode, r.stderr).toBe(0);
   });
 
   it('env --shell lmod / tcl print modulefiles of the installed prefix, and Lmod loads one', async () => {

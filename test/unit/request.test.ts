@@ -6,7 +6,6 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { actionValues, cacheKey } from '../../src/cli/action.js';
 import type { Host } from '../../src/host/types.js';
 import { githubEnv, githubLines, renderDotenv, renderExports, resolveEnv } from '../../src/install/ci-env.js';
 import { envVars } from '../../src/install/env.js';
@@ -254,11 +253,5 @@ describe('CI environment', () => {
   });
   it('sh exports quote single quotes', () => {
     expect(renderExports('sh', [{ name: 'A', value: "it's" }])).toBe("export A='it'\\''s'\n");
-  });
-  it('reads action inputs and makes a cache key from OS family, arch, plan hash and version', () => {
-    const v = actionValues({ INPUT_COMPONENTS: 'level-zero, unified-runtime', INPUT_REQUIRE: 'level-zero>=1.9\n', INPUT_REFDRIVER: 'true', INPUT_PREFIX: ' ' });
-    expect(v).toMatchObject({ component: ['level-zero', 'unified-runtime'], require: ['level-zero>=1.9'], refdriver: true });
-    expect(v.prefix).toBeUndefined();
-    expect(cacheKey('win32', 'x64', 'ab'.repeat(32))).toMatch(/^xpu-setup-windows-x64-abababababababab-\d+\.\d+\.\d+/);
   });
 });

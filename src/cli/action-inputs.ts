@@ -1,0 +1,131 @@
+// The GitHub Action's inputs (the ones action.yml declares), checked, and what the action says in their terms.
+import { createHash } from 'node:crypto';
+import { XpuError } from '../errors.js';
+import { VERSION } from '../version.js';
+import { splitList, type Values } from './command.js';
+
+/** Every input action.yml declares, with its kind; a boolean is `true` or `false` (YAML 1.2's spellings), nothing else. */
+export const ACTION_INPUTS = {
+  components: 'list',
+  require: 'list',
+  prefix: 'string',
+  'conda-channel': 'list',
+  'index-url': 'string',
+  source: 'list',
+  refdriver: 'boolean',
+  lockfile: 'string',
+  from: 'string',
+  cache: 'boolean',
+  'cache-prefix': 'boolean',
+  'cache-dir': 'string',
+  smoke: 'boolean',
+  'require-device': 'boolean',
+  verbose: 'boolean',
+} as const;
+export type ActionInput = keyof typeof ACTION_INPUTS;
+
+export interface ActionInputs {
+  values: Values;
+  cache: boolean;
+  cachePrefix: boolean;
+  smoke: boolean;
+  requireDevice: boolean;
+  verbose: boolean;
+  refdriver: boolean;
+}
+
+/** How the runner passes an input: `INPUT_` and its name in upper case, spaces as `_` (dashes stay). */
+export const inputVar = (name: string) => `INPUT_${name.replace(/ /g, '_').toUpperCase()}`;
+
+/** Reads and checks the inputs from the runner's `INPUT_*` variables (multi-value inputs: commas or lines). */
+export function actionInputs(env: Record<string, string | undefined>): ActionInputs {
+  const raw = (name: ActionInput): string | undefined => {
+    const v = env[inputVar(name)]?.trim();
+    return v ? v : undefined;
+  };
+  const many = (name: ActionInput): string[] => splitList(raw(name) ?? '');
+  const bool = (name: ActionInput, fallback: boolean): boolean => {
+    const v = raw(name);
+    if (v === undefined) return fallback;
+    if (/^(true|True|TRUE)$/.test(v)) return true;
+    if (/^(false|False|FALSE)$/.test(v)) return false;
+    throw new XpuError('USAGE', `input \`${name}\` is "${v}": it takes true or false`, {
+      details: { input: name, value: v },
+      hints: [`with: ${name}: ${fallback ? 'false' : 'true'}  (the default is ${fallback})`],
+    });
+  };
+  const refdriver = bool('refdriver', false);
+  const values: Values = {
+    component: many('components'),
+    source: many('source'),
+    'conda-channel': many('conda-channel'),
+    require: many('require'),
+    refdriver,
+  };
+  for (const key of ['prefix', 'index-url', 'lockfile', 'cache-dir', 'from'] as const) {
+    const v = raw(key);
+    if (v) values[key] = v;
+  }
+  return {
+    values,
+    refdriver,
+    cache: bool('cache', true),
+    cachePrefix: bool('cache-prefix', false),
+    smoke: bool('smoke', true),
+    requireDevice: bool('require-device', false),
+    verbose: bool('verbose', false),
+  };
+}
+
+const OS_FAMILY: Record<string, string> = { linux: 'linux', win32: 'windows', darwin: 'macos' };
+const short = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 16);
+
+/** The download cache's key: OS family, arch, a hash of the plan and the tool version: equal keys mean an equal cache. */
+export function cacheKey(platform: string, arch: string, planKey: string): string {
+  return `${downloadsRestoreKey(platform, arch)}${short(planKey)}-${VERSION}`;
+}
+
+/** Any earlier download cache of this OS and arch: its archives are named by their hashes, so a stale one still helps. */
+export function downloadsRestoreKey(platform: string, arch: string): string {
+  return `xpu-setup-${OS_FAMILY[platform] ?? platform}-${arch}-`;
+}
+
+/**
+ * The installed prefix's key: the plan, the prefix's path (its env files name it), whether the reference driver was
+ * built, and the tool version. It has no restore-keys: a prefix for any other plan is never restored.
+ */
+export function prefixCacheKey(platform: string, arch: string, planKey: string, prefix: string, refdriver: boolean): string {
+  return `xpu-setup-prefix-${OS_FAMILY[platform] ?? platform}-${arch}-${short(JSON.stringify([planKey, prefix, refdriver]))}-${VERSION}`;
+}
+
+/** The CLI flags the code's messages may name, and the input each one is in the action (a boolean flag: its setting). */
+const FLAG_INPUT: Record<string, { input: ActionInput; set?: string }> = {
+  component: { input: 'components' },
+  require: { input: 'require' },
+  prefix: { input: 'prefix' },
+  'conda-channel': { input: 'conda-channel' },
+  'index-url': { input: 'index-url' },
+  source: { input: 'source' },
+  refdriver: { input: 'refdriver', set: 'true' },
+  'no-refdriver': { input: 'refdriver', set: 'false' },
+  lockfile: { input: 'lockfile' },
+  locked: { input: 'lockfile', set: 'xpu-setup.lock.json' },
+  from: { input: 'from' },
+  'cache-dir': { input: 'cache-dir' },
+  'no-smoke': { input: 'smoke', set: 'false' },
+  'require-device': { input: 'require-device', set: 'true' },
+  verbose: { input: 'verbose', set: 'true' },
+};
+
+/**
+ * A message or hint in the action's terms: `--prefix DIR` becomes `prefix: DIR`, `--refdriver` becomes
+ * `refdriver: true`; a flag the action has no input for is left as it is.
+ */
+export function inActionTerms(text: string): string {
+  return text.replace(/--([a-z][a-z-]*)(?:([ =])('[^']*'|"[^"]*"|[^\s`'",;)]+))?/g, (all, flag: string, gap: string | undefined, value: string | undefined) => {
+    const to = FLAG_INPUT[flag];
+    if (!to) return all;
+    if (to.set !== undefined) return `${to.input}: ${to.set}${gap && value ? `${gap}${value}` : ''}`;
+    return value && !value.startsWith('-') ? `${to.input}: ${value}` : `input \`${to.input}\`${gap ?? ''}${value ?? ''}`;
+  });
+}

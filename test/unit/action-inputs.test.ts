@@ -1,0 +1,55 @@
+// The action's inputs: read as the runner passes them, a wrong boolean refused by name, cache keys, fixes in its terms.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ACTION_INPUTS, actionInputs, cacheKey, downloadsRestoreKey, inActionTerms, inputVar, prefixCacheKey } from '../../src/cli/action-inputs.js';
+import { isXpuError } from '../../src/errors.js';
+
+describe('action inputs', () => {
+  it('reads lists, strings and booleans from INPUT_* variables, blanks as unset', () => {
+    const i = actionInputs({ INPUT_COMPONENTS: 'level-zero, unified-runtime', INPUT_REQUIRE: 'level-zero>=1.9\n', INPUT_REFDRIVER: 'true', INPUT_PREFIX: ' ', 'INPUT_CACHE-DIR': '/c', INPUT_SMOKE: 'FALSE' });
+    expect(i.values).toMatchObject({ component: ['level-zero', 'unified-runtime'], require: ['level-zero>=1.9'], refdriver: true, 'cache-dir': '/c' });
+    expect(i.values.prefix).toBeUndefined();
+    expect(i).toMatchObject({ refdriver: true, smoke: false, cache: true, cachePrefix: false, requireDevice: false, verbose: false });
+  });
+
+  it('a boolean that is not true or false is an error naming the input', () => {
+    let err: unknown;
+    try {
+      actionInputs({ INPUT_REFDRIVER: 'maybe' });
+    } catch (e) {
+      err = e;
+    }
+    expect(isXpuError(err, 'USAGE')).toBe(true);
+    expect((err as Error).message).toBe('input `refdriver` is "maybe": it takes true or false');
+    expect(() => actionInputs({ 'INPUT_REQUIRE-DEVICE': 'yes' })).toThrow('input `require-device` is "yes"');
+  });
+
+  it('declares in action.yml exactly the inputs it reads, with the runner\'s variable names', () => {
+    const yml = readFileSync(new URL('../../action.yml', import.meta.url), 'utf8');
+    const declared = [...yml.slice(yml.indexOf('\ninputs:'), yml.indexOf('\noutputs:')).matchAll(/^ {2}([a-z-]+):$/gm)].map((m) => m[1]);
+    expect(declared.sort()).toEqual(Object.keys(ACTION_INPUTS).sort());
+    expect(inputVar('conda-channel')).toBe('INPUT_CONDA-CHANNEL');
+  });
+
+  it('keys the download cache by OS family, arch, plan and version, restoring any older one of the same OS and arch', () => {
+    const key = cacheKey('win32', 'x64', 'plan-a');
+    expect(key).toMatch(/^xpu-setup-windows-x64-[0-9a-f]{16}-\d+\.\d+\.\d+/);
+    expect(key.startsWith(downloadsRestoreKey('win32', 'x64'))).toBe(true);
+    expect(cacheKey('win32', 'x64', 'plan-b')).not.toBe(key);
+    expect(cacheKey('linux', 'x64', 'plan-a').startsWith(downloadsRestoreKey('win32', 'x64'))).toBe(false);
+  });
+
+  it('keys a prefix by plan, path and reference driver: any change is another key, and no download key matches it', () => {
+    const k = prefixCacheKey('linux', 'x64', 'plan-a', '/p', false);
+    expect(new Set([k, prefixCacheKey('linux', 'x64', 'plan-b', '/p', false), prefixCacheKey('linux', 'x64', 'plan-a', '/q', false), prefixCacheKey('linux', 'x64', 'plan-a', '/p', true)]).size).toBe(4);
+    expect(k.startsWith(downloadsRestoreKey('linux', 'x64'))).toBe(false);
+  });
+
+  it('says fixes in the action\'s terms: inputs for the flags it has, other flags as they are', () => {
+    expect(inActionTerms('run `xpu-setup --prefix /tmp/p` to install it')).toBe('run `xpu-setup prefix: /tmp/p` to install it');
+    expect(inActionTerms('or leave out --refdriver')).toBe('or leave out refdriver: true');
+    expect(inActionTerms('name it with --conda-channel URL, or drop --no-smoke')).toBe('name it with conda-channel: URL, or drop smoke: false');
+    expect(inActionTerms('pass --offline to use the cache')).toBe('pass --offline to use the cache');
+    expect(inActionTerms("--require 'level-zero>=0' accepts it")).toBe("require: 'level-zero>=0' accepts it");
+  });
+});
