@@ -27,12 +27,12 @@ const NPX_DIR = /[\\/]_npx[\\/]/;
 
 /**
  * How the user can run this xpu-setup again from their own shell, always a line that works when pasted: `xpu-setup`
- * when that name on their PATH is this program; `npx xpu-setup` when npx started it; else node and the script's
- * exact path (a checkout, a global install whose bin directory is not on PATH, a project's node_modules). npx puts
- * the package's bin directory on the PATH of the process it starts, not of the user's shell, so those directories do
- * not count. Without `started` the answer is `xpu-setup` when that is on PATH, else `npx xpu-setup`.
+ * when that name on their PATH is this program; npx and what it was given when npx started it; else node and the
+ * script's exact path (a checkout, a global install whose bin directory is not on PATH, a project's node_modules).
+ * npx puts the package's bin directory on the PATH of the process it starts, not of the user's shell, so those
+ * directories do not count. Without `started` the answer is `xpu-setup` when that is on PATH, else `npx xpu-setup`.
  */
-export async function selfCommand(deps: Pick<Deps, 'env' | 'platform' | 'exists' | 'realpath' | 'started'>): Promise<string> {
+export async function selfCommand(deps: Pick<Deps, 'env' | 'platform' | 'exists' | 'realpath' | 'readFile' | 'started'>): Promise<string> {
   const win = deps.platform === 'win32';
   const dirs = (deps.env.PATH ?? deps.env.Path ?? '').split(win ? ';' : ':').filter(Boolean);
   const join = win ? path.win32.join : path.posix.join;
@@ -49,12 +49,32 @@ export async function selfCommand(deps: Pick<Deps, 'env' | 'platform' | 'exists'
   const named = await onPath(win ? ['xpu-setup.cmd', 'xpu-setup.exe', 'xpu-setup.ps1'] : ['xpu-setup']);
   // Windows' npm shims are scripts that name the package, not links to it: there the name is taken on trust.
   if (named && (win || !self || (await deps.realpath(named)) === self)) return 'xpu-setup';
-  if (!script || NPX_DIR.test(self ?? script)) return 'npx xpu-setup';
+  if (!script) return 'npx xpu-setup';
+  if (NPX_DIR.test(self ?? script)) return npxCommand(deps, self ?? script, win);
   const q = win ? psq : shq;
   const nodeOnPath = await onPath([win ? 'node.exe' : 'node']);
   const node = nodeOnPath && (await deps.realpath(nodeOnPath)) === (await deps.realpath(deps.started!.node)) ? 'node' : q(deps.started!.node);
   // PowerShell runs a quoted program name only after `&`.
   return `${win && node.startsWith("'") ? '& ' : ''}${node} ${q(self ?? script)}`;
+}
+
+/**
+ * How npx was asked for this package: its install directory's package.json records the spec. A tarball or folder
+ * (`npx ./xpu-setup-0.1.0.tgz`) is named by its absolute `file:` path, so the line works from any directory; a registry
+ * version is `npx xpu-setup`.
+ */
+async function npxCommand(deps: Pick<Deps, 'readFile'>, script: string, win: boolean): Promise<string> {
+  const m = /^(.*[\\/]_npx[\\/][^\\/]+)[\\/]/.exec(script);
+  let spec: unknown;
+  try {
+    spec = m ? (JSON.parse((await deps.readFile((win ? path.win32 : path.posix).join(m[1]!, 'package.json'))) ?? '{}') as { dependencies?: Record<string, unknown> }).dependencies?.['xpu-setup'] : undefined;
+  } catch {
+    spec = undefined;
+  }
+  if (typeof spec !== 'string' || !spec.startsWith('file:')) return 'npx xpu-setup';
+  // npx runs a bare path as a program; `file:` makes it the package again.
+  const where = `file:${(win ? path.win32 : path.posix).resolve(m![1]!, spec.slice('file:'.length))}`;
+  return `npx ${win ? psq(where) : shq(where)}`;
 }
 
 const PUBLIC_INDEXES = new Set(['https://conda.anaconda.org/conda-forge', 'https://pypi.org/simple']);

@@ -51,6 +51,9 @@ describe('hints', () => {
     mkdirSync(path.dirname(npxScript), { recursive: true });
     writeFileSync(npxScript, '');
     expect(await selfCommand(deps(nodeDir, npxScript))).toBe('npx xpu-setup');
+    // `npx ./xpu-setup-0.1.0.tgz`: npx's install directory records the tarball, named again by its absolute file: path.
+    writeFileSync(path.join(tmp, '_npx', 'abc', 'package.json'), JSON.stringify({ dependencies: { 'xpu-setup': 'file:../../my dir/xpu-setup-0.1.0.tgz' } }));
+    expect(await selfCommand(deps(nodeDir, npxScript))).toBe(`npx 'file:${path.join(tmp, 'my dir', 'xpu-setup-0.1.0.tgz')}'`);
     // The line works when pasted: sh runs the quoted path.
     writeFileSync(script, 'console.log("ran " + process.argv.slice(2).join(" "))');
     const line = await selfCommand(deps(`${nodeDir}:${other}`));
