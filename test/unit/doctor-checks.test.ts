@@ -249,6 +249,23 @@ describe('fix lines change something', () => {
     }
   });
 
+  it('a receipt that cannot be read: setup would refuse the prefix, so the fix moves it aside first', async () => {
+    const prefix = newDir('prefix-bad-receipt');
+    writeFileSync(path.join(prefix, RECEIPT_NAME), '{ not json');
+    const c = get(await run({ ...realDeps(), env: { PATH: process.env.PATH } }, ['prefix'], { prefix }), 'prefix');
+    expect(c.status).toBe('fail');
+    expect(c.fix).toBe(`setup does not replace a prefix whose receipt it cannot read: move it aside (\`mv ${prefix} ${prefix}.damaged\`), then run \`npx xpu-setup --prefix ${prefix}\``);
+  });
+
+  it('a directory without a receipt: an empty one is installed into; one with other files is not, and the fix says so', async () => {
+    const empty = newDir('prefix-empty');
+    const deps = { ...realDeps(), env: { PATH: process.env.PATH } };
+    expect(get(await run(deps, ['prefix'], { prefix: empty }), 'prefix').fix).toBe(`run \`npx xpu-setup --prefix ${empty}\``);
+    const full = newDir('prefix-full');
+    writeFileSync(path.join(full, 'notes.txt'), 'mine');
+    expect(get(await run(deps, ['prefix'], { prefix: full }), 'prefix').fix).toBe('setup installs only into an empty or new directory: name another one with --prefix, or empty this one');
+  });
+
   it('UR adapters that load without libumf need none; one that links it and cannot find it is named, with its fix', async () => {
     const prefix = newDir('prefix-ur');
     const lib = path.join(prefix, 'lib');

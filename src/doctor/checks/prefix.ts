@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { RECEIPT_NAME } from '../../install/receipt.js';
 import { diskReader, verifyPrefix } from '../../install/verify.js';
 import type { Check } from '../types.js';
-import { belowFloorSentence, hintShell, newerLine, selfCommand } from '../../hints.js';
+import { belowFloorSentence, hintShell, newerLine, psq, selfCommand, shq } from '../../hints.js';
 import { setupHint } from './shared.js';
 
 function listSome(paths: string[], max = 8): string {
@@ -19,17 +19,27 @@ export const prefixCheck: Check = {
     const { receipt, error } = await ctx.facts.receipt();
     const file = path.join(ctx.prefix, RECEIPT_NAME);
     if (error) {
-      return { status: 'fail', message: `${file} cannot be read: ${error}`, fix: `run ${await setupHint(ctx)} again to reinstall the prefix` };
+      // Setup refuses a prefix whose receipt it cannot read (it may not be xpu-setup's): moving it aside is the change.
+      const aside = `${ctx.prefix}.damaged`;
+      const shell = hintShell(ctx.deps);
+      const move = shell === 'pwsh' ? `Move-Item ${psq(ctx.prefix)} ${psq(aside)}` : `mv ${shq(ctx.prefix)} ${shq(aside)}`;
+      return {
+        status: 'fail',
+        message: `${file} cannot be read: ${error}`,
+        fix: `setup does not replace a prefix whose receipt it cannot read: move it aside (\`${move}\`), then run ${await setupHint(ctx)}`,
+      };
     }
     if (!receipt) {
       if (!ctx.prefixExplicit) return { status: 'skip', message: `nothing installed in the default prefix ${ctx.prefix}` };
       if (!(await ctx.deps.exists(ctx.prefix))) {
         return { status: 'fail', message: `${ctx.prefix} does not exist, so nothing is installed there`, fix: `run ${await setupHint(ctx)} to install into it` };
       }
+      // Setup installs into an empty directory, never over other files.
+      const empty = ((await ctx.deps.readDir(ctx.prefix)) ?? []).length === 0;
       return {
         status: 'fail',
         message: `${ctx.prefix} has no ${RECEIPT_NAME}: not an xpu-setup prefix, or the install did not finish`,
-        fix: `run ${await setupHint(ctx)}`,
+        fix: empty ? `run ${await setupHint(ctx)}` : 'setup installs only into an empty or new directory: name another one with --prefix, or empty this one',
       };
     }
     // Size and mtime as the receipt records them, as setup's own re-run judges a prefix: hashing every file of a prefix
