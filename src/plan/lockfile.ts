@@ -11,7 +11,7 @@ import type { PlannedArchive } from '../sources/types.js';
 import { VERSION } from '../version.js';
 import { PLAN_SCHEMA, planKeyOf } from './key.js';
 import type { InstallPlan, PlannedComponent } from './plan.js';
-import type { SetupRequest } from './request.js';
+import { belowFloorOf, type SetupRequest } from './request.js';
 
 export const LOCKFILE_NAME = 'xpu-setup.lock.json';
 export const LOCKFILE_SCHEMA = 1;
@@ -107,6 +107,8 @@ export function planFromLocked(host: Host, manifests: ComponentManifest[], locke
     if (m.zeLoader) pc.zeLoader = true;
     if (l.constraints) pc.constraints = l.constraints;
     if (l.fallbackFrom) pc.fallbackFrom = l.fallbackFrom;
+    const below = opts.request && belowFloorOf(m, l.version, l.source, opts.request);
+    if (below) pc.belowFloor = below;
     return pc;
   });
   const planKey = planKeyOf(host.platform, components);

@@ -12,7 +12,7 @@ import { NotAvailable, type PlannedArchive, type Resolution, type SourceContext 
 import { resolveUrl } from '../sources/url.js';
 import { compareVersions } from '../sources/version.js';
 import { meetsAll, orderingOf, type Constraint } from '../sources/order.js';
-import { floorsFor, type SetupRequest } from './request.js';
+import { belowFloorOf, floorsFor, type SetupRequest } from './request.js';
 import { VERSION } from '../version.js';
 import { PLAN_SCHEMA, planKeyOf } from './key.js';
 
@@ -196,8 +196,9 @@ async function planComponent(
   host: Host,
   opts: PlanOptions,
   ctx: SourceContext,
-  floors: { hard: Constraint[]; preferred: Constraint[] },
+  request: Pick<SetupRequest, 'requires'>,
 ): Promise<PlannedComponent> {
+  const floors = floorsFor(m, request);
   const spec = m.platforms[host.platform];
   const pc: PlannedComponent = { name: m.name, explicit, status: 'unavailable', archives: [], provides: spec?.provides ?? [], notes: [], attempts: [] };
   if (m.zeLoader) pc.zeLoader = true;
@@ -253,12 +254,9 @@ async function planComponent(
     if (floors.hard.length) pc.constraints = floors.hard.map((c) => c.text);
     else delete pc.constraints;
     choose(best.r, best.label, best.index);
-    pc.belowFloor = {
-      floor: floors.preferred.map((c) => c.text),
-      lacks: m.features.filter((f) => compareVersions(best.r.version, f.since) < 0).map((f) => `${f.what}, new in ${f.since}`),
-      unreached: pc.attempts.filter((a) => a.outcome === 'unreachable').map((a) => a.reason),
-    };
-    ctx.reporter.warn(`${m.name}: no reachable source has a version that meets the recommended ${pc.belowFloor.floor.join(', ')}: using ${best.label} ${best.r.version}`);
+    const unreached = pc.attempts.filter((a) => a.outcome === 'unreachable').map((a) => a.reason);
+    pc.belowFloor = belowFloorOf(m, best.r.version, best.r.source, request, unreached);
+    ctx.reporter.warn(`${m.name}: no reachable source has a version that meets the recommended ${floors.preferred.map((c) => c.text).join(', ')}: using ${best.label} ${best.r.version}`);
     return pc;
   }
   if (pc.attempts.length === 0) pc.notes.push(`no source of the kinds ${opts.sources.join(', ')} provides ${m.name} for ${host.platform}`);
@@ -317,7 +315,7 @@ export async function makePlan(
   };
   const requires = { requires: opts.requires ?? [] };
   const components = await Promise.all(
-    chosen.map((m) => planComponent(m, required.has(m.name), host, opts, ctx, floorsFor(m, requires))),
+    chosen.map((m) => planComponent(m, required.has(m.name), host, opts, ctx, requires)),
   );
   // --source names the kinds to use, a constraint names the versions: a component none of them could provide was
   // asked for and not delivered.

@@ -1,7 +1,9 @@
 // What the user asked for, as plain data: recorded in the receipt, repeated by a bare re-run, merged with new flags.
 import { XpuError } from '../errors.js';
 import type { ComponentManifest, SourceKind } from '../manifest/schema.js';
-import { parseConstraint, type Constraint } from '../sources/order.js';
+import { meetsAll, orderingOf, parseConstraint, type Constraint } from '../sources/order.js';
+import { compareVersions } from '../sources/version.js';
+import type { BelowFloor } from './plan.js';
 
 export interface SetupRequest {
   /** Components named explicitly; empty means every component in the manifests. */
@@ -94,4 +96,18 @@ export function floorsFor(m: ComponentManifest, request: Pick<SetupRequest, 'req
   const own = request.requires.map(parseConstraint).filter((c) => c.component === m.name);
   if (own.length) return { hard: own, preferred: [] };
   return { hard: [], preferred: (m.requires ?? []).map((r) => parseConstraint(`${m.name}${r}`)) };
+}
+
+/**
+ * How a planned version falls short of the manifest's recommended floor, or undefined when it meets it or the request
+ * replaced that floor with the user's own. Derived, so a plan from a lockfile or a receipt says it too.
+ */
+export function belowFloorOf(m: ComponentManifest, version: string, kind: SourceKind, request: Pick<SetupRequest, 'requires'>, unreached: string[] = []): BelowFloor | undefined {
+  const { preferred } = floorsFor(m, request);
+  if (!preferred.length || meetsAll(version, preferred, orderingOf(kind))) return undefined;
+  return {
+    floor: preferred.map((c) => c.text),
+    lacks: m.features.filter((f) => compareVersions(version, f.since) < 0).map((f) => `${f.what}, new in ${f.since}`),
+    unreached,
+  };
 }

@@ -176,7 +176,7 @@ describe('a manifest floor is a preference, a floor you ask for is a requirement
   it('installs the best reachable Level Zero below the floor, and says what it lacks and how to get a newer one', () => {
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stderr).toMatch(
-      /warning: level-zero 1\.8\.12 is below the recommended level-zero>=1\.9 \(no source it was allowed to use has a newer one\); it lacks ze_device_ip_version_ext_t .*, new in 1\.9\.0.*\. For a newer one: (?:node )?\S*xpu-setup(?:\.js)? --prefix \S+ --component level-zero --conda-channel \S+ --require 'level-zero>=1\.9'/,
+      /warning: level-zero 1\.8\.12 is below the recommended level-zero>=1\.9 \(no source it could reach had a newer one\); it lacks ze_device_ip_version_ext_t .*, new in 1\.9\.0.*\. For a newer one: (?:node )?\S*xpu-setup(?:\.js)? --prefix \S+ --component level-zero --conda-channel \S+ --require 'level-zero>=1\.9'/,
     );
     const doc = JSON.parse(run.stdout);
     expect(doc.belowFloor).toEqual([
@@ -198,6 +198,17 @@ describe('a manifest floor is a preference, a floor you ask for is a requirement
     expect(r.stdout).toMatch(/! Prefix receipt: \d+ files match the receipt, but level-zero 1\.8\.12 is below the recommended level-zero>=1\.9/);
     expect(r.stdout).toMatch(/fix: `(?:node )?\S*xpu-setup(?:\.js)? --prefix \S+ .*--require 'level-zero>=1\.9'`/);
     expect((await runCli(['doctor', '--prefix', prefix(), '--check', 'prefix', '--strict'], fresh)).exitCode).toBe(1);
+  });
+
+  it('a lockfile that holds a version below the recommended floor says so when it is installed', async () => {
+    const lockfile = path.join(work, 'floor', 'below.lock.json');
+    const lock = await runCli(['lock', '--component', 'level-zero', '--conda-channel', index.condaChannelUrl('bookworm'), '--lockfile', lockfile], fresh);
+    expect(lock.exitCode, lock.stderr).toBe(0);
+    const p = path.join(work, 'floor', 'locked');
+    const r = await runCli(['--locked', '--lockfile', lockfile, '--prefix', p, '--cache-dir', path.join(work, 'floor', 'cache'), '--no-probe'], fresh);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/warning: level-zero 1\.8\.12 is below the recommended level-zero>=1\.9/);
+    expect((await readJson(path.join(p, 'xpu-setup.receipt.json'))).components[0].belowFloor).toMatchObject({ floor: ['level-zero>=1.9'] });
   });
 
   it('--require and XPU_SETUP_REQUIRE keep the floor hard', async () => {
