@@ -118,9 +118,9 @@ export function selectCondaSet(
   return undefined;
 }
 
-/** Streams one repodata document (zstd-compressed or plain) through the scanner, keeping only wanted records. */
-export async function scanRepodata(http: Http, url: string, wanted: (filename: string) => boolean, zstd: boolean): Promise<Repodata> {
-  return http.consumeStream(url, (body) => scanBody(body, url, wanted, zstd ? 'zstd' : 'identity'));
+/** Streams one repodata document (zstd-compressed or plain) through the scanner, keeping only these packages' records. */
+export async function scanRepodata(http: Http, url: string, names: readonly string[], zstd: boolean): Promise<Repodata> {
+  return http.consumeStream(url, (body) => scanBody(body, url, names, zstd ? 'zstd' : 'identity'));
 }
 
 export async function resolveConda(spec: CondaSourceSpec, ctx: SourceContext): Promise<Resolution> {

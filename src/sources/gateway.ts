@@ -254,12 +254,10 @@ class FullFileReader implements SubdirReader {
   }
 
   private async scan(batch: string[]): Promise<void> {
-    const wanted = new Set(batch);
-    const isWanted = (filename: string) => wanted.has(nameOfFilename(filename));
     let doc: Repodata;
     if (!this.plain) {
       try {
-        doc = await this.gw.client.consume(`${this.url}.zst`, {}, (body) => scanBody(body, `${this.url}.zst`, isWanted, 'zstd'));
+        doc = await this.gw.client.consume(`${this.url}.zst`, {}, (body) => scanBody(body, `${this.url}.zst`, batch, 'zstd'));
       } catch (e) {
         if (!(e instanceof XpuError) || e.code !== 'NOT_FOUND') throw e;
         this.plain = true;
@@ -268,7 +266,7 @@ class FullFileReader implements SubdirReader {
     }
     if (this.plain) {
       try {
-        doc = await this.gw.client.consume(this.url, { acceptEncoding: 'gzip' }, (body, meta) => scanBody(body, this.url, isWanted, encodingOf(meta)));
+        doc = await this.gw.client.consume(this.url, { acceptEncoding: 'gzip' }, (body, meta) => scanBody(body, this.url, batch, encodingOf(meta)));
       } catch (e) {
         if (e instanceof XpuError && e.code === 'NOT_FOUND') this.missing = e;
         throw e;
@@ -284,16 +282,9 @@ function encodingOf(meta: BodyMeta): 'gzip' | 'identity' {
   return /gzip/i.test(meta.contentEncoding ?? '') ? 'gzip' : 'identity';
 }
 
-/** `level-zero-1.20.6-h84d6215_0.conda` -> `level-zero`: conda versions and builds hold no `-`. */
-export function nameOfFilename(filename: string): string {
-  const b = filename.lastIndexOf('-');
-  const v = b > 0 ? filename.lastIndexOf('-', b - 1) : -1;
-  return v > 0 ? filename.slice(0, v) : filename;
-}
-
 /** Streams one repodata document (zstd, gzip or plain) through the scanner, keeping only wanted records. */
-export async function scanBody(body: Readable, url: string, wanted: (filename: string) => boolean, encoding: 'zstd' | 'gzip' | 'identity'): Promise<Repodata> {
-  const scanner = new RepodataScanner(wanted);
+export async function scanBody(body: Readable, url: string, names: readonly string[], encoding: 'zstd' | 'gzip' | 'identity'): Promise<Repodata> {
+  const scanner = new RepodataScanner(names);
   try {
     const bytes = encoding === 'zstd' ? body.pipe(await zstdDecompressor()) : encoding === 'gzip' ? body.pipe(gzipDecompressor()) : body;
     if (bytes !== body) body.on('error', (e) => bytes.destroy(e));

@@ -16,7 +16,7 @@ const doc = {
   repodata_version: 2,
 };
 
-const wanted = (f: string) => ['level-zero', 'level-zero-devel'].some((p) => f.startsWith(`${p}-`));
+const wanted = ['level-zero', 'level-zero-devel'];
 const expected = {
   info: doc.info,
   packages: { 'level-zero-1.20.6-h1_0.tar.bz2': doc.packages['level-zero-1.20.6-h1_0.tar.bz2'] },
@@ -46,10 +46,10 @@ describe('RepodataScanner', () => {
   });
 
   it('answers an empty table when no record matches, so "not found" is told apart from "not repodata"', () => {
-    const s = new RepodataScanner(() => false);
+    const s = new RepodataScanner([]);
     s.push(Buffer.from(JSON.stringify({ packages: { 'x-1-0.tar.bz2': { name: 'x' } } })));
     expect(s.result()).toEqual({ packages: {} });
-    const other = new RepodataScanner(() => true);
+    const other = new RepodataScanner(['x']);
     other.push(Buffer.from(JSON.stringify({ hello: 'world' })));
     expect(other.result()).toEqual({});
   });
@@ -58,5 +58,39 @@ describe('RepodataScanner', () => {
     const s = new RepodataScanner(wanted);
     s.push(Buffer.from(JSON.stringify(doc).slice(0, 200)));
     expect(() => s.result()).toThrow(/ended early/);
+  });
+});
+
+describe('RepodataScanner on a document larger than its search batches', () => {
+  /** 6000 records of 200 names, the wanted ones scattered, with look-alike names, keys and strings around them. */
+  function big(indent: number | undefined): { text: string; expected: Record<string, unknown> } {
+    const packages: Record<string, unknown> = {};
+    const conda: Record<string, unknown> = {};
+    for (let i = 0; i < 6000; i++) {
+      const name = i % 997 === 3 ? 'level-zero' : i % 991 === 5 ? 'level-zero-devel' : i % 13 === 0 ? 'not-level-zero' : `pkg${i % 200}`;
+      const rec = { build: `h${i}_0`, build_number: i % 3, depends: ['level-zero-devel >=1', 'x "quoted" {brace}'], name, version: `1.${i}`, note: 'level-zero-1.0-h0_0.conda' };
+      (i % 2 ? conda : packages)[`${name}-1.${i}-h${i}_0${i % 2 ? '.conda' : '.tar.bz2'}`] = rec;
+    }
+    const doc = { info: { subdir: 'linux-64' }, packages, 'packages.conda': conda, removed: ['level-zero-0.1-h_0.conda'], repodata_version: 1 };
+    const keep = (t: Record<string, unknown>) => Object.fromEntries(Object.entries(t).filter(([, r]) => (r as { name: string }).name === 'level-zero'));
+    return { text: JSON.stringify(doc, null, indent), expected: { info: doc.info, packages: keep(packages), 'packages.conda': keep(conda), removed: doc.removed, repodata_version: 1 } };
+  }
+
+  it.each([
+    ['compact, 64 KiB chunks', undefined, () => 65536],
+    ['indented, uneven chunks', 1, (n: number) => 1 + ((n * 104729) % 70000)],
+  ])('finds every wanted record and nothing else (%s)', (_name, indent, chunk) => {
+    const { text, expected } = big(indent);
+    const s = new RepodataScanner(['level-zero']);
+    const buf = Buffer.from(text);
+    expect(buf.length).toBeGreaterThan(1 << 20);
+    for (let i = 0, n = 0; i < buf.length; n++) {
+      const len = chunk(n);
+      s.push(buf.subarray(i, i + len));
+      i += len;
+    }
+    const r = s.result();
+    expect(Object.keys(r.packages!).length + Object.keys(r['packages.conda']!).length).toBe(7);
+    expect(r).toEqual(expected);
   });
 });
