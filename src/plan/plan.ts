@@ -317,6 +317,8 @@ export async function makePlan(
   const components = await Promise.all(
     chosen.map((m) => planComponent(m, required.has(m.name), host, opts, ctx, requires)),
   );
+  const s = ctx.gateway!.stats;
+  reporter.debug(`index: ${s.requests} requests, ${s.downloadedBytes} bytes downloaded, ${s.notModified} answered 304, ${s.fresh} from the cache without asking`);
   // --source names the kinds to use, a constraint names the versions: a component none of them could provide was
   // asked for and not delivered.
   const missing = components.filter(

@@ -86,6 +86,9 @@ export class Gateway {
 
   private async openSubdir(dir: string): Promise<SubdirReader> {
     const indexUrl = `${dir}/${SHARD_INDEX_FILE}`;
+    const full = () => new FullFileReader(this, `${dir}/repodata.json`, this.reporter);
+    // A full file still fresh in the cache was read because there was no shard index: no need to ask again yet.
+    if (await this.client.isFresh(`${dir}/repodata.json.zst`)) return full();
     let index: ShardIndex | undefined;
     try {
       const { bytes } = await this.client.bytes(indexUrl);
@@ -93,7 +96,7 @@ export class Gateway {
     } catch (e) {
       if (!(e instanceof XpuError) || e.code !== 'NOT_FOUND') throw e;
     }
-    return index ? new ShardedReader(this, `${dir}/repodata.json`, indexUrl, index) : new FullFileReader(this, `${dir}/repodata.json`, this.reporter);
+    return index ? new ShardedReader(this, `${dir}/repodata.json`, indexUrl, index) : full();
   }
 
   /** The files of one project on a PyPI-style index (`/pypi` URLs: the JSON API; others: the simple API). */

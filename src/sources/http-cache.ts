@@ -51,6 +51,13 @@ export class CachingHttp {
     readonly refresh = false,
   ) {}
 
+  /** Whether a response for url is kept and may be used now without asking (never under `refresh`). */
+  async isFresh(url: string, opts: IndexGetOptions = {}): Promise<boolean> {
+    if (this.refresh || !this.cache) return false;
+    const entry = await this.cache.read(url, variantOf(opts));
+    return !!entry && this.entryFresh(entry);
+  }
+
   /** The whole body of url (for documents of a few MB at most). */
   async bytes(url: string, opts: IndexGetOptions = {}): Promise<{ bytes: Buffer; meta: BodyMeta }> {
     return this.consume(url, opts, async (body, meta) => {
@@ -65,9 +72,9 @@ export class CachingHttp {
    * (a broken connection is retried, a damaged cached body is fetched again), so it must start afresh each time.
    */
   async consume<T>(url: string, opts: IndexGetOptions, consume: (body: Readable, meta: BodyMeta) => Promise<T>): Promise<T> {
-    const variant = [opts.accept ?? '', opts.acceptEncoding ?? ''].join('|');
+    const variant = variantOf(opts);
     let entry = await this.cache?.read(url, variant);
-    if (entry && !this.refresh && this.isFresh(entry)) {
+    if (entry && !this.refresh && this.entryFresh(entry)) {
       try {
         const r = await consume(this.cache!.openBody(entry.sha256), metaOf(entry, 'fresh'));
         this.stats.fresh++;
@@ -154,10 +161,14 @@ export class CachingHttp {
     });
   }
 
-  private isFresh(e: IndexEntry): boolean {
+  private entryFresh(e: IndexEntry): boolean {
     const age = this.now() - e.checkedAt;
     return age >= 0 && age < e.maxAgeMs;
   }
+}
+
+function variantOf(opts: IndexGetOptions): string {
+  return [opts.accept ?? '', opts.acceptEncoding ?? ''].join('|');
 }
 
 function validators(h: Record<string, string | undefined>, before?: IndexEntry): Pick<IndexEntry, 'etag' | 'lastModified' | 'cacheControl'> {

@@ -27,6 +27,7 @@ beforeAll(async () => {
   server = http.createServer((req, res) => {
     requests.push(req.url ?? '');
     if (req.url === '/ch/win-64/repodata.json') res.writeHead(200, { 'content-type': 'application/json' }).end(repodata());
+    else if (/^\/two\/(linux-64|win-64|noarch)\/repodata\.json$/.test(req.url ?? '')) res.writeHead(200, { 'content-type': 'application/json' }).end(repodata());
     else res.writeHead(404).end();
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -52,5 +53,26 @@ describe('planning many components from one channel', () => {
     expect(reads('/ch/win-64/repodata.json')).toBe(1);
     expect(reads('/ch/noarch/repodata.json.zst')).toBe(1);
     expect(reads('/ch/noarch/repodata.json')).toBe(1);
+  });
+});
+
+describe('planning two platforms in one run (bundle, lock)', () => {
+  it('reads the shared noarch subdir once for both', async () => {
+    const two = channel.replace(/\/ch$/, '/two');
+    const m: ComponentManifest = {
+      schema: 1, name: 'c', summary: 'one component, both platforms', features: [],
+      platforms: {
+        'linux-x64': { provides: [], sources: [{ kind: 'conda', channels: [two], packages: ['pkg-1'], map: [{ from: '', to: '' }] }] },
+        'win-x64': { provides: [], sources: [{ kind: 'conda', channels: [two], packages: ['pkg-1'], map: [{ from: 'Library/', to: '' }] }] },
+      },
+    };
+    const deps = fakeDeps({ platform: 'linux' });
+    const opts = { prefix: '/tmp/p', cacheDir: '', components: [], sources: [], condaChannels: [] };
+    const linux: Host = { platform: 'linux-x64', os: 'linux', arch: 'x64', native: false };
+    requests.length = 0;
+    const plans = await Promise.all([makePlan(linux, [m], opts, deps, silentReporter), makePlan(host, [m], opts, deps, silentReporter)]);
+    expect(plans.map((p) => p.components[0]!.status)).toEqual(['planned', 'planned']);
+    const reads = (u: string) => requests.filter((r) => r === u).length;
+    expect([reads('/two/noarch/repodata.json'), reads('/two/linux-64/repodata.json'), reads('/two/win-64/repodata.json')]).toEqual([1, 1, 1]);
   });
 });

@@ -1,0 +1,170 @@
+// Benchmark: planning Level Zero against a channel of conda-forge's real size, served on 127.0.0.1, side by side in
+// one run: cold sharded plan (bytes, time), warm plan within max-age (no request) and after it (304s), cold full-file
+// plan against `curl | zstd -d > /dev/null` of the same files, its peak memory, and a PyPI re-plan (304).
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import * as fs from 'node:fs/promises';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as path from 'node:path';
+import { afterAll, beforeAll, it } from 'vitest';
+import { BIN, REPO, scrubbedEnv, tempDir } from '../test/e2e/cli.js';
+import { realScaleChannel, type RealScaleChannel } from './real-scale-channel.js';
+import { alternate, median, peakRssKiB, ratio, timeRun, writeResults, type Case } from './util.js';
+
+const ROUNDS = Number(process.env.XPU_SETUP_BENCH_INDEX_ROUNDS ?? 5);
+let work: string;
+let channel: RealScaleChannel;
+let server: http.Server;
+let base: string;
+
+/** What the server sent since the last reset: requests by status, body bytes. */
+const sent = { requests: 0, notModified: 0, bytes: 0, paths: [] as string[] };
+const resetSent = () => Object.assign(sent, { requests: 0, notModified: 0, bytes: 0, paths: [] });
+
+const packs = new Map<string, { pack: string; table: Record<string, [number, number]> }>();
+
+/**
+ * Routes: `/sharded/` serves shard index + shards (index max-age 600 s, shards immutable); `/stale/` the same with
+ * max-age 0 (every run revalidates); `/full/` no shard index, only repodata.json.zst (max-age 600 s); `/simple/` a
+ * PEP 691 page for intel-cmplr-lib-ur with max-age 0 and an ETag, as a re-plan meets it once PyPI's 10 minutes passed.
+ */
+async function answer(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', base);
+  const m = /^\/(sharded|stale|full)\/(linux-64|noarch)\/(.+)$/.exec(url.pathname);
+  let body: { file?: string; range?: [number, number]; bytes?: Buffer; etag: string; maxAge: number; type: string } | undefined;
+  if (m) {
+    const [, route, subdir, file] = m as unknown as [string, string, string, string];
+    const dir = path.join(channel.dir, subdir);
+    const maxAge = route === 'stale' ? 0 : 600;
+    if (file === 'repodata_shards.msgpack.zst' && route !== 'full') {
+      const st = await fs.stat(path.join(dir, file));
+      body = { file: path.join(dir, file), etag: `"${st.size}-${st.mtimeMs}"`, maxAge, type: 'application/octet-stream' };
+    } else if (file.startsWith('shards/') && route !== 'full') {
+      let p = packs.get(subdir);
+      if (!p) {
+        p = { pack: path.join(dir, 'shards.pack'), table: JSON.parse(await fs.readFile(path.join(dir, 'shards.json'), 'utf8')) as Record<string, [number, number]> };
+        packs.set(subdir, p);
+      }
+      const at = p.table[file.slice('shards/'.length, -'.msgpack.zst'.length)];
+      if (at) body = { file: p.pack, range: [at[0], at[0] + at[1] - 1], etag: `"${file}"`, maxAge: 31536000, type: 'application/octet-stream' };
+    } else if (file === 'repodata.json.zst' || file === 'repodata.json') {
+      const st = await fs.stat(path.join(dir, file));
+      body = { file: path.join(dir, file), etag: `"${st.size}-${st.mtimeMs}"`, maxAge, type: file.endsWith('.zst') ? 'application/zstd' : 'application/json' };
+    }
+  } else if (url.pathname === '/simple/intel-cmplr-lib-ur/') {
+    body = { bytes: pypiPage(), etag: '"ur-1"', maxAge: 0, type: 'application/vnd.pypi.simple.v1+json' };
+  }
+  sent.requests++;
+  sent.paths.push(url.pathname);
+  if (!body) {
+    res.writeHead(404, { 'content-length': '0' }).end();
+    return;
+  }
+  const headers = { etag: body.etag, 'cache-control': `public, max-age=${body.maxAge}`, 'last-modified': 'Mon, 01 Dec 2025 00:00:00 GMT', 'content-type': body.type };
+  if (req.headers['if-none-match'] === body.etag) {
+    sent.notModified++;
+    res.writeHead(304, headers).end();
+    return;
+  }
+  if (body.bytes) {
+    sent.bytes += body.bytes.length;
+    res.writeHead(200, { ...headers, 'content-length': String(body.bytes.length) }).end(body.bytes);
+    return;
+  }
+  const [start, end] = body.range ?? [0, (await fs.stat(body.file!)).size - 1];
+  res.writeHead(200, { ...headers, 'content-length': String(end - start + 1) });
+  const src = createReadStream(body.file!, { start, end, highWaterMark: 1 << 20 });
+  src.on('data', (c) => (sent.bytes += c.length));
+  src.pipe(res);
+}
+
+function pypiPage(): Buffer {
+  const files = ['2025.3.2', '2026.0.0', '2026.1.0'].map((v) => {
+    const filename = `intel_cmplr_lib_ur-${v}-py2.py3-none-manylinux_2_28_x86_64.whl`;
+    return { filename, url: `../../files/${filename}`, hashes: { sha256: createHash('sha256').update(filename).digest('hex') }, size: 32_000_000, 'core-metadata': true };
+  });
+  return Buffer.from(JSON.stringify({ meta: { 'api-version': '1.1' }, name: 'intel-cmplr-lib-ur', files }));
+}
+
+beforeAll(async () => {
+  work = await tempDir('bench-index');
+  channel = await realScaleChannel(path.join(REPO, '.cache'));
+  server = http.createServer((req, res) => void answer(req, res).catch((e: unknown) => res.destroy(e as Error)));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await new Promise<void>((r) => server.close(() => r()));
+  await fs.rm(work, { recursive: true, force: true });
+});
+
+it('index reads at conda-forge scale: shards, the full file against curl|zstd, warm plans, a PyPI re-plan', async () => {
+  const env = scrubbedEnv(path.join(work, 'home'));
+  const plan = (route: string, cache: string) => [
+    process.execPath, BIN, 'setup', '--dry-run', '--quiet', '--component', 'level-zero', '--source', 'conda',
+    '--conda-channel', `${base}/${route}`, '--cache-dir', cache, '--prefix', path.join(work, 'prefix'),
+  ];
+  const pypi = (cache: string) => [
+    process.execPath, BIN, 'setup', '--dry-run', '--quiet', '--component', 'unified-runtime', '--source', 'pypi',
+    '--index-url', `${base}/simple`, '--cache-dir', cache, '--prefix', path.join(work, 'prefix'),
+  ];
+  // A plan made minutes ago for the same request is reused by setup; these runs measure the index reads instead.
+  const forgetPlans = (cache: string) => fs.rm(path.join(cache, 'plans'), { recursive: true, force: true });
+  const dir = (name: string, i: number) => path.join(work, `${name}-${i}`);
+  const bytes: Record<string, number[]> = {};
+  const requests: Record<string, number[]> = {};
+  const notModified: Record<string, number[]> = {};
+  const measured = (name: string, run: (i: number) => Promise<{ wallMs: number; cpuMs: number }>, before?: (i: number) => Promise<void>): Case => ({
+    name,
+    before: async (i) => {
+      await before?.(i);
+      resetSent();
+    },
+    run: async (i) => {
+      const t = await run(i);
+      (bytes[name] ??= []).push(sent.bytes);
+      (requests[name] ??= []).push(sent.requests);
+      (notModified[name] ??= []).push(sent.notModified);
+      return t;
+    },
+  });
+  const zst = (subdir: string) => `${base}/full/${subdir}/repodata.json.zst`;
+  const cases: Case[] = [
+    measured('cold sharded plan', (i) => timeRun(plan('sharded', dir('sharded', i)), { env })),
+    measured('warm plan within max-age', (i) => timeRun(plan('sharded', dir('sharded', i)), { env }), (i) => forgetPlans(dir('sharded', i))),
+    measured('warm plan after max-age', (i) => timeRun(plan('stale', dir('stale', i)), { env }), async (i) => {
+      await timeRun(plan('stale', dir('stale', i)), { env });
+      await forgetPlans(dir('stale', i));
+    }),
+    measured('cold full-file plan', (i) => timeRun(plan('full', dir('full', i)), { env })),
+    measured('floor: curl | zstd -d, both files', () => timeRun(['bash', '-c', `(curl -sf ${zst('linux-64')} | zstd -dq > /dev/null) & (curl -sf ${zst('noarch')} | zstd -dq > /dev/null) & wait`])),
+    measured('floor: curl | zstd -d, linux-64 only', () => timeRun(['bash', '-c', `curl -sf ${zst('linux-64')} | zstd -dq > /dev/null`])),
+    measured('PyPI re-plan', (i) => timeRun(pypi(dir('pypi', i)), { env }), async (i) => {
+      await timeRun(pypi(dir('pypi', i)), { env });
+      await forgetPlans(dir('pypi', i));
+    }),
+  ];
+  const results = await alternate(cases, ROUNDS);
+  const peak = await peakRssKiB(plan('full', dir('full-rss', 0)), { env });
+  const byName = Object.fromEntries(results.map((r) => [r.name, r]));
+  const wall = (n: string) => byName[n]!.medianWallMs;
+  const doc = {
+    rounds: ROUNDS,
+    channel: { ...channel.subdirs, levelZeroShardBytes: channel.levelZeroShardBytes },
+    cases: results.map((r) => ({
+      ...r,
+      bytes: bytes[r.name],
+      medianBytes: median(bytes[r.name]!),
+      requests: requests[r.name],
+      notModified: notModified[r.name],
+    })),
+    fullFileVsFloor: ratio(wall('cold full-file plan'), wall('floor: curl | zstd -d, both files')),
+    fullFileVsLinuxFloor: ratio(wall('cold full-file plan'), wall('floor: curl | zstd -d, linux-64 only')),
+    fullFilePeakRssMiB: Math.round(peak.kib / 1024),
+  };
+  const out = await writeResults('index', doc);
+  console.log(JSON.stringify(doc, null, 2));
+  console.log(`written to ${out}`);
+});
