@@ -213,10 +213,10 @@ async function generateSubdir(root: string, subdir: 'linux-64' | 'noarch'): Prom
 /** The channel, generated on first use (a few minutes on 2 cores) and reused while its parameters are the same. */
 export async function realScaleChannel(cacheRoot: string): Promise<RealScaleChannel> {
   const key = `v${VERSION}-${SIZES['linux-64'].records}-${SIZES.noarch.records}`;
-  const dir = path.join(cacheRoot, `bench-channel-${key}`);
+  const dir = path.resolve(cacheRoot, `bench-channel-${key}`);
   const stamp = path.join(dir, 'channel.json');
   try {
-    return JSON.parse(await fs.readFile(stamp, 'utf8')) as RealScaleChannel;
+    return { ...(JSON.parse(await fs.readFile(stamp, 'utf8')) as RealScaleChannel), dir };
   } catch {
     // not generated yet
   }

@@ -31,6 +31,10 @@ export interface IndexEntry {
   sha256: string;
 }
 
+/** Forms of a body kept beside it (a shard index decompressed), removed with it. */
+const DERIVED = ['msgpack'] as const;
+export type DerivedForm = (typeof DERIVED)[number];
+
 /** A stored body whose bytes no longer match the hash it was stored under. */
 export class CorruptBody extends Error {
   constructor(readonly file: string) {
@@ -69,13 +73,30 @@ export class IndexCache {
     const file = this.entryPath(entry.url, entry.variant);
     const before = await this.read(entry.url, entry.variant);
     await this.atomicWrite(file, JSON.stringify(entry));
-    if (before && before.sha256 !== entry.sha256) await fs.rm(this.bodyPath(before.sha256), { force: true }).catch(() => undefined);
+    if (before && before.sha256 !== entry.sha256) await this.removeBody(before.sha256);
+  }
+
+  private async removeBody(sha256: string): Promise<void> {
+    for (const f of [this.bodyPath(sha256), ...DERIVED.map((d) => this.derivedPath(sha256, d))]) await fs.rm(f, { force: true }).catch(() => undefined);
+  }
+
+  private derivedPath(sha256: string, form: DerivedForm): string {
+    return `${this.bodyPath(sha256)}.${form}`;
+  }
+
+  /** A form of the body with this hash kept beside it (the caller checks it as it reads it); undefined when absent. */
+  async readDerived(sha256: string, form: DerivedForm): Promise<Buffer | undefined> {
+    return fs.readFile(this.derivedPath(sha256, form)).catch(() => undefined);
+  }
+
+  async putDerived(sha256: string, form: DerivedForm, bytes: Buffer): Promise<void> {
+    await this.atomicWrite(this.derivedPath(sha256, form), bytes);
   }
 
   /** Forgets an entry and its body (a body that failed its hash). */
   async remove(entry: IndexEntry): Promise<void> {
     await fs.rm(this.entryPath(entry.url, entry.variant), { force: true }).catch(() => undefined);
-    await fs.rm(this.bodyPath(entry.sha256), { force: true }).catch(() => undefined);
+    await this.removeBody(entry.sha256);
   }
 
   /** The body with this hash, whole, checked; undefined when absent; CorruptBody (and removed) when damaged. */

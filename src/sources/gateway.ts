@@ -12,7 +12,7 @@ import { parseRepodata, type CondaCandidate, type Repodata } from './conda.js';
 import { CachingHttp, type BodyMeta, type IndexStats } from './http-cache.js';
 import { parseProjectPage, projectPageRequest, type IndexFile } from './pypi.js';
 import { RepodataScanner } from './repodata-scan.js';
-import { parseShard, parseShardIndex, shardUrl, SHARD_INDEX_FILE, type ShardIndex } from './shards.js';
+import { decodeShardIndex, decompressShardIndex, parseShard, shardUrl, SHARD_INDEX_FILE, type ShardIndex } from './shards.js';
 
 export interface GatewayOptions {
   /** The download cache directory; the index cache is its `index/` folder. None: nothing is kept across runs. */
@@ -91,12 +91,32 @@ export class Gateway {
     if (await this.client.isFresh(`${dir}/repodata.json.zst`)) return full();
     let index: ShardIndex | undefined;
     try {
-      const { bytes } = await this.client.bytes(indexUrl);
-      index = await parseShardIndex(bytes, indexUrl);
+      index = await this.shardIndex(indexUrl);
     } catch (e) {
       if (!(e instanceof XpuError) || e.code !== 'NOT_FOUND') throw e;
     }
     return index ? new ShardedReader(this, `${dir}/repodata.json`, indexUrl, index) : full();
+  }
+
+  /**
+   * A shard index, its decompressed form kept beside the cached body: starting the zstd program for a MB costs a warm
+   * plan more than everything else it does.
+   */
+  private async shardIndex(url: string): Promise<ShardIndex> {
+    const { bytes } = await this.client.bytes(url);
+    const sha = createHash('sha256').update(bytes).digest('hex');
+    const kept = await this.cache?.readDerived(sha, 'msgpack');
+    if (kept) {
+      try {
+        return await decodeShardIndex(kept, url);
+      } catch {
+        // damaged: decompressed again below
+      }
+    }
+    const raw = await decompressShardIndex(bytes, url);
+    const index = await decodeShardIndex(raw, url);
+    await this.cache?.putDerived(sha, 'msgpack', raw).catch(() => undefined);
+    return index;
   }
 
   /** The files of one project on a PyPI-style index (`/pypi` URLs: the JSON API; others: the simple API). */
@@ -212,7 +232,7 @@ class ShardedReader implements SubdirReader {
   }
 
   private async load(name: string): Promise<CondaCandidate[]> {
-    const sha = this.index.shards.get(name);
+    const sha = this.index.shardOf(name);
     if (!sha) return [];
     const url = shardUrl(this.index, sha);
     const bytes = await this.gw.immutable(url, sha, `the shard of ${name} in ${this.indexUrl}`);

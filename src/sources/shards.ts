@@ -11,8 +11,9 @@ export interface ShardIndex {
   baseUrl: string;
   /** Where shards are, absolute, ending in `/`. */
   shardsBaseUrl: string;
-  /** Package name -> sha256 (hex) of its shard file. */
-  shards: Map<string, string>;
+  /** The sha256 (hex) of a package name's shard file; undefined when the subdir has no such name. */
+  shardOf(name: string): string | undefined;
+  readonly size: number;
 }
 
 type Msgpack = typeof import('@msgpack/msgpack');
@@ -21,7 +22,8 @@ let msgpack: Msgpack | undefined;
 /** The msgpack decoder loads with the first sharded channel, not with every plan. */
 async function decodeMsgpack(bytes: Uint8Array): Promise<unknown> {
   msgpack ??= await import('@msgpack/msgpack');
-  return msgpack.decode(bytes);
+  // Without the key cache: a shard index's tens of thousands of distinct names only miss it, at twice the cost.
+  return new msgpack.Decoder({ keyDecoder: null }).decode(bytes);
 }
 
 function hex(v: unknown): string | undefined {
@@ -57,19 +59,186 @@ function dirUrl(value: unknown, indexUrl: string): string {
   return abs.endsWith('/') ? abs : `${abs}/`;
 }
 
-/** Reads `repodata_shards.msgpack.zst` (as fetched, zstd-compressed). */
+/**
+ * Reads `repodata_shards.msgpack.zst` (as fetched, zstd-compressed). The `shards` map (tens of thousands of names) is
+ * walked by hand, keeping each name's offset and turning only the names asked for into hashes: a generic decoder
+ * makes an object per entry, which costs more than the whole rest of a warm plan.
+ */
 export async function parseShardIndex(bytes: Uint8Array, url: string): Promise<ShardIndex> {
-  const doc = await decodeZstdMsgpack(bytes, url);
-  const info = (doc.info ?? {}) as Record<string, unknown>;
-  const table = doc.shards;
-  if (!table || typeof table !== 'object') throw bad(url, 'no "shards" map');
-  const shards = new Map<string, string>();
-  for (const [name, digest] of Object.entries(table as Record<string, unknown>)) {
-    const h = hex(digest);
-    if (!h || !/^[0-9a-f]{64}$/.test(h)) throw bad(url, `the shard of ${name} has no sha256`);
-    shards.set(name, h);
+  return decodeShardIndex(await decompressShardIndex(bytes, url), url);
+}
+
+export async function decompressShardIndex(bytes: Uint8Array, url: string): Promise<Buffer> {
+  try {
+    return await zstdDecompressBytes(bytes);
+  } catch (e) {
+    throw bad(url, (e as Error).message, e);
   }
-  return { baseUrl: dirUrl(info.base_url, url), shardsBaseUrl: dirUrl(info.shards_base_url, url), shards };
+}
+
+/**
+ * The shard index from its msgpack bytes (decompressed). The `shards` map is walked once without making a string or
+ * an object per entry, noting where each entry starts; a name asked for is then found with a native search for its
+ * encoded key, accepted only where an entry starts.
+ */
+export async function decodeShardIndex(raw: Buffer, url: string): Promise<ShardIndex> {
+  const r = new MsgpackReader(raw, url);
+  const top = r.mapLength();
+  let info: Record<string, unknown> = {};
+  let starts: Int32Array | undefined;
+  for (let i = 0; i < top; i++) {
+    const key = r.str();
+    if (key === 'shards') {
+      const n = r.mapLength();
+      starts = new Int32Array(n);
+      for (let k = 0; k < n; k++) {
+        starts[k] = r.pos;
+        r.skipStr();
+        r.digest();
+      }
+    } else if (key === 'info') {
+      const start = r.pos;
+      r.skip();
+      const v = await decodeMsgpack(raw.subarray(start, r.pos));
+      if (v && typeof v === 'object') info = v as Record<string, unknown>;
+    } else r.skip();
+  }
+  if (!starts) throw bad(url, 'no "shards" map');
+  const entries = starts;
+  const isEntry = (at: number): boolean => {
+    let lo = 0;
+    let hi = entries.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (entries[mid] === at) return true;
+      if (entries[mid]! < at) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return false;
+  };
+  return {
+    baseUrl: dirUrl(info.base_url, url),
+    shardsBaseUrl: dirUrl(info.shards_base_url, url),
+    size: entries.length,
+    shardOf: (name) => {
+      for (const key of strEncodings(name)) {
+        const pattern = Buffer.concat([key, Buffer.from([0xc4, 32])]);
+        for (let at = raw.indexOf(pattern, entries[0]); at !== -1; at = raw.indexOf(pattern, at + 1)) {
+          if (isEntry(at)) return raw.toString('hex', at + pattern.length, at + pattern.length + 32);
+        }
+      }
+      return undefined;
+    },
+  };
+}
+
+/** A string's msgpack encodings: the shortest header first (what encoders write), then the longer ones. */
+function strEncodings(s: string): Buffer[] {
+  const b = Buffer.from(s);
+  const n = b.length;
+  const out: Buffer[] = [];
+  if (n < 32) out.push(Buffer.concat([Buffer.from([0xa0 | n]), b]));
+  if (n < 256) out.push(Buffer.concat([Buffer.from([0xd9, n]), b]));
+  const h16 = Buffer.from([0xda, 0, 0]);
+  h16.writeUInt16BE(n, 1);
+  out.push(Buffer.concat([h16, b]));
+  return out;
+}
+
+/** Just enough msgpack to walk a shard index: map and string headers, 32-byte digests, and skipping anything else. */
+class MsgpackReader {
+  pos = 0;
+
+  constructor(
+    private readonly b: Buffer,
+    private readonly url: string,
+  ) {}
+
+  private need(n: number): void {
+    if (this.pos + n > this.b.length) throw bad(this.url, 'the msgpack data ends early');
+  }
+
+  private byte(): number {
+    this.need(1);
+    return this.b[this.pos++]!;
+  }
+
+  private uint(bytes: 1 | 2 | 4): number {
+    this.need(bytes);
+    const v = bytes === 1 ? this.b[this.pos]! : bytes === 2 ? this.b.readUInt16BE(this.pos) : this.b.readUInt32BE(this.pos);
+    this.pos += bytes;
+    return v;
+  }
+
+  mapLength(): number {
+    const t = this.byte();
+    if (t >= 0x80 && t <= 0x8f) return t & 0x0f;
+    if (t === 0xde) return this.uint(2);
+    if (t === 0xdf) return this.uint(4);
+    throw bad(this.url, `a map was expected at byte ${this.pos - 1}`);
+  }
+
+  private strLength(t: number): number | undefined {
+    if (t >= 0xa0 && t <= 0xbf) return t & 0x1f;
+    if (t === 0xd9) return this.uint(1);
+    if (t === 0xda) return this.uint(2);
+    if (t === 0xdb) return this.uint(4);
+    return undefined;
+  }
+
+  str(): string {
+    const end = this.skipStr();
+    return this.b.toString('utf8', end[0], end[1]);
+  }
+
+  /** Passes over a string; answers where its bytes are. */
+  skipStr(): [number, number] {
+    const len = this.strLength(this.byte());
+    if (len === undefined) throw bad(this.url, `a string was expected at byte ${this.pos - 1}`);
+    this.need(len);
+    this.pos += len;
+    return [this.pos - len, this.pos];
+  }
+
+  /** A sha256 as 32 bytes (bin 8). */
+  digest(): void {
+    const at = this.pos;
+    const len = this.byte() === 0xc4 ? this.uint(1) : undefined;
+    if (len !== 32) throw bad(this.url, `the shard of ${this.b.toString('utf8', ...this.keyBefore(at))} has no sha256`);
+    this.need(32);
+    this.pos += 32;
+  }
+
+  /** For messages: the bytes of the key just before `at` (short keys, as shard indexes have). */
+  private keyBefore(at: number): [number, number] {
+    for (let n = 0; n < 32 && at - n - 1 >= 0; n++) if (this.b[at - n - 1] === (0xa0 | n)) return [at - n, at];
+    return [at, at];
+  }
+
+  skip(): void {
+    const t = this.byte();
+    const str = this.strLength(t);
+    if (str !== undefined) return this.advance(str);
+    if (t <= 0x7f || t >= 0xe0 || t === 0xc0 || t === 0xc2 || t === 0xc3) return;
+    if (t >= 0x80 && t <= 0x8f) return this.skipMany((t & 0x0f) * 2);
+    if (t >= 0x90 && t <= 0x9f) return this.skipMany(t & 0x0f);
+    const fixed: Record<number, number> = { 0xcc: 1, 0xcd: 2, 0xce: 4, 0xcf: 8, 0xd0: 1, 0xd1: 2, 0xd2: 4, 0xd3: 8, 0xca: 4, 0xcb: 8, 0xd4: 2, 0xd5: 3, 0xd6: 5, 0xd7: 9, 0xd8: 17 };
+    if (fixed[t] !== undefined) return this.advance(fixed[t]);
+    if (t === 0xc4 || t === 0xc5 || t === 0xc6) return this.advance(this.uint(t === 0xc4 ? 1 : t === 0xc5 ? 2 : 4));
+    if (t === 0xc7 || t === 0xc8 || t === 0xc9) return this.advance(this.uint(t === 0xc7 ? 1 : t === 0xc8 ? 2 : 4) + 1);
+    if (t === 0xdc || t === 0xdd) return this.skipMany(this.uint(t === 0xdc ? 2 : 4));
+    if (t === 0xde || t === 0xdf) return this.skipMany(this.uint(t === 0xde ? 2 : 4) * 2);
+    throw bad(this.url, `byte ${this.pos - 1} is not msgpack`);
+  }
+
+  private advance(n: number): void {
+    this.need(n);
+    this.pos += n;
+  }
+
+  private skipMany(n: number): void {
+    for (let i = 0; i < n; i++) this.skip();
+  }
 }
 
 export function shardUrl(index: ShardIndex, sha256: string): string {
