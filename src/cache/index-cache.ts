@@ -4,7 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { Transform, type Readable } from 'node:stream';
+import { Transform, type Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
 /** Where the index cache lives inside the download cache directory. */
@@ -144,7 +144,7 @@ export class IndexCache {
    * A writer for a body arriving in pieces: `stream` takes the bytes, `commit` moves them under their hash and
    * answers it, `abandon` removes them.
    */
-  async bodyWriter(): Promise<{ stream: NodeJS.WritableStream; done: Promise<void>; commit(): Promise<{ sha256: string; size: number }>; abandon(): Promise<void> }> {
+  async bodyWriter(): Promise<{ stream: Writable; done: Promise<void>; commit(): Promise<{ sha256: string; size: number }>; abandon(): Promise<void> }> {
     const tmp = await this.tempPath();
     const hash = createHash('sha256');
     let size = 0;

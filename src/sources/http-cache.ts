@@ -121,7 +121,7 @@ export class CachingHttp {
       res.body.pipe(out);
       if (writer) {
         // A cache that cannot be written (a full disk) costs the next run a download, not this run its index.
-        (writer.stream as NodeJS.WritableStream & { on(ev: 'error', f: () => void): void }).on('error', () => {
+        writer.stream.on('error', () => {
           writerFailed = true;
           res.body.unpipe(writer.stream);
         });
