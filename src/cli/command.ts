@@ -1,5 +1,6 @@
 // What a command's module receives and returns; its options, help and examples live in registry.ts.
 import type { Deps } from '../deps.js';
+import { XpuError } from '../errors.js';
 import type { Values } from './options.js';
 import type { Output } from './output.js';
 
@@ -32,8 +33,17 @@ export function splitList(text: string): string[] {
   return text.split(/[,\n]/).map((s) => s.trim()).filter(Boolean);
 }
 
+/** The items of a repeatable option; one given with nothing in it (`--component ''`) is an error, never "all". */
 export function list(values: Values, key: string): string[] {
   const v = values[key];
   if (v === undefined || typeof v === 'boolean') return [];
-  return (Array.isArray(v) ? v : [v]).flatMap(splitList);
+  const given = Array.isArray(v) ? v : [v];
+  const empty = given.find((g) => !splitList(g).length);
+  if (empty !== undefined) {
+    throw new XpuError('USAGE', `--${key} ${JSON.stringify(empty)} names nothing`, {
+      details: { option: key, value: empty },
+      hints: [`name at least one value, or leave --${key} out for its default`],
+    });
+  }
+  return given.flatMap(splitList);
 }

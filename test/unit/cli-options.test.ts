@@ -111,3 +111,20 @@ describe('start-up', () => {
     expect(graph.filter((s) => s.includes('/commands/') || s.endsWith('/output.js') || s.endsWith('/deps.js'))).toEqual([]);
   });
 });
+
+describe('list values', () => {
+  it("--component '' (or ',') is a usage error naming the option, never every component", async () => {
+    const { list } = await import('../../src/cli/command.js');
+    for (const v of ['', ' , ', '\n']) {
+      let err: unknown;
+      try {
+        list({ component: [v] }, 'component');
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toMatchObject({ code: 'USAGE', message: `--component ${JSON.stringify(v)} names nothing` });
+    }
+    expect(list({ component: ['level-zero, unified-runtime'] }, 'component')).toEqual(['level-zero', 'unified-runtime']);
+    expect(list({}, 'component')).toEqual([]);
+  });
+});
