@@ -1,6 +1,7 @@
-// Lock files taken with O_EXCL (the prefix's, a partial download's): who holds one, and whether that owner is gone.
+// Lock files taken with O_EXCL (the prefix's, a partial download's): who holds one, whether that owner is gone, and
+// what an interrupted run removes on its way out (its locks, its staging tree).
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 
@@ -111,4 +112,34 @@ export async function lockState(lock: string): Promise<{ owner?: LockOwner; stal
   // A bare pid (the earliest format) was written when the lock was taken: the file's time says when.
   if (owner && owner.since === undefined && owner.startTime === undefined && mtimeMs !== undefined) owner.since = new Date(mtimeMs).toISOString();
   return { owner, stale: staleReason(owner) };
+}
+
+/** Paths this process removes if SIGINT or SIGTERM ends it: the locks it holds, the staging tree it fills. */
+const onInterrupt = new Set<string>();
+let trapped = false;
+
+/**
+ * Removes `path` (recursively) if the process is interrupted before the returned function is called. A run stopped by
+ * Ctrl-C or a CI job's SIGTERM leaves no lock and no staging tree behind; the next run finds the prefix as it was.
+ */
+export function removeOnInterrupt(path: string): () => void {
+  onInterrupt.add(path);
+  if (!trapped) {
+    trapped = true;
+    for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+      process.once(signal, () => {
+        // Staging trees before locks: the lock is what tells another run the tree is in use.
+        for (const p of [...onInterrupt].sort((a, b) => Number(a.endsWith('.lock')) - Number(b.endsWith('.lock')))) {
+          try {
+            rmSync(p, { recursive: true, force: true });
+          } catch {
+            // what cannot be removed now is cleaned by the next run, as after a kill -9
+          }
+        }
+        process.stderr.write(`\ninterrupted (${signal}): removed ${onInterrupt.size ? [...onInterrupt].join(', ') : 'nothing'}; the prefix was left as it was\n`);
+        process.exit(code);
+      });
+    }
+  }
+  return () => void onInterrupt.delete(path);
 }

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { XpuError } from '../errors.js';
 import { readsLive } from '../formats/index.js';
 import { layoutFor } from '../host/index.js';
+import { removeOnInterrupt } from '../lock-owner.js';
 import type { FetchedArchive, Fetching } from '../fetch/fetch.js';
 import type { InstallPlan, PlannedComponent } from '../plan/plan.js';
 import type { Reporter, Task } from '../reporter.js';
@@ -90,6 +91,7 @@ export async function installPlan(
     await run.cancel();
     throw fsWriteError(e, parent, { tree: parent, unchanged });
   }
+  const forgetStaging = removeOnInterrupt(stagingDir);
   const staging = new Staging(stagingDir, opts.limits ?? DEFAULT_LIMITS, layoutFor(plan.platform).fileNames);
   const notes: string[] = [];
   // The line for this stage starts once the fetch has said its last word, so two progress lines never interleave.
@@ -195,6 +197,8 @@ export async function installPlan(
     await writeReceipt(stagingDir, receipt);
     // mkdtemp makes the directory private; a prefix is read by compilers and loaders of any user.
     await fs.chmod(stagingDir, 0o755);
+    // From here the tree is the new prefix: an interrupt mid-swap leaves it for the next run's recovery.
+    forgetStaging();
     await swapIn(stagingDir, prefix, opts.rename ?? fs.rename);
     task?.succeed(`installed ${receipt.files.length} files into ${prefix}`);
     return { prefix, changed: true, receipt, notes };
@@ -203,6 +207,7 @@ export async function installPlan(
     await Promise.all([run.cancel(), Promise.allSettled(checks)]);
     task?.fail('install failed; the prefix was left as it was');
     await fs.rm(stagingDir, { recursive: true, force: true });
+    forgetStaging();
     throw fsWriteError(e, prefix, { tree: prefix, unchanged });
   }
 }

@@ -2,7 +2,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { XpuError } from '../errors.js';
-import { hold, lockState, newOwner, release } from '../lock-owner.js';
+import { hold, lockState, newOwner, release, removeOnInterrupt } from '../lock-owner.js';
 
 export async function withPrefixLock<T>(
   prefix: string,
@@ -45,11 +45,13 @@ export async function withPrefixLock<T>(
       await new Promise((r) => setTimeout(r, 250));
     }
   }
+  const forget = removeOnInterrupt(lock);
   try {
     return await work();
   } finally {
     // Forgotten only once the file is gone: until then a sibling call in this process must keep waiting.
     await fs.rm(lock, { force: true });
+    forget();
     release(me.token);
   }
 }

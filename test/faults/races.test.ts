@@ -86,6 +86,27 @@ describe('races between runs', () => {
     expect(names).toEqual(['level-zero']);
   });
 
+  it.each([['SIGINT', 130], ['SIGTERM', 143]] as const)('%s while the staging tree fills: the tree and the lock are removed on the way out', async (signal, code) => {
+    const dir = await fs.mkdtemp(path.join(work, 'signal-'));
+    const prefix = path.join(dir, 'prefix');
+    const t0 = Date.now();
+    const run = startCli(['--prefix', prefix, '--cache-dir', path.join(dir, 'cache'), '--no-smoke', '--no-probe', '--conda-channel', index.condaChannelUrl('bookworm')], /$^/);
+    // The staging tree appears once the first archive is in; the signal comes while it exists.
+    let staging: string | undefined;
+    for (let i = 0; i < 3000 && !staging; i++) {
+      staging = (await fs.readdir(dir)).find((n) => n.startsWith('.prefix.xpu-setup-staging-'));
+      if (!staging) await new Promise((r) => setTimeout(r, 5));
+    }
+    expect(staging).toBeDefined();
+    run.child.kill(signal);
+    const r = await run.child;
+    const left = (await fs.readdir(dir)).filter((n) => n !== 'cache');
+    table.add({ case: `${signal} during the install`, exit: r.exitCode ?? -1, code: '-', ms: Date.now() - t0, outside: left.length ? `LEFT: ${left.join(', ')}` : 'unchanged' });
+    expect(r.exitCode).toBe(code);
+    expect(run.stderr()).toMatch(new RegExp(`interrupted \\(${signal}\\): removed .*xpu-setup-staging-.*the prefix was left as it was`));
+    expect(left).toEqual([]);
+  });
+
   it('a lock of the earlier format naming a live unrelated process is taken over, not waited for', async () => {
     const dir = await fs.mkdtemp(path.join(work, 'old-lock-'));
     const prefix = path.join(dir, 'prefix');
