@@ -368,6 +368,21 @@ describe('environment, compiler, receipt, network', () => {
     expect(get(await run(deps, ['prefix'], { prefix }), 'prefix')).toMatchObject({ status: 'fail', message: '1 of 1 files differ from the receipt; changed: lib/a.so' });
   });
 
+  it('names the previous prefix a run killed mid-swap left beside it, and a staging tree a killed run left', async () => {
+    const parent = newDir('killed-swap');
+    const prefix = path.join(parent, 'prefix');
+    mkdirSync(`${prefix}.xpu-setup-old-1a2b3c4d`);
+    const gone = get(await run(fakeDeps(), ['prefix'], { prefix }), 'prefix');
+    expect(gone).toMatchObject({
+      status: 'fail',
+      message: `${prefix} does not exist, so nothing is installed there; a run killed while swapping left the previous prefix beside it: ${prefix}.xpu-setup-old-1a2b3c4d`,
+      fix: expect.stringMatching(/: it puts the previous prefix back before anything else$/),
+    });
+    mkdirSync(path.join(parent, '.prefix.xpu-setup-staging-XYZ'));
+    const both = get(await run(fakeDeps(), ['prefix'], { prefix }), 'prefix');
+    expect(both.message).toMatch(/; a killed run left its staging tree: .*\.prefix\.xpu-setup-staging-XYZ$/);
+  });
+
   it('an explicit prefix without a receipt fails; the default prefix without one is skipped', async () => {
     const r = await run(fakeDeps(), ['prefix']);
     expect(get(r, 'prefix').status).toBe('fail');
