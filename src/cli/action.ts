@@ -48,13 +48,12 @@ async function restore(paths: string[], key: string, restoreKeys: string[]): Pro
  * `refdriver: true` needs the driver build's Debian/Ubuntu packages: installed with apt as root or through
  * passwordless sudo, else an error naming the one line to run in an earlier step.
  */
-async function installRefdriverPackages(deps: Deps): Promise<void> {
+export async function installRefdriverPackages(deps: Deps, root = process.getuid?.() === 0): Promise<void> {
   if (deps.platform !== 'linux') return;
   const missing: string[] = [];
   for (const r of REFDRIVER_REQUIREMENTS) if (!(await r.present(deps))) missing.push(r.debian);
   if (!missing.length) return;
   const line = `sudo apt-get install -y ${missing.join(' ')}`;
-  const root = process.getuid?.() === 0;
   const sudo = root ? [] : ['sudo', '-n'];
   if (!root && (await deps.exec('sudo', ['-n', 'true'])).exitCode !== 0) {
     throw new XpuError('USAGE', `refdriver: true needs ${missing.join(', ')}, and this runner has neither root nor passwordless sudo to install them`, {
