@@ -135,8 +135,8 @@ export function newerLine(self: string, prefix: string, receipt: Pick<Receipt, '
 export function belowFloorSentence(c: Pick<Receipt['components'][number], 'name' | 'version' | 'belowFloor'>, command?: string): string {
   const b = c.belowFloor!;
   const lacks = b.lacks.length ? `; it lacks ${b.lacks.join('; ')}` : '';
-  const why = b.unreached.length ? `not reached: ${b.unreached.join('; ')}` : 'no source it could reach had a newer one';
-  return `${c.name} ${c.version} is below the recommended ${b.floor.join(', ')} (${why})${lacks}${command ? `. For a newer one: ${command}` : ''}`;
+  const unreached = b.unreached.length ? `; not reached: ${b.unreached.join('; ')}` : '';
+  return `${c.name} ${c.version} is below the recommended ${b.floor.join(', ')}, which no source it reached has${lacks}${unreached}${command ? `. For a newer one: ${command}` : ''}`;
 }
 
 const ENV_FILE: Record<HintShell, string> = { sh: 'env.sh', fish: 'env.fish', pwsh: 'env.ps1' };
