@@ -31,9 +31,11 @@ export interface IndexEntry {
   sha256: string;
 }
 
-/** Forms of a body kept beside it (a shard index decompressed), removed with it. */
-const DERIVED = ['msgpack'] as const;
-export type DerivedForm = (typeof DERIVED)[number];
+/**
+ * A form of a body kept beside it, removed with it: `msgpack` (a shard index decompressed) or `records-<key>` (the
+ * records a full repodata scan found for one set of names).
+ */
+export type DerivedForm = 'msgpack' | `records-${string}`;
 
 /** A stored body whose bytes no longer match the hash it was stored under. */
 export class CorruptBody extends Error {
@@ -77,7 +79,10 @@ export class IndexCache {
   }
 
   private async removeBody(sha256: string): Promise<void> {
-    for (const f of [this.bodyPath(sha256), ...DERIVED.map((d) => this.derivedPath(sha256, d))]) await fs.rm(f, { force: true }).catch(() => undefined);
+    const dir = path.dirname(this.bodyPath(sha256));
+    for (const f of await fs.readdir(dir).catch(() => [] as string[])) {
+      if (f === sha256 || f.startsWith(`${sha256}.`)) await fs.rm(path.join(dir, f), { force: true }).catch(() => undefined);
+    }
   }
 
   private derivedPath(sha256: string, form: DerivedForm): string {

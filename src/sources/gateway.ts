@@ -280,7 +280,7 @@ class FullFileReader implements SubdirReader {
     let doc: Repodata;
     if (!this.plain) {
       try {
-        doc = await this.gw.client.consume(`${this.url}.zst`, {}, (body) => scanBody(body, `${this.url}.zst`, batch, 'zstd'));
+        doc = await this.gw.client.consume(`${this.url}.zst`, {}, (body, meta) => this.scanKept(body, meta, batch, () => scanBody(body, `${this.url}.zst`, batch, 'zstd')));
       } catch (e) {
         if (!(e instanceof XpuError) || e.code !== 'NOT_FOUND') throw e;
         this.plain = true;
@@ -289,7 +289,7 @@ class FullFileReader implements SubdirReader {
     }
     if (this.plain) {
       try {
-        doc = await this.gw.client.consume(this.url, { acceptEncoding: 'gzip' }, (body, meta) => scanBody(body, this.url, batch, encodingOf(meta)));
+        doc = await this.gw.client.consume(this.url, { acceptEncoding: 'gzip' }, (body, meta) => this.scanKept(body, meta, batch, () => scanBody(body, this.url, batch, encodingOf(meta))));
       } catch (e) {
         if (e instanceof XpuError && e.code === 'NOT_FOUND') this.missing = e;
         throw e;
@@ -298,6 +298,29 @@ class FullFileReader implements SubdirReader {
     const found = parseRepodata(doc!, this.url);
     for (const n of batch) this.known.set(n, []);
     for (const c of found) this.known.get(c.name)?.push(c);
+  }
+
+  /**
+   * A cached body already scanned for these names answers from what that scan found (kept beside the body), so a
+   * warm plan does not decompress and search hundreds of MB again; otherwise it is scanned and the answer kept.
+   */
+  private async scanKept(body: Readable, meta: BodyMeta, names: string[], scan: () => Promise<Repodata>): Promise<Repodata> {
+    const cache = this.gw.cache;
+    if (!cache || !meta.sha256) return scan();
+    const form = `records-${createHash('sha256').update([...names].sort().join('\n')).digest('hex').slice(0, 16)}` as const;
+    const kept = await cache.readDerived(meta.sha256, form);
+    if (kept) {
+      try {
+        const doc = JSON.parse(kept.toString('utf8')) as Repodata;
+        body.destroy();
+        return doc;
+      } catch {
+        // damaged: scanned again
+      }
+    }
+    const doc = await scan();
+    await cache.putDerived(meta.sha256, form, Buffer.from(JSON.stringify(doc))).catch(() => undefined);
+    return doc;
   }
 }
 

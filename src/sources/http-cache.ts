@@ -19,6 +19,8 @@ export interface BodyMeta {
   contentEncoding?: string;
   /** Where the body came from: the cache within max-age, the cache after a 304, or the network. */
   outcome: 'fresh' | 'not-modified' | 'downloaded';
+  /** The sha256 of a body served from the cache (known before it is read). */
+  sha256?: string;
 }
 
 /** What a run's index reads cost: requests made, bytes downloaded, answers from the cache. */
@@ -183,7 +185,7 @@ function validators(h: Record<string, string | undefined>, before?: IndexEntry):
 }
 
 function metaOf(e: IndexEntry, outcome: BodyMeta['outcome']): BodyMeta {
-  return { contentType: e.contentType ?? '', contentEncoding: e.contentEncoding, outcome };
+  return { contentType: e.contentType ?? '', contentEncoding: e.contentEncoding, outcome, sha256: e.sha256 };
 }
 
 function badStatus(url: string, status: number): XpuError {

@@ -197,6 +197,22 @@ describe('the HTTP cache of index responses', () => {
     expect(json.length).toBeGreaterThan(0);
   });
 
+  it('keeps what a scan of a cached body found, so the next plan does not scan it again; a new body drops it', async () => {
+    await fullRepodata('linux-64', ['level-zero', 'other'], { 'cache-control': 'max-age=0', etag: '"v1"' });
+    const files = async () => (await fs.readdir(path.join(cacheDir, 'index', 'bodies'), { recursive: true })).filter((f) => /[0-9a-f]{64}/.test(f)).sort();
+    const names = async () => (await run().condaRecords(`${base}/ch`, 'linux-64', ['level-zero'])).map((c) => c.name);
+    expect(await names()).toEqual(['level-zero']);
+    expect(await names()).toEqual(['level-zero']);
+    const [body, kept] = await files();
+    expect(kept).toBe(`${body}.records-${createHash('sha256').update('level-zero').digest('hex').slice(0, 16)}`);
+    // The answer comes from what was kept: the body is not read again (a damaged one would be noticed otherwise).
+    await fs.writeFile(path.join(cacheDir, 'index', 'bodies', kept!), JSON.stringify({ packages: {}, 'packages.conda': { 'level-zero-9.9-h0_0.conda': { ...record('level-zero', '9.9'), sha256: 'a'.repeat(64), md5: 'b'.repeat(32) } } }));
+    expect((await run().condaRecords(`${base}/ch`, 'linux-64', ['level-zero'])).map((c) => c.version)).toEqual(['9.9']);
+    await fullRepodata('linux-64', ['level-zero'], { 'cache-control': 'max-age=0', etag: '"v2"' });
+    expect(await names()).toEqual(['level-zero']);
+    expect(await files()).toHaveLength(1);
+  });
+
   it('a damaged entry record is an absent one', async () => {
     await fullRepodata('linux-64', ['level-zero'], { 'cache-control': 'max-age=600', etag: '"v1"' });
     await run().condaRecords(`${base}/ch`, 'linux-64', ['level-zero']);
