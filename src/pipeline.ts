@@ -395,10 +395,19 @@ export async function runSetup(planned: InstallPlan, opts: SetupOptions, deps: D
       const start = performance.now();
       // The fetch, the unpacking, the archive readers and the pre-swap check load only when something is installed.
       const [{ startFetch }, { checkStagedComponent }, { installPlan }] = await Promise.all([import('./fetch/fetch.js'), import('./build/staged-check.js'), import('./install/install.js')]);
-      install = await installPlan(plan, startFetch(plan, deps, reporter, { offline: opts.offline }), reporter, {
-        limits: opts.limits,
-        check: (dir, c, p) => checkStagedComponent(dir, c, p, deps),
-      });
+      const reused = plan.reusedFrom;
+      try {
+        install = await installPlan(plan, startFetch(plan, deps, reporter, { offline: opts.offline }), reporter, {
+          limits: opts.limits,
+          check: (dir, c, p) => checkStagedComponent(dir, c, p, deps),
+        });
+      } catch (e) {
+        // The index may have been re-published since the plan this run reused was made: the server is not to blame.
+        if (reused && e instanceof XpuError && (e.code === 'HASH_MISMATCH' || e.code === 'SIZE_MISMATCH')) {
+          e.hints.unshift(`this run reused the plan made at ${reused} for the same request; the index may have been re-published since: run again with --refresh to ask it again`);
+        }
+        throw e;
+      }
       reporter.debug(`fetch and install: ${Math.round(performance.now() - start)} ms`);
     }
     const envBefore = JSON.stringify(before?.extraEnv ?? {});

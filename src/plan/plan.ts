@@ -90,6 +90,8 @@ export interface InstallPlan {
   remove?: string[];
   /** Where the plan came from when no index was asked: a lockfile, a bundle, or the receipt of the last run. */
   from?: { kind: 'lock' | 'bundle' | 'receipt'; path: string; reason?: string };
+  /** Set when this is the plan an earlier run made at this time for the same request, reused without asking an index. */
+  reusedFrom?: string;
   /** Things the user should read: what was repeated from the recorded request, fallbacks. */
   notes?: string[];
 }

@@ -30,7 +30,7 @@ export async function recentPlan(cacheDir: string, key: string, now: number, max
     // The key includes the tool's version, so a plan of another shape never matches.
     if (s.key !== key || !s.plan) return undefined;
     const age = now - s.madeAt;
-    return age >= 0 && age < maxAgeMs ? s.plan : undefined;
+    return age >= 0 && age < maxAgeMs ? { ...s.plan, reusedFrom: new Date(s.madeAt).toISOString() } : undefined;
   } catch {
     return undefined;
   }

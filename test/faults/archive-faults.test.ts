@@ -333,3 +333,30 @@ describe('fault matrix: lockfiles and bundles as input', () => {
     expect(good.requests.length).toBe(asked);
   });
 });
+
+describe('fault matrix: a plan reused while the index changed', () => {
+  it('an archive re-published inside the 10-minute plan reuse: the sha256 mismatch says --refresh, not "the server"', async () => {
+    const dir = await fs.mkdtemp(path.join(work, 'reuse-'));
+    const a = fixtures.artifacts.find((x) => L0_DEVEL_CONDA(x, fixtures))!;
+    const copy = path.join(dir, a.filename);
+    await fs.copyFile(a.path, copy);
+    const index = await startFixtureIndex({ fixtures: { ...fixtures, artifacts: fixtures.artifacts.map((x) => (x === a ? { ...x, path: copy } : x)) } });
+    try {
+      const env = scrubbedEnv(path.join(dir, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
+      const args = ['--prefix', path.join(dir, 'prefix'), '--cache-dir', path.join(dir, 'cache'), '--conda-channel', index.condaChannelUrl('bookworm'), '--component', 'level-zero', '--no-smoke', '--json'];
+      expect((await runCli([...args, '--dry-run'], env)).exitCode).toBe(0);
+      // Re-published under the same name and size, other bytes.
+      const bytes = await fs.readFile(copy);
+      bytes[bytes.length - 1] = (bytes[bytes.length - 1]! ^ 0xff) & 0xff;
+      await fs.writeFile(copy, bytes);
+      const t0 = Date.now();
+      const r = await runCli(args, env);
+      const doc = JSON.parse(r.stdout) as { error?: { code?: string; hints?: string[] } };
+      table.add({ case: 'archive re-published within the plan reuse', exit: r.exitCode, code: doc.error?.code ?? '-', ms: Date.now() - t0, outside: 'unchanged' });
+      expect([r.exitCode, doc.error?.code]).toEqual([1, 'HASH_MISMATCH']);
+      expect(doc.error?.hints?.[0]).toMatch(/reused the plan made at .* run again with --refresh/);
+    } finally {
+      await index.close();
+    }
+  });
+});
