@@ -36,6 +36,22 @@ export async function readTar(
   let abort: (e: unknown) => void = () => undefined;
   const aborted = new Promise<never>((_resolve, reject) => (abort = reject));
   aborted.catch(() => undefined);
+  // Members node-tar skips on its own (a GNU sparse file, a header too large): skipped silently, the file would be
+  // missing from the install, so the archive is refused instead.
+  parser.on('ignoredEntry', (entry: ReadEntry) => {
+    const refuse = async () => {
+      throw new XpuError('BAD_ARCHIVE', `${archive}: member "${entry.path}" is a ${entry.type === 'SparseFile' ? 'GNU sparse file' : `${entry.type} member`}, which xpu-setup does not unpack`, {
+        details: { archive, member: entry.path, type: entry.type },
+        hints: ['packages are not built with sparse files; this one is damaged or not one xpu-setup can use; nothing from it was installed'],
+      });
+    };
+    chain = chain.then(refuse).catch((e) => {
+      failure ??= e;
+      abort(failure);
+      source.destroy();
+      decompressor?.destroy();
+    });
+  });
   parser.on('entry', (entry: ReadEntry) => {
     const work = async () => {
       active = entry;
@@ -44,6 +60,14 @@ export async function readTar(
         return;
       }
       const name = entry.path;
+      // A POSIX (pax) sparse file stands in its archive as GNUSparseFile.<pid>/<name> with the sparse map as its data.
+      if (/(^|\/)GNUSparseFile\.\d+\//.test(name)) {
+        entry.resume();
+        throw new XpuError('BAD_ARCHIVE', `${archive}: member "${name}" is a sparse file (pax format), which xpu-setup does not unpack`, {
+          details: { archive, member: name },
+          hints: ['packages are not built with sparse files; this one is damaged or not one xpu-setup can use; nothing from it was installed'],
+        });
+      }
       // Every member's name is checked, also those the filter skips: a hostile name anywhere is a hostile archive.
       const isRoot = /^(\.?\/)*\.?$/.test(name);
       if (!isRoot) safePath(name, archive);

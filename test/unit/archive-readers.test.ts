@@ -298,3 +298,19 @@ describe('every member passes the path check, also those no reader yields', () =
     expect([e.code, e.details.member]).toEqual(['UNSAFE_PATH', 'info/../../../evil.txt']);
   });
 });
+
+describe('sparse files', () => {
+  it.each(['gnu', 'pax'])('a sparse file made by GNU tar (--format=%s) is BAD_ARCHIVE, not dropped or unpacked as its map', async (format) => {
+    const { execFileSync } = await import('node:child_process');
+    const src = await fs.mkdtemp(path.join(work, 'sparse-'));
+    await fs.mkdir(path.join(src, 'pkg'));
+    const holes = path.join(src, 'pkg', 'holes.bin');
+    await fs.writeFile(holes, '');
+    await fs.truncate(holes, 1 << 20);
+    await fs.appendFile(holes, 'data');
+    const file = path.join(work, `sparse-${format}-${n++}.tar.gz`);
+    execFileSync('tar', ['--sparse', `--format=${format}`, '-czf', file, '-C', src, 'pkg']);
+    const e = await failure(read('tar.gz', file));
+    expect([e.code, e.message]).toEqual(['BAD_ARCHIVE', expect.stringMatching(/is a (GNU )?sparse file.*which xpu-setup does not unpack/)]);
+  });
+});
