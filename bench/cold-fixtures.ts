@@ -12,13 +12,14 @@ const NAME = 'intel-cmplr-lib-ur';
  * `lib/xpu-setup-bench-payload.bin` of random bytes, at a version above every fixture's so the plan picks it.
  */
 export async function bigUrWheel(dir: string, version: string, payloadBytes: number): Promise<FixtureArtifact> {
-  const libs = await compileUrDouble('2025.3.1', path.join(dir, 'ur-double'));
+  const libs = await compileUrDouble('2025.3.1', path.join(dir, 'ur-double'), '1.0.2');
   const dist = `${wheelDistName(NAME)}-${version}`;
   const built = await buildWheel({
     name: NAME,
     version,
     tag: 'py2.py3-none-manylinux_2_28_x86_64',
     summary: "xpu-setup bench double of Intel's Unified Runtime wheel (random payload, not the real intel-cmplr-lib-ur)",
+    requiresDist: ['umf==1.0.*'],
     files: [
       ...[...libs].map(([lib, data]) => ({ path: `${dist}.data/data/lib/${lib}`, data, mode: 0o755 })),
       { path: `${dist}.data/data/lib/xpu-setup-bench-payload.bin`, data: randomBytes(payloadBytes) },

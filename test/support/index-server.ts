@@ -70,6 +70,8 @@ export interface FixtureIndexOptions {
 
 const L0_NAMES = new Set(['level-zero', 'level-zero-devel']);
 const UR = 'intel-cmplr-lib-ur';
+/** What intel-cmplr-lib-ur depends on in a conda channel (its runtime, UMF, and UMF's hwloc). */
+const UR_DEPENDENCIES = new Set(['intel-cmplr-lib-rt', 'umf', 'libhwloc']);
 const SUBDIRS: CondaSubdir[] = ['linux-64', 'win-64', 'noarch'];
 const PYPI_JSON = 'application/vnd.pypi.simple.v1+json';
 const PYPI_HTML = 'application/vnd.pypi.simple.v1+html';
@@ -93,7 +95,8 @@ const CHANNELS: ChannelDef[] = [
     select: (a, f) =>
       isConda(a) &&
       ((L0_NAMES.has(a.name) && a.version === f.l0Versions.bookworm) ||
-        (a.name === UR && a.version === f.urVersions.older)),
+        (a.name === UR && a.version === f.urVersions.older) ||
+        UR_DEPENDENCIES.has(a.name)),
   },
   {
     name: 'trixie',
@@ -103,7 +106,7 @@ const CHANNELS: ChannelDef[] = [
   {
     name: 'all',
     repodataVersion: 1,
-    select: (a) => a.format === 'conda' && (L0_NAMES.has(a.name) || a.name === UR),
+    select: (a) => a.format === 'conda' && (L0_NAMES.has(a.name) || a.name === UR || UR_DEPENDENCIES.has(a.name)),
   },
   {
     name: 'tarbz2',

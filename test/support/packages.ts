@@ -66,6 +66,8 @@ export interface FixturePackages {
   dir: string;
   l0Versions: { bookworm: string; trixie: string };
   urVersions: { older: string; newer: string; yanked: string };
+  /** The closure each UR release pulls in on PyPI: its UMF (by Requires-Dist) and the newest tcmlib that UMF accepts. */
+  urClosure: Record<string, { umf: string; tcmlib: string }>;
   artifacts: FixtureArtifact[];
 }
 
@@ -276,6 +278,8 @@ export interface WheelSpec {
   tag: string;
   summary: string;
   requiresPython?: string;
+  /** PEP 508 lines, as the real packages declare their dependencies (`umf==1.0.*`). */
+  requiresDist?: string[];
   /** Paths relative to the wheel root, e.g. `<dist>-<ver>.data/data/lib/x.so`. */
   files: { path: string; data: Buffer; mode?: number }[];
 }
@@ -297,6 +301,7 @@ export async function buildWheel(spec: WheelSpec): Promise<BuiltPackage & { meta
       `Summary: ${spec.summary}`,
       'License: MIT',
       ...(spec.requiresPython ? [`Requires-Python: ${spec.requiresPython}`] : []),
+      ...(spec.requiresDist ?? []).map((r) => `Requires-Dist: ${r}`),
     ].join('\n') + '\n\n' + `${spec.summary}\n`;
   const wheel =
     [
@@ -395,21 +400,98 @@ export const UR_WINDOWS_DLLS = ['ur_loader.dll', 'ur_adapter_level_zero.dll', 'u
 
 export const urDoubleSource = (): string => join(repoRoot(), 'test', 'fixtures', 'ur-double', 'ur_test_double.c');
 
+/** One shared library compiled at test time: its soname, C source, the libraries it links and its symbol versions. */
+export interface ElfSpec {
+  soname: string;
+  source: string;
+  /** Linked by file name (`-l:libumf.so.1`), found in the build directory or on the system: each becomes a DT_NEEDED. */
+  links?: string[];
+  /** A version script (`UMF_1.0 { global: umfInit; local: *; };`): the symbol versions other libraries then need. */
+  versionScript?: string;
+}
+
+/** Compiles `spec` with `cc` into `dir` (where earlier builds are linked from). */
+export async function compileElf(spec: ElfSpec, dir: string): Promise<Buffer> {
+  await mkdir(dir, { recursive: true });
+  const src = join(dir, `${spec.soname}.c`);
+  await writeFile(src, spec.source);
+  const args = ['-shared', '-fPIC', '-O2', `-Wl,-soname,${spec.soname}`, '-o', join(dir, spec.soname), src, `-L${dir}`, '-Wl,--no-as-needed'];
+  for (const l of spec.links ?? []) args.push(`-l:${l}`);
+  if (spec.versionScript) {
+    const map = join(dir, `${spec.soname}.map`);
+    await writeFile(map, spec.versionScript);
+    args.push(`-Wl,--version-script=${map}`);
+  }
+  await pipeThrough(process.env.CC || 'cc', args, Buffer.alloc(0));
+  return readFile(join(dir, spec.soname));
+}
+
+const EXPORT = '__attribute__((visibility("default")))';
+
+/** UMF's soname by major version: UMF 1.x is libumf.so.1, 0.x libumf.so.0. */
+export const umfSoname = (umfVersion: string): string => `libumf.so.${umfVersion.startsWith('0.') ? 0 : 1}`;
+
+/** The symbol version node a UMF release defines (and every library linked against it then needs). */
+const umfVersionNode = (umfVersion: string): string => `UMF_${umfVersion.split('.').slice(0, 2).join('.')}`;
+
+/** hwloc, as tcmlib and conda-forge's libhwloc ship it: libhwloc.so.15, needing nothing but libc. */
+export const hwlocElf = (): ElfSpec => ({
+  soname: 'libhwloc.so.15',
+  source: `${EXPORT} unsigned hwloc_get_api_version(void) { return 0x20b00; }\n`,
+});
+
+/** UMF: needs libhwloc.so.15 and defines a version node per release, as the real libumf does. */
+export const umfElf = (version: string): ElfSpec => ({
+  soname: umfSoname(version),
+  source: `extern unsigned hwloc_get_api_version(void);\n${EXPORT} int umfInit(void) { return (int)hwloc_get_api_version(); }\n${EXPORT} const char xpu_setup_fixture_umf[] = "xpu-setup fixture libumf ${version}";\n`,
+  links: ['libhwloc.so.15'],
+  versionScript: `${umfVersionNode(version)} { global: umfInit; xpu_setup_fixture_umf; local: *; };\n`,
+});
+
+/** tcmlib's libtcm.so.1 (the thread composability manager), which needs hwloc. */
+export const tcmElf = (version: string): ElfSpec => ({
+  soname: 'libtcm.so.1',
+  source: `extern unsigned hwloc_get_api_version(void);\n${EXPORT} int tcmGetVersionInfo(void) { return (int)hwloc_get_api_version(); }\n${EXPORT} const char xpu_setup_fixture_tcm[] = "xpu-setup fixture libtcm ${version}";\n`,
+  links: ['libhwloc.so.15'],
+});
+
+/** A library that only exists to be linked against (never shipped): `libze_loader.so.1` with the entry point the adapters call. */
+const zeLoaderLinkStub = (): ElfSpec => ({ soname: 'libze_loader.so.1', source: `${EXPORT} int zeDriverGet(void *a, void *b) { (void)a; (void)b; return 0; }\n` });
+
 /**
- * Compiles the UR test double with `cc`: libur_loader.so.0 with the entry points, the adapters as
- * marker-only stubs, each with its own soname.
+ * Compiles the UR test double with `cc`: libur_loader.so.0 with the entry points, the adapters as marker-only stubs,
+ * each with its own soname and the real adapters' dependencies: the Level Zero adapters NEED the UMF of `umfVersion`
+ * (with its symbol version) and libze_loader.so.1, the OpenCL adapter libOpenCL.so.1. Like adapters built before
+ * 2026-03, they carry no RUNPATH.
  */
-export async function compileUrDouble(version: string, outDir: string): Promise<Map<string, Buffer>> {
+export async function compileUrDouble(version: string, outDir: string, umfVersion: string): Promise<Map<string, Buffer>> {
   await mkdir(outDir, { recursive: true });
   const cc = process.env.CC || 'cc';
+  // What the adapters link against; built here, shipped by other packages (umf, tcmlib, level-zero).
+  await compileElf(hwlocElf(), outDir);
+  await compileElf(umfElf(umfVersion), outDir);
+  await compileElf(zeLoaderLinkStub(), outDir);
+  const uses = join(outDir, 'adapter-uses.c');
+  await writeFile(
+    uses,
+    `extern int umfInit(void);\nextern int zeDriverGet(void *, void *);\n${EXPORT} int xpu_setup_adapter_uses(void) { return umfInit() + zeDriverGet(0, 0); }\n`,
+  );
+  const openclUses = join(outDir, 'opencl-uses.c');
+  await writeFile(openclUses, `extern int clGetPlatformIDs(unsigned, void *, unsigned *);\n${EXPORT} int xpu_setup_adapter_uses(void) { return clGetPlatformIDs(0, 0, 0); }\n`);
   const built = await Promise.all(
     UR_LINUX_LIBS.map(async (lib) => {
       const file = join(outDir, lib);
+      const needs =
+        lib === 'libur_loader.so.0'
+          ? []
+          : lib === 'libur_adapter_opencl.so.0'
+            ? [openclUses, '-Wl,--no-as-needed', '-l:libOpenCL.so.1']
+            : [uses, `-L${outDir}`, '-Wl,--no-as-needed', `-l:${umfSoname(umfVersion)}`, '-l:libze_loader.so.1'];
       const args = [
         '-shared', '-fPIC', '-O2', '-fvisibility=hidden', `-Wl,-soname,${lib}`,
         `-DXPU_SETUP_UR_DOUBLE_VERSION="${version}"`,
         ...(lib === 'libur_loader.so.0' ? [] : ['-DXPU_SETUP_UR_ADAPTER_STUB']),
-        '-o', file, urDoubleSource(),
+        '-o', file, urDoubleSource(), ...needs,
       ];
       await pipeThrough(cc, args, Buffer.alloc(0));
       return [lib, await readFile(file)] as const;
@@ -423,6 +505,16 @@ export async function compileUrDouble(version: string, outDir: string): Promise<
 // ---------------------------------------------------------------------------------------------------------
 
 const UR_VERSIONS = { older: '2025.2.0', newer: '2025.3.1', yanked: '2025.3.2' } as const;
+
+/** Each UR release's UMF, as the real packages pin it: `intel-cmplr-lib-ur 2025.3.x` requires `umf ==1.0.*`. */
+const UR_UMF: Record<string, string> = { '2025.2.0': '0.11.0', '2025.3.1': '1.0.2', '2025.3.2': '1.0.2' };
+/** UMF releases and the tcmlib each requires (`umf 1.1.0` -> `tcmlib >=1.5`); 1.1.0 is there to be passed over. */
+const UMF_TCM: Record<string, string> = { '0.11.0': '>=1.4', '1.0.2': '>=1.4', '1.1.0': '>=1.5' };
+const TCM_VERSIONS = ['1.4.1', '1.5.0'];
+/** `1.0.2` -> `==1.0.*`: how the UR wheels pin UMF. */
+const minorPin = (v: string): string => `==${v.split('.').slice(0, 2).join('.')}.*`;
+/** conda-forge's libhwloc: the real file and the soname link to it. */
+const HWLOC_CONDA = { version: '2.11.2', file: 'libhwloc.so.15.8.0' };
 export const UR_YANKED_REASON = 'xpu-setup fixture: yanked release';
 export const SDK_VERSION_SUITE = 'trixie';
 
@@ -500,7 +592,9 @@ async function planAll(debs: Record<'bookworm' | 'trixie', DebSet>, work: string
   // Unified Runtime: the test double, as PyPI wheels and as a linux-64 conda package.
   const urWheelSummary = "xpu-setup test double of Intel's Unified Runtime libraries (not the real intel-cmplr-lib-ur)";
   for (const [role, version] of Object.entries(UR_VERSIONS)) {
-    const libs = await compileUrDouble(version, join(work, 'ur', version));
+    const umf = UR_UMF[version]!;
+    const libs = await compileUrDouble(version, join(work, 'ur', version), umf);
+    const requiresDist = [`umf${minorPin(umf)}`];
     const dist = `${wheelDistName('intel-cmplr-lib-ur')}-${version}`;
     const yanked = role === 'yanked' ? UR_YANKED_REASON : undefined;
     plans.push({
@@ -511,6 +605,7 @@ async function planAll(debs: Record<'bookworm' | 'trixie', DebSet>, work: string
           version,
           tag: 'py2.py3-none-manylinux_2_28_x86_64',
           summary: urWheelSummary,
+          requiresDist,
           files: [...libs].map(([lib, data]) => ({ path: `${dist}.data/data/lib/${lib}`, data, mode: 0o755 })),
         }),
     });
@@ -522,6 +617,7 @@ async function planAll(debs: Record<'bookworm' | 'trixie', DebSet>, work: string
           version,
           tag: 'py2.py3-none-win_amd64',
           summary: urWheelSummary,
+          requiresDist,
           files: UR_WINDOWS_DLLS.map((dll) => ({
             path: `${dist}.data/data/Library/bin/${dll}`,
             data: windowsDouble(dll, version),
@@ -537,7 +633,9 @@ async function planAll(debs: Record<'bookworm' | 'trixie', DebSet>, work: string
           build: `intel_${role === 'older' ? 1001 : 1002}`,
           buildNumber: role === 'older' ? 1001 : 1002,
           subdir: 'linux-64',
-          depends: ['__glibc >=2.28'],
+          // As the Intel channel's records: exact runtime and UMF; the newer one also bounds the Level Zero beside it.
+          depends: ['__glibc >=2.28', `intel-cmplr-lib-rt ==${version}`, `umf ==${umf}`],
+          constrains: role === 'newer' ? ['level-zero >=1.20.2,<2.0a0'] : [],
           license: 'LicenseRef-xpu-setup-test-double',
           payload: [...libs].map(([lib, data]) => ({ path: `lib/${lib}`, type: 'file' as const, data, mode: 0o755 })),
         },
@@ -545,6 +643,95 @@ async function planAll(debs: Record<'bookworm' | 'trixie', DebSet>, work: string
         'linux-x64',
       );
     }
+  }
+
+  // What UR needs at load time, from the packages that ship it: UMF and tcmlib wheels (tcmlib carries hwloc), and on
+  // conda the runtime, UMF and libhwloc records its depends name.
+  const linuxWheel = (name: string, version: string, libs: [string, Buffer][], requiresDist: string[]): Planned => ({
+    meta: { format: 'wheel', name, version, platform: 'linux-x64' },
+    make: () =>
+      buildWheel({
+        name,
+        version,
+        tag: 'py2.py3-none-manylinux_2_28_x86_64',
+        summary: `xpu-setup test double of ${name} (not the real package)`,
+        requiresDist,
+        files: libs.map(([lib, data]) => ({ path: `${wheelDistName(name)}-${version}.data/data/lib/${lib}`, data, mode: 0o755 })),
+      }),
+  });
+  const windowsWheel = (name: string, version: string, dlls: string[], requiresDist: string[]): Planned => ({
+    meta: { format: 'wheel', name, version, platform: 'win-x64' },
+    make: () =>
+      buildWheel({
+        name,
+        version,
+        tag: 'py2.py3-none-win_amd64',
+        summary: `xpu-setup test double of ${name} (not the real package)`,
+        requiresDist,
+        files: dlls.map((dll) => ({ path: `${wheelDistName(name)}-${version}.data/data/Library/bin/${dll}`, data: windowsDouble(dll, version) })),
+      }),
+  });
+  const hwloc = await compileElf(hwlocElf(), join(work, 'hwloc'));
+  for (const [version, tcm] of Object.entries(UMF_TCM)) {
+    const lib = await compileElf(umfElf(version), join(work, 'umf', version));
+    plans.push(linuxWheel('umf', version, [[umfSoname(version), lib]], [`tcmlib${tcm}`]));
+    plans.push(windowsWheel('umf', version, ['umf.dll'], [`tcmlib${tcm}`]));
+    if (version !== '1.1.0') {
+      condaPlan(
+        {
+          name: 'umf',
+          version,
+          build: condaBuild('umf', version, 'linux-64', 0),
+          buildNumber: 0,
+          subdir: 'linux-64',
+          depends: ['__glibc >=2.17,<3.0.a0', `libhwloc >=${HWLOC_CONDA.version},<2.11.3.0a0`],
+          payload: [{ path: `lib/${umfSoname(version)}`, type: 'file', data: lib, mode: 0o755 }],
+        },
+        'conda',
+        'linux-x64',
+      );
+    }
+  }
+  for (const version of TCM_VERSIONS) {
+    const tcm = await compileElf(tcmElf(version), join(work, 'tcm', version));
+    plans.push(linuxWheel('tcmlib', version, [['libtcm.so.1', tcm], ['libhwloc.so.15', hwloc]], []));
+    plans.push(windowsWheel('tcmlib', version, ['tcm.dll', 'libhwloc-15.dll'], []));
+  }
+  condaPlan(
+    {
+      name: 'libhwloc',
+      version: HWLOC_CONDA.version,
+      build: condaBuild('libhwloc', HWLOC_CONDA.version, 'linux-64', 0),
+      buildNumber: 0,
+      subdir: 'linux-64',
+      depends: ['__glibc >=2.17,<3.0.a0', 'libgcc >=13'],
+      payload: [
+        { path: `lib/${HWLOC_CONDA.file}`, type: 'file', data: hwloc, mode: 0o755 },
+        { path: 'lib/libhwloc.so.15', type: 'symlink', target: HWLOC_CONDA.file },
+      ],
+    },
+    'conda',
+    'linux-x64',
+  );
+  for (const version of [UR_VERSIONS.older, UR_VERSIONS.newer]) {
+    const sycl = await compileElf(
+      { soname: 'libsycl.so.8', source: `${EXPORT} const char xpu_setup_fixture_sycl[] = "xpu-setup fixture intel-cmplr-lib-rt ${version}";\n` },
+      join(work, 'rt', version),
+    );
+    condaPlan(
+      {
+        name: 'intel-cmplr-lib-rt',
+        version,
+        build: `intel_${version === UR_VERSIONS.older ? 1001 : 1002}`,
+        buildNumber: version === UR_VERSIONS.older ? 1001 : 1002,
+        subdir: 'linux-64',
+        depends: ['__glibc >=2.28'],
+        license: 'LicenseRef-xpu-setup-test-double',
+        payload: [{ path: 'lib/libsycl.so.8', type: 'file', data: sycl, mode: 0o755 }],
+      },
+      'conda',
+      'linux-x64',
+    );
   }
 
   // The unrelated PyPI project that owns the name `level-zero`, by a stand-in wheel.
@@ -654,6 +841,12 @@ async function buildInto(dir: string, debs: Record<'bookworm' | 'trixie', DebSet
       dir,
       l0Versions: { bookworm: debs.bookworm.version, trixie: debs.trixie.version },
       urVersions: { ...UR_VERSIONS },
+      urClosure: Object.fromEntries(
+        Object.entries(UR_UMF).map(([ur, umf]) => [
+          ur,
+          { umf, tcmlib: TCM_VERSIONS.filter((t) => Number(t.split('.')[1]) >= Number(UMF_TCM[umf]!.split('.')[1])).at(-1)! },
+        ]),
+      ),
       artifacts,
     };
   } finally {
