@@ -14,6 +14,8 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'NO_SOURCE'
   | 'SOURCE_FAILED'
+  | 'RESOLUTION_CONFLICT'
+  | 'INCOMPLETE'
   | 'REMOVAL'
   | 'LOCKFILE'
   | 'OFFLINE'

@@ -1,10 +1,32 @@
 // Human rendering of an InstallPlan.
 import type { PlanChanges } from '../plan/changes.js';
-import type { InstallPlan } from '../plan/plan.js';
+import type { InstallPlan, PlannedComponent } from '../plan/plan.js';
 
 function size(n?: number): string {
   if (n === undefined) return '? B';
   return n >= 1048576 ? `${(n / 1048576).toFixed(1)} MiB` : `${(n / 1024).toFixed(0)} KiB`;
+}
+
+/**
+ * A component's archives as its dependency tree: the packages it names first, each dependency under the package that
+ * first asked for it, with why.
+ */
+function archiveTree(c: PlannedComponent): string[] {
+  const parentOf = (a: PlannedComponent['archives'][number]): string | undefined => a.requiredBy?.[0]?.split(' ')[0];
+  const lines: string[] = [];
+  const walk = (parent: string | undefined, depth: number, seen: Set<string>): void => {
+    for (const a of c.archives.filter((x) => parentOf(x) === parent && !seen.has(x.package))) {
+      seen.add(a.package);
+      const line = `${a.filename}  ${size(a.size)}  sha256 ${a.sha256.slice(0, 16)}…`;
+      lines.push(depth === 0 ? `    ${line}` : `    ${'  '.repeat(depth - 1)}└ ${a.package} ${a.version}: ${line}  (required by ${a.requiredBy!.join('; ')})`);
+      walk(a.package, depth + 1, seen);
+    }
+  };
+  const seen = new Set<string>();
+  walk(undefined, 0, seen);
+  // A package whose asker is not in the tree (a cycle) is still listed.
+  for (const a of c.archives.filter((x) => !seen.has(x.package))) lines.push(`    ${a.package} ${a.version}: ${a.filename}  (required by ${(a.requiredBy ?? []).join('; ')})`);
+  return lines;
 }
 
 /** `standalone`: a plan for a lockfile or bundle that no prefix's request went into (no prefix is shown). */
@@ -16,7 +38,9 @@ export function renderPlan(plan: InstallPlan, opts: { standalone?: boolean } = {
   for (const c of plan.components) {
     if (c.status === 'planned') {
       lines.push(`  ${c.name} ${c.version} from ${c.source} ${c.origin}`);
-      for (const a of c.archives) lines.push(`    ${a.filename}  ${size(a.size)}  sha256 ${a.sha256.slice(0, 16)}…`);
+      lines.push(...archiveTree(c));
+      for (const r of c.runtime ?? []) lines.push(`    runtime library ${r}: left to this machine's own (checked against what the binaries need before the swap)`);
+      for (const k of c.skipped ?? []) lines.push(`    not followed: ${k}`);
     } else {
       lines.push(`  ${c.name}: not available${c.explicit ? '' : ' (skipped)'}`);
     }

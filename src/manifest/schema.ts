@@ -11,6 +11,12 @@ export interface MapRule {
   to: string;
 }
 
+/** A dependency not to follow (its files are not installed), with the reason people read in the plan. */
+export interface SkippedPackage {
+  package: string;
+  reason: string;
+}
+
 interface SourceBase {
   kind: SourceKind;
   map: MapRule[];
@@ -22,11 +28,14 @@ export interface CondaSourceSpec extends SourceBase {
   kind: 'conda';
   channels: string[];
   packages: string[];
+  /** Dependencies of the packages not to install. */
+  skip?: SkippedPackage[];
 }
 
 export interface PypiSourceSpec extends SourceBase {
   kind: 'pypi';
   packages: string[];
+  skip?: SkippedPackage[];
 }
 
 export interface UrlSourceSpec extends SourceBase {
@@ -119,6 +128,10 @@ export function validateManifest(file: string, doc: unknown): ComponentManifest 
       } else {
         if (!isStrArr(s.packages)) throw bad(file, `${where}: "packages" must be a non-empty list of names`);
         if (s.kind === 'conda' && !isStrArr(s.channels)) throw bad(file, `${where}: conda sources need "channels"`);
+        const skip = (s as { skip?: SkippedPackage[] }).skip;
+        if (skip !== undefined && !(Array.isArray(skip) && skip.every((k) => isStr(k?.package) && isStr(k?.reason)))) {
+          throw bad(file, `${where}: "skip" must be a list of { "package": NAME, "reason": WHY }`);
+        }
         if (s.kind === 'pypi' && s.packages.some((p) => p.toLowerCase().replace(/[-_.]+/g, '-') === 'level-zero')) {
           throw bad(file, `${where}: the PyPI name "level-zero" belongs to an unrelated project; never resolve Level Zero from PyPI by that name`);
         }

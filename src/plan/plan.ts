@@ -13,6 +13,7 @@ import { resolveUrl } from '../sources/url.js';
 import { compareVersions } from '../sources/version.js';
 import { meetsAll, orderingOf, type Constraint } from '../sources/order.js';
 import { belowFloorOf, floorsFor, type SetupRequest } from './request.js';
+import { checkConstrains, closeOver } from './closure.js';
 import { VERSION } from '../version.js';
 import { PLAN_SCHEMA, planKeyOf } from './key.js';
 
@@ -52,6 +53,10 @@ export interface PlannedComponent {
   fallbackFrom?: string[];
   /** No reachable source met the manifest's recommended floor: this older version was planned instead. */
   belowFloor?: BelowFloor;
+  /** Runtime libraries the packages depend on that are left to the host (`libstdcxx >=13 (needed by level-zero 1.20.6)`). */
+  runtime?: string[];
+  /** Dependencies the manifest says not to install, with its reason. */
+  skipped?: string[];
 }
 
 /** What a component installed below its manifest's recommended floor misses, and why nothing newer was planned. */
@@ -210,9 +215,13 @@ async function planComponent(
     pc.notes.push(`${m.name} has no source for ${host.platform}`);
     return pc;
   }
-  const choose = (r: Resolution, label: string, index: number): PlannedComponent => {
+  const choose = async (r: Resolution, s: SourceSpec, label: string, index: number): Promise<PlannedComponent> => {
+    // Everything the chosen packages need, from the same index.
+    const closed = await closeOver(s, r, cctx, m.name);
     pc.attempts.push({ source: r.source, outcome: 'chosen', reason: `${label}: ${r.archives.map((a) => `${a.package} ${a.version}`).join(', ')}` });
-    Object.assign(pc, { status: 'planned', source: r.source, origin: r.origin, version: r.version, archives: r.archives });
+    Object.assign(pc, { status: 'planned', source: r.source, origin: r.origin, version: r.version, archives: closed.archives });
+    if (closed.notes.runtime.length) pc.runtime = closed.notes.runtime;
+    if (closed.notes.skipped.length) pc.skipped = closed.notes.skipped;
     pc.notes.push(...missingFeatures(m, r.version));
     if (index > 0) {
       pc.fallbackFrom = pc.attempts.slice(0, index).map((a) => a.reason);
@@ -230,7 +239,7 @@ async function planComponent(
       if (!meetsAll(r.version, constraints, orderingOf(s.kind))) {
         throw new NotAvailable(`${r.version} does not meet ${constraints.map((c) => c.text).join(', ')}`);
       }
-      return choose(r, label, index);
+      return await choose(r, s, label, index);
     } catch (e) {
       if (e instanceof NotAvailable) {
         pc.attempts.push({ source: s.kind, outcome: 'not-found', reason: `${label}: ${e.reason}` });
@@ -255,7 +264,7 @@ async function planComponent(
     // The planned version meets only the hard constraints: the recommended floor is recorded as what it is below.
     if (floors.hard.length) pc.constraints = floors.hard.map((c) => c.text);
     else delete pc.constraints;
-    choose(best.r, best.label, best.index);
+    await choose(best.r, best.spec, best.label, best.index);
     const unreached = pc.attempts.filter((a) => a.outcome === 'unreachable').map((a) => a.reason);
     pc.belowFloor = belowFloorOf(m, best.r.version, best.r.source, request, unreached);
     ctx.reporter.warn(`${m.name}: no reachable source has a version that meets the recommended ${floors.preferred.map((c) => c.text).join(', ')}: using ${best.label} ${best.r.version}`);
@@ -327,6 +336,7 @@ export async function makePlan(
     (c) => c.status === 'unavailable' && (c.explicit || (c.attempts.length > 0 && (opts.sources.length > 0 || !!c.constraints))),
   );
   if (missing.length) throw noSourceError(missing, host.platform);
+  checkConstrains(components.filter((c) => c.status === 'planned'));
   return {
     schema: PLAN_SCHEMA,
     tool: { name: 'xpu-setup', version: VERSION },

@@ -123,6 +123,22 @@ export async function scanRepodata(http: Http, url: string, names: readonly stri
   return http.consumeStream(url, (body) => scanBody(body, url, names, zstd ? 'zstd' : 'identity'));
 }
 
+/**
+ * The records of `names` in one channel, the target's subdir and noarch: what the dependency closure reads. Names the
+ * run's shared read already covers come from it; others cost a read of their own.
+ */
+export async function condaRecords(ctx: SourceContext, channel: string, names: string[]): Promise<CondaCandidate[]> {
+  const ch = channel.replace(/\/+$/, '');
+  const subdir = CONDA_SUBDIR[ctx.host.platform];
+  const http = httpFor(ctx.deps.env);
+  const shared = ctx.conda && names.every((n) => ctx.conda!.packages.includes(n)) ? ctx : undefined;
+  const [arch, noarch] = await Promise.all([
+    fetchRepodata(http, `${ch}/${subdir}/repodata.json`, false, names, shared),
+    fetchRepodata(http, `${ch}/noarch/repodata.json`, true, names, shared),
+  ]);
+  return [...arch, ...noarch].filter((c) => names.includes(c.name));
+}
+
 export async function resolveConda(spec: CondaSourceSpec, ctx: SourceContext): Promise<Resolution> {
   const channels = ctx.condaChannels?.length ? ctx.condaChannels : spec.channels;
   const subdir = CONDA_SUBDIR[ctx.host.platform];

@@ -18,6 +18,11 @@ export interface PlannedArchive {
   size?: number;
   format: ArchiveFormat;
   map: MapRule[];
+  /** Why a dependency is there: `intel-cmplr-lib-ur 2025.3.1: umf ==1.0.*`; absent for the packages the component names. */
+  requiredBy?: string[];
+  /** conda: the record's depends and constrains, as the index gave them (a bundle's repodata carries them on). */
+  depends?: string[];
+  constrains?: string[];
 }
 
 /** Archives with the size verified on download (by sha256) in place of what the index said, which may be nothing. */

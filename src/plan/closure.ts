@@ -1,0 +1,320 @@
+// A component's packages and everything they depend on (Requires-Dist, conda depends/constrains), resolved from the index they came from.
+import { createHash } from 'node:crypto';
+import { XpuError } from '../errors.js';
+import { formatOf } from '../formats/index.js';
+import type { Host } from '../host/types.js';
+import type { CondaSourceSpec, PypiSourceSpec, SkippedPackage } from '../manifest/schema.js';
+import { httpFor } from '../net/http.js';
+import { condaRecords, type CondaCandidate } from '../sources/conda.js';
+import { checkVirtual, isVirtual, matchesSpec, parseMatchSpec } from '../sources/match-spec.js';
+import { compareConda, comparePep440 } from '../sources/order.js';
+import { evaluateMarker, markerEnvFor, parseRequirement, requiresDistOf, type MarkerEnv } from '../sources/pep508.js';
+import { DEFAULT_INDEX_URL, listProjectFiles, normalizeName, parseWheelFilename, platformTagScore, type IndexFile } from '../sources/pypi.js';
+import type { PlannedArchive, Resolution, SourceContext } from '../sources/types.js';
+import { isPreRelease } from '../sources/version.js';
+import { resolve, requirementText, type Candidate, type Provider, type Requirement } from './resolve.js';
+
+/**
+ * Runtime libraries a conda package depends on (the C/C++ runtime, OpenMP): the host usually has them, and a copy in
+ * the prefix would shadow the host's for every program started from the env files. Not installed; what the binaries
+ * really need of them is checked against the host before the new tree is swapped in.
+ */
+export const RUNTIME_LIBRARIES = new Set([
+  'libgcc', 'libgcc-ng', 'libstdcxx', 'libstdcxx-ng', 'libgomp', '_openmp_mutex', '_libgcc_mutex',
+  'ucrt', 'vc', 'vc14_runtime', 'vs2015_runtime',
+]);
+
+/** What a closure adds to the plan besides its archives. */
+export interface ClosureNotes {
+  /** Runtime libraries the packages name, left to the host (`libstdcxx >=13, needed by level-zero 1.20.6`). */
+  runtime: string[];
+  /** Packages the manifest says not to follow, with its reason. */
+  skipped: string[];
+}
+
+const archiveWhy = (reqs: Requirement[]): string[] => reqs.filter((r) => r.byName).map((r) => `${r.by}: ${requirementText(r)}`);
+
+// ---- conda ------------------------------------------------------------------------------------------------------
+
+interface CondaPick extends Candidate {
+  record?: CondaCandidate;
+}
+
+/** A conda channel list as the resolver sees it: strict channel priority (the first channel with a name wins). */
+function condaProvider(ctx: SourceContext, channels: string[], skip: Map<string, string>, notes: ClosureNotes): Provider<CondaPick> {
+  const host = ctx.host;
+  const cache = new Map<string, Promise<CondaPick[]>>();
+  const read = (names: string[]): void => {
+    const fresh = names.filter((n) => !cache.has(n) && !isVirtual(n));
+    if (!fresh.length) return;
+    // One read of each channel for every name asked at once (repodata is read whole).
+    const all = (async () => {
+      const out = new Map<string, CondaPick[]>();
+      for (const ch of channels) {
+        const records = await condaRecords(ctx, ch, fresh);
+        for (const n of fresh) {
+          if (out.has(n)) continue;
+          const mine = records.filter((r) => r.name === n && r.sha256);
+          if (mine.length) out.set(n, mine.sort(betterCondaRecord).map((r) => ({ name: n, version: r.version, record: r })));
+        }
+      }
+      return out;
+    })();
+    for (const n of fresh) cache.set(n, all.then((m) => m.get(n) ?? []));
+  };
+  return {
+    async candidates(name) {
+      if (isVirtual(name)) {
+        const v = checkVirtual({ name, version: '' }, host);
+        return v.ok ? [{ name, version: host.platform === 'linux-x64' && name === '__glibc' ? host.glibc ?? '0' : '0' }] : [];
+      }
+      read([name]);
+      return cache.get(name)!;
+    },
+    satisfies(r, c) {
+      if (isVirtual(r.name)) return checkVirtual({ name: r.name, version: r.spec.split(/\s+/)[0] ?? '' }, host).ok;
+      const spec = parseMatchSpec(`${r.name} ${r.spec}`);
+      return matchesSpec(spec, { name: c.name, version: c.version, build: c.record?.build });
+    },
+    async dependencies(c) {
+      const by = `${c.name} ${c.version}`;
+      const out: Requirement[] = [];
+      for (const dep of c.record?.depends ?? []) {
+        const spec = parseMatchSpec(dep);
+        const rest = dep.trim().slice(spec.name.length).trim();
+        if (RUNTIME_LIBRARIES.has(spec.name)) {
+          notes.runtime.push(`${dep} (needed by ${by})`);
+          continue;
+        }
+        if (skip.has(spec.name)) {
+          notes.skipped.push(`${dep} (needed by ${by}): not installed: ${skip.get(spec.name)}`);
+          continue;
+        }
+        out.push({ name: spec.name, spec: rest, by, byName: c.name });
+      }
+      read(out.map((r) => r.name));
+      return out;
+    },
+    constraints(c) {
+      const by = `${c.name} ${c.version}`;
+      return (c.record?.constrains ?? []).map((dep) => {
+        const spec = parseMatchSpec(dep);
+        return { name: spec.name, spec: dep.trim().slice(spec.name.length).trim(), by, byName: c.name };
+      });
+    },
+  };
+}
+
+function betterCondaRecord(a: CondaCandidate, b: CondaCandidate): number {
+  const v = compareConda(b.version, a.version);
+  if (v) return v;
+  if (a.build_number !== b.build_number) return b.build_number - a.build_number;
+  const ac = a.filename.endsWith('.conda') ? 0 : 1;
+  const bc = b.filename.endsWith('.conda') ? 0 : 1;
+  return ac - bc || (b.timestamp ?? 0) - (a.timestamp ?? 0);
+}
+
+async function condaClosure(spec: CondaSourceSpec, r: Resolution, ctx: SourceContext, component: string): Promise<{ archives: PlannedArchive[]; notes: ClosureNotes }> {
+  const channels = ctx.condaChannels?.length ? ctx.condaChannels : spec.channels;
+  const notes: ClosureNotes = { runtime: [], skipped: [] };
+  const provider = condaProvider(ctx, channels, skipMap(spec.skip), notes);
+  // The packages the source chose are pinned to the very builds it chose.
+  const roots = r.archives.map((a): Requirement => ({ name: a.package, spec: `==${a.version} ${a.build ?? '*'}`, by: component }));
+  const solved = await resolve(roots, provider);
+  const archives: PlannedArchive[] = [];
+  for (const { candidate, requiredBy } of solved.values()) {
+    const rec = candidate.record;
+    if (!rec) continue;
+    const root = r.archives.find((a) => a.package === rec.name);
+    const why = archiveWhy(requiredBy);
+    archives.push({
+      ...(root ?? {
+        package: rec.name,
+        version: rec.version,
+        build: rec.build,
+        filename: rec.filename,
+        url: rec.url,
+        sha256: rec.sha256!,
+        size: rec.size,
+        format: formatOf(rec.filename)!,
+        map: spec.map,
+      }),
+      ...(why.length && !root ? { requiredBy: why } : {}),
+      ...(rec.depends?.length ? { depends: rec.depends } : {}),
+      ...(rec.constrains?.length ? { constrains: rec.constrains } : {}),
+    });
+  }
+  return { archives, notes: dedupe(notes) };
+}
+
+// ---- PyPI -------------------------------------------------------------------------------------------------------
+
+interface WheelPick extends Candidate {
+  file: IndexFile;
+}
+
+/** The best installable wheel of each version of a project for the host, newest first. */
+export function wheelsByVersion(files: IndexFile[], project: string, host: Host): WheelPick[] {
+  const want = normalizeName(project);
+  const best = new Map<string, { f: IndexFile; score: number }>();
+  for (const f of files) {
+    if (f.yanked || !f.sha256) continue;
+    const w = parseWheelFilename(f.filename);
+    if (!w || normalizeName(w.name) !== want || isPreRelease(w.version)) continue;
+    const scores = w.platformTags.map((t) => platformTagScore(t, host)).filter((s): s is number => s !== undefined);
+    if (!scores.length) continue;
+    const score = Math.max(...scores);
+    const had = best.get(w.version);
+    if (!had || score > had.score) best.set(w.version, { f, score });
+  }
+  return [...best].sort((a, b) => comparePep440(b[0], a[0])).map(([version, { f }]) => ({ name: want, version, file: f }));
+}
+
+const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
+
+/** A wheel's METADATA: the index's metadata file (PEP 658) when it offers one, checked against its hash. */
+async function wheelMetadata(ctx: SourceContext, file: IndexFile): Promise<string> {
+  if (!file.coreMetadata) {
+    throw new XpuError('BAD_INDEX', `${file.url}: the index offers no metadata file for ${file.filename} (PEP 658), so its dependencies cannot be read before downloading it`, {
+      details: { url: file.url },
+      hints: ['use an index that serves core metadata (pypi.org and current mirrors do), or install from a bundle'],
+    });
+  }
+  const url = `${file.url.split('#')[0]}.metadata`;
+  const text = (await httpFor(ctx.deps.env).getText(url)).body;
+  if (typeof file.coreMetadata === 'string' && sha256(text) !== file.coreMetadata) {
+    throw new XpuError('HASH_MISMATCH', `${url} does not match the sha256 the index gives for it`, { details: { url, expected: file.coreMetadata } });
+  }
+  return text;
+}
+
+async function pep440(): Promise<typeof import('@renovatebot/pep440')> {
+  const m = (await import('@renovatebot/pep440')) as typeof import('@renovatebot/pep440') & { default?: typeof import('@renovatebot/pep440') };
+  return m.default ?? m;
+}
+
+function pypiProvider(
+  ctx: SourceContext,
+  indexUrl: string,
+  skip: Map<string, string>,
+  notes: ClosureNotes,
+  versions: typeof import('@renovatebot/pep440'),
+  env: MarkerEnv,
+): Provider<WheelPick> {
+  const http = httpFor(ctx.deps.env);
+  const cache = new Map<string, Promise<WheelPick[]>>();
+  const compare = (a: string, b: string, op: string): boolean | undefined => {
+    if (!versions.valid(a) || !versions.valid(b)) return undefined;
+    return versions.satisfies(a, `${op}${b}`);
+  };
+  return {
+    candidates(name) {
+      const key = normalizeName(name);
+      let p = cache.get(key);
+      if (!p) {
+        p = listProjectFiles(http, indexUrl, key).then(
+          (files) => wheelsByVersion(files, key, ctx.host),
+          (e: unknown) => {
+            if (e instanceof XpuError && e.code === 'NOT_FOUND') return [];
+            throw e;
+          },
+        );
+        cache.set(key, p);
+      }
+      return p;
+    },
+    satisfies(r, c) {
+      return !r.spec || versions.satisfies(c.version, r.spec);
+    },
+    async dependencies(c) {
+      const by = `${c.name} ${c.version}`;
+      const out: Requirement[] = [];
+      for (const line of requiresDistOf(await wheelMetadata(ctx, c.file))) {
+        const req = parseRequirement(line);
+        if (!req) throw new XpuError('BAD_INDEX', `${c.file.filename}: cannot read its dependency "${line}"`, { details: { url: c.file.url } });
+        if (req.marker !== undefined && evaluateMarker(req.marker, env, compare) !== true) continue;
+        const name = normalizeName(req.name);
+        if (skip.has(name)) {
+          notes.skipped.push(`${req.name}${req.specifier} (needed by ${by}): not installed: ${skip.get(name)}`);
+          continue;
+        }
+        out.push({ name, spec: req.specifier, by, byName: c.name });
+      }
+      for (const r of out) void this.candidates(r.name).catch(() => undefined);
+      return out;
+    },
+  };
+}
+
+async function pypiClosure(spec: PypiSourceSpec, r: Resolution, ctx: SourceContext, component: string): Promise<{ archives: PlannedArchive[]; notes: ClosureNotes }> {
+  const indexUrl = ctx.indexUrl ?? DEFAULT_INDEX_URL;
+  const notes: ClosureNotes = { runtime: [], skipped: [] };
+  const skip = new Map([...skipMap(spec.skip)].map(([k, v]) => [normalizeName(k), v]));
+  const provider = pypiProvider(ctx, indexUrl, skip, notes, await pep440(), markerEnvFor(ctx.host.platform));
+  const roots = r.archives.map((a): Requirement => ({ name: normalizeName(a.package), spec: `==${a.version}`, by: component }));
+  const solved = await resolve(roots, provider);
+  const archives: PlannedArchive[] = [];
+  for (const { candidate, requiredBy } of solved.values()) {
+    const root = r.archives.find((a) => normalizeName(a.package) === candidate.name);
+    const why = archiveWhy(requiredBy);
+    const f = candidate.file;
+    archives.push({
+      ...(root ?? { package: candidate.name, version: candidate.version, filename: f.filename, url: f.url, sha256: f.sha256!, size: f.size, format: 'wheel' as const, map: spec.map }),
+      ...(why.length && !root ? { requiredBy: why } : {}),
+    });
+  }
+  return { archives, notes: dedupe(notes) };
+}
+
+// ---- shared -----------------------------------------------------------------------------------------------------
+
+function skipMap(skip: SkippedPackage[] | undefined): Map<string, string> {
+  return new Map((skip ?? []).map((s) => [s.package, s.reason]));
+}
+
+function dedupe(n: ClosureNotes): ClosureNotes {
+  return { runtime: [...new Set(n.runtime)], skipped: [...new Set(n.skipped)] };
+}
+
+/**
+ * The dependency closure of what a conda or PyPI source chose: the chosen packages stay as chosen, and every package
+ * they need (read from the index's own metadata) is added, the newest that fits every requirement on it. Other
+ * sources (apt, a pinned URL) are returned as they are.
+ */
+export async function closeOver(
+  spec: CondaSourceSpec | PypiSourceSpec | { kind: 'url' | 'apt' },
+  r: Resolution,
+  ctx: SourceContext,
+  component: string,
+): Promise<{ archives: PlannedArchive[]; notes: ClosureNotes }> {
+  if (spec.kind === 'conda') return condaClosure(spec as CondaSourceSpec, r, ctx, component);
+  if (spec.kind === 'pypi') return pypiClosure(spec as PypiSourceSpec, r, ctx, component);
+  return { archives: r.archives, notes: { runtime: [], skipped: [] } };
+}
+
+/**
+ * conda `constrains` of every planned package against the packages other components planned (UR's
+ * `level-zero >=1.20.2,<2.0a0` against the Level Zero the plan chose): a conflict is an error before any download.
+ */
+export function checkConstrains(components: { name: string; version?: string; archives: PlannedArchive[] }[]): void {
+  for (const c of components) {
+    for (const a of c.archives) {
+      for (const text of a.constrains ?? []) {
+        const spec = parseMatchSpec(text);
+        const floor = />=\s*([^,|\s]+)/.exec(spec.version)?.[1];
+        for (const other of components) {
+          const hit = other.archives.find((x) => x.package === spec.name);
+          if (!hit || matchesSpec(spec, { name: hit.package, version: hit.version, build: hit.build })) continue;
+          throw new XpuError('RESOLUTION_CONFLICT', `${c.name}: ${a.package} ${a.version} constrains ${text}, but ${other.name} planned ${hit.package} ${hit.version}`, {
+            details: { component: c.name, package: `${a.package} ${a.version}`, constrains: text, other: other.name, planned: `${hit.package} ${hit.version}` },
+            hints: [
+              floor ? `to keep ${a.package} ${a.version}, ask for a ${spec.name} that meets it: --require '${other.name}>=${floor}'` : `choose a ${spec.name} that meets ${spec.version}`,
+              `or pin an older ${c.name} with --require '${c.name}<${c.version}'`,
+              'nothing was downloaded',
+            ],
+          });
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,106 @@
+// The dependency resolver over provider tables written here: newest that fits, backtracking, constraints, conflict chains.
+import { describe, expect, it } from 'vitest';
+import { XpuError } from '../../src/errors.js';
+import { resolve, type Candidate, type Provider, type Requirement } from '../../src/plan/resolve.js';
+import { matchesVersion } from '../../src/sources/match-spec.js';
+import { compareConda } from '../../src/sources/order.js';
+
+/** An index as a table: name -> version -> what it depends on (conda version specs, `name spec`). */
+type Table = Record<string, Record<string, { depends?: string[]; constrains?: string[] }>>;
+
+function tableProvider(table: Table): Provider<Candidate> & { asked: string[] } {
+  const asked: string[] = [];
+  const reqs = (name: string, version: string, lines: string[] = []): Requirement[] =>
+    lines.map((l) => {
+      const [n = '', ...spec] = l.split(' ');
+      return { name: n, spec: spec.join(' '), by: `${name} ${version}`, byName: name };
+    });
+  return {
+    asked,
+    async candidates(name) {
+      asked.push(name);
+      return Object.keys(table[name] ?? {})
+        .sort((a, b) => compareConda(b, a))
+        .map((version) => ({ name, version }));
+    },
+    satisfies: (r, c) => matchesVersion(c.version, r.spec),
+    async dependencies(c) {
+      return reqs(c.name, c.version, table[c.name]![c.version]!.depends);
+    },
+    constraints(c) {
+      return reqs(c.name, c.version, table[c.name]![c.version]!.constrains);
+    },
+  };
+}
+
+const root = (name: string, spec = ''): Requirement => ({ name, spec, by: 'unified-runtime' });
+const versions = (m: Map<string, { candidate: Candidate }>) => Object.fromEntries([...m].map(([k, v]) => [k, v.candidate.version]));
+
+describe('resolve', () => {
+  const real: Table = {
+    'intel-cmplr-lib-ur': {
+      '2025.3.1': { depends: ['umf ==1.0.*'] },
+      '2026.1.0': { depends: ['umf ==1.1.*'] },
+    },
+    umf: {
+      '1.0.2': { depends: ['tcmlib >=1.4'] },
+      '1.1.0': { depends: ['tcmlib >=1.5'] },
+    },
+    tcmlib: { '1.4.1': {}, '1.5.0': {} },
+  };
+
+  it('takes the newest of each that fits every pin: UR 2025.3.1 gets umf 1.0.2 (not 1.1.0) and the newest tcmlib', async () => {
+    const out = await resolve([root('intel-cmplr-lib-ur', '==2025.3.1')], tableProvider(real));
+    expect(versions(out)).toEqual({ 'intel-cmplr-lib-ur': '2025.3.1', umf: '1.0.2', tcmlib: '1.5.0' });
+    expect(out.get('umf')!.requiredBy).toEqual([{ name: 'umf', spec: '==1.0.*', by: 'intel-cmplr-lib-ur 2025.3.1', byName: 'intel-cmplr-lib-ur' }]);
+  });
+
+  it('goes back to an older root when the newest cannot be completed', async () => {
+    const t: Table = { ...real, tcmlib: { '1.4.1': {} } };
+    const out = await resolve([root('intel-cmplr-lib-ur')], tableProvider(t));
+    expect(versions(out)).toEqual({ 'intel-cmplr-lib-ur': '2025.3.1', umf: '1.0.2', tcmlib: '1.4.1' });
+  });
+
+  it('backtracks over an earlier choice that a later requirement rules out', async () => {
+    // a 2 takes the newest b (2), then c 1 wants b <2: only a 1 with b 1 works, or a 2 with b 1.
+    const t: Table = {
+      a: { '1': { depends: ['b', 'c'] }, '2': { depends: ['b', 'c'] } },
+      b: { '1': {}, '2': {} },
+      c: { '1': { depends: ['b <2'] } },
+    };
+    const out = await resolve([root('a')], tableProvider(t));
+    expect(versions(out)).toEqual({ a: '2', b: '1', c: '1' });
+  });
+
+  it('reports a dead end as the chain of requirements that led there, and what the index has', async () => {
+    const t: Table = { ...real, tcmlib: { '1.4.1': {} } };
+    const err = await resolve([root('intel-cmplr-lib-ur', '==2026.1.0')], tableProvider(t)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(XpuError);
+    const x = err as XpuError;
+    expect(x.code).toBe('RESOLUTION_CONFLICT');
+    expect(x.message).toBe('cannot satisfy umf 1.1.0: tcmlib >=1.5: only tcmlib 1.4.1 can be had');
+    expect(x.details.chain).toEqual([
+      'unified-runtime requires intel-cmplr-lib-ur ==2026.1.0',
+      'intel-cmplr-lib-ur 2026.1.0 requires umf ==1.1.*',
+      'umf 1.1.0 requires tcmlib >=1.5',
+    ]);
+  });
+
+  it('applies a constraint only to a package something requires, and then holds it', async () => {
+    const t: Table = {
+      ur: { '1': { depends: ['umf'], constrains: ['level-zero >=1.20.2,<2.0a0'] } },
+      umf: { '1': {} },
+      'level-zero': { '1.8.12': {}, '1.29.0': {} },
+    };
+    const alone = await resolve([root('ur')], tableProvider(t));
+    expect(alone.has('level-zero')).toBe(false);
+    const both = await resolve([root('level-zero', '==1.8.12'), root('ur')], tableProvider(t)).catch((e: unknown) => e);
+    expect((both as XpuError).message).toMatch(/ur 1: level-zero >=1\.20\.2,<2\.0a0/);
+  });
+
+  it('asks the provider for each name once per decision, in the order names were asked for', async () => {
+    const p = tableProvider(real);
+    await resolve([root('intel-cmplr-lib-ur', '==2025.3.1')], p);
+    expect(p.asked).toEqual(['intel-cmplr-lib-ur', 'umf', 'tcmlib']);
+  });
+});
