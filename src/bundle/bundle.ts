@@ -12,6 +12,7 @@ import type { Reporter } from '../reporter.js';
 import { CONDA_SUBDIR, type RepodataRecord } from '../sources/conda.js';
 import { normalizeName } from '../sources/pypi.js';
 import { withVerifiedSizes, type PlannedArchive } from '../sources/types.js';
+import { readWheelMetadata } from '../formats/wheel.js';
 
 export interface BundleResult {
   out: string;
@@ -58,7 +59,8 @@ async function writeRepodata(out: string, subdir: string, archives: PlannedArchi
       version: a.version,
       build: a.build ?? '0',
       build_number: buildNumber(a.build),
-      depends: [],
+      depends: a.depends ?? [],
+      ...(a.constrains?.length ? { constrains: a.constrains } : {}),
       sha256: a.sha256,
       size: a.size,
       subdir,
@@ -71,7 +73,10 @@ async function writeRepodata(out: string, subdir: string, archives: PlannedArchi
 
 const escapeHtml = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
-/** PEP 503 pages from the wheels present under simple/: one page per project, links carrying #sha256=. */
+/**
+ * PEP 503 pages from the wheels present under simple/: one page per project, links carrying #sha256=, and each wheel's
+ * METADATA beside it as `<wheel>.metadata` (PEP 658), so pip and uv resolve its dependencies from the bundle too.
+ */
 async function writeSimpleIndex(out: string): Promise<void> {
   const root = path.join(out, 'simple');
   const projects = (await fs.readdir(root, { withFileTypes: true }).catch(() => [])).filter((e) => e.isDirectory()).map((e) => e.name).sort();
@@ -81,7 +86,14 @@ async function writeSimpleIndex(out: string): Promise<void> {
     const links: string[] = [];
     for (const w of wheels) {
       const hash = createHash('sha256').update(await fs.readFile(path.join(dir, w))).digest('hex');
-      links.push(`<a href="${escapeHtml(encodeURIComponent(w))}#sha256=${hash}">${escapeHtml(w)}</a><br/>`);
+      const metadata = await readWheelMetadata(path.join(dir, w));
+      let attrs = '';
+      if (metadata) {
+        await fs.writeFile(path.join(dir, `${w}.metadata`), metadata);
+        const m = createHash('sha256').update(metadata).digest('hex');
+        attrs = ` data-core-metadata="sha256=${m}" data-dist-info-metadata="sha256=${m}"`;
+      }
+      links.push(`<a href="${escapeHtml(encodeURIComponent(w))}#sha256=${hash}"${attrs}>${escapeHtml(w)}</a><br/>`);
     }
     const page = `<!DOCTYPE html>\n<html><head><meta name="pypi:repository-version" content="1.0"><title>Links for ${escapeHtml(p)}</title></head>\n<body><h1>Links for ${escapeHtml(p)}</h1>\n${links.join('\n')}\n</body></html>\n`;
     await fs.writeFile(path.join(dir, 'index.html'), page);

@@ -17,3 +17,18 @@ export async function readWheelDataLive(source: ByteSource, label: string, visit
   const fixes = await readZipLive(source, label, (entry, body) => visit({ ...entry, path: installedPath(entry.path) }, body), dataOnly);
   return fixes.map((f) => ({ ...f, path: installedPath(f.path) }));
 }
+
+/** The wheel's `<dist>-<ver>.dist-info/METADATA`, as bytes (what PEP 658 serves beside it); undefined when it has none. */
+export async function readWheelMetadata(file: string): Promise<Buffer | undefined> {
+  let found: Buffer | undefined;
+  await readZip(
+    file,
+    async (_entry, body) => {
+      const chunks: Buffer[] = [];
+      for await (const c of body!) chunks.push(c as Buffer);
+      found = Buffer.concat(chunks);
+    },
+    (name) => /^[^/]+\.dist-info\/METADATA$/.test(name),
+  );
+  return found;
+}

@@ -172,8 +172,19 @@ export function wheelsByVersion(files: IndexFile[], project: string, host: Host)
 
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 
-/** A wheel's METADATA: the index's metadata file (PEP 658) when it offers one, checked against its hash. */
-async function wheelMetadata(ctx: SourceContext, file: IndexFile): Promise<string> {
+/**
+ * A wheel's Requires-Dist: from the index's metadata file (PEP 658) when it offers one, checked against its hash; from
+ * a JSON API index (`…/pypi`), the release's `info.requires_dist`.
+ */
+async function requiresDist(ctx: SourceContext, indexUrl: string, c: WheelPick): Promise<string[]> {
+  const file = c.file;
+  const base = indexUrl.replace(/\/+$/, '');
+  if (!file.coreMetadata && /\/pypi$/.test(base)) {
+    const url = `${base}/${c.name}/${c.version}/json`;
+    const doc = await httpFor(ctx.deps.env).getJson<{ info?: { requires_dist?: string[] | null } }>(url);
+    if (!doc?.info) throw new XpuError('BAD_INDEX', `${url} is not a PyPI JSON API release document (no "info")`, { details: { url } });
+    return doc.info.requires_dist ?? [];
+  }
   if (!file.coreMetadata) {
     throw new XpuError('BAD_INDEX', `${file.url}: the index offers no metadata file for ${file.filename} (PEP 658), so its dependencies cannot be read before downloading it`, {
       details: { url: file.url },
@@ -185,7 +196,7 @@ async function wheelMetadata(ctx: SourceContext, file: IndexFile): Promise<strin
   if (typeof file.coreMetadata === 'string' && sha256(text) !== file.coreMetadata) {
     throw new XpuError('HASH_MISMATCH', `${url} does not match the sha256 the index gives for it`, { details: { url, expected: file.coreMetadata } });
   }
-  return text;
+  return requiresDistOf(text);
 }
 
 async function pep440(): Promise<typeof import('@renovatebot/pep440')> {
@@ -229,7 +240,7 @@ function pypiProvider(
     async dependencies(c) {
       const by = `${c.name} ${c.version}`;
       const out: Requirement[] = [];
-      for (const line of requiresDistOf(await wheelMetadata(ctx, c.file))) {
+      for (const line of await requiresDist(ctx, indexUrl, c)) {
         const req = parseRequirement(line);
         if (!req) throw new XpuError('BAD_INDEX', `${c.file.filename}: cannot read its dependency "${line}"`, { details: { url: c.file.url } });
         if (req.marker !== undefined && evaluateMarker(req.marker, env, compare) !== true) continue;

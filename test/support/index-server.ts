@@ -127,6 +127,12 @@ export const normalizeProjectName = (name: string): string => name.toLowerCase()
 const escapeHtml = (s: string): string =>
   s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
+/** The Requires-Dist lines of a METADATA file; null when none, as PyPI's JSON API answers. */
+const requiresDistOf = (metadata: string): string[] | null => {
+  const lines = [...metadata.split('\n\n')[0]!.matchAll(/^Requires-Dist: (.*)$/gm)].map((m) => m[1]!);
+  return lines.length ? lines : null;
+};
+
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 function compareVersions(a: string, b: string): number {
@@ -395,7 +401,7 @@ export async function startFixtureIndex(opts: FixtureIndexOptions = {}): Promise
         summary,
         license: 'MIT',
         requires_python: f.wheel?.requiresPython ?? '',
-        requires_dist: null,
+        requires_dist: requiresDistOf(f.wheel!.metadata),
         yanked: Boolean(f.wheel?.yanked),
         yanked_reason: f.wheel?.yanked ?? null,
         package_url: `${url}/project/${name}/`,

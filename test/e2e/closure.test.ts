@@ -1,0 +1,148 @@
+// The dependency closure, end to end: UR's UMF, tcmlib and hwloc come along from the package metadata, every library in the prefix resolves, and a bundle carries the closure for pip too.
+import { execa } from 'execa';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
+import { serveDirectory, type StaticServer } from '../support/static-server.js';
+import { runCli, scrubbedEnv, tempDir } from './cli.js';
+
+let index: FixtureIndex;
+let work: string;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  index = await startFixtureIndex();
+  work = await tempDir('closure');
+  // The fixture channels serve Debian 12's Level Zero 1.8.12 (the newer 1.20.6 loader does not load here).
+  env = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
+});
+
+afterAll(async () => {
+  await index?.close();
+  await fs.rm(work, { recursive: true, force: true });
+});
+
+const readJson = async (p: string) => JSON.parse(await fs.readFile(p, 'utf8'));
+const pkgs = (archives: { package: string; version: string }[]) => archives.map((a) => `${a.package} ${a.version}`).sort();
+
+/** `ldd` of every shared library under `dir`, with the library path the env files set: the lines that say "not found". */
+async function unresolved(dir: string): Promise<string[]> {
+  const libs = (await fs.readdir(dir)).filter((f) => /\.so(\.\d+)*$/.test(f));
+  const out: string[] = [];
+  for (const f of libs) {
+    const r = await execa('ldd', [path.join(dir, f)], { env: { PATH: process.env.PATH!, LD_LIBRARY_PATH: dir }, extendEnv: false, reject: false });
+    for (const l of r.stdout.split('\n').filter((x) => /not found/.test(x))) out.push(`${f}: ${l.trim()}`);
+  }
+  return out;
+}
+
+describe('UR from PyPI brings what its adapters need', () => {
+  let prefix: string;
+  const newer = () => index.fixtures.urVersions.newer;
+
+  beforeAll(async () => {
+    prefix = path.join(work, 'pypi', 'prefix');
+    const r = await runCli(['--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--conda-channel', index.condaChannelUrl('bookworm'), '--no-smoke'], env);
+    expect(r.exitCode, r.stderr).toBe(0);
+  });
+
+  it('installs the UMF its Requires-Dist pins and the newest tcmlib that UMF accepts', async () => {
+    const receipt = await readJson(path.join(prefix, 'xpu-setup.receipt.json'));
+    const ur = receipt.archives.filter((a: { component: string }) => a.component === 'unified-runtime');
+    const { umf, tcmlib } = index.fixtures.urClosure[newer()]!;
+    expect(pkgs(ur)).toEqual([`intel-cmplr-lib-ur ${newer()}`, `tcmlib ${tcmlib}`, `umf ${umf}`]);
+    for (const f of ['lib/libumf.so.1', 'lib/libtcm.so.1', 'lib/libhwloc.so.15']) {
+      expect(await fs.stat(path.join(prefix, f)).then(() => true, () => false), f).toBe(true);
+    }
+  });
+
+  it('leaves no library in the prefix with a dependency that does not resolve', async () => {
+    expect(await unresolved(path.join(prefix, 'lib'))).toEqual([]);
+  });
+
+  it('plan --json says why each dependency is there', async () => {
+    const r = await runCli(['plan', '--json', '--prefix', path.join(work, 'pypi', 'other'), '--component', 'unified-runtime'], env);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const ur = JSON.parse(r.stdout).components.find((c: { name: string }) => c.name === 'unified-runtime');
+    const umf = ur.archives.find((a: { package: string }) => a.package === 'umf');
+    expect(umf.requiredBy).toEqual([`intel-cmplr-lib-ur ${newer()}: umf ==1.0.*`]);
+    expect(ur.archives.find((a: { package: string }) => a.package === 'tcmlib').requiredBy).toEqual([`umf ${umf.version}: tcmlib >=1.4`]);
+  });
+
+  it('plan shows the closure as a tree', async () => {
+    const r = await runCli(['plan', '--prefix', path.join(work, 'pypi', 'other'), '--component', 'unified-runtime'], env);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/\n {4}└ umf 1\.0\.2: umf-1\.0\.2-py2\.py3-none-manylinux_2_28_x86_64\.whl .*\(required by intel-cmplr-lib-ur 2025\.3\.1: umf ==1\.0\.\*\)/);
+    expect(r.stdout).toMatch(/\n {6}└ tcmlib 1\.5\.0: .*\(required by umf 1\.0\.2: tcmlib >=1\.4\)/);
+  });
+});
+
+describe('UR from conda brings its depends', () => {
+  it('takes the exact runtime and UMF the record names, and UMF\'s libhwloc; every library resolves', async () => {
+    const prefix = path.join(work, 'conda', 'prefix');
+    const r = await runCli(
+      ['--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--source', 'conda', '--conda-channel', index.condaChannelUrl('bookworm'), '--no-smoke'],
+      env,
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    const receipt = await readJson(path.join(prefix, 'xpu-setup.receipt.json'));
+    const older = index.fixtures.urVersions.older;
+    const ur = receipt.archives.filter((a: { component: string }) => a.component === 'unified-runtime');
+    expect(pkgs(ur)).toEqual([`intel-cmplr-lib-rt ${older}`, `intel-cmplr-lib-ur ${older}`, 'libhwloc 2.11.2', `umf ${index.fixtures.urClosure[older]!.umf}`]);
+    expect(await unresolved(path.join(prefix, 'lib'))).toEqual([]);
+  });
+
+  it("refuses UR's constraint on Level Zero against the Level Zero the plan chose, naming both, before any download", async () => {
+    const from = index.requests.length;
+    const r = await runCli(
+      ['plan', '--prefix', path.join(work, 'conda', 'other'), '--source', 'conda', '--conda-channel', index.condaChannelUrl('all'), '--require', 'level-zero==1.8.12'],
+      env,
+    );
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain(
+      `error: unified-runtime: intel-cmplr-lib-ur ${index.fixtures.urVersions.newer} constrains level-zero >=1.20.2,<2.0a0, but level-zero planned level-zero 1.8.12`,
+    );
+    expect(r.stderr).toContain("--require 'level-zero>=1.20.2'");
+    expect(index.requests.slice(from).filter((q) => /\.(conda|whl|bz2)$/.test(q.path))).toEqual([]);
+  });
+});
+
+describe('a bundle carries the closure for pip too', () => {
+  let bundle: string;
+  let server: StaticServer;
+
+  beforeAll(async () => {
+    bundle = path.join(work, 'bundle');
+    const r = await runCli(['bundle', '--platform', 'linux-x64', '--out', bundle, '--conda-channel', index.condaChannelUrl('bookworm'), '--cache-dir', path.join(work, 'cache')], env);
+    expect(r.exitCode, r.stderr).toBe(0);
+    server = await serveDirectory(bundle);
+  });
+
+  afterAll(async () => server?.close());
+
+  it("serves each wheel's METADATA beside it (PEP 658) and carries conda depends in its repodata", async () => {
+    const page = await fs.readFile(path.join(bundle, 'simple', 'umf', 'index.html'), 'utf8');
+    expect(page).toMatch(/data-core-metadata="sha256=[0-9a-f]{64}"/);
+    const repodata = await readJson(path.join(bundle, 'linux-64', 'repodata.json'));
+    const devel = Object.values(repodata['packages.conda']).find((r) => (r as { name: string }).name === 'level-zero-devel') as { depends: string[] };
+    expect(devel.depends.some((d) => d.startsWith('level-zero '))).toBe(true);
+  });
+
+  it('pip resolves the same closure from it as xpu-setup did', async () => {
+    const dest = path.join(work, 'pip');
+    const pipEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PIP_')));
+    const r = await execa(
+      'python3',
+      ['-m', 'pip', 'download', '--only-binary=:all:', '--platform', 'manylinux_2_28_x86_64', '--index-url', `${server.url}/simple`, 'intel-cmplr-lib-ur', '-d', dest],
+      { env: { ...pipEnv, PIP_CONFIG_FILE: '/dev/null', PIP_DISABLE_PIP_VERSION_CHECK: '1', PIP_NO_CACHE_DIR: '1', PIP_NO_INPUT: '1' }, reject: false },
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    const { umf, tcmlib } = index.fixtures.urClosure[index.fixtures.urVersions.newer]!;
+    expect((await fs.readdir(dest)).sort()).toEqual([
+      `intel_cmplr_lib_ur-${index.fixtures.urVersions.newer}-py2.py3-none-manylinux_2_28_x86_64.whl`,
+      `tcmlib-${tcmlib}-py2.py3-none-manylinux_2_28_x86_64.whl`,
+      `umf-${umf}-py2.py3-none-manylinux_2_28_x86_64.whl`,
+    ]);
+  });
+});
