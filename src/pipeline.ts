@@ -394,12 +394,13 @@ export async function runSetup(planned: InstallPlan, opts: SetupOptions, deps: D
     } else {
       const start = performance.now();
       // The fetch, the unpacking, the archive readers and the pre-swap check load only when something is installed.
-      const [{ startFetch }, { checkStagedComponent }, { installPlan }] = await Promise.all([import('./fetch/fetch.js'), import('./build/staged-check.js'), import('./install/install.js')]);
+      const [{ startFetch }, { checkStagedComponent, checkStagedTree }, { installPlan }] = await Promise.all([import('./fetch/fetch.js'), import('./build/staged-check.js'), import('./install/install.js')]);
       const reused = plan.reusedFrom;
       try {
         install = await installPlan(plan, startFetch(plan, deps, reporter, { offline: opts.offline }), reporter, {
           limits: opts.limits,
           check: (dir, c, p) => checkStagedComponent(dir, c, p, deps),
+          checkTree: (dir, p) => checkStagedTree(dir, p, deps),
         });
       } catch (e) {
         // The index may have been re-published since the plan this run reused was made: the server is not to blame.

@@ -2,6 +2,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Deps } from '../deps.js';
+import { nodeLayout } from '../host/index.js';
 import { tryLoadEach } from '../inspect/load-check.js';
 import type { InstallPlan, PlannedComponent } from '../plan/plan.js';
 import { findCompilers, firstGnuOnPath } from './compilers.js';
@@ -58,4 +59,18 @@ export async function checkStagedComponent(stagingDir: string, component: Planne
     return r.exitCode === 0 ? [] : [`${headers.map((h) => h.path).join(', ')} does not compile with ${cc}: ${firstLines(r.stderr) || r.failedToStart || `exit ${r.exitCode}`}`];
   };
   return (await Promise.all([loads(), compile()])).flat();
+}
+
+/**
+ * What would be missing once the whole new tree is the prefix: every shared library in its library directories must
+ * find each library it needs, with each symbol version it needs, in the tree or on this machine. Read from the files
+ * (no process, no library code run), after every archive is in, so a library another component brings counts.
+ */
+export async function checkStagedTree(stagingDir: string, plan: InstallPlan, deps: Deps): Promise<string[]> {
+  if (!plan.host.native || plan.platform !== 'linux-x64') return [];
+  const { readLdconfig } = await import('../inspect/ldconfig.js');
+  const { unmetLibraryNeeds, describeUnmet } = await import('../inspect/library-needs.js');
+  const ldcache = (await readLdconfig(deps)).found;
+  const unmet = await unmetLibraryNeeds(deps, stagingDir, nodeLayout(deps.platform).prefixLibDirs, ldcache);
+  return unmet.map(describeUnmet);
 }

@@ -40,6 +40,8 @@ export interface PlatformLayout {
   /** UR adapters, and what the Level Zero adapters need besides the L0 loader. */
   urAdapters: string[];
   urCompanions: string[];
+  /** Which package brings a shared library, for messages about one that is missing (`libumf.so.1` -> the umf package). */
+  libraryPackages: Record<string, string>;
   /** Directories inside a prefix that hold shared libraries, most likely first. */
   prefixLibDirs: string[];
   /** The driver libraries a Level Zero loader tries when ZE_ENABLE_ALT_DRIVERS is not set. */

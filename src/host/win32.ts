@@ -12,6 +12,7 @@ export const win32Layout: PlatformLayout = {
   urLoaderRuntime: 'ur_loader.dll',
   urAdapters: ['ur_adapter_level_zero.dll', 'ur_adapter_level_zero_v2.dll', 'ur_adapter_opencl.dll'],
   urCompanions: ['umf.dll'],
+  libraryPackages: { 'umf.dll': 'umf (PyPI umf, conda umf)', 'tcm.dll': 'tcmlib (PyPI)', 'libhwloc-15.dll': 'hwloc (PyPI tcmlib, conda libhwloc)' },
   // conda-style Library\bin is searched too: wheels and conda packages keep it when installed elsewhere.
   prefixLibDirs: ['bin', 'Library\\bin'],
   zeDriverLibraries: ['ze_intel_gpu64.dll', 'ze_intel_vpu.dll'],

@@ -31,6 +31,8 @@ export interface InstallOptions {
   check?: StagedCheck;
   /** The swap's rename (fs.rename unless given): tests pass one that fails, to see the old prefix put back. */
   rename?: (from: string, to: string) => Promise<void>;
+  /** Looks at the whole tree once every archive is in (every library finds what it needs); returns what is wrong. */
+  checkTree?: (stagingDir: string, plan: InstallPlan) => Promise<string[]>;
 }
 
 export interface InstallResult {
@@ -129,6 +131,9 @@ export async function installPlan(
     // Every archive is in, so the fetch has finished and this stage's line has started.
     await run.all;
     staging.checkLinks();
+    const treeCheck = opts.checkTree ? opts.checkTree(stagingDir, plan) : Promise.resolve([]);
+    treeCheck.catch(() => undefined);
+    checks.push(treeCheck);
     const components: ReceiptComponent[] = [];
     for (const c of planned) {
       // A package that brings nothing (a wheel without .data members) would replace a working component with an empty one.

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
 import { serveDirectory, type StaticServer } from '../support/static-server.js';
-import { runCli, scrubbedEnv, tempDir } from './cli.js';
+import { REPO, runCli, scrubbedEnv, tempDir } from './cli.js';
 
 let index: FixtureIndex;
 let work: string;
@@ -75,6 +75,30 @@ describe('UR from PyPI brings what its adapters need', () => {
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/\n {4}└ umf 1\.0\.2: umf-1\.0\.2-py2\.py3-none-manylinux_2_28_x86_64\.whl .*\(required by intel-cmplr-lib-ur 2025\.3\.1: umf ==1\.0\.\*\)/);
     expect(r.stdout).toMatch(/\n {6}└ tcmlib 1\.5\.0: .*\(required by umf 1\.0\.2: tcmlib >=1\.4\)/);
+  });
+});
+
+describe('a tree with a library that cannot load is not swapped in', () => {
+  it("refuses UR adapters whose UMF a manifest leaves out, naming the library and its package; the working prefix stays", async () => {
+    const prefix = path.join(work, 'pypi', 'prefix');
+    const before = await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8');
+    const manifests = path.join(work, 'manifests');
+    await fs.mkdir(manifests, { recursive: true });
+    const ur = await readJson(path.join(REPO, 'manifests', 'unified-runtime.json'));
+    ur.platforms['linux-x64'].sources[0].skip = [{ package: 'umf', reason: 'left out to see the check refuse the tree' }];
+    await fs.writeFile(path.join(manifests, 'unified-runtime.json'), JSON.stringify(ur));
+    await fs.copyFile(path.join(REPO, 'manifests', 'level-zero.json'), path.join(manifests, 'level-zero.json'));
+    const r = await runCli(
+      ['--manifests', manifests, '--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--conda-channel', index.condaChannelUrl('bookworm'), '--no-smoke'],
+      env,
+    );
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain('not followed: umf==1.0.* (needed by intel-cmplr-lib-ur 2025.3.1): not installed: left out to see the check refuse the tree');
+    expect(r.stderr).toContain(
+      'error: the new tree for ' + prefix + ' does not work here, so it was not installed: lib/libur_adapter_level_zero.so.0 needs libumf.so.1, which is neither in the new tree nor on this system (it comes with umf 1.x (PyPI umf, conda umf))',
+    );
+    expect(await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8')).toBe(before);
+    expect(await unresolved(path.join(prefix, 'lib'))).toEqual([]);
   });
 });
 

@@ -1,0 +1,112 @@
+// Whether every shared library in a tree finds what it needs (DT_NEEDED, symbol versions) in the tree or on this machine, read from the files without loading them.
+import { readFile, readdir, realpath } from 'node:fs/promises';
+import * as path from 'node:path';
+import type { Deps } from '../deps.js';
+import { readElfNeeds, type ElfNeeds } from '../formats/elf.js';
+import { nodeLayout } from '../host/index.js';
+import type { LdconfigEntry } from './ldconfig.js';
+import { searchOrder } from './loaders.js';
+
+export interface UnmetNeed {
+  /** The library that needs it, as a path under the tree's root (`lib/libur_adapter_level_zero.so.0`). */
+  file: string;
+  /** The library needed (`libumf.so.1`). */
+  library: string;
+  /** A symbol version it needs of that library and the copy found lacks (`GLIBCXX_3.4.32`). */
+  version?: string;
+  /** Where the library was found, when only a version is missing. */
+  foundAt?: string;
+  /** The newest version of the same family that copy has (`GLIBCXX_3.4.30`). */
+  newest?: string;
+  /** Which package brings it, when known. */
+  providedBy?: string;
+}
+
+const SHARED = /\.so(\.\d+)*$/;
+
+/** `GLIBCXX_3.4.30` -> [`GLIBCXX`, [3, 4, 30]]. */
+function family(v: string): [string, number[]] {
+  const m = /^(.*?)_?([\d.]+)$/.exec(v);
+  return m ? [m[1]!, m[2]!.split('.').map(Number)] : [v, []];
+}
+
+function newestOf(defs: string[], like: string): string | undefined {
+  const [fam] = family(like);
+  const cmp = (a: number[], b: number[]) => {
+    for (let i = 0; i < Math.max(a.length, b.length); i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) - (b[i] ?? 0);
+    return 0;
+  };
+  return defs.filter((d) => family(d)[0] === fam).sort((a, b) => cmp(family(a)[1], family(b)[1])).at(-1);
+}
+
+/**
+ * The needs of the shared libraries in `libDirs` (directories under `root`) that nothing meets: each DT_NEEDED is
+ * looked up as the dynamic linker would for a program started from the prefix's env files (RPATH, the prefix's
+ * library directories on LD_LIBRARY_PATH, the caller's LD_LIBRARY_PATH, RUNPATH, ld.so.cache, the default
+ * directories), and each symbol version it needs of that library must be defined by the copy found there.
+ */
+export async function unmetLibraryNeeds(deps: Deps, root: string, libDirs: string[], ldcache: LdconfigEntry[]): Promise<UnmetNeed[]> {
+  const layout = nodeLayout(deps.platform);
+  const parsed = new Map<string, Promise<ElfNeeds | undefined>>();
+  const needsOf = (file: string): Promise<ElfNeeds | undefined> => {
+    let p = parsed.get(file);
+    if (!p) {
+      p = realpath(file)
+        .then((real) => readFile(real))
+        .then(readElfNeeds, () => undefined);
+      parsed.set(file, p);
+    }
+    return p;
+  };
+  const exists = async (p: string) => (await realpath(p).catch(() => undefined)) !== undefined;
+  const treeDirs = libDirs.map((d) => path.join(root, d));
+  const out: UnmetNeed[] = [];
+  const seen = new Set<string>();
+  for (const dir of treeDirs) {
+    const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => SHARED.test(n)).sort();
+    for (const name of names) {
+      const file = path.join(dir, name);
+      const real = await realpath(file).catch(() => undefined);
+      if (!real || seen.has(real)) continue;
+      seen.add(real);
+      const elf = await needsOf(file);
+      if (!elf) continue;
+      const rel = path.relative(root, file).split(path.sep).join('/');
+      const origin = (p: string) => p.replace(/\$(ORIGIN|\{ORIGIN\})/g, dir);
+      for (const lib of elf.needed) {
+        const candidates = [
+          ...(elf.runpath.length ? [] : elf.rpath.map(origin)).map((d) => path.join(d, lib)),
+          ...treeDirs.map((d) => path.join(d, lib)),
+          ...elf.runpath.map(origin).map((d) => path.join(d, lib)),
+          ...searchOrder('linux', lib, deps.env, ldcache).map((c) => c.path),
+        ];
+        let at: string | undefined;
+        for (const c of candidates) {
+          if (await exists(c)) {
+            at = c;
+            break;
+          }
+        }
+        const providedBy = layout.libraryPackages[lib];
+        if (!at) {
+          out.push({ file: rel, library: lib, providedBy });
+          continue;
+        }
+        const wanted = elf.versionNeeds.find((v) => v.file === lib)?.versions ?? [];
+        if (!wanted.length) continue;
+        const defs = (await needsOf(at))?.versionDefs ?? [];
+        for (const v of wanted.filter((w) => !defs.includes(w))) {
+          out.push({ file: rel, library: lib, version: v, foundAt: at, newest: newestOf(defs, v), providedBy });
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** One line a person can act on. */
+export function describeUnmet(u: UnmetNeed): string {
+  const from = u.providedBy ? ` (it comes with ${u.providedBy})` : '';
+  if (!u.version) return `${u.file} needs ${u.library}, which is neither in the new tree nor on this system${from}`;
+  return `${u.file} needs ${u.version} of ${u.library}, which the copy at ${u.foundAt} lacks${u.newest ? ` (it has up to ${u.newest})` : ''}${from}`;
+}
