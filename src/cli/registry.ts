@@ -9,7 +9,7 @@ export const PROBE_FORMATS = ['text', 'json', 'triton-env', 'pytorch'] as const;
 /** In report order; a unit test keeps this equal to the doctor's own list. */
 export const DOCTOR_CHECK_IDS = [
   'platform', 'gpu', 'kernel-driver', 'render-node', 'user-driver', 'ze-loader', 'headers', 'sdk-path', 'ur', 'env',
-  'compiler', 'prefix', 'network', 'probe', 'triton-env', 'smoke',
+  'compiler', 'prefix', 'libraries', 'network', 'probe', 'triton-env', 'smoke',
 ] as const;
 
 const prefixOption = (what: string): OptionDef => ({

@@ -12,6 +12,7 @@ import { headersCheck } from './checks/headers.js';
 import { kernelDriverCheck } from './checks/kernel-driver.js';
 import { networkCheck } from './checks/network.js';
 import { platformCheck } from './checks/platform.js';
+import { librariesCheck } from './checks/libraries.js';
 import { prefixCheck } from './checks/prefix.js';
 import { probeCheck } from './checks/probe.js';
 import { renderNodeCheck } from './checks/render-node.js';
@@ -43,6 +44,7 @@ export const ALL_CHECKS: readonly Check[] = [
   envCheck,
   compilerCheck,
   prefixCheck,
+  librariesCheck,
   networkCheck,
   probeCheck,
   tritonEnvCheck,

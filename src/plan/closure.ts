@@ -1,15 +1,15 @@
 // A component's packages and everything they depend on (Requires-Dist, conda depends/constrains), resolved from the index they came from.
-import { createHash } from 'node:crypto';
 import { XpuError } from '../errors.js';
 import { formatOf } from '../formats/index.js';
 import type { Host } from '../host/types.js';
-import type { CondaSourceSpec, PypiSourceSpec, SkippedPackage } from '../manifest/schema.js';
+import type { CondaSourceSpec, PypiSourceSpec, SkippedPackage, SourceSpec } from '../manifest/schema.js';
 import { httpFor } from '../net/http.js';
-import { condaRecords, type CondaCandidate } from '../sources/conda.js';
+import { better, condaRecords, type CondaCandidate } from '../sources/conda.js';
 import { checkVirtual, isVirtual, matchesSpec, parseMatchSpec } from '../sources/match-spec.js';
 import { compareConda, comparePep440 } from '../sources/order.js';
 import { evaluateMarker, markerEnvFor, parseRequirement, requiresDistOf, type MarkerEnv } from '../sources/pep508.js';
-import { DEFAULT_INDEX_URL, listProjectFiles, normalizeName, parseWheelFilename, platformTagScore, type IndexFile } from '../sources/pypi.js';
+import { gatewayFor } from '../sources/gateway.js';
+import { DEFAULT_INDEX_URL, normalizeName, parseWheelFilename, platformTagScore, type IndexFile } from '../sources/pypi.js';
 import type { PlannedArchive, Resolution, SourceContext } from '../sources/types.js';
 import { isPreRelease } from '../sources/version.js';
 import { resolve, requirementText, type Candidate, type Provider, type Requirement } from './resolve.js';
@@ -105,14 +105,8 @@ function condaProvider(ctx: SourceContext, channels: string[], skip: Map<string,
   };
 }
 
-function betterCondaRecord(a: CondaCandidate, b: CondaCandidate): number {
-  const v = compareConda(b.version, a.version);
-  if (v) return v;
-  if (a.build_number !== b.build_number) return b.build_number - a.build_number;
-  const ac = a.filename.endsWith('.conda') ? 0 : 1;
-  const bc = b.filename.endsWith('.conda') ? 0 : 1;
-  return ac - bc || (b.timestamp ?? 0) - (a.timestamp ?? 0);
-}
+/** Newest version first, then conda's preference among builds of one version. */
+const betterCondaRecord = (a: CondaCandidate, b: CondaCandidate): number => compareConda(b.version, a.version) || better(a, b);
 
 async function condaClosure(spec: CondaSourceSpec, r: Resolution, ctx: SourceContext, component: string): Promise<{ archives: PlannedArchive[]; notes: ClosureNotes }> {
   const channels = ctx.condaChannels?.length ? ctx.condaChannels : spec.channels;
@@ -170,8 +164,6 @@ export function wheelsByVersion(files: IndexFile[], project: string, host: Host)
   return [...best].sort((a, b) => comparePep440(b[0], a[0])).map(([version, { f }]) => ({ name: want, version, file: f }));
 }
 
-const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
-
 /**
  * A wheel's Requires-Dist: from the index's metadata file (PEP 658) when it offers one, checked against its hash; from
  * a JSON API index (`…/pypi`), the release's `info.requires_dist`.
@@ -185,16 +177,12 @@ async function requiresDist(ctx: SourceContext, indexUrl: string, c: WheelPick):
     if (!doc?.info) throw new XpuError('BAD_INDEX', `${url} is not a PyPI JSON API release document (no "info")`, { details: { url } });
     return doc.info.requires_dist ?? [];
   }
-  if (!file.coreMetadata) {
+  const text = await (ctx.gateway ?? gatewayFor(ctx.deps)).coreMetadata(file);
+  if (text === undefined) {
     throw new XpuError('BAD_INDEX', `${file.url}: the index offers no metadata file for ${file.filename} (PEP 658), so its dependencies cannot be read before downloading it`, {
       details: { url: file.url },
       hints: ['use an index that serves core metadata (pypi.org and current mirrors do), or install from a bundle'],
     });
-  }
-  const url = `${file.url.split('#')[0]}.metadata`;
-  const text = (await httpFor(ctx.deps.env).getText(url)).body;
-  if (typeof file.coreMetadata === 'string' && sha256(text) !== file.coreMetadata) {
-    throw new XpuError('HASH_MISMATCH', `${url} does not match the sha256 the index gives for it`, { details: { url, expected: file.coreMetadata } });
   }
   return requiresDistOf(text);
 }
@@ -212,7 +200,7 @@ function pypiProvider(
   versions: typeof import('@renovatebot/pep440'),
   env: MarkerEnv,
 ): Provider<WheelPick> {
-  const http = httpFor(ctx.deps.env);
+  const gateway = ctx.gateway ?? gatewayFor(ctx.deps);
   const cache = new Map<string, Promise<WheelPick[]>>();
   const compare = (a: string, b: string, op: string): boolean | undefined => {
     if (!versions.valid(a) || !versions.valid(b)) return undefined;
@@ -223,7 +211,7 @@ function pypiProvider(
       const key = normalizeName(name);
       let p = cache.get(key);
       if (!p) {
-        p = listProjectFiles(http, indexUrl, key).then(
+        p = gateway.pypiProjectFiles(indexUrl, key).then(
           (files) => wheelsByVersion(files, key, ctx.host),
           (e: unknown) => {
             if (e instanceof XpuError && e.code === 'NOT_FOUND') return [];
@@ -293,13 +281,13 @@ function dedupe(n: ClosureNotes): ClosureNotes {
  * sources (apt, a pinned URL) are returned as they are.
  */
 export async function closeOver(
-  spec: CondaSourceSpec | PypiSourceSpec | { kind: 'url' | 'apt' },
+  spec: SourceSpec,
   r: Resolution,
   ctx: SourceContext,
   component: string,
 ): Promise<{ archives: PlannedArchive[]; notes: ClosureNotes }> {
-  if (spec.kind === 'conda') return condaClosure(spec as CondaSourceSpec, r, ctx, component);
-  if (spec.kind === 'pypi') return pypiClosure(spec as PypiSourceSpec, r, ctx, component);
+  if (spec.kind === 'conda') return condaClosure(spec, r, ctx, component);
+  if (spec.kind === 'pypi') return pypiClosure(spec, r, ctx, component);
   return { archives: r.archives, notes: { runtime: [], skipped: [] } };
 }
 

@@ -69,7 +69,7 @@ export function parsePin(dep: string): { name: string; version?: string; build?:
   return { name, version: version?.replace(/^==?/, ''), build };
 }
 
-function better(a: CondaCandidate, b: CondaCandidate): number {
+export function better(a: CondaCandidate, b: CondaCandidate): number {
   // Higher build number first; at equal builds prefer .conda (smaller, faster to read).
   if (a.build_number !== b.build_number) return b.build_number - a.build_number;
   const ac = a.filename.endsWith('.conda') ? 0 : 1;
@@ -123,20 +123,15 @@ export async function scanRepodata(http: Http, url: string, names: readonly stri
   return http.consumeStream(url, (body) => scanBody(body, url, names, zstd ? 'zstd' : 'identity'));
 }
 
-/**
- * The records of `names` in one channel, the target's subdir and noarch: what the dependency closure reads. Names the
- * run's shared read already covers come from it; others cost a read of their own.
- */
+/** The records of `names` in one channel, the target's subdir and noarch, through the run's gateway: what the dependency closure reads. */
 export async function condaRecords(ctx: SourceContext, channel: string, names: string[]): Promise<CondaCandidate[]> {
   const ch = channel.replace(/\/+$/, '');
-  const subdir = CONDA_SUBDIR[ctx.host.platform];
-  const http = httpFor(ctx.deps.env);
-  const shared = ctx.conda && names.every((n) => ctx.conda!.packages.includes(n)) ? ctx : undefined;
+  const gateway = ctx.gateway ?? gatewayFor(ctx.deps);
   const [arch, noarch] = await Promise.all([
-    fetchRepodata(http, `${ch}/${subdir}/repodata.json`, false, names, shared),
-    fetchRepodata(http, `${ch}/noarch/repodata.json`, true, names, shared),
+    gateway.condaRecords(ch, CONDA_SUBDIR[ctx.host.platform], names),
+    gateway.condaRecords(ch, 'noarch', names, { optional: true }),
   ]);
-  return [...arch, ...noarch].filter((c) => names.includes(c.name));
+  return [...arch, ...noarch];
 }
 
 export async function resolveConda(spec: CondaSourceSpec, ctx: SourceContext): Promise<Resolution> {

@@ -102,6 +102,23 @@ describe('a tree with a library that cannot load is not swapped in', () => {
   });
 });
 
+describe('doctor', () => {
+  it('names a library the prefix lacks and the package that brings it; its fix line, pasted, brings it back', async () => {
+    const prefix = path.join(work, 'pypi', 'prefix');
+    await fs.rm(path.join(prefix, 'lib', 'libumf.so.1'));
+    const d = await runCli(['doctor', '--json', '--prefix', prefix, '--check', 'libraries'], env);
+    const check = JSON.parse(d.stdout).checks.find((c: { id: string }) => c.id === 'libraries');
+    expect(check.status).toBe('fail');
+    expect(check.message).toContain('lib/libur_adapter_level_zero.so.0 needs libumf.so.1, which is neither in the new tree nor on this system (it comes with umf 1.x (PyPI umf, conda umf))');
+    const line = /^run `(.*)` to install/.exec(check.fix)?.[1];
+    expect(line, check.fix).toContain('--refresh');
+    const fixed = await execa('sh', ['-c', line!], { env, extendEnv: false, reject: false, cwd: REPO });
+    expect(fixed.exitCode, fixed.stderr).toBe(0);
+    const again = await runCli(['doctor', '--json', '--prefix', prefix, '--check', 'libraries'], env);
+    expect(JSON.parse(again.stdout).checks.find((c: { id: string }) => c.id === 'libraries').status).toBe('ok');
+  });
+});
+
 describe('UR from conda brings its depends', () => {
   it('takes the exact runtime and UMF the record names, and UMF\'s libhwloc; every library resolves', async () => {
     const prefix = path.join(work, 'conda', 'prefix');

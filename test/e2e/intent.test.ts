@@ -168,7 +168,8 @@ describe('lockfile, --locked and --offline', () => {
   it('--offline with an empty cache names each missing archive with URL and hash', async () => {
     const r = await runCli(['--locked', '--lockfile', lockfile, '--offline', '--prefix', path.join(work, 'lock', 'p-empty'), '--cache-dir', path.join(work, 'lock', 'empty-cache')], offline(bare));
     expect(r.exitCode).toBe(1);
-    expect(r.stderr).toMatch(/error: --offline: 3 of 3 archives are not in the cache/);
+    // Level Zero and its devel package, UR and the UMF and tcmlib its closure brings.
+    expect(r.stderr).toMatch(/error: --offline: 5 of 5 archives are not in the cache/);
     for (const a of lock.platforms['linux-x64']!.components.flatMap((c) => c.archives)) expect(r.stderr).toContain(`missing ${a.url} sha256 ${a.sha256}`);
     expect(await exists(path.join(work, 'lock', 'p-empty'))).toBe(false);
   });
@@ -246,12 +247,14 @@ describe('bundles', () => {
     const r = await runCli(['--from', server.url, '--prefix', prefix, '--cache-dir', path.join(work, 'from-url', 'cache'), '--no-smoke'], { ...bare, XPU_SETUP_INDEX_URL: `${DEAD}/simple` });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(index.requests.length).toBe(before);
-    // The lockfile, then the three archives: nothing else, from nowhere else.
+    // The lockfile, then the five archives of the closure: nothing else, from nowhere else.
     expect(server.requests[0]).toBe('/xpu-setup.lock.json');
     expect(server.requests.slice(1).sort()).toEqual([
       expect.stringMatching(/^\/linux-64\/level-zero-1\.8\.12-[^/]+\.conda$/),
       expect.stringMatching(/^\/linux-64\/level-zero-devel-1\.8\.12-[^/]+\.conda$/),
       expect.stringMatching(/^\/simple\/intel-cmplr-lib-ur\/intel_cmplr_lib_ur-[^/]+manylinux_2_28_x86_64\.whl$/),
+      expect.stringMatching(/^\/simple\/tcmlib\/tcmlib-[^/]+manylinux_2_28_x86_64\.whl$/),
+      expect.stringMatching(/^\/simple\/umf\/umf-[^/]+manylinux_2_28_x86_64\.whl$/),
     ]);
     expect(await exists(path.join(prefix, 'lib/libze_loader.so.1'))).toBe(true);
     expect((await readJson(path.join(prefix, 'xpu-setup.receipt.json'))).request.condaChannels).toEqual([index.condaChannelUrl('bookworm')]);
