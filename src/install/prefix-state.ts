@@ -136,6 +136,17 @@ export async function hasOwnMarkers(prefix: string): Promise<boolean> {
  */
 export async function refuseForeignPrefix(prefix: string): Promise<string | undefined> {
   checkPrefixName(prefix);
+  // The swap renames the prefix aside and the staging tree into its place: a link there would become a directory.
+  if ((await fs.lstat(prefix).catch(() => undefined))?.isSymbolicLink()) {
+    const target = await fs.realpath(prefix).catch(() => undefined);
+    throw new XpuError('INSTALL', `${prefix} is a symbolic link${target ? ` to ${target}` : ' that leads nowhere'}`, {
+      details: { prefix, target },
+      hints: [
+        'setup replaces its prefix whole, which would put a directory where the link is; nothing was changed',
+        target ? `name the directory it points to: --prefix ${target}` : 'name a real directory with --prefix',
+      ],
+    });
+  }
   let previous: Receipt | undefined;
   let note: string | undefined;
   try {

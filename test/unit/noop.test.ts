@@ -87,6 +87,17 @@ describe('the receipt is input: nothing it names outside the prefix is read', ()
   });
 });
 
+describe('a symlinked prefix', () => {
+  it('is refused, naming the directory it points to, and left a link', async () => {
+    const { refuseForeignPrefix } = await import('../../src/install/prefix-state.js');
+    const target = await temp();
+    const link = path.join(await temp(), 'prefix');
+    await fs.symlink(target, link);
+    await expect(refuseForeignPrefix(link)).rejects.toMatchObject({ code: 'INSTALL', message: `${link} is a symbolic link to ${await fs.realpath(target)}`, hints: expect.arrayContaining([`name the directory it points to: --prefix ${await fs.realpath(target)}`]) });
+    expect((await fs.lstat(link)).isSymbolicLink()).toBe(true);
+  });
+});
+
 describe('the prefix check of a re-run', () => {
   it('sees a file whose size changed without reading it, and one edited in place (same size, new mtime) by its hash', async () => {
     const { prefix, file, rec } = await prefixWith('loader bytes v1\n');
@@ -181,7 +192,8 @@ describe('reusing a recent plan', () => {
     const cache = await temp();
     const plan = { schema: 1, planKey: 'pk', components: [] } as unknown as InstallPlan;
     await rememberPlan(cache, 'a'.repeat(64), plan, 1_000_000);
-    expect(await recentPlan(cache, 'a'.repeat(64), 1_000_000 + 60_000)).toEqual(plan);
+    // Marked with when it was made, so a failure it leads to can say the plan was reused.
+    expect(await recentPlan(cache, 'a'.repeat(64), 1_000_000 + 60_000)).toEqual({ ...plan, reusedFrom: new Date(1_000_000).toISOString() });
     expect(await recentPlan(cache, 'a'.repeat(64), 1_000_000 + 11 * 60_000)).toBeUndefined();
     expect(await recentPlan(cache, 'b'.repeat(64), 1_000_000)).toBeUndefined();
   });
