@@ -30,6 +30,8 @@ export interface ClosureNotes {
   runtime: string[];
   /** Packages the manifest says not to follow, with its reason. */
   skipped: string[];
+  /** Packages whose dependencies could not be read from the index. */
+  unread: string[];
 }
 
 const archiveWhy = (reqs: Requirement[]): string[] => reqs.filter((r) => r.byName).map((r) => `${r.by}: ${requirementText(r)}`);
@@ -110,7 +112,7 @@ const betterCondaRecord = (a: CondaCandidate, b: CondaCandidate): number => comp
 
 async function condaClosure(spec: CondaSourceSpec, r: Resolution, ctx: SourceContext, component: string): Promise<{ archives: PlannedArchive[]; notes: ClosureNotes }> {
   const channels = ctx.condaChannels?.length ? ctx.condaChannels : spec.channels;
-  const notes: ClosureNotes = { runtime: [], skipped: [] };
+  const notes: ClosureNotes = { runtime: [], skipped: [], unread: [] };
   const provider = condaProvider(ctx, channels, skipMap(spec.skip), notes);
   // The packages the source chose are pinned to the very builds it chose.
   const roots = r.archives.map((a): Requirement => ({ name: a.package, spec: `==${a.version} ${a.build ?? '*'}`, by: component }));
@@ -168,7 +170,7 @@ export function wheelsByVersion(files: IndexFile[], project: string, host: Host)
  * A wheel's Requires-Dist: from the index's metadata file (PEP 658) when it offers one, checked against its hash; from
  * a JSON API index (`…/pypi`), the release's `info.requires_dist`.
  */
-async function requiresDist(ctx: SourceContext, indexUrl: string, c: WheelPick): Promise<string[]> {
+async function requiresDist(ctx: SourceContext, indexUrl: string, c: WheelPick): Promise<string[] | undefined> {
   const file = c.file;
   const base = indexUrl.replace(/\/+$/, '');
   if (!file.coreMetadata && /\/pypi$/.test(base)) {
@@ -178,13 +180,7 @@ async function requiresDist(ctx: SourceContext, indexUrl: string, c: WheelPick):
     return doc.info.requires_dist ?? [];
   }
   const text = await (ctx.gateway ?? gatewayFor(ctx.deps)).coreMetadata(file);
-  if (text === undefined) {
-    throw new XpuError('BAD_INDEX', `${file.url}: the index offers no metadata file for ${file.filename} (PEP 658), so its dependencies cannot be read before downloading it`, {
-      details: { url: file.url },
-      hints: ['use an index that serves core metadata (pypi.org and current mirrors do), or install from a bundle'],
-    });
-  }
-  return requiresDistOf(text);
+  return text === undefined ? undefined : requiresDistOf(text);
 }
 
 async function pep440(): Promise<typeof import('@renovatebot/pep440')> {
@@ -228,7 +224,11 @@ function pypiProvider(
     async dependencies(c) {
       const by = `${c.name} ${c.version}`;
       const out: Requirement[] = [];
-      for (const line of await requiresDist(ctx, indexUrl, c)) {
+      const lines = await requiresDist(ctx, indexUrl, c);
+      // An index without metadata files: the wheel's dependencies are not known before it is downloaded. Said in the
+      // plan; the check before the swap still refuses a tree whose libraries miss what they need.
+      if (!lines) notes.unread.push(`${c.file.filename}: the index offers no metadata file (PEP 658), so its dependencies were not read`);
+      for (const line of lines ?? []) {
         const req = parseRequirement(line);
         if (!req) throw new XpuError('BAD_INDEX', `${c.file.filename}: cannot read its dependency "${line}"`, { details: { url: c.file.url } });
         if (req.marker !== undefined && evaluateMarker(req.marker, env, compare) !== true) continue;
@@ -247,7 +247,7 @@ function pypiProvider(
 
 async function pypiClosure(spec: PypiSourceSpec, r: Resolution, ctx: SourceContext, component: string): Promise<{ archives: PlannedArchive[]; notes: ClosureNotes }> {
   const indexUrl = ctx.indexUrl ?? DEFAULT_INDEX_URL;
-  const notes: ClosureNotes = { runtime: [], skipped: [] };
+  const notes: ClosureNotes = { runtime: [], skipped: [], unread: [] };
   const skip = new Map([...skipMap(spec.skip)].map(([k, v]) => [normalizeName(k), v]));
   const provider = pypiProvider(ctx, indexUrl, skip, notes, await pep440(), markerEnvFor(ctx.host.platform));
   const roots = r.archives.map((a): Requirement => ({ name: normalizeName(a.package), spec: `==${a.version}`, by: component }));
@@ -272,7 +272,7 @@ function skipMap(skip: SkippedPackage[] | undefined): Map<string, string> {
 }
 
 function dedupe(n: ClosureNotes): ClosureNotes {
-  return { runtime: [...new Set(n.runtime)], skipped: [...new Set(n.skipped)] };
+  return { runtime: [...new Set(n.runtime)], skipped: [...new Set(n.skipped)], unread: [...new Set(n.unread)] };
 }
 
 /**
@@ -288,7 +288,7 @@ export async function closeOver(
 ): Promise<{ archives: PlannedArchive[]; notes: ClosureNotes }> {
   if (spec.kind === 'conda') return condaClosure(spec, r, ctx, component);
   if (spec.kind === 'pypi') return pypiClosure(spec, r, ctx, component);
-  return { archives: r.archives, notes: { runtime: [], skipped: [] } };
+  return { archives: r.archives, notes: { runtime: [], skipped: [], unread: [] } };
 }
 
 /**
