@@ -1,6 +1,6 @@
 // conda match specs as repodata writes them (`umf ==1.0.2`, `level-zero >=1.20.2,<2.0a0`, `level-zero 1.8.12 h6ad65f8_0`), and virtual packages.
 import type { Host } from '../host/types.js';
-import { compareConda } from './order.js';
+import { compareConda, orders } from './order.js';
 
 export interface MatchSpec {
   name: string;
@@ -37,13 +37,10 @@ function matchTerm(v: string, term: string): boolean {
   const d = compareConda(v, ver);
   switch (op) {
     case '>=':
-      return d >= 0;
     case '>':
-      return d > 0;
     case '<=':
-      return d <= 0;
     case '<':
-      return d < 0;
+      return orders(d, op);
     case '!=':
       return glob ? !startsWith(v, ver) : d !== 0;
     case '~=': {

@@ -209,18 +209,20 @@ export function meets(version: string, c: Constraint, ordering: Ordering): boole
   const d = compareIn(ordering, v, c.version);
   switch (c.op) {
     case '>=':
-      return d >= 0;
     case '>':
-      return d > 0;
     case '<=':
-      return d <= 0;
     case '<':
-      return d < 0;
+      return orders(d, c.op);
     case '==':
       return d === 0;
     case '!=':
       return d !== 0;
   }
+}
+
+/** Whether a comparison result `d` (a against b) satisfies `a OP b` for an ordering operator. */
+export function orders(d: number, op: '>=' | '>' | '<=' | '<'): boolean {
+  return op === '>=' ? d >= 0 : op === '>' ? d > 0 : op === '<=' ? d <= 0 : d < 0;
 }
 
 export function meetsAll(version: string, cs: readonly Constraint[], ordering: Ordering): boolean {
