@@ -67,11 +67,15 @@ interface Pep691 {
     size?: number;
     'requires-python'?: string;
     'core-metadata'?: boolean | Record<string, string>;
+    'data-dist-info-metadata'?: boolean | Record<string, string>;
     'dist-info-metadata'?: boolean | Record<string, string>;
   }[];
 }
 
-/** PEP 658 / 714: `true`, `{sha256: ...}` (JSON) or `"true"`, `"sha256=..."` (HTML); absent or false: none. */
+/**
+ * PEP 658 / 714: `true`, `{sha256: ...}` (JSON) or `"true"`, `"sha256=..."` (HTML); absent or false: none. JSON pages
+ * name it `core-metadata`; PyPI also keeps `data-dist-info-metadata`, and `dist-info-metadata` is PEP 691's first name.
+ */
 function coreMetadataOf(v: boolean | string | Record<string, string> | undefined): { coreMetadata?: string | true } {
   if (v === undefined || v === false || v === 'false') return {};
   const sha = typeof v === 'string' ? /^sha256=([0-9a-f]{64})$/i.exec(v)?.[1] : typeof v === 'object' ? v.sha256 : undefined;
@@ -89,7 +93,7 @@ export function parseSimpleJson(doc: Pep691, pageUrl: string): IndexFile[] {
     size: f.size,
     yanked: f.yanked !== undefined && f.yanked !== false,
     requiresPython: f['requires-python'],
-    ...coreMetadataOf(f['core-metadata'] ?? f['dist-info-metadata']),
+    ...coreMetadataOf(f['core-metadata'] ?? f['data-dist-info-metadata'] ?? f['dist-info-metadata']),
   }));
 }
 

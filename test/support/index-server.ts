@@ -286,7 +286,7 @@ export async function startFixtureIndex(opts: FixtureIndexOptions = {}): Promise
           size: f.size,
           'upload-time': iso(uploadTime(f)),
           'core-metadata': { sha256: f.wheel!.metadataSha256 },
-          'dist-info-metadata': { sha256: f.wheel!.metadataSha256 },
+          'data-dist-info-metadata': { sha256: f.wheel!.metadataSha256 },
         })),
       }),
     );
