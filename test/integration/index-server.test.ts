@@ -11,6 +11,7 @@ import koffi from 'koffi';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDebs } from '../support/debs.js';
 import { startFixtureIndex, type FixtureIndex, type ServedPackage } from '../support/index-server.js';
+import { UR_WINDOWS_DLLS } from '../support/packages.js';
 
 const run = promisify(execFile);
 const sha256 = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
@@ -344,7 +345,7 @@ describe('conda channels', () => {
     expect(stdout.trim()).toBe('0x78000001');
   });
 
-  it('win-64 packages use the Library/ layout with real headers and marked test-double binaries', async () => {
+  it('win-64 packages use the Library/ layout with real headers and cross-built DLLs', async () => {
     const rt = served((p) => p.channel === 'trixie' && p.name === 'level-zero' && p.subdir === 'win-64');
     const dev = served((p) => p.channel === 'trixie' && p.name === 'level-zero-devel' && p.subdir === 'win-64');
     expect(rt.members.filter((m) => !m.path.startsWith('info/')).map((m) => m.path)).toEqual([
@@ -356,6 +357,39 @@ describe('conda channels', () => {
     expect(devPaths).toContain('Library/include/level_zero/ze_api.h');
     expect(devPaths).toContain('Library/lib/ze_loader.lib');
     expect(devPaths.some((p) => p.includes('pkgconfig'))).toBe(false);
+  });
+});
+
+describe('win_amd64 wheels: DLLs cross-built with mingw-w64, importing each other as the real ones do', () => {
+  /** What mingw-w64's objdump lists in each DLL's import table, by DLL file name, for every DLL of a served wheel. */
+  async function importsOf(wheel: ServedPackage): Promise<Record<string, string[]>> {
+    const out = await newDir(`pe-${wheel.filename}`);
+    await writeFile(join(out, wheel.filename), (await get(wheel.url)).body);
+    await run('python3', ['-m', 'zipfile', '-e', join(out, wheel.filename), out]);
+    const result: Record<string, string[]> = {};
+    for (const m of wheel.members.filter((x) => x.path.endsWith('.dll'))) {
+      const { stdout } = await run('x86_64-w64-mingw32-objdump', ['-p', join(out, m.path)]);
+      expect(stdout, m.path).toContain('file format pei-x86-64');
+      result[m.path.split('/').pop()!] = [...stdout.matchAll(/DLL Name: (\S+)/g)].map((x) => x[1]!);
+    }
+    return result;
+  }
+  const win = (name: string, version: string) => served((p) => p.index === 'pypi' && p.name === name && p.version === version && p.platform === 'win-x64');
+
+  it("UR's Library/bin has the loader, three adapters and the proxy loader; the Level Zero adapters import umf.dll and ze_loader.dll", async () => {
+    const newer = idx.fixtures.urVersions.newer;
+    const imports = await importsOf(win('intel-cmplr-lib-ur', newer));
+    expect(Object.keys(imports).sort()).toEqual([...UR_WINDOWS_DLLS].sort());
+    expect(imports['ur_adapter_level_zero.dll']).toEqual(['KERNEL32.dll', 'msvcrt.dll', 'umf.dll', 'ze_loader.dll']);
+    expect(imports['ur_adapter_level_zero_v2.dll']).toEqual(['KERNEL32.dll', 'msvcrt.dll', 'umf.dll', 'ze_loader.dll']);
+    expect(imports['ur_adapter_opencl.dll']).toEqual(['KERNEL32.dll', 'msvcrt.dll', 'OpenCL.dll']);
+    expect(imports['ur_loader.dll']).toEqual(['KERNEL32.dll', 'msvcrt.dll']);
+  });
+
+  it('umf.dll imports libhwloc-15.dll, which the tcmlib wheel ships beside tcm.dll', async () => {
+    const { umf, tcmlib } = idx.fixtures.urClosure[idx.fixtures.urVersions.newer]!;
+    expect(await importsOf(win('umf', umf))).toEqual({ 'umf.dll': ['KERNEL32.dll', 'msvcrt.dll', 'libhwloc-15.dll'] });
+    expect(await importsOf(win('tcmlib', tcmlib))).toEqual({ 'tcm.dll': ['KERNEL32.dll', 'msvcrt.dll', 'libhwloc-15.dll'], 'libhwloc-15.dll': ['KERNEL32.dll', 'msvcrt.dll'] });
   });
 });
 

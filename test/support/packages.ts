@@ -368,19 +368,16 @@ async function l0LinuxPayloads(deb: DebSet): Promise<{ runtime: ArchiveEntry[]; 
   return { runtime, devel: [...headers, ...linkLibs, ...pcs] };
 }
 
-/** Stand-in for a Windows binary: there is none here, so the bytes say what they are. */
+/** Stand-in for a Windows import library (`.lib`): none is built here, so the bytes say what they are. */
 export function windowsDouble(file: string, version: string): Buffer {
   return Buffer.from(`xpu-setup test double: not a real ${file} (version ${version}, win-64); never load or link it.\n`);
 }
 
-async function l0WindowsPayloads(deb: DebSet): Promise<{ runtime: ArchiveEntry[]; devel: ArchiveEntry[] }> {
+async function l0WindowsPayloads(deb: DebSet, work: string): Promise<{ runtime: ArchiveEntry[]; devel: ArchiveEntry[] }> {
   const version = deb.version;
   const names = ['ze_loader', 'ze_tracing_layer', 'ze_validation_layer'];
-  const runtime: ArchiveEntry[] = names.map((n) => ({
-    path: `Library/bin/${n}.dll`,
-    type: 'file',
-    data: windowsDouble(`${n}.dll`, version),
-  }));
+  const dlls = await compileL0WindowsDouble(version, join(work, 'l0-win', version));
+  const runtime: ArchiveEntry[] = names.map((n) => ({ path: `Library/bin/${n}.dll`, type: 'file', data: dlls.get(`${n}.dll`)! }));
   const headers = await walk(deb.includeDir, 'Library/include');
   const libs: ArchiveEntry[] = names.map((n) => ({
     path: `Library/lib/${n}.lib`,
@@ -396,7 +393,14 @@ export const UR_LINUX_LIBS = [
   'libur_adapter_level_zero_v2.so.0',
   'libur_adapter_opencl.so.0',
 ] as const;
-export const UR_WINDOWS_DLLS = ['ur_loader.dll', 'ur_adapter_level_zero.dll', 'ur_win_proxy_loader.dll'] as const;
+/** The UR DLLs of the win_amd64 wheel's `Library/bin`: the loader, its three adapters and the proxy loader. */
+export const UR_WINDOWS_DLLS = [
+  'ur_loader.dll',
+  'ur_adapter_level_zero.dll',
+  'ur_adapter_level_zero_v2.dll',
+  'ur_adapter_opencl.dll',
+  'ur_win_proxy_loader.dll',
+] as const;
 
 export const urDoubleSource = (): string => join(repoRoot(), 'test', 'fixtures', 'ur-double', 'ur_test_double.c');
 
@@ -501,6 +505,132 @@ export async function compileUrDouble(version: string, outDir: string, umfVersio
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// Windows DLLs, cross-built with mingw-w64: real PE files whose import tables name what the real ones import
+// ---------------------------------------------------------------------------------------------------------
+
+/** The mingw-w64 C compiler that scripts/test-packages-windows.txt installs. */
+export const MINGW_CC = process.env.MINGW_CC || 'x86_64-w64-mingw32-gcc-posix';
+
+/** One DLL compiled at test time: its file name, C source (text, or a file), and the DLLs it imports. */
+export interface PeSpec {
+  name: string;
+  source: string | { file: string };
+  /** DLLs built earlier in the same directory, by file name (`umf.dll`): each becomes an entry of the import table. */
+  imports?: string[];
+  /** More C source, compiled in beside `source`: calls into the imports, so the linker keeps each (it drops unused ones). */
+  uses?: string;
+  defines?: string[];
+}
+
+/**
+ * Compiles `spec` with mingw-w64 into `dir`. Stripped and without the link time stamp, so every build gives the same
+ * bytes; besides what `imports` names, mingw's DLLs import KERNEL32.dll and msvcrt.dll.
+ */
+export async function compilePe(spec: PeSpec, dir: string): Promise<Buffer> {
+  await mkdir(dir, { recursive: true });
+  let src: string;
+  if (typeof spec.source === 'string') {
+    src = join(dir, `${spec.name}.c`);
+    await writeFile(src, spec.source);
+  } else src = spec.source.file;
+  const out = join(dir, spec.name);
+  const args = ['-shared', '-O2', '-s', '-Wl,--no-insert-timestamp', ...(spec.defines ?? []).map((d) => `-D${d}`), '-o', out, src];
+  if (spec.uses) {
+    const uses = join(dir, `${spec.name}.uses.c`);
+    await writeFile(uses, spec.uses);
+    args.push(uses);
+  }
+  args.push(`-L${dir}`);
+  for (const dll of spec.imports ?? []) args.push(`-l:${dll}`);
+  await pipeThrough(MINGW_CC, args, Buffer.alloc(0));
+  return readFile(out);
+}
+
+const DLLEXPORT = '__declspec(dllexport)';
+
+/** hwloc as the tcmlib wheel ships it on Windows: libhwloc-15.dll. */
+const hwlocDll = (): PeSpec => ({ name: 'libhwloc-15.dll', source: `${DLLEXPORT} unsigned hwloc_get_api_version(void) { return 0x20b00; }\n` });
+
+/** umf.dll (UMF 0.x and 1.x alike), which imports libhwloc-15.dll. */
+const umfDll = (version: string): PeSpec => ({
+  name: 'umf.dll',
+  source: `extern __declspec(dllimport) unsigned hwloc_get_api_version(void);\n${DLLEXPORT} int umfInit(void) { return (int)hwloc_get_api_version(); }\n${DLLEXPORT} const char xpu_setup_fixture_umf[] = "xpu-setup fixture umf.dll ${version}";\n`,
+  imports: ['libhwloc-15.dll'],
+});
+
+/** tcm.dll, which imports libhwloc-15.dll. */
+const tcmDll = (version: string): PeSpec => ({
+  name: 'tcm.dll',
+  source: `extern __declspec(dllimport) unsigned hwloc_get_api_version(void);\n${DLLEXPORT} int tcmGetVersionInfo(void) { return (int)hwloc_get_api_version(); }\n${DLLEXPORT} const char xpu_setup_fixture_tcm[] = "xpu-setup fixture tcm.dll ${version}";\n`,
+  imports: ['libhwloc-15.dll'],
+});
+
+/** A stand-in ze_loader.dll: zeInit answers ZE_RESULT_ERROR_UNINITIALIZED, as a loader without a driver does. */
+const zeLoaderDll = (version: string): PeSpec => ({
+  name: 'ze_loader.dll',
+  source: `${DLLEXPORT} int zeInit(int flags) { (void)flags; return 0x78000001; }\n${DLLEXPORT} int zeDriverGet(void *a, void *b) { (void)a; (void)b; return 0x78000001; }\n${DLLEXPORT} const char xpu_setup_fixture_ze_loader[] = "xpu-setup fixture ze_loader.dll ${version}";\n`,
+});
+
+/** A layer DLL of the Level Zero package (the loader loads it; it imports nothing of the stack). */
+const zeLayerDll = (name: string, version: string): PeSpec => ({
+  name,
+  source: `${DLLEXPORT} const char xpu_setup_fixture_layer[] = "xpu-setup fixture ${name} ${version}";\n`,
+});
+
+/** Only linked against, never shipped: Windows has OpenCL.dll in System32 (the GPU driver's ICD loader). */
+const openclLinkStub = (): PeSpec => ({ name: 'OpenCL.dll', source: `${DLLEXPORT} int clGetPlatformIDs(unsigned n, void *p, unsigned *c) { (void)n; (void)p; (void)c; return -1001; }\n` });
+
+/** umf.dll of one UMF release, as its win_amd64 wheel ships it (linked against a libhwloc-15.dll built beside it). */
+export async function compileUmfWindows(umfVersion: string, outDir: string): Promise<Buffer> {
+  await compilePe(hwlocDll(), outDir);
+  return compilePe(umfDll(umfVersion), outDir);
+}
+
+/** The tcmlib wheel's DLLs: tcm.dll and the libhwloc-15.dll it imports. */
+export async function compileTcmWindows(tcmVersion: string, outDir: string): Promise<Map<string, Buffer>> {
+  const hwloc = await compilePe(hwlocDll(), outDir);
+  return new Map([['tcm.dll', await compilePe(tcmDll(tcmVersion), outDir)], ['libhwloc-15.dll', hwloc]]);
+}
+
+/** The Level Zero package's DLLs: the loader and its two layers. */
+export async function compileL0WindowsDouble(version: string, outDir: string): Promise<Map<string, Buffer>> {
+  const out = new Map<string, Buffer>();
+  out.set('ze_loader.dll', await compilePe(zeLoaderDll(version), outDir));
+  for (const layer of ['ze_tracing_layer.dll', 'ze_validation_layer.dll']) out.set(layer, await compilePe(zeLayerDll(layer, version), outDir));
+  return out;
+}
+
+/**
+ * The UR test double for Windows, from the same C source as the Linux one: ur_loader.dll with the entry points, the
+ * adapters and proxy loader as marker-only stubs with the real ones' imports: the Level Zero adapters import umf.dll
+ * and ze_loader.dll, the OpenCL adapter OpenCL.dll.
+ */
+export async function compileUrWindowsDouble(version: string, outDir: string, umfVersion: string): Promise<Map<string, Buffer>> {
+  await compileUmfWindows(umfVersion, outDir);
+  await compilePe(zeLoaderDll('link'), outDir);
+  await compilePe(openclLinkStub(), outDir);
+  const double = (name: string, imports: string[] = [], uses?: string): PeSpec => ({
+    name,
+    source: { file: urDoubleSource() },
+    defines: [`XPU_SETUP_UR_DOUBLE_VERSION="${version}"`, ...(name === 'ur_loader.dll' ? [] : ['XPU_SETUP_UR_ADAPTER_STUB'])],
+    imports,
+    uses,
+  });
+  const usesL0 = `extern __declspec(dllimport) int umfInit(void);\nextern __declspec(dllimport) int zeDriverGet(void *, void *);\nint xpu_setup_adapter_uses(void) { return umfInit() + zeDriverGet(0, 0); }\n`;
+  const usesOpenCl = `extern __declspec(dllimport) int clGetPlatformIDs(unsigned, void *, unsigned *);\nint xpu_setup_adapter_uses(void) { return clGetPlatformIDs(0, 0, 0); }\n`;
+  const specs: PeSpec[] = [
+    double('ur_loader.dll'),
+    double('ur_adapter_level_zero.dll', ['umf.dll', 'ze_loader.dll'], usesL0),
+    double('ur_adapter_level_zero_v2.dll', ['umf.dll', 'ze_loader.dll'], usesL0),
+    double('ur_adapter_opencl.dll', ['OpenCL.dll'], usesOpenCl),
+    double('ur_win_proxy_loader.dll'),
+  ];
+  const out = new Map<string, Buffer>();
+  for (const spec of specs) out.set(spec.name, await compilePe(spec, outDir));
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // The fixture set
 // ---------------------------------------------------------------------------------------------------------
 
@@ -559,7 +689,7 @@ async function planAll(debs: Record<'bookworm' | 'trixie', DebSet>, work: string
     const pin = (build: string): string => (deb.suite === 'bookworm' ? `level-zero ${v} ${build}` : `level-zero ==${v} ${build}`);
     const timestamp = FIXTURE_MTIME_MS + buildNumber * 3_600_000;
     const linux = await l0LinuxPayloads(deb);
-    const win = await l0WindowsPayloads(deb);
+    const win = await l0WindowsPayloads(deb, work);
     for (const [subdir, payloads, platform, runDeps] of [
       ['linux-64', linux, 'linux-x64', ['__glibc >=2.17,<3.0.a0', 'libgcc >=13', 'libstdcxx >=13']],
       ['win-64', win, 'win-x64', ['ucrt >=10.0.20348.0', 'vc >=14.3', 'vc14_runtime >=14.40.33810']],
@@ -594,6 +724,7 @@ async function planAll(debs: Record<'bookworm' | 'trixie', DebSet>, work: string
   for (const [role, version] of Object.entries(UR_VERSIONS)) {
     const umf = UR_UMF[version]!;
     const libs = await compileUrDouble(version, join(work, 'ur', version), umf);
+    const dlls = await compileUrWindowsDouble(version, join(work, 'ur-win', version), umf);
     const requiresDist = [`umf${minorPin(umf)}`];
     const dist = `${wheelDistName('intel-cmplr-lib-ur')}-${version}`;
     const yanked = role === 'yanked' ? UR_YANKED_REASON : undefined;
@@ -618,10 +749,7 @@ async function planAll(debs: Record<'bookworm' | 'trixie', DebSet>, work: string
           tag: 'py2.py3-none-win_amd64',
           summary: urWheelSummary,
           requiresDist,
-          files: UR_WINDOWS_DLLS.map((dll) => ({
-            path: `${dist}.data/data/Library/bin/${dll}`,
-            data: windowsDouble(dll, version),
-          })),
+          files: [...dlls].map(([dll, data]) => ({ path: `${dist}.data/data/Library/bin/${dll}`, data })),
         }),
     });
     if (yanked) for (const plan of plans.slice(-2)) plan.wheel = { yanked };
@@ -659,7 +787,7 @@ async function planAll(debs: Record<'bookworm' | 'trixie', DebSet>, work: string
         files: libs.map(([lib, data]) => ({ path: `${wheelDistName(name)}-${version}.data/data/lib/${lib}`, data, mode: 0o755 })),
       }),
   });
-  const windowsWheel = (name: string, version: string, dlls: string[], requiresDist: string[]): Planned => ({
+  const windowsWheel = (name: string, version: string, dlls: Map<string, Buffer>, requiresDist: string[]): Planned => ({
     meta: { format: 'wheel', name, version, platform: 'win-x64' },
     make: () =>
       buildWheel({
@@ -668,14 +796,14 @@ async function planAll(debs: Record<'bookworm' | 'trixie', DebSet>, work: string
         tag: 'py2.py3-none-win_amd64',
         summary: `xpu-setup test double of ${name} (not the real package)`,
         requiresDist,
-        files: dlls.map((dll) => ({ path: `${wheelDistName(name)}-${version}.data/data/Library/bin/${dll}`, data: windowsDouble(dll, version) })),
+        files: [...dlls].map(([dll, data]) => ({ path: `${wheelDistName(name)}-${version}.data/data/Library/bin/${dll}`, data })),
       }),
   });
   const hwloc = await compileElf(hwlocElf(), join(work, 'hwloc'));
   for (const [version, tcm] of Object.entries(UMF_TCM)) {
     const lib = await compileElf(umfElf(version), join(work, 'umf', version));
     plans.push(linuxWheel('umf', version, [[umfSoname(version), lib]], [`tcmlib${tcm}`]));
-    plans.push(windowsWheel('umf', version, ['umf.dll'], [`tcmlib${tcm}`]));
+    plans.push(windowsWheel('umf', version, new Map([['umf.dll', await compileUmfWindows(version, join(work, 'umf-win', version))]]), [`tcmlib${tcm}`]));
     if (version !== '1.1.0') {
       condaPlan(
         {
@@ -695,7 +823,7 @@ async function planAll(debs: Record<'bookworm' | 'trixie', DebSet>, work: string
   for (const version of TCM_VERSIONS) {
     const tcm = await compileElf(tcmElf(version), join(work, 'tcm', version));
     plans.push(linuxWheel('tcmlib', version, [['libtcm.so.1', tcm], ['libhwloc.so.15', hwloc]], []));
-    plans.push(windowsWheel('tcmlib', version, ['tcm.dll', 'libhwloc-15.dll'], []));
+    plans.push(windowsWheel('tcmlib', version, await compileTcmWindows(version, join(work, 'tcm-win', version)), []));
   }
   condaPlan(
     {
