@@ -438,11 +438,23 @@ export const umfSoname = (umfVersion: string): string => `libumf.so.${umfVersion
 /** The symbol version node a UMF release defines (and every library linked against it then needs). */
 const umfVersionNode = (umfVersion: string): string => `UMF_${umfVersion.split('.').slice(0, 2).join('.')}`;
 
-/** hwloc, as tcmlib and conda-forge's libhwloc ship it: libhwloc.so.15, needing nothing but libc. */
-export const hwlocElf = (): ElfSpec => ({
-  soname: 'libhwloc.so.15',
-  source: `${EXPORT} unsigned hwloc_get_api_version(void) { return 0x20b00; }\n`,
-});
+/** Where Debian 12's libhwloc15 (a test prerequisite) puts hwloc. */
+export const HOST_HWLOC = '/usr/lib/x86_64-linux-gnu/libhwloc.so.15';
+
+/**
+ * hwloc as tcmlib and conda-forge's libhwloc ship it: the real library, Debian 12's libhwloc.so.15 (hwloc 2.9, NEEDs
+ * libudev, libm, libc), copied into `dir` for the libraries built there to link against. Not a stub: a prefix's env
+ * files put it ahead of the host's hwloc for every program they start, and PoCL (the reference driver's back end)
+ * needs hwloc's whole API.
+ */
+export async function realHwloc(dir: string): Promise<Buffer> {
+  const data = await readFile(HOST_HWLOC).catch((e: NodeJS.ErrnoException) => {
+    throw new Error(`${HOST_HWLOC}: ${e.code ?? e.message}; install Debian's libhwloc15 (scripts/test-packages.txt lists it)`);
+  });
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, 'libhwloc.so.15'), data);
+  return data;
+}
 
 /** UMF: needs libhwloc.so.15 and defines a version node per release, as the real libumf does. */
 export const umfElf = (version: string): ElfSpec => ({
@@ -472,7 +484,7 @@ export async function compileUrDouble(version: string, outDir: string, umfVersio
   await mkdir(outDir, { recursive: true });
   const cc = process.env.CC || 'cc';
   // What the adapters link against; built here, shipped by other packages (umf, tcmlib, level-zero).
-  await compileElf(hwlocElf(), outDir);
+  await realHwloc(outDir);
   await compileElf(umfElf(umfVersion), outDir);
   await compileElf(zeLoaderLinkStub(), outDir);
   const uses = join(outDir, 'adapter-uses.c');
@@ -799,7 +811,7 @@ async function planAll(debs: Record<'bookworm' | 'trixie', DebSet>, work: string
         files: [...dlls].map(([dll, data]) => ({ path: `${wheelDistName(name)}-${version}.data/data/Library/bin/${dll}`, data })),
       }),
   });
-  const hwloc = await compileElf(hwlocElf(), join(work, 'hwloc'));
+  const hwloc = await realHwloc(join(work, 'hwloc'));
   for (const [version, tcm] of Object.entries(UMF_TCM)) {
     const lib = await compileElf(umfElf(version), join(work, 'umf', version));
     plans.push(linuxWheel('umf', version, [[umfSoname(version), lib]], [`tcmlib${tcm}`]));

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readElfNeeds } from '../../src/formats/elf.js';
 import { describeUnmet, unmetLibraryNeeds } from '../../src/inspect/library-needs.js';
 import { realDeps } from '../../src/real-deps.js';
-import { compileElf, hwlocElf, umfElf } from '../support/packages.js';
+import { compileElf, realHwloc, umfElf } from '../support/packages.js';
 
 let work: string;
 let umf: Buffer;
@@ -15,7 +15,7 @@ let adapter: Buffer;
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'xpu-elf-'));
   const build = join(work, 'build');
-  await compileElf(hwlocElf(), build);
+  await realHwloc(build);
   umf = await compileElf(umfElf('1.0.2'), build);
   adapter = await compileElf(
     { soname: 'libur_adapter_level_zero.so.0', source: 'extern int umfInit(void);\nint use(void) { return umfInit(); }\n', links: ['libumf.so.1'] },
