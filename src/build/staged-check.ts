@@ -46,8 +46,11 @@ export async function checkStagedComponent(stagingDir: string, component: Planne
   const compile = async (): Promise<string[]> => {
     const headers = required.filter((x) => /\.h$/.test(x.path));
     if (!headers.length || deps.platform === 'win32') return [];
-    const source = headers.map((h) => `#include "${path.join(stagingDir, ...h.path.split('/'))}"`).join('\n') + '\nint main(void) { return 0; }\n';
-    const compileWith = (cc: string) => deps.exec(cc, ['-fsyntax-only', '-x', 'c', '-I', path.join(stagingDir, 'include'), '-'], { input: source, timeoutMs: 60_000 });
+    // Each header goes to the compiler as an argument (-include), never inside C source text: a prefix whose path holds
+    // `"` or a newline cannot be written in an #include line, but an argument takes any path as it is.
+    const includes = headers.flatMap((h) => ['-include', path.join(stagingDir, ...h.path.split('/'))]);
+    const compileWith = (cc: string) =>
+      deps.exec(cc, ['-fsyntax-only', '-x', 'c', '-I', path.join(stagingDir, 'include'), ...includes, '-'], { input: 'int main(void) { return 0; }\n', timeoutMs: 60_000 });
     // The compiler on PATH is tried as it is; only a failure asks which compiler answers at all (a process each), so a
     // broken or missing compiler is passed over rather than blamed on the headers.
     const onPath = await firstGnuOnPath(deps, 'c');

@@ -89,12 +89,22 @@ const SIBLING_EXTRA = '..xpu-setup-staging-XXXXXX'.length;
 /** Room under the prefix for the deepest path a package installs (include/level_zero/layers/...). */
 const MEMBER_ROOM = 256;
 
+/** Characters no file the prefix is named in can carry: pkg-config files, GITHUB_PATH and env.bat are read line by line. */
+const LINE_BREAKS: Record<string, string> = { '\n': 'a newline (U+000A)', '\r': 'a carriage return (U+000D)' };
+
 /**
- * A prefix whose name the file system would refuse, said before anything is read or written, with the limit: one
- * component of the path, the prefix's own name with what setup puts beside it, or the whole path with room for the
- * files under it.
+ * A prefix whose name the file system would refuse, or that the files written for it cannot name, said before
+ * anything is read or written: a line break (with the character named), or a name over the limit (one component of
+ * the path, the prefix's own name with what setup puts beside it, or the whole path with room for the files under it).
  */
 export function checkPrefixName(prefix: string, platform: NodeJS.Platform = process.platform): void {
+  const lineBreak = [...prefix].find((c) => c in LINE_BREAKS);
+  if (lineBreak) {
+    throw new XpuError('USAGE', `the prefix ${JSON.stringify(prefix)} holds ${LINE_BREAKS[lineBreak]}, which the files written for it cannot carry: pkg-config files, GitHub's GITHUB_PATH and env.bat are read line by line`, {
+      details: { prefix, character: lineBreak },
+      hints: ['choose a --prefix (or XPU_SETUP_PREFIX) without line breaks; nothing was changed'],
+    });
+  }
   const limits = nodeLayout(platform).nameLimits;
   const size = (s: string) => (limits.unit === 'bytes' ? Buffer.byteLength(s) : s.length);
   const parts = prefix.split(/[\\/]+/).filter(Boolean);

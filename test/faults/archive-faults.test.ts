@@ -79,6 +79,8 @@ interface Case {
   /** The umask the run starts under. */
   umask?: string;
   platform?: 'win-x64';
+  /** The prefix's own name (default "prefix"). */
+  prefixName?: string;
   /** What must hold of the prefix after a run that succeeded. */
   check?: (prefix: string) => Promise<void>;
   exit: number;
@@ -173,6 +175,12 @@ const CASES: Case[] = [
       await fs.mkdir(path.dirname(prefix), { recursive: true });
       await fs.writeFile(`${prefix}.xpu-setup.lock`, JSON.stringify({ host: (await import('node:os')).hostname(), pid: 1, startTime: '999999999' }));
     } },
+  { name: 'prefix path holding `"`: installed, its headers compiled', component: 'level-zero', channel: 'bookworm', prefixName: 'pre"fix', exit: 0, code: '-',
+    check: async (prefix) => {
+      const sh = execFileSync('sh', ['-c', '. "$1/env.sh" && printf %s "$LEVEL_ZERO_V1_SDK_PATH"', 'sh', prefix]).toString();
+      expect(sh).toBe(prefix);
+    } },
+  { name: 'prefix path holding a newline: refused up front', component: 'level-zero', channel: 'bookworm', prefixName: 'pre\nfix', exit: 2, code: 'USAGE' },
   { name: 'full disk under the prefix\'s parent (256 KiB tmpfs)', component: 'level-zero', channel: 'bookworm', tmpfs: 'parent', exit: 1, code: 'NO_SPACE' },
   { name: 'full disk in the cache (64 KiB tmpfs)', component: 'level-zero', channel: 'bookworm', tmpfs: 'cache', exit: 1, code: 'NO_SPACE' },
 ];
@@ -213,7 +221,8 @@ describe('fault matrix: archives and install', () => {
     }
     const dir = await fs.mkdtemp(path.join(work, 'case-'));
     const parent = path.join(dir, 'p');
-    const prefix = path.join(parent, 'prefix');
+    const prefixName = c.prefixName ?? 'prefix';
+    const prefix = path.join(parent, prefixName);
     const cache = path.join(dir, 'cache');
     const home = path.join(dir, 'home');
     const run = async (index: FixtureIndex) => {
@@ -238,7 +247,7 @@ describe('fault matrix: archives and install', () => {
       expect(() => (doc = JSON.parse(r.stdout)), `stdout must be one JSON document:\n${r.stdout}\n${r.stderr}`).not.toThrow();
       const after = await snapshotTree(parent);
       // A successful run changes the prefix (and leaves nothing else); a failed one changes nothing at all.
-      if (r.exitCode === 0) for (const snap of [before, after]) for (const k of [...snap.keys()]) if (k === 'prefix' || k.startsWith('prefix/')) snap.delete(k);
+      if (r.exitCode === 0) for (const snap of [before, after]) for (const k of [...snap.keys()]) if (k === prefixName || k.startsWith(`${prefixName}/`)) snap.delete(k);
       if (r.exitCode === 0) for (const k of [...after.keys()]) if (k.endsWith('.xpu-setup.lock')) after.set(k, 'leftover lock');
       const outside = compareSnapshots(before, after);
       table.add({ case: c.name, exit: r.exitCode, code: doc.ok ? '-' : (doc.error?.code ?? '?'), ms, outside });

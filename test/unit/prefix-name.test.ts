@@ -36,6 +36,15 @@ describe('checkPrefixName', () => {
     expect(() => checkPrefixName(`C:\\Users\\u\\${'€'.repeat(100)}`, 'win32')).not.toThrow();
   });
 
+  it('a line break in the prefix is refused up front, the character named; `"` and other characters are taken', () => {
+    const e = errorOf(() => checkPrefixName('/tmp/a\nb', 'linux'));
+    expect(e.code).toBe('USAGE');
+    expect(e.message).toBe('the prefix "/tmp/a\\nb" holds a newline (U+000A), which the files written for it cannot carry: pkg-config files, GitHub\'s GITHUB_PATH and env.bat are read line by line');
+    expect(e.hints.join(' ')).toMatch(/without line breaks; nothing was changed/);
+    expect(errorOf(() => checkPrefixName('C:\\x\ry', 'win32')).message).toMatch(/a carriage return \(U\+000D\)/);
+    expect(() => checkPrefixName('/tmp/a"b $c \'d\' %e% !f!', 'linux')).not.toThrow();
+  });
+
   it('a whole path that leaves no room for the files under it', () => {
     const deep = '/' + Array.from({ length: 20 }, () => 'd'.repeat(200)).join('/');
     const e = errorOf(() => checkPrefixName(deep, 'linux'));

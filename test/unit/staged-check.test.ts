@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkStagedComponent } from '../../src/build/staged-check.js';
 import type { ExecResult } from '../../src/deps.js';
 import type { InstallPlan, PlannedComponent } from '../../src/plan/plan.js';
+import { realDeps } from '../../src/real-deps.js';
 import { fakeDeps, ok } from '../fixtures/detect/fake-deps.js';
 
 let tree: string;
@@ -54,6 +55,17 @@ describe('staged header check', () => {
     const problems = await checkStagedComponent(tree, component, plan, deps);
     expect(problems).toEqual(['include/level_zero/ze_api.h does not compile with /usr/bin/cc: ze_api.h:1:2: error: expected identifier']);
     expect(deps.calls.filter((c) => c.includes('-fsyntax-only'))).toHaveLength(1);
+  });
+
+  it('compiles headers under a path holding `"` and a newline (an #include line cannot name them; the check passes them as arguments)', async () => {
+    const odd = path.join(tree, 'a"b\nc');
+    await fs.mkdir(path.join(odd, 'include', 'level_zero'), { recursive: true });
+    await fs.writeFile(path.join(odd, 'include', 'level_zero', 'ze_api.h'), '#pragma once\ntypedef int ze_result_t;\n');
+    const deps = { ...realDeps(), env: { PATH: process.env.PATH } };
+    expect(await checkStagedComponent(odd, component, plan, deps)).toEqual([]);
+    // And the header is really compiled: one that does not compile there is reported.
+    await fs.writeFile(path.join(odd, 'include', 'level_zero', 'ze_api.h'), '#error broken header\n');
+    expect((await checkStagedComponent(odd, component, plan, deps)).join('')).toMatch(/ze_api\.h does not compile with .*broken header/);
   });
 
   it('says nothing when no compiler answers at all', async () => {
