@@ -8,7 +8,7 @@ const PERMISSION = new Set(['EACCES', 'EPERM', 'EROFS']);
  * Turns a Node file-system error met while writing `file` (for `archive`, when one is being unpacked) into a typed
  * error. `where` names the tree being written, for the hint ("the prefix was not changed", "the cache").
  */
-export function fsWriteError(e: unknown, file: string, where: { archive?: string; tree: string; unchanged: string }): XpuError {
+export function fsWriteError(e: unknown, file: string, where: { archive?: string; tree: string; unchanged: string; remedy?: string }): XpuError {
   if (e instanceof XpuError) return e;
   const code = (e as NodeJS.ErrnoException)?.code ?? '';
   const from = where.archive ? ` (from ${where.archive})` : '';
@@ -43,15 +43,15 @@ export function fsWriteError(e: unknown, file: string, where: { archive?: string
     });
   }
   if (PERMISSION.has(code)) {
-    return new XpuError('INSTALL', `no permission to write ${file}`, {
+    return new XpuError('INSTALL', code === 'EROFS' ? `${file} is on a read-only file system` : `no permission to write ${file}`, {
       cause: e,
       details,
-      hints: [`make ${where.tree}'s parent writable, or choose another location; ${tail}`],
+      hints: [`${where.remedy ?? `make ${where.tree}'s parent writable, or choose another location`}; ${tail}`],
     });
   }
   return new XpuError('INSTALL', `cannot write ${file}${from}`, {
     cause: e,
     details,
-    hints: [`check ${where.tree} and its parent directory; ${tail}`],
+    hints: [`${where.remedy ?? `check ${where.tree} and its parent directory`}; ${tail}`],
   });
 }

@@ -119,7 +119,7 @@ export async function missingFromCache(locked: LockedPlatform, cacheDir: string)
   const missing: { url: string; sha256: string }[] = [];
   for (const a of locked.components.flatMap((c) => c.archives)) {
     const st = await import('node:fs/promises').then((fs) => fs.stat(cache.pathFor(a.sha256))).catch(() => undefined);
-    if (!st || (a.size !== undefined && st.size !== a.size)) missing.push({ url: a.url, sha256: a.sha256 });
+    if (!st?.isFile() || (a.size !== undefined && st.size !== a.size)) missing.push({ url: a.url, sha256: a.sha256 });
   }
   return missing;
 }

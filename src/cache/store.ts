@@ -4,6 +4,8 @@ import { createReadStream } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { XpuError } from '../errors.js';
+import { fsWriteError } from '../fs-errors.js';
+import { shq } from '../hints.js';
 
 export interface CachedFile {
   path: string;
@@ -29,8 +31,16 @@ export function hashMismatch(what: string, expected: string, actual: string, ext
   });
 }
 
+export interface CacheEvents {
+  /** An entry that was no file (a directory, say) was removed; a fresh download takes its place. */
+  damaged?(entry: string, what: string): void;
+}
+
 export class DownloadCache {
-  constructor(readonly root: string) {}
+  constructor(
+    readonly root: string,
+    private readonly events: CacheEvents = {},
+  ) {}
 
   pathFor(sha256: string): string {
     return path.join(this.root, 'sha256', sha256.slice(0, 2), sha256);
@@ -45,12 +55,64 @@ export class DownloadCache {
     } catch {
       return undefined;
     }
+    if (!st.isFile()) {
+      await this.discard(file, st.isDirectory() ? 'a directory' : 'not a regular file');
+      return undefined;
+    }
     const actual = await sha256File(file);
     if (actual !== sha256) {
       await fs.rm(file, { force: true });
       return undefined;
     }
     return { path: file, sha256, size: st.size, cached: true };
+  }
+
+  /**
+   * A file-system failure met while fetching into the cache, said as the cache's (not the prefix's, not the
+   * package's), with the way out: a read-only or unwritable cache directory names --cache-dir and
+   * XPU_SETUP_CACHE_DIR. Anything else (a typed error, a failure outside the cache) is handed back as it is.
+   */
+  async failure(e: unknown, file?: string): Promise<unknown> {
+    const err = e as NodeJS.ErrnoException;
+    // A write through a file handle names no path: `file` is the one being written.
+    const where = typeof err?.path === 'string' ? err.path : file;
+    if (e instanceof XpuError || typeof err?.code !== 'string' || where === undefined) return e;
+    if (where !== this.root && !where.startsWith(this.root + path.sep)) return e;
+    // Node 20's recursive mkdir reports a read-only file system as ENOENT: the nearest directory that exists says why.
+    let cause: unknown = e;
+    if (err.code === 'ENOENT' && err.syscall === 'mkdir') {
+      let d = where;
+      while (!(await fs.stat(d).then(() => true, () => false)) && path.dirname(d) !== d) d = path.dirname(d);
+      cause = (await fs.access(d, fs.constants.W_OK).then(() => undefined, (x: unknown) => x)) ?? e;
+    }
+    const said = fsWriteError(cause, where, {
+      tree: `the download cache ${this.root}`,
+      unchanged: 'the prefix was not changed',
+      remedy: `check the cache directory ${this.root} (it must be writable: its permissions, or the file system it is on), or choose another with --cache-dir or XPU_SETUP_CACHE_DIR`,
+    });
+    if (said.code !== 'INSTALL') return said;
+    return new XpuError('INSTALL', `the download cache ${this.root} cannot be written: ${said.message}`, {
+      cause: said.cause,
+      details: { ...said.details, cacheDir: this.root },
+      hints: said.hints,
+    });
+  }
+
+  /**
+   * Removes an entry that is not a file (only xpu-setup writes here, and only files): the cache entry is damaged, not
+   * the package, and a fresh download takes its place. One that cannot be removed is said with the way out.
+   */
+  private async discard(entry: string, what: string): Promise<void> {
+    try {
+      await fs.rm(entry, { recursive: true, force: true });
+    } catch (e) {
+      throw new XpuError('INSTALL', `the cache entry ${entry} is damaged (${what} where a downloaded file belongs) and cannot be removed`, {
+        cause: e,
+        details: { path: entry, cacheDir: this.root },
+        hints: [`remove ${entry}, or empty the cache: xpu-setup cache clean --cache-dir ${shq(this.root)}; the prefix was not changed`],
+      });
+    }
+    this.events.damaged?.(entry, what);
   }
 
   /**

@@ -5,7 +5,6 @@ import * as fs from 'node:fs/promises';
 import { Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { hashMismatch, type CachedFile, type DownloadCache } from '../cache/store.js';
-import { fsWriteError } from '../fs-errors.js';
 import { hold, lockState, newOwner, release } from '../lock-owner.js';
 import { XpuError } from '../errors.js';
 import { tooLarge, type Http } from '../net/http.js';
@@ -204,14 +203,9 @@ async function attempt(http: Http, url: string, file: string, metaFile: string, 
       done(null, chunk);
     },
   });
-  try {
-    await pipeline(res.body, tap, fileSink(file, offset, total, opts.live));
-  } catch (e) {
-    // A write that failed (full disk, read-only cache) is said as such; network and size errors pass through.
-    throw (e as NodeJS.ErrnoException).syscall === 'write' || (e as NodeJS.ErrnoException).syscall === 'open'
-      ? fsWriteError(e, file, { tree: 'the download cache', unchanged: 'the prefix was not changed' })
-      : e;
-  }
+  // A write that fails (full disk, read-only cache) goes up as the file system's error, and the fetch says it as the
+  // cache's (DownloadCache.failure); network and size errors are typed already.
+  await pipeline(res.body, tap, fileSink(file, offset, total, opts.live));
   // A body without a length that ends early ends like a whole one; the size the index declares tells them apart.
   if (res.contentLength === undefined && expected.size !== undefined && received < expected.size) {
     throw new XpuError('SIZE_MISMATCH', `download of ${url} ended after ${received} of ${expected.size} bytes`, {
@@ -261,7 +255,7 @@ export async function downloadToCache(http: Http, cache: DownloadCache, url: str
   } catch (e) {
     if (e instanceof XpuError && DISCARD_ON.has(e.code)) keep = false;
     if (!keep) await Promise.all([fs.rm(file, { force: true }), fs.rm(metaFile, { force: true })]);
-    throw e;
+    throw await cache.failure(e, file);
   } finally {
     if (token !== undefined) {
       await fs.rm(partial.lock, { force: true });

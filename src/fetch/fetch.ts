@@ -110,7 +110,9 @@ async function fetchAll(
   reporter: Reporter,
   opts: FetchOptions,
 ): Promise<FetchedArchive[]> {
-  const cache = new DownloadCache(plan.cacheDir);
+  const cache = new DownloadCache(plan.cacheDir, {
+    damaged: (entry, what) => reporter.warn(`the cache entry ${entry} was damaged (${what} where a downloaded file belongs): removed, and the archive fetched again`),
+  });
   const http = httpFor(deps.env);
   const swept = await cache.sweep();
   if (swept) reporter.debug(`removed ${swept} stale partial download(s) from ${plan.cacheDir}`);
@@ -171,9 +173,10 @@ async function fetchAll(
   let failure: { error: unknown } | undefined;
   await Promise.all(
     Array.from({ length: Math.min(CONCURRENCY, jobs.length) }, () =>
-      worker().catch((e: unknown) => {
-        failure ??= { error: e };
+      worker().catch(async (e: unknown) => {
         stop.abort();
+        const error = await cache.failure(e);
+        failure ??= { error };
       }),
     ),
   );

@@ -73,9 +73,11 @@ interface Case {
   env?: Record<string, string>;
   /** Install the good packages first: the failing run must leave that working prefix exactly as it was. */
   baseline?: boolean;
-  /** Mount a small tmpfs at this part of the case ('parent': the prefix's parent; 'cache': the cache). */
-  tmpfs?: 'parent' | 'cache';
-  prepare?: (prefix: string) => Promise<void>;
+  /** Mount a small tmpfs at this part of the case ('parent': the prefix's parent; 'cache': the cache; 'cache-ro': the cache, read-only). */
+  tmpfs?: 'parent' | 'cache' | 'cache-ro';
+  prepare?: (prefix: string, cache: string) => Promise<void>;
+  /** What the run must say (stderr, error message and hints). */
+  says?: RegExp;
   /** The umask the run starts under. */
   umask?: string;
   platform?: 'win-x64';
@@ -183,15 +185,32 @@ const CASES: Case[] = [
   { name: 'prefix path holding a newline: refused up front', component: 'level-zero', channel: 'bookworm', prefixName: 'pre\nfix', exit: 2, code: 'USAGE' },
   { name: 'full disk under the prefix\'s parent (256 KiB tmpfs)', component: 'level-zero', channel: 'bookworm', tmpfs: 'parent', exit: 1, code: 'NO_SPACE' },
   { name: 'full disk in the cache (64 KiB tmpfs)', component: 'level-zero', channel: 'bookworm', tmpfs: 'cache', exit: 1, code: 'NO_SPACE' },
+  { name: 'read-only cache directory (ro tmpfs): the cache named, not the prefix', component: 'level-zero', channel: 'bookworm', tmpfs: 'cache-ro', exit: 1, code: 'INSTALL',
+    says: /the download cache \S+\/cache cannot be written: .*read-only file system[^]*hint: check the cache directory \S+\/cache .*--cache-dir or XPU_SETUP_CACHE_DIR; the prefix was not changed/ },
+  { name: 'cache entry replaced by a directory: named, removed, fetched again', component: 'level-zero', channel: 'bookworm', baseline: true, exit: 0, code: '-',
+    prepare: async (prefix, cache) => {
+      // The baseline filled the cache; without its prefix the next run fetches (a prefix that is up to date needs no cache).
+      await fs.rm(prefix, { recursive: true });
+      const shard = path.join(cache, 'sha256');
+      const sub = (await fs.readdir(shard))[0]!;
+      const entry = path.join(shard, sub, (await fs.readdir(path.join(shard, sub)))[0]!);
+      await fs.rm(entry);
+      await fs.mkdir(path.join(entry, 'inside'), { recursive: true });
+    },
+    says: /warning: the cache entry \S+\/cache\/sha256\/[0-9a-f]{2}\/[0-9a-f]{64} was damaged \(a directory where a downloaded file belongs\): removed, and the archive fetched again/,
+    check: async (prefix) => {
+      const shard = path.join(path.dirname(path.dirname(prefix)), 'cache', 'sha256');
+      for (const sub of await fs.readdir(shard)) for (const n of await fs.readdir(path.join(shard, sub))) expect((await fs.lstat(path.join(shard, sub, n))).isFile()).toBe(true);
+    } },
 ];
 
 function canMount(): boolean {
   return process.getuid?.() === 0;
 }
 
-async function withTmpfs<T>(dir: string, size: string, fn: () => Promise<T>): Promise<T> {
+async function withTmpfs<T>(dir: string, size: string, fn: () => Promise<T>, readOnly = false): Promise<T> {
   await fs.mkdir(dir, { recursive: true });
-  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir]);
+  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}${readOnly ? ',ro' : ''}`, 'tmpfs', dir]);
   try {
     return await fn();
   } finally {
@@ -238,7 +257,7 @@ describe('fault matrix: archives and install', () => {
         expect(base.exitCode, base.stderr).toBe(0);
       }
       const before = await snapshotTree(parent);
-      await c.prepare?.(prefix);
+      await c.prepare?.(prefix, cache);
       const index = await served(c);
       const t0 = Date.now();
       const r = await run(index).finally(() => (index === good ? undefined : index.close()));
@@ -253,6 +272,7 @@ describe('fault matrix: archives and install', () => {
       table.add({ case: c.name, exit: r.exitCode, code: doc.ok ? '-' : (doc.error?.code ?? '?'), ms, outside });
       expect({ exit: r.exitCode, code: doc.ok ? '-' : doc.error?.code }, r.stderr).toEqual({ exit: c.exit, code: c.code });
       expect(r.stderr).not.toMatch(/internal error|Unhandled|\n\s+at .*\(.*:\d+:\d+\)/);
+      if (c.says) expect(r.stderr).toMatch(c.says);
       if (c.exit !== 0) {
         expect(doc.error?.message?.length).toBeGreaterThan(10);
         expect(doc.error?.hints?.length).toBeGreaterThan(0);
@@ -263,6 +283,7 @@ describe('fault matrix: archives and install', () => {
     };
     if (c.tmpfs === 'parent') await withTmpfs(parent, '256k', body);
     else if (c.tmpfs === 'cache') await withTmpfs(cache, '64k', body);
+    else if (c.tmpfs === 'cache-ro') await withTmpfs(cache, '64k', body, true);
     else await body();
   });
 });

@@ -1,9 +1,11 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DownloadCache } from '../../src/cache/store.js';
+import { XpuError } from '../../src/errors.js';
 
 let root: string;
 beforeAll(async () => {
@@ -23,6 +25,33 @@ describe('DownloadCache', () => {
     await fs.writeFile(cache.pathFor(sha), 'bit rot');
     expect(await cache.lookup(sha)).toBeUndefined();
     await expect(fs.access(cache.pathFor(sha))).rejects.toThrow();
+  });
+
+  it("an entry that is a directory (or a FIFO) is the cache's damage: removed and said, so a fresh download takes its place", async () => {
+    const said: string[] = [];
+    const cache = new DownloadCache(path.join(root, 'damaged'), { damaged: (entry, what) => said.push(`${entry}: ${what}`) });
+    const dirSha = 'cd'.padEnd(64, '1');
+    await fs.mkdir(path.join(cache.pathFor(dirSha), 'inside'), { recursive: true });
+    expect(await cache.lookup(dirSha)).toBeUndefined();
+    await expect(fs.lstat(cache.pathFor(dirSha))).rejects.toThrow();
+    // A FIFO: hashing it would wait for ever.
+    const fifoSha = 'ef'.padEnd(64, '2');
+    await fs.mkdir(path.dirname(cache.pathFor(fifoSha)), { recursive: true });
+    execFileSync('mkfifo', [cache.pathFor(fifoSha)]);
+    expect(await cache.lookup(fifoSha)).toBeUndefined();
+    expect(said).toEqual([`${cache.pathFor(dirSha)}: a directory`, `${cache.pathFor(fifoSha)}: not a regular file`]);
+  });
+
+  it("a failure writing into the cache is said as the cache's, with --cache-dir and XPU_SETUP_CACHE_DIR; others pass through", async () => {
+    const cache = new DownloadCache(path.join(root, 'denied'));
+    const denied = Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES', syscall: 'open', path: path.join(cache.root, 'tmp', 'x.part') });
+    const e = (await cache.failure(denied)) as XpuError;
+    expect([e.code, e.message]).toEqual(['INSTALL', `the download cache ${cache.root} cannot be written: no permission to write ${path.join(cache.root, 'tmp', 'x.part')}`]);
+    expect(e.hints).toEqual([`check the cache directory ${cache.root} (it must be writable: its permissions, or the file system it is on), or choose another with --cache-dir or XPU_SETUP_CACHE_DIR; the prefix was not changed`]);
+    const elsewhere = Object.assign(new Error('EACCES'), { code: 'EACCES', syscall: 'open', path: '/somewhere/else' });
+    expect(await cache.failure(elsewhere)).toBe(elsewhere);
+    const typed = new XpuError('NETWORK', 'cut');
+    expect(await cache.failure(typed)).toBe(typed);
   });
 
   it('sweeps only old partial downloads', async () => {

@@ -377,15 +377,15 @@ describe('downloadToCache against a server that bends the rules', () => {
     // Writing to /dev/full fails with ENOSPC, as a full disk would.
     await fs.symlink('/dev/full', partial.file);
     const e = await failure(downloadToCache(oneTry(), full, `${ss.url}/disk`, { sha256: SHA, size: FILE.length }));
-    expect([e.code, e.message]).toEqual(['NO_SPACE', `no space left on the device holding the download cache while writing ${partial.file}`]);
+    expect([e.code, e.message]).toEqual(['NO_SPACE', `no space left on the device holding the download cache ${full.root} while writing ${partial.file}`]);
     expect(e.hints).toEqual(['free some space there, or choose another location (--prefix, --cache-dir); the prefix was not changed']);
 
     const dangling = newCache();
     const partial2 = await dangling.partialFor(SHA);
     await fs.symlink(path.join(root, 'no-such-dir', 'f'), partial2.file);
     const e2 = await failure(downloadToCache(oneTry(), dangling, `${ss.url}/disk`, { sha256: SHA, size: FILE.length }));
-    expect([e2.code, e2.message, e2.details]).toEqual(['INSTALL', `cannot write ${partial2.file}`, { path: partial2.file, errno: 'ENOENT' }]);
-    expect(e2.hints).toEqual(['check the download cache and its parent directory; the prefix was not changed']);
+    expect([e2.code, e2.message, e2.details]).toEqual(['INSTALL', `the download cache ${dangling.root} cannot be written: cannot write ${partial2.file}`, { path: partial2.file, errno: 'ENOENT', cacheDir: dangling.root }]);
+    expect(e2.hints).toEqual([`check the cache directory ${dangling.root} (it must be writable: its permissions, or the file system it is on), or choose another with --cache-dir or XPU_SETUP_CACHE_DIR; the prefix was not changed`]);
   });
 
   it('a server that sends only an ETag still lets the next run resume', async () => {
