@@ -7,30 +7,41 @@ function size(n?: number): string {
   return n >= 1048576 ? `${(n / 1048576).toFixed(1)} MiB` : `${(n / 1024).toFixed(0)} KiB`;
 }
 
+type Archive = PlannedComponent['archives'][number];
+
 /**
  * A component's archives as its dependency tree: the packages it names first, each dependency under the package that
- * first asked for it, with why.
+ * first asked for it, with why. With `full`, each archive's URL and whole sha256 follow it on lines of their own;
+ * without, its sha256 is cut to 16 hex digits on the archive's line.
  */
-function archiveTree(c: PlannedComponent): string[] {
-  const parentOf = (a: PlannedComponent['archives'][number]): string | undefined => a.requiredBy?.[0]?.split(' ')[0];
+function archiveTree(c: PlannedComponent, full: boolean): string[] {
+  const parentOf = (a: Archive): string | undefined => a.requiredBy?.[0]?.split(' ')[0];
   const lines: string[] = [];
+  const push = (indent: string, line: string, a: Archive) => {
+    lines.push(indent + line);
+    if (full) lines.push(`${indent}    url    ${a.url}`, `${indent}    sha256 ${a.sha256}`);
+  };
   const walk = (parent: string | undefined, depth: number, seen: Set<string>): void => {
     for (const a of c.archives.filter((x) => parentOf(x) === parent && !seen.has(x.package))) {
       seen.add(a.package);
-      const line = `${a.filename}  ${size(a.size)}  sha256 ${a.sha256.slice(0, 16)}…`;
-      lines.push(depth === 0 ? `    ${line}` : `    ${'  '.repeat(depth - 1)}└ ${a.package} ${a.version}: ${line}  (required by ${a.requiredBy!.join('; ')})`);
+      const line = `${a.filename}  ${size(a.size)}${full ? '' : `  sha256 ${a.sha256.slice(0, 16)}…`}`;
+      if (depth === 0) push('    ', line, a);
+      else push(`    ${'  '.repeat(depth - 1)}`, `└ ${a.package} ${a.version}: ${line}  (required by ${a.requiredBy!.join('; ')})`, a);
       walk(a.package, depth + 1, seen);
     }
   };
   const seen = new Set<string>();
   walk(undefined, 0, seen);
   // A package whose asker is not in the tree (a cycle) is still listed.
-  for (const a of c.archives.filter((x) => !seen.has(x.package))) lines.push(`    ${a.package} ${a.version}: ${a.filename}  (required by ${(a.requiredBy ?? []).join('; ')})`);
+  for (const a of c.archives.filter((x) => !seen.has(x.package))) push('    ', `${a.package} ${a.version}: ${a.filename}  (required by ${(a.requiredBy ?? []).join('; ')})`, a);
   return lines;
 }
 
-/** `standalone`: a plan for a lockfile or bundle that no prefix's request went into (no prefix is shown). */
-export function renderPlan(plan: InstallPlan, opts: { standalone?: boolean } = {}): string {
+/**
+ * `standalone`: a plan for a lockfile or bundle that no prefix's request went into (no prefix is shown). `full`: each
+ * archive's URL and whole sha256 (what `plan` and `--dry-run` show; setup shows them with --verbose).
+ */
+export function renderPlan(plan: InstallPlan, opts: { standalone?: boolean; full?: boolean } = {}): string {
   const lines = [`plan for ${plan.platform}${plan.host.native ? '' : ' (another platform: nothing is executed)'}${opts.standalone ? '' : ` -> ${plan.prefix}`}`];
   if (plan.extends) lines.push(`  extends the request recorded in ${plan.extends} (what this command line does not say is taken from there)`);
   if (plan.from) lines.push(`  from the ${plan.from.kind === 'receipt' ? 'plan recorded in' : plan.from.kind === 'lock' ? 'lockfile' : 'bundle lockfile'} ${plan.from.path}: no index asked`);
@@ -38,7 +49,7 @@ export function renderPlan(plan: InstallPlan, opts: { standalone?: boolean } = {
   for (const c of plan.components) {
     if (c.status === 'planned') {
       lines.push(`  ${c.name} ${c.version} from ${c.source} ${c.origin}`);
-      lines.push(...archiveTree(c));
+      lines.push(...archiveTree(c, opts.full ?? false));
       for (const r of c.runtime ?? []) lines.push(`    runtime library ${r}: left to this machine's own (checked against what the binaries need before the swap)`);
       for (const k of c.skipped ?? []) lines.push(`    not followed: ${k}`);
     } else {

@@ -76,6 +76,20 @@ describe('UR from PyPI brings what its adapters need', () => {
     expect(r.stdout).toMatch(/\n {4}└ umf 1\.0\.2: umf-1\.0\.2-py2\.py3-none-manylinux_2_28_x86_64\.whl .*\(required by intel-cmplr-lib-ur 2025\.3\.1: umf ==1\.0\.\*\)/);
     expect(r.stdout).toMatch(/\n {6}└ tcmlib 1\.5\.0: .*\(required by umf 1\.0\.2: tcmlib >=1\.4\)/);
   });
+
+  it('plan shows every archive\'s URL and whole sha256 under it (README: "archives, URLs, sha256, sizes")', async () => {
+    const args = ['plan', '--prefix', path.join(work, 'pypi', 'other'), '--component', 'unified-runtime'];
+    const [text, json] = await Promise.all([runCli(args, env), runCli([...args, '--json'], env)]);
+    expect(text.exitCode, text.stderr).toBe(0);
+    const archives = JSON.parse(json.stdout).components.flatMap((c: { archives: { filename: string; url: string; sha256: string }[] }) => c.archives);
+    expect(archives.length).toBeGreaterThanOrEqual(3);
+    for (const a of archives) {
+      const at = text.stdout.split('\n').findIndex((l) => l.includes(a.filename));
+      const [url, sha] = text.stdout.split('\n').slice(at + 1, at + 3).map((l) => l.trim());
+      expect([url, sha]).toEqual([`url    ${a.url}`, `sha256 ${a.sha256}`]);
+    }
+    expect(text.stdout).not.toContain('…');
+  });
 });
 
 describe('a tree with a library that cannot load is not swapped in', () => {

@@ -25,7 +25,7 @@ export const lockCommand: Command = {
     if (out.opts.json) out.json({ ok: true, lockfile: file, extends: plans.find((p) => p.extends)?.extends ?? null, ...lock });
     else {
       out.line(requestLine(opts.plan.prefix, extend, plans));
-      for (const p of plans) out.line(renderPlan(p, { standalone: !extend }));
+      for (const p of plans) out.line(renderPlan(p, { standalone: !extend, full: out.opts.verbose }));
       out.result(`wrote ${file} (${Object.keys(lock.platforms).join(', ')})`);
     }
     return 0;

@@ -25,7 +25,7 @@ export const planCommand: Command = {
     const changes = planChanges(plan, receipt, receipt ? await verifyPrefix(plan.prefix, receipt, undefined, { rehash: opts.rehash }) : []);
     const then = afterInstall(plan, opts);
     if (out.opts.json) out.json({ ...plan, changes, then: { ...then, limits: opts.limits } });
-    else out.result(`${renderPlan(plan)}\n${renderChanges(plan, changes)}\n${renderAfter(then)}`);
+    else out.result(`${renderPlan(plan, { full: true })}\n${renderChanges(plan, changes)}\n${renderAfter(then)}`);
     return 0;
   },
 };

@@ -67,10 +67,11 @@ export const setupCommand: Command = {
     if (values['dry-run']) {
       await assertInstallable(plan);
       if (out.opts.json) out.json({ ok: true, dryRun: true, plan });
-      else out.result(renderPlan(plan));
+      else out.result(renderPlan(plan, { full: true }));
       return 0;
     }
-    if (!out.opts.json) out.line(renderPlan(plan));
+    // Installing, the plan is a heading: each archive on one line, its URL and whole sha256 with --verbose.
+    if (!out.opts.json) out.line(renderPlan(plan, { full: out.opts.verbose }));
     const r = await runSetup(plan, opts, deps, out, { basis, replan: () => planSetup(opts, deps, out, false, { recent: !values.refresh }) });
     // From the process's start: loading the modules and reading the indexes are part of the wait too.
     const seconds = process.uptime().toFixed(1);
