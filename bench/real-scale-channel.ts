@@ -33,7 +33,7 @@ const SIZES = {
   'linux-64': { records: Number(process.env.XPU_SETUP_BENCH_LINUX_RECORDS ?? 717_000), names: 27_000 },
   noarch: { records: Number(process.env.XPU_SETUP_BENCH_NOARCH_RECORDS ?? 298_000), names: 24_000 },
 } as const;
-const VERSION = 1;
+const VERSION = 2;
 
 function rng(seed: number): () => number {
   let a = seed >>> 0;
@@ -52,6 +52,29 @@ const COMMON = ['python', 'numpy', 'openssl', 'zlib', 'libzlib', 'ca-certificate
 const L0_NAMES = ['level-zero', 'level-zero-devel'];
 const L0_DEPS = ['libgcc', 'libstdcxx', 'libgomp', '_openmp_mutex', '_libgcc_mutex', 'libgcc-ng', 'libstdcxx-ng'];
 const COMPRESSED = new Set([...L0_NAMES, ...L0_DEPS, ...COMMON]);
+
+/**
+ * The GCC runtime packages level-zero depends on, with conda-forge's versions and depends chain (libstdcxx -> libgcc
+ * -> _openmp_mutex -> _libgcc_mutex, libgomp), so a plan that follows them reads what it would read on conda-forge.
+ */
+function runtimeRecord(name: string, k: number): { version: string; build?: string; depends: string[] } {
+  const gcc = `${11 + Math.floor(k / 8)}.${Math.floor(k / 2) % 4}.0`;
+  const glibc = '__glibc >=2.17,<3.0.a0';
+  switch (name) {
+    case '_libgcc_mutex':
+      return { version: '0.1', build: k % 2 ? 'main' : 'conda_forge', depends: [] };
+    case '_openmp_mutex':
+      return { version: '4.5', build: `${k % 4}_gnu`, depends: ['_libgcc_mutex 0.1 conda_forge', 'libgomp >=7.5.0'] };
+    case 'libgomp':
+      return { version: gcc, depends: [glibc] };
+    case 'libgcc':
+      return { version: gcc, depends: [glibc, '_openmp_mutex >=4.5'] };
+    case 'libstdcxx':
+      return { version: gcc, depends: [glibc, `libgcc ${gcc}.*`] };
+    default:
+      return { version: gcc, depends: [`${name.replace(/-ng$/, '')} ${gcc}.*`] };
+  }
+}
 
 /** A valid zstd frame holding `data` in raw blocks (no compression): magic, header with content size, blocks. */
 export function rawZstdFrame(data: Buffer): Buffer {
@@ -106,17 +129,24 @@ interface Rec {
 function* recordsOf(subdir: 'linux-64' | 'noarch', names: string[], total: number, r: () => number): Generator<[string, Rec[]]> {
   const w = names.map((_, i) => 1 / Math.pow(i + 20, 0.85));
   const sum = w.reduce((a, b) => a + b, 0);
+  // level-zero-devel pins the level-zero of its own build, as conda-forge's pin_subpackage(exact=True) does.
+  const levelZeroBuilds = new Map<string, string>();
   for (const [i, name] of names.entries()) {
     const l0 = L0_NAMES.includes(name);
-    const count = l0 ? 40 : Math.max(1, Math.round((total * w[i]!) / sum));
+    const runtime = L0_DEPS.includes(name) && subdir === 'linux-64';
+    const count = l0 || runtime ? 40 : Math.max(1, Math.round((total * w[i]!) / sum));
     const recs: Rec[] = [];
     for (let k = 0; k < count; k++) {
-      const version = l0 ? `1.${20 + Math.floor(k / 4)}.${k % 4}` : `${Math.floor(k / 25)}.${Math.floor(k / 5) % 5}.${k % 5}`;
-      const build = subdir === 'noarch' ? `pyhd8ed1ab_${k % 3}` : `h${hex(r, 4)}_${k % 3}`;
+      const rt = runtime ? runtimeRecord(name, k) : undefined;
+      const version = rt?.version ?? (l0 ? `1.${20 + Math.floor(k / 4)}.${k % 4}` : `${Math.floor(k / 25)}.${Math.floor(k / 5) % 5}.${k % 5}`);
+      const build = rt?.build ?? (subdir === 'noarch' ? `pyhd8ed1ab_${k % 3}` : `h${hex(r, 4)}_${k % 3}`);
+      if (name === 'level-zero') levelZeroBuilds.set(version, build);
       const conda = k >= count / 3;
-      const depends = l0
+      const depends = rt
+        ? rt.depends
+        : l0
         ? name === 'level-zero-devel'
-          ? [`level-zero ==${version} ${build}`]
+          ? [`level-zero ==${version} ${levelZeroBuilds.get(version)!}`]
           : ['__glibc >=2.17,<3.0.a0', 'libgcc >=14', 'libstdcxx >=14']
         : subdir === 'noarch'
           ? ['python >=3.9', ...Array.from({ length: 1 + Math.floor(r() * 5) }, () => `${names[Math.floor(r() * names.length)]!} >=1.${Math.floor(r() * 9)}`)]

@@ -57,7 +57,7 @@ function condaProvider(ctx: SourceContext, channels: string[], skip: Map<string,
         for (const n of fresh) {
           if (out.has(n)) continue;
           const mine = records.filter((r) => r.name === n && r.sha256);
-          if (mine.length) out.set(n, mine.sort(betterCondaRecord).map((r) => ({ name: n, version: r.version, record: r })));
+          if (mine.length) out.set(n, mine.sort(betterCondaRecord).map((r) => ({ name: n, version: r.version, build: r.build, record: r })));
         }
       }
       return out;

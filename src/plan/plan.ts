@@ -31,7 +31,7 @@ export interface SourceAttempt {
 }
 
 /** Failures whose own hints name the remedy (add the CA, fix the proxy): every error built from them keeps them. */
-const OWN_HINTS = new Set(['TLS', 'PROXY']);
+const OWN_HINTS = new Set(['TLS', 'PROXY', 'RESOLUTION_CONFLICT']);
 
 export interface PlannedComponent {
   name: string;
@@ -247,6 +247,8 @@ async function planComponent(
         const older = floors.preferred.length ? await belowFloorAnswer(s, ctx, floors.hard) : undefined;
         if (older) below.push({ index, spec: s, label, r: older });
       } else if (e instanceof XpuError) {
+        // The source answered, but its packages do not fit together: the conflict is the error, not the source.
+        if (e.code === 'RESOLUTION_CONFLICT' && isNamed(s, opts)) throw e;
         const a: SourceAttempt = { source: s.kind, outcome: isUnreachable(e) ? 'unreachable' : 'error', reason: `${label}: ${e.message}` };
         if (OWN_HINTS.has(e.code) && e.hints.length) a.hints = e.hints;
         pc.attempts.push(a);

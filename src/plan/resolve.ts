@@ -15,7 +15,12 @@ export interface Requirement {
 export interface Candidate {
   name: string;
   version: string;
+  /** A conda build string: a requirement may pin it (`level-zero ==1.29.0 h84d6215_0`). */
+  build?: string;
 }
+
+/** A candidate as a conflict names it: its version, and its build where it has one. */
+const shown = (c: Candidate): string => (c.build ? `${c.version} ${c.build}` : c.version);
 
 /** What the resolver asks of an index; the network sits behind it, so the resolver is tested with tables. */
 export interface Provider<C extends Candidate> {
@@ -102,7 +107,7 @@ export async function resolve<C extends Candidate>(roots: Requirement[], provide
     const all = await provider.candidates(name);
     const fitting = all.filter((c) => wants.every((r) => provider.satisfies(r, c)));
     if (!fitting.length) {
-      conflict(state, name, wants, [...new Set(all.map((c) => c.version))]);
+      conflict(state, name, wants, [...new Set(all.map(shown))]);
       return undefined;
     }
     for (const c of fitting) {
@@ -123,7 +128,7 @@ export async function resolve<C extends Candidate>(roots: Requirement[], provide
         if (needed) addWant(next, r);
         else next.limits.set(r.name, [...(next.limits.get(r.name) ?? []), r]);
         if (have && !provider.satisfies(r, have)) {
-          conflict(next, r.name, [...(next.wants.get(r.name) ?? []), ...(next.limits.get(r.name) ?? [])], [have.version]);
+          conflict(next, r.name, [...(next.wants.get(r.name) ?? []), ...(next.limits.get(r.name) ?? [])], [shown(have)]);
           ok = false;
           break;
         }

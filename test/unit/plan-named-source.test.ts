@@ -29,6 +29,13 @@ beforeAll(async () => {
     requests.push(url);
     if (url === '/simple/intel-cmplr-lib-ur/') {
       res.writeHead(200, { 'content-type': 'text/html' }).end(`<a href="/files/${WHEEL}#sha256=${SHA}">${WHEEL}</a>\n`);
+    } else if (url === '/pinned/win-64/repodata.json') {
+      // The UR record pins a UMF build the channel does not have: the index answers, its packages do not fit together.
+      const packages = {
+        'intel-cmplr-lib-ur-2025.3.2-h0_0.conda': { name: 'intel-cmplr-lib-ur', version: '2025.3.2', build: 'h0_0', build_number: 0, depends: ['umf ==1.0.3 h1_0'], sha256: SHA, size: 10 },
+        'umf-1.0.3-h2_0.conda': { name: 'umf', version: '1.0.3', build: 'h2_0', build_number: 0, depends: [], sha256: SHA, size: 10 },
+      };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ info: { subdir: 'win-64' }, packages: {}, 'packages.conda': packages, repodata_version: 1 }));
     } else if (url === '/conda/win-64/repodata.json' || url === '/other/win-64/repodata.json') {
       const packages = url.startsWith('/conda/')
         ? { 'intel-cmplr-lib-ur-2025.2.1-h0_0.conda': { name: 'intel-cmplr-lib-ur', version: '2025.2.1', build: 'h0_0', build_number: 0, sha256: SHA, size: 10 } }
@@ -111,6 +118,16 @@ describe('--conda-channel names the only conda channels', () => {
       hints: expect.arrayContaining([`tried unified-runtime: conda ${base}/other: intel-cmplr-lib-ur not found in ${base}/other (win-64)`]),
     });
     expect(askedConda()).toEqual([]);
+  });
+
+  it('a named channel whose packages do not fit together fails with the conflict, naming both sides, not as a source that cannot be read', async () => {
+    const err = await plan({ sources: ['conda'], condaChannels: [`${base}/pinned`] }).catch((e: unknown) => e);
+    expect(err).toMatchObject({
+      code: 'RESOLUTION_CONFLICT',
+      message: expect.stringMatching(/intel-cmplr-lib-ur 2025\.3\.2: umf ==1\.0\.3 h1_0.*only umf 1\.0\.3 h2_0 can be had/),
+      hints: expect.arrayContaining(['pin versions that fit together with --require, or choose another source with --source']),
+    });
+    expect(JSON.stringify(err)).not.toMatch(/cannot be read|fix the URL or the network/);
   });
 
   it('without a named channel the manifest\'s channel answers (so the cases above test the naming, not a dead fixture)', async () => {
