@@ -21,6 +21,7 @@ import type { ExistingInstalls, InstallPlan, NamedBy, PlanOptions } from './plan
 import { planRequestKey, recentPlan, rememberPlan } from './plan/recent.js';
 import { mergeRequest, type RequestFlags, type SetupRequest } from './plan/request.js';
 import type { ComponentManifest } from './manifest/schema.js';
+import type { PlannedArchive } from './sources/types.js';
 import type { Host } from './host/types.js';
 import * as path from 'node:path';
 import { fileMark, proofInputs } from './probe/inputs.js';
@@ -106,7 +107,9 @@ export async function planSetup(
     host.native && withExisting ? existingInstalls(deps, opts.plan.prefix, reporter) : undefined,
   ]);
   if (withExisting) await fillSizes(plan, deps);
-  return existing ? { ...plan, existing } : plan;
+  // `plan` decides the runtime libraries early where the cache already holds what the decision reads.
+  const decided = withExisting && host.native ? await decideRuntimeLibraries(plan, deps, reporter, { cacheOnly: true }) : plan;
+  return existing ? { ...decided, existing } : decided;
 }
 
 function sameRequest(a: SetupRequest | undefined, b: SetupRequest): boolean {
@@ -350,6 +353,41 @@ function refdriverOf(plan: InstallPlan, opts: SetupOptions): boolean {
   return refdriver;
 }
 
+/**
+ * The runtime library packages of a plan (libstdcxx, libgcc, ...), decided from the binaries of the other archives
+ * against this machine's libraries (plan/runtime.ts): those archives are fetched and verified first, and the runtime
+ * packages only when a need is unmet. With `cacheOnly` (`plan`), only what the cache holds is read, and what needs
+ * more stays undecided.
+ */
+export async function decideRuntimeLibraries(plan: InstallPlan, deps: Deps, reporter: Reporter, opts: { offline?: boolean; cacheOnly?: boolean }): Promise<InstallPlan> {
+  if (!plan.components.some((c) => c.archives.some((a) => a.runtime?.install === undefined && a.runtime))) return plan;
+  const [rt, { readLdconfig }] = await Promise.all([import('./plan/runtime.js'), import('./inspect/ldconfig.js')]);
+  const cache = new DownloadCache(plan.cacheDir);
+  const files = new Map<string, string>();
+  const bring = async (archives: PlannedArchive[]): Promise<void> => {
+    if (opts.cacheOnly) {
+      for (const a of archives) {
+        const hit = await cache.lookup(a.sha256);
+        if (hit) files.set(a.sha256, hit.path);
+      }
+      return;
+    }
+    const { fetchPlan } = await import('./fetch/fetch.js');
+    const only = { ...plan, components: plan.components.map((c) => ({ ...c, archives: c.archives.filter((a) => archives.includes(a)) })) };
+    for (const f of await fetchPlan(only, deps, reporter, { offline: opts.offline })) files.set(f.archive.sha256, f.file.path);
+  };
+  await bring(rt.componentArchives(plan));
+  const ldcache = (await readLdconfig(deps)).found;
+  const decided = await rt.settleRuntime(plan, deps, ldcache, async (a) => files.get(a.sha256), () => bring(rt.runtimeArchives(plan)));
+  if (!opts.cacheOnly) {
+    for (const c of decided.components) {
+      for (const a of c.archives.filter((x) => x.runtime)) reporter.info(`runtime library ${a.package} ${a.version}: ${a.runtime!.why}: installed`);
+      for (const a of c.leftToHost ?? []) reporter.info(`runtime library ${a.package} ${a.version}: ${a.runtime!.why}: not installed`);
+    }
+  }
+  return decided;
+}
+
 export async function runSetup(planned: InstallPlan, opts: SetupOptions, deps: Deps, reporter: Reporter, again?: Replan): Promise<SetupResult> {
   await assertInstallable(planned);
   refdriverOf(planned, opts);
@@ -364,6 +402,7 @@ export async function runSetup(planned: InstallPlan, opts: SetupOptions, deps: D
       plan = await again.replan();
       await assertInstallable(plan);
     }
+    plan = await decideRuntimeLibraries(plan, deps, reporter, { offline: opts.offline });
     const refdriver = refdriverOf(plan, opts);
     const previous = await readReceipt(plan.prefix).catch(() => undefined);
     const before = previous?.platform === plan.platform ? previous : undefined;

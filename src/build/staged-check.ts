@@ -35,7 +35,14 @@ export async function checkStagedComponent(stagingDir: string, component: Planne
       if (real.startsWith(root + path.sep)) inside.push({ path: p.path, real });
       else problems.push(`${p.path} resolves outside the new tree, to ${real}`);
     }
-    const results = await tryLoadEach(deps, inside.map((l) => l.real));
+    // As a program started from the env files finds them: the tree's library directories first (where a runtime
+    // library package put a newer libstdc++, say).
+    const layout = nodeLayout(deps.platform);
+    const env: Record<string, string> = {};
+    for (const v of layout.searchPathVars.filter((x) => x.runtime)) {
+      env[v.name] = [layout.path.join(root, v.dir), deps.env[v.name]].filter(Boolean).join(layout.pathSep);
+    }
+    const results = await tryLoadEach(deps, inside.map((l) => l.real), env);
     results.forEach((r, i) => {
       if (r.ok) return;
       const d = r.diagnosis;

@@ -24,7 +24,7 @@ function archiveTree(c: PlannedComponent, full: boolean): string[] {
   const walk = (parent: string | undefined, depth: number, seen: Set<string>): void => {
     for (const a of c.archives.filter((x) => parentOf(x) === parent && !seen.has(x.package))) {
       seen.add(a.package);
-      const line = `${a.filename}  ${size(a.size)}${full ? '' : `  sha256 ${a.sha256.slice(0, 16)}…`}`;
+      const line = `${a.filename}  ${size(a.size)}${full ? '' : `  sha256 ${a.sha256.slice(0, 16)}…`}${runtimeNote(a)}`;
       if (depth === 0) push('    ', line, a);
       else push(`    ${'  '.repeat(depth - 1)}`, `└ ${a.package} ${a.version}: ${line}  (required by ${a.requiredBy!.join('; ')})`, a);
       walk(a.package, depth + 1, seen);
@@ -35,6 +35,12 @@ function archiveTree(c: PlannedComponent, full: boolean): string[] {
   // A package whose asker is not in the tree (a cycle) is still listed.
   for (const a of c.archives.filter((x) => !seen.has(x.package))) push('    ', `${a.package} ${a.version}: ${a.filename}  (required by ${(a.requiredBy ?? []).join('; ')})`, a);
   return lines;
+}
+
+/** What was decided about a runtime library package, or that it is still to be decided. */
+function runtimeNote(a: Archive): string {
+  if (!a.runtime) return '';
+  return a.runtime.install === undefined ? '  [runtime library: installed only if this machine lacks what the binaries need (decided once the other archives are fetched)]' : `  [runtime library: ${a.runtime.why}: installed]`;
 }
 
 /**
@@ -50,6 +56,7 @@ export function renderPlan(plan: InstallPlan, opts: { standalone?: boolean; full
     if (c.status === 'planned') {
       lines.push(`  ${c.name} ${c.version} from ${c.source} ${c.origin}`);
       lines.push(...archiveTree(c, opts.full ?? false));
+      for (const a of c.leftToHost ?? []) lines.push(`    runtime library ${a.package} ${a.version}: ${a.runtime?.why ?? 'satisfied by the host'}: not installed`);
       for (const r of c.runtime ?? []) lines.push(`    runtime library ${r}: left to this machine's own (checked against what the binaries need before the swap)`);
       for (const k of c.skipped ?? []) lines.push(`    not followed: ${k}`);
     } else {

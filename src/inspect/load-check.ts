@@ -236,11 +236,11 @@ export async function tryLoadAll(deps: Deps, files: readonly string[], extraEnv:
  * Like tryLoadAll, except that no file sees another (one loaded first would satisfy another's dependency on it):
  * the linker takes each in a process of its own anyway; without it, each file loads in a node process of its own.
  */
-export async function tryLoadEach(deps: Deps, files: readonly string[]): Promise<LoadResult[]> {
+export async function tryLoadEach(deps: Deps, files: readonly string[], extraEnv: Record<string, string> = {}): Promise<LoadResult[]> {
   if (files.length === 0) return [];
   const linker = nodeLayout(deps.platform).dynamicLinker;
-  const linked = linker ? await tryLinkAll(deps, linker, files) : undefined;
-  return linked ?? Promise.all(files.map(async (f) => (await tryLoadInNode(deps, [f]))[0]!));
+  const linked = linker ? await tryLinkAll(deps, linker, files, extraEnv) : undefined;
+  return linked ?? Promise.all(files.map(async (f) => (await tryLoadInNode(deps, [f], extraEnv))[0]!));
 }
 
 /** Whether `file` loads here, tried in a child process (a crash there cannot take the caller down). */

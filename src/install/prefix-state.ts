@@ -44,6 +44,7 @@ export function recordedPlan(plan: Pick<InstallPlan, 'planKey' | 'components'>, 
         archives: withVerifiedSizes(c.archives, verified),
         ...(c.constraints ? { constraints: c.constraints } : {}),
         ...(c.fallbackFrom ? { fallbackFrom: c.fallbackFrom } : {}),
+        ...(c.leftToHost ? { leftToHost: c.leftToHost } : {}),
       })),
   };
 }

@@ -13,20 +13,18 @@ import { DEFAULT_INDEX_URL, normalizeName, parseWheelFilename, platformTagScore,
 import type { PlannedArchive, Resolution, SourceContext } from '../sources/types.js';
 import { isPreRelease } from '../sources/version.js';
 import { resolve, requirementText, type Candidate, type Provider, type Requirement } from './resolve.js';
+import { DECIDED_RUNTIME } from './runtime.js';
 
 /**
- * Runtime libraries a conda package depends on (the C/C++ runtime, OpenMP): the host usually has them, and a copy in
- * the prefix would shadow the host's for every program started from the env files. Not installed; what the binaries
- * really need of them is checked against the host before the new tree is swapped in.
+ * Runtime libraries a conda package depends on that are left to this machine: Windows' C runtime (its decision from
+ * PE imports is not made yet). The Linux ones (libstdcxx, libgcc, ...) are resolved with the closure and installed
+ * only where the binaries need what the host lacks (DECIDED_RUNTIME, plan/runtime.ts).
  */
-export const RUNTIME_LIBRARIES = new Set([
-  'libgcc', 'libgcc-ng', 'libstdcxx', 'libstdcxx-ng', 'libgomp', '_openmp_mutex', '_libgcc_mutex',
-  'ucrt', 'vc', 'vc14_runtime', 'vs2015_runtime',
-]);
+export const RUNTIME_LIBRARIES = new Set(['ucrt', 'vc', 'vc14_runtime', 'vs2015_runtime']);
 
 /** What a closure adds to the plan besides its archives. */
 export interface ClosureNotes {
-  /** Runtime libraries the packages name, left to the host (`libstdcxx >=13, needed by level-zero 1.20.6`). */
+  /** Runtime libraries the packages name that the source cannot give, left to the host (`libstdcxx >=13, needed by level-zero 1.20.6`). */
   runtime: string[];
   /** Packages the manifest says not to follow, with its reason. */
   skipped: string[];
@@ -40,12 +38,15 @@ const archiveWhy = (reqs: Requirement[]): string[] => reqs.filter((r) => r.byNam
 
 interface CondaPick extends Candidate {
   record?: CondaCandidate;
+  /** A runtime library the channel has no fitting record of: this machine's own stands in (and is checked before the swap). */
+  hostStandIn?: true;
 }
 
 /** A conda channel list as the resolver sees it: strict channel priority (the first channel with a name wins). */
 function condaProvider(ctx: SourceContext, channels: string[], skip: Map<string, string>, notes: ClosureNotes): Provider<CondaPick> {
   const host = ctx.host;
   const cache = new Map<string, Promise<CondaPick[]>>();
+  const decided = (name: string) => host.platform === 'linux-x64' && DECIDED_RUNTIME.has(name);
   const read = (names: string[]): void => {
     const fresh = names.filter((n) => !cache.has(n) && !isVirtual(n));
     if (!fresh.length) return;
@@ -71,9 +72,11 @@ function condaProvider(ctx: SourceContext, channels: string[], skip: Map<string,
         return v.ok ? [{ name, version: host.platform === 'linux-x64' && name === '__glibc' ? host.glibc ?? '0' : '0' }] : [];
       }
       read([name]);
-      return cache.get(name)!;
+      const records = await cache.get(name)!;
+      return decided(name) ? [...records, { name, version: '0', hostStandIn: true }] : records;
     },
     satisfies(r, c) {
+      if (c.hostStandIn) return true;
       if (isVirtual(r.name)) return checkVirtual({ name: r.name, version: r.spec.split(/\s+/)[0] ?? '' }, host).ok;
       const spec = parseMatchSpec(`${r.name} ${r.spec}`);
       return matchesSpec(spec, { name: c.name, version: c.version, build: c.record?.build });
@@ -120,6 +123,7 @@ async function condaClosure(spec: CondaSourceSpec, r: Resolution, ctx: SourceCon
   const archives: PlannedArchive[] = [];
   for (const { candidate, requiredBy } of solved.values()) {
     const rec = candidate.record;
+    if (candidate.hostStandIn) notes.runtime.push(`${requiredBy.map((q) => `${requirementText(q)} (needed by ${q.by})`).join('; ')}: the channel has none that fits`);
     if (!rec) continue;
     const root = r.archives.find((a) => a.package === rec.name);
     const why = archiveWhy(requiredBy);
@@ -138,6 +142,7 @@ async function condaClosure(spec: CondaSourceSpec, r: Resolution, ctx: SourceCon
       ...(why.length && !root ? { requiredBy: why } : {}),
       ...(rec.depends?.length ? { depends: rec.depends } : {}),
       ...(rec.constrains?.length ? { constrains: rec.constrains } : {}),
+      ...(!root && DECIDED_RUNTIME.has(rec.name) && ctx.host.platform === 'linux-x64' ? { runtime: {} } : {}),
     });
   }
   return { archives, notes: dedupe(notes) };

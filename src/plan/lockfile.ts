@@ -24,6 +24,8 @@ export interface LockedComponent {
   archives: PlannedArchive[];
   constraints?: string[];
   fallbackFrom?: string[];
+  /** Runtime library packages this machine's own libraries stood in for, with why (a receipt's recorded plan). */
+  leftToHost?: PlannedArchive[];
 }
 
 export interface LockedPlatform {
@@ -107,6 +109,7 @@ export function planFromLocked(host: Host, manifests: ComponentManifest[], locke
     if (m.zeLoader) pc.zeLoader = true;
     if (l.constraints) pc.constraints = l.constraints;
     if (l.fallbackFrom) pc.fallbackFrom = l.fallbackFrom;
+    if (l.leftToHost) pc.leftToHost = l.leftToHost;
     const below = opts.request && belowFloorOf(m, l.version, l.source, opts.request);
     if (below) pc.belowFloor = below;
     return pc;

@@ -53,8 +53,10 @@ export interface PlannedComponent {
   fallbackFrom?: string[];
   /** No reachable source met the manifest's recommended floor: this older version was planned instead. */
   belowFloor?: BelowFloor;
-  /** Runtime libraries the packages depend on that are left to the host (`libstdcxx >=13 (needed by level-zero 1.20.6)`). */
+  /** Runtime libraries the packages depend on that the source cannot give: left to the host (`libstdcxx >=13 (needed by level-zero 1.20.6)`). */
   runtime?: string[];
+  /** Runtime packages of the closure that this machine's own libraries stand in for, each with why (plan/runtime.ts). */
+  leftToHost?: PlannedArchive[];
   /** Dependencies the manifest says not to install, with its reason. */
   skipped?: string[];
 }

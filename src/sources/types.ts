@@ -23,6 +23,11 @@ export interface PlannedArchive {
   /** conda: the record's depends and constrains, as the index gave them (a bundle's repodata carries them on). */
   depends?: string[];
   constrains?: string[];
+  /**
+   * A runtime library package (libstdcxx, libgcc, ...): installed only where this machine lacks what the other
+   * packages' binaries need (plan/runtime.ts). `install` is absent until that is decided, with why.
+   */
+  runtime?: { install?: boolean; why?: string };
 }
 
 /** Archives with the size verified on download (by sha256) in place of what the index said, which may be nothing. */

@@ -6,6 +6,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import {
   buildFixturePackages,
   FIXTURE_MTIME_MS,
+  RUNTIME_FIXTURE,
   type CondaSubdir,
   type FixtureArtifact,
   type FixturePackages,
@@ -62,13 +63,15 @@ export interface FixtureIndex {
   close(): Promise<void>;
 }
 
-export type CondaChannelName = 'bookworm' | 'trixie' | 'all' | 'tarbz2' | 'v2';
+export type CondaChannelName = 'bookworm' | 'trixie' | 'all' | 'tarbz2' | 'v2' | 'gcc14';
 
 export interface FixtureIndexOptions {
   fixtures?: FixturePackages;
 }
 
 const L0_NAMES = new Set(['level-zero', 'level-zero-devel']);
+/** conda-forge's GCC runtime packages (the runtime-library fixtures of packages.ts). */
+const RUNTIME_NAMES = new Set(['libstdcxx', 'libgcc', 'libgomp', '_openmp_mutex', '_libgcc_mutex']);
 const UR = 'intel-cmplr-lib-ur';
 /** What intel-cmplr-lib-ur depends on in a conda channel (its runtime, UMF, and UMF's hwloc). */
 const UR_DEPENDENCIES = new Set(['intel-cmplr-lib-rt', 'umf', 'libhwloc']);
@@ -106,13 +109,23 @@ const CHANNELS: ChannelDef[] = [
   {
     name: 'all',
     repodataVersion: 1,
-    select: (a) => a.format === 'conda' && (L0_NAMES.has(a.name) || a.name === UR || UR_DEPENDENCIES.has(a.name)),
+    select: (a) => a.format === 'conda' && ((L0_NAMES.has(a.name) && a.version !== RUNTIME_FIXTURE.l0) || a.name === UR || UR_DEPENDENCIES.has(a.name)),
   },
   {
     name: 'tarbz2',
     repodataVersion: 1,
     legacy: true,
     select: (a, f) => a.format === 'tar.bz2' && L0_NAMES.has(a.name) && a.version === f.l0Versions.trixie && bn(a) === 0,
+  },
+  {
+    // conda-forge's newest Level Zero (built with GCC 14) beside the GCC 14 runtime, and Debian 12's real loader.
+    name: 'gcc14',
+    repodataVersion: 1,
+    select: (a, f) =>
+      isConda(a) &&
+      (RUNTIME_NAMES.has(a.name) ||
+        (L0_NAMES.has(a.name) && a.version === RUNTIME_FIXTURE.l0) ||
+        (L0_NAMES.has(a.name) && a.version === f.l0Versions.bookworm && a.format === 'conda')),
   },
   {
     name: 'v2',

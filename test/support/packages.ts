@@ -643,6 +643,140 @@ export async function compileUrWindowsDouble(version: string, outDir: string, um
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// Runtime libraries: conda-forge's GCC 14 runtime packages and a Level Zero 1.29.0 built with GCC 14
+// ---------------------------------------------------------------------------------------------------------
+
+/** A symbol name for a version node: `GLIBCXX_3.4.33` -> `xpu_setup_fixture_GLIBCXX_3_4_33`. */
+const nodeSymbol = (node: string): string => `xpu_setup_fixture_${node.replace(/\W/g, '_')}`;
+
+/**
+ * A test double of a runtime library: it defines the symbol version nodes the real library defines (one marker symbol
+ * each, chained as the real version script chains them) and nothing else. Never load it in a real program: it is
+ * not the library, only its version definitions, so it stays in packages no probe or smoke test installs.
+ */
+export function versionedDouble(soname: string, nodes: string[], links: string[] = [], uses = ''): ElfSpec {
+  const source = [...nodes.map((n) => `${EXPORT} int ${nodeSymbol(n)}(void) { return 0; }`), uses].join('\n') + '\n';
+  const script = nodes.map((n, i) => `${n} { global: ${nodeSymbol(n)};${i === 0 ? ' local: *;' : ''} }${i ? ` ${nodes[i - 1]}` : ''};`).join('\n') + '\n';
+  return { soname, source, links, versionScript: script };
+}
+
+const range = (prefix: string, last: number, from = 1): string[] => Array.from({ length: last - from + 1 }, (_, i) => `${prefix}.${from + i}`);
+
+/** libstdc++'s version nodes up to GCC `gcc` (12: GLIBCXX_3.4.30, 13: 3.4.32, 14: 3.4.33; CXXABI_1.3.13 / .14 / .15). */
+export function libstdcxxNodes(gcc: 12 | 13 | 14): string[] {
+  const glibcxx = { 12: 30, 13: 32, 14: 33 }[gcc];
+  const cxxabi = { 12: 13, 13: 14, 14: 15 }[gcc];
+  return ['GLIBCXX_3.4', ...range('GLIBCXX_3.4', glibcxx), 'CXXABI_1.3', ...range('CXXABI_1.3', cxxabi), 'CXXABI_TM_1', 'CXXABI_FLOAT128'];
+}
+
+const LIBGCC_S_14 = ['GCC_3.0', 'GCC_3.3', 'GCC_3.3.1', 'GCC_3.4', 'GCC_3.4.2', 'GCC_3.4.4', 'GCC_4.0.0', 'GCC_4.2.0', 'GCC_4.3.0', 'GCC_4.7.0', 'GCC_4.8.0', 'GCC_7.0.0', 'GCC_12.0.0', 'GCC_13.0.0', 'GCC_14.0.0'];
+const LIBGOMP_14 = [
+  'OMP_1.0', 'OMP_2.0', 'OMP_3.0', 'OMP_3.1', 'OMP_4.0', 'OMP_4.5', 'OMP_5.0', 'OMP_5.0.1', 'OMP_5.0.2', 'OMP_5.1', 'OMP_5.1.1', 'OMP_5.2',
+  'GOMP_1.0', 'GOMP_2.0', 'GOMP_3.0', 'GOMP_4.0', 'GOMP_4.0.1', 'GOMP_4.5', 'GOMP_5.0', 'GOMP_5.0.1', 'GOMP_5.1', 'GOMP_5.1.1', 'GOMP_5.1.2',
+  'OACC_2.0', 'OACC_2.0.1', 'OACC_2.5', 'OACC_2.5.1', 'OACC_2.6', 'GOACC_2.0', 'GOACC_2.0.1', 'GOACC_2.0.2',
+  'GOMP_PLUGIN_1.0', 'GOMP_PLUGIN_1.1', 'GOMP_PLUGIN_1.2', 'GOMP_PLUGIN_1.3', 'GOMP_PLUGIN_1.4',
+];
+
+/** The Level Zero and GCC runtime versions of the runtime-library fixtures, as conda-forge publishes them. */
+export const RUNTIME_FIXTURE = {
+  l0: '1.29.0',
+  gcc: { version: '14.2.0', build: 'h767d61c_2', libstdcxxBuild: 'h8f9b012_2' },
+  openmpMutex: { version: '4.5', build: '2_gnu', buildNumber: 16 },
+  libgccMutex: { version: '0.1', build: 'conda_forge' },
+} as const;
+
+/**
+ * conda-forge's `level-zero` 1.29.0 as built with GCC 14 (run_exports `libgcc >=14`, `libstdcxx >=14`,
+ * `__glibc >=2.17`), and the GCC 14.2.0 runtime packages with their real depends chain (`libstdcxx` pins `libgcc`
+ * exactly, `libgcc` needs `_openmp_mutex`, which links `libgomp.so.1` to libgomp's file). The loader is a test double
+ * compiled here that NEEDs `libstdc++.so.6` at GLIBCXX_3.4.33 (Debian 12 tops at 3.4.30), linked against a double
+ * of that library; every library here is such a double (see versionedDouble), so no test runs a program with them.
+ */
+async function runtimeLibraryPackages(work: string, headersFrom: DebSet, conda: (spec: CondaSpec, format: 'conda' | 'tar.bz2', platform: FixturePlatform) => void): Promise<void> {
+  // The C++ runtime and the loader are linked in a directory of their own: libstdc++'s libgcc_s is this system's.
+  const dir = join(work, 'gcc14', 'cxx');
+  const { l0, gcc, openmpMutex, libgccMutex } = RUNTIME_FIXTURE;
+  const libgccS = await compileElf(versionedDouble('libgcc_s.so.1', LIBGCC_S_14), join(work, 'gcc14', 'gcc'));
+  const libgomp = await compileElf(versionedDouble('libgomp.so.1', LIBGOMP_14), join(work, 'gcc14', 'gcc'));
+  // Like the real one, the C++ runtime needs libgcc_s (its unwinder): at GCC_3.0, which every libgcc_s has.
+  const cxxUses = `extern void _Unwind_Resume(void *);\n${EXPORT} void xpu_setup_fixture_unwind(void *e) { _Unwind_Resume(e); }`;
+  const libstdcxx = await compileElf(versionedDouble('libstdc++.so.6', libstdcxxNodes(14), ['libgcc_s.so.1'], cxxUses), dir);
+  const loader = await compileElf(
+    {
+      soname: 'libze_loader.so.1',
+      source: `extern int ${nodeSymbol('GLIBCXX_3.4.33')}(void);\n${EXPORT} int zeInit(int flags) { (void)flags; return ${nodeSymbol('GLIBCXX_3.4.33')}(); }\n${EXPORT} const char xpu_setup_fixture_loader[] = "xpu-setup test double of libze_loader ${l0} (GCC 14 build)";\n`,
+      links: ['libstdc++.so.6'],
+    },
+    dir,
+  );
+  const glibc = '__glibc >=2.17,<3.0.a0';
+  const file = (path: string, data: Buffer): ArchiveEntry => ({ path, type: 'file', data, mode: 0o755 });
+  const link = (path: string, target: string): ArchiveEntry => ({ path, type: 'symlink', target });
+  const build = condaBuild('level-zero', l0, 'linux-64', 0);
+  conda(
+    {
+      name: 'level-zero', version: l0, build, buildNumber: 0, subdir: 'linux-64',
+      depends: [glibc, `libgcc >=14`, `libstdcxx >=14`],
+      payload: [file(`lib/libze_loader.so.${l0}`, loader), link('lib/libze_loader.so.1', `libze_loader.so.${l0}`)],
+    },
+    'conda',
+    'linux-x64',
+  );
+  const headers = await walk(headersFrom.includeDir, 'include');
+  conda(
+    {
+      name: 'level-zero-devel', version: l0, build: condaBuild('level-zero-devel', l0, 'linux-64', 0), buildNumber: 0, subdir: 'linux-64',
+      depends: [`level-zero ==${l0} ${build}`],
+      payload: [...headers, link('lib/libze_loader.so', 'libze_loader.so.1')],
+    },
+    'conda',
+    'linux-x64',
+  );
+  conda(
+    {
+      name: 'libstdcxx', version: gcc.version, build: gcc.libstdcxxBuild, buildNumber: 2, subdir: 'linux-64',
+      depends: [glibc, `libgcc ${gcc.version} ${gcc.build}`], license: 'GPL-3.0-only WITH GCC-exception-3.1',
+      payload: [file('lib/libstdc++.so.6.0.33', libstdcxx), link('lib/libstdc++.so.6', 'libstdc++.so.6.0.33')],
+    },
+    'conda',
+    'linux-x64',
+  );
+  conda(
+    {
+      name: 'libgcc', version: gcc.version, build: gcc.build, buildNumber: 2, subdir: 'linux-64',
+      depends: [glibc, '_openmp_mutex >=4.5'], constrains: [`libgomp ${gcc.version} ${gcc.build}`, `libgcc-ng ==${gcc.version}=*_2`],
+      license: 'GPL-3.0-only WITH GCC-exception-3.1',
+      payload: [file('lib/libgcc_s.so.1', libgccS)],
+    },
+    'conda',
+    'linux-x64',
+  );
+  conda(
+    {
+      name: 'libgomp', version: gcc.version, build: gcc.build, buildNumber: 2, subdir: 'linux-64',
+      depends: [glibc], license: 'GPL-3.0-only WITH GCC-exception-3.1',
+      payload: [file('lib/libgomp.so.1.0.0', libgomp)],
+    },
+    'conda',
+    'linux-x64',
+  );
+  conda(
+    {
+      name: '_openmp_mutex', version: openmpMutex.version, build: openmpMutex.build, buildNumber: openmpMutex.buildNumber, subdir: 'linux-64',
+      depends: [`_libgcc_mutex ${libgccMutex.version} ${libgccMutex.build}`, 'libgomp >=7.5.0'], constrains: ['openmp_impl 9999'], license: 'BSD-3-Clause',
+      payload: [link('lib/libgomp.so.1', 'libgomp.so.1.0.0')],
+    },
+    'tar.bz2',
+    'linux-x64',
+  );
+  conda(
+    { name: '_libgcc_mutex', version: libgccMutex.version, build: libgccMutex.build, buildNumber: 0, subdir: 'linux-64', license: 'None', payload: [] },
+    'tar.bz2',
+    'linux-x64',
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // The fixture set
 // ---------------------------------------------------------------------------------------------------------
 
@@ -873,6 +1007,8 @@ async function planAll(debs: Record<'bookworm' | 'trixie', DebSet>, work: string
       'linux-x64',
     );
   }
+
+  await runtimeLibraryPackages(work, debs.trixie, condaPlan);
 
   // The unrelated PyPI project that owns the name `level-zero`, by a stand-in wheel.
   plans.push({
