@@ -263,7 +263,11 @@ export async function settleRuntime(
   fileOf: ArchiveFile,
   fetchRuntime?: () => Promise<void>,
 ): Promise<InstallPlan> {
-  if (!hasUndecidedRuntime(plan) || !plan.host.native || plan.platform !== 'linux-x64') return plan;
+  if (!hasUndecidedRuntime(plan)) return plan;
+  // Another machine's libraries cannot be read from here: its runtime packages come along, as conda would install them.
+  if (!plan.host.native || plan.platform !== 'linux-x64') {
+    return withDecisions(plan, () => ({ install: true, why: 'planned for another machine, whose libraries cannot be read from here' }));
+  }
   const binaries: { by: string; elf: ElfNeeds }[] = [];
   const treeFiles: string[] = [];
   for (const a of componentArchives(plan)) {
@@ -299,12 +303,18 @@ export async function settleRuntime(
     hosts = await read(packages);
     decisions = decideRuntime(binaries, packages, (l) => hosts.get(l), treeFiles)!;
   }
+  const decided = decisions;
+  return withDecisions(plan, (a) => decided.get(keyOf(a))!);
+}
+
+/** The plan with each undecided runtime package kept (installed) or moved to its component's `leftToHost`, with why. */
+function withDecisions(plan: InstallPlan, decide: (a: PlannedArchive) => RuntimeDecision): InstallPlan {
   const components = plan.components.map((c): PlannedComponent => {
     if (!c.archives.some(pending)) return c;
     const archives: PlannedArchive[] = [];
     const left: PlannedArchive[] = [...(c.leftToHost ?? [])];
     for (const a of c.archives) {
-      const d = pending(a) ? decisions.get(keyOf(a))! : undefined;
+      const d = pending(a) ? decide(a) : undefined;
       if (!d) archives.push(a);
       else (d.install ? archives : left).push({ ...a, runtime: { install: d.install, why: d.why } });
     }

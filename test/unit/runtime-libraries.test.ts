@@ -1,7 +1,9 @@
 // The runtime-library rule as a pure function: runtime packages installed only where the host lacks what the binaries need, never older than the host's copy.
 import { describe, expect, it } from 'vitest';
 import type { ElfNeeds } from '../../src/formats/elf.js';
-import { decideRuntime, type HostLibrary, type RuntimePackage } from '../../src/plan/runtime.js';
+import type { InstallPlan } from '../../src/plan/plan.js';
+import { decideRuntime, settleRuntime, type HostLibrary, type RuntimePackage } from '../../src/plan/runtime.js';
+import { realDeps } from '../../src/real-deps.js';
 
 const elf = (o: Partial<ElfNeeds>): ElfNeeds => ({ needed: [], runpath: [], rpath: [], versionNeeds: [], versionDefs: [], ...o });
 const upTo = (fam: string, last: number) => [fam.replace(/\.$/, ''), ...Array.from({ length: last }, (_, i) => `${fam}${i + 1}`)];
@@ -91,5 +93,23 @@ describe('the runtime-library rule', () => {
   it('counts a library the tree itself brings as met', () => {
     const d = decideRuntime([loaderNeeding('GLIBCXX_3.4.33')], gcc14(), debian12(), ['libstdc++.so.6']);
     expect(installed(d)).toEqual([]);
+  });
+});
+
+describe('a plan for another machine', () => {
+  it('keeps every runtime package, saying why, and reads no archive', async () => {
+    const archive = (pkg: string, runtime?: object) => ({ package: pkg, version: '1', filename: `${pkg}.conda`, url: `https://example.invalid/${pkg}.conda`, sha256: pkg.padEnd(64, '0'), format: 'conda' as const, map: [], ...(runtime ? { runtime } : {}) });
+    const plan = {
+      platform: 'linux-x64', host: { native: false }, prefix: '/nowhere', planKey: 'k',
+      components: [{ name: 'level-zero', status: 'planned', archives: [archive('level-zero'), archive('libstdcxx', {})] }],
+    } as unknown as InstallPlan;
+    const decided = await settleRuntime(plan, realDeps(), [], async () => {
+      throw new Error('no archive is read for another machine');
+    });
+    expect(decided.components[0]!.archives.map((a) => [a.package, a.runtime])).toEqual([
+      ['level-zero', undefined],
+      ['libstdcxx', { install: true, why: 'planned for another machine, whose libraries cannot be read from here' }],
+    ]);
+    expect(decided.planKey).not.toBe('k');
   });
 });
