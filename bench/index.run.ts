@@ -26,8 +26,9 @@ const packs = new Map<string, { pack: string; table: Record<string, [number, num
 
 /**
  * Routes: `/sharded/` serves shard index + shards (index max-age 600 s, shards immutable); `/stale/` the same with
- * max-age 0 (every run revalidates); `/full/` no shard index, only repodata.json.zst (max-age 600 s); `/simple/` a
- * PEP 691 page for intel-cmplr-lib-ur with max-age 0 and an ETag, as a re-plan meets it once PyPI's 10 minutes passed.
+ * max-age 0 (every run revalidates); `/full/` no shard index, only repodata.json.zst (max-age 600 s); `/simple/`
+ * PEP 691 pages for intel-cmplr-lib-ur, umf and tcmlib with max-age 0 and an ETag, as a re-plan meets them once
+ * PyPI's 10 minutes passed, and `/files/` their wheels' metadata files (immutable).
  */
 async function answer(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', base);
@@ -52,8 +53,12 @@ async function answer(req: http.IncomingMessage, res: http.ServerResponse): Prom
       const st = await fs.stat(path.join(dir, file));
       body = { file: path.join(dir, file), etag: `"${st.size}-${st.mtimeMs}"`, maxAge, type: file.endsWith('.zst') ? 'application/zstd' : 'application/json' };
     }
-  } else if (url.pathname === '/simple/intel-cmplr-lib-ur/') {
-    body = { bytes: pypiPage(), etag: '"ur-1"', maxAge: 0, type: 'application/vnd.pypi.simple.v1+json' };
+  } else if (/^\/simple\/[a-z-]+\/$/.test(url.pathname) && PYPI[url.pathname.split('/')[2]!]) {
+    const name = url.pathname.split('/')[2]!;
+    body = { bytes: pypiPage(name), etag: `"${name}-1"`, maxAge: 0, type: 'application/vnd.pypi.simple.v1+json' };
+  } else if (url.pathname.startsWith('/files/') && url.pathname.endsWith('.whl.metadata')) {
+    const meta = pypiMetadata(url.pathname.slice('/files/'.length, -'.metadata'.length));
+    if (meta) body = { bytes: meta, etag: `"${url.pathname}"`, maxAge: 31536000, type: 'application/octet-stream' };
   }
   sent.requests++;
   sent.paths.push(url.pathname);
@@ -79,12 +84,34 @@ async function answer(req: http.IncomingMessage, res: http.ServerResponse): Prom
   src.pipe(res);
 }
 
-function pypiPage(): Buffer {
-  const files = ['2025.3.2', '2026.0.0', '2026.1.0'].map((v) => {
-    const filename = `intel_cmplr_lib_ur-${v}-py2.py3-none-manylinux_2_28_x86_64.whl`;
-    return { filename, url: `../../files/${filename}`, hashes: { sha256: createHash('sha256').update(filename).digest('hex') }, size: 32_000_000, 'core-metadata': true };
+/** The PyPI projects a UR plan reads, as they chain on PyPI: versions and each version's Requires-Dist. */
+const PYPI: Record<string, Record<string, string[]>> = {
+  'intel-cmplr-lib-ur': { '2025.3.2': ['umf ==1.0.*'], '2026.0.0': ['umf ==1.1.*'], '2026.1.0': ['umf ==1.1.*'] },
+  umf: { '1.0.3': ['tcmlib >=1.4'], '1.1.0': ['tcmlib >=1.5'] },
+  tcmlib: { '1.4.1': [], '1.5.0': [] },
+};
+
+const wheelOf = (name: string, version: string) => `${name.replace(/-/g, '_')}-${version}-py2.py3-none-manylinux_2_28_x86_64.whl`;
+
+/** A PEP 691 page with a PEP 658 metadata file for every wheel. */
+function pypiPage(name: string): Buffer {
+  const files = Object.keys(PYPI[name]!).map((v) => {
+    const filename = wheelOf(name, v);
+    const hash = (b: string | Buffer) => createHash('sha256').update(b).digest('hex');
+    return { filename, url: `../../files/${filename}`, hashes: { sha256: hash(filename) }, size: 32_000_000, 'core-metadata': { sha256: hash(pypiMetadata(filename)!) } };
   });
-  return Buffer.from(JSON.stringify({ meta: { 'api-version': '1.1' }, name: 'intel-cmplr-lib-ur', files }));
+  return Buffer.from(JSON.stringify({ meta: { 'api-version': '1.1' }, name, files }));
+}
+
+function pypiMetadata(filename: string): Buffer | undefined {
+  for (const [name, versions] of Object.entries(PYPI)) {
+    for (const [v, requires] of Object.entries(versions)) {
+      if (wheelOf(name, v) === filename) {
+        return Buffer.from(`Metadata-Version: 2.1\nName: ${name}\nVersion: ${v}\n${requires.map((r) => `Requires-Dist: ${r}\n`).join('')}\n`);
+      }
+    }
+  }
+  return undefined;
 }
 
 beforeAll(async () => {

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { Duplex, PassThrough, Transform } from 'node:stream';
 import * as zlib from 'node:zlib';
 
-type ZlibWithZstd = typeof zlib & { createZstdDecompress?: () => Duplex };
+type ZlibWithZstd = typeof zlib & { createZstdDecompress?: (opts?: zlib.ZlibOptions) => Duplex };
 
 /** The first executable `zstd` on `searchPath` (PATH's format on this OS). */
 export function findZstd(searchPath: string | undefined, platform: NodeJS.Platform = process.platform): string | undefined {
@@ -32,9 +32,13 @@ export interface ZstdOptions {
   program?: string | false;
 }
 
+/** How much decompressed output a stream hands on at a time. */
+const DECOMPRESSED_CHUNK = 1 << 20;
+
 export async function zstdDecompressor(opts: ZstdOptions = {}): Promise<Duplex> {
   const native = (zlib as ZlibWithZstd).createZstdDecompress;
-  if (native && opts.program === undefined) return native();
+  // Output in 1 MiB chunks: zlib's default of 16 KiB costs a JavaScript callback per 16 KiB of hundreds of MB.
+  if (native && opts.program === undefined) return native({ chunkSize: DECOMPRESSED_CHUNK });
   if (opts.program === undefined && zstdProgramOnPath === null) zstdProgramOnPath = findZstd(process.env.PATH);
   const program = opts.program === undefined ? zstdProgramOnPath : opts.program;
   return program ? zstdProgram(program) : zstdJs((await import('fzstd')).Decompress);
@@ -97,7 +101,7 @@ export async function bzip2Decompressor(): Promise<Duplex> {
 }
 
 export function gzipDecompressor(): Duplex {
-  return zlib.createGunzip();
+  return zlib.createGunzip({ chunkSize: DECOMPRESSED_CHUNK });
 }
 
 /**
