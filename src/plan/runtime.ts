@@ -307,18 +307,26 @@ export async function settleRuntime(
   return withDecisions(plan, (a) => decided.get(keyOf(a))!);
 }
 
-/** The plan with each undecided runtime package kept (installed) or moved to its component's `leftToHost`, with why. */
+/**
+ * The plan with each undecided runtime package kept (installed) or moved to its component's `leftToHost`, with why.
+ * A runtime package two components need is installed once, with the first; the other says so.
+ */
 function withDecisions(plan: InstallPlan, decide: (a: PlannedArchive) => RuntimeDecision): InstallPlan {
+  const installedWith = new Map<string, string>();
   const components = plan.components.map((c): PlannedComponent => {
     if (!c.archives.some(pending)) return c;
     const archives: PlannedArchive[] = [];
     const left: PlannedArchive[] = [...(c.leftToHost ?? [])];
+    const notes = [...c.notes];
     for (const a of c.archives) {
       const d = pending(a) ? decide(a) : undefined;
+      const first = d?.install ? installedWith.get(keyOf(a)) : undefined;
       if (!d) archives.push(a);
+      else if (first) notes.push(`runtime library ${a.package} ${a.version}: installed with ${first}`);
       else (d.install ? archives : left).push({ ...a, runtime: { install: d.install, why: d.why } });
+      if (d?.install && !first) installedWith.set(keyOf(a), c.name);
     }
-    return { ...c, archives, ...(left.length ? { leftToHost: left } : {}) };
+    return { ...c, archives, notes, ...(left.length ? { leftToHost: left } : {}) };
   });
   return { ...plan, components, planKey: planKeyOf(plan.platform, components) };
 }

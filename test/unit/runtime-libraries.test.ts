@@ -97,11 +97,14 @@ describe('the runtime-library rule', () => {
 });
 
 describe('a plan for another machine', () => {
-  it('keeps every runtime package, saying why, and reads no archive', async () => {
+  it('keeps every runtime package, saying why, once for all components, and reads no archive', async () => {
     const archive = (pkg: string, runtime?: object) => ({ package: pkg, version: '1', filename: `${pkg}.conda`, url: `https://example.invalid/${pkg}.conda`, sha256: pkg.padEnd(64, '0'), format: 'conda' as const, map: [], ...(runtime ? { runtime } : {}) });
     const plan = {
       platform: 'linux-x64', host: { native: false }, prefix: '/nowhere', planKey: 'k',
-      components: [{ name: 'level-zero', status: 'planned', archives: [archive('level-zero'), archive('libstdcxx', {})] }],
+      components: [
+        { name: 'level-zero', status: 'planned', notes: [], archives: [archive('level-zero'), archive('libstdcxx', {})] },
+        { name: 'unified-runtime', status: 'planned', notes: [], archives: [archive('intel-cmplr-lib-ur'), archive('libstdcxx', {})] },
+      ],
     } as unknown as InstallPlan;
     const decided = await settleRuntime(plan, realDeps(), [], async () => {
       throw new Error('no archive is read for another machine');
@@ -110,6 +113,9 @@ describe('a plan for another machine', () => {
       ['level-zero', undefined],
       ['libstdcxx', { install: true, why: 'planned for another machine, whose libraries cannot be read from here' }],
     ]);
+    // Needed by both components, unpacked once: with the first.
+    expect(decided.components[1]!.archives.map((a) => a.package)).toEqual(['intel-cmplr-lib-ur']);
+    expect(decided.components[1]!.notes).toEqual(['runtime library libstdcxx 1: installed with level-zero']);
     expect(decided.planKey).not.toBe('k');
   });
 });
