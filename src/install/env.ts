@@ -229,18 +229,47 @@ function renderPwsh(vars: EnvVar[], sep: string, header: string): string {
 }
 
 /**
+ * cmd.exe reads each line of a .bat file twice over: first `%` expands (a literal `%` is written `%%`); then, when
+ * delayed expansion is on (a caller's `setlocal EnableDelayedExpansion`, or `cmd /v:on`), each command holding `!`
+ * is read again, `!` expanding and `^` escaping the next character (a literal `!` is written `^!`, and in such a
+ * command a literal `^` is `^^`). What an expansion inserts is not read again. A value is written for one of the
+ * two readings: `cmdPlain` without delayed expansion, `cmdDelayed` with it.
+ */
+export const cmdPlain = (s: string): string => s.replace(/%/g, '%%');
+export const cmdDelayed = (s: string): string => (s.includes('!') ? cmdPlain(s).replace(/\^/g, '^^').replace(/!/g, '^!') : cmdPlain(s));
+
+type CmdMode = 'plain' | 'delayed';
+/** A variable's value in a line of the given reading: `%NAME%`, or `!NAME!` (which, unlike `%NAME%`, a value holding `!` survives). */
+const cmdRef = (mode: CmdMode, name: string, tail = '') => (mode === 'plain' ? `%${name}${tail}%` : `!${name}${tail}!`);
+/** Jumps to `label` when delayed expansion is on: only then does `"!!"` read as `""`. */
+const ifDelayedGoto = (label: string) => `if "!!"=="" goto ${label}`;
+
+/**
  * cmd: the same contract as env.sh, through environment variables (cmd has no others): the first call saves each
  * variable and the list of names, `call env.bat deactivate` (any prefix's) puts them back, and calling another
- * prefix's env.bat first does that. cmd has no list test: removing ;value; from ;%VAR%; (case-insensitive, through
- * `call set`) and comparing tells whether the path is there already, so calling the file twice adds it once.
+ * prefix's env.bat first does that. Every line that carries a value comes twice, once for each reading of the file
+ * (with and without delayed expansion, which the caller decides), so a path holding `%`, `!` or `^` arrives as it
+ * is. A search path is prepended unless the list already starts with it: that test runs with delayed expansion off
+ * (setlocal, handing back only a flag) and compares a substring of the list's length, so the value never goes into
+ * a `:find=replace` expression, where `%` or `!` cannot be written. Calling the file twice adds it once.
  */
 function renderCmd(vars: EnvVar[], sep: string, header: string): string {
   const key = envKey(vars);
+  const lists = vars.filter((v) => v.mode === 'prepend');
+  const save = (mode: CmdMode) => vars.map((v) => `set "_XPU_SETUP_OLD_${v.name}=${cmdRef(mode, v.name)}"`);
+  const apply = (mode: CmdMode) =>
+    vars.flatMap((v) => {
+      // With delayed expansion a value goes into _XPU_V on a line of its own, so no command mixes a literal with an
+      // expansion (the carets of such a command are read as escapes only when it holds a `!`).
+      const [first, value] = mode === 'plain' ? [[], cmdPlain(v.value)] : [[`set "_XPU_V=${cmdDelayed(v.value)}"`], '!_XPU_V!'];
+      if (v.mode === 'set') return [...first, `set "${v.name}=${value}"`];
+      return [...first, `if not defined ${v.name} (set "${v.name}=${value}") else if not defined _XPU_IN_${v.name} (set "${v.name}=${value}${sep}${cmdRef(mode, v.name)}")`];
+    });
   return [
     '@echo off',
-    `rem ${header}`,
+    `rem ${cmdPlain(header)}`,
     "rem Calling this again changes nothing; calling another prefix's env.bat first undoes this one;",
-    'rem "call env.bat deactivate" restores what was there before.',
+    'rem "call env.bat deactivate" restores what was there before. It works with and without delayed expansion.',
     'if /i "%~1"=="deactivate" goto xpu_setup_deactivate',
     'if not defined _XPU_SETUP_ACTIVE goto xpu_setup_save',
     `if "%_XPU_SETUP_ACTIVE%"=="${key}" goto xpu_setup_apply`,
@@ -248,22 +277,28 @@ function renderCmd(vars: EnvVar[], sep: string, header: string): string {
     ':xpu_setup_save',
     `set "_XPU_SETUP_ACTIVE=${key}"`,
     `set "_XPU_SETUP_NAMES=${vars.map((v) => v.name).join(' ')}"`,
-    ...vars.flatMap((v) => [
-      `set "_XPU_SETUP_OLD_${v.name}=%${v.name}%"`,
-      `if defined ${v.name} (set "_XPU_SETUP_HAD_${v.name}=1") else (set "_XPU_SETUP_HAD_${v.name}=")`,
-    ]),
+    ...vars.map((v) => `if defined ${v.name} (set "_XPU_SETUP_HAD_${v.name}=1") else (set "_XPU_SETUP_HAD_${v.name}=")`),
+    ifDelayedGoto('xpu_setup_save_delayed'),
+    ...save('plain'),
+    'goto xpu_setup_apply',
+    ':xpu_setup_save_delayed',
+    ...save('delayed'),
     ':xpu_setup_apply',
-    ...vars.flatMap((v) =>
-      v.mode === 'set'
-        ? [`set "${v.name}=${v.value}"`]
-        : [
-            `set "_XPU_HAD=${sep}%${v.name}%${sep}"`,
-            `call set "_XPU_LESS=%%_XPU_HAD:${sep}${v.value}${sep}=%%"`,
-            `if not defined ${v.name} (set "${v.name}=${v.value}") else if "%_XPU_HAD%"=="%_XPU_LESS%" (set "${v.name}=${v.value}${sep}%${v.name}%")`,
-          ],
-    ),
-    'set "_XPU_HAD="',
-    'set "_XPU_LESS="',
+    // Which lists start with their path already, read with delayed expansion off; only the flags leave the setlocal.
+    'setlocal DisableDelayedExpansion',
+    ...lists.flatMap((v) => [
+      `set "_XPU_HAD=%${v.name}%${sep}"`,
+      `set "_XPU_IN_${v.name}="`,
+      `if /i "%_XPU_HAD:~0,${v.value.length + sep.length}%"=="${cmdPlain(v.value)}${sep}" set "_XPU_IN_${v.name}=1"`,
+    ]),
+    `endlocal & ${lists.map((v) => `set "_XPU_IN_${v.name}=%_XPU_IN_${v.name}%"`).join(' & ')}`,
+    ifDelayedGoto('xpu_setup_apply_delayed'),
+    ...apply('plain'),
+    'goto xpu_setup_applied',
+    ':xpu_setup_apply_delayed',
+    ...apply('delayed'),
+    ':xpu_setup_applied',
+    ...['_XPU_V', ...lists.map((v) => `_XPU_IN_${v.name}`)].map((n) => `set "${n}="`),
     'goto :eof',
     ':xpu_setup_deactivate',
     'call :xpu_setup_undo',
@@ -276,7 +311,8 @@ function renderCmd(vars: EnvVar[], sep: string, header: string): string {
     'set "_XPU_SETUP_NAMES="',
     'goto :eof',
     ':xpu_setup_restore',
-    'if defined _XPU_SETUP_HAD_%1 (call set "%1=%%_XPU_SETUP_OLD_%1%%") else (set "%1=")',
+    // Without delayed expansion `call` expands the saved value in a second reading (what it inserts is not read again).
+    'if not defined _XPU_SETUP_HAD_%1 (set "%1=") else if "!!"=="" (set "%1=!_XPU_SETUP_OLD_%1!") else call set "%1=%%_XPU_SETUP_OLD_%1%%"',
     'set "_XPU_SETUP_OLD_%1="',
     'set "_XPU_SETUP_HAD_%1="',
     'goto :eof',
@@ -327,6 +363,21 @@ export function withoutPrefix(vars: EnvVar[], env: Record<string, string | undef
 
 /** The commands that apply withoutPrefix's answer in a shell. */
 export function renderUnset(changes: { name: string; value?: string }[], shell: Shell): string {
+  if (shell === 'cmd') {
+    // As in env.bat: each value once for each reading of the file, with and without delayed expansion.
+    const sets = (quote: (s: string) => string) => changes.map(({ name, value }) => `set "${name}=${value === undefined ? '' : quote(value)}"`);
+    const lines = [
+      ifDelayedGoto('xpu_setup_unset_delayed'),
+      ...sets(cmdPlain),
+      'goto xpu_setup_unset_done',
+      ':xpu_setup_unset_delayed',
+      ...sets(cmdDelayed),
+      ':xpu_setup_unset_done',
+      'set "_XPU_SETUP_ACTIVE="',
+      'set "_XPU_SETUP_NAMES="',
+    ];
+    return lines.join('\r\n') + '\r\n';
+  }
   const lines = changes.map(({ name, value }) => {
     switch (shell) {
       case 'sh':
@@ -335,8 +386,6 @@ export function renderUnset(changes: { name: string; value?: string }[], shell: 
         return value === undefined ? `set -e ${name}` : `set -gx ${name} ${fishQuote(value)}`;
       case 'pwsh':
         return value === undefined ? `Remove-Item Env:${name} -ErrorAction SilentlyContinue` : `$env:${name} = ${psQuote(value)}`;
-      case 'cmd':
-        return value === undefined ? `set ${name}=` : `set "${name}=${value}"`;
       case 'json':
         return '';
     }
@@ -345,11 +394,10 @@ export function renderUnset(changes: { name: string; value?: string }[], shell: 
   // The env file's own bookkeeping, so that sourcing it again saves afresh.
   if (shell === 'sh') lines.push('unset _XPU_SETUP_SAVED _XPU_SETUP_ACTIVE _XPU_SETUP_NAMES', 'unset -f xpu_setup_deactivate _xpu_setup_undo 2>/dev/null || true');
   if (shell === 'fish') lines.push('set -e _xpu_setup_saved _xpu_setup_active _xpu_setup_names', 'functions -e xpu_setup_deactivate _xpu_setup_undo');
-  if (shell === 'cmd') lines.push('set "_XPU_SETUP_ACTIVE="', 'set "_XPU_SETUP_NAMES="');
   if (shell === 'pwsh') {
     lines.push('Remove-Variable -Scope Global -Name _XPU_SETUP_SAVED, _XPU_SETUP_ACTIVE -ErrorAction SilentlyContinue', 'Remove-Item Function:\\xpu_setup_deactivate -ErrorAction SilentlyContinue');
   }
-  return lines.join(shell === 'cmd' ? '\r\n' : '\n') + (shell === 'cmd' ? '\r\n' : '\n');
+  return lines.join('\n') + '\n';
 }
 
 export const ENV_FILES: Record<Exclude<Shell, never>, string> = {

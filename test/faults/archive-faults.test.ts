@@ -182,6 +182,14 @@ const CASES: Case[] = [
       const sh = execFileSync('sh', ['-c', '. "$1/env.sh" && printf %s "$LEVEL_ZERO_V1_SDK_PATH"', 'sh', prefix]).toString();
       expect(sh).toBe(prefix);
     } },
+  { name: 'win-x64 prefix path holding `%` and `!`: env.bat escapes both readings', component: 'unified-runtime', platform: 'win-x64', prefixName: 'pre%fi!x', exit: 0, code: '-',
+    check: async (prefix) => {
+      const lines = (await fs.readFile(path.join(prefix, 'env.bat'), 'utf8')).split('\r\n');
+      const q = (s: string) => s.replace(/%/g, '%%');
+      // Without delayed expansion `%` is doubled; with it (a value holding `!`) `!` is `^!` too.
+      expect(lines).toContain(`set "LEVEL_ZERO_V1_SDK_PATH=${q(prefix)}"`);
+      expect(lines).toContain(`set "_XPU_V=${q(prefix).replace(/!/g, '^!')}"`);
+    } },
   { name: 'prefix path holding a newline: refused up front', component: 'level-zero', channel: 'bookworm', prefixName: 'pre\nfix', exit: 2, code: 'USAGE' },
   { name: 'full disk under the prefix\'s parent (256 KiB tmpfs)', component: 'level-zero', channel: 'bookworm', tmpfs: 'parent', exit: 1, code: 'NO_SPACE' },
   { name: 'full disk in the cache (64 KiB tmpfs)', component: 'level-zero', channel: 'bookworm', tmpfs: 'cache', exit: 1, code: 'NO_SPACE' },

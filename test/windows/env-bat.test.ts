@@ -1,5 +1,6 @@
-// env.bat in Wine's cmd: switching from a --refdriver prefix to a plain one leaves nothing of the first behind, and
-// `call env.bat deactivate` puts back what was there before either.
+// env.bat in Wine's cmd: switching from a --refdriver prefix to a plain one leaves nothing of the first behind,
+// `call env.bat deactivate` puts back what was there before either, and paths holding `%`, `!`, `^` and `&` arrive
+// as they are, with and without delayed expansion.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,6 +41,43 @@ describe('env.bat in wine cmd', () => {
       'ref ALT=[C:\\ref\\bin\\ze_xpu_setup_refdriver.dll] INCLUDE=[C:\\ref\\include;C:\\msvc\\include] SDK=[C:\\ref]',
       'plain ALT=[] INCLUDE=[C:\\plain (x86)\\include;C:\\msvc\\include] SDK=[C:\\plain (x86)]',
       'deactivated ALT=[] INCLUDE=[C:\\msvc\\include] SDK=[]',
+    ]);
+  });
+
+  // Wine 8's cmd differs from Windows' in three ways that decide what can be run here: it reads again what `%VAR%`
+  // inserts (a `%` in a variable's value is lost when the value is read back), it has no `!VAR:~n,m!`, and its
+  // delayed expansion has no caret step (`^!` stays `^` plus an expansion). So each case below keeps to what Wine
+  // does as Windows does; the lines for the rest (a `!` with delayed expansion on) are checked as text in
+  // test/unit/env-render.test.ts against cmd's documented reading.
+  it('a path with `%`, `!`, `^`, `&` and (x86): exact values, once when called twice, restored by deactivate, with and without delayed expansion', async () => {
+    const files: Record<string, string> = { bang: 'C:\\x!y^z & w (x86)', pct: 'C:\\p%q', dpct: 'C:\\p%q^r (x86)', dcaret: 'C:\\q^r & s (x86)' };
+    const bat: Record<string, string> = {};
+    for (const [name, prefix] of Object.entries(files)) {
+      await fs.writeFile(path.join(dir, `${name}.bat`), renderEnv(envVars(prefix, 'win-x64'), 'cmd', 'win-x64'));
+      bat[name] = winPath(path.join(dir, `${name}.bat`));
+    }
+    // `set NAME` prints the value itself (echo would read it again).
+    const show = (tag: string) => [`echo ${tag}`, 'if defined LEVEL_ZERO_V1_SDK_PATH (set LEVEL_ZERO_V1_SDK_PATH) else (echo LEVEL_ZERO_V1_SDK_PATH unset)', 'set INCLUDE'];
+    const r = await runCmd([
+      'set "INCLUDE=C:\\msvc\\include"',
+      `call "${bat.bang}"`, `call "${bat.bang}"`, ...show('bang'),
+      `call "${bat.bang}" deactivate`,
+      `call "${bat.pct}"`, ...show('pct'),
+      `call "${bat.pct}" deactivate`, ...show('plain-restored'),
+      'setlocal EnableDelayedExpansion',
+      `call "${bat.dpct}"`, ...show('delayed-pct'),
+      `call "${bat.dpct}" deactivate`,
+      `call "${bat.dcaret}"`, `call "${bat.dcaret}"`, ...show('delayed-caret'),
+      `call "${bat.dcaret}" deactivate`, ...show('delayed-restored'),
+    ].join('\n'));
+    const out = r.stdout.split(/\r?\n/).filter((l) => /^(bang|pct|plain-restored|delayed-\w+)$|^(LEVEL_ZERO_V1_SDK_PATH|INCLUDE)[= ]/.test(l));
+    expect(out).toEqual([
+      'bang', 'LEVEL_ZERO_V1_SDK_PATH=C:\\x!y^z & w (x86)', 'INCLUDE=C:\\x!y^z & w (x86)\\include;C:\\msvc\\include',
+      'pct', 'LEVEL_ZERO_V1_SDK_PATH=C:\\p%q', 'INCLUDE=C:\\p%q\\include;C:\\msvc\\include',
+      'plain-restored', 'LEVEL_ZERO_V1_SDK_PATH unset', 'INCLUDE=C:\\msvc\\include',
+      'delayed-pct', 'LEVEL_ZERO_V1_SDK_PATH=C:\\p%q^r (x86)', 'INCLUDE=C:\\p%q^r (x86)\\include;C:\\msvc\\include',
+      'delayed-caret', 'LEVEL_ZERO_V1_SDK_PATH=C:\\q^r & s (x86)', 'INCLUDE=C:\\q^r & s (x86)\\include;C:\\msvc\\include',
+      'delayed-restored', 'LEVEL_ZERO_V1_SDK_PATH unset', 'INCLUDE=C:\\msvc\\include',
     ]);
   });
 });
