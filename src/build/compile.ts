@@ -71,7 +71,8 @@ export function compileInvocation(spec: CompileSpec, compiler: Compiler, output:
       '-o', output,
       ...spec.libDirs.map((d) => `-L${d}`),
       ...spec.libs.map((l) => `-l${l}`),
-      ...(spec.rpath ?? []).map((r) => `-Wl,-rpath,${r}`),
+      // -Xlinker hands the path on whole; -Wl,-rpath,<path> would split a path holding a comma.
+      ...(spec.rpath ?? []).flatMap((r) => ['-Xlinker', '-rpath', '-Xlinker', r]),
     ],
   };
 }

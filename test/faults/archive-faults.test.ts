@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readElfNeeds } from '../../src/formats/elf.js';
 import { readArchive } from '../../src/formats/index.js';
 import { runCli, scrubbedEnv, tempDir } from '../e2e/cli.js';
 import { startFixtureIndex, type CondaChannelName, type FixtureIndex } from '../support/index-server.js';
@@ -177,10 +178,14 @@ const CASES: Case[] = [
       await fs.mkdir(path.dirname(prefix), { recursive: true });
       await fs.writeFile(`${prefix}.xpu-setup.lock`, JSON.stringify({ host: (await import('node:os')).hostname(), pid: 1, startTime: '999999999' }));
     } },
-  { name: 'prefix path holding `"`: installed, its headers compiled', component: 'level-zero', channel: 'bookworm', prefixName: 'pre"fix', exit: 0, code: '-',
+  { name: 'prefix path holding `"` and `,`: installed, headers compiled, addon linked', component: 'level-zero', channel: 'bookworm', prefixName: 'pre"f,ix', exit: 0, code: '-',
     check: async (prefix) => {
       const sh = execFileSync('sh', ['-c', '. "$1/env.sh" && printf %s "$LEVEL_ZERO_V1_SDK_PATH"', 'sh', prefix]).toString();
       expect(sh).toBe(prefix);
+      // The addon finds the prefix's loader by its RUNPATH, whole (-Wl,-rpath,<path> would have cut it at the comma).
+      const addons = (await fs.readdir(path.join(prefix, 'lib', 'xpu-setup'))).filter((n) => n.endsWith('.so'));
+      expect(addons).toHaveLength(1);
+      expect(readElfNeeds(await fs.readFile(path.join(prefix, 'lib', 'xpu-setup', addons[0]!)))?.runpath).toEqual([path.join(prefix, 'lib')]);
     } },
   { name: 'win-x64 prefix path holding `%` and `!`: env.bat escapes both readings', component: 'unified-runtime', platform: 'win-x64', prefixName: 'pre%fi!x', exit: 0, code: '-',
     check: async (prefix) => {

@@ -143,7 +143,7 @@ describe('compile command lines', () => {
   const spec: CompileSpec = { name: 'x', sources: ['/s/a.c'], includeDirs: ['/p/include'], libDirs: ['/p/lib'], libs: ['ze_loader'], rpath: ['/p/lib'], outDir: '/p/lib/xpu-setup' };
   it('GNU style', () => {
     const inv = compileInvocation(spec, { via: 'cc', path: '/usr/bin/cc', style: 'gnu', version: 'cc 12' }, '/o/x.so');
-    expect([inv.file, ...inv.args].join(' ')).toBe('/usr/bin/cc -shared -fPIC -O2 -I/p/include /s/a.c -o /o/x.so -L/p/lib -lze_loader -Wl,-rpath,/p/lib');
+    expect([inv.file, ...inv.args].join(' ')).toBe('/usr/bin/cc -shared -fPIC -O2 -I/p/include /s/a.c -o /o/x.so -L/p/lib -lze_loader -Xlinker -rpath -Xlinker /p/lib');
   });
   it('MSVC style', () => {
     const inv = compileInvocation({ ...spec, rpath: [] }, { via: 'cl', path: 'cl.exe', style: 'msvc', version: 'cl 19' }, 'C:\\o\\x.dll');
