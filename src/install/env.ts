@@ -241,8 +241,18 @@ export const cmdDelayed = (s: string): string => (s.includes('!') ? cmdPlain(s).
 type CmdMode = 'plain' | 'delayed';
 /** A variable's value in a line of the given reading: `%NAME%`, or `!NAME!` (which, unlike `%NAME%`, a value holding `!` survives). */
 const cmdRef = (mode: CmdMode, name: string, tail = '') => (mode === 'plain' ? `%${name}${tail}%` : `!${name}${tail}!`);
-/** Jumps to `label` when delayed expansion is on: only then does `"!!"` read as `""`. */
-const ifDelayedGoto = (label: string) => `if "!!"=="" goto ${label}`;
+/**
+ * Lines for both readings of a .bat file: `body('plain')`, or, when delayed expansion is on (only then does `"!!"`
+ * read as `""`), `body('delayed')`; both go on at the label `done`.
+ */
+const bothReadings = (label: string, body: (mode: CmdMode) => string[], done: string): string[] => [
+  `if "!!"=="" goto ${label}_delayed`,
+  ...body('plain'),
+  `goto ${done}`,
+  `:${label}_delayed`,
+  ...body('delayed'),
+  `:${done}`,
+];
 
 /**
  * cmd: the same contract as env.sh, through environment variables (cmd has no others): the first call saves each
@@ -278,12 +288,7 @@ function renderCmd(vars: EnvVar[], sep: string, header: string): string {
     `set "_XPU_SETUP_ACTIVE=${key}"`,
     `set "_XPU_SETUP_NAMES=${vars.map((v) => v.name).join(' ')}"`,
     ...vars.map((v) => `if defined ${v.name} (set "_XPU_SETUP_HAD_${v.name}=1") else (set "_XPU_SETUP_HAD_${v.name}=")`),
-    ifDelayedGoto('xpu_setup_save_delayed'),
-    ...save('plain'),
-    'goto xpu_setup_apply',
-    ':xpu_setup_save_delayed',
-    ...save('delayed'),
-    ':xpu_setup_apply',
+    ...bothReadings('xpu_setup_save', save, 'xpu_setup_apply'),
     // Which lists start with their path already, read with delayed expansion off; only the flags leave the setlocal.
     'setlocal DisableDelayedExpansion',
     ...lists.flatMap((v) => [
@@ -292,12 +297,7 @@ function renderCmd(vars: EnvVar[], sep: string, header: string): string {
       `if /i "%_XPU_HAD:~0,${v.value.length + sep.length}%"=="${cmdPlain(v.value)}${sep}" set "_XPU_IN_${v.name}=1"`,
     ]),
     `endlocal & ${lists.map((v) => `set "_XPU_IN_${v.name}=%_XPU_IN_${v.name}%"`).join(' & ')}`,
-    ifDelayedGoto('xpu_setup_apply_delayed'),
-    ...apply('plain'),
-    'goto xpu_setup_applied',
-    ':xpu_setup_apply_delayed',
-    ...apply('delayed'),
-    ':xpu_setup_applied',
+    ...bothReadings('xpu_setup_apply', apply, 'xpu_setup_applied'),
     ...['_XPU_V', ...lists.map((v) => `_XPU_IN_${v.name}`)].map((n) => `set "${n}="`),
     'goto :eof',
     ':xpu_setup_deactivate',
@@ -365,14 +365,9 @@ export function withoutPrefix(vars: EnvVar[], env: Record<string, string | undef
 export function renderUnset(changes: { name: string; value?: string }[], shell: Shell): string {
   if (shell === 'cmd') {
     // As in env.bat: each value once for each reading of the file, with and without delayed expansion.
-    const sets = (quote: (s: string) => string) => changes.map(({ name, value }) => `set "${name}=${value === undefined ? '' : quote(value)}"`);
+    const sets = (mode: CmdMode) => changes.map(({ name, value }) => `set "${name}=${value === undefined ? '' : (mode === 'plain' ? cmdPlain : cmdDelayed)(value)}"`);
     const lines = [
-      ifDelayedGoto('xpu_setup_unset_delayed'),
-      ...sets(cmdPlain),
-      'goto xpu_setup_unset_done',
-      ':xpu_setup_unset_delayed',
-      ...sets(cmdDelayed),
-      ':xpu_setup_unset_done',
+      ...bothReadings('xpu_setup_unset', sets, 'xpu_setup_unset_done'),
       'set "_XPU_SETUP_ACTIVE="',
       'set "_XPU_SETUP_NAMES="',
     ];
