@@ -79,6 +79,8 @@ interface Case {
   prepare?: (prefix: string, cache: string) => Promise<void>;
   /** What the run must say (stderr, error message and hints). */
   says?: RegExp;
+  /** The cache (filled by the baseline) is mounted read-only over itself for the run. */
+  readOnlyCache?: boolean;
   /** The umask the run starts under. */
   umask?: string;
   platform?: 'win-x64';
@@ -200,6 +202,8 @@ const CASES: Case[] = [
   { name: 'full disk in the cache (64 KiB tmpfs)', component: 'level-zero', channel: 'bookworm', tmpfs: 'cache', exit: 1, code: 'NO_SPACE' },
   { name: 'read-only cache directory (ro tmpfs): the cache named, not the prefix', component: 'level-zero', channel: 'bookworm', tmpfs: 'cache-ro', exit: 1, code: 'INSTALL',
     says: /the download cache \S+\/cache cannot be written: .*read-only file system[^]*hint: check the cache directory \S+\/cache .*--cache-dir or XPU_SETUP_CACHE_DIR; the prefix was not changed/ },
+  { name: 'read-only cache holding every archive: installed from it', component: 'level-zero', channel: 'bookworm', baseline: true, readOnlyCache: true, exit: 0, code: '-',
+    prepare: async (prefix) => fs.rm(prefix, { recursive: true }) },
   { name: 'cache entry replaced by a directory: named, removed, fetched again', component: 'level-zero', channel: 'bookworm', baseline: true, exit: 0, code: '-',
     prepare: async (prefix, cache) => {
       // The baseline filled the cache; without its prefix the next run fetches (a prefix that is up to date needs no cache).
@@ -246,10 +250,10 @@ async function served(c: Case): Promise<FixtureIndex> {
 
 describe('fault matrix: archives and install', () => {
   it.for(CASES)('$name', async (c, ctx) => {
-    if (c.tmpfs && !canMount()) {
-      table.add({ case: c.name, exit: NaN, code: 'skipped', ms: 0, outside: 'skipped: mounting a tmpfs needs root' });
+    if ((c.tmpfs || c.readOnlyCache) && !canMount()) {
+      table.add({ case: c.name, exit: NaN, code: 'skipped', ms: 0, outside: 'skipped: mounting needs root' });
       // Counted as skipped by the runner too, not as passed.
-      ctx.skip('mounting a tmpfs needs root');
+      ctx.skip('mounting needs root');
     }
     const dir = await fs.mkdtemp(path.join(work, 'case-'));
     const parent = path.join(dir, 'p');
@@ -272,8 +276,15 @@ describe('fault matrix: archives and install', () => {
       const before = await snapshotTree(parent);
       await c.prepare?.(prefix, cache);
       const index = await served(c);
+      if (c.readOnlyCache) {
+        execFileSync('mount', ['--bind', cache, cache]);
+        execFileSync('mount', ['-o', 'remount,ro,bind', cache]);
+      }
       const t0 = Date.now();
-      const r = await run(index).finally(() => (index === good ? undefined : index.close()));
+      const r = await run(index).finally(() => {
+        if (c.readOnlyCache) execFileSync('umount', [cache]);
+        return index === good ? undefined : index.close();
+      });
       const ms = Date.now() - t0;
       let doc: { ok?: boolean; error?: { code?: string; message?: string; hints?: string[] } } = {};
       expect(() => (doc = JSON.parse(r.stdout)), `stdout must be one JSON document:\n${r.stdout}\n${r.stderr}`).not.toThrow();
