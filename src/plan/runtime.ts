@@ -6,6 +6,7 @@ import { readElfNeeds, type ElfNeeds } from '../formats/elf.js';
 import { readArchive } from '../formats/index.js';
 import type { LdconfigEntry } from '../inspect/ldconfig.js';
 import { searchOrder } from '../inspect/loaders.js';
+import { CONDA_RUNTIME_PACKAGES } from '../sources/conda.js';
 import type { PlannedArchive } from '../sources/types.js';
 import { planKeyOf } from './key.js';
 import type { InstallPlan, PlannedComponent } from './plan.js';
@@ -15,7 +16,7 @@ import type { InstallPlan, PlannedComponent } from './plan.js';
  * metadata-only packages that hold them together. Windows' runtime packages (ucrt, vc14_runtime) are still left to the
  * host (see closure.ts); deciding them from PE imports would add their names here for win-x64.
  */
-export const DECIDED_RUNTIME = new Set(['libstdcxx', 'libstdcxx-ng', 'libgcc', 'libgcc-ng', 'libgomp', '_openmp_mutex', '_libgcc_mutex']);
+export const DECIDED_RUNTIME = new Set(CONDA_RUNTIME_PACKAGES);
 
 /** A shared library of an archive, by file name: its ELF needs, or the name it links to. */
 export interface LibraryFile {

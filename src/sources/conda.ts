@@ -9,6 +9,12 @@ import { satisfies } from './version.js';
 import { compareConda, meetsAll, type Constraint } from './order.js';
 import { NotAvailable, type PlannedArchive, type Resolution, type SourceContext } from './types.js';
 
+/**
+ * The GCC runtime packages conda-forge's compilers put in every C/C++ package's run dependencies (`run_exports`), and
+ * the metadata-only packages that hold them together: what a closure on a conda channel asks for next.
+ */
+export const CONDA_RUNTIME_PACKAGES: readonly string[] = ['libstdcxx', 'libstdcxx-ng', 'libgcc', 'libgcc-ng', 'libgomp', '_openmp_mutex', '_libgcc_mutex'];
+
 export interface RepodataRecord {
   name: string;
   version: string;

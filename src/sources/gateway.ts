@@ -8,7 +8,7 @@ import { XpuError } from '../errors.js';
 import { gzipDecompressor, zstdDecompressor } from '../formats/decompress.js';
 import { httpFor, type Http } from '../net/http.js';
 import type { Reporter } from '../reporter.js';
-import { parseRepodata, type CondaCandidate, type Repodata } from './conda.js';
+import { CONDA_RUNTIME_PACKAGES, parseRepodata, type CondaCandidate, type Repodata } from './conda.js';
 import { CachingHttp, type BodyMeta, type IndexStats } from './http-cache.js';
 import { parseProjectPage, projectPageRequest, type IndexFile } from './pypi.js';
 import { RepodataScanner } from './repodata-scan.js';
@@ -267,6 +267,8 @@ class FullFileReader implements SubdirReader {
     for (const n of names) if (!this.known.has(n)) this.pending.add(n);
     while (names.some((n) => !this.known.has(n))) {
       if (!this.running) {
+        // A scan reads hundreds of MB for any number of names: the runtime packages a closure asks for next come along.
+        for (const n of CONDA_RUNTIME_PACKAGES) if (!this.known.has(n)) this.pending.add(n);
         const batch = [...this.pending];
         this.pending = new Set();
         this.running = this.scan(batch).finally(() => (this.running = undefined));

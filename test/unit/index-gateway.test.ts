@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Http } from '../../src/net/http.js';
+import { CONDA_RUNTIME_PACKAGES } from '../../src/sources/conda.js';
 import { Gateway } from '../../src/sources/gateway.js';
 import type { Reporter } from '../../src/reporter.js';
 import { silentReporter } from '../../src/reporter.js';
@@ -204,13 +205,25 @@ describe('the HTTP cache of index responses', () => {
     expect(await names()).toEqual(['level-zero']);
     expect(await names()).toEqual(['level-zero']);
     const [body, kept] = await files();
-    expect(kept).toBe(`${body}.records-${createHash('sha256').update('level-zero').digest('hex').slice(0, 16)}`);
+    const scanned = ['level-zero', ...CONDA_RUNTIME_PACKAGES].sort().join('\n');
+    expect(kept).toBe(`${body}.records-${createHash('sha256').update(scanned).digest('hex').slice(0, 16)}`);
     // The answer comes from what was kept: the body is not read again (a damaged one would be noticed otherwise).
     await fs.writeFile(path.join(cacheDir, 'index', 'bodies', kept!), JSON.stringify({ packages: {}, 'packages.conda': { 'level-zero-9.9-h0_0.conda': { ...record('level-zero', '9.9'), sha256: 'a'.repeat(64), md5: 'b'.repeat(32) } } }));
     expect((await run().condaRecords(`${base}/ch`, 'linux-64', ['level-zero'])).map((c) => c.version)).toEqual(['9.9']);
     await fullRepodata('linux-64', ['level-zero'], { 'cache-control': 'max-age=0', etag: '"v2"' });
     expect(await names()).toEqual(['level-zero']);
     expect(await files()).toHaveLength(1);
+  });
+
+  it('one scan also takes the GCC runtime packages a closure asks for next: asking for them reads nothing more', async () => {
+    await fullRepodata('linux-64', ['level-zero', 'libstdcxx', 'libgcc', '_openmp_mutex', 'python'], { 'cache-control': 'max-age=600' });
+    const gw = run();
+    expect((await gw.condaRecords(`${base}/ch`, 'linux-64', ['level-zero'])).map((c) => c.name)).toEqual(['level-zero']);
+    expect((await gw.condaRecords(`${base}/ch`, 'linux-64', ['libstdcxx', 'libgcc', '_openmp_mutex', '_libgcc_mutex'])).map((c) => c.name)).toEqual(['libstdcxx', 'libgcc', '_openmp_mutex']);
+    expect(requested('/ch/linux-64/repodata.json.zst')).toHaveLength(1);
+    // A name outside that set is a scan of the kept body, not a download.
+    expect((await gw.condaRecords(`${base}/ch`, 'linux-64', ['python'])).map((c) => c.name)).toEqual(['python']);
+    expect(requested('/ch/linux-64/repodata.json.zst')).toHaveLength(1);
   });
 
   it('a damaged entry record is an absent one', async () => {
