@@ -66,15 +66,15 @@ describe('UR from PyPI brings what its adapters need', () => {
     expect(r.exitCode, r.stderr).toBe(0);
     const ur = JSON.parse(r.stdout).components.find((c: { name: string }) => c.name === 'unified-runtime');
     const umf = ur.archives.find((a: { package: string }) => a.package === 'umf');
-    expect(umf.requiredBy).toEqual([`intel-cmplr-lib-ur ${newer()}: umf ==1.0.*`]);
-    expect(ur.archives.find((a: { package: string }) => a.package === 'tcmlib').requiredBy).toEqual([`umf ${umf.version}: tcmlib >=1.4`]);
+    expect(umf.requiredBy).toEqual([`intel-cmplr-lib-ur ${newer()}: umf ==1.1.*`]);
+    expect(ur.archives.find((a: { package: string }) => a.package === 'tcmlib').requiredBy).toEqual([`umf ${umf.version}: tcmlib >=1.5`]);
   });
 
   it('plan shows the closure as a tree', async () => {
     const r = await runCli(['plan', '--prefix', path.join(work, 'pypi', 'other'), '--component', 'unified-runtime'], env);
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/\n {4}└ umf 1\.0\.2: umf-1\.0\.2-py2\.py3-none-manylinux_2_28_x86_64\.whl .*\(required by intel-cmplr-lib-ur 2025\.3\.1: umf ==1\.0\.\*\)/);
-    expect(r.stdout).toMatch(/\n {6}└ tcmlib 1\.5\.0: .*\(required by umf 1\.0\.2: tcmlib >=1\.4\)/);
+    expect(r.stdout).toMatch(/\n {4}└ umf 1\.1\.0: umf-1\.1\.0-py2\.py3-none-manylinux_2_28_x86_64\.whl .*\(required by intel-cmplr-lib-ur 2026\.1\.0: umf ==1\.1\.\*\)/);
+    expect(r.stdout).toMatch(/\n {6}└ tcmlib 1\.5\.0: .*\(required by umf 1\.1\.0: tcmlib >=1\.5\)/);
   });
 
   it('plan shows every archive\'s URL and whole sha256 under it (README: "archives, URLs, sha256, sizes")', async () => {
@@ -107,7 +107,7 @@ describe('a tree with a library that cannot load is not swapped in', () => {
       env,
     );
     expect(r.exitCode).toBe(1);
-    expect(r.stderr).toContain('not followed: umf==1.0.* (needed by intel-cmplr-lib-ur 2025.3.1): not installed: left out to see the check refuse the tree');
+    expect(r.stderr).toContain(`not followed: umf==1.1.* (needed by intel-cmplr-lib-ur ${index.fixtures.urVersions.newer}): not installed: left out to see the check refuse the tree`);
     expect(r.stderr).toContain(
       'error: the new tree for ' + prefix + ' does not work here, so it was not installed: lib/libur_adapter_level_zero.so.0 needs libumf.so.1, which is neither in the new tree nor on this system (it comes with umf 1.x (PyPI umf, conda umf))',
     );

@@ -103,7 +103,8 @@ describe('PyPI simple index, with pip as the client', () => {
     expect(json.type).toBe('application/vnd.pypi.simple.v1+json');
     const doc = JSON.parse(json.body.toString()) as { meta: Record<string, string>; versions: string[]; files: Record<string, unknown>[] };
     expect(doc.meta['api-version']).toBe('1.1');
-    expect(doc.versions).toEqual([idx.fixtures.urVersions.older, idx.fixtures.urVersions.newer, idx.fixtures.urVersions.yanked]);
+    expect(doc.versions).toEqual(Object.keys(idx.fixtures.urClosure));
+    expect(doc.versions.at(-1)).toBe(idx.fixtures.urVersions.yanked);
     const yankedFiles = doc.files.filter((f) => f.yanked);
     expect(yankedFiles.map((f) => f.filename)).toHaveLength(2);
     expect(yankedFiles.every((f) => String(f.filename).includes(idx.fixtures.urVersions.yanked))).toBe(true);
@@ -136,7 +137,8 @@ describe('PyPI simple index, with pip as the client', () => {
     };
     const { older, newer, yanked } = idx.fixtures.urVersions;
     expect(doc.info.version).toBe(newer);
-    expect(Object.keys(doc.releases)).toEqual([older, newer, yanked]);
+    expect(Object.keys(doc.releases)).toEqual(Object.keys(idx.fixtures.urClosure));
+    expect(Object.keys(doc.releases)).toEqual(expect.arrayContaining([older, newer, yanked]));
     expect(doc.releases[yanked]!.every((f) => f.yanked)).toBe(true);
     expect(doc.urls.map((u) => u.filename).sort()).toEqual(
       [`intel_cmplr_lib_ur-${newer}-py2.py3-none-manylinux_2_28_x86_64.whl`, `intel_cmplr_lib_ur-${newer}-py2.py3-none-win_amd64.whl`].sort(),

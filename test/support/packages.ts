@@ -780,12 +780,23 @@ async function runtimeLibraryPackages(work: string, headersFrom: DebSet, conda: 
 // The fixture set
 // ---------------------------------------------------------------------------------------------------------
 
-const UR_VERSIONS = { older: '2025.2.0', newer: '2025.3.1', yanked: '2025.3.2' } as const;
+/** The UR releases the tests name by role; every release of UR_UMF is built as a wheel. */
+const UR_VERSIONS = { older: '2025.2.0', newer: '2026.1.0', yanked: '2026.2.0' } as const;
 
-/** Each UR release's UMF, as the real packages pin it: `intel-cmplr-lib-ur 2025.3.x` requires `umf ==1.0.*`. */
-const UR_UMF: Record<string, string> = { '2025.2.0': '0.11.0', '2025.3.1': '1.0.2', '2025.3.2': '1.0.2' };
-/** UMF releases and the tcmlib each requires (`umf 1.1.0` -> `tcmlib >=1.5`); 1.1.0 is there to be passed over. */
-const UMF_TCM: Record<string, string> = { '0.11.0': '>=1.4', '1.0.2': '>=1.4', '1.1.0': '>=1.5' };
+/**
+ * Each UR release's UMF, as the real packages pin it: `intel-cmplr-lib-ur 2025.3.x` requires `umf ==1.0.*`, 2026.x
+ * `umf ==1.1.*`. 2025.3.1 and 2025.3.2 are what torch 2.10 and 2.11 pin (with umf 1.0.2 / 1.0.3 and tcmlib 1.4.1).
+ */
+const UR_UMF: Record<string, string> = {
+  '2025.2.0': '0.11.0',
+  '2025.3.1': '1.0.2',
+  '2025.3.2': '1.0.3',
+  '2026.0.0': '1.1.0',
+  '2026.1.0': '1.1.0',
+  '2026.2.0': '1.1.0',
+};
+/** UMF releases and the tcmlib each requires (`umf 1.0.x` -> `tcmlib >=1.4`, `umf 1.1.0` -> `tcmlib >=1.5`). */
+const UMF_TCM: Record<string, string> = { '0.11.0': '>=1.4', '1.0.2': '>=1.4', '1.0.3': '>=1.4', '1.1.0': '>=1.5' };
 const TCM_VERSIONS = ['1.4.1', '1.5.0'];
 /** `1.0.2` -> `==1.0.*`: how the UR wheels pin UMF. */
 const minorPin = (v: string): string => `==${v.split('.').slice(0, 2).join('.')}.*`;
@@ -867,13 +878,15 @@ async function planAll(debs: Record<'bookworm' | 'trixie', DebSet>, work: string
 
   // Unified Runtime: the test double, as PyPI wheels and as a linux-64 conda package.
   const urWheelSummary = "xpu-setup test double of Intel's Unified Runtime libraries (not the real intel-cmplr-lib-ur)";
-  for (const [role, version] of Object.entries(UR_VERSIONS)) {
-    const umf = UR_UMF[version]!;
+  const condaRole = (version: string): 'older' | 'newer' | undefined =>
+    version === UR_VERSIONS.older ? 'older' : version === UR_VERSIONS.newer ? 'newer' : undefined;
+  for (const [version, umf] of Object.entries(UR_UMF)) {
     const libs = await compileUrDouble(version, join(work, 'ur', version), umf);
     const dlls = await compileUrWindowsDouble(version, join(work, 'ur-win', version), umf);
     const requiresDist = [`umf${minorPin(umf)}`];
     const dist = `${wheelDistName('intel-cmplr-lib-ur')}-${version}`;
-    const yanked = role === 'yanked' ? UR_YANKED_REASON : undefined;
+    const yanked = version === UR_VERSIONS.yanked ? UR_YANKED_REASON : undefined;
+    const role = condaRole(version);
     plans.push({
       meta: { format: 'wheel', name: 'intel-cmplr-lib-ur', version, platform: 'linux-x64' },
       make: () =>
@@ -899,7 +912,7 @@ async function planAll(debs: Record<'bookworm' | 'trixie', DebSet>, work: string
         }),
     });
     if (yanked) for (const plan of plans.slice(-2)) plan.wheel = { yanked };
-    if (role !== 'yanked') {
+    if (role) {
       condaPlan(
         {
           name: 'intel-cmplr-lib-ur',
@@ -950,7 +963,7 @@ async function planAll(debs: Record<'bookworm' | 'trixie', DebSet>, work: string
     const lib = await compileElf(umfElf(version), join(work, 'umf', version));
     plans.push(linuxWheel('umf', version, [[umfSoname(version), lib]], [`tcmlib${tcm}`]));
     plans.push(windowsWheel('umf', version, new Map([['umf.dll', await compileUmfWindows(version, join(work, 'umf-win', version))]]), [`tcmlib${tcm}`]));
-    if (version !== '1.1.0') {
+    if (Object.entries(UR_UMF).some(([ur, u]) => u === version && condaRole(ur))) {
       condaPlan(
         {
           name: 'umf',
