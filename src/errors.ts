@@ -15,6 +15,8 @@ export type ErrorCode =
   | 'NO_SOURCE'
   | 'SOURCE_FAILED'
   | 'RESOLUTION_CONFLICT'
+  /** `--match-torch` found nothing to match: no interpreter answered, or it has no torch and no runtime packages. */
+  | 'MATCH_TORCH'
   | 'INCOMPLETE'
   | 'REMOVAL'
   | 'LOCKFILE'

@@ -20,6 +20,8 @@ import { loadLockSource, lockedOf, newLockfile, planFromLocked, type LockedPlatf
 import type { ExistingInstalls, InstallPlan, NamedBy, PlanOptions } from './plan/plan.js';
 import { planRequestKey, recentPlan, rememberPlan } from './plan/recent.js';
 import { mergeRequest, type RequestFlags, type SetupRequest } from './plan/request.js';
+import { readTorchMatch, torchMismatch, TORCH_RUNTIME_PACKAGES } from './plan/torch.js';
+import { activeEnvDistributions } from './inspect/python-dists.js';
 import type { ComponentManifest } from './manifest/schema.js';
 import type { PlannedArchive } from './sources/types.js';
 import type { Host } from './host/types.js';
@@ -107,9 +109,19 @@ export async function planSetup(
     host.native && withExisting ? existingInstalls(deps, opts.plan.prefix, reporter) : undefined,
   ]);
   if (withExisting) await fillSizes(plan, deps);
+  if (host.native && !plan.request?.matchTorch) await noteTorchMismatch(plan, deps, reporter);
   // `plan` decides the runtime libraries early where the cache already holds what the decision reads.
   const decided = withExisting && host.native ? await decideRuntimeLibraries(plan, deps, reporter, { cacheOnly: true }) : plan;
   return existing ? { ...decided, existing } : decided;
+}
+
+/** An active Python environment with torch whose runtime packages this plan would shadow: said, with how to match. */
+async function noteTorchMismatch(plan: InstallPlan, deps: Deps, reporter: Reporter): Promise<void> {
+  const env = await activeEnvDistributions(deps, ['torch', ...TORCH_RUNTIME_PACKAGES]);
+  const note = env && torchMismatch(env, plan);
+  if (!note) return;
+  reporter.warn(note);
+  plan.notes = [...(plan.notes ?? []), note];
 }
 
 function sameRequest(a: SetupRequest | undefined, b: SetupRequest): boolean {
@@ -180,6 +192,7 @@ async function planFor(
     ...(opts.plan.indexUrl ? { indexUrl: opts.plan.indexUrl } : {}),
     requires: opts.plan.requires ?? [],
     refdriver: !!opts.refdriver,
+    ...(opts.plan.matchTorch ? { matchTorch: opts.plan.matchTorch } : {}),
   };
   for (const n of merged?.notes ?? []) reporter.info(n);
   const extended = merged && mine?.request ? receiptFile : undefined;
@@ -203,8 +216,11 @@ async function planFor(
   const namedBy: NamedBy = { ...opts.plan.namedBy };
   if (merged && !opts.flags?.condaChannels && request.condaChannels.length) namedBy.conda = `the conda channels recorded in ${receiptFile}`;
   if (merged && !opts.flags?.indexUrl && request.indexUrl) namedBy.pypi = `the index URL recorded in ${receiptFile}`;
+  // --match-torch reads the interpreter on every planning run: what it has installed is part of what is asked.
+  const torch = request.matchTorch ? await readTorchMatch(deps, request.matchTorch.python) : undefined;
   const optionsFor = (req: SetupRequest, required: string[] | undefined): PlanOptions => ({
     ...opts.plan,
+    torch,
     namedBy,
     components: req.components,
     sources: req.sources,

@@ -26,6 +26,8 @@ export interface OptionDef {
   default?: string;
   /** What completion offers for the value when there are no choices. */
   complete?: 'dir' | 'file';
+  /** A string option whose value may be left out (`--match-torch` or `--match-torch=PYTHON`): bare, it is "". */
+  optionalValue?: boolean;
 }
 
 /** Two options that cannot be combined, and the sentence that says which wins or why not. */
@@ -97,7 +99,7 @@ export function parseCommandArgs(spec: CommandSpec, args: string[], expandPath: 
   const defs = allOptions(spec);
   let parsed: { values: Values; positionals: string[] };
   try {
-    parsed = parseArgs({ args, options: toParseArgs(defs), allowPositionals: true, strict: true }) as typeof parsed;
+    parsed = parseArgs({ args: withOptionalValues(defs, args), options: toParseArgs(defs), allowPositionals: true, strict: true }) as typeof parsed;
   } catch (e) {
     const message = (e as Error).message;
     const unknown = /Unknown option '(-{1,2})([^'=]+)/.exec(message);
@@ -129,8 +131,16 @@ export function parseCommandArgs(spec: CommandSpec, args: string[], expandPath: 
   return { values, positionals };
 }
 
+/** A bare option whose value is optional becomes `--name=`, so the parser takes it (a value is given only with `=`). */
+function withOptionalValues(defs: OptionDef[], args: string[]): string[] {
+  const bare = new Set(defs.filter((d) => d.optionalValue).map((d) => `--${d.name}`));
+  const end = args.indexOf('--');
+  return args.map((a, i) => (bare.has(a) && (end < 0 || i < end) ? `${a}=` : a));
+}
+
 function optionLabel(d: OptionDef): string {
-  const long = `--${d.name}${d.type === 'string' ? ` ${d.value ?? (d.choices ? d.choices.join('|') : 'VALUE')}` : ''}`;
+  const value = d.value ?? (d.choices ? d.choices.join('|') : 'VALUE');
+  const long = `--${d.name}${d.type === 'string' ? (d.optionalValue ? `[=${value}]` : ` ${value}`) : ''}`;
   return d.short ? `-${d.short}, ${long}` : `    ${long}`;
 }
 

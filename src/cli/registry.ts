@@ -32,6 +32,16 @@ const planOptions: OptionDef[] = [
   { name: 'cache-dir', type: 'string', value: 'DIR', description: 'where downloaded archives are kept, by sha256', env: 'XPU_SETUP_CACHE_DIR', default: '$XDG_CACHE_HOME/xpu-setup or ~/.cache/xpu-setup', complete: 'dir' },
   { name: 'manifests', type: 'string', value: 'DIR', description: 'read component manifests from this directory', env: 'XPU_SETUP_MANIFESTS', default: 'the manifests shipped with xpu-setup', complete: 'dir' },
   { name: 'require', type: 'string', multiple: true, value: 'CONSTRAINT', description: "a version floor or pin such as 'level-zero>=1.9', in each source's own version order", env: 'XPU_SETUP_REQUIRE', default: 'the manifests\' floors (level-zero>=1.9)' },
+  {
+    name: 'match-torch',
+    type: 'string',
+    optionalValue: true,
+    value: 'PYTHON',
+    description: "pin the runtime packages (intel-cmplr-lib-ur, umf, tcmlib) to the exact versions this Python's torch runs with, read from its importlib.metadata; remembered in the prefix",
+    default: 'without a value: the active environment\'s python (VIRTUAL_ENV, CONDA_PREFIX), else python3 on PATH',
+    complete: 'file',
+  },
+  { name: 'no-match-torch', type: 'boolean', description: 'stop matching the PyTorch a previous run recorded' },
   { name: 'remove', type: 'string', multiple: true, value: 'NAME', choices: ['level-zero', 'unified-runtime'], description: 'take an installed component out of the prefix (the only way a run removes one)' },
   { name: 'locked', type: 'boolean', description: 'install exactly the lockfile (see --lockfile); no index is asked' },
   { name: 'lockfile', type: 'string', value: 'FILE', description: 'the lockfile --locked reads', default: './xpu-setup.lock.json', complete: 'file' },
@@ -73,7 +83,10 @@ const runOptions: OptionDef[] = [
   { name: 'max-ratio', type: 'string', value: 'N', env: 'XPU_SETUP_MAX_RATIO', default: '200', description: 'the largest unpacked/packed ratio of one archive once past 32 MiB (0 = no limit)' },
 ];
 
+const matchTorchConflict: Conflict = { a: 'match-torch', b: 'no-match-torch', why: 'pick one of --match-torch and --no-match-torch' };
+
 const setupConflicts: Conflict[] = [
+  matchTorchConflict,
   { a: 'refdriver', b: 'platform', when: (v) => v.platform !== undefined, why: '--refdriver builds and runs code on this machine, so it cannot be combined with --platform' },
   { a: 'dry-run', b: 'require-device', why: '--dry-run runs nothing, so there is no device to require' },
   { a: 'refdriver', b: 'no-refdriver', why: 'pick one of --refdriver and --no-refdriver' },
@@ -214,6 +227,7 @@ const lock: CommandSpec = {
     { name: 'lockfile', type: 'string', value: 'FILE', description: 'where to write it', default: './xpu-setup.lock.json', complete: 'file' },
     { name: 'refdriver', type: 'boolean', description: 'record --refdriver in the lockfile\'s request' },
   ],
+  conflicts: [matchTorchConflict],
   examples: [
     ['xpu-setup lock --platform linux-x64,win-x64', 'lock both platforms; commit the file'],
     ['xpu-setup --locked', 'then install exactly that'],
@@ -231,6 +245,7 @@ const bundle: CommandSpec = {
     { name: 'out', type: 'string', value: 'DIR', description: 'the bundle directory (other platforms already in it are kept)', complete: 'dir' },
     { name: 'locked', type: 'boolean', description: 'bundle exactly the lockfile (see --lockfile); no index is asked' },
   ],
+  conflicts: [matchTorchConflict],
   examples: [
     ['xpu-setup bundle --platform linux-x64,win-x64 --out ./xpu-bundle', 'on a machine with the internet'],
     ['xpu-setup --from ./xpu-bundle', 'on the target (or serve the directory and pass its URL)'],

@@ -11,6 +11,7 @@ import type { PlanOptions } from '../plan/plan.js';
 import type { SetupOptions } from '../pipeline.js';
 import { LOCKFILE_NAME } from '../plan/lockfile.js';
 import type { RequestFlags } from '../plan/request.js';
+import type { MatchTorchRequest } from '../plan/torch.js';
 import { parseConstraint } from '../sources/order.js';
 import { list, splitList, str, type Values } from './command.js';
 import { EnvVars } from '../env-names.js';
@@ -87,6 +88,13 @@ function bundleLocation(from: string | undefined, deps: Deps): string | undefine
   }
 }
 
+/** `--match-torch` (""): the active environment's python; `=PYTHON`: a command name as it is, a path made absolute. */
+function matchTorchOf(value: string | undefined): MatchTorchRequest | undefined {
+  if (value === undefined) return undefined;
+  if (!value) return {};
+  return { python: /[\\/]/.test(value) ? path.resolve(value) : value };
+}
+
 export interface ParsedPlanOptions {
   plan: PlanOptions;
   /** Only what this command line (or XPU_SETUP_* variables) said. */
@@ -130,6 +138,9 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
   if (remove.length) flags.remove = remove;
   if (values.refdriver) flags.refdriver = true;
   if (values['no-refdriver']) flags.refdriver = false;
+  const matchTorch = matchTorchOf(str(values, 'match-torch'));
+  if (matchTorch) flags.matchTorch = matchTorch;
+  if (values['no-match-torch']) flags.matchTorch = null;
   const lockfile = str(values, 'lockfile');
   const from = bundleLocation(str(values, 'from'), deps);
   if (from && (values.locked || lockfile)) throw new XpuError('USAGE', '--from installs the bundle\'s own lockfile: drop --locked / --lockfile');
@@ -142,6 +153,7 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
       condaChannels,
       indexUrl: flags.indexUrl,
       requires,
+      ...(matchTorch ? { matchTorch } : {}),
       namedBy: { ...(channels.length ? { conda: channels[0]!.from } : {}), ...(indexUrl ? { pypi: indexUrl.from } : {}) },
     },
     flags,

@@ -49,6 +49,7 @@ export const linuxLayout: PlatformLayout = {
   pythonInVenv: ['bin/python3', 'bin/python'],
   pythonInConda: ['bin/python3', 'bin/python'],
   pythonOnPath: ['python3', 'python'],
+  sitePackages: ['lib/python3.*/site-packages'],
   remedies: {
     noCompiler: 'install one (sudo apt install gcc, sudo dnf install gcc) or set CC',
     noZeLoader: (setup) => `run ${setup} to install a loader into the prefix (or install the distro package, e.g. sudo apt install libze1)`,

@@ -88,6 +88,8 @@ export interface PlatformLayout {
   pythonInConda: string[];
   /** Interpreter names looked up on PATH, in order. */
   pythonOnPath: string[];
+  /** Where a venv or conda env keeps installed distributions; a `*` segment matches one directory (`python3.11`). */
+  sitePackages: string[];
   /** Remedies that errors and doctor checks say, in this platform's words. */
   remedies: PlatformRemedies;
 }

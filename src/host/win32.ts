@@ -38,6 +38,7 @@ export const win32Layout: PlatformLayout = {
   pythonInVenv: ['Scripts/python.exe'],
   pythonInConda: ['python.exe'],
   pythonOnPath: ['python.exe', 'python3.exe'],
+  sitePackages: ['Lib/site-packages'],
   remedies: {
     noCompiler: 'install Visual Studio Build Tools with the "Desktop development with C++" workload (or set CC)',
     noZeLoader: (setup) => `install the Intel graphics driver (it puts ze_loader.dll in System32), or run ${setup}`,

@@ -87,3 +87,63 @@ export async function readPythonDistributions(deps: Deps, names: string[], pytho
   }
   return { found: undefined, tried };
 }
+
+/** An environment's installed versions, read from its `*.dist-info` directory names alone (no Python started). */
+export interface EnvDists {
+  /** The environment's directory. */
+  root: string;
+  /** The variable that named it. */
+  from: string;
+  /** Installed version of each asked name (PEP 503-normalised) that is installed. */
+  versions: Record<string, string>;
+}
+
+const normalized = (name: string): string => name.toLowerCase().replace(/[-_.]+/g, '-');
+
+/** Pure: `torch-2.10.0+xpu.dist-info` -> torch, 2.10.0+xpu; anything else -> undefined. */
+export function parseDistInfoName(entry: string): { name: string; version: string } | undefined {
+  const m = /^(.+)-([^-]+)\.dist-info$/.exec(entry);
+  return m ? { name: normalized(m[1]!), version: m[2]! } : undefined;
+}
+
+/**
+ * The distributions of the active virtual environment (VIRTUAL_ENV), else the active conda env (CONDA_PREFIX), by
+ * listing their site-packages: a few directory reads, cheap enough for every run. Undefined when no environment is
+ * active or none of `names` is installed in it.
+ */
+export async function activeEnvDistributions(deps: Deps, names: string[]): Promise<EnvDists | undefined> {
+  const l = nodeLayout(deps.platform);
+  const want = new Set(names.map(normalized));
+  for (const from of [EnvVars.VIRTUAL_ENV, EnvVars.CONDA_PREFIX]) {
+    const root = deps.env[from];
+    if (!root) continue;
+    const versions: Record<string, string> = {};
+    for (const pattern of l.sitePackages) {
+      for (const dir of await expandStar(deps, root, pattern.split('/'))) {
+        for (const entry of (await deps.readDir(dir)) ?? []) {
+          const d = parseDistInfoName(entry);
+          if (d && want.has(d.name)) versions[d.name] = d.version;
+        }
+      }
+    }
+    if (Object.keys(versions).length) return { root, from, versions };
+  }
+  return undefined;
+}
+
+/** `root` joined with `segments`, a `*` inside a segment matching any directory entry there. */
+async function expandStar(deps: Deps, root: string, segments: string[]): Promise<string[]> {
+  const path = nodeLayout(deps.platform).path;
+  let dirs = [root];
+  for (const seg of segments) {
+    if (!seg.includes('*')) {
+      dirs = dirs.map((d) => path.join(d, seg));
+      continue;
+    }
+    const re = new RegExp(`^${seg.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+    const next: string[] = [];
+    for (const d of dirs) for (const e of (await deps.readDir(d)) ?? []) if (re.test(e)) next.push(path.join(d, e));
+    dirs = next;
+  }
+  return dirs;
+}

@@ -113,13 +113,13 @@ function condaProvider(ctx: SourceContext, channels: string[], skip: Map<string,
 /** Newest version first, then conda's preference among builds of one version. */
 const betterCondaRecord = (a: CondaCandidate, b: CondaCandidate): number => compareConda(b.version, a.version) || better(a, b);
 
-async function condaClosure(spec: CondaSourceSpec, r: Resolution, ctx: SourceContext, component: string): Promise<{ archives: PlannedArchive[]; notes: ClosureNotes }> {
+async function condaClosure(spec: CondaSourceSpec, r: Resolution, ctx: SourceContext, component: string, pins: Requirement[]): Promise<{ archives: PlannedArchive[]; notes: ClosureNotes }> {
   const channels = ctx.condaChannels?.length ? ctx.condaChannels : spec.channels;
   const notes: ClosureNotes = { runtime: [], skipped: [], unread: [] };
   const provider = condaProvider(ctx, channels, skipMap(spec.skip), notes);
   // The packages the source chose are pinned to the very builds it chose.
   const roots = r.archives.map((a): Requirement => ({ name: a.package, spec: `==${a.version} ${a.build ?? '*'}`, by: component }));
-  const solved = await resolve(roots, provider);
+  const solved = await resolve(roots, provider, pins);
   const archives: PlannedArchive[] = [];
   for (const { candidate, requiredBy } of solved.values()) {
     const rec = candidate.record;
@@ -250,13 +250,13 @@ function pypiProvider(
   };
 }
 
-async function pypiClosure(spec: PypiSourceSpec, r: Resolution, ctx: SourceContext, component: string): Promise<{ archives: PlannedArchive[]; notes: ClosureNotes }> {
+async function pypiClosure(spec: PypiSourceSpec, r: Resolution, ctx: SourceContext, component: string, pins: Requirement[]): Promise<{ archives: PlannedArchive[]; notes: ClosureNotes }> {
   const indexUrl = ctx.indexUrl ?? DEFAULT_INDEX_URL;
   const notes: ClosureNotes = { runtime: [], skipped: [], unread: [] };
   const skip = new Map([...skipMap(spec.skip)].map(([k, v]) => [normalizeName(k), v]));
   const provider = pypiProvider(ctx, indexUrl, skip, notes, await pep440(), markerEnvFor(ctx.host.platform));
   const roots = r.archives.map((a): Requirement => ({ name: normalizeName(a.package), spec: `==${a.version}`, by: component }));
-  const solved = await resolve(roots, provider);
+  const solved = await resolve(roots, provider, pins.map((p) => ({ ...p, name: normalizeName(p.name) })));
   const archives: PlannedArchive[] = [];
   for (const { candidate, requiredBy } of solved.values()) {
     const root = r.archives.find((a) => normalizeName(a.package) === candidate.name);
@@ -282,17 +282,19 @@ function dedupe(n: ClosureNotes): ClosureNotes {
 
 /**
  * The dependency closure of what a conda or PyPI source chose: the chosen packages stay as chosen, and every package
- * they need (read from the index's own metadata) is added, the newest that fits every requirement on it. Other
- * sources (apt, a pinned URL) are returned as they are.
+ * they need (read from the index's own metadata) is added, the newest that fits every requirement on it and every pin
+ * (exact versions that bind a package only where the closure has it). Other sources (apt, a pinned URL) are returned
+ * as they are.
  */
 export async function closeOver(
   spec: SourceSpec,
   r: Resolution,
   ctx: SourceContext,
   component: string,
+  pins: Requirement[] = [],
 ): Promise<{ archives: PlannedArchive[]; notes: ClosureNotes }> {
-  if (spec.kind === 'conda') return condaClosure(spec, r, ctx, component);
-  if (spec.kind === 'pypi') return pypiClosure(spec, r, ctx, component);
+  if (spec.kind === 'conda') return condaClosure(spec, r, ctx, component, pins);
+  if (spec.kind === 'pypi') return pypiClosure(spec, r, ctx, component, pins);
   return { archives: r.archives, notes: { runtime: [], skipped: [], unread: [] } };
 }
 

@@ -11,9 +11,10 @@ import { resolvePypi } from '../sources/pypi.js';
 import { NotAvailable, type PlannedArchive, type Resolution, type SourceContext } from '../sources/types.js';
 import { resolveUrl } from '../sources/url.js';
 import { compareVersions } from '../sources/version.js';
-import { meetsAll, orderingOf, type Constraint } from '../sources/order.js';
+import { meetsAll, orderingOf, parseConstraint, type Constraint } from '../sources/order.js';
 import { belowFloorOf, floorsFor, type SetupRequest } from './request.js';
 import { checkConstrains, closeOver } from './closure.js';
+import { pinAsker, pinRequirements, type MatchTorchRequest, type TorchMatch } from './torch.js';
 import { VERSION } from '../version.js';
 import { PLAN_SCHEMA, planKeyOf } from './key.js';
 
@@ -101,6 +102,8 @@ export interface InstallPlan {
   reusedFrom?: string;
   /** Things the user should read: what was repeated from the recorded request, fallbacks. */
   notes?: string[];
+  /** `--match-torch`: the interpreter read and the exact versions the plan keeps. */
+  torch?: TorchMatch;
 }
 
 export interface PlanOptions {
@@ -120,6 +123,10 @@ export interface PlanOptions {
   refresh?: boolean;
   /** What named the conda channels and the index URL, for errors about them (default: the options). */
   namedBy?: NamedBy;
+  /** `--match-torch[=PYTHON]` as asked (the request of a plan that no prefix's request went into). */
+  matchTorch?: MatchTorchRequest;
+  /** What `--match-torch` read: exact versions of the runtime packages in a Python environment. */
+  torch?: TorchMatch;
 }
 
 function orderSources(specs: SourceSpec[], prefer: SourceKind[]): SourceSpec[] {
@@ -211,6 +218,10 @@ async function planComponent(
   const spec = m.platforms[host.platform];
   const pc: PlannedComponent = { name: m.name, explicit, status: 'unavailable', archives: [], provides: spec?.provides ?? [], notes: [], attempts: [] };
   if (m.zeLoader) pc.zeLoader = true;
+  // A pinned package that a source of this component chooses pins the component's own version too.
+  const pinned = opts.torch?.pins.find((p) => spec?.sources.some((s) => 'packages' in s && s.packages.includes(p.name)));
+  if (pinned) floors.hard.push(parseConstraint(`${m.name}==${pinned.version}`));
+  const pins = opts.torch ? pinRequirements(opts.torch) : [];
   const constraints = [...floors.hard, ...floors.preferred];
   if (constraints.length) pc.constraints = constraints.map((c) => c.text);
   if (!spec) {
@@ -219,7 +230,7 @@ async function planComponent(
   }
   const choose = async (r: Resolution, s: SourceSpec, label: string, index: number): Promise<PlannedComponent> => {
     // Everything the chosen packages need, from the same index.
-    const closed = await closeOver(s, r, cctx, m.name);
+    const closed = await closeOver(s, r, cctx, m.name, pins);
     pc.attempts.push({ source: r.source, outcome: 'chosen', reason: `${label}: ${r.archives.map((a) => `${a.package} ${a.version}`).join(', ')}` });
     Object.assign(pc, { status: 'planned', source: r.source, origin: r.origin, version: r.version, archives: closed.archives });
     if (closed.notes.runtime.length) pc.runtime = closed.notes.runtime;
@@ -249,8 +260,9 @@ async function planComponent(
         const older = floors.preferred.length ? await belowFloorAnswer(s, ctx, floors.hard) : undefined;
         if (older) below.push({ index, spec: s, label, r: older });
       } else if (e instanceof XpuError) {
-        // The source answered, but its packages do not fit together: the conflict is the error, not the source.
-        if (e.code === 'RESOLUTION_CONFLICT' && isNamed(s, opts)) throw e;
+        // The source answered, but its packages do not fit together: the conflict is the error, not the source. The
+        // versions --match-torch read hold for every source, so another one cannot make them fit either.
+        if (e.code === 'RESOLUTION_CONFLICT' && (isNamed(s, opts) || opts.torch)) throw e;
         const a: SourceAttempt = { source: s.kind, outcome: isUnreachable(e) ? 'unreachable' : 'error', reason: `${label}: ${e.message}` };
         if (OWN_HINTS.has(e.code) && e.hints.length) a.hints = e.hints;
         pc.attempts.push(a);
@@ -279,8 +291,8 @@ async function planComponent(
   return pc;
 }
 
-/** Names what was missing and every source tried for it, then the remedy. */
-export function noSourceError(missing: PlannedComponent[], platform: TargetPlatform): XpuError {
+/** Names what was missing and every source tried for it, then the remedy (and the pins `--match-torch` set). */
+export function noSourceError(missing: PlannedComponent[], platform: TargetPlatform, torch?: TorchMatch): XpuError {
   const tried = missing.flatMap((c) => c.attempts.map((a) => `${c.name}: ${a.reason}`));
   const unreachable = missing.some((c) => c.attempts.some((a) => a.outcome === 'unreachable'));
   // A source had the package, only older than the floor the user set: say how to accept it on purpose.
@@ -291,6 +303,7 @@ export function noSourceError(missing: PlannedComponent[], platform: TargetPlatf
       ...tried.map((t) => `tried ${t}`),
       ...missing.flatMap((c) => (c.attempts.length ? [] : c.notes.map((n) => `${c.name}: ${n}`))),
       ...belowFloor.map((c) => `to accept an older ${c.name}, lower the floor you set (--require, XPU_SETUP_REQUIRE): --require '${c.name}>=0'`),
+      ...(torch ? [`${pinAsker(torch)} pins ${torch.pins.map((p) => `${p.name} ${p.version}`).join(', ')}; without the match: --no-match-torch`] : []),
       ...new Set(missing.flatMap((c) => c.attempts.flatMap((a) => a.hints ?? []))),
       'check the index URLs (--conda-channel, --index-url), your network and proxy, or allow more sources with --source',
     ],
@@ -340,7 +353,7 @@ export async function makePlan(
   const missing = components.filter(
     (c) => c.status === 'unavailable' && (c.explicit || (c.attempts.length > 0 && (opts.sources.length > 0 || !!c.constraints))),
   );
-  if (missing.length) throw noSourceError(missing, host.platform);
+  if (missing.length) throw noSourceError(missing, host.platform, opts.torch);
   checkConstrains(components.filter((c) => c.status === 'planned'));
   return {
     schema: PLAN_SCHEMA,
@@ -351,5 +364,6 @@ export async function makePlan(
     cacheDir: opts.cacheDir,
     components,
     planKey: planKeyOf(host.platform, components),
+    ...(opts.torch ? { torch: opts.torch } : {}),
   };
 }

@@ -4,6 +4,7 @@ import type { ComponentManifest, SourceKind } from '../manifest/schema.js';
 import { meetsAll, orderingOf, parseConstraint, type Constraint } from '../sources/order.js';
 import { compareVersions } from '../sources/version.js';
 import type { BelowFloor } from './plan.js';
+import type { MatchTorchRequest } from './torch.js';
 
 export interface SetupRequest {
   /** Components named explicitly; empty means every component in the manifests. */
@@ -15,6 +16,8 @@ export interface SetupRequest {
   /** Version constraints as written (`level-zero>=1.9`); manifest defaults are not copied here. */
   requires: string[];
   refdriver: boolean;
+  /** `--match-torch[=PYTHON]`: pin the runtime packages to what that Python environment's torch runs with. */
+  matchTorch?: MatchTorchRequest;
 }
 
 /** What this run's command line (or environment) said; undefined means "not said: repeat the recorded request". */
@@ -25,6 +28,8 @@ export interface RequestFlags {
   indexUrl?: string;
   requires?: string[];
   refdriver?: boolean;
+  /** `--match-torch[=PYTHON]`; null: `--no-match-torch` (forget a recorded one). */
+  matchTorch?: MatchTorchRequest | null;
   /** Installed components to remove: the only way a run takes a component out of a prefix. */
   remove?: string[];
 }
@@ -75,6 +80,8 @@ export function mergeRequest(recorded: SetupRequest | undefined, flags: RequestF
     requires,
     refdriver: flags.refdriver ?? base.refdriver,
   };
+  const matchTorch = flags.matchTorch === undefined ? base.matchTorch : flags.matchTorch ?? undefined;
+  if (matchTorch) request.matchTorch = matchTorch;
   if (!request.indexUrl) delete request.indexUrl;
   const kept = installed.filter((c) => !remove.includes(c) && !(flags.components ?? []).includes(c));
   const notes: string[] = [];

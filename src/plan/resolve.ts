@@ -83,11 +83,13 @@ function chainOf<C extends Candidate>(state: State<C>, reqs: Requirement[]): str
  * Chooses one candidate per name reachable from `roots` so that every requirement and constraint holds: names are
  * decided in the order they were first asked for, each taking the best candidate that fits everything asked of it so
  * far; a dead end goes back to the latest choice that has another candidate. Throws RESOLUTION_CONFLICT naming the
- * chain of requirements of the deepest conflict met.
+ * chain of requirements of the deepest conflict met. `limits` bind a name only where something requires it, as a
+ * conda `constrains` does (the exact versions a user's PyTorch runs with, say).
  */
-export async function resolve<C extends Candidate>(roots: Requirement[], provider: Provider<C>): Promise<Map<string, Resolved<C>>> {
+export async function resolve<C extends Candidate>(roots: Requirement[], provider: Provider<C>, limits: Requirement[] = []): Promise<Map<string, Resolved<C>>> {
   const start: State<C> = { chosen: new Map(), wants: new Map(), limits: new Map(), open: [] };
   for (const r of roots) addWant(start, r);
+  for (const l of limits) start.limits.set(l.name, [...(start.limits.get(l.name) ?? []), l]);
   let best: Conflict | undefined;
   let attempts = 0;
   const conflict = (state: State<C>, name: string, against: Requirement[], available: string[]): void => {

@@ -1,0 +1,173 @@
+// --match-torch end to end: a real Python (Debian's python3, a venv or PYTHONPATH) with installed-distribution test
+// doubles of torch XPU and Intel's runtime wheels; the plan pins UR, UMF and TCM to what that torch runs with.
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
+import { installDists, intelRuntimeDists, makeVenv, SYSTEM_PYTHON, torchXpuDist } from '../support/python-env.js';
+import { runCli, scrubbedEnv, tempDir } from './cli.js';
+
+const TORCH_210 = { ur: '2025.3.1', umf: '1.0.2', tcmlib: '1.4.1' };
+const TORCH_211 = { ur: '2025.3.2', umf: '1.0.3', tcmlib: '1.4.1' };
+
+let index: FixtureIndex;
+let work: string;
+let base: Record<string, string>;
+let venv: { root: string; python: string };
+
+beforeAll(async () => {
+  index = await startFixtureIndex();
+  work = await tempDir('match-torch');
+  base = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
+  venv = await makeVenv(path.join(work, 'venv'), [torchXpuDist('2.10.0+xpu', TORCH_210), ...intelRuntimeDists(TORCH_210)]);
+});
+
+afterAll(async () => {
+  await index?.close();
+  await fs.rm(work, { recursive: true, force: true });
+});
+
+const inVenv = (): Record<string, string> => ({ ...base, VIRTUAL_ENV: venv.root, PATH: `${path.join(venv.root, 'bin')}:${base.PATH}` });
+const urOnly = (prefix: string): string[] => ['--component', 'unified-runtime', '--prefix', path.join(work, prefix)];
+type Plan = { components: { name: string; version: string; archives: { package: string; version: string }[] }[]; torch?: Record<string, unknown>; notes?: string[]; request?: Record<string, unknown> };
+const urVersions = (plan: Plan): Record<string, string> =>
+  Object.fromEntries(plan.components.find((c) => c.name === 'unified-runtime')!.archives.map((a) => [a.package, a.version]));
+
+describe('--match-torch with the active virtual environment', () => {
+  it('plan pins intel-cmplr-lib-ur, umf and tcmlib to the venv\'s versions and says which interpreter it read', async () => {
+    const r = await runCli(['plan', '--match-torch', ...urOnly('p1')], inVenv());
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(
+      new RegExp(`--match-torch: torch 2\\.10\\.0\\+xpu in ${venv.python.replace(/[.+]/g, '\\$&')} \\(Python 3\\.\\d+\\.\\d+\\), with intel-cmplr-lib-ur 2025\\.3\\.1, intel-sycl-rt 2025\\.3\\.1, umf 1\\.0\\.2, tcmlib 1\\.4\\.1: the prefix gets exactly these`),
+    );
+    expect(r.stdout).toContain('unified-runtime 2025.3.1 from pypi');
+    // umf 1.1.0 and tcmlib 1.5.0 are newer and would be chosen without the match.
+    expect(r.stdout).toMatch(/└ umf 1\.0\.2: .*\(required by intel-cmplr-lib-ur 2025\.3\.1: umf ==1\.0\.\*\)/);
+    expect(r.stdout).toMatch(/└ tcmlib 1\.4\.1: .*\(required by umf 1\.0\.2: tcmlib >=1\.4\)/);
+  });
+
+  it('plan --json carries the interpreter, its torch and the pins, and the request records the flag', async () => {
+    const r = await runCli(['plan', '--json', '--match-torch', ...urOnly('p2')], inVenv());
+    expect(r.exitCode, r.stderr).toBe(0);
+    const plan = JSON.parse(r.stdout) as Plan;
+    expect(plan.torch).toMatchObject({
+      python: venv.python,
+      torch: '2.10.0+xpu',
+      installed: { 'intel-cmplr-lib-ur': '2025.3.1', 'intel-sycl-rt': '2025.3.1', umf: '1.0.2', tcmlib: '1.4.1' },
+    });
+    expect((plan.torch!.pins as { name: string; from: string }[]).every((p) => p.from === 'installed')).toBe(true);
+    expect(urVersions(plan)).toEqual({ 'intel-cmplr-lib-ur': '2025.3.1', umf: '1.0.2', tcmlib: '1.4.1' });
+    expect(plan.request!.matchTorch).toEqual({});
+  });
+
+  it('a pin the closure cannot meet is an error naming both sides, before any download', async () => {
+    // An environment whose umf does not fit its UR: intel-cmplr-lib-ur 2025.3.1 requires umf ==1.0.*.
+    const broken = await makeVenv(path.join(work, 'broken'), [torchXpuDist('2.10.0+xpu', TORCH_210), ...intelRuntimeDists({ ...TORCH_210, umf: '1.1.0' })]);
+    const r = await runCli(['plan', `--match-torch=${broken.python}`, ...urOnly('p3')], base);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain(
+      `error: cannot satisfy intel-cmplr-lib-ur 2025.3.1: umf ==1.0.* and --match-torch (torch 2.10.0+xpu in ${broken.python}): umf ==1.1.0: only umf 1.1.0, umf 1.0.3, umf 1.0.2, umf 0.11.0 can be had`,
+    );
+  });
+});
+
+describe('--match-torch=PYTHON with PYTHONPATH', () => {
+  it('a torch with none of the runtime packages beside it is matched by its release\'s pins, and the plan says so', async () => {
+    const site = path.join(work, 'pythonpath');
+    await installDists(site, [torchXpuDist('2.11.0+xpu', TORCH_211)]);
+    const r = await runCli(['plan', '--json', `--match-torch=${SYSTEM_PYTHON}`, ...urOnly('p4')], { ...base, PYTHONPATH: site });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const plan = JSON.parse(r.stdout) as Plan;
+    expect(plan.torch).toMatchObject({ python: SYSTEM_PYTHON, torch: '2.11.0+xpu', installed: {} });
+    expect((plan.torch!.notes as string[])[0]).toMatch(
+      /^torch 2\.11\.0\+xpu in \/usr\/bin\/python3 \(Python 3\.\d+\.\d+\), but none of intel-cmplr-lib-ur, intel-sycl-rt, umf, tcmlib installed there \(a torch built against a system oneAPI\?\): using what torch 2\.11 wheels pin: intel-cmplr-lib-ur 2025\.3\.2, intel-sycl-rt 2025\.3\.2, umf 1\.0\.3, tcmlib 1\.4\.1$/,
+    );
+    expect(urVersions(plan)).toEqual({ 'intel-cmplr-lib-ur': '2025.3.2', umf: '1.0.3', tcmlib: '1.4.1' });
+  });
+
+  it('an interpreter with neither torch nor the runtime packages is an error that names it and what to do', async () => {
+    const r = await runCli(['plan', `--match-torch=${SYSTEM_PYTHON}`, ...urOnly('p5')], base);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toMatch(/error: --match-torch: \/usr\/bin\/python3 \(Python 3\.\d+\.\d+\) has neither torch nor any of intel-cmplr-lib-ur, intel-sycl-rt, umf, tcmlib installed/);
+    expect(r.stderr).toContain('--match-torch=/path/to/venv/bin/python');
+  });
+});
+
+describe('the request remembers --match-torch', () => {
+  const prefix = () => path.join(work, 'prefix');
+  const run = (args: string[], env = inVenv()) =>
+    runCli([...args, '--prefix', prefix(), '--cache-dir', path.join(work, 'cache'), '--conda-channel', index.condaChannelUrl('bookworm'), '--no-probe'], env);
+
+  it('setup records it; a bare re-run reads the environment again and follows its torch; --no-match-torch forgets it', async () => {
+    const first = await run(['--match-torch']);
+    expect(first.exitCode, first.stderr).toBe(0);
+    expect(first.stderr).toMatch(/--match-torch: torch 2\.10\.0\+xpu in .*: the prefix gets exactly these/);
+    const receipt = JSON.parse(await fs.readFile(path.join(prefix(), 'xpu-setup.receipt.json'), 'utf8')) as { request: Record<string, unknown>; archives: { package: string; version: string }[] };
+    expect(receipt.request.matchTorch).toEqual({});
+    expect(receipt.archives.filter((a) => ['intel-cmplr-lib-ur', 'umf', 'tcmlib'].includes(a.package)).map((a) => `${a.package} ${a.version}`).sort()).toEqual([
+      'intel-cmplr-lib-ur 2025.3.1',
+      'tcmlib 1.4.1',
+      'umf 1.0.2',
+    ]);
+
+    // The user moves the venv to torch 2.11: the remembered flag follows it.
+    const upgraded = await makeVenv(path.join(work, 'venv211'), [torchXpuDist('2.11.0+xpu', TORCH_211), ...intelRuntimeDists(TORCH_211)]);
+    const again = await run(['plan', '--json'], { ...base, VIRTUAL_ENV: upgraded.root });
+    expect(again.exitCode, again.stderr).toBe(0);
+    const plan = JSON.parse(again.stdout) as Plan;
+    expect(plan.torch).toMatchObject({ python: upgraded.python, torch: '2.11.0+xpu' });
+    expect(urVersions(plan)).toEqual({ 'intel-cmplr-lib-ur': '2025.3.2', umf: '1.0.3', tcmlib: '1.4.1' });
+
+    const forget = await run(['plan', '--json', '--no-match-torch']);
+    expect(forget.exitCode, forget.stderr).toBe(0);
+    const unpinned = JSON.parse(forget.stdout) as Plan;
+    expect(unpinned.torch).toBeUndefined();
+    expect(unpinned.request!.matchTorch).toBeUndefined();
+    expect(urVersions(unpinned)['intel-cmplr-lib-ur']).toBe(index.fixtures.urVersions.newer);
+  });
+
+  it('--match-torch and --no-match-torch together are a usage error', async () => {
+    const r = await run(['plan', '--match-torch', '--no-match-torch']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('pick one of --match-torch and --no-match-torch');
+  });
+
+  it('lock takes it: the lockfile records the request and the matched versions', async () => {
+    const lockfile = path.join(work, 'xpu-setup.lock.json');
+    const r = await runCli(['lock', '--match-torch', '--component', 'unified-runtime', '--lockfile', lockfile], inVenv());
+    expect(r.exitCode, r.stderr).toBe(0);
+    const lock = JSON.parse(await fs.readFile(lockfile, 'utf8')) as { request: Record<string, unknown>; platforms: Record<string, { components: { archives: { package: string; version: string }[] }[] }> };
+    expect(lock.request.matchTorch).toEqual({});
+    const archives = lock.platforms['linux-x64']!.components.flatMap((c) => c.archives);
+    expect(Object.fromEntries(archives.map((a) => [a.package, a.version]))).toEqual({ 'intel-cmplr-lib-ur': '2025.3.1', umf: '1.0.2', tcmlib: '1.4.1' });
+  });
+});
+
+describe('without --match-torch', () => {
+  it('an active venv whose torch runs with other versions than the plan picks: the plan says so and how to match', async () => {
+    const r = await runCli(['plan', '--json', ...urOnly('p6')], inVenv());
+    expect(r.exitCode, r.stderr).toBe(0);
+    const said =
+      `${venv.root} (VIRTUAL_ENV) has torch 2.10.0+xpu, installed with intel-cmplr-lib-ur 2025.3.1, umf 1.0.2, tcmlib 1.4.1; ` +
+      'this plan picks intel-cmplr-lib-ur 2026.1.0, umf 1.1.0, tcmlib 1.5.0, and with the prefix on the library path torch may load those instead of its own ' +
+      '(LIBUR_LOADER_0.x not found, crashes): to match it, add --match-torch';
+    expect(r.stderr).toContain(`warning: ${said}`);
+    expect((JSON.parse(r.stdout) as Plan).notes).toContain(said);
+  });
+
+  it('the check reads the environment\'s site-packages without starting Python; no active environment, nothing is said', async () => {
+    // A python3 first on PATH that leaves a mark when started.
+    const spy = path.join(work, 'spy');
+    const mark = path.join(work, 'python-started');
+    await fs.mkdir(spy, { recursive: true });
+    await fs.writeFile(path.join(spy, 'python3'), `#!/bin/sh\ntouch '${mark}'\nexec ${SYSTEM_PYTHON} "$@"\n`, { mode: 0o755 });
+    const spied = { ...base, PATH: `${spy}:${base.PATH}` };
+    const withEnv = await runCli(['plan', ...urOnly('p7')], { ...spied, VIRTUAL_ENV: venv.root });
+    expect(withEnv.exitCode, withEnv.stderr).toBe(0);
+    expect(withEnv.stderr).toContain('to match it, add --match-torch');
+    const without = await runCli(['plan', ...urOnly('p8')], spied);
+    expect(without.exitCode, without.stderr).toBe(0);
+    expect(without.stderr).not.toContain('torch');
+    expect(await fs.stat(mark).then(() => true, () => false)).toBe(false);
+  });
+});
