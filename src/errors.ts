@@ -23,6 +23,8 @@ export type ErrorCode =
   | 'OFFLINE'
   | 'BAD_INDEX'
   | 'BAD_ARCHIVE'
+  /** A library file that cannot be read as what its name says (a damaged DLL). */
+  | 'BAD_LIBRARY'
   | 'UNSAFE_PATH'
   | 'DUPLICATE_MEMBER'
   | 'TOO_LARGE'

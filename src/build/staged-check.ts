@@ -2,7 +2,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Deps } from '../deps.js';
-import { nodeLayout } from '../host/index.js';
+import { layoutFor, nodeLayout } from '../host/index.js';
 import { tryLoadEach } from '../inspect/load-check.js';
 import type { InstallPlan, PlannedComponent } from '../plan/plan.js';
 import { findCompilers, firstGnuOnPath } from './compilers.js';
@@ -71,16 +71,31 @@ export async function checkStagedComponent(stagingDir: string, component: Planne
   return (await Promise.all([loads(), compile()])).flat();
 }
 
+/** What the whole-tree check found: problems refuse the tree; notes say what it took on trust. */
+export interface TreeCheck {
+  problems: string[];
+  notes: string[];
+}
+
 /**
  * What would be missing once the whole new tree is the prefix: every shared library in its library directories must
- * find each library it needs, with each symbol version it needs, in the tree or on this machine. Read from the files
- * (no process, no library code run), after every archive is in, so a library another component brings counts.
+ * find each library it needs, with each symbol version it needs, in the tree or on this machine; on Windows every DLL
+ * and EXE each DLL it imports. Read from the files (no process, no library code run), after every archive is in, so a
+ * library another component brings counts. A Windows tree is checked from any system (its own DLLs then taken as
+ * present, and said so); a Linux tree only on Linux, where the system's libraries can be read.
  */
-export async function checkStagedTree(stagingDir: string, plan: InstallPlan, deps: Deps): Promise<string[]> {
-  if (!plan.host.native || plan.platform !== 'linux-x64') return [];
+export async function checkStagedTree(stagingDir: string, plan: InstallPlan, deps: Deps): Promise<TreeCheck> {
+  const { unmetLibraryNeeds, unmetDllImports, describeUnmet } = await import('../inspect/library-needs.js');
+  if (plan.platform === 'win-x64') {
+    const r = await unmetDllImports(deps, stagingDir, layoutFor('win-x64').prefixLibDirs);
+    const notes = r.assumed.length
+      ? [`this system is not Windows: the Windows DLLs the new tree imports (${r.assumed.join(', ')}) were taken as present, as Windows 10 or later, its GPU driver or the Visual C++ Redistributable bring them`]
+      : [];
+    return { problems: [...r.damaged, ...r.unmet.map(describeUnmet)], notes };
+  }
+  if (!plan.host.native) return { problems: [], notes: [] };
   const { readLdconfig } = await import('../inspect/ldconfig.js');
-  const { unmetLibraryNeeds, describeUnmet } = await import('../inspect/library-needs.js');
   const ldcache = (await readLdconfig(deps)).found;
   const unmet = await unmetLibraryNeeds(deps, stagingDir, nodeLayout(deps.platform).prefixLibDirs, ldcache);
-  return unmet.map(describeUnmet);
+  return { problems: unmet.map(describeUnmet), notes: [] };
 }

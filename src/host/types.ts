@@ -44,6 +44,11 @@ export interface PlatformLayout {
   libraryPackages: Record<string, string>;
   /** Directories inside a prefix that hold shared libraries, most likely first. */
   prefixLibDirs: string[];
+  /**
+   * Libraries every installation has (Windows: its own DLLs in System32, and what the GPU driver puts there), taken as
+   * present when a tree for this platform is checked on another system.
+   */
+  hostLibraries?: { system: string[]; driver: string[] };
   /** The driver libraries a Level Zero loader tries when ZE_ENABLE_ALT_DRIVERS is not set. */
   zeDriverLibraries: string[];
   /** The OpenCL ICD loader. */

@@ -12,7 +12,29 @@ export const win32Layout: PlatformLayout = {
   urLoaderRuntime: 'ur_loader.dll',
   urAdapters: ['ur_adapter_level_zero.dll', 'ur_adapter_level_zero_v2.dll', 'ur_adapter_opencl.dll'],
   urCompanions: ['umf.dll'],
-  libraryPackages: { 'umf.dll': 'umf (PyPI umf, conda umf)', 'tcm.dll': 'tcmlib (PyPI)', 'libhwloc-15.dll': 'hwloc (PyPI tcmlib, conda libhwloc)' },
+  libraryPackages: {
+    'umf.dll': 'umf (PyPI umf, conda umf)',
+    'tcm.dll': 'tcmlib (PyPI)',
+    'libhwloc-15.dll': 'hwloc (PyPI tcmlib, conda libhwloc)',
+    'ze_loader.dll': 'the Level Zero loader (conda level-zero; the Intel GPU driver puts it in System32)',
+    'OpenCL.dll': 'the GPU driver (System32)',
+    'VCRUNTIME140.dll': 'the Visual C++ runtime (conda vc14_runtime, or the Microsoft Visual C++ Redistributable)',
+    'VCRUNTIME140_1.dll': 'the Visual C++ runtime (conda vc14_runtime, or the Microsoft Visual C++ Redistributable)',
+    'MSVCP140.dll': 'the Visual C++ runtime (conda vc14_runtime, or the Microsoft Visual C++ Redistributable)',
+  },
+  // Windows 10 and later: the Universal CRT (ucrtbase.dll) is part of the system.
+  hostLibraries: {
+    system: [
+      'kernel32.dll', 'kernelbase.dll', 'ntdll.dll', 'user32.dll', 'gdi32.dll', 'advapi32.dll', 'shell32.dll', 'shlwapi.dll',
+      'ole32.dll', 'oleaut32.dll', 'combase.dll', 'rpcrt4.dll', 'ws2_32.dll', 'iphlpapi.dll', 'version.dll', 'bcrypt.dll',
+      'crypt32.dll', 'secur32.dll', 'userenv.dll', 'psapi.dll', 'dbghelp.dll', 'setupapi.dll', 'cfgmgr32.dll', 'winmm.dll',
+      'powrprof.dll', 'dxgi.dll', 'd3d11.dll', 'd3d12.dll', 'msvcrt.dll', 'ucrtbase.dll',
+      // Not Windows' own, but what nearly every machine has from the Visual C++ Redistributable: on Windows they are
+      // looked for like the rest, so a machine without them is told.
+      'vcruntime140.dll', 'vcruntime140_1.dll', 'msvcp140.dll',
+    ],
+    driver: ['ze_loader.dll', 'opencl.dll'],
+  },
   // conda-style Library\bin is searched too: wheels and conda packages keep it when installed elsewhere.
   prefixLibDirs: ['bin', 'Library\\bin'],
   zeDriverLibraries: ['ze_intel_gpu64.dll', 'ze_intel_vpu.dll'],

@@ -1,9 +1,11 @@
-// Whether every shared library in a tree finds what it needs (DT_NEEDED, symbol versions) in the tree or on this machine, read from the files without loading them.
+// Whether every shared library in a tree finds what it needs (ELF: DT_NEEDED, symbol versions; PE: imported DLLs) in the tree or on this machine, read from the files without loading them.
 import { readFile, readdir, realpath } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Deps } from '../deps.js';
+import { isXpuError } from '../errors.js';
 import { readElfNeeds, type ElfNeeds } from '../formats/elf.js';
-import { nodeLayout } from '../host/index.js';
+import { readPeImports, type PeImports } from '../formats/pe.js';
+import { layoutFor, nodeLayout } from '../host/index.js';
 import type { LdconfigEntry } from './ldconfig.js';
 import { searchOrder } from './loaders.js';
 
@@ -20,6 +22,8 @@ export interface UnmetNeed {
   newest?: string;
   /** Which package brings it, when known. */
   providedBy?: string;
+  /** A DLL it delay-loads: it loads without it, and its first call into it fails. */
+  delayed?: boolean;
 }
 
 const SHARED = /\.so(\.\d+)*$/;
@@ -104,9 +108,103 @@ export async function unmetLibraryNeeds(deps: Deps, root: string, libDirs: strin
   return out;
 }
 
+const PE_FILE = /\.(dll|exe)$/i;
+/** API sets name contracts, not files: the Windows loader maps them to whichever system DLL implements them. */
+const API_SET = /^(api|ext)-ms-/i;
+
+export interface DllImportCheck {
+  unmet: UnmetNeed[];
+  /** Files that cannot be read as DLLs or EXEs, each with the reader's message naming it. */
+  damaged: string[];
+  /** System DLLs taken as present without looking, when the tree is checked on a system that is not Windows. */
+  assumed: string[];
+}
+
+/** Every file under `dir` whose name ends in .dll or .exe (any case), as paths. */
+async function peFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+    const full = path.join(dir, e.name);
+    if (e.isDirectory()) out.push(...(await peFiles(full)));
+    else if (e.isFile() && PE_FILE.test(e.name)) out.push(full);
+  }
+  return out.sort();
+}
+
+/**
+ * The imports of every DLL and EXE in the tree at `root` that nothing meets, as Windows would look for them for a
+ * program started from the prefix's env files: each imported DLL (case does not matter) in the importing file's own
+ * directory, then the tree's library directories `libDirs` (on PATH through the env files), then the system. API sets
+ * always resolve. On Windows (under Wine: the Wine prefix's system32) the system is System32, the Windows directory and
+ * PATH, looked at; on any other system the documented set of Windows' own and the GPU driver's DLLs is taken as
+ * present, and each such DLL a file imports is listed in `assumed`.
+ */
+export async function unmetDllImports(deps: Deps, root: string, libDirs: string[]): Promise<DllImportCheck> {
+  const onWindows = deps.platform === 'win32';
+  const listings = new Map<string, Promise<Set<string>>>();
+  const namesIn = (dir: string): Promise<Set<string>> => {
+    let p = listings.get(dir);
+    if (!p) {
+      p = readdir(dir).then((n) => new Set(n.map((x) => x.toLowerCase())), () => new Set<string>());
+      listings.set(dir, p);
+    }
+    return p;
+  };
+  const windows = layoutFor('win-x64');
+  const documented = new Set([...(windows.hostLibraries?.system ?? []), ...(windows.hostLibraries?.driver ?? [])]);
+  const packages = new Map(Object.entries(windows.libraryPackages).map(([k, v]) => [k.toLowerCase(), v]));
+  const treeDirs = libDirs.map((d) => path.join(root, ...d.split(/[\\/]/)));
+  const onSystem = new Map<string, Promise<boolean>>();
+  const systemHas = (dll: string): Promise<boolean> => {
+    let p = onSystem.get(dll);
+    if (!p) {
+      p = (async () => {
+        for (const c of searchOrder('win32', dll, deps.env)) if (await deps.exists(c.path)) return true;
+        return false;
+      })();
+      onSystem.set(dll, p);
+    }
+    return p;
+  };
+  const result: DllImportCheck = { unmet: [], damaged: [], assumed: [] };
+  const assumed = new Set<string>();
+  for (const file of await peFiles(root)) {
+    const rel = path.relative(root, file).split(path.sep).join('/');
+    let pe: PeImports | undefined;
+    try {
+      pe = readPeImports(await readFile(file), rel);
+    } catch (e) {
+      if (!isXpuError(e, 'BAD_LIBRARY')) throw e;
+      result.damaged.push(e.message);
+      continue;
+    }
+    if (!pe) {
+      result.damaged.push(`${rel} is not a Windows DLL or EXE (it does not start with MZ)`);
+      continue;
+    }
+    const wanted = [...pe.imports.map((dll) => ({ dll, delayed: false })), ...pe.delayImports.map((dll) => ({ dll, delayed: true }))];
+    for (const { dll, delayed } of wanted) {
+      const lower = dll.toLowerCase();
+      if (API_SET.test(dll)) continue;
+      let found = false;
+      for (const dir of [path.dirname(file), ...treeDirs]) if ((found = (await namesIn(dir)).has(lower))) break;
+      if (found) continue;
+      if (!onWindows && documented.has(lower)) {
+        assumed.add(dll);
+        continue;
+      }
+      if (onWindows && (await systemHas(dll))) continue;
+      result.unmet.push({ file: rel, library: dll, providedBy: packages.get(lower), ...(delayed ? { delayed } : {}) });
+    }
+  }
+  result.assumed = [...assumed].sort((a, b) => a.localeCompare(b));
+  return result;
+}
+
 /** One line a person can act on. */
 export function describeUnmet(u: UnmetNeed): string {
   const from = u.providedBy ? ` (it comes with ${u.providedBy})` : '';
+  if (u.delayed) return `${u.file} delay-loads ${u.library}, which is neither in the new tree nor on this system, so its first call into it fails${from}`;
   if (!u.version) return `${u.file} needs ${u.library}, which is neither in the new tree nor on this system${from}`;
   return `${u.file} needs ${u.version} of ${u.library}, which the copy at ${u.foundAt} lacks${u.newest ? ` (it has up to ${u.newest})` : ''}${from}`;
 }

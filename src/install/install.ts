@@ -31,8 +31,8 @@ export interface InstallOptions {
   check?: StagedCheck;
   /** The swap's rename (fs.rename unless given): tests pass one that fails, to see the old prefix put back. */
   rename?: (from: string, to: string) => Promise<void>;
-  /** Looks at the whole tree once every archive is in (every library finds what it needs); returns what is wrong. */
-  checkTree?: (stagingDir: string, plan: InstallPlan) => Promise<string[]>;
+  /** Looks at the whole tree once every archive is in (every library finds what it needs): problems refuse it, notes are passed on. */
+  checkTree?: (stagingDir: string, plan: InstallPlan) => Promise<{ problems: string[]; notes: string[] }>;
 }
 
 export interface InstallResult {
@@ -131,7 +131,12 @@ export async function installPlan(
     // Every archive is in, so the fetch has finished and this stage's line has started.
     await run.all;
     staging.checkLinks();
-    const treeCheck = opts.checkTree ? opts.checkTree(stagingDir, plan) : Promise.resolve([]);
+    const treeCheck = opts.checkTree
+      ? opts.checkTree(stagingDir, plan).then((r) => {
+          notes.push(...r.notes);
+          return r.problems;
+        })
+      : Promise.resolve([]);
     treeCheck.catch(() => undefined);
     checks.push(treeCheck);
     const components: ReceiptComponent[] = [];

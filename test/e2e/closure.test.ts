@@ -133,6 +133,66 @@ describe('doctor', () => {
   });
 });
 
+describe('UR for Windows from PyPI, set up on Linux: DLLs that import each other', () => {
+  let prefix: string;
+  let setup: { exitCode: number; stderr: string };
+  const winArgs = (p: string) => ['--platform', 'win-x64', '--prefix', p, '--cache-dir', path.join(work, 'cache'), '--conda-channel', index.condaChannelUrl('bookworm')];
+
+  beforeAll(async () => {
+    prefix = path.join(work, 'win', 'prefix');
+    setup = await runCli(winArgs(prefix), env);
+  });
+
+  it("installs umf.dll, tcm.dll and libhwloc-15.dll beside the adapters, and says which system DLLs it took as present", async () => {
+    expect(setup.exitCode, setup.stderr).toBe(0);
+    const receipt = await readJson(path.join(prefix, 'xpu-setup.receipt.json'));
+    const { umf, tcmlib } = index.fixtures.urClosure[index.fixtures.urVersions.newer]!;
+    expect(pkgs(receipt.archives.filter((a: { component: string }) => a.component === 'unified-runtime'))).toEqual([
+      `intel-cmplr-lib-ur ${index.fixtures.urVersions.newer}`,
+      `tcmlib ${tcmlib}`,
+      `umf ${umf}`,
+    ]);
+    for (const f of ['bin/ur_adapter_level_zero.dll', 'bin/umf.dll', 'bin/tcm.dll', 'bin/libhwloc-15.dll', 'bin/ze_loader.dll']) {
+      expect(await fs.stat(path.join(prefix, f)).then(() => true, () => false), f).toBe(true);
+    }
+    expect(setup.stderr).toContain(
+      'this system is not Windows: the Windows DLLs the new tree imports (KERNEL32.dll, msvcrt.dll, OpenCL.dll) were taken as present, as Windows 10 or later, its GPU driver or the Visual C++ Redistributable bring them',
+    );
+  });
+
+  it('refuses adapters whose umf.dll a manifest leaves out, naming umf.dll and its package; the working prefix stays', async () => {
+    const before = await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8');
+    const manifests = path.join(work, 'manifests-win');
+    await fs.mkdir(manifests, { recursive: true });
+    const ur = await readJson(path.join(REPO, 'manifests', 'unified-runtime.json'));
+    ur.platforms['win-x64'].sources[0].skip = [{ package: 'umf', reason: 'left out to see the check refuse the tree' }];
+    await fs.writeFile(path.join(manifests, 'unified-runtime.json'), JSON.stringify(ur));
+    await fs.copyFile(path.join(REPO, 'manifests', 'level-zero.json'), path.join(manifests, 'level-zero.json'));
+    const r = await runCli(['--manifests', manifests, ...winArgs(prefix)], env);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain(
+      `error: the new tree for ${prefix} does not work here, so it was not installed: bin/ur_adapter_level_zero.dll needs umf.dll, which is neither in the new tree nor on this system (it comes with umf (PyPI umf, conda umf))`,
+    );
+    expect(await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8')).toBe(before);
+    expect(await fs.stat(path.join(prefix, 'bin', 'umf.dll')).then(() => true, () => false)).toBe(true);
+  });
+
+  it('doctor names a DLL the prefix lacks and its package; its fix line, pasted, brings it back', async () => {
+    await fs.rm(path.join(prefix, 'bin', 'libhwloc-15.dll'));
+    const d = await runCli(['doctor', '--json', '--prefix', prefix, '--check', 'libraries'], env);
+    const check = JSON.parse(d.stdout).checks.find((c: { id: string }) => c.id === 'libraries');
+    expect(check.status).toBe('fail');
+    expect(check.message).toContain('bin/tcm.dll needs libhwloc-15.dll, which is neither in the new tree nor on this system (it comes with hwloc (PyPI tcmlib, conda libhwloc))');
+    expect(check.message).toContain('bin/umf.dll needs libhwloc-15.dll');
+    const line = /^run `(.*)` to install/.exec(check.fix)?.[1];
+    expect(line, check.fix).toContain('--platform win-x64');
+    const fixed = await execa('sh', ['-c', line!], { env, extendEnv: false, reject: false, cwd: REPO });
+    expect(fixed.exitCode, fixed.stderr).toBe(0);
+    const again = await runCli(['doctor', '--json', '--prefix', prefix, '--check', 'libraries'], env);
+    expect(JSON.parse(again.stdout).checks.find((c: { id: string }) => c.id === 'libraries').status).toBe('ok');
+  });
+});
+
 describe('UR from conda brings its depends', () => {
   it('takes the exact runtime and UMF the record names, and UMF\'s libhwloc; every library resolves', async () => {
     const prefix = path.join(work, 'conda', 'prefix');

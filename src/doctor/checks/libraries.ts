@@ -1,6 +1,6 @@
-// Check: every shared library in the prefix finds each library it needs, with each symbol version, in the prefix or on this machine.
-import { nodeLayout } from '../../host/index.js';
-import { describeUnmet, unmetLibraryNeeds } from '../../inspect/library-needs.js';
+// Check: every library in the prefix finds what it needs in the prefix or on this machine (ELF: each library and symbol version; Windows: each imported DLL).
+import { layoutFor, nodeLayout } from '../../host/index.js';
+import { describeUnmet, unmetDllImports, unmetLibraryNeeds, type UnmetNeed } from '../../inspect/library-needs.js';
 import type { Check } from '../types.js';
 import { setupHint } from './shared.js';
 
@@ -9,20 +9,26 @@ export const librariesCheck: Check = {
   title: 'Prefix libraries',
   group: 'toolchain',
   async run(ctx) {
-    const layout = nodeLayout(ctx.deps.platform);
     const { receipt } = await ctx.facts.receipt();
     if (!receipt) return { status: 'skip', message: `no xpu-setup prefix at ${ctx.prefix}` };
-    // ELF libraries are read here; a Windows prefix's DLLs are not.
-    if (!layout.dynamicLinker) return { status: 'skip', message: 'only ELF libraries (Linux) are read' };
-    const unmet = await unmetLibraryNeeds(ctx.deps, ctx.prefix, layout.prefixLibDirs, (await ctx.facts.ldcache()).found);
-    const details = { unmet };
-    if (!unmet.length) return { status: 'ok', message: `every library in ${ctx.prefix} finds what it needs`, details };
+    let unmet: UnmetNeed[];
+    let damaged: string[] = [];
+    if (receipt.platform === 'win-x64') {
+      // DLL imports are read from the files on any system; off Windows, Windows' own DLLs are taken as present.
+      ({ unmet, damaged } = await unmetDllImports(ctx.deps, ctx.prefix, layoutFor('win-x64').prefixLibDirs));
+    } else {
+      const layout = nodeLayout(ctx.deps.platform);
+      if (!layout.dynamicLinker) return { status: 'skip', message: 'a Linux prefix: its ELF libraries are checked on Linux' };
+      unmet = await unmetLibraryNeeds(ctx.deps, ctx.prefix, layout.prefixLibDirs, (await ctx.facts.ldcache()).found);
+    }
+    const details = { unmet, damaged };
+    if (!unmet.length && !damaged.length) return { status: 'ok', message: `every library in ${ctx.prefix} finds what it needs`, details };
     // A re-run plans the closure again (--refresh: not the plan an older run recorded), which brings the packages.
     const hint = await setupHint(ctx);
     return {
       status: 'fail',
-      message: unmet.map(describeUnmet).join('; '),
-      fix: `run ${hint.replace(/`$/, ' --refresh`')} to install the packages they come with${unmet.some((u) => !u.providedBy) ? '' : ` (${[...new Set(unmet.map((u) => u.providedBy))].join('; ')})`}`,
+      message: [...damaged, ...unmet.map(describeUnmet)].join('; '),
+      fix: `run ${hint.replace(/`$/, ' --refresh`')} to install the packages they come with${unmet.some((u) => !u.providedBy) || damaged.length ? '' : ` (${[...new Set(unmet.map((u) => u.providedBy))].join('; ')})`}`,
       details,
     };
   },

@@ -1,0 +1,87 @@
+// What a Windows DLL or EXE imports at load time: the DLL names of its import directory and of its delay-load imports.
+import { XpuError } from '../errors.js';
+
+export interface PeImports {
+  /** `x64`, `x86`, `arm64`, or the COFF machine number in hex. */
+  machine: string;
+  dll: boolean;
+  /** Loaded with the file: the import directory's DLL names, in table order (`KERNEL32.dll`, `umf.dll`). */
+  imports: string[];
+  /** Loaded on first call (delay-load): the loader does not need them to load the file, but the calls fail without them. */
+  delayImports: string[];
+}
+
+const MACHINES: Record<number, string> = { 0x8664: 'x64', 0x14c: 'x86', 0xaa64: 'arm64' };
+const DIR_IMPORT = 1;
+const DIR_DELAY_IMPORT = 13;
+/** No real import table comes near this; a damaged one that never ends stops here. */
+const MAX_DESCRIPTORS = 4096;
+
+/**
+ * Pure: reads the import and delay-import directories of a PE file (PE32 or PE32+), as the Windows loader does,
+ * through the section table. Undefined when the bytes do not start like a PE file (no `MZ`); a file that does but
+ * whose headers or tables point outside it is an XpuError `BAD_LIBRARY` naming `file`.
+ */
+export function readPeImports(b: Buffer, file: string): PeImports | undefined {
+  if (b.length < 2 || b.readUInt16LE(0) !== 0x5a4d) return undefined;
+  const bad = (what: string): never => {
+    throw new XpuError('BAD_LIBRARY', `${file} is not a valid Windows DLL or EXE: ${what}`, {
+      details: { file },
+      hints: ['the package that brought it is damaged or not a Windows build: download it again (--refresh), or choose another version or source'],
+    });
+  };
+  const u16 = (at: number, what: string) => (at >= 0 && at + 2 <= b.length ? b.readUInt16LE(at) : bad(`${what} lies beyond the end of the file (${b.length} bytes)`));
+  const u32 = (at: number, what: string) => (at >= 0 && at + 4 <= b.length ? b.readUInt32LE(at) : bad(`${what} lies beyond the end of the file (${b.length} bytes)`));
+  const pe = u32(0x3c, 'the PE header offset');
+  if (u32(pe, 'the PE signature') !== 0x4550) bad(`no PE signature at offset 0x${pe.toString(16)}`);
+  const coff = pe + 4;
+  const machineNo = u16(coff, 'the COFF header');
+  const sections = u16(coff + 2, 'the COFF header');
+  const optSize = u16(coff + 16, 'the COFF header');
+  const characteristics = u16(coff + 18, 'the COFF header');
+  const opt = coff + 20;
+  const magic = u16(opt, 'the optional header');
+  if (magic !== 0x10b && magic !== 0x20b) bad(`unknown optional header magic 0x${magic.toString(16)}`);
+  const plus = magic === 0x20b;
+  const dirCount = u32(opt + (plus ? 108 : 92), 'the data directory count');
+  const dirs = opt + (plus ? 112 : 96);
+  /** A data directory's RVA; 0 when the header has no such entry. */
+  const dirRva = (i: number): number => (i < dirCount && dirs + i * 8 + 8 <= opt + optSize ? u32(dirs + i * 8, 'a data directory') : 0);
+  const table = opt + optSize;
+  const secs = Array.from({ length: sections }, (_, i) => {
+    const at = table + i * 40;
+    u32(at + 36, `section header ${i + 1} of ${sections}`);
+    return { va: b.readUInt32LE(at + 12), vsize: b.readUInt32LE(at + 8), raw: b.readUInt32LE(at + 20), rawSize: b.readUInt32LE(at + 16) };
+  });
+  const offsetOf = (rva: number, what: string): number => {
+    const s = secs.find((x) => rva >= x.va && rva < x.va + Math.max(x.vsize, x.rawSize));
+    if (!s || rva - s.va >= s.rawSize) return bad(`${what} (RVA 0x${rva.toString(16)}) lies outside every section's data`);
+    return rva - s.va + s.raw;
+  };
+  const name = (rva: number, what: string): string => {
+    const at = offsetOf(rva, what);
+    const end = b.indexOf(0, at);
+    if (end < 0 || end - at > 260) bad(`${what} at RVA 0x${rva.toString(16)} has no end`);
+    return b.toString('latin1', at, end);
+  };
+  const read = (index: number, entrySize: number, nameAt: number, label: string): string[] => {
+    const rva = dirRva(index);
+    if (!rva) return [];
+    const start = offsetOf(rva, `the ${label} directory`);
+    const out: string[] = [];
+    for (let i = 0; ; i++) {
+      if (i >= MAX_DESCRIPTORS) bad(`the ${label} directory has no end`);
+      const at = start + i * entrySize;
+      u32(at + entrySize - 4, `entry ${i + 1} of the ${label} directory`);
+      if (b.subarray(at, at + entrySize).every((x) => x === 0)) return out;
+      out.push(name(b.readUInt32LE(at + nameAt), `the DLL name of ${label} entry ${i + 1}`));
+    }
+  };
+  return {
+    machine: MACHINES[machineNo] ?? `0x${machineNo.toString(16)}`,
+    dll: (characteristics & 0x2000) !== 0,
+    imports: read(DIR_IMPORT, 20, 12, 'import'),
+    // Delay-load descriptors (x64 linkers write RVAs, attribute bit 0 set): the DLL name is the second field.
+    delayImports: read(DIR_DELAY_IMPORT, 32, 4, 'delay-import'),
+  };
+}
