@@ -193,6 +193,44 @@ describe('UR for Windows from PyPI, set up on Linux: DLLs that import each other
   });
 });
 
+describe('UR for Windows from conda, set up on Linux', () => {
+  const args = (p: string) => ['--platform', 'win-x64', '--prefix', p, '--cache-dir', path.join(work, 'cache'), '--source', 'conda', '--conda-channel', index.condaChannelUrl('bookworm')];
+
+  it("takes the win-64 records' exact runtime and UMF, and UMF's libhwloc; every DLL finds what it imports", async () => {
+    const prefix = path.join(work, 'win-conda', 'prefix');
+    const r = await runCli(args(prefix), env);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const older = index.fixtures.urVersions.older;
+    const receipt = await readJson(path.join(prefix, 'xpu-setup.receipt.json'));
+    expect(pkgs(receipt.archives.filter((a: { component: string }) => a.component === 'unified-runtime'))).toEqual([
+      `intel-cmplr-lib-rt ${older}`,
+      `intel-cmplr-lib-ur ${older}`,
+      'libhwloc 2.11.2',
+      `umf ${index.fixtures.urClosure[older]!.umf}`,
+    ]);
+    for (const f of ['bin/ur_adapter_level_zero.dll', 'bin/umf.dll', 'bin/libhwloc-15.dll', 'bin/sycl8.dll']) {
+      expect(await fs.stat(path.join(prefix, f)).then(() => true, () => false), f).toBe(true);
+    }
+  });
+
+  it("refuses the tree when UMF's libhwloc is left out, naming libhwloc-15.dll and its package", async () => {
+    const manifests = path.join(work, 'manifests-win-conda');
+    await fs.mkdir(manifests, { recursive: true });
+    const ur = await readJson(path.join(REPO, 'manifests', 'unified-runtime.json'));
+    const conda = ur.platforms['win-x64'].sources.find((s: { kind: string }) => s.kind === 'conda');
+    conda.skip = [{ package: 'libhwloc', reason: 'left out to see the check refuse the tree' }];
+    await fs.writeFile(path.join(manifests, 'unified-runtime.json'), JSON.stringify(ur));
+    await fs.copyFile(path.join(REPO, 'manifests', 'level-zero.json'), path.join(manifests, 'level-zero.json'));
+    const prefix = path.join(work, 'win-conda', 'no-hwloc');
+    const r = await runCli(['--manifests', manifests, ...args(prefix)], env);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain(
+      `error: the new tree for ${prefix} does not work here, so it was not installed: bin/umf.dll needs libhwloc-15.dll, which is neither in the new tree nor on this system (it comes with hwloc (PyPI tcmlib, conda libhwloc))`,
+    );
+    expect(await fs.stat(prefix).then(() => true, () => false)).toBe(false);
+  });
+});
+
 describe('UR from conda brings its depends', () => {
   it('takes the exact runtime and UMF the record names, and UMF\'s libhwloc; every library resolves', async () => {
     const prefix = path.join(work, 'conda', 'prefix');

@@ -4,7 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, readlink, lstat, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, posix } from 'node:path';
+import { dirname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import yazl from 'yazl';
 import { ensureDebs, fixtureCacheDir, repoRoot, type DebSet } from './debs.js';
@@ -810,6 +810,30 @@ function condaBuild(name: string, version: string, subdir: string, buildNumber: 
   return `h${sha256(`${name}-${version}-${subdir}`).slice(0, 7)}_${buildNumber}`;
 }
 
+/**
+ * The win-64 conda records of UR and what it depends on, as the Intel channel and conda-forge publish them for Windows:
+ * intel-cmplr-lib-ur with its exact runtime and UMF, umf on libhwloc, each with the Windows runtime packages conda-build
+ * adds, and every DLL in `Library/bin`. `urDlls`: each UR release's DLLs, as its wheel ships them.
+ */
+async function urWindowsCondaSpecs(work: string, urDlls: Map<string, Map<string, Buffer>>): Promise<CondaSpec[]> {
+  const runtime = ['ucrt >=10.0.20348.0', 'vc14_runtime >=14.29.30139'];
+  const bin = (dlls: Iterable<[string, Buffer]>): ArchiveEntry[] => [...dlls].map(([dll, data]) => ({ path: `Library/bin/${dll}`, type: 'file', data }));
+  const record = (name: string, version: string, buildNumber: number, depends: string[], payload: ArchiveEntry[], build = condaBuild(name, version, 'win-64', buildNumber)): CondaSpec => ({
+    name, version, build, buildNumber, subdir: 'win-64', depends: [...depends, ...runtime], payload,
+  });
+  const specs = [record('libhwloc', HWLOC_CONDA.version, 0, [], bin([['libhwloc-15.dll', await compilePe(hwlocDll(), join(work, 'hwloc'))]]))];
+  for (const [role, version] of [['older', UR_VERSIONS.older], ['newer', UR_VERSIONS.newer]] as const) {
+    const umf = UR_UMF[version]!;
+    const intelBuild = role === 'older' ? 1001 : 1002;
+    const ur = record('intel-cmplr-lib-ur', version, intelBuild, [`intel-cmplr-lib-rt ==${version}`, `umf ==${umf}`], bin(urDlls.get(version)!), `intel_${intelBuild}`);
+    specs.push({ ...ur, constrains: role === 'newer' ? ['level-zero >=1.20.2,<2.0a0'] : [], license: 'LicenseRef-xpu-setup-test-double' });
+    specs.push(record('umf', umf, 0, [`libhwloc >=${HWLOC_CONDA.version},<2.11.3.0a0`], bin([['umf.dll', await compileUmfWindows(umf, join(work, 'umf', umf))]])));
+    const sycl = await compilePe({ name: 'sycl8.dll', source: `${DLLEXPORT} const char xpu_setup_fixture_sycl[] = "xpu-setup fixture intel-cmplr-lib-rt ${version}";\n` }, join(work, 'rt', version));
+    specs.push({ ...record('intel-cmplr-lib-rt', version, intelBuild, [], bin([['sycl8.dll', sycl]]), `intel_${intelBuild}`), license: 'LicenseRef-xpu-setup-test-double' });
+  }
+  return specs;
+}
+
 interface Planned {
   make: () => Promise<BuiltPackage>;
   meta: Pick<FixtureArtifact, 'format' | 'name' | 'version' | 'platform'>;
@@ -878,11 +902,13 @@ async function planAll(debs: Record<'bookworm' | 'trixie', DebSet>, work: string
 
   // Unified Runtime: the test double, as PyPI wheels and as a linux-64 conda package.
   const urWheelSummary = "xpu-setup test double of Intel's Unified Runtime libraries (not the real intel-cmplr-lib-ur)";
+  const urWinDlls = new Map<string, Map<string, Buffer>>();
   const condaRole = (version: string): 'older' | 'newer' | undefined =>
     version === UR_VERSIONS.older ? 'older' : version === UR_VERSIONS.newer ? 'newer' : undefined;
   for (const [version, umf] of Object.entries(UR_UMF)) {
     const libs = await compileUrDouble(version, join(work, 'ur', version), umf);
     const dlls = await compileUrWindowsDouble(version, join(work, 'ur-win', version), umf);
+    urWinDlls.set(version, dlls);
     const requiresDist = [`umf${minorPin(umf)}`];
     const dist = `${wheelDistName('intel-cmplr-lib-ur')}-${version}`;
     const yanked = version === UR_VERSIONS.yanked ? UR_YANKED_REASON : undefined;
@@ -1022,6 +1048,7 @@ async function planAll(debs: Record<'bookworm' | 'trixie', DebSet>, work: string
   }
 
   await runtimeLibraryPackages(work, debs.trixie, condaPlan);
+  for (const spec of await urWindowsCondaSpecs(join(work, 'conda-win'), urWinDlls)) condaPlan(spec, 'conda', 'win-x64');
 
   // The unrelated PyPI project that owns the name `level-zero`, by a stand-in wheel.
   plans.push({
@@ -1073,13 +1100,19 @@ async function inputKey(debs: Record<'bookworm' | 'trixie', DebSet>): Promise<st
   return h.digest('hex').slice(0, 16);
 }
 
+/**
+ * Where a built package is kept: win-64 conda packages in a folder of their own, since the Intel channel gives a
+ * release the same file name in every subdir (`intel-cmplr-lib-ur-2025.2.0-intel_1001.conda`).
+ */
+const cachedFile = (dir: string, filename: string, subdir?: CondaSubdir): string => (subdir === 'win-64' ? join(dir, 'win-64', filename) : join(dir, filename));
+
 async function loadManifest(dir: string): Promise<FixturePackages | undefined> {
   const file = join(dir, 'manifest.json');
   if (!existsSync(file)) return undefined;
   const manifest = JSON.parse(await readFile(file, 'utf8')) as FixturePackages;
   manifest.dir = dir;
   for (const a of manifest.artifacts) {
-    a.path = join(dir, a.filename);
+    a.path = cachedFile(dir, a.filename, a.conda?.subdir);
     const st = await stat(a.path).catch(() => undefined);
     if (st?.size !== a.size) return undefined;
   }
@@ -1109,11 +1142,13 @@ async function buildInto(dir: string, debs: Record<'bookworm' | 'trixie', DebSet
       4,
       async (plan): Promise<FixtureArtifact> => {
         const built = await plan.make();
-        await writeFile(join(dir, built.filename), built.bytes);
+        const file = cachedFile(dir, built.filename, plan.conda?.().subdir);
+        await mkdir(dirname(file), { recursive: true });
+        await writeFile(file, built.bytes);
         const artifact: FixtureArtifact = {
           ...plan.meta,
           filename: built.filename,
-          path: join(dir, built.filename),
+          path: file,
           sha256: sha256(built.bytes),
           md5: md5(built.bytes),
           size: built.bytes.length,

@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import * as path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { REPO, listTree } from '../e2e/cli.js';
-import { buildCondaPackage, zipBuffer, type ArchiveEntry } from '../support/packages.js';
+import { buildCondaPackage, compilePe, zipBuffer, type ArchiveEntry } from '../support/packages.js';
 import {
   CROSS_CC, L0_BUILD, NODE_EXE, WINEPREFIX, missingPackages, nodeExeCannotStart, nodeExeVersion, prepare, runCliWin, runCmd, runWine, sha256,
   startRelay, startWineServer, stopWineServer, syncApp, winPath, type Relay, type WinRun,
@@ -196,6 +196,28 @@ describe('Windows under Wine: node.exe, a real ze_loader.dll, the null driver', 
     expect([0, 1]).toContain(r.exitCode);
     expect(text).toContain(JSON.stringify(`${winPath(prefix())}\\bin\\ze_loader.dll`).slice(1, -1));
     expect(text).toMatch(/a program started from env\.bat\/env\.ps1 loads the prefix copy/);
+  });
+
+  it("doctor reads every DLL of the prefix against Wine's system32, and names an import neither has", async () => {
+    const libraries = async () => {
+      const r = await runCliWin(['doctor', '--prefix', winPath(prefix()), '--json', '--check', 'libraries']);
+      return (JSON.parse(r.stdout) as { checks: { id: string; status: string; message: string }[] }).checks.find((c) => c.id === 'libraries')!;
+    };
+    const before = await libraries();
+    // A DLL that imports one which neither the prefix nor Wine has.
+    const build = path.join(work, 'absent');
+    await compilePe({ name: 'xpu_setup_absent.dll', source: '__declspec(dllexport) int xpu_setup_absent(void) { return 1; }\n' }, build);
+    const importer = await compilePe(
+      { name: 'xpu_setup_importer.dll', source: '__declspec(dllimport) int xpu_setup_absent(void);\nint xpu_setup_importer(void) { return xpu_setup_absent(); }\n', imports: ['xpu_setup_absent.dll'] },
+      build,
+    );
+    const planted = path.join(prefix(), 'bin', 'xpu_setup_importer.dll');
+    await fs.writeFile(planted, importer);
+    const after = await libraries().finally(() => fs.rm(planted, { force: true }));
+    row('doctor libraries (Wine system32)', before.status === 'ok' && after.status === 'fail', `${before.status}: ${before.message.slice(0, 60)}; with a DLL importing an absent one: ${after.status}`);
+    expect(before.status, before.message).toBe('ok');
+    expect(after.status).toBe('fail');
+    expect(after.message).toBe('bin/xpu_setup_importer.dll needs xpu_setup_absent.dll, which is neither in the new tree nor on this system');
   });
 
   it('env prints Windows paths; on a copied prefix it prints the copy', async () => {
