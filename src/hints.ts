@@ -108,6 +108,8 @@ export function requestArgs(r: NonNullable<Receipt['request']>): string[] {
   if (r.indexUrl) args.push('--index-url', r.indexUrl);
   for (const q of r.requires) args.push('--require', q);
   if (r.refdriver) args.push('--refdriver');
+  // The interpreter goes with its option in one word (`--match-torch=PYTHON`), quoted whole when pasted.
+  if (r.matchTorch) args.push(r.matchTorch.python ? `--match-torch=${r.matchTorch.python}` : '--match-torch');
   return args;
 }
 
@@ -118,7 +120,7 @@ export function requestArgs(r: NonNullable<Receipt['request']>): string[] {
 export function setupLine(self: string, prefix: string, receipt?: Pick<Receipt, 'components' | 'request'>, shell: HintShell = 'sh'): string {
   const q = shell === 'pwsh' ? psq : shq;
   const args = receipt?.request ? requestArgs(receipt.request) : recordedSourceArgs(receipt);
-  return [self, '--prefix', q(prefix), ...args.map((a) => (a.startsWith('--') ? a : q(a)))].join(' ');
+  return [self, '--prefix', q(prefix), ...args.map((a) => (a.startsWith('--') && !a.includes('=') ? a : q(a)))].join(' ');
 }
 
 /**

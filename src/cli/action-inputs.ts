@@ -12,6 +12,7 @@ export const ACTION_INPUTS = {
   'conda-channel': 'list',
   'index-url': 'string',
   source: 'list',
+  'match-torch': 'string',
   refdriver: 'boolean',
   lockfile: 'string',
   from: 'string',
@@ -66,6 +67,10 @@ export function actionInputs(env: Record<string, string | undefined>): ActionInp
     const v = raw(key);
     if (v) values[key] = v;
   }
+  // `true`: the python the job's PATH (or active environment) has; a path: that interpreter; `false`: forget it.
+  const match = raw('match-torch');
+  if (match && !/^(false|False|FALSE)$/.test(match)) values['match-torch'] = /^(true|True|TRUE)$/.test(match) ? '' : match;
+  else if (match) values['no-match-torch'] = true;
   return {
     values,
     refdriver,
@@ -106,6 +111,8 @@ const FLAG_INPUT: Record<string, { input: ActionInput; set?: string }> = {
   'conda-channel': { input: 'conda-channel' },
   'index-url': { input: 'index-url' },
   source: { input: 'source' },
+  'match-torch': { input: 'match-torch' },
+  'no-match-torch': { input: 'match-torch', set: 'false' },
   refdriver: { input: 'refdriver', set: 'true' },
   'no-refdriver': { input: 'refdriver', set: 'false' },
   lockfile: { input: 'lockfile' },

@@ -12,6 +12,14 @@ describe('action inputs', () => {
     expect(i).toMatchObject({ refdriver: true, smoke: false, cache: true, cachePrefix: false, requireDevice: false, verbose: false });
   });
 
+  it('match-torch: true asks for the job\'s python, a path names the interpreter, false forgets a recorded match', () => {
+    expect(actionInputs({ 'INPUT_MATCH-TORCH': 'true' }).values['match-torch']).toBe('');
+    expect(actionInputs({ 'INPUT_MATCH-TORCH': '/opt/venv/bin/python' }).values['match-torch']).toBe('/opt/venv/bin/python');
+    expect(actionInputs({ 'INPUT_MATCH-TORCH': 'false' }).values).toMatchObject({ 'no-match-torch': true });
+    expect(actionInputs({}).values['match-torch']).toBeUndefined();
+    expect(inActionTerms('name it: --match-torch=/opt/venv/bin/python')).toBe('name it: match-torch: /opt/venv/bin/python');
+  });
+
   it('a boolean that is not true or false is an error naming the input', () => {
     let err: unknown;
     try {

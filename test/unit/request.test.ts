@@ -79,6 +79,12 @@ describe('setupLine', () => {
     const request = { ...EMPTY_REQUEST, condaChannels: ['https://c.example/ch'], requires: ['level-zero>=1.9'], refdriver: true };
     expect(setupLine('xpu-setup', '/opt/xpu', { components: [], request })).toBe("xpu-setup --prefix /opt/xpu --conda-channel https://c.example/ch --require 'level-zero>=1.9' --refdriver");
   });
+
+  it('repeats --match-torch, with its interpreter in one quoted word', () => {
+    expect(setupLine('xpu-setup', '/opt/xpu', { components: [], request: { ...EMPTY_REQUEST, matchTorch: {} } })).toBe('xpu-setup --prefix /opt/xpu --match-torch');
+    const named = { ...EMPTY_REQUEST, matchTorch: { python: '/home/me/my env/bin/python3' } };
+    expect(setupLine('xpu-setup', '/opt/xpu', { components: [], request: named })).toBe("xpu-setup --prefix /opt/xpu '--match-torch=/home/me/my env/bin/python3'");
+  });
 });
 
 describe('version floors in planning', () => {
