@@ -262,7 +262,14 @@ async function planComponent(
       } else if (e instanceof XpuError) {
         // The source answered, but its packages do not fit together: the conflict is the error, not the source. The
         // versions --match-torch read hold for every source, so another one cannot make them fit either.
-        if (e.code === 'RESOLUTION_CONFLICT' && (isNamed(s, opts) || opts.torch)) throw e;
+        if (e.code === 'RESOLUTION_CONFLICT' && opts.torch) {
+          throw new XpuError(e.code, e.message, {
+            details: { ...e.details, matchTorch: opts.torch.python },
+            hints: [...e.hints.filter((h) => !h.includes('--source')), `${pinAsker(opts.torch)} read these versions: reinstall what its torch pins there, or plan without the match: --no-match-torch`],
+            cause: e.cause,
+          });
+        }
+        if (e.code === 'RESOLUTION_CONFLICT' && isNamed(s, opts)) throw e;
         const a: SourceAttempt = { source: s.kind, outcome: isUnreachable(e) ? 'unreachable' : 'error', reason: `${label}: ${e.message}` };
         if (OWN_HINTS.has(e.code) && e.hints.length) a.hints = e.hints;
         pc.attempts.push(a);

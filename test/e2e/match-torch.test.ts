@@ -68,6 +68,8 @@ describe('--match-torch with the active virtual environment', () => {
     expect(r.stderr).toContain(
       `error: cannot satisfy intel-cmplr-lib-ur 2025.3.1: umf ==1.0.* and --match-torch (torch 2.10.0+xpu in ${broken.python}): umf ==1.1.0: only umf 1.1.0, umf 1.0.3, umf 1.0.2, umf 0.11.0 can be had`,
     );
+    expect(r.stderr).toContain(`hint: --match-torch (torch 2.10.0+xpu in ${broken.python}) read these versions: reinstall what its torch pins there, or plan without the match: --no-match-torch`);
+    expect(r.stderr).not.toContain('--source');
   });
 });
 
