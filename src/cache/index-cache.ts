@@ -33,9 +33,10 @@ export interface IndexEntry {
 
 /**
  * A form of a body kept beside it, removed with it: `msgpack` (a shard index decompressed) or `records-<key>` (the
- * records a full repodata scan found for one set of names).
+ * records a full repodata scan found for one set of names); `wheel-metadata` is kept under a wheel's sha256 (the wheel
+ * is not an index body): its METADATA, read from the wheel where the index serves no metadata file.
  */
-export type DerivedForm = 'msgpack' | `records-${string}`;
+export type DerivedForm = 'msgpack' | 'wheel-metadata' | `records-${string}`;
 
 /** A stored body whose bytes no longer match the hash it was stored under. */
 export class CorruptBody extends Error {

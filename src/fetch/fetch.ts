@@ -9,7 +9,7 @@ import type { InstallPlan } from '../plan/plan.js';
 import type { Reporter } from '../reporter.js';
 import type { PlannedArchive } from '../sources/types.js';
 import { fetchApt } from './apt.js';
-import { downloadToCache } from './download.js';
+import { downloadToCache } from '../net/download.js';
 import { LiveDownload } from './live.js';
 
 export interface FetchedArchive {

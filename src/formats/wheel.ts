@@ -1,6 +1,6 @@
 // Wheels: zip files whose `<dist>-<ver>.data/data/X` members install to `<prefix>/X`; only those are yielded.
 import type { ByteSource, EntryVisitor, ModeFix } from './entry.js';
-import { readZip } from './zip.js';
+import { readZip, type ZipSource } from './zip.js';
 import { readZipLive } from './zip-live.js';
 
 const DATA = /^[^/]+\.data\/data\/(.+)$/;
@@ -18,11 +18,14 @@ export async function readWheelDataLive(source: ByteSource, label: string, visit
   return fixes.map((f) => ({ ...f, path: installedPath(f.path) }));
 }
 
-/** The wheel's `<dist>-<ver>.dist-info/METADATA`, as bytes (what PEP 658 serves beside it); undefined when it has none. */
-export async function readWheelMetadata(file: string): Promise<Buffer | undefined> {
+/**
+ * The wheel's `<dist>-<ver>.dist-info/METADATA`, as bytes (what PEP 658 serves beside it), CRC-checked; undefined when
+ * it has none. Only that member is read: from a range reader, the central directory and that member's bytes.
+ */
+export async function readWheelMetadata(source: ZipSource): Promise<Buffer | undefined> {
   let found: Buffer | undefined;
   await readZip(
-    file,
+    source,
     async (_entry, body) => {
       const chunks: Buffer[] = [];
       for await (const c of body!) chunks.push(c as Buffer);

@@ -97,7 +97,7 @@ export function memberContent(
  * One member's bytes, from the file range its local header gives (bounds checked by yauzl), through memberContent
  * (yauzl never checks the CRC).
  */
-function memberStream(file: string, e: yauzl.Entry, fileDataStart: number): Readable {
+function memberStream(file: string, e: yauzl.Entry, fileDataStart: number, range: (start: number, end: number) => Readable): Readable {
   const fail = (why: string, cause?: unknown) => memberError(file, e.fileName, why, cause);
   const why = unreadable(e.isEncrypted(), e.compressionMethod);
   if (why) {
@@ -106,19 +106,30 @@ function memberStream(file: string, e: yauzl.Entry, fileDataStart: number): Read
     process.nextTick(() => out.destroy(fail(why)));
     return out;
   }
-  const raw = e.compressedSize === 0 ? Readable.from([]) : createReadStream(file, { start: fileDataStart, end: fileDataStart + e.compressedSize - 1, highWaterMark: CHUNK });
+  const raw = e.compressedSize === 0 ? Readable.from([]) : range(fileDataStart, fileDataStart + e.compressedSize);
   return memberContent(raw, e.compressionMethod, { size: e.uncompressedSize, crc32: e.crc32, declaredBy: 'directory entry' }, fail);
 }
 
-export async function readZip(file: string, visit: EntryVisitor, filter?: (name: string) => boolean): Promise<void> {
-  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
-    yauzl.open(file, { lazyEntries: true, autoClose: true, strictFileNames: false, decodeStrings: false }, (err, z) =>
-      err || !z ? reject(badZip(file, err)) : resolve(z),
-    ),
-  );
+/**
+ * Where a zip's bytes come from: a file, or a reader of byte ranges of `size` bytes in all (a wheel read by HTTP Range
+ * requests), named `label` in errors.
+ */
+export type ZipSource = string | { label: string; size: number; reader: yauzl.RandomAccessReader };
+
+const ZIP_OPTIONS = { lazyEntries: true, autoClose: true, strictFileNames: false, decodeStrings: false } as const;
+
+export async function readZip(source: ZipSource, visit: EntryVisitor, filter?: (name: string) => boolean): Promise<void> {
+  const file = typeof source === 'string' ? source : source.label;
+  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) => {
+    const opened = (err: Error | null, z?: yauzl.ZipFile) => (err || !z ? reject(badZip(file, err)) : resolve(z));
+    if (typeof source === 'string') yauzl.open(source, ZIP_OPTIONS, opened);
+    else yauzl.fromRandomAccessReader(source.reader, source.size, ZIP_OPTIONS, opened);
+  });
+  const range = (start: number, end: number): Readable =>
+    typeof source === 'string' ? createReadStream(source, { start, end: end - 1, highWaterMark: CHUNK }) : source.reader.createReadStream({ start, end });
   const openStream = (e: yauzl.Entry) =>
     new Promise<Readable>((resolve, reject) =>
-      zip.readLocalFileHeader(e, { minimal: true }, (err, h) => (err ? reject(badZip(file, err)) : resolve(memberStream(file, e, h.fileDataStart)))),
+      zip.readLocalFileHeader(e, { minimal: true }, (err, h) => (err ? reject(badZip(file, err)) : resolve(memberStream(file, e, h.fileDataStart, range)))),
     );
   const readAll = async (s: Readable) => {
     const chunks: Buffer[] = [];

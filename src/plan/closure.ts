@@ -28,8 +28,6 @@ export interface ClosureNotes {
   runtime: string[];
   /** Packages the manifest says not to follow, with its reason. */
   skipped: string[];
-  /** Packages whose dependencies could not be read from the index. */
-  unread: string[];
 }
 
 const archiveWhy = (reqs: Requirement[]): string[] => reqs.filter((r) => r.byName).map((r) => `${r.by}: ${requirementText(r)}`);
@@ -115,7 +113,7 @@ const betterCondaRecord = (a: CondaCandidate, b: CondaCandidate): number => comp
 
 async function condaClosure(spec: CondaSourceSpec, r: Resolution, ctx: SourceContext, component: string, pins: Requirement[]): Promise<{ archives: PlannedArchive[]; notes: ClosureNotes }> {
   const channels = ctx.condaChannels?.length ? ctx.condaChannels : spec.channels;
-  const notes: ClosureNotes = { runtime: [], skipped: [], unread: [] };
+  const notes: ClosureNotes = { runtime: [], skipped: [] };
   const provider = condaProvider(ctx, channels, skipMap(spec.skip), notes);
   // The packages the source chose are pinned to the very builds it chose.
   const roots = r.archives.map((a): Requirement => ({ name: a.package, spec: `==${a.version} ${a.build ?? '*'}`, by: component }));
@@ -173,9 +171,9 @@ export function wheelsByVersion(files: IndexFile[], project: string, host: Host)
 
 /**
  * A wheel's Requires-Dist: from the index's metadata file (PEP 658) when it offers one, checked against its hash; from
- * a JSON API index (`…/pypi`), the release's `info.requires_dist`.
+ * a JSON API index (`…/pypi`), the release's `info.requires_dist`; else from the wheel's own METADATA.
  */
-async function requiresDist(ctx: SourceContext, indexUrl: string, c: WheelPick): Promise<string[] | undefined> {
+async function requiresDist(ctx: SourceContext, indexUrl: string, c: WheelPick): Promise<string[]> {
   const file = c.file;
   const base = indexUrl.replace(/\/+$/, '');
   if (!file.coreMetadata && /\/pypi$/.test(base)) {
@@ -184,8 +182,7 @@ async function requiresDist(ctx: SourceContext, indexUrl: string, c: WheelPick):
     if (!doc?.info) throw new XpuError('BAD_INDEX', `${url} is not a PyPI JSON API release document (no "info")`, { details: { url } });
     return doc.info.requires_dist ?? [];
   }
-  const text = await (ctx.gateway ?? gatewayFor(ctx.deps)).coreMetadata(file);
-  return text === undefined ? undefined : requiresDistOf(text);
+  return requiresDistOf(await (ctx.gateway ?? gatewayFor(ctx.deps)).coreMetadata(file));
 }
 
 async function pep440(): Promise<typeof import('@renovatebot/pep440')> {
@@ -229,11 +226,7 @@ function pypiProvider(
     async dependencies(c) {
       const by = `${c.name} ${c.version}`;
       const out: Requirement[] = [];
-      const lines = await requiresDist(ctx, indexUrl, c);
-      // An index without metadata files: the wheel's dependencies are not known before it is downloaded. Said in the
-      // plan; the check before the swap still refuses a tree whose libraries miss what they need.
-      if (!lines) notes.unread.push(`${c.file.filename}: the index offers no metadata file (PEP 658), so its dependencies were not read`);
-      for (const line of lines ?? []) {
+      for (const line of await requiresDist(ctx, indexUrl, c)) {
         const req = parseRequirement(line);
         if (!req) throw new XpuError('BAD_INDEX', `${c.file.filename}: cannot read its dependency "${line}"`, { details: { url: c.file.url } });
         if (req.marker !== undefined && evaluateMarker(req.marker, env, compare) !== true) continue;
@@ -252,7 +245,7 @@ function pypiProvider(
 
 async function pypiClosure(spec: PypiSourceSpec, r: Resolution, ctx: SourceContext, component: string, pins: Requirement[]): Promise<{ archives: PlannedArchive[]; notes: ClosureNotes }> {
   const indexUrl = ctx.indexUrl ?? DEFAULT_INDEX_URL;
-  const notes: ClosureNotes = { runtime: [], skipped: [], unread: [] };
+  const notes: ClosureNotes = { runtime: [], skipped: [] };
   const skip = new Map([...skipMap(spec.skip)].map(([k, v]) => [normalizeName(k), v]));
   const provider = pypiProvider(ctx, indexUrl, skip, notes, await pep440(), markerEnvFor(ctx.host.platform));
   const roots = r.archives.map((a): Requirement => ({ name: normalizeName(a.package), spec: `==${a.version}`, by: component }));
@@ -277,7 +270,7 @@ function skipMap(skip: SkippedPackage[] | undefined): Map<string, string> {
 }
 
 function dedupe(n: ClosureNotes): ClosureNotes {
-  return { runtime: [...new Set(n.runtime)], skipped: [...new Set(n.skipped)], unread: [...new Set(n.unread)] };
+  return { runtime: [...new Set(n.runtime)], skipped: [...new Set(n.skipped)] };
 }
 
 /**
@@ -295,7 +288,7 @@ export async function closeOver(
 ): Promise<{ archives: PlannedArchive[]; notes: ClosureNotes }> {
   if (spec.kind === 'conda') return condaClosure(spec, r, ctx, component, pins);
   if (spec.kind === 'pypi') return pypiClosure(spec, r, ctx, component, pins);
-  return { archives: r.archives, notes: { runtime: [], skipped: [], unread: [] } };
+  return { archives: r.archives, notes: { runtime: [], skipped: [] } };
 }
 
 /**

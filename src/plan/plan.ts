@@ -235,7 +235,6 @@ async function planComponent(
     Object.assign(pc, { status: 'planned', source: r.source, origin: r.origin, version: r.version, archives: closed.archives });
     if (closed.notes.runtime.length) pc.runtime = closed.notes.runtime;
     if (closed.notes.skipped.length) pc.skipped = closed.notes.skipped;
-    pc.notes.push(...closed.notes.unread);
     pc.notes.push(...missingFeatures(m, r.version));
     if (index > 0) {
       pc.fallbackFrom = pc.attempts.slice(0, index).map((a) => a.reason);

@@ -12,6 +12,7 @@ import { CONDA_RUNTIME_PACKAGES, parseRepodata, type CondaCandidate, type Repoda
 import { CachingHttp, type BodyMeta, type IndexStats } from './http-cache.js';
 import { parseProjectPage, projectPageRequest, type IndexFile } from './pypi.js';
 import { RepodataScanner } from './repodata-scan.js';
+import { readRemoteWheelMetadata } from './wheel-metadata.js';
 import { decodeShardIndex, decompressShardIndex, parseShard, shardUrl, SHARD_INDEX_FILE, type ShardIndex } from './shards.js';
 
 export interface GatewayOptions {
@@ -38,10 +39,13 @@ export class Gateway {
   private readonly metadata = new Map<string, Promise<string>>();
   private readonly reporter?: Reporter;
 
+  private readonly cacheDir?: string;
+
   constructor(
     readonly http: Http,
     opts: GatewayOptions = {},
   ) {
+    this.cacheDir = opts.cacheDir;
     this.cache = opts.cacheDir ? new IndexCache(indexCacheDir(opts.cacheDir)) : undefined;
     this.client = new CachingHttp(http, this.cache, opts.now ?? Date.now, !!opts.refresh);
     this.reporter = opts.reporter;
@@ -132,11 +136,12 @@ export class Gateway {
   }
 
   /**
-   * A wheel's core metadata (PEP 658: the METADATA file served beside it as `<url>.metadata`), checked against the
-   * hash the index gives for it. Undefined when the index does not offer it.
+   * A wheel's core metadata: the METADATA file the index serves beside it as `<url>.metadata` (PEP 658), checked against
+   * the hash the index gives for it; else read from the wheel itself (wheel-metadata.ts) and kept in the index cache
+   * under the wheel's sha256.
    */
-  coreMetadata(file: IndexFile): Promise<string | undefined> {
-    if (!file.coreMetadata) return Promise.resolve(undefined);
+  coreMetadata(file: IndexFile): Promise<string> {
+    if (!file.coreMetadata) return this.metadataFromWheel(file);
     const url = `${file.url}.metadata`;
     let p = this.metadata.get(url);
     if (!p) {
@@ -153,6 +158,32 @@ export class Gateway {
       });
       this.metadata.set(url, p);
       p.catch(() => this.metadata.delete(url));
+    }
+    return p;
+  }
+
+  private metadataFromWheel(file: IndexFile): Promise<string> {
+    let p = this.metadata.get(file.url);
+    if (!p) {
+      p = (async () => {
+        const sha256 = file.sha256;
+        if (!sha256) throw new XpuError('BAD_INDEX', `${file.url}: the index gives no sha256 for it, so it is not read`, { details: { url: file.url } });
+        const kept = await this.cache?.readDerived(sha256, 'wheel-metadata');
+        if (kept) {
+          this.client.stats.fresh++;
+          return kept.toString('utf8');
+        }
+        const { metadata, read } = await readRemoteWheelMetadata(this.http, { ...file, sha256 }, this.client.stats, this.cacheDir);
+        this.reporter?.debug(
+          read.how === 'range'
+            ? `${file.filename}: no metadata file on the index; METADATA read from the wheel by Range requests (${read.fetched} of ${read.size} bytes)`
+            : `${file.filename}: no metadata file on the index and no Range requests on its server; the wheel was downloaded whole (${read.size} bytes) for its METADATA`,
+        );
+        await this.cache?.putDerived(sha256, 'wheel-metadata', metadata).catch(() => undefined);
+        return metadata.toString('utf8');
+      })();
+      this.metadata.set(file.url, p);
+      p.catch(() => this.metadata.delete(file.url));
     }
     return p;
   }

@@ -92,6 +92,31 @@ describe('UR from PyPI brings what its adapters need', () => {
   });
 });
 
+describe('an index that serves no metadata files (PEP 503 HTML without data-core-metadata)', () => {
+  it.each([
+    ['its wheels answer Range requests', () => index.noMetadataSimpleUrl, false],
+    ['its wheels\' server ignores Range', () => index.noRangeSimpleUrl, true],
+  ] as const)('plans UMF and tcmlib from the wheels\' own METADATA: %s', async (_what, indexUrl, whole) => {
+    const cacheDir = path.join(work, `nometa-${whole ? 'whole' : 'range'}`);
+    const r = await runCli(
+      ['plan', '--json', '--prefix', path.join(work, 'pypi', 'other'), '--cache-dir', cacheDir, '--component', 'unified-runtime', '--index-url', indexUrl()],
+      env,
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    const ur = JSON.parse(r.stdout).components.find((c: { name: string }) => c.name === 'unified-runtime');
+    const newer = index.fixtures.urVersions.newer;
+    const { umf, tcmlib } = index.fixtures.urClosure[newer]!;
+    expect(pkgs(ur.archives)).toEqual([`intel-cmplr-lib-ur ${newer}`, `tcmlib ${tcmlib}`, `umf ${umf}`]);
+    expect(ur.archives.find((a: { package: string }) => a.package === 'umf').requiredBy).toEqual([`intel-cmplr-lib-ur ${newer}: umf ==1.1.*`]);
+    expect(ur.notes.join('\n')).not.toMatch(/not read/);
+    // Without Range, the wheels were downloaded whole for their METADATA into the download cache, where setup finds them.
+    const cached = await Promise.all(
+      ur.archives.map((a: { sha256: string }) => fs.stat(path.join(cacheDir, 'sha256', a.sha256.slice(0, 2), a.sha256)).then(() => true, () => false)),
+    );
+    expect(cached).toEqual(ur.archives.map(() => whole));
+  });
+});
+
 describe('a tree with a library that cannot load is not swapped in', () => {
   it("refuses UR adapters whose UMF a manifest leaves out, naming the library and its package; the working prefix stays", async () => {
     const prefix = path.join(work, 'pypi', 'prefix');

@@ -51,6 +51,10 @@ export interface FixtureIndex {
   simpleUrl: string;
   /** `${url}/html-only/simple`: PEP 503 HTML whatever is asked, with relative file links. */
   htmlOnlySimpleUrl: string;
+  /** `${url}/no-metadata/simple`: PEP 503 HTML without data-core-metadata (download.pytorch.org, many mirrors); its wheels answer Range requests. */
+  noMetadataSimpleUrl: string;
+  /** `${url}/no-range/simple`: as no-metadata, and its wheels' server ignores Range requests (answers 200, whole). */
+  noRangeSimpleUrl: string;
   /** `${url}/pypi`: the JSON API (`/pypi/<name>/json`). */
   jsonApiUrl: string;
   /** The L0 Windows SDK zip at its GitHub release path (answers with a redirect, as GitHub does). */
@@ -171,7 +175,7 @@ function acceptQ(header: string | undefined): Map<string, number> {
 }
 
 type Resource =
-  | { kind: 'body'; type: string; load: () => Promise<Buffer>; etag?: string }
+  | { kind: 'body'; type: string; load: () => Promise<Buffer>; etag?: string; ignoresRange?: true }
   | { kind: 'redirect'; status: 301 | 302; location: string }
   | { kind: 'dynamic'; handle: (req: IncomingMessage) => Promise<{ status?: number; type: string; body: Buffer; vary?: string }> };
 
@@ -281,6 +285,7 @@ export async function startFixtureIndex(opts: FixtureIndexOptions = {}): Promise
     serveFile(path, w, 'application/octet-stream');
     const meta = Buffer.from(w.wheel!.metadata);
     routes.set(`${path}.metadata`, { kind: 'body', type: 'application/octet-stream', load: async () => meta });
+    routes.set(`/no-range${path}`, { kind: 'body', type: 'application/octet-stream', load: () => loadFile(w.path), ignoresRange: true });
     packages.push({ ...w, index: 'pypi', url: fileUrl(w), ...(w.wheel?.yanked ? { yanked: w.wheel.yanked } : {}) });
   }
 
@@ -304,13 +309,15 @@ export async function startFixtureIndex(opts: FixtureIndexOptions = {}): Promise
       }),
     );
 
-  const simpleHtml = (name: string, files: FixtureArtifact[], relativeTo?: string): Buffer => {
+  /** `bare`: links without metadata attributes, to the files at `filesAt` (`/no-range`: a server that ignores Range). */
+  const simpleHtml = (name: string, files: FixtureArtifact[], relativeTo?: string, bare?: { filesAt: string }): Buffer => {
     const links = files.map((f) => {
-      const href = `${relativeTo ? relativeUrl(fileUrl(f), relativeTo) : fileUrl(f)}#sha256=${f.sha256}`;
+      const target = bare ? fileUrl(f).replace(url, `${url}${bare.filesAt}`) : fileUrl(f);
+      const href = `${relativeTo ? relativeUrl(target, relativeTo) : target}#sha256=${f.sha256}`;
       const attrs = [`href="${escapeHtml(href)}"`];
       if (f.wheel?.requiresPython) attrs.push(`data-requires-python="${escapeHtml(f.wheel.requiresPython)}"`);
-      attrs.push(`data-dist-info-metadata="sha256=${f.wheel!.metadataSha256}"`);
-      attrs.push(`data-core-metadata="sha256=${f.wheel!.metadataSha256}"`);
+      if (!bare) attrs.push(`data-dist-info-metadata="sha256=${f.wheel!.metadataSha256}"`);
+      if (!bare) attrs.push(`data-core-metadata="sha256=${f.wheel!.metadataSha256}"`);
       if (f.wheel?.yanked) attrs.push(`data-yanked="${escapeHtml(f.wheel.yanked)}"`);
       return `    <a ${attrs.join(' ')}>${escapeHtml(f.filename)}</a><br />`;
     });
@@ -384,6 +391,10 @@ export async function startFixtureIndex(opts: FixtureIndexOptions = {}): Promise
     const htmlPage = `/html-only/simple/${name}/`;
     const html = simpleHtml(name, files, `${url}${htmlPage}`);
     routes.set(htmlPage, { kind: 'body', type: 'text/html; charset=utf-8', load: async () => html });
+    for (const bare of ['no-metadata', 'no-range']) {
+      const page = simpleHtml(name, files, undefined, { filesAt: bare === 'no-range' ? '/no-range' : '' });
+      routes.set(`/${bare}/simple/${name}/`, { kind: 'body', type: 'text/html; charset=utf-8', load: async () => page });
+    }
 
     // JSON API: the project and each release.
     const versions = [...new Set(files.map((f) => f.version))].sort(compareVersions);
@@ -500,11 +511,13 @@ export async function startFixtureIndex(opts: FixtureIndexOptions = {}): Promise
             return void res.end();
           }
         }
-        headers['Accept-Ranges'] = 'bytes';
-        const range = /^bytes=(\d+)-(\d*)$/.exec(String(req.headers.range ?? ''));
-        if (range && status === 200) {
-          const start = Number(range[1]);
-          const end = range[2] ? Math.min(Number(range[2]), body.length - 1) : body.length - 1;
+        if (!resource.ignoresRange) headers['Accept-Ranges'] = 'bytes';
+        const range = resource.ignoresRange ? null : /^bytes=(\d*)-(\d*)$/.exec(String(req.headers.range ?? ''));
+        if (range && status === 200 && (range[1] || range[2])) {
+          // `bytes=-N` is the last N bytes (all of a shorter file).
+          const suffix = !range[1];
+          const start = suffix ? Math.max(0, body.length - Number(range[2])) : Number(range[1]);
+          const end = range[2] && !suffix ? Math.min(Number(range[2]), body.length - 1) : body.length - 1;
           if (start >= body.length || start > end) {
             return send(res, 416, 'text/plain', Buffer.alloc(0), { 'Content-Range': `bytes */${body.length}` });
           }
@@ -528,7 +541,7 @@ export async function startFixtureIndex(opts: FixtureIndexOptions = {}): Promise
   /** PyPI redirects un-normalised project names and missing trailing slashes to the canonical URL. */
   function simpleRedirect(pathname: string): Resource | undefined {
     if (routes.has(`${pathname}/`)) return { kind: 'redirect', status: 301, location: `${url}${pathname}/` };
-    const m = /^(\/(?:html-only\/)?simple)\/([^/]+)\/?$/.exec(pathname);
+    const m = /^(\/(?:html-only\/|no-metadata\/|no-range\/)?simple)\/([^/]+)\/?$/.exec(pathname);
     if (!m) return undefined;
     const canonical = `${m[1]}/${normalizeProjectName(m[2]!)}/`;
     if (canonical === pathname || !routes.has(canonical)) return undefined;
@@ -597,6 +610,8 @@ export async function startFixtureIndex(opts: FixtureIndexOptions = {}): Promise
     condaChannelUrl: (channel) => `${url}/conda/${channel}`,
     simpleUrl: `${url}/simple`,
     htmlOnlySimpleUrl: `${url}/html-only/simple`,
+    noMetadataSimpleUrl: `${url}/no-metadata/simple`,
+    noRangeSimpleUrl: `${url}/no-range/simple`,
     jsonApiUrl: `${url}/pypi`,
     sdkUrl: `${url}${sdkPath}`,
     packages,

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DownloadCache } from '../../src/cache/store.js';
 import type { Deps, Exec } from '../../src/deps.js';
 import { fetchApt } from '../../src/fetch/apt.js';
-import { downloadToCache } from '../../src/fetch/download.js';
+import { downloadToCache } from '../../src/net/download.js';
 import { fetchPlan } from '../../src/fetch/fetch.js';
 import { processStartTime } from '../../src/lock-owner.js';
 import type { InstallPlan } from '../../src/plan/plan.js';

@@ -7,8 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { hashMismatch, type CachedFile, type DownloadCache } from '../cache/store.js';
 import { hold, lockState, newOwner, release } from '../lock-owner.js';
 import { XpuError } from '../errors.js';
-import { tooLarge, type Http } from '../net/http.js';
-import type { LiveDownload } from './live.js';
+import { tooLarge, type Http } from './http.js';
 
 export interface Expected {
   sha256: string;
@@ -21,11 +20,19 @@ export interface DownloadProgress {
   total?: number;
 }
 
+/** A reader that follows the download as it is written (fetch/live.ts). */
+export interface DownloadWatcher {
+  /** The download opens `file` to write from `offset`, `size` bytes in all when known. */
+  begin(file: string, offset: number, size?: number): void;
+  /** `n` more bytes are in the file. */
+  advance(n: number): void;
+}
+
 export interface DownloadOptions {
   onProgress?: (p: DownloadProgress) => void;
   signal?: AbortSignal;
   /** Told where the bytes go and how far they got, for a reader that follows the download. */
-  live?: LiveDownload;
+  live?: DownloadWatcher;
 }
 
 /** What the server said about the bytes kept so far; resuming is only safe while this still matches. */
@@ -90,7 +97,7 @@ function after(buffers: Buffer[], n: number): Buffer[] {
  * Writes the download into `file` from `offset` (appending, or from zero), `size` bytes in all when known, telling
  * `live` each write that has landed. The file is closed on every outcome, so no write can land after a failure and no descriptor leaks.
  */
-function fileSink(file: string, offset: number, size: number | undefined, live: LiveDownload | undefined): Writable {
+function fileSink(file: string, offset: number, size: number | undefined, live: DownloadWatcher | undefined): Writable {
   let fh: fs.FileHandle | undefined;
   /**
    * A write may take fewer bytes than it was given (a file system nearly full takes what fits, and only the next
@@ -140,8 +147,13 @@ async function hashExisting(file: string, hash: Hash): Promise<void> {
 }
 
 function contentRangeStart(value: string | undefined): number | undefined {
-  const m = /^bytes (\d+)-\d+\/(?:\d+|\*)$/.exec(value?.trim() ?? '');
-  return m ? Number(m[1]) : undefined;
+  return contentRange(value)?.start;
+}
+
+/** A 206 answer's Content-Range: the first and last byte sent, and the whole file's size when the server says. */
+export function contentRange(value: string | undefined): { start: number; end: number; total?: number } | undefined {
+  const m = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(value?.trim() ?? '');
+  return m ? { start: Number(m[1]), end: Number(m[2]), ...(m[3] !== '*' ? { total: Number(m[3]) } : {}) } : undefined;
 }
 
 /** A retryable error that makes the next attempt start from zero. */
