@@ -1,6 +1,6 @@
 // Builds the CLI with esbuild into dist/xpu-setup.cjs, which bin/xpu-setup.js runs: one CommonJS file holding all of
 // xpu-setup's own code (each module initialised on first use), plus one file per large dependency beside it
-// (undici, ora, tar, yauzl, fzstd, unbzip2-stream, @msgpack/msgpack), required when first used. Nothing is resolved in node_modules at
+// (undici, ora, tar, yauzl, fzstd, unbzip2-stream, @msgpack/msgpack, @renovatebot/pep440), required when first used. Nothing is resolved in node_modules at
 // run time except koffi, a native addon loaded when a probe needs it.
 //
 // CommonJS, not ES modules: on Node 20 the ES module loader alone costs about 10 ms per run, and only a script can
@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = `${root}dist`;
-const VENDOR = ['undici', 'ora', 'tar', 'yauzl', 'fzstd', 'unbzip2-stream', '@msgpack/msgpack'];
+const VENDOR = ['undici', 'ora', 'tar', 'yauzl', 'fzstd', 'unbzip2-stream', '@msgpack/msgpack', '@renovatebot/pep440'];
 /** The file a dependency is bundled into: `@scope/name` -> `xpu-setup-vendor-scope-name.cjs`. */
 const vendorFile = (p) => `xpu-setup-vendor-${p.replace(/^@/, '').replace(/\//g, '-')}`;
 const KEY_PLACEHOLDER = '0'.repeat(16);

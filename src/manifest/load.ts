@@ -3,7 +3,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { XpuError } from '../errors.js';
 import { packagePath } from '../package-dir.js';
-import { validateManifest, type ComponentManifest } from './schema.js';
+import { checkVersionRanges, validateManifest, type ComponentManifest } from './schema.js';
 
 export const BUILTIN_MANIFESTS = packagePath('manifests');
 
@@ -23,7 +23,9 @@ export async function loadManifests(dir: string = BUILTIN_MANIFESTS): Promise<Co
     } catch (e) {
       throw new XpuError('BAD_MANIFEST', `manifest ${file} is not valid JSON`, { cause: e, details: { file }, hints: ['fix the JSON syntax'] });
     }
-    out.push(validateManifest(file, doc));
+    const m = validateManifest(file, doc);
+    await checkVersionRanges(file, m);
+    out.push(m);
   }
   if (out.length === 0) throw new XpuError('BAD_MANIFEST', `no manifests (*.json) in ${dir}`, { details: { dir }, hints: ['check --manifests'] });
   const loaders = out.filter((m) => m.zeLoader).map((m) => m.name);

@@ -1,6 +1,8 @@
 // Manifest types and their validation: components, per-platform ordered sources, and path maps as data.
 import { XpuError } from '../errors.js';
 import { TARGET_PLATFORMS, type TargetPlatform } from '../host/types.js';
+import { loadPep440 } from '../sources/pep440.js';
+import { isRange, rangeSyntax } from '../sources/version.js';
 
 export type SourceKind = 'conda' | 'pypi' | 'url' | 'apt';
 export const SOURCE_KINDS: readonly SourceKind[] = ['conda', 'pypi', 'url', 'apt'];
@@ -20,7 +22,10 @@ export interface SkippedPackage {
 interface SourceBase {
   kind: SourceKind;
   map: MapRule[];
-  /** A semver range the version must satisfy. */
+  /**
+   * A range the version must be in, read in the source's own ordering: a conda version spec (`>=1.9,<2`), a PEP 440
+   * specifier set for PyPI, Debian relations for apt (`>= 1.9, << 2`).
+   */
   versions?: string;
 }
 
@@ -139,4 +144,20 @@ export function validateManifest(file: string, doc: unknown): ComponentManifest 
     });
   }
   return m;
+}
+
+/**
+ * Every source's `versions` range reads in that source's ordering (validateManifest checks the rest). The PEP 440
+ * engine is loaded only when a PyPI source has a range to read.
+ */
+export async function checkVersionRanges(file: string, m: ComponentManifest): Promise<void> {
+  const ranged = Object.entries(m.platforms).flatMap(([plat, spec]) =>
+    (spec?.sources ?? []).flatMap((s, i) => (s.versions === undefined ? [] : [{ where: `${plat}.sources[${i}]`, s }])),
+  );
+  if (ranged.some(({ s }) => s.kind === 'pypi')) await loadPep440();
+  for (const { where, s } of ranged) {
+    if (typeof s.versions !== 'string' || !isRange(s.kind, s.versions)) {
+      throw bad(file, `${where}: cannot read "versions": ${JSON.stringify(s.versions)} as ${rangeSyntax(s.kind)}`);
+    }
+  }
 }

@@ -6,12 +6,12 @@ import type { CondaSourceSpec, PypiSourceSpec, SkippedPackage, SourceSpec } from
 import { httpFor } from '../net/http.js';
 import { better, condaRecords, type CondaCandidate } from '../sources/conda.js';
 import { checkVirtual, isVirtual, matchesSpec, parseMatchSpec } from '../sources/match-spec.js';
-import { compareConda, comparePep440 } from '../sources/order.js';
+import { compareConda } from '../sources/order.js';
+import { comparePep440, isPep440PreRelease, loadPep440, pep440Holds, satisfiesPep440 } from '../sources/pep440.js';
 import { evaluateMarker, markerEnvFor, parseRequirement, requiresDistOf, type MarkerEnv } from '../sources/pep508.js';
 import { gatewayFor } from '../sources/gateway.js';
 import { DEFAULT_INDEX_URL, normalizeName, parseWheelFilename, platformTagScore, type IndexFile } from '../sources/pypi.js';
 import type { PlannedArchive, Resolution, SourceContext } from '../sources/types.js';
-import { isPreRelease } from '../sources/version.js';
 import { resolve, requirementText, type Candidate, type Provider, type Requirement } from './resolve.js';
 import { DECIDED_RUNTIME } from './runtime.js';
 
@@ -159,7 +159,7 @@ export function wheelsByVersion(files: IndexFile[], project: string, host: Host)
   for (const f of files) {
     if (f.yanked || !f.sha256) continue;
     const w = parseWheelFilename(f.filename);
-    if (!w || normalizeName(w.name) !== want || isPreRelease(w.version)) continue;
+    if (!w || normalizeName(w.name) !== want || isPep440PreRelease(w.version)) continue;
     const scores = w.platformTags.map((t) => platformTagScore(t, host)).filter((s): s is number => s !== undefined);
     if (!scores.length) continue;
     const score = Math.max(...scores);
@@ -185,25 +185,15 @@ async function requiresDist(ctx: SourceContext, indexUrl: string, c: WheelPick):
   return requiresDistOf(await (ctx.gateway ?? gatewayFor(ctx.deps)).coreMetadata(file));
 }
 
-async function pep440(): Promise<typeof import('@renovatebot/pep440')> {
-  const m = (await import('@renovatebot/pep440')) as typeof import('@renovatebot/pep440') & { default?: typeof import('@renovatebot/pep440') };
-  return m.default ?? m;
-}
-
 function pypiProvider(
   ctx: SourceContext,
   indexUrl: string,
   skip: Map<string, string>,
   notes: ClosureNotes,
-  versions: typeof import('@renovatebot/pep440'),
   env: MarkerEnv,
 ): Provider<WheelPick> {
   const gateway = ctx.gateway ?? gatewayFor(ctx.deps);
   const cache = new Map<string, Promise<WheelPick[]>>();
-  const compare = (a: string, b: string, op: string): boolean | undefined => {
-    if (!versions.valid(a) || !versions.valid(b)) return undefined;
-    return versions.satisfies(a, `${op}${b}`);
-  };
   return {
     candidates(name) {
       const key = normalizeName(name);
@@ -221,7 +211,7 @@ function pypiProvider(
       return p;
     },
     satisfies(r, c) {
-      return !r.spec || versions.satisfies(c.version, r.spec);
+      return !r.spec || satisfiesPep440(c.version, r.spec);
     },
     async dependencies(c) {
       const by = `${c.name} ${c.version}`;
@@ -229,7 +219,7 @@ function pypiProvider(
       for (const line of await requiresDist(ctx, indexUrl, c)) {
         const req = parseRequirement(line);
         if (!req) throw new XpuError('BAD_INDEX', `${c.file.filename}: cannot read its dependency "${line}"`, { details: { url: c.file.url } });
-        if (req.marker !== undefined && evaluateMarker(req.marker, env, compare) !== true) continue;
+        if (req.marker !== undefined && evaluateMarker(req.marker, env, (a, b, op) => pep440Holds(a, op, b)) !== true) continue;
         const name = normalizeName(req.name);
         if (skip.has(name)) {
           notes.skipped.push(`${req.name}${req.specifier} (needed by ${by}): not installed: ${skip.get(name)}`);
@@ -247,7 +237,8 @@ async function pypiClosure(spec: PypiSourceSpec, r: Resolution, ctx: SourceConte
   const indexUrl = ctx.indexUrl ?? DEFAULT_INDEX_URL;
   const notes: ClosureNotes = { runtime: [], skipped: [] };
   const skip = new Map([...skipMap(spec.skip)].map(([k, v]) => [normalizeName(k), v]));
-  const provider = pypiProvider(ctx, indexUrl, skip, notes, await pep440(), markerEnvFor(ctx.host.platform));
+  await loadPep440();
+  const provider = pypiProvider(ctx, indexUrl, skip, notes, markerEnvFor(ctx.host.platform));
   const roots = r.archives.map((a): Requirement => ({ name: normalizeName(a.package), spec: `==${a.version}`, by: component }));
   const solved = await resolve(roots, provider, pins.map((p) => ({ ...p, name: normalizeName(p.name) })));
   const archives: PlannedArchive[] = [];

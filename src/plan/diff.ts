@@ -1,7 +1,7 @@
 // What a plan changes in a prefix compared with its receipt: the +/- lines shown before anything is replaced.
 import type { Receipt } from '../install/receipt.js';
 import type { SourceKind } from '../manifest/schema.js';
-import { compareConda, compareIn, orderingOf } from '../sources/order.js';
+import { compareAcross } from '../sources/order.js';
 import type { InstallPlan } from './plan.js';
 
 export type ChangeKind = 'add' | 'remove' | 'upgrade' | 'downgrade' | 'switch' | 'rebuild';
@@ -19,14 +19,7 @@ export interface PlanDiff {
   lines: string[];
 }
 
-const kindOf = (source: string): string => source.split(' ')[0] ?? source;
-const upstream = (v: string): string => v.replace(/^\d+:/, '').replace(/-[^-]*$/, '');
-
-function compareAcross(a: { kind: string; version: string }, b: { kind: string; version: string }): number {
-  if (a.kind === b.kind) return compareIn(orderingOf(a.kind as SourceKind), a.version, b.version);
-  const norm = (x: { kind: string; version: string }) => (x.kind === 'apt' ? upstream(x.version) : x.version);
-  return compareConda(norm(a), norm(b));
-}
+const kindOf = (source: string): SourceKind => (source.split(' ')[0] ?? source) as SourceKind;
 
 /** Compares by component: gone, new, another version, another source (kind or origin). */
 export function diffPlan(receipt: Receipt | undefined, plan: InstallPlan): PlanDiff {

@@ -10,9 +10,8 @@ import { gatewayFor } from '../sources/gateway.js';
 import { resolvePypi } from '../sources/pypi.js';
 import { NotAvailable, type PlannedArchive, type Resolution, type SourceContext } from '../sources/types.js';
 import { resolveUrl } from '../sources/url.js';
-import { compareVersions } from '../sources/version.js';
-import { meetsAll, orderingOf, parseConstraint, type Constraint } from '../sources/order.js';
-import { belowFloorOf, floorsFor, type SetupRequest } from './request.js';
+import { compareAcross, meetsAll, orderingOf, parseConstraint, type Constraint } from '../sources/order.js';
+import { belowFloorOf, featuresLacking, floorsFor, type SetupRequest } from './request.js';
 import { checkConstrains, closeOver } from './closure.js';
 import { pinAsker, pinRequirements, type MatchTorchRequest, type TorchMatch } from './torch.js';
 import { VERSION } from '../version.js';
@@ -160,8 +159,8 @@ function describe(spec: SourceSpec, ctx: SourceContext): string {
   }
 }
 
-export function missingFeatures(m: ComponentManifest, version: string): string[] {
-  return m.features.filter((f) => compareVersions(version, f.since) < 0).map((f) => `${m.name} ${version} lacks ${f.what} (since ${f.since})`);
+export function missingFeatures(m: ComponentManifest, version: string, kind: SourceKind): string[] {
+  return featuresLacking(m, version, kind).map((f) => `${m.name} ${version} lacks ${f.what} (since ${f.since})`);
 }
 
 /** A source the user named (a channel, an index URL): when it is unreachable or broken, nothing else is tried. */
@@ -235,7 +234,7 @@ async function planComponent(
     Object.assign(pc, { status: 'planned', source: r.source, origin: r.origin, version: r.version, archives: closed.archives });
     if (closed.notes.runtime.length) pc.runtime = closed.notes.runtime;
     if (closed.notes.skipped.length) pc.skipped = closed.notes.skipped;
-    pc.notes.push(...missingFeatures(m, r.version));
+    pc.notes.push(...missingFeatures(m, r.version, r.source));
     if (index > 0) {
       pc.fallbackFrom = pc.attempts.slice(0, index).map((a) => a.reason);
       ctx.reporter.warn(`${m.name}: falling back to ${label} ${r.version} because ${pc.fallbackFrom.join('; ')}`);
@@ -282,8 +281,9 @@ async function planComponent(
     }
   }
   if (below.length) {
-    // No reachable source meets the recommended floor: the newest answer below it (the first source on a tie).
-    const best = below.reduce((a, b) => (compareVersions(b.r.version, a.r.version) > 0 ? b : a));
+    // No reachable source meets the recommended floor: the newest answer below it (the first source on a tie), each
+    // challenger's version judged in its own source's ordering.
+    const best = below.reduce((a, b) => (compareAcross({ kind: b.spec.kind, version: b.r.version }, { kind: a.spec.kind, version: a.r.version }) > 0 ? b : a));
     // The planned version meets only the hard constraints: the recommended floor is recorded as what it is below.
     if (floors.hard.length) pc.constraints = floors.hard.map((c) => c.text);
     else delete pc.constraints;

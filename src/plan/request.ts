@@ -1,8 +1,7 @@
 // What the user asked for, as plain data: recorded in the receipt, repeated by a bare re-run, merged with new flags.
 import { XpuError } from '../errors.js';
 import type { ComponentManifest, SourceKind } from '../manifest/schema.js';
-import { meetsAll, orderingOf, parseConstraint, type Constraint } from '../sources/order.js';
-import { compareVersions } from '../sources/version.js';
+import { compareTo, meetsAll, orderingOf, parseConstraint, type Constraint } from '../sources/order.js';
 import type { BelowFloor } from './plan.js';
 import type { MatchTorchRequest } from './torch.js';
 
@@ -105,6 +104,11 @@ export function floorsFor(m: ComponentManifest, request: Pick<SetupRequest, 'req
   return { hard: [], preferred: (m.requires ?? []).map((r) => parseConstraint(`${m.name}${r}`)) };
 }
 
+/** The manifest's features newer than `version`, judged in the ordering of the source that version came from. */
+export function featuresLacking(m: ComponentManifest, version: string, kind: SourceKind): ComponentManifest['features'] {
+  return m.features.filter((f) => compareTo(orderingOf(kind), version, f.since) < 0);
+}
+
 /**
  * How a planned version falls short of the manifest's recommended floor, or undefined when it meets it or the request
  * replaced that floor with the user's own. Derived, so a plan from a lockfile or a receipt says it too.
@@ -114,7 +118,7 @@ export function belowFloorOf(m: ComponentManifest, version: string, kind: Source
   if (!preferred.length || meetsAll(version, preferred, orderingOf(kind))) return undefined;
   return {
     floor: preferred.map((c) => c.text),
-    lacks: m.features.filter((f) => compareVersions(version, f.since) < 0).map((f) => `${f.what}, new in ${f.since}`),
+    lacks: featuresLacking(m, version, kind).map((f) => `${f.what}, new in ${f.since}`),
     unreached,
   };
 }

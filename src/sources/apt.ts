@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { isDebianLike } from '../host/linux.js';
 import type { AptSourceSpec } from '../manifest/schema.js';
 import { NotAvailable, type PlannedArchive, type Resolution, type SourceContext } from './types.js';
-import { satisfies } from './version.js';
+import { inRange } from './version.js';
 import { meetsAll } from './order.js';
 
 export interface AptRecord {
@@ -55,7 +55,7 @@ export async function resolveApt(spec: AptSourceSpec, ctx: SourceContext): Promi
     const rec = records.find((x) => x.package === pkg);
     if (!rec) throw new NotAvailable(`apt knows no package ${pkg} (run apt-get update?)`);
     if (!rec.sha256) throw new NotAvailable(`apt lists ${pkg} without a SHA256`);
-    if (!satisfies(upstreamVersion(rec.version), spec.versions)) {
+    if (!inRange('apt', rec.version, spec.versions)) {
       throw new NotAvailable(`apt has ${pkg} ${rec.version}, outside ${spec.versions}`);
     }
     if (!meetsAll(rec.version, ctx.constraints ?? [], 'debian')) {

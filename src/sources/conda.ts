@@ -5,7 +5,7 @@ import type { TargetPlatform } from '../host/types.js';
 import type { CondaSourceSpec } from '../manifest/schema.js';
 import type { Http } from '../net/http.js';
 import { gatewayFor, scanBody } from './gateway.js';
-import { satisfies } from './version.js';
+import { inRange } from './version.js';
 import { compareConda, meetsAll, type Constraint } from './order.js';
 import { NotAvailable, type PlannedArchive, type Resolution, type SourceContext } from './types.js';
 
@@ -102,7 +102,7 @@ export function selectCondaSet(
   }
   if (packages.some((p) => !byName.has(p))) return undefined;
   const versionSets = packages.map((p) => new Set(byName.get(p)!.map((c) => c.version)));
-  const common = [...versionSets[0]!].filter((v) => versionSets.every((s) => s.has(v)) && satisfies(v, range) && meetsAll(v, constraints, 'conda'));
+  const common = [...versionSets[0]!].filter((v) => versionSets.every((s) => s.has(v)) && inRange('conda', v, range) && meetsAll(v, constraints, 'conda'));
   common.sort((a, b) => compareConda(b, a));
   for (const version of common) {
     const chosen = new Map<string, CondaCandidate>();

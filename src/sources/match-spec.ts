@@ -56,6 +56,13 @@ function matchTerm(v: string, term: string): boolean {
   }
 }
 
+const TERM = /^\s*(?:==|>=|<=|!=|~=|=|<|>)?\s*(?:\*|[0-9A-Za-z_]+(?:[.!+_-][0-9A-Za-z_]+)*(?:\.?\*)?)\s*$/;
+
+/** Whether `spec` reads as a conda version spec (`>=1.20.2,<2.0a0`, `1.0.*`, `2025.3|2026.0`). */
+export function isVersionSpec(spec: string): boolean {
+  return spec.split('|').every((alt) => alt.split(',').every((term) => TERM.test(term)));
+}
+
 /** A conda version spec: `|` (or) of `,` (and) of terms. */
 export function matchesVersion(v: string, spec: string): boolean {
   if (!spec.trim()) return true;

@@ -1,6 +1,7 @@
-// Version ordering as each ecosystem defines it (PEP 440, conda, Debian), and `name>=1.9` constraints checked with it.
+// Version ordering as each ecosystem defines it (PEP 440 through pep440.ts, conda, Debian), and `name>=1.9` constraints checked with it.
 import { XpuError } from '../errors.js';
 import type { SourceKind } from '../manifest/schema.js';
+import { comparePep440 } from './pep440.js';
 
 export type Ordering = 'pep440' | 'conda' | 'debian';
 
@@ -10,69 +11,6 @@ export function orderingOf(kind: SourceKind): Ordering {
 }
 
 const sign = (n: number): number => (n < 0 ? -1 : n > 0 ? 1 : 0);
-
-// ---- PEP 440 ----------------------------------------------------------------------------------------------------
-
-interface Pep440 {
-  epoch: number;
-  release: number[];
-  /** [phase, n]: a=0, b=1, rc=2; absent for a final release. */
-  pre?: [number, number];
-  post?: number;
-  dev?: number;
-  local: string;
-}
-
-const PEP440_RE =
-  /^v?(?:(\d+)!)?(\d+(?:\.\d+)*)(?:[-_.]?(a|alpha|b|beta|c|rc|pre|preview)[-_.]?(\d*))?(?:-(\d+)|[-_.]?(post|rev|r)[-_.]?(\d*))?(?:[-_.]?(dev)[-_.]?(\d*))?(?:\+([a-z0-9]+(?:[-_.][a-z0-9]+)*))?$/i;
-
-export function parsePep440(v: string): Pep440 | undefined {
-  const m = PEP440_RE.exec(v.trim());
-  if (!m) return undefined;
-  const phase = m[3]?.toLowerCase();
-  const pre: [number, number] | undefined = phase
-    ? [phase.startsWith('a') ? 0 : phase.startsWith('b') ? 1 : 2, Number(m[4] || 0)]
-    : undefined;
-  const post = m[5] !== undefined ? Number(m[5]) : m[6] ? Number(m[7] || 0) : undefined;
-  return {
-    epoch: Number(m[1] ?? 0),
-    release: m[2]!.split('.').map(Number),
-    pre,
-    post,
-    dev: m[8] ? Number(m[9] || 0) : undefined,
-    local: m[10] ?? '',
-  };
-}
-
-function compareRelease(a: number[], b: number[]): number {
-  for (let i = 0; i < Math.max(a.length, b.length); i++) {
-    const d = (a[i] ?? 0) - (b[i] ?? 0);
-    if (d) return sign(d);
-  }
-  return 0;
-}
-
-/** PEP 440 order: 1.9.dev0 < 1.9a1 < 1.9rc1 < 1.9 < 1.9.post1; versions that do not parse sort by text. */
-export function comparePep440(a: string, b: string): number {
-  const pa = parsePep440(a);
-  const pb = parsePep440(b);
-  if (!pa || !pb) return a === b ? 0 : sign(a.localeCompare(b, 'en', { numeric: true }));
-  if (pa.epoch !== pb.epoch) return sign(pa.epoch - pb.epoch);
-  const r = compareRelease(pa.release, pb.release);
-  if (r) return r;
-  // A dev release with no pre or post segment sorts before every pre-release of the same release.
-  const preKey = (p: Pep440): number[] =>
-    p.pre ? p.pre : p.post === undefined && p.dev !== undefined ? [-1, 0] : [Number.POSITIVE_INFINITY, 0];
-  const [ka, kb] = [preKey(pa), preKey(pb)];
-  if (ka[0] !== kb[0]) return sign(ka[0]! - kb[0]!);
-  if (ka[1] !== kb[1]) return sign(ka[1]! - kb[1]!);
-  const post = (p: Pep440) => (p.post === undefined ? -1 : p.post);
-  if (post(pa) !== post(pb)) return sign(post(pa) - post(pb));
-  const dev = (p: Pep440) => (p.dev === undefined ? Number.POSITIVE_INFINITY : p.dev);
-  if (dev(pa) !== dev(pb)) return sign(dev(pa) - dev(pb));
-  // Equal local labels (almost always both empty) need no collation: the first localeCompare with a locale costs ~20 ms.
-  return pa.local === pb.local ? 0 : sign(pa.local.localeCompare(pb.local, 'en', { numeric: true }));
-}
 
 // ---- conda ------------------------------------------------------------------------------------------------------
 
@@ -178,6 +116,22 @@ export function compareIn(ordering: Ordering, a: string, b: string): number {
   return ordering === 'pep440' ? comparePep440(a, b) : ordering === 'debian' ? compareDebian(a, b) : compareConda(a, b);
 }
 
+/** A version as one source gave it. */
+export interface SourcedVersion {
+  kind: SourceKind;
+  version: string;
+}
+
+/**
+ * Versions from two sources, `a` judged in its own source's ordering. Across kinds a Debian version counts by its
+ * upstream part (no epoch or revision), which is what the other ecosystems publish.
+ */
+export function compareAcross(a: SourcedVersion, b: SourcedVersion): number {
+  if (a.kind === b.kind) return compareIn(orderingOf(a.kind), a.version, b.version);
+  const plain = (x: SourcedVersion): string => (x.kind === 'apt' ? splitDebian(x.version.trim())[1] : x.version);
+  return compareIn(orderingOf(a.kind), plain(a), plain(b));
+}
+
 // ---- constraints ------------------------------------------------------------------------------------------------
 
 export type ConstraintOp = '>=' | '>' | '<=' | '<' | '==' | '!=';
@@ -202,11 +156,14 @@ export function parseConstraint(text: string): Constraint {
   return { component: m[1]!, op, version: m[3]!, text: `${m[1]}${op}${m[3]}` };
 }
 
-/** For Debian versions the floor is compared with the upstream part when it has no revision of its own. */
+/** `version` against `other` in `ordering`; a Debian version counts by its upstream part when `other` has no revision. */
+export function compareTo(ordering: Ordering, version: string, other: string): number {
+  const v = ordering === 'debian' && !other.includes('-') ? splitDebian(version)[1] : version;
+  return compareIn(ordering, v, other);
+}
+
 export function meets(version: string, c: Constraint, ordering: Ordering): boolean {
-  let v = version;
-  if (ordering === 'debian' && !c.version.includes('-')) v = splitDebian(version)[1];
-  const d = compareIn(ordering, v, c.version);
+  const d = compareTo(ordering, version, c.version);
   switch (c.op) {
     case '>=':
     case '>':
@@ -227,4 +184,17 @@ export function orders(d: number, op: '>=' | '>' | '<=' | '<'): boolean {
 
 export function meetsAll(version: string, cs: readonly Constraint[], ordering: Ordering): boolean {
   return cs.every((c) => meets(version, c, ordering));
+}
+
+const DEBIAN_OPS: Record<string, ConstraintOp> = { '<<': '<', '<=': '<=', '=': '==', '>=': '>=', '>>': '>' };
+
+/** Debian relations as a Depends field writes them, `>= 1.8, << 2` (dpkg's << <= = >= >>); undefined when unreadable. */
+export function parseDebianRelations(text: string): Constraint[] | undefined {
+  const out: Constraint[] = [];
+  for (const part of text.split(',')) {
+    const m = /^\s*(<<|<=|=|>=|>>)\s*(\d[A-Za-z0-9.+~:-]*)\s*$/.exec(part);
+    if (!m) return undefined;
+    out.push({ component: '', op: DEBIAN_OPS[m[1]!]!, version: m[2]!, text: `${m[1]} ${m[2]}` });
+  }
+  return out;
 }

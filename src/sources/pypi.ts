@@ -4,8 +4,9 @@ import type { Host } from '../host/types.js';
 import type { PypiSourceSpec } from '../manifest/schema.js';
 import type { Http } from '../net/http.js';
 import { gatewayFor } from './gateway.js';
-import { isPreRelease, satisfies } from './version.js';
-import { comparePep440, meetsAll, type Constraint } from './order.js';
+import { meetsAll, type Constraint } from './order.js';
+import { comparePep440, isPep440PreRelease, loadPep440 } from './pep440.js';
+import { inRange } from './version.js';
 import { NotAvailable, type Resolution, type SourceContext } from './types.js';
 
 export const DEFAULT_INDEX_URL = 'https://pypi.org/simple';
@@ -153,7 +154,7 @@ export function selectWheel(files: IndexFile[], project: string, host: Host, ran
   for (const f of files) {
     if (f.yanked || !f.sha256) continue;
     const w = parseWheelFilename(f.filename);
-    if (!w || normalizeName(w.name) !== want || isPreRelease(w.version) || !satisfies(w.version, range) || !meetsAll(w.version, constraints, 'pep440')) continue;
+    if (!w || normalizeName(w.name) !== want || isPep440PreRelease(w.version) || !inRange('pypi', w.version, range) || !meetsAll(w.version, constraints, 'pep440')) continue;
     const scores = w.platformTags.map((t) => platformTagScore(t, host)).filter((s): s is number => s !== undefined);
     if (!scores.length) continue;
     const score = Math.max(...scores);
@@ -196,6 +197,7 @@ export async function listProjectFiles(http: Http, indexUrl: string, project: st
 }
 
 export async function resolvePypi(spec: PypiSourceSpec, ctx: SourceContext): Promise<Resolution> {
+  await loadPep440();
   const indexUrl = ctx.indexUrl ?? DEFAULT_INDEX_URL;
   const archives = [];
   for (const project of spec.packages) {

@@ -1,28 +1,42 @@
-// Version ordering and ranges for conda, PEP 440 and Debian version strings, via semver where it fits.
-// The three functions on their own: semver's index loads every module of the package (~15 ms at each start).
-import coerce from 'semver/functions/coerce.js';
-import compare from 'semver/functions/compare.js';
-import semverSatisfies from 'semver/functions/satisfies.js';
+// A manifest source's `versions` range, read in that source's own ordering: a conda version spec, a PEP 440
+// specifier set, Debian relations.
+import type { SourceKind } from '../manifest/schema.js';
+import { isVersionSpec, matchesVersion } from './match-spec.js';
+import { meetsAll, orderingOf, parseDebianRelations, type Ordering } from './order.js';
+import { isPep440Specifier, satisfiesPep440 } from './pep440.js';
 
-/** Debian epochs and revisions (1:1.8.12-1) and conda/PEP 440 extras reduce to their x.y.z core. */
-export function coreVersion(v: string): string | undefined {
-  const noEpoch = v.replace(/^\d+:/, '').replace(/^v/, '');
-  return coerce(noEpoch)?.version;
+const SYNTAX: Record<Ordering, string> = {
+  conda: 'a conda version spec, e.g. ">=1.9,<2" or "1.9.*"',
+  pep440: 'a PEP 440 specifier set, e.g. ">=1.9,<2" or "~=2025.3"',
+  debian: 'Debian relations, e.g. ">= 1.9, << 2"',
+};
+
+/** How a range for this kind of source is written, for messages. */
+export function rangeSyntax(kind: SourceKind): string {
+  return SYNTAX[orderingOf(kind)];
 }
 
-export function compareVersions(a: string, b: string): number {
-  const ca = coreVersion(a);
-  const cb = coreVersion(b);
-  if (ca && cb && ca !== cb) return compare(ca, cb);
-  return a === b ? 0 : a.localeCompare(b, 'en', { numeric: true });
+/** Whether the range reads in the source's ordering (a PyPI range needs loadPep440() first). */
+export function isRange(kind: SourceKind, range: string): boolean {
+  switch (orderingOf(kind)) {
+    case 'pep440':
+      return isPep440Specifier(range);
+    case 'debian':
+      return parseDebianRelations(range) !== undefined;
+    case 'conda':
+      return isVersionSpec(range);
+  }
 }
 
-export function satisfies(v: string, range: string | undefined): boolean {
-  if (!range) return true;
-  const c = coreVersion(v);
-  return !!c && semverSatisfies(c, range);
-}
-
-export function isPreRelease(v: string): boolean {
-  return /(a|b|rc|dev|alpha|beta)\d*$/i.test(v.replace(/^\d+:/, '').split('+')[0] ?? '');
+/** Whether `v` is in the range (none: every version), read as isRange reads it; the manifest loader checked it reads. */
+export function inRange(kind: SourceKind, v: string, range: string | undefined): boolean {
+  if (range === undefined) return true;
+  switch (orderingOf(kind)) {
+    case 'pep440':
+      return satisfiesPep440(v, range);
+    case 'debian':
+      return meetsAll(v, parseDebianRelations(range) ?? [], 'debian');
+    case 'conda':
+      return matchesVersion(v, range);
+  }
 }

@@ -35,6 +35,42 @@ describe('manifests', () => {
     expect(() => validateManifest('bad.json', doc)).toThrow(/bad\.json.*unrelated project/);
   });
 
+  it('reads each source\'s "versions" range in that source\'s ordering, and names the manifest and the range it cannot read', async () => {
+    const map = [{ from: 'lib/', to: 'lib/' }];
+    const withRanges = (conda: string, pypi: string, apt: string) => ({
+      schema: 1, name: 'x', summary: '', features: [],
+      platforms: {
+        'linux-x64': {
+          provides: [],
+          sources: [
+            { kind: 'conda', channels: ['https://conda.example/c'], packages: ['level-zero'], map, versions: conda },
+            { kind: 'pypi', packages: ['umf'], map, versions: pypi },
+            { kind: 'apt', packages: ['libze1'], map, versions: apt },
+          ],
+        },
+      },
+    });
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'xpu-manifests-'));
+    const file = path.join(dir, 'x.json');
+    const load = async (doc: unknown) => {
+      await fs.writeFile(file, JSON.stringify(doc));
+      return loadManifests(dir);
+    };
+    try {
+      const [m] = await load(withRanges('>=1.20.2,<2.0a0', '>=1.0,<2', '>= 1.9, << 2'));
+      expect(m!.platforms['linux-x64']!.sources.map((s) => s.versions)).toEqual(['>=1.20.2,<2.0a0', '>=1.0,<2', '>= 1.9, << 2']);
+      await expect(load(withRanges('^1.20', '>=1.0,<2', '>= 1.9'))).rejects.toMatchObject({
+        code: 'BAD_MANIFEST',
+        message: `manifest ${file}: linux-x64.sources[0]: cannot read "versions": "^1.20" as a conda version spec, e.g. ">=1.9,<2" or "1.9.*"`,
+      });
+      await expect(load(withRanges('>=1.20', '>=1.0 <2', '>= 1.9'))).rejects.toThrow(/sources\[1\]: cannot read "versions": ">=1\.0 <2" as a PEP 440 specifier set/);
+      // dpkg spells "less than" <<; its old `<` meant <=, so it is not taken.
+      await expect(load(withRanges('>=1.20', '>=1.0', '<2'))).rejects.toThrow(/sources\[2\]: cannot read "versions": "<2" as Debian relations, e\.g\. ">= 1\.9, << 2"/);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('names the file and field of a bad manifest', () => {
     const doc = { schema: 1, name: 'x', platforms: { 'linux-x64': { sources: [{ kind: 'url', package: 'p', version: '1', url: 'https://x/y.zip', sha256: 'nope', map: [{ from: 'a/', to: 'a/' }] }] } } };
     expect(() => validateManifest('m.json', doc)).toThrow(/m\.json: linux-x64\.sources\[0\]: url sources need a pinned/);

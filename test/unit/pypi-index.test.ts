@@ -1,11 +1,15 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../../src/host/types.js';
+import { loadPep440 } from '../../src/sources/pep440.js';
 import { parseJsonApi, parseSimpleHtml, parseSimpleJson, parseWheelFilename, platformTagScore, selectWheel, type IndexFile } from '../../src/sources/pypi.js';
 
 const linux: Host = { platform: 'linux-x64', os: 'linux', arch: 'x64', native: true, glibc: '2.36' };
 const oldLinux: Host = { ...linux, glibc: '2.17' };
 const win: Host = { platform: 'win-x64', os: 'win32', arch: 'x64', native: false };
 const sha = (c: string) => c.repeat(64);
+
+// selectWheel compares in PEP 440's order, which planning loads before it reads an index.
+beforeAll(loadPep440);
 
 const html = `<!DOCTYPE html><html><body><h1>Links for intel-cmplr-lib-ur</h1>
 <a href="../../files/intel_cmplr_lib_ur-2025.2.0-py2.py3-none-manylinux_2_28_x86_64.whl#sha256=${sha('a')}" data-requires-python="&gt;=3.9">intel_cmplr_lib_ur-2025.2.0-py2.py3-none-manylinux_2_28_x86_64.whl</a><br/>

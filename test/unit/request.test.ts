@@ -116,6 +116,15 @@ describe('version floors in planning', () => {
     expect(p.components[0]!.belowFloor).toBeUndefined();
   });
 
+  it('judges features and the below-floor choice in the source\'s own ordering (url sources: conda\'s)', async () => {
+    const m: ComponentManifest = { ...manifest([url('1.9rc1', 'a')]), features: [{ since: '1.9.0', what: 'the IP version extension' }] };
+    // conda's order puts 1.9rc1 before 1.9.0: the release candidate lacks what 1.9.0 brought.
+    expect((await plan([m])).components[0]!.notes).toEqual(['level-zero 1.9rc1 lacks the IP version extension (since 1.9.0)']);
+    // Below the floor everywhere: the newest answer wins, and in conda's order a dev release is before its release.
+    const below = (await plan([manifest([url('1.8.0', 'a'), url('1.8.dev1', 'c')], ['>=1.9'])])).components[0]!;
+    expect(below).toMatchObject({ version: '1.8.0', belowFloor: { floor: ['level-zero>=1.9'] } });
+  });
+
   it('a release candidate is below its release', async () => {
     await expect(plan([manifest([url('1.9rc1', 'a')])], { requires: ['level-zero>=1.9'] })).rejects.toMatchObject({
       code: 'NO_SOURCE',

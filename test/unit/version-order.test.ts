@@ -1,6 +1,11 @@
-// Version ordering per source (PEP 440, conda, Debian) and `name>=version` constraints.
-import { describe, expect, it } from 'vitest';
-import { compareConda, compareDebian, comparePep440, meets, parseConstraint } from '../../src/sources/order.js';
+// Version ordering per source (PEP 440 through @renovatebot/pep440, conda, Debian), `name>=version` constraints, and
+// manifest ranges read in each source's ordering.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { compareAcross, compareConda, compareDebian, meets, parseConstraint, parseDebianRelations } from '../../src/sources/order.js';
+import { comparePep440, isPep440PreRelease, loadPep440, pep440Holds } from '../../src/sources/pep440.js';
+import { inRange, isRange } from '../../src/sources/version.js';
+
+beforeAll(loadPep440);
 
 const sorted = (cmp: (a: string, b: string) => number, vs: string[]) => [...vs].sort(cmp);
 
@@ -13,6 +18,31 @@ describe('PEP 440', () => {
     expect(comparePep440('1.9-rc.1', '1.9rc1')).toBe(0);
     expect(comparePep440('1.9.0', '1.9')).toBe(0);
     expect(comparePep440('1!0.1', '2025.2')).toBe(1);
+    expect(comparePep440('1.0.POST1', '1.0.post1')).toBe(0);
+  });
+  it('puts a dev release of a post release between the release and that post release', () => {
+    const want = ['1.9', '1.9.post1.dev0', '1.9.post1', '1.9.post2'];
+    expect(sorted(comparePep440, [...want].reverse())).toEqual(want);
+    expect(comparePep440('1.9a2.dev1', '1.9a2')).toBe(-1);
+  });
+  it('sorts a local version (+xpu) after its public one, and local labels among themselves', () => {
+    expect(comparePep440('2.10.0+xpu', '2.10.0')).toBe(1);
+    expect(comparePep440('2.10.0+xpu', '2.10.1')).toBe(-1);
+    expect(comparePep440('2.10.0+cpu', '2.10.0+xpu')).toBe(-1);
+    expect(comparePep440('2.10.0+xpu', '2.10.0+xpu')).toBe(0);
+  });
+  it('sorts what is not a PEP 440 version by text, without throwing', () => {
+    expect(comparePep440('not-a-version', '1.0')).toBe(1);
+    expect(comparePep440('x', 'x')).toBe(0);
+  });
+  it('counts dev releases and pre-releases as pre-releases, post and local versions not', () => {
+    expect(['1.9.dev0', '1.9a1', '1.9rc1', '1.0a1+local'].map(isPep440PreRelease)).toEqual([true, true, true, true]);
+    expect(['1.9', '1.9.post1', '2.10.0+xpu', 'nonsense'].map(isPep440PreRelease)).toEqual([false, false, false, false]);
+  });
+  it('answers marker comparisons, and nothing for a side that is no version', () => {
+    expect(pep440Holds('3.11', '>=', '3.9')).toBe(true);
+    expect(pep440Holds('3.11', '<', '3.9')).toBe(false);
+    expect(pep440Holds('linux', '>=', '3.9')).toBeUndefined();
   });
 });
 
@@ -46,5 +76,49 @@ describe('constraints', () => {
   });
   it('rejects what it cannot read, with an example', () => {
     expect(() => parseConstraint('level-zero~1.9')).toThrow(/cannot read the version constraint/);
+  });
+});
+
+describe('versions from two sources', () => {
+  it('judges the first in its own source\'s ordering, a Debian version by its upstream part', () => {
+    // PEP 440 and conda disagree on a post release against a letter: 1.9.post1 is after 1.9 in both, 1.9a1 before.
+    expect(compareAcross({ kind: 'pypi', version: '2025.3.1' }, { kind: 'conda', version: '2025.2.1' })).toBe(1);
+    expect(compareAcross({ kind: 'apt', version: '1:1.20.6-1' }, { kind: 'conda', version: '1.20.6' })).toBe(0);
+    expect(compareAcross({ kind: 'conda', version: '1.20.6' }, { kind: 'apt', version: '1.8.12-1' })).toBe(1);
+    expect(compareAcross({ kind: 'apt', version: '1.9~rc1-1' }, { kind: 'apt', version: '1.9-1' })).toBe(-1);
+    // The same strings in each ordering: conda reads "1.0.dev" as a dev release (before 1.0), Debian as after 1.0.
+    expect(compareAcross({ kind: 'conda', version: '1.0.dev1' }, { kind: 'pypi', version: '1.0' })).toBe(-1);
+    expect(compareAcross({ kind: 'apt', version: '1.0.dev1' }, { kind: 'pypi', version: '1.0' })).toBe(1);
+  });
+});
+
+describe('a manifest range, read in its source\'s ordering', () => {
+  it('conda: a conda version spec, with conda\'s order (2.0a0 is before 2.0)', () => {
+    expect(isRange('conda', '>=1.20.2,<2.0a0')).toBe(true);
+    expect(inRange('conda', '1.20.6', '>=1.20.2,<2.0a0')).toBe(true);
+    expect(inRange('conda', '2.0.0', '>=1.20.2,<2.0a0')).toBe(false);
+    expect(inRange('conda', '1.8.12', '1.8.*|>=1.20')).toBe(true);
+    expect(inRange('conda', '1.9.0', '1.8.*|>=1.20')).toBe(false);
+    expect(inRange('conda', '1.9.0', undefined)).toBe(true);
+    for (const r of ['^1.9', '>=1.9 <2', '1..9', '>=1.9;<2', '']) expect(isRange('conda', r), r).toBe(false);
+  });
+  it('pypi: a PEP 440 specifier set, which leaves pre-releases out and reads local versions', () => {
+    expect(isRange('pypi', '>=2025.2,<2026')).toBe(true);
+    expect(inRange('pypi', '2025.3.1', '>=2025.2,<2026')).toBe(true);
+    expect(inRange('pypi', '2026.0.0rc1', '>=2025.2')).toBe(false);
+    expect(inRange('pypi', '2.10.0+xpu', '==2.10.0')).toBe(true);
+    expect(inRange('pypi', '2.10.0+xpu', '~=2.9')).toBe(true);
+    expect(inRange('pypi', 'nonsense', '>=1')).toBe(false);
+    for (const r of ['^1.9', '>=1.9 <2', '1.9.*']) expect(isRange('pypi', r), r).toBe(false);
+  });
+  it('apt: Debian relations, an upstream bound read against the upstream part', () => {
+    expect(parseDebianRelations('>= 1.8, << 2')).toMatchObject([{ op: '>=', version: '1.8' }, { op: '<', version: '2' }]);
+    expect(inRange('apt', '1.20.6-1', '>= 1.9, << 2')).toBe(true);
+    expect(inRange('apt', '1.8.12-1', '>= 1.9')).toBe(false);
+    expect(inRange('apt', '1.9~rc1-1', '>= 1.9')).toBe(false);
+    expect(inRange('apt', '1.20.6-1', '= 1.20.6')).toBe(true);
+    expect(inRange('apt', '1.20.6-1', '>> 1.20.6-1')).toBe(false);
+    expect(inRange('apt', '1.20.6-1+b1', '>> 1.20.6-1')).toBe(true);
+    for (const r of ['>=1.9,<2', '> 1.9', '^1.9', '>= 1.9 << 2']) expect(isRange('apt', r), r).toBe(false);
   });
 });
