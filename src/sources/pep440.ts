@@ -4,8 +4,8 @@ type Engine = typeof import('@renovatebot/pep440');
 let engine: Engine | undefined;
 
 /**
- * Loads the engine, once per process. Planning awaits it before any PyPI version is read; commands that do not plan
- * (`--version`, `env`, `doctor`) never load it.
+ * Loads the engine, once per process. Planning awaits it before any PyPI version is read, and the manifest loader
+ * when a PyPI source has a range; otherwise commands that do not plan (`--version`, `env`, `doctor`) never load it.
  */
 export async function loadPep440(): Promise<void> {
   if (engine) return;
