@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import * as pep440 from '@renovatebot/pep440';
 import {
   buildFixturePackages,
   FIXTURE_MTIME_MS,
@@ -152,16 +153,6 @@ const requiresDistOf = (metadata: string): string[] | null => {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-function compareVersions(a: string, b: string): number {
-  const pa = a.split('.').map(Number);
-  const pb = b.split('.').map(Number);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
-    if (d !== 0) return d;
-  }
-  return 0;
-}
-
 /** Parses an Accept header into media type -> q. */
 function acceptQ(header: string | undefined): Map<string, number> {
   const out = new Map<string, number>();
@@ -276,7 +267,7 @@ export async function startFixtureIndex(opts: FixtureIndexOptions = {}): Promise
     projects.set(key, [...(projects.get(key) ?? []), w]);
   }
   const uploadTime = (a: FixtureArtifact): number => {
-    const versions = [...new Set(projects.get(normalizeProjectName(a.name))!.map((w) => w.version))].sort(compareVersions);
+    const versions = [...new Set(projects.get(normalizeProjectName(a.name))!.map((w) => w.version))].sort(pep440.compare);
     return FIXTURE_MTIME_MS + versions.indexOf(a.version) * 86_400_000;
   };
   const fileUrl = (a: FixtureArtifact): string => `${url}/files/${normalizeProjectName(a.name)}/${a.filename}`;
@@ -294,7 +285,7 @@ export async function startFixtureIndex(opts: FixtureIndexOptions = {}): Promise
       JSON.stringify({
         meta: { 'api-version': '1.1' },
         name,
-        versions: [...new Set(files.map((f) => f.version))].sort(compareVersions),
+        versions: [...new Set(files.map((f) => f.version))].sort(pep440.compare),
         files: files.map((f) => ({
           filename: f.filename,
           url: relativeTo ? relativeUrl(fileUrl(f), relativeTo) : fileUrl(f),
@@ -397,7 +388,7 @@ export async function startFixtureIndex(opts: FixtureIndexOptions = {}): Promise
     }
 
     // JSON API: the project and each release.
-    const versions = [...new Set(files.map((f) => f.version))].sort(compareVersions);
+    const versions = [...new Set(files.map((f) => f.version))].sort(pep440.compare);
     const latest = [...versions].reverse().find((v) => files.some((f) => f.version === v && !f.wheel?.yanked)) ?? versions.at(-1)!;
     const fileJson = (f: FixtureArtifact): Record<string, unknown> => ({
       comment_text: '',
