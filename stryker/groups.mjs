@@ -40,6 +40,13 @@ export const GROUPS = {
     // A mutant that stops a reader's loop hangs until the timeout: keep that short.
     timeoutMS: 10_000,
   },
+  // The PE import reader: every offset it follows is bounds-checked, and a damaged file is named.
+  pe: {
+    mutate: ['src/formats/pe.ts'],
+    testFiles: ['test/unit/pe-imports.test.ts'],
+    // A mutant that stops the descriptor loop from ending hangs until the timeout: keep that short.
+    timeoutMS: 10_000,
+  },
   // The download cache and the downloads into it: what is hashed, compared, resumed, kept or thrown away.
   cache: {
     // download.ts from the range check on: the lock-taking above it is not verification.

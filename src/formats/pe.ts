@@ -30,39 +30,43 @@ export function readPeImports(b: Buffer, file: string): PeImports | undefined {
       hints: ['the package that brought it is damaged or not a Windows build: download it again (--refresh), or choose another version or source'],
     });
   };
-  const u16 = (at: number, what: string) => (at >= 0 && at + 2 <= b.length ? b.readUInt16LE(at) : bad(`${what} lies beyond the end of the file (${b.length} bytes)`));
-  const u32 = (at: number, what: string) => (at >= 0 && at + 4 <= b.length ? b.readUInt32LE(at) : bad(`${what} lies beyond the end of the file (${b.length} bytes)`));
+  // Every offset here is a sum of unsigned fields, so only the end of the file bounds it.
+  const u16 = (at: number, what: string) => (at + 2 <= b.length ? b.readUInt16LE(at) : bad(`${what} lies beyond the end of the file (${b.length} bytes)`));
+  const u32 = (at: number, what: string) => (at + 4 <= b.length ? b.readUInt32LE(at) : bad(`${what} lies beyond the end of the file (${b.length} bytes)`));
   const pe = u32(0x3c, 'the PE header offset');
   if (u32(pe, 'the PE signature') !== 0x4550) bad(`no PE signature at offset 0x${pe.toString(16)}`);
   const coff = pe + 4;
   const machineNo = u16(coff, 'the COFF header');
-  const sections = u16(coff + 2, 'the COFF header');
-  const optSize = u16(coff + 16, 'the COFF header');
-  const characteristics = u16(coff + 18, 'the COFF header');
+  const sections = u16(coff + 2, 'the section count');
+  const optSize = u16(coff + 16, 'the optional header size');
+  const characteristics = u16(coff + 18, 'the characteristics');
   const opt = coff + 20;
   const magic = u16(opt, 'the optional header');
   if (magic !== 0x10b && magic !== 0x20b) bad(`unknown optional header magic 0x${magic.toString(16)}`);
   const plus = magic === 0x20b;
   const dirCount = u32(opt + (plus ? 108 : 92), 'the data directory count');
   const dirs = opt + (plus ? 112 : 96);
-  /** A data directory's RVA; 0 when the header has no such entry. */
-  const dirRva = (i: number): number => (i < dirCount && dirs + i * 8 + 8 <= opt + optSize ? u32(dirs + i * 8, 'a data directory') : 0);
   const table = opt + optSize;
   const secs = Array.from({ length: sections }, (_, i) => {
     const at = table + i * 40;
     u32(at + 36, `section header ${i + 1} of ${sections}`);
-    return { va: b.readUInt32LE(at + 12), vsize: b.readUInt32LE(at + 8), raw: b.readUInt32LE(at + 20), rawSize: b.readUInt32LE(at + 16) };
+    return { va: b.readUInt32LE(at + 12), raw: b.readUInt32LE(at + 20), rawSize: b.readUInt32LE(at + 16) };
   });
+  /** A data directory's RVA; 0 when the optional header has no such entry. */
+  const dirRva = (i: number): number => (i < dirCount && dirs + i * 8 + 8 <= table ? u32(dirs + i * 8, 'the data directory table') : 0);
+  // Only what the file holds counts: a section's memory beyond its raw data is zeros, where no name or table can be.
   const offsetOf = (rva: number, what: string): number => {
-    const s = secs.find((x) => rva >= x.va && rva < x.va + Math.max(x.vsize, x.rawSize));
-    if (!s || rva - s.va >= s.rawSize) return bad(`${what} (RVA 0x${rva.toString(16)}) lies outside every section's data`);
+    const s = secs.find((x) => rva >= x.va && rva - x.va < x.rawSize);
+    if (!s) return bad(`${what} (RVA 0x${rva.toString(16)}) lies outside every section's data`);
     return rva - s.va + s.raw;
   };
+  const MAX_NAME = 260;
   const name = (rva: number, what: string): string => {
     const at = offsetOf(rva, what);
-    const end = b.indexOf(0, at);
-    if (end < 0 || end - at > 260) bad(`${what} at RVA 0x${rva.toString(16)} has no end`);
-    return b.toString('latin1', at, end);
+    const end = b.subarray(at, at + MAX_NAME + 1).indexOf(0);
+    if (end < 0) bad(`${what} at RVA 0x${rva.toString(16)} has no end within ${MAX_NAME} bytes`);
+    if (end === 0) bad(`${what} at RVA 0x${rva.toString(16)} is empty`);
+    return b.toString('latin1', at, at + end);
   };
   const read = (index: number, entrySize: number, nameAt: number, label: string): string[] => {
     const rva = dirRva(index);

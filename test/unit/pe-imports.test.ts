@@ -29,57 +29,73 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
+interface PeShape {
+  imports?: string[];
+  delayImports?: string[];
+  pe32?: boolean;
+  machine?: number;
+  characteristics?: number;
+  dirCount?: number;
+  optSize?: number;
+  sections?: number;
+}
+
+const SECTION_RVA = 0x1000;
+const RAW = 0x200;
+const OPT = 0x58;
+
 /**
- * A PE32+ DLL written byte by byte: headers, one section holding the import and delay-import descriptors and the DLL
- * names. mingw's linker never fills the delay-import directory, so this is how a delay-loading DLL is made here.
+ * A PE file written byte by byte: headers, one section holding the DLL names, then the delay-import and import
+ * descriptors (the import table's end marker ends the file). mingw's linker never fills the delay-import directory, so
+ * this is how a delay-loading DLL is made here. Returns the bytes and where things are.
  */
-function peBytes(imports: string[], delayImports: string[] = []): Buffer {
-  const SECTION_RVA = 0x1000;
-  const RAW = 0x200;
-  const importTable = (imports.length + 1) * 20;
-  const delayTable = (delayImports.length + 1) * 32;
+function peFile(shape: PeShape = {}): { b: Buffer; nameRva: number[]; importRva: number; sectionEnd: number } {
+  const imports = shape.imports ?? [];
+  const delay = shape.delayImports ?? [];
   const names: Buffer[] = [];
   const nameRva: number[] = [];
-  let at = importTable + delayTable;
-  for (const n of [...imports, ...delayImports]) {
+  let at = 0;
+  for (const n of [...imports, ...delay]) {
     nameRva.push(SECTION_RVA + at);
     names.push(Buffer.from(n + '\0', 'latin1'));
     at += n.length + 1;
   }
-  const section = Buffer.alloc(at);
-  imports.forEach((_, i) => section.writeUInt32LE(nameRva[i]!, i * 20 + 12));
-  delayImports.forEach((_, i) => {
-    section.writeUInt32LE(1, importTable + i * 32); // attributes: RVAs
-    section.writeUInt32LE(nameRva[imports.length + i]!, importTable + i * 32 + 4);
+  const delayAt = at;
+  const importAt = delayAt + (delay.length + 1) * 32;
+  const section = Buffer.alloc(importAt + (imports.length + 1) * 20);
+  Buffer.concat(names).copy(section, 0);
+  delay.forEach((_, i) => {
+    section.writeUInt32LE(1, delayAt + i * 32); // attributes: RVAs
+    section.writeUInt32LE(nameRva[imports.length + i]!, delayAt + i * 32 + 4);
   });
-  Buffer.concat(names).copy(section, importTable + delayTable);
+  imports.forEach((_, i) => section.writeUInt32LE(nameRva[i]!, importAt + i * 20 + 12));
   const b = Buffer.alloc(RAW + section.length);
   b.write('MZ', 0, 'latin1');
   b.writeUInt32LE(0x40, 0x3c);
   b.write('PE\0\0', 0x40, 'latin1');
-  const coff = 0x44;
-  b.writeUInt16LE(0x8664, coff);
-  b.writeUInt16LE(1, coff + 2);
-  b.writeUInt16LE(240, coff + 16);
-  b.writeUInt16LE(0x2022, coff + 18);
-  const opt = coff + 20;
-  b.writeUInt16LE(0x20b, opt);
-  b.writeUInt32LE(16, opt + 108);
-  b.writeUInt32LE(SECTION_RVA, opt + 112 + 1 * 8);
-  b.writeUInt32LE(importTable, opt + 112 + 1 * 8 + 4);
-  if (delayImports.length) {
-    b.writeUInt32LE(SECTION_RVA + importTable, opt + 112 + 13 * 8);
-    b.writeUInt32LE(delayTable, opt + 112 + 13 * 8 + 4);
+  const sections = shape.sections ?? 1;
+  b.writeUInt16LE(shape.machine ?? (shape.pe32 ? 0x14c : 0x8664), 0x44);
+  b.writeUInt16LE(sections, 0x46);
+  const dirs = OPT + (shape.pe32 ? 96 : 112);
+  const optSize = shape.optSize ?? dirs - OPT + 16 * 8;
+  b.writeUInt16LE(optSize, 0x54);
+  b.writeUInt16LE(shape.characteristics ?? 0x2022, 0x56);
+  b.writeUInt16LE(shape.pe32 ? 0x10b : 0x20b, OPT);
+  b.writeUInt32LE(shape.dirCount ?? 16, OPT + (shape.pe32 ? 92 : 108));
+  b.writeUInt32LE(SECTION_RVA + importAt, dirs + 1 * 8);
+  if (delay.length) b.writeUInt32LE(SECTION_RVA + delayAt, dirs + 13 * 8);
+  const table = OPT + optSize;
+  if (sections) {
+    b.write('.idata', table, 'latin1');
+    b.writeUInt32LE(section.length, table + 8);
+    b.writeUInt32LE(SECTION_RVA, table + 12);
+    b.writeUInt32LE(section.length, table + 16);
+    b.writeUInt32LE(RAW, table + 20);
   }
-  const sec = opt + 240;
-  b.write('.idata', sec, 'latin1');
-  b.writeUInt32LE(section.length, sec + 8);
-  b.writeUInt32LE(SECTION_RVA, sec + 12);
-  b.writeUInt32LE(section.length, sec + 16);
-  b.writeUInt32LE(RAW, sec + 20);
   section.copy(b, RAW);
-  return b;
+  return { b, nameRva, importRva: SECTION_RVA + importAt, sectionEnd: SECTION_RVA + section.length };
 }
+const peBytes = (imports: string[], delayImports: string[] = []): Buffer => peFile({ imports, delayImports }).b;
 
 /** What the reader throws for `bytes`, as [code, message]. */
 function failure(bytes: Buffer, file = 'bin/umf.dll'): [string, string] {
@@ -91,6 +107,7 @@ function failure(bytes: Buffer, file = 'bin/umf.dll'): [string, string] {
   }
   throw new Error('no error');
 }
+const why = (bytes: Buffer): string => failure(bytes)[1].replace('bin/umf.dll is not a valid Windows DLL or EXE: ', '');
 
 describe('readPeImports', () => {
   it('reads the import table of mingw-built DLLs as objdump does', async () => {
@@ -108,32 +125,91 @@ describe('readPeImports', () => {
     expect(pe.delayImports).toEqual(['tcm.dll', 'api-ms-win-core-synch-l1-2-0.dll']);
   });
 
+  it('reads PE32 files, names the machine, and tells a DLL from an EXE', () => {
+    expect(readPeImports(peFile({ pe32: true, imports: ['KERNEL32.dll'], delayImports: ['umf.dll'] }).b, 'x.dll')).toEqual({
+      machine: 'x86', dll: true, imports: ['KERNEL32.dll'], delayImports: ['umf.dll'],
+    });
+    expect(readPeImports(peFile({ machine: 0xaa64 }).b, 'x.dll')!.machine).toBe('arm64');
+    expect(readPeImports(peFile({ machine: 0x1c4 }).b, 'x.dll')!.machine).toBe('0x1c4');
+    expect(readPeImports(peFile({ characteristics: 0x0022, imports: ['a.dll'] }).b, 'x.exe')).toMatchObject({ dll: false, imports: ['a.dll'] });
+  });
+
+  it('reads only the data directories the optional header has', () => {
+    expect(readPeImports(peFile({ imports: ['a.dll'], delayImports: ['b.dll'], dirCount: 13 }).b, 'x.dll')).toMatchObject({ imports: ['a.dll'], delayImports: [] });
+    expect(readPeImports(peFile({ imports: ['a.dll'], delayImports: ['b.dll'], optSize: 112 + 2 * 8 }).b, 'x.dll')).toMatchObject({ imports: ['a.dll'], delayImports: [] });
+    expect(readPeImports(peFile({ imports: ['a.dll'], dirCount: 1 }).b, 'x.dll')!.imports).toEqual([]);
+    // A header that ends inside the delay-import entry (its RVA in, its size out) does not have it.
+    expect(readPeImports(peFile({ imports: ['a.dll'], delayImports: ['b.dll'], optSize: 112 + 13 * 8 + 4 }).b, 'x.dll')!.delayImports).toEqual([]);
+  });
+
+  it('takes DLL names of up to 260 bytes', () => {
+    expect(readPeImports(peBytes(['a'.repeat(260)]), 'x.dll')!.imports).toEqual(['a'.repeat(260)]);
+    expect(why(peBytes(['a'.repeat(261)]))).toBe('the DLL name of import entry 1 at RVA 0x1000 has no end within 260 bytes');
+  });
+
   it('says undefined for what does not start like a PE file', () => {
     expect(readPeImports(Buffer.from('xpu-setup test double: not a real umf.dll'), 'umf.dll')).toBeUndefined();
+    expect(readPeImports(Buffer.from('M'), 'umf.dll')).toBeUndefined();
     expect(readPeImports(Buffer.alloc(0), 'umf.dll')).toBeUndefined();
   });
 
-  it('refuses a damaged file with BAD_LIBRARY, naming it and what is wrong', () => {
+  it('refuses a damaged file with BAD_LIBRARY, naming it, what is wrong, and what to do', () => {
+    let error: unknown;
+    try {
+      readPeImports(Buffer.from('MZ'), 'bin/umf.dll');
+    } catch (e) {
+      error = e;
+    }
+    expect(isXpuError(error) && error.toJSON()).toMatchObject({
+      code: 'BAD_LIBRARY',
+      message: 'bin/umf.dll is not a valid Windows DLL or EXE: the PE header offset lies beyond the end of the file (2 bytes)',
+      details: { file: 'bin/umf.dll' },
+      hints: ['the package that brought it is damaged or not a Windows build: download it again (--refresh), or choose another version or source'],
+    });
+  });
+
+  it('names the header field that lies beyond the end of a cut file', () => {
     const good = peBytes(['umf.dll']);
-    expect(failure(good.subarray(0, 0x50))).toEqual(['BAD_LIBRARY', 'bin/umf.dll is not a valid Windows DLL or EXE: the COFF header lies beyond the end of the file (80 bytes)']);
-    const noSig = Buffer.from(good);
-    noSig.writeUInt32LE(0x100, 0x3c);
-    expect(failure(noSig)).toEqual(['BAD_LIBRARY', 'bin/umf.dll is not a valid Windows DLL or EXE: no PE signature at offset 0x100']);
-    const farLfanew = Buffer.from(good);
-    farLfanew.writeUInt32LE(0xfffffff0, 0x3c);
-    expect(failure(farLfanew)[1]).toMatch(/the PE signature lies beyond the end of the file/);
-    const outside = Buffer.from(good);
-    outside.writeUInt32LE(0x9000, 0x44 + 20 + 112 + 8);
-    expect(failure(outside)).toEqual(['BAD_LIBRARY', "bin/umf.dll is not a valid Windows DLL or EXE: the import directory (RVA 0x9000) lies outside every section's data"]);
-    const badName = Buffer.from(good);
-    badName.writeUInt32LE(0x7000, 0x200 + 12);
-    expect(failure(badName)[1]).toMatch(/the DLL name of import entry 1 \(RVA 0x7000\) lies outside every section's data$/);
-    // One import entry and the end marker (40 bytes), the empty delay-import table (32), then the name, cut after 3 bytes.
-    const unterminated = peBytes(['umf.dll']).subarray(0, 0x200 + 40 + 32 + 3);
-    expect(failure(Buffer.from(unterminated))[1]).toMatch(/the DLL name of import entry 1 at RVA 0x1048 has no end$/);
-    const magic = Buffer.from(good);
-    magic.writeUInt16LE(0x107, 0x58);
-    expect(failure(magic)[1]).toMatch(/unknown optional header magic 0x107$/);
+    const cut = (n: number) => why(good.subarray(0, n));
+    expect(cut(0x44)).toBe('the COFF header lies beyond the end of the file (68 bytes)');
+    expect(cut(0x47)).toBe('the section count lies beyond the end of the file (71 bytes)');
+    expect(cut(0x55)).toBe('the optional header size lies beyond the end of the file (85 bytes)');
+    expect(cut(0x57)).toBe('the characteristics lies beyond the end of the file (87 bytes)');
+    expect(cut(0x59)).toBe('the optional header lies beyond the end of the file (89 bytes)');
+    expect(cut(0x5a)).toBe('the data directory count lies beyond the end of the file (90 bytes)');
+    expect(cut(OPT + 240 + 20)).toBe('section header 1 of 1 lies beyond the end of the file (348 bytes)');
+    // PE32 keeps the directory count 16 bytes earlier: a file that ends right after it fails at the section table.
+    expect(why(peFile({ pe32: true }).b.subarray(0, OPT + 96))).toBe('section header 1 of 1 lies beyond the end of the file (184 bytes)');
+    // Without sections nothing bounds the directories but the file.
+    expect(why(peFile({ sections: 0 }).b.subarray(0, OPT + 112 + 11))).toBe('the data directory table lies beyond the end of the file (211 bytes)');
+  });
+
+  it('names a bad signature, magic, or a table or name outside the sections', () => {
+    const good = peFile({ imports: ['umf.dll'] });
+    const edit = (at: number, value: number, size: 2 | 4 = 4) => {
+      const b = Buffer.from(good.b);
+      if (size === 2) b.writeUInt16LE(value, at);
+      else b.writeUInt32LE(value, at);
+      return why(b);
+    };
+    expect(edit(0x3c, 0x100)).toBe('no PE signature at offset 0x100');
+    expect(edit(0x3c, 0xfffffff0)).toBe('the PE signature lies beyond the end of the file (' + good.b.length + ' bytes)');
+    expect(edit(OPT, 0x107, 2)).toBe('unknown optional header magic 0x107');
+    expect(edit(OPT + 112 + 8, 0x10)).toBe("the import directory (RVA 0x10) lies outside every section's data");
+    expect(edit(OPT + 112 + 8, good.sectionEnd)).toBe(`the import directory (RVA 0x${good.sectionEnd.toString(16)}) lies outside every section's data`);
+    expect(edit(OPT + 112 + 13 * 8, 0x9000)).toBe("the delay-import directory (RVA 0x9000) lies outside every section's data");
+    const nameField = RAW + (good.importRva - SECTION_RVA) + 12;
+    expect(edit(nameField, 0x7000)).toBe("the DLL name of import entry 1 (RVA 0x7000) lies outside every section's data");
+    expect(edit(nameField, good.importRva + 4)).toBe(`the DLL name of import entry 1 at RVA 0x${(good.importRva + 4).toString(16)} is empty`);
+  });
+
+  it('names the entry a cut table ends in, and a table that never ends', () => {
+    const two = peFile({ imports: ['a.dll', 'b.dll'] });
+    const cutAt = RAW + (two.importRva - SECTION_RVA) + 20 + 10;
+    expect(why(two.b.subarray(0, cutAt))).toBe(`entry 2 of the import directory lies beyond the end of the file (${cutAt} bytes)`);
+    // 4096 entries and the end marker: more than any real import table.
+    expect(why(peFile({ imports: Array.from({ length: 4096 }, () => 'a.dll') }).b)).toBe('the import directory has no end');
+    expect(readPeImports(peFile({ imports: Array.from({ length: 4095 }, () => 'a.dll') }).b, 'x.dll')!.imports).toHaveLength(4095);
   });
 });
 
