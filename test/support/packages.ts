@@ -618,9 +618,7 @@ export async function compileL0WindowsDouble(version: string, outDir: string): P
  * and ze_loader.dll, the OpenCL adapter OpenCL.dll.
  */
 export async function compileUrWindowsDouble(version: string, outDir: string, umfVersion: string): Promise<Map<string, Buffer>> {
-  await compileUmfWindows(umfVersion, outDir);
-  await compilePe(zeLoaderDll('link'), outDir);
-  await compilePe(openclLinkStub(), outDir);
+  await Promise.all([compileUmfWindows(umfVersion, outDir), compilePe(zeLoaderDll('link'), outDir), compilePe(openclLinkStub(), outDir)]);
   const double = (name: string, imports: string[] = [], uses?: string): PeSpec => ({
     name,
     source: { file: urDoubleSource() },
@@ -637,9 +635,7 @@ export async function compileUrWindowsDouble(version: string, outDir: string, um
     double('ur_adapter_opencl.dll', ['OpenCL.dll'], usesOpenCl),
     double('ur_win_proxy_loader.dll'),
   ];
-  const out = new Map<string, Buffer>();
-  for (const spec of specs) out.set(spec.name, await compilePe(spec, outDir));
-  return out;
+  return new Map(await Promise.all(specs.map(async (spec) => [spec.name, await compilePe(spec, outDir)] as const)));
 }
 
 // ---------------------------------------------------------------------------------------------------------
