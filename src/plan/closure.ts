@@ -12,7 +12,7 @@ import { evaluateMarker, markerEnvFor, parseRequirement, requiresDistOf, type Ma
 import { gatewayFor } from '../sources/gateway.js';
 import { DEFAULT_INDEX_URL, normalizeName, parseWheelFilename, platformTagScore, type IndexFile } from '../sources/pypi.js';
 import type { PlannedArchive, Resolution, SourceContext } from '../sources/types.js';
-import { resolve, requirementText, type Candidate, type Provider, type Requirement } from './resolve.js';
+import { resolveFromChoice, requirementText, type Candidate, type Provider, type Requirement } from './resolve.js';
 import { DECIDED_RUNTIME } from './runtime.js';
 
 /**
@@ -31,6 +31,35 @@ export interface ClosureNotes {
 }
 
 const archiveWhy = (reqs: Requirement[]): string[] => reqs.filter((r) => r.byName).map((r) => `${r.by}: ${requirementText(r)}`);
+
+/** What a closure says besides its archives and notes: the older version it went back to, and why. */
+export interface ClosureResult {
+  archives: PlannedArchive[];
+  notes: ClosureNotes;
+  /** Set when the source's choice could not be completed: the component's version now, and why the newer was left. */
+  olderRoot?: { version: string; why: string };
+}
+
+/**
+ * The root requirements of a component: the packages the source chose, exactly (`chosen`); and, unless a constraint
+ * pins the component's version (--require x==v, --match-torch), the same packages within the component's constraints
+ * and no newer than chosen (`wider`), for the resolver to go back to when the chosen ones' closure cannot hold.
+ */
+function rootRequirements(r: Resolution, ctx: SourceContext, component: string, exact: (a: PlannedArchive) => string, name = (n: string) => n) {
+  const constraints = ctx.constraints ?? [];
+  const chosen = r.archives.map((a): Requirement => ({ name: name(a.package), spec: exact(a), by: component }));
+  const pinned = constraints.some((c) => c.op === '==');
+  const within = constraints.map((c) => `${c.op}${c.version}`);
+  const wider = pinned
+    ? undefined
+    : r.archives.map((a, i): Requirement => (a.version === r.version ? { ...chosen[i]!, spec: [`<=${a.version}`, ...within].join(',') } : chosen[i]!));
+  return { chosen, wider };
+}
+
+/** The closure's result with the version the roots ended at, when the resolver went back from the source's choice. */
+function older(r: Resolution, version: string | undefined, left: string | undefined): Pick<ClosureResult, 'olderRoot'> {
+  return left && version && version !== r.version ? { olderRoot: { version, why: left } } : {};
+}
 
 // ---- conda ------------------------------------------------------------------------------------------------------
 
@@ -111,19 +140,19 @@ function condaProvider(ctx: SourceContext, channels: string[], skip: Map<string,
 /** Newest version first, then conda's preference among builds of one version. */
 const betterCondaRecord = (a: CondaCandidate, b: CondaCandidate): number => compareConda(b.version, a.version) || better(a, b);
 
-async function condaClosure(spec: CondaSourceSpec, r: Resolution, ctx: SourceContext, component: string, pins: Requirement[]): Promise<{ archives: PlannedArchive[]; notes: ClosureNotes }> {
+async function condaClosure(spec: CondaSourceSpec, r: Resolution, ctx: SourceContext, component: string, pins: Requirement[]): Promise<ClosureResult> {
   const channels = ctx.condaChannels?.length ? ctx.condaChannels : spec.channels;
   const notes: ClosureNotes = { runtime: [], skipped: [] };
   const provider = condaProvider(ctx, channels, skipMap(spec.skip), notes);
-  // The packages the source chose are pinned to the very builds it chose.
-  const roots = r.archives.map((a): Requirement => ({ name: a.package, spec: `==${a.version} ${a.build ?? '*'}`, by: component }));
-  const solved = await resolve(roots, provider, pins);
+  // The packages the source chose, first at the very builds it chose.
+  const roots = rootRequirements(r, ctx, component, (a) => `==${a.version} ${a.build ?? '*'}`);
+  const { solved, left } = await resolveFromChoice(roots.chosen, roots.wider, provider, pins);
   const archives: PlannedArchive[] = [];
   for (const { candidate, requiredBy } of solved.values()) {
     const rec = candidate.record;
     if (candidate.hostStandIn) notes.runtime.push(`${requiredBy.map((q) => `${requirementText(q)} (needed by ${q.by})`).join('; ')}: the channel has none that fits`);
     if (!rec) continue;
-    const root = r.archives.find((a) => a.package === rec.name);
+    const root = r.archives.find((a) => a.package === rec.name && a.version === rec.version && (a.build ?? rec.build) === rec.build);
     const why = archiveWhy(requiredBy);
     archives.push({
       ...(root ?? {
@@ -143,7 +172,7 @@ async function condaClosure(spec: CondaSourceSpec, r: Resolution, ctx: SourceCon
       ...(!root && DECIDED_RUNTIME.has(rec.name) && ctx.host.platform === 'linux-x64' ? { runtime: {} } : {}),
     });
   }
-  return { archives, notes: dedupe(notes) };
+  return { archives, notes: dedupe(notes), ...older(r, solved.get(r.archives[0]?.package ?? '')?.candidate.version, left) };
 }
 
 // ---- PyPI -------------------------------------------------------------------------------------------------------
@@ -233,17 +262,18 @@ function pypiProvider(
   };
 }
 
-async function pypiClosure(spec: PypiSourceSpec, r: Resolution, ctx: SourceContext, component: string, pins: Requirement[]): Promise<{ archives: PlannedArchive[]; notes: ClosureNotes }> {
+async function pypiClosure(spec: PypiSourceSpec, r: Resolution, ctx: SourceContext, component: string, pins: Requirement[]): Promise<ClosureResult> {
   const indexUrl = ctx.indexUrl ?? DEFAULT_INDEX_URL;
   const notes: ClosureNotes = { runtime: [], skipped: [] };
   const skip = new Map([...skipMap(spec.skip)].map(([k, v]) => [normalizeName(k), v]));
   await loadPep440();
   const provider = pypiProvider(ctx, indexUrl, skip, notes, markerEnvFor(ctx.host.platform));
-  const roots = r.archives.map((a): Requirement => ({ name: normalizeName(a.package), spec: `==${a.version}`, by: component }));
-  const solved = await resolve(roots, provider, pins.map((p) => ({ ...p, name: normalizeName(p.name) })));
+  const roots = rootRequirements(r, ctx, component, (a) => `==${a.version}`, normalizeName);
+  const limits = pins.map((p) => ({ ...p, name: normalizeName(p.name) }));
+  const { solved, left } = await resolveFromChoice(roots.chosen, roots.wider, provider, limits);
   const archives: PlannedArchive[] = [];
   for (const { candidate, requiredBy } of solved.values()) {
-    const root = r.archives.find((a) => normalizeName(a.package) === candidate.name);
+    const root = r.archives.find((a) => normalizeName(a.package) === candidate.name && a.version === candidate.version);
     const why = archiveWhy(requiredBy);
     const f = candidate.file;
     archives.push({
@@ -251,7 +281,7 @@ async function pypiClosure(spec: PypiSourceSpec, r: Resolution, ctx: SourceConte
       ...(why.length && !root ? { requiredBy: why } : {}),
     });
   }
-  return { archives, notes: dedupe(notes) };
+  return { archives, notes: dedupe(notes), ...older(r, solved.get(normalizeName(r.archives[0]?.package ?? ''))?.candidate.version, left) };
 }
 
 // ---- shared -----------------------------------------------------------------------------------------------------
@@ -276,7 +306,7 @@ export async function closeOver(
   ctx: SourceContext,
   component: string,
   pins: Requirement[] = [],
-): Promise<{ archives: PlannedArchive[]; notes: ClosureNotes }> {
+): Promise<ClosureResult> {
   if (spec.kind === 'conda') return condaClosure(spec, r, ctx, component, pins);
   if (spec.kind === 'pypi') return pypiClosure(spec, r, ctx, component, pins);
   return { archives: r.archives, notes: { runtime: [], skipped: [] } };

@@ -231,10 +231,12 @@ async function planComponent(
     // Everything the chosen packages need, from the same index.
     const closed = await closeOver(s, r, cctx, m.name, pins);
     pc.attempts.push({ source: r.source, outcome: 'chosen', reason: `${label}: ${r.archives.map((a) => `${a.package} ${a.version}`).join(', ')}` });
-    Object.assign(pc, { status: 'planned', source: r.source, origin: r.origin, version: r.version, archives: closed.archives });
+    const version = closed.olderRoot?.version ?? r.version;
+    Object.assign(pc, { status: 'planned', source: r.source, origin: r.origin, version, archives: closed.archives });
+    if (closed.olderRoot) pc.notes.push(`${closed.olderRoot.why}: using ${version}`);
     if (closed.notes.runtime.length) pc.runtime = closed.notes.runtime;
     if (closed.notes.skipped.length) pc.skipped = closed.notes.skipped;
-    pc.notes.push(...missingFeatures(m, r.version, r.source));
+    pc.notes.push(...missingFeatures(m, version, r.source));
     if (index > 0) {
       pc.fallbackFrom = pc.attempts.slice(0, index).map((a) => a.reason);
       ctx.reporter.warn(`${m.name}: falling back to ${label} ${r.version} because ${pc.fallbackFrom.join('; ')}`);

@@ -151,6 +151,35 @@ export async function resolve<C extends Candidate>(roots: Requirement[], provide
   return out;
 }
 
+/**
+ * `resolve` from the root packages a source chose (pinned exactly), and when their closure cannot hold, from `wider`
+ * (the same packages within the component's constraints and no newer), so that the resolver goes back to an older root
+ * as pixi and uv do. `left` says why the chosen roots were left; when `wider` fails too (or there is none: a version the
+ * user pinned), the conflict of the chosen roots is thrown, since it names the version the source offered.
+ */
+export async function resolveFromChoice<C extends Candidate>(
+  chosen: Requirement[],
+  wider: Requirement[] | undefined,
+  provider: Provider<C>,
+  limits: Requirement[] = [],
+): Promise<{ solved: Map<string, Resolved<C>>; left?: string }> {
+  try {
+    return { solved: await resolve(chosen, provider, limits) };
+  } catch (e) {
+    if (!wider || !(e instanceof XpuError) || e.code !== 'RESOLUTION_CONFLICT' || !e.details.requirements) throw e;
+    const solved = await resolve(wider, provider, limits).catch(() => {
+      throw e;
+    });
+    return { solved, left: whyLeft(e.details as { package: string; requirements: { by: string; requires: string }[] }) };
+  }
+}
+
+/** A conflict in a sentence: `intel-cmplr-lib-ur 2026.1.0 needs umf ==1.1.*, which this index lacks`. */
+function whyLeft(d: { package: string; requirements: { by: string; requires: string }[] }): string {
+  const needs = d.requirements.map((r) => `${r.by} needs ${r.requires}`).join(' and ');
+  return d.requirements.length > 1 ? `${needs}, which no ${d.package} of this index meets together` : `${needs}, which this index lacks`;
+}
+
 function addWant<C>(state: State<C>, r: Requirement): void {
   const list = state.wants.get(r.name) ?? [];
   list.push(r);

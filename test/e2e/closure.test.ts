@@ -117,6 +117,33 @@ describe('an index that serves no metadata files (PEP 503 HTML without data-core
   });
 });
 
+describe('an index where the newest UR cannot be completed (a mirror without umf 1.1)', () => {
+  let mirror: FixtureIndex;
+  beforeAll(async () => {
+    mirror = await startFixtureIndex({ fixtures: index.fixtures, leaveOut: (a) => a.name === 'umf' && a.version.startsWith('1.1.') });
+  });
+  afterAll(async () => {
+    await mirror?.close();
+  });
+  const planUr = (extra: string[] = []) =>
+    runCli(['plan', '--json', '--prefix', path.join(work, 'mirror'), '--component', 'unified-runtime', '--index-url', mirror.simpleUrl, ...extra], env);
+
+  it('goes back to the newest UR whose closure the index holds, and the plan says why', async () => {
+    const r = await planUr();
+    expect(r.exitCode, r.stderr).toBe(0);
+    const ur = JSON.parse(r.stdout).components.find((c: { name: string }) => c.name === 'unified-runtime');
+    expect(ur.version).toBe('2025.3.2');
+    expect(pkgs(ur.archives)).toEqual(['intel-cmplr-lib-ur 2025.3.2', 'tcmlib 1.5.0', 'umf 1.0.3']);
+    expect(ur.notes).toContain(`intel-cmplr-lib-ur ${index.fixtures.urVersions.newer} needs umf ==1.1.*, which this index lacks: using 2025.3.2`);
+  });
+
+  it('a version the user pinned stays pinned: the conflict is the error', async () => {
+    const r = await planUr(['--require', `unified-runtime==${index.fixtures.urVersions.newer}`]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain(`cannot satisfy intel-cmplr-lib-ur ${index.fixtures.urVersions.newer}: umf ==1.1.*: only umf 1.0.3, umf 1.0.2, umf 0.11.0 can be had`);
+  });
+});
+
 describe('a tree with a library that cannot load is not swapped in', () => {
   it("refuses UR adapters whose UMF a manifest leaves out, naming the library and its package; the working prefix stays", async () => {
     const prefix = path.join(work, 'pypi', 'prefix');

@@ -72,6 +72,8 @@ export type CondaChannelName = 'bookworm' | 'trixie' | 'all' | 'tarbz2' | 'v2' |
 
 export interface FixtureIndexOptions {
   fixtures?: FixturePackages;
+  /** Wheels the PyPI pages do not list (a mirror that has not synced them yet). */
+  leaveOut?: (a: FixtureArtifact) => boolean;
 }
 
 const L0_NAMES = new Set(['level-zero', 'level-zero-devel']);
@@ -260,7 +262,7 @@ export async function startFixtureIndex(opts: FixtureIndexOptions = {}): Promise
   }
 
   // --- PyPI -----------------------------------------------------------------------------------------------
-  const wheels = fixtures.artifacts.filter((a) => a.format === 'wheel');
+  const wheels = fixtures.artifacts.filter((a) => a.format === 'wheel' && !opts.leaveOut?.(a));
   const projects = new Map<string, FixtureArtifact[]>();
   for (const w of wheels) {
     const key = normalizeProjectName(w.name);

@@ -1,7 +1,7 @@
 // The dependency resolver over provider tables written here: newest that fits, backtracking, constraints, conflict chains.
 import { describe, expect, it } from 'vitest';
 import { XpuError } from '../../src/errors.js';
-import { resolve, type Candidate, type Provider, type Requirement } from '../../src/plan/resolve.js';
+import { resolve, resolveFromChoice, type Candidate, type Provider, type Requirement } from '../../src/plan/resolve.js';
 import { matchesVersion } from '../../src/sources/match-spec.js';
 import { compareConda } from '../../src/sources/order.js';
 
@@ -102,5 +102,48 @@ describe('resolve', () => {
     const p = tableProvider(real);
     await resolve([root('intel-cmplr-lib-ur', '==2025.3.1')], p);
     expect(p.asked).toEqual(['intel-cmplr-lib-ur', 'umf', 'tcmlib']);
+  });
+});
+
+describe('resolveFromChoice: the roots a source chose, and older ones when their closure cannot hold', () => {
+  // A mirror that has not synced umf 1.1 yet: the newest UR needs it, the one before does not.
+  const mirror: Table = {
+    'intel-cmplr-lib-ur': {
+      '2025.3.1': { depends: ['umf ==1.0.*'] },
+      '2025.3.2': { depends: ['umf ==1.0.*'] },
+      '2026.1.0': { depends: ['umf ==1.1.*'] },
+    },
+    umf: { '1.0.2': { depends: ['tcmlib >=1.4'] } },
+    tcmlib: { '1.4.1': {} },
+  };
+  const chosen = [root('intel-cmplr-lib-ur', '==2026.1.0')];
+
+  it('goes back to the newest older root whose closure holds, and says why it left the chosen one', async () => {
+    const out = await resolveFromChoice(chosen, [root('intel-cmplr-lib-ur', '<=2026.1.0')], tableProvider(mirror));
+    expect(versions(out.solved)).toEqual({ 'intel-cmplr-lib-ur': '2025.3.2', umf: '1.0.2', tcmlib: '1.4.1' });
+    expect(out.left).toBe('intel-cmplr-lib-ur 2026.1.0 needs umf ==1.1.*, which this index lacks');
+  });
+
+  it("keeps within the component's constraints: with >=2025.3.2 ruled out, 2025.3.1", async () => {
+    const out = await resolveFromChoice(chosen, [root('intel-cmplr-lib-ur', '<=2026.1.0,!=2025.3.2')], tableProvider(mirror));
+    expect(versions(out.solved)['intel-cmplr-lib-ur']).toBe('2025.3.1');
+  });
+
+  it('takes the chosen roots as they are when their closure holds, asking nothing about older ones', async () => {
+    const p = tableProvider({ ...mirror, umf: { ...mirror.umf, '1.1.0': { depends: ['tcmlib >=1.4'] } } });
+    const out = await resolveFromChoice(chosen, [root('intel-cmplr-lib-ur', '<=2026.1.0')], p);
+    expect(versions(out.solved)).toEqual({ 'intel-cmplr-lib-ur': '2026.1.0', umf: '1.1.0', tcmlib: '1.4.1' });
+    expect(out.left).toBeUndefined();
+    expect(p.asked).toEqual(['intel-cmplr-lib-ur', 'umf', 'tcmlib']);
+  });
+
+  it('a version the user pinned (no wider roots) stays: the conflict names it', async () => {
+    const err = await resolveFromChoice(chosen, undefined, tableProvider(mirror)).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'RESOLUTION_CONFLICT', message: 'cannot satisfy intel-cmplr-lib-ur 2026.1.0: umf ==1.1.*: only umf 1.0.2 can be had' });
+  });
+
+  it('when no older root within the constraints holds either, the conflict of the chosen one is the error', async () => {
+    const err = await resolveFromChoice(chosen, [root('intel-cmplr-lib-ur', '<=2026.1.0,>=2026')], tableProvider(mirror)).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'RESOLUTION_CONFLICT', message: 'cannot satisfy intel-cmplr-lib-ur 2026.1.0: umf ==1.1.*: only umf 1.0.2 can be had' });
   });
 });
