@@ -20,7 +20,7 @@ let server: http.Server;
 let base: string;
 
 /**
- * `/simple/`: a PEP 503 index with the UR wheel; `/empty/`: an index that knows no project; `/conda/`: a channel
+ * `/simple/`: a PEP 503 index with the UR wheel and its metadata file; `/empty/`: an index that knows no project; `/conda/`: a channel
  * with the UR package (the manifest's default); `/other/`: a channel without it.
  */
 beforeAll(async () => {
@@ -28,7 +28,9 @@ beforeAll(async () => {
     const url = req.url ?? '';
     requests.push(url);
     if (url === '/simple/intel-cmplr-lib-ur/') {
-      res.writeHead(200, { 'content-type': 'text/html' }).end(`<a href="/files/${WHEEL}#sha256=${SHA}">${WHEEL}</a>\n`);
+      res.writeHead(200, { 'content-type': 'text/html' }).end(`<a href="/files/${WHEEL}#sha256=${SHA}" data-core-metadata="true">${WHEEL}</a>\n`);
+    } else if (url === `/files/${WHEEL}.metadata`) {
+      res.writeHead(200).end('Metadata-Version: 2.1\nName: intel-cmplr-lib-ur\nVersion: 2025.2.1\n\n');
     } else if (url === '/pinned/win-64/repodata.json') {
       // The UR record pins a UMF build the channel does not have: the index answers, its packages do not fit together.
       const packages = {
