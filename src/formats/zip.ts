@@ -7,8 +7,12 @@ import { XpuError } from '../errors.js';
 import { NotStreamable, type ArchiveEntry, type EntryVisitor } from './entry.js';
 import { safePath } from './safe-path.js';
 
-/** Member names are decoded here, never by yauzl (`decodeStrings: false`), so its failures are all about the bytes. */
+/**
+ * Member names are decoded here, never by yauzl (`decodeStrings: false`), so its failures are all about the bytes; a
+ * typed error came from the source of the bytes (a range reader's network), and passes as it is.
+ */
 function badZip(file: string, e: unknown): XpuError {
+  if (e instanceof XpuError) return e;
   return new XpuError('BAD_ARCHIVE', `${file} is not a readable zip archive`, {
     cause: e,
     details: { file },

@@ -131,6 +131,27 @@ describe('an index without metadata files (PEP 503 HTML, no data-core-metadata)'
     }
   });
 
+  it('a server that answers a later range with another range is BAD_INDEX naming the URL and what it sent', async () => {
+    const bytes = await zipBuffer(
+      [
+        { path: 'late-1.0.dist-info/METADATA', data: Buffer.from('Metadata-Version: 2.1\nName: late\nVersion: 1.0\n\n') },
+        { path: 'late-1.0.data/data/lib/libpad.so', data: Buffer.alloc(256 * 1024, 7) },
+      ],
+      false,
+    );
+    const served = await serveBytes(bytes, { startAt: 100 });
+    try {
+      const file = { filename: 'late-1.0-py3-none-any.whl', url: served.url, sha256: sha256(bytes), yanked: false };
+      const stats = { requests: 0, downloadedBytes: 0, notModified: 0, fresh: 0 };
+      expect(await readRemoteWheelMetadata(new Http({}), file, stats, undefined).catch((e: unknown) => e)).toMatchObject({
+        code: 'BAD_INDEX',
+        message: `${served.url}: reading the wheel's METADATA by Range requests failed: the server answered bytes=0-16383 with HTTP 206 and Content-Range "bytes 100-16383/${bytes.length}"`,
+      });
+    } finally {
+      await served.close();
+    }
+  });
+
   it('downloads the wheel whole into the download cache when its server ignores Range, verified by the index sha256', async () => {
     const cacheDir = path.join(work, 'whole-cache');
     const debug: string[] = [];
@@ -156,14 +177,17 @@ describe('an index without metadata files (PEP 503 HTML, no data-core-metadata)'
   });
 });
 
-/** One file served with Range support (suffix and start-end ranges), recording each request's Range header. */
-async function serveBytes(body: Buffer): Promise<{ url: string; ranges: string[]; close(): Promise<void> }> {
+/**
+ * One file served with Range support (suffix and start-end ranges), recording each request's Range header. `startAt`:
+ * a broken server that starts every start-end range no earlier than this byte.
+ */
+async function serveBytes(body: Buffer, broken: { startAt?: number } = {}): Promise<{ url: string; ranges: string[]; close(): Promise<void> }> {
   const ranges: string[] = [];
   const server = createServer((req, res) => {
     const range = String(req.headers.range ?? '');
     ranges.push(range);
     const m = /^bytes=(\d*)-(\d*)$/.exec(range)!;
-    const start = m[1] ? Number(m[1]) : Math.max(0, body.length - Number(m[2]));
+    const start = m[1] ? Math.max(Number(m[1]), broken.startAt ?? 0) : Math.max(0, body.length - Number(m[2]));
     const end = m[1] && m[2] ? Math.min(Number(m[2]), body.length - 1) : body.length - 1;
     res.writeHead(206, { 'content-range': `bytes ${start}-${end}/${body.length}`, 'content-length': end + 1 - start });
     res.end(body.subarray(start, end + 1));
