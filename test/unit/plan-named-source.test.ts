@@ -38,6 +38,15 @@ beforeAll(async () => {
         'umf-1.0.3-h2_0.conda': { name: 'umf', version: '1.0.3', build: 'h2_0', build_number: 0, depends: [], sha256: SHA, size: 10 },
       };
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ info: { subdir: 'win-64' }, packages: {}, 'packages.conda': packages, repodata_version: 1 }));
+    } else if (url === '/older/win-64/repodata.json') {
+      // The newest UR pins a UMF build the channel lacks; the one before pins one it has.
+      const packages = {
+        'intel-cmplr-lib-ur-2025.3.2-h0_0.conda': { name: 'intel-cmplr-lib-ur', version: '2025.3.2', build: 'h0_0', build_number: 0, depends: ['umf ==1.0.3 h1_0'], sha256: SHA, size: 10 },
+        'intel-cmplr-lib-ur-2025.3.1-h0_0.conda': { name: 'intel-cmplr-lib-ur', version: '2025.3.1', build: 'h0_0', build_number: 0, depends: ['umf ==1.0.2 h2_0'], sha256: SHA, size: 10 },
+        'umf-1.0.3-h2_0.conda': { name: 'umf', version: '1.0.3', build: 'h2_0', build_number: 0, depends: [], sha256: SHA, size: 10 },
+        'umf-1.0.2-h2_0.conda': { name: 'umf', version: '1.0.2', build: 'h2_0', build_number: 0, depends: [], sha256: SHA, size: 10 },
+      };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ info: { subdir: 'win-64' }, packages: {}, 'packages.conda': packages, repodata_version: 1 }));
     } else if (url === '/conda/win-64/repodata.json' || url === '/other/win-64/repodata.json') {
       const packages = url.startsWith('/conda/')
         ? { 'intel-cmplr-lib-ur-2025.2.1-h0_0.conda': { name: 'intel-cmplr-lib-ur', version: '2025.2.1', build: 'h0_0', build_number: 0, sha256: SHA, size: 10 } }
@@ -130,6 +139,16 @@ describe('--conda-channel names the only conda channels', () => {
       hints: expect.arrayContaining(['pin versions that fit together with --require, or choose another source with --source']),
     });
     expect(JSON.stringify(err)).not.toMatch(/cannot be read|fix the URL or the network/);
+  });
+
+  it('a channel whose newest UR cannot be completed gives the newest older one that can, and the plan says why', async () => {
+    const p = await plan({ sources: ['conda'], condaChannels: [`${base}/older`] });
+    expect(p.components[0]).toMatchObject({ status: 'planned', source: 'conda', version: '2025.3.1' });
+    expect(p.components[0]!.archives.map((a) => `${a.package} ${a.version} ${a.build}`)).toEqual(['intel-cmplr-lib-ur 2025.3.1 h0_0', 'umf 1.0.2 h2_0']);
+    expect(p.components[0]!.notes).toContain('intel-cmplr-lib-ur 2025.3.2 needs umf ==1.0.3 h1_0, which this index lacks: using 2025.3.1');
+    // Pinned by the user, the newest stays, and its conflict is the error.
+    const err = await plan({ sources: ['conda'], condaChannels: [`${base}/older`], requires: ['unified-runtime==2025.3.2'] }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'RESOLUTION_CONFLICT', message: expect.stringMatching(/^cannot satisfy intel-cmplr-lib-ur 2025\.3\.2: umf ==1\.0\.3 h1_0: /) });
   });
 
   it('without a named channel the manifest\'s channel answers (so the cases above test the naming, not a dead fixture)', async () => {
