@@ -47,6 +47,12 @@ export const GROUPS = {
     // A mutant that stops the descriptor loop from ending hangs until the timeout: keep that short.
     timeoutMS: 10_000,
   },
+  // The dependency resolver (newest that fits, backtracking, going back from the source's choice) and the two
+  // readers of the packages' own dependency text it decides on: conda match specs and PEP 508 requirements.
+  resolver: {
+    mutate: ['src/plan/resolve.ts', 'src/sources/match-spec.ts', 'src/sources/pep508.ts'],
+    testFiles: ['test/unit/resolve.test.ts', 'test/unit/dependency-specs.test.ts'],
+  },
   // The download cache and the downloads into it: what is hashed, compared, resumed, kept or thrown away.
   cache: {
     // download.ts from the range check on: the lock-taking above it is not verification.
