@@ -8,9 +8,10 @@ import { readReceipt } from '../install/receipt.js';
 import { probeViaAddon } from '../runtime/addon.js';
 import { scanOpenCl } from '../runtime/opencl.js';
 import type { RawZeProbe } from '../runtime/types.js';
-import { probeUr } from '../runtime/ur.js';
+import { hasLevelZeroAdapter, probeUr } from '../runtime/ur.js';
 import { noDriverError, probeZe, zeLoaderPath } from '../runtime/ze.js';
 import { readLdconfig } from '../inspect/ldconfig.js';
+import { unmetLibraryNeeds } from '../inspect/library-needs.js';
 import { resolveLibrary } from '../inspect/loaders.js';
 import { system32Dir } from '../inspect/windows.js';
 import { windowsLoaderFacts } from '../runtime/win-loader.js';
@@ -124,6 +125,33 @@ export async function probeSystem(opts: ProbeOptions): Promise<ProbeReport> {
   return report;
 }
 
+/**
+ * The UR loader drops an adapter that fails to load without a word, so a walk without a Level Zero adapter says why
+ * here: each Level Zero adapter next to the loader and the libraries it needs that the library path does not meet.
+ */
+async function whyNoLevelZeroAdapter(deps: Deps, urPath: string): Promise<string> {
+  const layout = nodeLayout(deps.platform);
+  const dir = layout.path.dirname(urPath);
+  const head = `UR: no Level Zero adapter loaded, so SYCL and PyTorch XPU see no Intel GPU through ${urPath}`;
+  const adapters = layout.urAdapters.filter((a) => a.includes('level_zero'));
+  const present: string[] = [];
+  for (const a of adapters) if (await deps.exists(layout.path.join(dir, a))) present.push(a);
+  if (!present.length) return `${head}: no ${adapters.join(' or ')} next to it; install the Unified Runtime adapters (intel-cmplr-lib-ur)`;
+  if (!layout.ldconfig) return `${head}: ${present.join(' and ')} did not load`;
+  const searched = (deps.env[layout.libraryPathVar] ?? '').split(layout.pathSep).filter(Boolean);
+  if (!searched.some((d) => layout.path.resolve(d) === layout.path.resolve(dir))) {
+    return `${head}: the loader looks for ${present.join(' and ')} on the library path, and ${dir} is not on ${layout.libraryPathVar}; load the prefix's env file`;
+  }
+  const unmet = await unmetLibraryNeeds(deps, dir, ['.'], (await readLdconfig(deps)).found);
+  const reasons = present.map((a) => {
+    const needs = unmet.filter((u) => u.file === a);
+    if (!needs.length) return `${a} did not load`;
+    const what = needs.map((u) => `${u.version ? `${u.version} of ` : ''}${u.library}${u.providedBy ? ` (it comes with ${u.providedBy})` : ''}`);
+    return `${a} did not load: it needs ${what.join(', ')}, which the library path does not provide`;
+  });
+  return `${head}: ${reasons.join('; ')}`;
+}
+
 /** Probes one loader by path: L0 (koffi, and the addon when given), the OpenCL twin, UR; then the env's device filters. */
 export async function probeLoader(loader: string, opts: ProbeOptions & { urPath?: string; installedVersion?: string }): Promise<ProbeReport> {
   const { deps } = opts;
@@ -142,6 +170,7 @@ export async function probeLoader(loader: string, opts: ProbeOptions & { urPath?
   if (opts.urPath && (await deps.exists(opts.urPath))) {
     try {
       ur = probeUr(opts.urPath);
+      if (ur.init === 0 && !hasLevelZeroAdapter(ur)) notes.push(await whyNoLevelZeroAdapter(deps, opts.urPath));
     } catch (e) {
       notes.push(`UR: ${(e as Error).message}`);
     }

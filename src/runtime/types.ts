@@ -97,6 +97,8 @@ export interface RawUrProbe {
   init: number;
   adapters: number;
   adapterResult: number;
+  /** UR_ADAPTER_INFO_BACKEND of each adapter urAdapterGet returned (1: Level Zero, 2: OpenCL), null when not answered. */
+  backends: (number | null)[];
   platforms: string[];
   devices: UrDevice[];
   notes: string[];

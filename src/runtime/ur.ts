@@ -5,6 +5,7 @@ import type { RawUrProbe, UrDevice } from './types.js';
 
 const UR = {
   ADAPTER_INFO_BACKEND: 0,
+  BACKEND_LEVEL_ZERO: 1,
   PLATFORM_INFO_NAME: 1,
   DEVICE_TYPE_ALL: 2,
   DEVICE_INFO_TYPE: 0,
@@ -19,6 +20,11 @@ export const UR_RESULT: Record<number, string> = {
   43: 'UR_RESULT_ERROR_UNSUPPORTED_VERSION',
   54: 'UR_RESULT_ERROR_UNSUPPORTED_ENUMERATION',
 };
+
+/** Whether urAdapterGet gave a Level Zero adapter: the real loader drops an adapter that fails to load without a word. */
+export function hasLevelZeroAdapter(r: RawUrProbe): boolean {
+  return r.backends.includes(UR.BACKEND_LEVEL_ZERO);
+}
 
 export function urResultName(r: number): string {
   return UR_RESULT[r] ? `${UR_RESULT[r]} (${r})` : `result ${r}`;
@@ -52,7 +58,7 @@ export function probeUr(loaderPath: string): RawUrProbe {
 
   const a = new Arena();
   const notes: string[] = [];
-  const result: RawUrProbe = { loaderPath, init: 0, adapters: 0, adapterResult: 0, platforms: [], devices: [], notes };
+  const result: RawUrProbe = { loaderPath, init: 0, adapters: 0, adapterResult: 0, backends: [], platforms: [], devices: [], notes };
   try {
     result.init = loaderInit(0, null);
     if (result.init !== 0) {
@@ -81,6 +87,7 @@ export function probeUr(loaderPath: string): RawUrProbe {
       const adapter = adapters.ptrAt(8 * i);
       const adapterArr = a.alloc(8).setU64(0, adapter);
       const backend = u32(adapterInfo, adapter, UR.ADAPTER_INFO_BACKEND).v;
+      result.backends.push(backend);
       const pc = a.alloc(4);
       let get: (n: number, ph: bigint | null) => number = (n, ph) => platformGetSingle(adapter, n, ph, ph ? null : pc.ptr, ph ? null : pc.ptr);
       if (get(0, null) !== 0) {

@@ -184,37 +184,17 @@ print(len(z.namelist()))
     const { stdout: dyn } = await run('readelf', ['-d', loaderPath]);
     expect(dyn).toContain('Library soname: [libur_loader.so.0]');
 
-    // The double walks the real call order and answers with UR's enum values.
+    // As the real loader, the double finds its adapters on the library path only (they carry no RUNPATH and this
+    // process's LD_LIBRARY_PATH does not name the unzipped wheel): it starts, and answers no adapter.
     const lib = koffi.load(loaderPath);
     const urLoaderInit = lib.func('int32_t urLoaderInit(uint32_t, void *)');
     const urAdapterGet = lib.func('int32_t urAdapterGet(uint32_t, _Out_ void **, _Out_ uint32_t *)');
-    const urPlatformGet = lib.func('int32_t urPlatformGet(void *, uint32_t, _Out_ void **, _Out_ uint32_t *)');
-    const urPlatformGetInfo = lib.func('int32_t urPlatformGetInfo(void *, uint32_t, size_t, _Out_ uint8_t *, _Out_ size_t *)');
-    const urDeviceGet = lib.func('int32_t urDeviceGet(void *, uint32_t, uint32_t, _Out_ void **, _Out_ uint32_t *)');
-    const urDeviceGetInfo = lib.func('int32_t urDeviceGetInfo(void *, uint32_t, size_t, _Out_ uint32_t *, _Out_ size_t *)');
+    const urLoaderTearDown = lib.func('int32_t urLoaderTearDown(void)');
     expect(urLoaderInit(0, null)).toBe(0);
-    const adapter: unknown[] = [null];
-    const n: number[] = [0];
-    expect(urAdapterGet(1, adapter, n)).toBe(0);
-    const platform: unknown[] = [null];
-    expect(urPlatformGet(adapter[0], 1, platform, n)).toBe(0);
-    const name = Buffer.alloc(64);
-    expect(urPlatformGetInfo(platform[0], 1, name.length, name, [0])).toBe(0);
-    expect(name.toString('utf8').replace(/\0.*$/s, '')).toBe('xpu-setup UR test double');
-    const device: unknown[] = [null];
-    expect(urDeviceGet(platform[0], 2, 1, device, n)).toBe(0);
-    expect(n[0]).toBe(1);
-    const ip: number[] = [0];
-    expect(urDeviceGetInfo(device[0], 113, 4, ip, [0])).toBe(0);
-    expect(ip[0]).toBe(0x05004004);
-    process.env.XPU_SETUP_UR_DOUBLE_IP = '0x030dc008';
-    try {
-      expect(urDeviceGetInfo(device[0], 113, 4, ip, [0])).toBe(0);
-      expect(ip[0]).toBe(0x030dc008);
-    } finally {
-      delete process.env.XPU_SETUP_UR_DOUBLE_IP;
-    }
-    expect(urDeviceGetInfo(device[0], 9999, 4, ip, [0])).toBe(54);
+    const n: number[] = [7];
+    expect(urAdapterGet(0, null, n)).toBe(0);
+    expect(n[0]).toBe(0);
+    expect(urLoaderTearDown()).toBe(0);
   });
 });
 

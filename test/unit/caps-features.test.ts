@@ -259,7 +259,7 @@ describe('report model and formats', () => {
     expect(pytorchProps(r, {})[0]!.platform_name).toBe('Intel(R) oneAPI Unified Runtime over Level-Zero');
     expect(pytorchProps(r, { UR_LOADER_USE_LEVEL_ZERO_V2: '1' })[0]!.platform_name).toBe('Intel(R) oneAPI Unified Runtime over Level-Zero V2');
     expect(pytorchProps(r, { SYCL_UR_USE_LEVEL_ZERO_V2: '0' })[0]!.platform_name).toBe('Intel(R) oneAPI Unified Runtime over Level-Zero');
-    r.ur = { loaderPath: '/x', init: 0, adapters: 1, adapterResult: 0, platforms: ['Intel(R) oneAPI Unified Runtime over Level-Zero V2'], devices: [], notes: [] };
+    r.ur = { loaderPath: '/x', init: 0, adapters: 1, adapterResult: 0, backends: [1], platforms: ['Intel(R) oneAPI Unified Runtime over Level-Zero V2'], devices: [], notes: [] };
     expect(pytorchProps(r, {})[0]!.platform_name).toBe('Intel(R) oneAPI Unified Runtime over Level-Zero V2');
   });
 
