@@ -57,7 +57,7 @@ describe('hints', () => {
     // The line works when pasted: sh runs the quoted path.
     writeFileSync(script, 'console.log("ran " + process.argv.slice(2).join(" "))');
     const line = await selfCommand(deps(`${nodeDir}:${other}`));
-    expect(execFileSync('sh', ['-c', `${line} --version`], { env: { PATH: nodeDir } }).toString()).toBe('ran --version\n');
+    expect(execFileSync('/bin/sh', ['-c', `${line} --version`], { env: { PATH: nodeDir } }).toString()).toBe('ran --version\n');
   });
 
   it('repeats the non-public channels and indexes the receipt records', () => {
