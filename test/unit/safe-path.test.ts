@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkLinksInside, resolveInTree, safeLinkTarget, safePath } from '../../src/formats/safe-path.js';
+import { checkLinksInside, resolveInTree, safeLinkTarget, safePath, TargetNames, windowsNameProblem } from '../../src/formats/safe-path.js';
 
 describe('safePath', () => {
   it('normalises ordinary members', () => {
@@ -94,5 +94,49 @@ describe('checkLinksInside', () => {
     const escaping = new Map([['a/esc', 'up/../x'], ['a/up', '..']]);
     expect(() => checkLinksInside(escaping, archiveOf)).toThrow(/refusing archive member "a\/esc" in pkg\.conda: link target "up\/\.\.\/x" resolves outside the prefix through other links/);
     expect(() => checkLinksInside(new Map([['a', 'b'], ['b', 'a']]), archiveOf)).toThrow(/is a loop of links/);
+  });
+});
+
+describe('names a Windows prefix cannot hold', () => {
+  it('says why a segment cannot be a Windows name', () => {
+    expect(windowsNameProblem('ze_api.h')).toBeUndefined();
+    expect(windowsNameProblem('a<b')).toBe('"a<b" holds "<", which Windows does not allow in a name');
+    expect(windowsNameProblem('Locale::gettext.3pm.gz')).toBe('"Locale::gettext.3pm.gz" holds ":", which Windows does not allow in a name (it names a stream)');
+    expect(windowsNameProblem('tab\there')).toBe('"tab\there" holds "\\t", which Windows does not allow in a name');
+    expect(windowsNameProblem('readme.')).toBe('"readme." ends in a dot or a space, which Windows drops');
+    expect(windowsNameProblem('readme ')).toBe('"readme " ends in a dot or a space, which Windows drops');
+    expect(windowsNameProblem('a.b c')).toBeUndefined();
+  });
+
+  it('knows the reserved device names, with any extension, and nothing that merely starts or ends like one', () => {
+    for (const name of ['con', 'AUX.h', 'aux.txt', 'nul.tar.gz', 'com1', 'COM\u00b9', 'lpt9.log', 'CONIN$', 'conout$.x']) {
+      expect(windowsNameProblem(name), name).toBe(`"${name}" is a device name Windows reserves`);
+    }
+    for (const name of ['console', 'xcon', 'coma', 'lpta', 'com10', 'auxiliary.h', 'prn_']) expect(windowsNameProblem(name), name).toBeUndefined();
+  });
+
+  it('refuses, for Windows only, a member whose name Windows cannot hold or that differs from another only in case', () => {
+    const posix = new TargetNames('posix');
+    posix.claim('include/CON.h', 'a.conda');
+    posix.claim('include/ze_api.h', 'a.conda');
+    posix.claim('include/ZE_API.H', 'a.conda');
+
+    const win = new TargetNames('windows');
+    win.claim('Library/include/level_zero/ze_api.h', 'a.conda');
+    win.claim('Library/include/level_zero/ze_api.h', 'b.conda');
+    win.claim('Library/include/level_zero/zes_api.h', 'a.conda');
+    expect(() => win.claim('Library/include/aux.h', 'c.conda')).toThrow(
+      expect.objectContaining({
+        code: 'UNSAFE_PATH',
+        details: expect.objectContaining({ member: 'Library/include/aux.h', archive: 'c.conda', why: '"aux.h" is a device name Windows reserves (installing for Windows)' }),
+      }),
+    );
+    expect(() => win.claim('Library/include/Level_Zero/x.h', 'd.conda')).toThrow(
+      expect.objectContaining({
+        details: expect.objectContaining({ why: '"Library/include/Level_Zero" and "Library/include/level_zero" are one name on Windows, which ignores case' }),
+      }),
+    );
+    expect(() => win.claim('Library/include/level_zero/ZE_API.H', 'd.conda')).toThrow(/ignores case/);
+    expect(() => win.claim('Library/bin/a?.dll', 'd.conda')).toThrow(/holds "\?"/);
   });
 });
