@@ -21,7 +21,7 @@ export function parseRequirement(line: string): Pep508 | undefined {
   if (tail.startsWith('@')) return { name: m[1]!, extras, specifier: '', marker, url: tail.slice(1).trim() };
   if (tail.startsWith('(') && tail.endsWith(')')) tail = tail.slice(1, -1);
   const specifier = tail.replace(/\s+/g, '');
-  if (specifier && !/^(~=|===|==|!=|<=|>=|<|>)[^,]+(,(~=|===|==|!=|<=|>=|<|>)[^,]+)*$/.test(specifier)) return undefined;
+  if (specifier && !/^(~=|===|==|!=|<=|>=|<|>)[^,()]+(,(~=|===|==|!=|<=|>=|<|>)[^,()]+)*$/.test(specifier)) return undefined;
   return { name: m[1]!, extras, specifier, marker };
 }
 

@@ -174,6 +174,19 @@ describe('resolve: every requirement, limit and conflict counts', () => {
     expect(err.message).toBe('cannot satisfy a 1: c ==1 and b 1: c ==2: only c 3, c 2, c 1 can be had');
   });
 
+  it('names a candidate by version and build in a conflict', async () => {
+    const p = tableProvider({ 'level-zero': { '1.29.0': {} } });
+    const built: Provider<Candidate> = { ...p, candidates: async (n) => (await p.candidates(n)).map((c) => ({ ...c, build: 'h84d6215_0' })) };
+    const err = await resolve([root('level-zero', '==1.20.6')], built).catch((e: unknown) => e);
+    expect(err).toMatchObject({ message: 'cannot satisfy unified-runtime: level-zero ==1.20.6: only level-zero 1.29.0 h84d6215_0 can be had' });
+  });
+
+  it('passes on an error of the index itself, without trying wider roots', async () => {
+    const p = tableProvider(ur2025);
+    const broken: Provider<Candidate> = { ...p, candidates: async () => Promise.reject(new Error('index unreadable')) };
+    await expect(resolveFromChoice([root('umf')], [root('umf')], broken)).rejects.toThrow(/^index unreadable$/);
+  });
+
   it('decides each name once, however many packages ask for it', async () => {
     const t: Table = { a: { '1': { depends: ['c'] } }, b: { '1': { depends: ['c', 'a'] } }, c: { '1': {} } };
     const p = tableProvider(t);
