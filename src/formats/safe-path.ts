@@ -44,7 +44,7 @@ export function safeLinkTarget(linkPath: string, target: string, archive: string
  * `a/up -> ../..`), so only this walk decides.
  */
 export function resolveInTree(rel: string, links: ReadonlyMap<string, string>): string | undefined | 'loop' {
-  const pending = rel.split('/').filter((s) => s !== '' && s !== '.');
+  const pending = rel.split('/');
   const done: string[] = [];
   let hops = 0;
   while (pending.length) {
