@@ -26,6 +26,30 @@ afterAll(async () => {
 const readJson = async (p: string) => JSON.parse(await fs.readFile(p, 'utf8'));
 const pkgs = (archives: { package: string; version: string }[]) => archives.map((a) => `${a.package} ${a.version}`).sort();
 
+/**
+ * A copy of the shipped manifests in `dir` where the UR source of `platform` (its first, or its conda one) leaves
+ * `pkg` out: what a manifest's `skip` does, used to see the check before the swap refuse the tree.
+ */
+async function manifestsSkipping(dir: string, platform: 'linux-x64' | 'win-x64', pkg: string, source: 'first' | 'conda' = 'first'): Promise<string> {
+  await fs.mkdir(dir, { recursive: true });
+  const ur = await readJson(path.join(REPO, 'manifests', 'unified-runtime.json'));
+  const sources = ur.platforms[platform].sources as { kind: string; skip?: unknown }[];
+  const spec = source === 'conda' ? sources.find((s) => s.kind === 'conda')! : sources[0]!;
+  spec.skip = [{ package: pkg, reason: 'left out to see the check refuse the tree' }];
+  await fs.writeFile(path.join(dir, 'unified-runtime.json'), JSON.stringify(ur));
+  await fs.copyFile(path.join(REPO, 'manifests', 'level-zero.json'), path.join(dir, 'level-zero.json'));
+  return dir;
+}
+
+/** doctor's `libraries` check of a prefix, as --json gives it. */
+async function librariesCheck(prefix: string): Promise<{ status: string; message: string; fix: string }> {
+  const d = await runCli(['doctor', '--json', '--prefix', prefix, '--check', 'libraries'], env);
+  return JSON.parse(d.stdout).checks.find((c: { id: string }) => c.id === 'libraries');
+}
+
+/** Runs a fix line as a user pastes it into a shell. */
+const paste = (line: string) => execa('sh', ['-c', line], { env, extendEnv: false, reject: false, cwd: REPO });
+
 /** `ldd` of every shared library under `dir`, with the library path the env files set: the lines that say "not found". */
 async function unresolved(dir: string): Promise<string[]> {
   const libs = (await fs.readdir(dir)).filter((f) => /\.so(\.\d+)*$/.test(f));
@@ -148,12 +172,7 @@ describe('a tree with a library that cannot load is not swapped in', () => {
   it("refuses UR adapters whose UMF a manifest leaves out, naming the library and its package; the working prefix stays", async () => {
     const prefix = path.join(work, 'pypi', 'prefix');
     const before = await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8');
-    const manifests = path.join(work, 'manifests');
-    await fs.mkdir(manifests, { recursive: true });
-    const ur = await readJson(path.join(REPO, 'manifests', 'unified-runtime.json'));
-    ur.platforms['linux-x64'].sources[0].skip = [{ package: 'umf', reason: 'left out to see the check refuse the tree' }];
-    await fs.writeFile(path.join(manifests, 'unified-runtime.json'), JSON.stringify(ur));
-    await fs.copyFile(path.join(REPO, 'manifests', 'level-zero.json'), path.join(manifests, 'level-zero.json'));
+    const manifests = await manifestsSkipping(path.join(work, 'manifests'), 'linux-x64', 'umf');
     const r = await runCli(
       ['--manifests', manifests, '--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--conda-channel', index.condaChannelUrl('bookworm'), '--no-smoke'],
       env,
@@ -172,16 +191,14 @@ describe('doctor', () => {
   it('names a library the prefix lacks and the package that brings it; its fix line, pasted, brings it back', async () => {
     const prefix = path.join(work, 'pypi', 'prefix');
     await fs.rm(path.join(prefix, 'lib', 'libumf.so.1'));
-    const d = await runCli(['doctor', '--json', '--prefix', prefix, '--check', 'libraries'], env);
-    const check = JSON.parse(d.stdout).checks.find((c: { id: string }) => c.id === 'libraries');
+    const check = await librariesCheck(prefix);
     expect(check.status).toBe('fail');
     expect(check.message).toContain('lib/libur_adapter_level_zero.so.0 needs libumf.so.1, which is neither in the new tree nor on this system (it comes with umf 1.x (PyPI umf, conda umf))');
     const line = /^run `(.*)` to install/.exec(check.fix)?.[1];
     expect(line, check.fix).toContain('--refresh');
-    const fixed = await execa('sh', ['-c', line!], { env, extendEnv: false, reject: false, cwd: REPO });
+    const fixed = await paste(line!);
     expect(fixed.exitCode, fixed.stderr).toBe(0);
-    const again = await runCli(['doctor', '--json', '--prefix', prefix, '--check', 'libraries'], env);
-    expect(JSON.parse(again.stdout).checks.find((c: { id: string }) => c.id === 'libraries').status).toBe('ok');
+    expect((await librariesCheck(prefix)).status).toBe('ok');
   });
 });
 
@@ -214,12 +231,7 @@ describe('UR for Windows from PyPI, set up on Linux: DLLs that import each other
 
   it('refuses adapters whose umf.dll a manifest leaves out, naming umf.dll and its package; the working prefix stays', async () => {
     const before = await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8');
-    const manifests = path.join(work, 'manifests-win');
-    await fs.mkdir(manifests, { recursive: true });
-    const ur = await readJson(path.join(REPO, 'manifests', 'unified-runtime.json'));
-    ur.platforms['win-x64'].sources[0].skip = [{ package: 'umf', reason: 'left out to see the check refuse the tree' }];
-    await fs.writeFile(path.join(manifests, 'unified-runtime.json'), JSON.stringify(ur));
-    await fs.copyFile(path.join(REPO, 'manifests', 'level-zero.json'), path.join(manifests, 'level-zero.json'));
+    const manifests = await manifestsSkipping(path.join(work, 'manifests-win'), 'win-x64', 'umf');
     const r = await runCli(['--manifests', manifests, ...winArgs(prefix)], env);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain(
@@ -231,17 +243,15 @@ describe('UR for Windows from PyPI, set up on Linux: DLLs that import each other
 
   it('doctor names a DLL the prefix lacks and its package; its fix line, pasted, brings it back', async () => {
     await fs.rm(path.join(prefix, 'bin', 'libhwloc-15.dll'));
-    const d = await runCli(['doctor', '--json', '--prefix', prefix, '--check', 'libraries'], env);
-    const check = JSON.parse(d.stdout).checks.find((c: { id: string }) => c.id === 'libraries');
+    const check = await librariesCheck(prefix);
     expect(check.status).toBe('fail');
     expect(check.message).toContain('bin/tcm.dll needs libhwloc-15.dll, which is neither in the new tree nor on this system (it comes with hwloc (PyPI tcmlib, conda libhwloc))');
     expect(check.message).toContain('bin/umf.dll needs libhwloc-15.dll');
     const line = /^run `(.*)` to install/.exec(check.fix)?.[1];
     expect(line, check.fix).toContain('--platform win-x64');
-    const fixed = await execa('sh', ['-c', line!], { env, extendEnv: false, reject: false, cwd: REPO });
+    const fixed = await paste(line!);
     expect(fixed.exitCode, fixed.stderr).toBe(0);
-    const again = await runCli(['doctor', '--json', '--prefix', prefix, '--check', 'libraries'], env);
-    expect(JSON.parse(again.stdout).checks.find((c: { id: string }) => c.id === 'libraries').status).toBe('ok');
+    expect((await librariesCheck(prefix)).status).toBe('ok');
   });
 });
 
@@ -266,13 +276,7 @@ describe('UR for Windows from conda, set up on Linux', () => {
   });
 
   it("refuses the tree when UMF's libhwloc is left out, naming libhwloc-15.dll and its package", async () => {
-    const manifests = path.join(work, 'manifests-win-conda');
-    await fs.mkdir(manifests, { recursive: true });
-    const ur = await readJson(path.join(REPO, 'manifests', 'unified-runtime.json'));
-    const conda = ur.platforms['win-x64'].sources.find((s: { kind: string }) => s.kind === 'conda');
-    conda.skip = [{ package: 'libhwloc', reason: 'left out to see the check refuse the tree' }];
-    await fs.writeFile(path.join(manifests, 'unified-runtime.json'), JSON.stringify(ur));
-    await fs.copyFile(path.join(REPO, 'manifests', 'level-zero.json'), path.join(manifests, 'level-zero.json'));
+    const manifests = await manifestsSkipping(path.join(work, 'manifests-win-conda'), 'win-x64', 'libhwloc', 'conda');
     const prefix = path.join(work, 'win-conda', 'no-hwloc');
     const r = await runCli(['--manifests', manifests, ...args(prefix)], env);
     expect(r.exitCode).toBe(1);
