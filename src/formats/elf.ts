@@ -1,5 +1,8 @@
 // What an ELF shared library needs at load time: DT_NEEDED, its soname, RUNPATH/RPATH, and symbol version needs and definitions.
 
+/** A shared library's file name: `libumf.so`, `libumf.so.1`, `libze_loader.so.1.8.0`. */
+export const SHARED_LIBRARY = /\.so(\.\d+)*$/;
+
 export interface ElfNeeds {
   soname?: string;
   needed: string[];
@@ -109,4 +112,20 @@ function verdefs(b: Buffer, start: number | undefined, count: number, str: (o: n
     at = next ? at + next : undefined;
   }
   return out;
+}
+
+/** `GLIBCXX_3.4.30` -> [`GLIBCXX`, [3, 4, 30]]; a name without a version number is a family of its own. */
+function versionFamily(v: string): [string, number[]] {
+  const m = /^(.*?)_?([\d.]+)$/.exec(v);
+  return m ? [m[1]!, m[2]!.split('.').map(Number)] : [v, []];
+}
+
+/** The newest symbol version `defs` defines in the family of `like`: `GLIBCXX_3.4.30` for GLIBCXX_3.4.33 against Debian 12's libstdc++. */
+export function newestInFamily(defs: readonly string[], like: string): string | undefined {
+  const [fam] = versionFamily(like);
+  const cmp = (a: number[], b: number[]) => {
+    for (let i = 0; i < Math.max(a.length, b.length); i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) - (b[i] ?? 0);
+    return 0;
+  };
+  return defs.filter((d) => versionFamily(d)[0] === fam).sort((a, b) => cmp(versionFamily(a)[1], versionFamily(b)[1])).at(-1);
 }

@@ -3,7 +3,7 @@ import { readFile, readdir, realpath } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Deps } from '../deps.js';
 import { isXpuError } from '../errors.js';
-import { readElfNeeds, type ElfNeeds } from '../formats/elf.js';
+import { newestInFamily, readElfNeeds, SHARED_LIBRARY, type ElfNeeds } from '../formats/elf.js';
 import { readPeImports, type PeImports } from '../formats/pe.js';
 import { layoutFor, nodeLayout } from '../host/index.js';
 import type { LdconfigEntry } from './ldconfig.js';
@@ -24,23 +24,6 @@ export interface UnmetNeed {
   providedBy?: string;
   /** A DLL it delay-loads: it loads without it, and its first call into it fails. */
   delayed?: boolean;
-}
-
-const SHARED = /\.so(\.\d+)*$/;
-
-/** `GLIBCXX_3.4.30` -> [`GLIBCXX`, [3, 4, 30]]. */
-function family(v: string): [string, number[]] {
-  const m = /^(.*?)_?([\d.]+)$/.exec(v);
-  return m ? [m[1]!, m[2]!.split('.').map(Number)] : [v, []];
-}
-
-function newestOf(defs: string[], like: string): string | undefined {
-  const [fam] = family(like);
-  const cmp = (a: number[], b: number[]) => {
-    for (let i = 0; i < Math.max(a.length, b.length); i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) - (b[i] ?? 0);
-    return 0;
-  };
-  return defs.filter((d) => family(d)[0] === fam).sort((a, b) => cmp(family(a)[1], family(b)[1])).at(-1);
 }
 
 /**
@@ -67,7 +50,7 @@ export async function unmetLibraryNeeds(deps: Deps, root: string, libDirs: strin
   const out: UnmetNeed[] = [];
   const seen = new Set<string>();
   for (const dir of treeDirs) {
-    const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => SHARED.test(n)).sort();
+    const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => SHARED_LIBRARY.test(n)).sort();
     for (const name of names) {
       const file = path.join(dir, name);
       const real = await realpath(file).catch(() => undefined);
@@ -100,7 +83,7 @@ export async function unmetLibraryNeeds(deps: Deps, root: string, libDirs: strin
         if (!wanted.length) continue;
         const defs = (await needsOf(at))?.versionDefs ?? [];
         for (const v of wanted.filter((w) => !defs.includes(w))) {
-          out.push({ file: rel, library: lib, version: v, foundAt: at, newest: newestOf(defs, v), providedBy });
+          out.push({ file: rel, library: lib, version: v, foundAt: at, newest: newestInFamily(defs, v), providedBy });
         }
       }
     }

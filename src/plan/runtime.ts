@@ -2,7 +2,7 @@
 import * as path from 'node:path';
 import { readFile, realpath } from 'node:fs/promises';
 import type { Deps } from '../deps.js';
-import { readElfNeeds, type ElfNeeds } from '../formats/elf.js';
+import { newestInFamily, readElfNeeds, SHARED_LIBRARY, type ElfNeeds } from '../formats/elf.js';
 import { readArchive } from '../formats/index.js';
 import type { LdconfigEntry } from '../inspect/ldconfig.js';
 import { searchOrder } from '../inspect/loaders.js';
@@ -56,30 +56,10 @@ interface Unmet {
   host?: HostLibrary;
 }
 
-const SHARED = /\.so(\.\d+)*$/;
-
-/** `GLIBCXX_3.4.33` -> `GLIBCXX_`, `3.4.33`. */
-function split(v: string): [string, string] {
-  const m = /^(.*?)([\d.]+)$/.exec(v);
-  return m ? [m[1]!, m[2]!] : [v, ''];
-}
-
-function numeric(a: string, b: string): number {
-  const x = a.split('.').map(Number);
-  const y = b.split('.').map(Number);
-  for (let i = 0; i < Math.max(x.length, y.length); i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) - (y[i] ?? 0);
-  return 0;
-}
-
-/** The newest version the copy defines in the family of `like` (`3.4.30` for GLIBCXX_3.4.33 against Debian 12's). */
-function newestLike(defs: string[], like: string): string | undefined {
-  const [fam] = split(like);
-  return defs.filter((d) => split(d)[0] === fam && split(d)[1]).map((d) => split(d)[1]).sort(numeric).at(-1);
-}
-
 function describeNeed(u: Unmet): string {
   if (!u.host) return `needs ${u.library}, which this machine does not have`;
-  return `needs ${u.versions[0]}, host has ${newestLike(u.host.defs, u.versions[0]!) ?? 'none of that family'}`;
+  const newest = newestInFamily(u.host.defs, u.versions[0]!);
+  return `needs ${u.versions[0]}, host has ${newest ? /[\d.]+$/.exec(newest)![0] : 'none of that family'}`;
 }
 
 /** The needs of `files` that nothing among `inTree` (by file name) or on the host meets. */
@@ -187,7 +167,7 @@ export async function librariesOf(archive: PlannedArchive, file: string): Promis
   const out: LibraryFile[] = [];
   await readArchive(archive.format, file, async (entry, body) => {
     const name = path.posix.basename(entry.path);
-    if (!SHARED.test(name) || (entry.type !== 'file' && entry.type !== 'symlink')) {
+    if (!SHARED_LIBRARY.test(name) || (entry.type !== 'file' && entry.type !== 'symlink')) {
       body?.resume();
       return;
     }
