@@ -464,10 +464,10 @@ export const umfElf = (version: string): ElfSpec => ({
   versionScript: `${umfVersionNode(version)} { global: umfInit; xpu_setup_fixture_umf; local: *; };\n`,
 });
 
-/** tcmlib's libtcm.so.1 (the thread composability manager), which needs hwloc. */
-export const tcmElf = (version: string): ElfSpec => ({
-  soname: 'libtcm.so.1',
-  source: `extern unsigned hwloc_get_api_version(void);\n${EXPORT} int tcmGetVersionInfo(void) { return (int)hwloc_get_api_version(); }\n${EXPORT} const char xpu_setup_fixture_tcm[] = "xpu-setup fixture libtcm ${version}";\n`,
+/** tcmlib's libtcm.so.1 (the thread composability manager) or its libtcm_debug.so.1 twin; both need hwloc. */
+export const tcmElf = (version: string, soname = 'libtcm.so.1'): ElfSpec => ({
+  soname,
+  source: `extern unsigned hwloc_get_api_version(void);\n${EXPORT} int tcmGetVersionInfo(void) { return (int)hwloc_get_api_version(); }\n${EXPORT} const char xpu_setup_fixture_tcm[] = "xpu-setup fixture ${soname} ${version}";\n`,
   links: ['libhwloc.so.15'],
 });
 
@@ -1003,7 +1003,10 @@ async function planAll(debs: Record<'bookworm' | 'trixie', DebSet>, work: string
   }
   for (const version of TCM_VERSIONS) {
     const tcm = await compileElf(tcmElf(version), join(work, 'tcm', version));
-    plans.push(linuxWheel('tcmlib', version, [['libtcm.so.1', tcm], ['libhwloc.so.15', hwloc]], []));
+    const tcmDebug = await compileElf(tcmElf(version, 'libtcm_debug.so.1'), join(work, 'tcm', version));
+    plans.push(
+      linuxWheel('tcmlib', version, [['libtcm.so.1', tcm], ['libtcm_debug.so.1', tcmDebug], ['libhwloc.so.15', hwloc]], []),
+    );
     plans.push(windowsWheel('tcmlib', version, await compileTcmWindows(version, join(work, 'tcm-win', version)), []));
   }
   condaPlan(
