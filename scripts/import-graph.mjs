@@ -9,7 +9,7 @@ export const LAYERS = {
   base: ['errors', 'deps', 'finding', 'env-names', 'reporter', 'version', 'package-dir', 'host', 'spelling', 'fs-errors', 'lock-owner'],
   // What the stages use. They never reach up into a stage, the pipeline, the doctor or the CLI.
   library: ['manifest', 'net', 'cache', 'formats', 'runtime', 'caps', 'sources', 'inspect', 'hints'],
-  // The pipeline's stages, in order. Only pipeline.ts composes them; between stages only `import type` (data) passes.
+  // The pipeline's stages, in order. Only pipeline/ composes them; between stages only `import type` (data) passes.
   stage: ['plan', 'fetch', 'install', 'build', 'probe', 'smoke'],
   // Places that compose: the setup pipeline, the doctor, and the real side effects behind Deps.
   root: ['pipeline', 'doctor', 'real-deps', 'bundle'],
@@ -52,7 +52,7 @@ export function violation(from, to, typeOnly) {
   if (a === 'library' && (b === 'stage' || b === 'root')) return `a library does not import the ${b} ${to}`;
   if (a === 'library' && FORBIDDEN_LIBRARY_EDGES.some(([x, y]) => x === from && y === to)) return `${from} must not import ${to}`;
   if (a === 'stage' && b === 'root') return `a stage does not import ${to}`;
-  if (a === 'stage' && b === 'stage' && !typeOnly) return `stages meet only in pipeline.ts; ${from} may import ${to}'s types, not its code`;
+  if (a === 'stage' && b === 'stage' && !typeOnly) return `stages meet only in pipeline/; ${from} may import ${to}'s types, not its code`;
   if (a === 'root' && b === 'root') return `${from} and ${to} are separate entry points`;
   return undefined;
 }

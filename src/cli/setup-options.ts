@@ -8,7 +8,7 @@ import { defaultCacheDir, defaultPrefix, expandHome, parseTargetPlatform, runnin
 import type { TargetPlatform } from '../host/types.js';
 import { SOURCE_KINDS, type SourceKind } from '../manifest/schema.js';
 import type { PlanOptions } from '../plan/plan.js';
-import type { SetupOptions } from '../pipeline.js';
+import type { SetupOptions } from '../pipeline/options.js';
 import { LOCKFILE_NAME } from '../plan/lockfile.js';
 import type { RequestFlags } from '../plan/request.js';
 import type { MatchTorchRequest } from '../plan/torch.js';

@@ -34,7 +34,7 @@ export interface ReceiptProof {
   at: string;
   /** The smoke kernel ran and passed under these inputs. */
   smoke: boolean;
-  /** The verify stage's result as it was reported; its shape is pipeline.ts's VerifyResult. */
+  /** The verify stage's result as it was reported; its shape is pipeline/probe.ts's VerifyResult. */
   verify: unknown;
 }
 

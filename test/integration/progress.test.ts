@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { realDeps } from '../../src/real-deps.js';
 import { fetchPlan } from '../../src/fetch/fetch.js';
-import { planSetup } from '../../src/pipeline.js';
+import { planSetup } from '../../src/pipeline/plan.js';
 import type { Reporter } from '../../src/reporter.js';
 import { silentReporter } from '../../src/reporter.js';
 import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';

@@ -11,7 +11,7 @@ import { buildAddon } from '../../src/build/addon.js';
 import { formatTritonEnv } from '../../src/caps/format.js';
 import { probeStack, requireDevices } from '../../src/probe/probe.js';
 import { runSmoke, SMOKE_SPV_ENV } from '../../src/smoke/index.js';
-import { verifyStack } from '../../src/pipeline.js';
+import { verifyStack } from '../../src/pipeline/probe.js';
 import { systemPrefix } from './probe-helpers.js';
 
 const root = path.join(__dirname, '..', '..');

@@ -36,7 +36,7 @@ afterEach(async () => {
 
 describe('import-graph', () => {
   it('passes a tree that keeps the layers and prints its edges', async () => {
-    const dir = await tree({ 'pipeline.ts': "import { makePlan } from './plan/plan.js';\n", 'plan/plan.ts': "import { XpuError } from '../errors.js';\n", 'errors.ts': '' });
+    const dir = await tree({ 'pipeline/plan.ts': "import { makePlan } from '../plan/plan.js';\n", 'plan/plan.ts': "import { XpuError } from '../errors.js';\n", 'errors.ts': '' });
     const r = run(dir);
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
@@ -57,7 +57,7 @@ describe('import-graph', () => {
     expect(inline.code).toBe(0);
     const code = run(await tree({ 'smoke/index.ts': "import { buildAddon } from '../build/addon.js';\n", 'build/addon.ts': '' }));
     expect(code.code).toBe(1);
-    expect(code.err).toContain('forbidden edge: smoke -> build: stages meet only in pipeline.ts');
+    expect(code.err).toContain('forbidden edge: smoke -> build: stages meet only in pipeline/');
   });
 
   it('fails on a library importing a stage, and on a folder in no layer', async () => {

@@ -2,7 +2,7 @@
 import { writeBundle } from '../../bundle/bundle.js';
 import { XpuError } from '../../errors.js';
 import { parseTargetPlatform } from '../../host/index.js';
-import { lockSetup, planSetup } from '../../pipeline.js';
+import { lockSetup, planSetup } from '../../pipeline/plan.js';
 import { list, str, type Command } from '../command.js';
 import { requestLine } from '../render-plan.js';
 import { parsePlanOptions } from '../setup-options.js';

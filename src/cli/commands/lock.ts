@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { parseTargetPlatform, runningPlatform } from '../../host/index.js';
 import type { TargetPlatform } from '../../host/types.js';
 import { LOCKFILE_NAME, writeLockfile } from '../../plan/lockfile.js';
-import { lockSetup } from '../../pipeline.js';
+import { lockSetup } from '../../pipeline/plan.js';
 import { list, str, type Command } from '../command.js';
 import { renderPlan, requestLine } from '../render-plan.js';
 import { parsePlanOptions } from '../setup-options.js';

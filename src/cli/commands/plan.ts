@@ -2,7 +2,7 @@
 import { readReceipt } from '../../install/receipt.js';
 import { verifyPrefix } from '../../install/verify.js';
 import { planChanges } from '../../plan/changes.js';
-import { afterInstall, assertInstallable, planSetup, type AfterInstall } from '../../pipeline.js';
+import { afterInstall, assertInstallable, planSetup, type AfterInstall } from '../../pipeline/plan.js';
 import type { Command } from '../command.js';
 import { renderChanges, renderPlan } from '../render-plan.js';
 import { parseSetupOptions } from '../setup-options.js';

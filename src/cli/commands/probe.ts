@@ -4,7 +4,7 @@ import { EnvVars } from '../../env-names.js';
 import { formatLines, formatPytorch, formatTritonEnv, formatVerbose, pytorchDevices, tritonEnv, tritonEnvVars } from '../../caps/format.js';
 import { appendTo, githubLines, renderDotenv, renderExports } from '../../install/ci-env.js';
 import { hintShell } from '../../hints.js';
-import { probeInstalled } from '../../pipeline.js';
+import { probeInstalled } from '../../pipeline/probe.js';
 import { str, type Command } from '../command.js';
 import { nearest } from '../options.js';
 import { PROBE_FORMATS, TRITON_ENV_SHELLS } from '../registry.js';

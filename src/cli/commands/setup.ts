@@ -1,5 +1,6 @@
 // `xpu-setup` / `xpu-setup setup`: the whole job, then a short account of what was done and how to use it.
-import { assertInstallable, planSetup, prefixBasis, runSetup, type SetupResult } from '../../pipeline.js';
+import { assertInstallable, planSetup } from '../../pipeline/plan.js';
+import { prefixBasis, runSetup, type SetupResult } from '../../pipeline/setup.js';
 import type { Deps } from '../../deps.js';
 import type { BelowFloor } from '../../plan/plan.js';
 import { belowFloorSentence, envCommandLine, envFilesLine, hintShell, newerLine, selfCommand } from '../../hints.js';

@@ -1,0 +1,47 @@
+// What a setup, plan or lock run is asked to do: the options every flow of the pipeline reads.
+import type { TargetPlatform } from '../host/types.js';
+import type { UnpackLimits } from '../install/limits.js';
+import type { PlanOptions } from '../plan/plan.js';
+import type { RequestFlags } from '../plan/request.js';
+
+export interface SetupOptions {
+  plan: PlanOptions;
+  /**
+   * What this run's flags said. With a receipt in the prefix, everything not said is repeated from its recorded
+   * request; without flags, `plan` is the whole request.
+   */
+  flags?: RequestFlags;
+  /** Install exactly this lockfile's entry for the platform; no index is asked. */
+  locked?: string;
+  /** A bundle (directory or URL): its lockfile, with archives fetched from the bundle only. */
+  from?: string;
+  /** Use the download cache only; a missing archive is an error naming its URL and hash. */
+  offline?: boolean;
+  platform?: TargetPlatform;
+  manifestsDir?: string;
+  /** Build the CPU reference driver into the prefix and make the env files select it. */
+  refdriver: boolean;
+  /** Run the kernel after the probe. */
+  smoke: boolean;
+  /** "No device" fails the run instead of being reported. */
+  requireDevice: boolean;
+  /** false (`--no-probe`): install only; no addon build, probe or kernel (an image built without a GPU, say). */
+  verify?: boolean;
+  /** Hash every installed file (`--verify`) instead of trusting the ones whose size and mtime match the receipt. */
+  rehash?: boolean;
+  /** Build and probe again (`--probe`) even when the receipt holds the answer for the same inputs. */
+  reprobe?: boolean;
+  /** Run the kernel again (`--smoke`) even when the receipt says it passed under the same inputs. */
+  resmoke?: boolean;
+  /** How much one archive may unpack to (default DEFAULT_LIMITS). */
+  limits?: UnpackLimits;
+}
+
+export type PlanSetupOptions = Pick<SetupOptions, 'plan' | 'platform' | 'manifestsDir'> &
+  Partial<Pick<SetupOptions, 'flags' | 'locked' | 'from' | 'offline' | 'refdriver'>> & {
+    /**
+     * `lock` and `bundle` without `--prefix`: the request is the command line's alone. No prefix is read (its receipt,
+     * its installed components) or refused.
+     */
+    standalone?: boolean;
+  };
