@@ -1,10 +1,10 @@
 // The index cache under <cache-dir>/index/: each index response's body (named by its sha256) beside a small record of
 // its URL and HTTP validators; everything written to a temp file and renamed, so a kill or a second run never sees half.
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { Transform, type Readable, type Writable } from 'node:stream';
+import { Readable, Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
 /** Where the index cache lives inside the download cache directory. */
@@ -32,11 +32,12 @@ export interface IndexEntry {
 }
 
 /**
- * A form of a body kept beside it, removed with it: `msgpack` (a shard index decompressed) or `records-<key>` (the
- * records a full repodata scan found for one set of names); `wheel-metadata` is kept under a wheel's sha256 (the wheel
- * is not an index body): its METADATA, read from the wheel where the index serves no metadata file.
+ * A form of a body kept beside it, removed with it: `msgpack` (a shard index decompressed), `lookups` (the names looked
+ * up in a shard index), `json` (a conda shard as repodata JSON) or `records-<key>` (the records a full repodata scan
+ * found for one set of names); `wheel-metadata` is kept under a wheel's sha256 (the wheel is not an index body): its
+ * METADATA, read from the wheel where the index serves no metadata file.
  */
-export type DerivedForm = 'msgpack' | 'wheel-metadata' | `records-${string}`;
+export type DerivedForm = 'msgpack' | 'lookups' | 'json' | 'wheel-metadata' | `records-${string}`;
 
 /** A stored body whose bytes no longer match the hash it was stored under. */
 export class CorruptBody extends Error {
@@ -45,8 +46,24 @@ export class CorruptBody extends Error {
   }
 }
 
+/** How much of a kept body is read at a time. */
+const BODY_CHUNK = 1 << 20;
+
 export class IndexCache {
+  /** Directories this process made or found already (each is made once, not before every write). */
+  private readonly made = new Map<string, Promise<unknown>>();
+
   constructor(readonly root: string) {}
+
+  private mkdir(dir: string): Promise<unknown> {
+    let p = this.made.get(dir);
+    if (!p) {
+      p = fs.mkdir(dir, { recursive: true });
+      this.made.set(dir, p);
+      p.catch(() => this.made.delete(dir));
+    }
+    return p;
+  }
 
   private entryPath(url: string, variant: string): string {
     const key = createHash('sha256').update(`${variant}\n${url}`).digest('hex');
@@ -121,23 +138,32 @@ export class IndexCache {
     return bytes;
   }
 
-  /** The body as a stream, checked as it is read: a damaged one fails at its end with CorruptBody (and is removed). */
+  /**
+   * The body as a stream, checked as it is read: a damaged one fails at its end with CorruptBody (and is removed).
+   * Nothing is read until the consumer reads: one that only needed to know the body is there reads none of it.
+   */
   openBody(sha256: string): Readable {
     const file = this.bodyPath(sha256);
-    const hash = createHash('sha256');
-    const check = new Transform({
-      transform(chunk: Buffer, _enc, cb) {
-        hash.update(chunk);
-        cb(null, chunk);
-      },
-      flush(cb) {
-        if (hash.digest('hex') === sha256) return cb();
-        fs.rm(file, { force: true }).catch(() => undefined).finally(() => cb(new CorruptBody(file)));
-      },
-    });
-    const src = createReadStream(file, { highWaterMark: 1 << 20 });
-    src.on('error', (e) => check.destroy(e));
-    return src.pipe(check);
+    async function* chunks(): AsyncGenerator<Buffer> {
+      const hash = createHash('sha256');
+      const fh = await fs.open(file);
+      try {
+        for (;;) {
+          const { bytesRead, buffer } = await fh.read(Buffer.allocUnsafe(BODY_CHUNK), 0, BODY_CHUNK, null);
+          if (!bytesRead) break;
+          const chunk = buffer.subarray(0, bytesRead);
+          hash.update(chunk);
+          yield chunk;
+        }
+      } finally {
+        await fh.close();
+      }
+      if (hash.digest('hex') !== sha256) {
+        await fs.rm(file, { force: true }).catch(() => undefined);
+        throw new CorruptBody(file);
+      }
+    }
+    return Readable.from(chunks(), { objectMode: false, highWaterMark: 1 });
   }
 
   /** Stores bytes under their sha256 (already computed by the caller, or computed here). */
@@ -170,7 +196,7 @@ export class IndexCache {
         await done;
         const sha256 = hash.digest('hex');
         const final = this.bodyPath(sha256);
-        await fs.mkdir(path.dirname(final), { recursive: true });
+        await this.mkdir(path.dirname(final));
         await fs.rename(tmp, final);
         return { sha256, size };
       },
@@ -184,19 +210,22 @@ export class IndexCache {
 
   private async tempPath(): Promise<string> {
     const dir = path.join(this.root, 'tmp');
-    await fs.mkdir(dir, { recursive: true });
+    await this.mkdir(dir);
     return path.join(dir, `${process.pid}-${randomBytes(6).toString('hex')}.part`);
   }
 
-  private async atomicWrite(file: string, data: string | Buffer): Promise<void> {
+  private async atomicWrite(file: string, data: string | Buffer, again = true): Promise<void> {
     const tmp = await this.tempPath();
     try {
       await fs.writeFile(tmp, data);
-      await fs.mkdir(path.dirname(file), { recursive: true });
+      await this.mkdir(path.dirname(file));
       await fs.rename(tmp, file);
     } catch (e) {
       await fs.rm(tmp, { force: true }).catch(() => undefined);
-      throw e;
+      if (!again || (e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      // A directory made earlier in this run was removed since (a `cache clean` at the same time): made again.
+      this.made.clear();
+      await this.atomicWrite(file, data, false);
     }
   }
 }

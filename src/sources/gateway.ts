@@ -13,7 +13,7 @@ import { CachingHttp, type BodyMeta, type IndexStats } from './http-cache.js';
 import { parseProjectPage, projectPageRequest, type IndexFile } from './pypi.js';
 import { RepodataScanner } from './repodata-scan.js';
 import { readRemoteWheelMetadata } from './wheel-metadata.js';
-import { decodeShardIndex, decompressShardIndex, parseShard, shardUrl, SHARD_INDEX_FILE, type ShardIndex } from './shards.js';
+import { decodeShardIndex, decompressShardIndex, parseShard, SHARD_INDEX_FILE, shardUrl, shardUrls, type ShardIndex, type ShardIndexInfo } from './shards.js';
 
 export interface GatewayOptions {
   /** The download cache directory; the index cache is its `index/` folder. None: nothing is kept across runs. */
@@ -93,22 +93,40 @@ export class Gateway {
     const full = () => new FullFileReader(this, `${dir}/repodata.json`, this.reporter);
     // A full file still fresh in the cache was read because there was no shard index: no need to ask again yet.
     if (await this.client.isFresh(`${dir}/repodata.json.zst`)) return full();
-    let index: ShardIndex | undefined;
+    let index: ShardLookups | undefined;
     try {
       index = await this.shardIndex(indexUrl);
     } catch (e) {
       if (!(e instanceof XpuError) || e.code !== 'NOT_FOUND') throw e;
     }
-    return index ? new ShardedReader(this, `${dir}/repodata.json`, indexUrl, index) : full();
+    return index ? new ShardedReader(this, `${dir}/repodata.json`, index) : full();
   }
 
   /**
-   * A shard index, its decompressed form kept beside the cached body: starting the zstd program for a MB costs a warm
-   * plan more than everything else it does.
+   * A shard index as the run looks names up in it. What earlier runs looked up in the same index body is kept beside
+   * it: a plan whose names were all looked up before neither reads nor decodes the index (a MB, tens of thousands of
+   * names). The index itself is kept decompressed: starting the zstd program for a MB costs more than a warm plan.
    */
-  private async shardIndex(url: string): Promise<ShardIndex> {
-    const { bytes } = await this.client.bytes(url);
-    const sha = createHash('sha256').update(bytes).digest('hex');
+  private shardIndex(url: string): Promise<ShardLookups> {
+    return this.client.consume(url, {}, async (body, meta) => {
+      if (meta.sha256 && this.cache) {
+        const kept = parseLookups(await this.cache.readDerived(meta.sha256, 'lookups'));
+        if (kept) {
+          body.destroy();
+          return new ShardLookups(this, url, meta.sha256, kept);
+        }
+      }
+      const parts: Buffer[] = [];
+      for await (const c of body) parts.push(c as Buffer);
+      const bytes = Buffer.concat(parts);
+      const sha = meta.sha256 ?? createHash('sha256').update(bytes).digest('hex');
+      const index = await this.decodedShardIndex(url, sha, bytes);
+      return new ShardLookups(this, url, sha, { info: index.info, shards: {} }, index);
+    });
+  }
+
+  /** The shard index whose body has this sha256: decompressed from `bytes`, the kept decompressed form, or the kept body. */
+  async decodedShardIndex(url: string, sha: string, bytes?: Buffer): Promise<ShardIndex> {
     const kept = await this.cache?.readDerived(sha, 'msgpack');
     if (kept) {
       try {
@@ -117,10 +135,31 @@ export class Gateway {
         // damaged: decompressed again below
       }
     }
+    bytes ??= await this.cache?.readBody(sha).catch(() => undefined);
+    if (!bytes) {
+      // The body went away since this run found it (a `cache clean` in between): fetched again, whatever it is now.
+      bytes = (await this.client.bytes(url)).bytes;
+      sha = createHash('sha256').update(bytes).digest('hex');
+    }
     const raw = await decompressShardIndex(bytes, url);
     const index = await decodeShardIndex(raw, url);
     await this.cache?.putDerived(sha, 'msgpack', raw).catch(() => undefined);
     return index;
+  }
+
+  /**
+   * One shard as repodata: a content-addressed document, kept for good once its sha256 is checked, and kept decoded
+   * beside it (decompressing and decoding msgpack cost a warm plan more than reading a few KB of JSON).
+   */
+  async shard(url: string, sha256: string, what: string): Promise<Repodata> {
+    const kept = parseKeptRepodata(await this.cache?.readDerived(sha256, 'json'));
+    if (kept) {
+      this.client.stats.fresh++;
+      return kept;
+    }
+    const doc = await parseShard(await this.immutable(url, sha256, what), url);
+    await this.cache?.putDerived(sha256, 'json', Buffer.from(JSON.stringify(doc))).catch(() => undefined);
+    return doc;
   }
 
   /** The files of one project on a PyPI-style index (`/pypi` URLs: the JSON API; others: the simple API). */
@@ -234,6 +273,67 @@ export class Gateway {
   }
 }
 
+/** What was looked up in one shard index body: its `info` directories, and name -> shard sha256 (null: no such name). */
+interface Lookups {
+  info: ShardIndexInfo;
+  shards: Record<string, string | null>;
+}
+
+function parseLookups(kept: Buffer | undefined): Lookups | undefined {
+  if (!kept) return undefined;
+  try {
+    const v = JSON.parse(kept.toString('utf8')) as Lookups;
+    const dirsOk = v?.info && typeof v.info === 'object' && Object.values(v.info).every((d) => typeof d === 'string');
+    const shardsOk = v?.shards && typeof v.shards === 'object' && Object.values(v.shards).every((h) => h === null || (typeof h === 'string' && /^[0-9a-f]{64}$/.test(h)));
+    return dirsOk && shardsOk ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function parseKeptRepodata(kept: Buffer | undefined): Repodata | undefined {
+  if (!kept) return undefined;
+  try {
+    const v = JSON.parse(kept.toString('utf8')) as Repodata;
+    return v && typeof v === 'object' && (v.packages || v['packages.conda']) ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Name lookups in one shard index: answered from what earlier runs looked up, the index opened only for a new name. */
+class ShardLookups {
+  readonly urls: { baseUrl: string; shardsBaseUrl: string };
+  private index?: Promise<ShardIndex>;
+  private saving = Promise.resolve();
+
+  constructor(
+    private readonly gw: Gateway,
+    readonly url: string,
+    private readonly sha256: string,
+    private readonly kept: Lookups,
+    index?: ShardIndex,
+  ) {
+    this.urls = shardUrls(kept.info, url);
+    if (index) this.index = Promise.resolve(index);
+  }
+
+  /** The shard sha256 of each name (undefined: the subdir has no such name). */
+  async shardsOf(names: readonly string[]): Promise<Map<string, string | undefined>> {
+    const fresh = names.filter((n) => !(n in this.kept.shards));
+    if (fresh.length) {
+      this.index ??= this.gw.decodedShardIndex(this.url, this.sha256);
+      this.index.catch(() => (this.index = undefined));
+      const index = await this.index;
+      for (const n of fresh) this.kept.shards[n] = index.shardOf(n) ?? null;
+      const doc = Buffer.from(JSON.stringify(this.kept));
+      this.saving = this.saving.then(() => this.gw.cache?.putDerived(this.sha256, 'lookups', doc).catch(() => undefined));
+      await this.saving;
+    }
+    return new Map(names.map((n) => [n, this.kept.shards[n] ?? undefined]));
+  }
+}
+
 /** A subdir with a shard index: one shard per wanted name, each fetched once per run and cached forever. */
 class ShardedReader implements SubdirReader {
   readonly kind = 'sharded';
@@ -242,33 +342,29 @@ class ShardedReader implements SubdirReader {
   constructor(
     private readonly gw: Gateway,
     private readonly repodataUrl: string,
-    private readonly indexUrl: string,
-    private readonly index: ShardIndex,
+    private readonly index: ShardLookups,
   ) {}
 
   async records(names: readonly string[]): Promise<Map<string, CondaCandidate[]>> {
+    const fresh = names.filter((n) => !this.byName.has(n));
+    if (fresh.length) {
+      const shas = this.index.shardsOf(fresh);
+      for (const n of fresh) {
+        const p = shas.then((m) => this.load(n, m.get(n)));
+        this.byName.set(n, p);
+        p.catch(() => this.byName.delete(n));
+      }
+    }
     const out = new Map<string, CondaCandidate[]>();
-    await Promise.all(names.map(async (n) => out.set(n, await this.one(n))));
+    await Promise.all(names.map(async (n) => out.set(n, await this.byName.get(n)!)));
     return out;
   }
 
-  private one(name: string): Promise<CondaCandidate[]> {
-    let p = this.byName.get(name);
-    if (!p) {
-      p = this.load(name);
-      this.byName.set(name, p);
-      p.catch(() => this.byName.delete(name));
-    }
-    return p;
-  }
-
-  private async load(name: string): Promise<CondaCandidate[]> {
-    const sha = this.index.shardOf(name);
+  private async load(name: string, sha: string | undefined): Promise<CondaCandidate[]> {
     if (!sha) return [];
-    const url = shardUrl(this.index, sha);
-    const bytes = await this.gw.immutable(url, sha, `the shard of ${name} in ${this.indexUrl}`);
-    const doc = await parseShard(bytes, url);
-    const all = parseRepodata({ ...doc, info: { base_url: this.index.baseUrl }, repodata_version: 2 }, this.repodataUrl);
+    const url = shardUrl(this.index.urls.shardsBaseUrl, sha);
+    const doc = await this.gw.shard(url, sha, `the shard of ${name} in ${this.index.url}`);
+    const all = parseRepodata({ ...doc, info: { base_url: this.index.urls.baseUrl }, repodata_version: 2 }, this.repodataUrl);
     return all.filter((c) => c.name === name);
   }
 }

@@ -16,7 +16,25 @@ const sign = (n: number): number => (n < 0 ? -1 : n > 0 ? 1 : 0);
 
 type CondaToken = number | string;
 
-function condaParts(v: string): { epoch: number; parts: CondaToken[][] } {
+interface CondaParts {
+  epoch: number;
+  parts: CondaToken[][];
+}
+
+/** Versions already split: a resolver compares the same few hundred versions thousands of times. */
+const condaPartsSeen = new Map<string, CondaParts>();
+
+function condaParts(v: string): CondaParts {
+  let known = condaPartsSeen.get(v);
+  if (!known) {
+    if (condaPartsSeen.size >= 50_000) condaPartsSeen.clear();
+    known = splitConda(v);
+    condaPartsSeen.set(v, known);
+  }
+  return known;
+}
+
+function splitConda(v: string): CondaParts {
   let s = v.trim().toLowerCase().split('+')[0]!;
   let epoch = 0;
   const bang = s.indexOf('!');

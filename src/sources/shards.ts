@@ -11,9 +11,16 @@ export interface ShardIndex {
   baseUrl: string;
   /** Where shards are, absolute, ending in `/`. */
   shardsBaseUrl: string;
+  /** The index's own `info` directories, as written (kept with lookups: the same index may be read from another URL). */
+  info: ShardIndexInfo;
   /** The sha256 (hex) of a package name's shard file; undefined when the subdir has no such name. */
   shardOf(name: string): string | undefined;
   readonly size: number;
+}
+
+export interface ShardIndexInfo {
+  base_url?: string;
+  shards_base_url?: string;
 }
 
 type Msgpack = typeof import('@msgpack/msgpack');
@@ -79,7 +86,7 @@ export async function decompressShardIndex(bytes: Uint8Array, url: string): Prom
 /**
  * The shard index from its msgpack bytes (decompressed). The `shards` map is walked once without making a string or
  * an object per entry, noting where each entry starts; a name asked for is then found with a native search for its
- * encoded key, accepted only where an entry starts.
+ * bytes followed by a digest's header, accepted only where its key starts an entry.
  */
 export async function decodeShardIndex(raw: Buffer, url: string): Promise<ShardIndex> {
   const r = new MsgpackReader(raw, url);
@@ -88,15 +95,8 @@ export async function decodeShardIndex(raw: Buffer, url: string): Promise<ShardI
   let starts: Int32Array | undefined;
   for (let i = 0; i < top; i++) {
     const key = r.str();
-    if (key === 'shards') {
-      const n = r.mapLength();
-      starts = new Int32Array(n);
-      for (let k = 0; k < n; k++) {
-        starts[k] = r.pos;
-        r.skipStr();
-        r.digest();
-      }
-    } else if (key === 'info') {
+    if (key === 'shards') starts = r.entryStarts();
+    else if (key === 'info') {
       const start = r.pos;
       r.skip();
       const v = await decodeMsgpack(raw.subarray(start, r.pos));
@@ -116,33 +116,34 @@ export async function decodeShardIndex(raw: Buffer, url: string): Promise<ShardI
     }
     return false;
   };
+  const dirs: ShardIndexInfo = {};
+  for (const k of ['base_url', 'shards_base_url'] as const) if (typeof info[k] === 'string') dirs[k] = info[k];
   return {
-    baseUrl: dirUrl(info.base_url, url),
-    shardsBaseUrl: dirUrl(info.shards_base_url, url),
+    ...shardUrls(dirs, url),
+    info: dirs,
     size: entries.length,
     shardOf: (name) => {
-      for (const key of strEncodings(name)) {
-        const pattern = Buffer.concat([key, Buffer.from([0xc4, 32])]);
-        for (let at = raw.indexOf(pattern, entries[0]); at !== -1; at = raw.indexOf(pattern, at + 1)) {
-          if (isEntry(at)) return raw.toString('hex', at + pattern.length, at + pattern.length + 32);
-        }
+      const b = Buffer.from(name);
+      const n = b.length;
+      const pattern = Buffer.concat([b, DIGEST_HEADER]);
+      for (let at = raw.indexOf(pattern, entries[0]); at !== -1; at = raw.indexOf(pattern, at + 1)) {
+        // The key's header, in any of the lengths an encoder may write, must start an entry.
+        const fix = n < 32 && raw[at - 1] === (0xa0 | n);
+        const str8 = n < 256 && raw[at - 2] === 0xd9 && raw[at - 1] === n;
+        const str16 = raw[at - 3] === 0xda && raw.readUInt16BE(at - 2) === n;
+        if ((fix && isEntry(at - 1)) || (str8 && isEntry(at - 2)) || (str16 && isEntry(at - 3))) return raw.toString('hex', at + pattern.length, at + pattern.length + 32);
       }
       return undefined;
     },
   };
 }
 
-/** A string's msgpack encodings: the shortest header first (what encoders write), then the longer ones. */
-function strEncodings(s: string): Buffer[] {
-  const b = Buffer.from(s);
-  const n = b.length;
-  const out: Buffer[] = [];
-  if (n < 32) out.push(Buffer.concat([Buffer.from([0xa0 | n]), b]));
-  if (n < 256) out.push(Buffer.concat([Buffer.from([0xd9, n]), b]));
-  const h16 = Buffer.from([0xda, 0, 0]);
-  h16.writeUInt16BE(n, 1);
-  out.push(Buffer.concat([h16, b]));
-  return out;
+/** A digest's msgpack header: bin 8 of 32 bytes. */
+const DIGEST_HEADER = Buffer.from([0xc4, 32]);
+
+/** Where packages and shards are, from a shard index's `info` (directories relative to the index's own URL). */
+export function shardUrls(info: ShardIndexInfo, url: string): { baseUrl: string; shardsBaseUrl: string } {
+  return { baseUrl: dirUrl(info.base_url, url), shardsBaseUrl: dirUrl(info.shards_base_url, url) };
 }
 
 /** Just enough msgpack to walk a shard index: map and string headers, 32-byte digests, and skipping anything else. */
@@ -176,6 +177,32 @@ class MsgpackReader {
     if (t === 0xde) return this.uint(2);
     if (t === 0xdf) return this.uint(4);
     throw bad(this.url, `a map was expected at byte ${this.pos - 1}`);
+  }
+
+  /**
+   * The `shards` map: where each entry starts. Keys as fixstr or str 8 and 32-byte digests are read inline (a shard
+   * index is tens of thousands of them); anything else goes through the general readers, which name what is wrong.
+   */
+  entryStarts(): Int32Array {
+    const n = this.mapLength();
+    const starts = new Int32Array(n);
+    const b = this.b;
+    let p = this.pos;
+    for (let k = 0; k < n; k++) {
+      starts[k] = p;
+      const t = b[p]!;
+      const end = t >= 0xa0 && t <= 0xbf ? p + 1 + (t & 0x1f) : t === 0xd9 && p + 1 < b.length ? p + 2 + b[p + 1]! : -1;
+      if (end !== -1 && end + 34 <= b.length && b[end] === 0xc4 && b[end + 1] === 32) {
+        p = end + 34;
+        continue;
+      }
+      this.pos = p;
+      this.skipStr();
+      this.digest();
+      p = this.pos;
+    }
+    this.pos = p;
+    return starts;
   }
 
   private strLength(t: number): number | undefined {
@@ -241,8 +268,8 @@ class MsgpackReader {
   }
 }
 
-export function shardUrl(index: ShardIndex, sha256: string): string {
-  return `${index.shardsBaseUrl}${sha256}.msgpack.zst`;
+export function shardUrl(shardsBaseUrl: string, sha256: string): string {
+  return `${shardsBaseUrl}${sha256}.msgpack.zst`;
 }
 
 function record(v: unknown): RepodataRecord {

@@ -9,7 +9,8 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import * as zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findZstd, zstdDecompressor } from '../../src/formats/decompress.js';
+import { decompress as fzstd } from 'fzstd';
+import { findZstd, withFittedWindow, zstdDecompressBytes, zstdDecompressor } from '../../src/formats/decompress.js';
 
 let work: string;
 let program: string;
@@ -101,5 +102,36 @@ describe('findZstd', () => {
     expect(findZstd([a, b, c].join(path.delimiter), 'linux')).toBe(path.join(c!, 'zstd'));
     expect(findZstd([a, b].join(path.delimiter), 'linux')).toBeUndefined();
     expect(findZstd(undefined, 'linux')).toBeUndefined();
+  });
+});
+
+describe('withFittedWindow', () => {
+  const record = '{"name":"level-zero","version":"1.20.6","build":"h84d6215_0","depends":["libgcc >=13","libstdcxx >=13"]}';
+
+  it('gives a frame without a content size a window its blocks can fill, and it decodes to the same bytes', async () => {
+    const small = Buffer.from(record.repeat(40));
+    const large = Buffer.concat([randomBytes(300_000), small]);
+    for (const plain of [small, large]) {
+      // From a pipe, as a compressing stream writes it: no content size, the level's whole window (8 MiB at -19).
+      const frame = execFileSync(program, ['-c', '-q', '-19'], { input: plain });
+      expect(frame[4]! & 0xe0).toBe(0);
+      const fitted = withFittedWindow(frame);
+      expect(fitted[5]! >> 3).toBeLessThan(frame[5]! >> 3);
+      expect(2 ** (10 + (fitted[5]! >> 3))).toBeGreaterThanOrEqual(plain.length);
+      expect(Buffer.from(fzstd(fitted)).equals(plain)).toBe(true);
+    }
+    expect((await zstdDecompressBytes(execFileSync(program, ['-c', '-q', '-19'], { input: small }))).equals(small)).toBe(true);
+  });
+
+  it('hands on a frame that declares its content size, and what is not a zstd frame, as they are', async () => {
+    const file = path.join(work, 'shard.msgpack');
+    await fs.writeFile(file, record.repeat(40));
+    const sized = execFileSync(program, ['-c', '-q', '-19', file]);
+    expect(sized[4]! & 0xc0).not.toBe(0);
+    expect(withFittedWindow(sized)).toBe(sized);
+    const other = Buffer.from('not zstd at all');
+    expect(withFittedWindow(other)).toBe(other);
+    const cut = execFileSync(program, ['-c', '-q', '-19'], { input: Buffer.from(record.repeat(40)) }).subarray(0, 12);
+    expect(withFittedWindow(cut)).toBe(cut);
   });
 });

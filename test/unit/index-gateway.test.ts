@@ -9,6 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { IndexCache } from '../../src/cache/index-cache.js';
 import { Http } from '../../src/net/http.js';
 import { CONDA_RUNTIME_PACKAGES } from '../../src/sources/conda.js';
 import { Gateway } from '../../src/sources/gateway.js';
@@ -135,6 +136,30 @@ describe('sharded repodata', () => {
     expect(err).toMatchObject({ code: 'BAD_INDEX', message: expect.stringMatching(/the shard of level-zero .* is missing: .*\.msgpack\.zst answered HTTP 404/) });
   });
 
+  it('answers names looked up before from what was kept: neither the shard index nor the shards are read again', async () => {
+    const hashes = await shardedSubdir('linux-64', { 'level-zero': [record('level-zero', '1.20.6')], libgcc: [record('libgcc', '14.2.0')] });
+    await run().condaRecords(`${base}/ch`, 'linux-64', ['level-zero', 'nothing-here']);
+    // Everything kept but what was learnt from it is damaged (same sizes): the index body, its decompressed form, the shard.
+    const dir = path.join(cacheDir, 'index', 'bodies');
+    const kept = (await fs.readdir(dir, { recursive: true })).filter((f) => /[0-9a-f]{64}(\.msgpack)?$/.test(f));
+    expect(kept).toHaveLength(3);
+    for (const f of kept) await fs.writeFile(path.join(dir, f), Buffer.alloc((await fs.stat(path.join(dir, f))).size, 0x55));
+    seen = [];
+    const gw = run();
+    expect((await gw.condaRecords(`${base}/ch`, 'linux-64', ['level-zero', 'nothing-here'])).map((c) => `${c.name} ${c.version}`)).toEqual(['level-zero 1.20.6']);
+    expect(seen).toEqual([]);
+    // A name not looked up before opens the index: the damage is noticed and the index fetched again, whole.
+    expect((await gw.condaRecords(`${base}/ch`, 'linux-64', ['libgcc'])).map((c) => c.name)).toEqual(['libgcc']);
+    expect(seen.map((s) => [s.url, s.status, s.headers['if-none-match']])).toEqual([
+      ['/ch/linux-64/repodata_shards.msgpack.zst', 200, undefined],
+      [`/ch/linux-64/shards/${hashes.libgcc}.msgpack.zst`, 200, undefined],
+    ]);
+    // Both names are now known to the next run.
+    seen = [];
+    expect((await run().condaRecords(`${base}/ch`, 'linux-64', ['libgcc', 'level-zero'])).map((c) => c.name)).toEqual(['libgcc', 'level-zero']);
+    expect(seen).toEqual([]);
+  });
+
   it('reads the full repodata.json.zst only when there is no shard index', async () => {
     await fullRepodata('linux-64', ['level-zero', 'other']);
     const gw = run();
@@ -247,6 +272,14 @@ describe('the HTTP cache of index responses', () => {
     await third.condaRecords(`${base}/ch`, 'linux-64', ['level-zero']);
     await third.condaRecords(`${base}/ch`, 'win-64', ['level-zero']);
     expect(third.stats).toMatchObject({ downloadedBytes: 0, fresh: 3 });
+  });
+
+  it('writes on when directories it made were removed meanwhile (a cache clean at the same time)', async () => {
+    const cache = new IndexCache(path.join(cacheDir, 'index'));
+    await cache.putDerived('a'.repeat(64), 'json', Buffer.from('{}'));
+    await fs.rm(path.join(cacheDir, 'index'), { recursive: true });
+    await cache.putDerived('a'.repeat(64), 'json', Buffer.from('{"x":1}'));
+    expect((await cache.readDerived('a'.repeat(64), 'json'))?.toString()).toBe('{"x":1}');
   });
 
   it('--refresh revalidates a fresh response and does not download it again', async () => {
