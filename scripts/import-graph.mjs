@@ -32,9 +32,28 @@ export const KNOWN_EXCEPTIONS = [
   { from: 'inspect', to: 'install', typeOnly: true, why: 'the receipt format is declared in install/receipt.ts' },
   // Pasteable commands repeat the request a receipt records (types only).
   { from: 'hints', to: 'install', typeOnly: true, why: 'the receipt format is declared in install/receipt.ts' },
-  // probe/probe.ts reads the receipt for the installed loader's version; the pipeline could pass it in instead.
-  { from: 'probe', to: 'install', why: 'the probe reads the receipt itself' },
 ];
+
+/**
+ * The one module that reads a prefix's receipt (readPrefixState); every other module is handed the PrefixState a run
+ * read where it started. `install/receipt.ts` declares the format and the reader this module calls.
+ */
+export const RECEIPT_READER = 'install/prefix-state.ts';
+const RECEIPT_FORMAT = 'install/receipt.ts';
+// A call of readReceipt (whatever way it was imported), or a static import of the name.
+const RECEIPT_CALL_RE = /(?<!function\s+)\breadReceipt\s*\(/;
+const RECEIPT_IMPORT_RE = /^\s*import\s*\{[^}]*\breadReceipt\b[^}]*\}\s*from\s*['"][^'"]*receipt\.js['"]/m;
+
+/** The files (relative to src/) other than RECEIPT_READER that read the receipt themselves. */
+export function receiptReaders(files) {
+  const out = [];
+  for (const [rel, text] of files) {
+    const posix = rel.split(path.sep).join('/');
+    if (posix === RECEIPT_READER || posix === RECEIPT_FORMAT) continue;
+    if (RECEIPT_CALL_RE.test(text) || RECEIPT_IMPORT_RE.test(text)) out.push(posix);
+  }
+  return out;
+}
 
 function layerOf(node) {
   for (const [layer, names] of Object.entries(LAYERS)) if (names.includes(node)) return layer;
@@ -94,9 +113,14 @@ function walk(dir, root, out) {
   return out;
 }
 
-export function graphOf(srcDir) {
+/** Every source file of src/ and its text, in path order. */
+export function sourcesOf(srcDir) {
+  return new Map(walk(srcDir, srcDir, []).sort().map((f) => [f, fs.readFileSync(path.join(srcDir, f), 'utf8')]));
+}
+
+export function graphOf(srcDir, files = sourcesOf(srcDir)) {
   const edges = new Map();
-  for (const f of walk(srcDir, srcDir, []).sort()) edgesOf(f, fs.readFileSync(path.join(srcDir, f), 'utf8'), edges);
+  for (const [f, text] of files) edgesOf(f, text, edges);
   return edges;
 }
 
@@ -124,7 +148,8 @@ function main() {
   const exceptions = process.argv.includes('--no-exceptions') ? [] : KNOWN_EXCEPTIONS;
   const at = process.argv.indexOf('--src');
   const srcDir = at > 0 && process.argv[at + 1] ? path.resolve(process.argv[at + 1]) : path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'src');
-  const edges = graphOf(srcDir);
+  const files = sourcesOf(srcDir);
+  const edges = graphOf(srcDir, files);
   const byFrom = new Map();
   for (const [key, typeOnly] of edges) {
     const [from, to] = key.split('->');
@@ -137,8 +162,11 @@ function main() {
     console.log(`${from.padEnd(11)} -> ${byFrom.get(from).sort((a, b) => rank(a) - rank(b) || a.localeCompare(b)).join(', ')}`);
   }
   for (const x of exceptions) console.log(`known exception: ${x.from} -> ${x.to} (${x.why})`);
-  const problems = check(edges, exceptions);
-  for (const p of problems) console.error(`forbidden edge: ${p}`);
+  const problems = check(edges, exceptions).map((p) => `forbidden edge: ${p}`);
+  for (const f of receiptReaders(files)) {
+    problems.push(`receipt read outside ${RECEIPT_READER}: ${f} reads it itself; take the PrefixState the run read where it started (readPrefixState)`);
+  }
+  for (const p of problems) console.error(p);
   if (problems.length) process.exit(1);
 }
 

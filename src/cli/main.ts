@@ -37,14 +37,14 @@ async function printVersion(argv: string[], env: Record<string, string | undefin
     process.stdout.write(`xpu-setup ${VERSION}\n`);
     return EXIT_OK;
   }
-  const [path, { defaultPrefix }, { readReceipt }] = await Promise.all([
+  const [path, { defaultPrefix }, { readPrefixState }] = await Promise.all([
     import('node:path'),
     import('../host/index.js'),
-    import('../install/receipt.js'),
+    import('../install/prefix-state.js'),
   ]);
   const given = prefixArg(argv);
   const prefix = path.resolve(given !== undefined ? expandHome(given, { env, platform: process.platform }) : defaultPrefix({ env, platform: process.platform }));
-  const receipt = await readReceipt(prefix).catch(() => undefined);
+  const { receipt } = await readPrefixState(prefix);
   const doc = {
     name: 'xpu-setup',
     version: VERSION,

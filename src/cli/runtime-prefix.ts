@@ -4,11 +4,13 @@ import * as path from 'node:path';
 import { referenceDriverIn } from '../inspect/env-traps.js';
 import { defaultPrefix } from '../host/index.js';
 import { applyPrefixEnv } from '../install/prefix-env.js';
+import { readPrefixState, type PrefixState } from '../install/prefix-state.js';
 import { zeLoaderPath } from '../runtime/ze.js';
 import { str, type CommandContext } from './command.js';
 import { EnvVars } from '../env-names.js';
 
-export type RuntimeTarget = { kind: 'prefix'; prefix: string } | { kind: 'system' };
+/** `state`: the prefix as this run read it where it started. */
+export type RuntimeTarget = { kind: 'prefix'; prefix: string; state: PrefixState } | { kind: 'system' };
 
 /** --system, else --prefix, else the default prefix when it has a loader, else the system's own loader. */
 export async function runtimeTarget(ctx: CommandContext): Promise<RuntimeTarget> {
@@ -23,9 +25,10 @@ export async function runtimeTarget(ctx: CommandContext): Promise<RuntimeTarget>
     sayActiveDriver(ctx);
     return { kind: 'system' };
   }
-  await applyPrefixEnv(prefix, ctx.deps);
+  const state = await readPrefixState(prefix);
+  applyPrefixEnv(state.receipt, ctx.deps);
   sayActiveDriver(ctx);
-  return { kind: 'prefix', prefix };
+  return { kind: 'prefix', prefix, state };
 }
 
 export function sayActiveDriver(ctx: CommandContext): void {

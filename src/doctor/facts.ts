@@ -5,7 +5,8 @@ import { detectInstalls, type InstallsSummary } from '../inspect/installs.js';
 import { readLdconfig, type LdconfigEntry } from '../inspect/ldconfig.js';
 import type { Finding } from '../inspect/types.js';
 import { detectHost, nodeLayout, type Host } from '../host/index.js';
-import { readReceipt, type Receipt } from '../install/receipt.js';
+import { readPrefixState, type PrefixState } from '../install/prefix-state.js';
+import type { Receipt } from '../install/receipt.js';
 
 export interface ReceiptRead {
   receipt?: Receipt;
@@ -44,14 +45,16 @@ export class Facts {
     );
   }
 
+  /** The prefix as this doctor run reads it, once (tests hand a receipt reader instead). */
   receipt(): Promise<ReceiptRead> {
-    const read = this.opts.readReceipt ?? readReceipt;
-    return this.once('receipt', () =>
-      read(this.opts.prefix).then(
-        (receipt) => (receipt ? { receipt } : {}),
-        (e: Error) => ({ error: e.message }),
-      ),
-    );
+    const given = this.opts.readReceipt;
+    return this.once('receipt', async () => {
+      const state: Pick<PrefixState, 'receipt' | 'unreadable'> = given
+        ? await given(this.opts.prefix).then((receipt) => ({ receipt }), (e: Error) => ({ unreadable: e }))
+        : await readPrefixState(this.opts.prefix);
+      if (state.unreadable) return { error: state.unreadable.message };
+      return state.receipt ? { receipt: state.receipt } : {};
+    });
   }
 
   installs(): Promise<InstallsSummary> {

@@ -11,12 +11,12 @@ import type { InstallPlan, PlannedComponent } from '../plan/plan.js';
 import type { Reporter, Task } from '../reporter.js';
 import { VERSION } from '../version.js';
 import { levelZeroCMake, writePkgConfig } from './pkgconfig.js';
-import { byPath, RECEIPT_SCHEMA, readReceipt, type Receipt, type ReceiptComponent } from './receipt.js';
+import { byPath, RECEIPT_SCHEMA, type Receipt, type ReceiptComponent } from './receipt.js';
 import { fsWriteError } from '../fs-errors.js';
 import { writeEnvFiles, writeReceipt } from './prefix-writer.js';
 import { DEFAULT_LIMITS, type UnpackLimits } from './limits.js';
 import { Staging } from './staging.js';
-import { checkPrefixOwnership, recordedPlan } from './prefix-state.js';
+import { checkPrefixOwnership, recordedPlan, type PrefixState } from './prefix-state.js';
 
 /**
  * Looks at one component in the staging tree before the tree replaces the prefix (its loader loads, its headers
@@ -33,6 +33,8 @@ export interface InstallOptions {
   rename?: (from: string, to: string) => Promise<void>;
   /** Looks at the whole tree once every archive is in (every library finds what it needs): problems refuse it, notes are passed on. */
   checkTree?: (stagingDir: string, plan: InstallPlan) => Promise<{ problems: string[]; notes: string[] }>;
+  /** The prefix as the run read it under the prefix lock (checkPrefixOwnership); without it, the install checks it itself. */
+  prefixState?: PrefixState;
 }
 
 export interface InstallResult {
@@ -84,8 +86,9 @@ export async function installPlan(
   const parent = path.dirname(prefix);
   const unchanged = 'the prefix was not changed';
   let stagingDir: string;
+  let state: PrefixState;
   try {
-    await checkPrefixOwnership(prefix);
+    state = opts.prefixState ?? (await checkPrefixOwnership(prefix));
     await fs.mkdir(parent, { recursive: true });
     stagingDir = await fs.mkdtemp(path.join(parent, `.${path.basename(prefix)}.xpu-setup-staging-`));
   } catch (e) {
@@ -197,7 +200,7 @@ export async function installPlan(
       throw new XpuError('PREFIX_CHECK', `the new tree for ${prefix} does not work here, so it was not installed: ${problems[0]}`, {
         details: { prefix, problems },
         hints: [
-          (await readReceipt(prefix).catch(() => undefined)) ? 'the previous prefix was kept as it was and still works as before' : 'nothing was installed',
+          state.receipt ? 'the previous prefix was kept as it was and still works as before' : 'nothing was installed',
           ...problems.slice(1),
           'choose another version or source (--source, --conda-channel), or fix what the message names',
         ],

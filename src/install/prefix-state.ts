@@ -1,18 +1,44 @@
-// The prefix as it stands, before an install: does it hold this plan already, may it be replaced, and what a
-// killed run left beside it. The no-op re-run needs only this, not the unpacking in install.ts.
+// The prefix as it stands, read once where a run starts and handed down as a `PrefixState`: its receipt, what is
+// installed for a platform, does it hold this plan already, may it be replaced, and what a killed run left beside it.
+// The no-op re-run needs only this, not the unpacking in install.ts. The only module that reads the receipt.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { XpuError } from '../errors.js';
 import { nodeLayout } from '../host/index.js';
+import type { TargetPlatform } from '../host/types.js';
 import type { InstallPlan } from '../plan/plan.js';
 import { withVerifiedSizes } from '../sources/types.js';
 import { ENV_FILES } from './env.js';
 import { readReceipt, RECEIPT_NAME, type Receipt } from './receipt.js';
 import { diskReader, verifyPrefix, type VerifyPrefixOptions } from './verify.js';
 
+/** The prefix as a run read it: plain data that stages and checks are handed instead of reading the receipt again. */
+export interface PrefixState {
+  prefix: string;
+  /** Its receipt; absent when there is none (a new or empty prefix, or a receipt of another schema) or it is unreadable. */
+  receipt?: Receipt;
+  /** Why the receipt file that is there could not be read; a damaged one carries `details.receiptDamaged`. */
+  unreadable?: Error;
+}
+
+/** Reads the prefix's receipt: the one read of it a run makes where it starts (and setup once more under the lock). */
+export async function readPrefixState(prefix: string): Promise<PrefixState> {
+  try {
+    const receipt = await readReceipt(prefix);
+    return receipt ? { prefix, receipt } : { prefix };
+  } catch (e) {
+    return { prefix, unreadable: e as Error };
+  }
+}
+
+/** The receipt when the prefix was installed for `platform`: what a plan for that platform finds installed. */
+export function installedFor(state: PrefixState | undefined, platform: TargetPlatform): Receipt | undefined {
+  return state?.receipt?.platform === platform ? state.receipt : undefined;
+}
+
 /** True when the prefix already holds exactly this plan, unchanged on disk (by size and mtime, or every byte with `rehash`). */
-export async function isUpToDate(plan: InstallPlan, opts: VerifyPrefixOptions = {}): Promise<Receipt | undefined> {
-  const receipt = await readReceipt(plan.prefix).catch(() => undefined);
+export async function isUpToDate(plan: InstallPlan, state: PrefixState, opts: VerifyPrefixOptions = {}): Promise<Receipt | undefined> {
+  const { receipt } = state;
   if (!receipt || receipt.planKey !== plan.planKey) return undefined;
   return (await verifyPrefix(plan.prefix, receipt, diskReader, opts)).length === 0 ? receipt : undefined;
 }
@@ -78,11 +104,16 @@ async function removeDeadStaging(prefix: string): Promise<void> {
   }
 }
 
-/** Refuses, before anything is fetched, a prefix that holds files xpu-setup did not put there. */
-export async function checkPrefixOwnership(prefix: string): Promise<void> {
+/**
+ * Refuses, before anything is fetched, a prefix that holds files xpu-setup did not put there. Run under the prefix
+ * lock, after what a killed run left is cleared away: the state it returns is the prefix as this run will replace it.
+ */
+export async function checkPrefixOwnership(prefix: string): Promise<PrefixState> {
   await removeDeadStaging(prefix);
   await recoverInterruptedSwap(prefix);
-  await refuseForeignPrefix(prefix);
+  const state = await readPrefixState(prefix);
+  await refuseForeignPrefix(state);
+  return state;
 }
 
 /** What setup adds to the prefix's name for the names it keeps beside it: `.<name>.xpu-setup-staging-XXXXXX`. */
@@ -142,10 +173,12 @@ export async function hasOwnMarkers(prefix: string): Promise<boolean> {
 }
 
 /**
- * The read-only half of checkPrefixOwnership: safe before the lock is taken and before any index is read. Returns a
- * note when the prefix is xpu-setup's but its receipt is damaged: then the run replaces it whole.
+ * The read-only half of checkPrefixOwnership, on the prefix as the run read it: safe before the lock is taken and
+ * before any index is read. Returns a note when the prefix is xpu-setup's but its receipt is damaged: then the run
+ * replaces it whole.
  */
-export async function refuseForeignPrefix(prefix: string): Promise<string | undefined> {
+export async function refuseForeignPrefix(state: PrefixState): Promise<string | undefined> {
+  const { prefix } = state;
   checkPrefixName(prefix);
   // The swap renames the prefix aside and the staging tree into its place: a link there would become a directory.
   if ((await fs.lstat(prefix).catch(() => undefined))?.isSymbolicLink()) {
@@ -158,11 +191,10 @@ export async function refuseForeignPrefix(prefix: string): Promise<string | unde
       ],
     });
   }
-  let previous: Receipt | undefined;
+  const previous = state.receipt;
   let note: string | undefined;
-  try {
-    previous = await readReceipt(prefix);
-  } catch (e) {
+  const e = state.unreadable;
+  if (e) {
     if (!(e instanceof XpuError && e.details.receiptDamaged) || !(await hasOwnMarkers(prefix))) throw e;
     note = `${e.message}; ${prefix} carries xpu-setup's own env files, so this run reinstalls it whole (the request it recorded is lost: name components and sources again if they were not the defaults)`;
   }

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { sha256File } from '../cache/store.js';
 import { XpuError } from '../errors.js';
 import { ENV_FILES, envVars, renderEnv, SHELLS } from './env.js';
-import { byPath, RECEIPT_NAME, readReceipt, type Receipt, type ReceiptFile } from './receipt.js';
+import { byPath, RECEIPT_NAME, type Receipt, type ReceiptFile } from './receipt.js';
 
 /** What a build stage produced inside the prefix: the library and its build stamp. */
 export interface BuildOutput {
@@ -35,10 +35,12 @@ export async function writeReceipt(dir: string, receipt: Receipt): Promise<void>
   await replaceFile(dir, RECEIPT_NAME, JSON.stringify(receipt, null, 2) + '\n');
 }
 
-/** Rewrites the receipt and the env files of an installed prefix after `mutate` changed the receipt. */
-export async function updateReceipt(prefix: string, mutate: (r: Receipt) => void | Promise<void>): Promise<Receipt | undefined> {
-  const receipt = await readReceipt(prefix);
-  if (!receipt) return undefined;
+/**
+ * Rewrites the receipt and the env files of an installed prefix after `mutate` changed a copy of `current`, the
+ * receipt as the run holds it (it holds the prefix lock, so the file says the same); returns the receipt written.
+ */
+export async function updateReceipt(prefix: string, current: Receipt, mutate: (r: Receipt) => void | Promise<void>): Promise<Receipt> {
+  const receipt = structuredClone(current);
   await mutate(receipt);
   if (receipt.extraEnv && Object.keys(receipt.extraEnv).length === 0) delete receipt.extraEnv;
   await writeEnvFiles(prefix, receipt);
@@ -60,8 +62,8 @@ function inside(prefix: string, abs: string): string {
  * file) and removes the outputs of a role this run did not build (a run without --refdriver removes the driver
  * library an earlier run built). Only files the receipt recorded as build outputs are ever removed.
  */
-export async function recordBuilds(prefix: string, built: Partial<Record<BuildRole, BuildOutput>>, drop: BuildRole[] = []): Promise<Receipt | undefined> {
-  return updateReceipt(prefix, async (r) => {
+export async function recordBuilds(prefix: string, current: Receipt, built: Partial<Record<BuildRole, BuildOutput>>, drop: BuildRole[] = []): Promise<Receipt> {
+  return updateReceipt(prefix, current, async (r) => {
     const builds = { ...(r.builds ?? {}) };
     const files = new Map(r.files.map((f) => [f.path, f]));
     const removeRecorded = async (rel: string) => {

@@ -4,7 +4,8 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { XpuError } from '../errors.js';
 import { withPrefixLock } from './lock.js';
-import { RECEIPT_NAME, readReceipt, type Receipt } from './receipt.js';
+import { readPrefixState } from './prefix-state.js';
+import { RECEIPT_NAME, type Receipt } from './receipt.js';
 
 export interface Uninstalled {
   prefix: string;
@@ -43,7 +44,7 @@ export async function uninstallPrefix(prefix: string, opts: { onWait?: (pid: num
     throw new XpuError('NOT_OURS', `${prefix} is a file, not a prefix xpu-setup made; nothing was removed`, { details: { prefix } });
   }
   return withPrefixLock(prefix, async () => {
-    const receipt = await readReceipt(prefix).catch(() => undefined);
+    const { receipt } = await readPrefixState(prefix);
     if (!receipt) {
       throw new XpuError('NOT_OURS', `${prefix} has no readable ${RECEIPT_NAME}, so xpu-setup did not make it (or its install never finished); nothing was removed`, {
         details: { prefix },

@@ -6,8 +6,8 @@ import { isUnreachable, XpuError } from '../errors.js';
 import { DownloadCache } from '../cache/store.js';
 import { detectHost, nodeLayout } from '../host/index.js';
 import type { Host, TargetPlatform } from '../host/types.js';
-import { refuseForeignPrefix } from '../install/prefix-state.js';
-import { readReceipt, RECEIPT_NAME, type Receipt } from '../install/receipt.js';
+import { installedFor, readPrefixState, refuseForeignPrefix, type PrefixState } from '../install/prefix-state.js';
+import { RECEIPT_NAME, type Receipt } from '../install/receipt.js';
 import { verifyPrefix } from '../install/verify.js';
 import { activeEnvDistributions } from '../inspect/python-dists.js';
 import { loadManifests } from '../manifest/load.js';
@@ -23,27 +23,35 @@ import type { PlannedArchive } from '../sources/types.js';
 import { VERSION } from '../version.js';
 import type { PlanSetupOptions, SetupOptions } from './options.js';
 
-/**
- * `withExisting` also reports what is installed outside the prefix; it asks dpkg about files (a few hundred ms), so
- * only `plan` asks for it, not every setup run.
- */
-export async function planSetup(
-  opts: PlanSetupOptions,
-  deps: Deps,
-  reporter: Reporter,
-  withExisting = false,
-  reuse: { recent: boolean } = { recent: false },
-): Promise<InstallPlan> {
+/** How a plan run is made, besides what it is asked (PlanSetupOptions). */
+export interface PlanRun {
+  /**
+   * Also report what is installed outside the prefix; it asks dpkg about files (a few hundred ms), so only `plan` asks
+   * for it, not every setup run.
+   */
+  withExisting?: boolean;
+  /** Reuse a plan made for the same request less than 10 minutes ago. */
+  recent?: boolean;
+  /** The prefix as the run read it where it started; read here when not given (and never when `standalone`). */
+  prefix?: PrefixState;
+}
+
+export async function planSetup(opts: PlanSetupOptions, deps: Deps, reporter: Reporter, run: PlanRun = {}): Promise<InstallPlan> {
+  const withExisting = run.withExisting ?? false;
   // Plans, lockfiles and receipts may hold PyPI versions, compared from here on in PEP 440's order.
-  const [host] = await Promise.all([detectHost(deps, opts.platform), loadPep440()]);
+  const [host, state] = await Promise.all([
+    detectHost(deps, opts.platform),
+    opts.standalone ? undefined : (run.prefix ?? readPrefixState(opts.plan.prefix)),
+    loadPep440(),
+  ]);
   // A directory setup would refuse is refused before any index is read.
-  if (!opts.standalone) {
-    const damaged = await refuseForeignPrefix(opts.plan.prefix);
+  if (state) {
+    const damaged = await refuseForeignPrefix(state);
     if (damaged) reporter.warn(damaged);
   }
   const manifests = await loadManifests(opts.manifestsDir);
   const [plan, existing] = await Promise.all([
-    planFor(host, manifests, opts, deps, reporter, reuse.recent && !withExisting),
+    planFor(host, manifests, opts, deps, reporter, installedFor(state, host.platform), !!run.recent && !withExisting),
     host.native && withExisting ? existingInstalls(deps, opts.plan.prefix, reporter) : undefined,
   ]);
   if (withExisting) await fillSizes(plan, deps);
@@ -97,12 +105,11 @@ async function planFor(
   opts: PlanSetupOptions,
   deps: Deps,
   reporter: Reporter,
+  mine: Receipt | undefined,
   recent = false,
 ): Promise<InstallPlan> {
   const { prefix, cacheDir } = opts.plan;
   const receiptFile = path.join(prefix, RECEIPT_NAME);
-  const receipt = opts.standalone ? undefined : await readReceipt(prefix).catch(() => undefined);
-  const mine = receipt?.platform === host.platform ? receipt : undefined;
   const installed = mine?.components.map((c) => c.name) ?? [];
 
   if (opts.locked || opts.from) {
@@ -332,12 +339,14 @@ export async function lockSetup(
   reporter: Reporter,
 ): Promise<{ lock: Lockfile; plans: InstallPlan[] }> {
   const plans: InstallPlan[] = [];
+  const { plan: planOpts, manifestsDir, refdriver, flags } = opts;
+  const prefix = opts.extend ? await readPrefixState(planOpts.prefix) : undefined;
   for (const platform of platforms) {
-    const { plan: planOpts, manifestsDir, refdriver, flags } = opts;
     const plan = await planSetup(
       opts.extend ? { plan: planOpts, manifestsDir, refdriver, flags, platform } : { plan: planOpts, manifestsDir, refdriver, platform, standalone: true },
       deps,
       reporter,
+      { prefix },
     );
     await assertInstallable(plan);
     for (const c of plan.components.filter((x) => x.status !== 'planned')) reporter.warn(`${platform}: ${c.name} is not in the lockfile: no source could provide it`);

@@ -5,6 +5,8 @@ import { isXpuError, XpuError } from '../errors.js';
 import { addonSpec } from '../build/addon.js';
 import { lastBuilt, type CompileResult } from '../build/compile.js';
 import type { ProbeReport } from '../caps/model.js';
+import type { PrefixState } from '../install/prefix-state.js';
+import type { Receipt } from '../install/receipt.js';
 import type { Reporter } from '../reporter.js';
 import type { SmokeResult } from '../smoke/index.js';
 
@@ -14,6 +16,8 @@ export interface VerifyOptions {
   smoke: boolean;
   /** Make "no device" an error; otherwise it is reported and setup still succeeds. */
   requireDevice: boolean;
+  /** The prefix's receipt as setup wrote it: which Level Zero package the probe reports as installed. */
+  receipt?: Receipt;
 }
 
 export type Step<T> = { ok: true; value: T } | { ok: false; skipped?: string; error?: ReturnType<XpuError['toJSON']> };
@@ -49,7 +53,7 @@ export async function verifyStack(prefix: string, opts: VerifyOptions): Promise<
 
   let report: ProbeReport;
   try {
-    report = await probeStack(prefix, { deps, addonPath: build.ok ? build.value.output : undefined });
+    report = await probeStack(prefix, { deps, addonPath: build.ok ? build.value.output : undefined, receipt: opts.receipt });
     requireDevices(report, deps);
   } catch (e) {
     if (opts.requireDevice || !isXpuError(e, 'NO_DEVICE')) throw e;
@@ -73,14 +77,15 @@ export async function verifyStack(prefix: string, opts: VerifyOptions): Promise<
 
 /**
  * The probe of an installed prefix on its own (`xpu-setup probe`): asks the addon too when a build of it is current.
- * On "no device" the error carries the report, so `--json` can still show what was seen.
+ * `prefix` is the prefix as the run read it where it started (undefined: the system's own loader). On "no device"
+ * the error carries the report, so `--json` can still show what was seen.
  */
-export async function probeInstalled(prefix: string | undefined, deps: Deps, device?: string): Promise<ProbeReport> {
+export async function probeInstalled(prefix: PrefixState | undefined, deps: Deps, device?: string): Promise<ProbeReport> {
   const [{ probeStack, probeSystem, requireDevices }, { pickDevice }] = await Promise.all([import('../probe/probe.js'), import('../runtime/select.js')]);
   const report =
     prefix === undefined
       ? await probeSystem({ deps })
-      : await probeStack(prefix, { deps, addonPath: await lastBuilt(addonSpec(prefix, deps.platform), deps) });
+      : await probeStack(prefix.prefix, { deps, addonPath: await lastBuilt(addonSpec(prefix.prefix, deps.platform), deps), receipt: prefix.receipt });
   try {
     requireDevices(report, deps);
     if (device !== undefined) report.devices = [pickDevice(report.devices, device)];

@@ -7,9 +7,9 @@ import { lastBuilt, type CompileResult } from '../build/compile.js';
 import { EnvVars, RUN_ENV_VARS } from '../env-names.js';
 import type { InstallResult } from '../install/install.js';
 import { withPrefixLock } from '../install/lock.js';
-import { checkPrefixOwnership, isUpToDate, recordedPlan } from '../install/prefix-state.js';
+import { checkPrefixOwnership, installedFor, isUpToDate, recordedPlan, type PrefixState } from '../install/prefix-state.js';
 import { recordBuilds, updateReceipt } from '../install/prefix-writer.js';
-import { readReceipt, type Receipt } from '../install/receipt.js';
+import type { Receipt } from '../install/receipt.js';
 import { diffPlan } from '../plan/diff.js';
 import type { InstallPlan } from '../plan/plan.js';
 import { fileMark, proofInputs } from '../probe/inputs.js';
@@ -35,16 +35,16 @@ export interface SetupResult {
  * What a plan was made against: the prefix's receipt as it was then (its plan, request and install time), or none.
  * A run that finds another basis once it holds the lock plans again (see runSetup).
  */
-export async function prefixBasis(prefix: string): Promise<string> {
-  const r = await readReceipt(prefix).catch(() => undefined);
+function prefixBasis({ receipt: r }: PrefixState): string {
   return r ? JSON.stringify([r.platform, r.planKey, r.installedAt, r.request ?? null]) : 'none';
 }
 
 /** How a run that waited for the lock plans again when the prefix changed meanwhile. */
 export interface Replan {
-  /** prefixBasis() as read before the plan was made. */
-  basis: string;
-  replan(): Promise<InstallPlan>;
+  /** The prefix as the run read it where it started, before the plan was made. */
+  prefix: PrefixState;
+  /** Plans again from the prefix as it is once the lock is held. */
+  replan(now: PrefixState): Promise<InstallPlan>;
 }
 
 function refdriverOf(plan: InstallPlan, opts: SetupOptions): boolean {
@@ -60,19 +60,20 @@ export async function runSetup(planned: InstallPlan, opts: SetupOptions, deps: D
   refdriverOf(planned, opts);
   const onWait = (pid: number, lock: string) => reporter.info(`waiting for another xpu-setup (pid ${pid}) that is installing into ${planned.prefix} (lock file ${lock})`);
   return withPrefixLock(planned.prefix, async () => {
-    await checkPrefixOwnership(planned.prefix);
+    // The prefix as this run replaces it, read once the lock is held: every step below is handed this, or the receipt
+    // this run wrote after it.
+    const now = await checkPrefixOwnership(planned.prefix);
     let plan = planned;
     // The plan was made before the lock was taken: another run may have changed the prefix (removed a component,
     // say) while this one waited. Planned over again from what the prefix holds now, never undone.
-    if (again && (await prefixBasis(plan.prefix)) !== again.basis) {
+    if (again && prefixBasis(now) !== prefixBasis(again.prefix)) {
       reporter.info(`${plan.prefix} changed while this run waited for another xpu-setup: planning again from what it holds now`);
-      plan = await again.replan();
+      plan = await again.replan(now);
       await assertInstallable(plan);
     }
     plan = await decideRuntimeLibraries(plan, deps, reporter, { offline: opts.offline });
     const refdriver = refdriverOf(plan, opts);
-    const previous = await readReceipt(plan.prefix).catch(() => undefined);
-    const before = previous?.platform === plan.platform ? previous : undefined;
+    const before = installedFor(now, plan.platform);
     const diff = diffPlan(before, plan);
     const unasked = diff.changes.filter((c) => c.kind === 'remove' && !(plan.remove ?? []).includes(c.component)).map((c) => c.component);
     if (diff.lines.length) {
@@ -85,16 +86,16 @@ export async function runSetup(planned: InstallPlan, opts: SetupOptions, deps: D
         hints: [`to remove ${unasked.length === 1 ? 'it' : 'them'}, say so: --remove ${unasked.join(',')}`, 'nothing was changed'],
       });
     }
-    const current = await isUpToDate(plan, { rehash: opts.rehash });
+    const current = await isUpToDate(plan, now, { rehash: opts.rehash });
     let install: InstallResult;
     if (current) {
       install = { prefix: plan.prefix, changed: false, receipt: current, notes: [] };
       // Same files, new words for them (a constraint added, say): the receipt records the request as asked now.
       if (plan.request && !sameRequest(current.request, plan.request)) {
-        install.receipt = (await updateReceipt(plan.prefix, (r) => {
+        install.receipt = await updateReceipt(plan.prefix, current, (r) => {
           r.request = plan.request;
           r.plan = recordedPlan(plan);
-        })) ?? current;
+        });
         install.requestUpdated = true;
       }
     } else {
@@ -107,6 +108,7 @@ export async function runSetup(planned: InstallPlan, opts: SetupOptions, deps: D
           limits: opts.limits,
           check: (dir, c, p) => checkStagedComponent(dir, c, p, deps),
           checkTree: (dir, p) => checkStagedTree(dir, p, deps),
+          prefixState: now,
         });
       } catch (e) {
         // The index may have been re-published since the plan this run reused was made: the server is not to blame.
@@ -126,6 +128,8 @@ export async function runSetup(planned: InstallPlan, opts: SetupOptions, deps: D
       return result;
     }
 
+    // The receipt as this run last wrote it; result.install.receipt stays the install's until the end.
+    let receipt = install.receipt;
     if (refdriver) {
       const { buildRefDriver, keptRefDriver } = await import('../build/refdriver.js');
       // A run that installed nothing keeps the driver an earlier run of this version built and selected: it is in the
@@ -135,11 +139,11 @@ export async function runSetup(planned: InstallPlan, opts: SetupOptions, deps: D
       result.refdriver = kept ? { output: kept } : { output: '', build: await buildRefDriver(plan.prefix, { deps, reporter }) };
       if (result.refdriver.build) {
         result.refdriver.output = result.refdriver.build.output;
-        await recordBuilds(plan.prefix, { refdriver: result.refdriver.build });
+        receipt = await recordBuilds(plan.prefix, receipt, { refdriver: result.refdriver.build });
       }
-    } else if (install.receipt.builds?.refdriver) {
+    } else if (receipt.builds?.refdriver) {
       // Not asked for now: the driver an earlier run built leaves the prefix.
-      await recordBuilds(plan.prefix, {}, ['refdriver']);
+      receipt = await recordBuilds(plan.prefix, receipt, {}, ['refdriver']);
     }
     const altDrivers = result.refdriver?.output;
     // The loader reads ZE_ENABLE_ALT_DRIVERS at zeInit; this process has not initialised it yet.
@@ -155,7 +159,7 @@ export async function runSetup(planned: InstallPlan, opts: SetupOptions, deps: D
     }
 
     // The env files follow this run's choice of driver now, and lose any earlier probe's answers until this one's.
-    const cleared = await updateReceipt(plan.prefix, (r) => {
+    const cleared = await updateReceipt(plan.prefix, receipt, (r) => {
       const extra = { ...(r.extraEnv ?? {}) };
       for (const k of RUN_ENV_VARS) delete extra[k];
       if (altDrivers) extra[EnvVars.ZE_ENABLE_ALT_DRIVERS] = altDrivers;
@@ -164,10 +168,10 @@ export async function runSetup(planned: InstallPlan, opts: SetupOptions, deps: D
       delete r.proof;
     });
 
-    const verify = await verifyStack(plan.prefix, { deps, reporter, smoke: opts.smoke, requireDevice: opts.requireDevice });
+    const verify = await verifyStack(plan.prefix, { deps, reporter, smoke: opts.smoke, requireDevice: opts.requireDevice, receipt: cleared });
     result.verify = verify;
     const t = verify.tritonEnv;
-    const extra: Record<string, string> = { ...(cleared?.extraEnv ?? {}) };
+    const extra: Record<string, string> = { ...(cleared.extraEnv ?? {}) };
     if (t?.arch) extra[EnvVars.TRITON_INTEL_DEVICE_ARCH] = t.arch;
     if (t?.extensions.length) extra[EnvVars.TRITON_INTEL_DEVICE_EXTENSIONS] = t.extensions.join(' ');
     // A failed build is not an answer to keep: the next run tries again (a compiler may have been installed since).
@@ -176,17 +180,14 @@ export async function runSetup(planned: InstallPlan, opts: SetupOptions, deps: D
           addon: await fileMark(verify.build.value.output),
         })
       : undefined;
-    await updateReceipt(plan.prefix, (r) => {
+    const proved = await updateReceipt(plan.prefix, cleared, (r) => {
       r.extraEnv = extra;
       if (t) r.probe = { arch: t.arch, extensions: t.extensions, device: t.device, driver: t.driver };
       if (inputs) r.proof = { inputs: inputs.key, at: new Date().toISOString(), smoke: verify.smoke.ok, verify };
     });
     // The addon joins the receipt, so the no-op check and doctor verify it like any installed file.
     const addon = result.verify.build.ok ? result.verify.build.value : undefined;
-    result.install.receipt =
-      (await recordBuilds(plan.prefix, { addon })) ??
-      (await readReceipt(plan.prefix)) ??
-      result.install.receipt;
+    result.install.receipt = await recordBuilds(plan.prefix, proved, { addon });
     // The env files changed when the variables they export did: then this run changed the prefix.
     if (before && JSON.stringify(result.install.receipt.extraEnv ?? {}) !== envBefore) {
       result.install.changed = true;

@@ -4,7 +4,7 @@ import * as fs from 'node:fs/promises';
 import type { Deps } from '../deps.js';
 import { EnvVars } from '../env-names.js';
 import { XpuError } from '../errors.js';
-import { readReceipt } from '../install/receipt.js';
+import type { Receipt } from '../install/receipt.js';
 import { probeViaAddon } from '../runtime/addon.js';
 import { scanOpenCl } from '../runtime/opencl.js';
 import type { RawZeProbe } from '../runtime/types.js';
@@ -22,6 +22,8 @@ export interface ProbeOptions {
   deps: Deps;
   /** A built addon to ask as well; its answers must agree with koffi's. */
   addonPath?: string;
+  /** The prefix's receipt as the run read it: which Level Zero package it installed. */
+  receipt?: Pick<Receipt, 'components'>;
 }
 
 export function urLoaderPath(prefix: string, platform: NodeJS.Platform): string {
@@ -60,8 +62,7 @@ export async function probeStack(prefix: string, opts: ProbeOptions): Promise<Pr
       hints: [`run \`xpu-setup --prefix ${prefix}\` to install it`, 'or pass --system to probe the system\'s own Level Zero loader'],
     });
   }
-  const receipt = await readReceipt(prefix).catch(() => undefined);
-  const installed = receipt?.components.find((c) => /level.?zero|ze.?loader/i.test(c.name));
+  const installed = opts.receipt?.components.find((c) => /level.?zero|ze.?loader/i.test(c.name));
   const report = await probeLoader(loader, {
     ...opts,
     urPath: urLoaderPath(prefix, deps.platform),

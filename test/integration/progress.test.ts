@@ -44,7 +44,7 @@ describe('sizes the index does not give (PEP 503 HTML)', () => {
   });
 
   it('the printed plan asks the server (HEAD) for the size instead of saying "? B"', async () => {
-    const plan = await planSetup(planOpts(), realDeps(), silentReporter, true);
+    const plan = await planSetup(planOpts(), realDeps(), silentReporter, { withExisting: true });
     const archive = plan.components[0]!.archives[0]!;
     expect(archive.size).toBe(index.packages.find((p) => p.url === archive.url)!.size);
     expect(index.requests.some((r) => r.method === 'HEAD' && archive.url.endsWith(r.path))).toBe(true);

@@ -75,6 +75,23 @@ describe('import-graph', () => {
     for (const edge of listed) expect(r.err).toContain(`${edge} is listed in KNOWN_EXCEPTIONS but no longer breaks a rule`);
   });
 
+  it('lets only install/prefix-state.ts read the receipt; any other module that does fails the check', async () => {
+    const format = "export async function readReceipt(prefix: string) { return undefined; }\n";
+    const reader = "import { readReceipt } from './receipt.js';\nexport const readPrefixState = async (p: string) => ({ prefix: p, receipt: await readReceipt(p) });\n";
+    const one = run(await tree({ 'install/receipt.ts': format, 'install/prefix-state.ts': reader }));
+    expect(one.err).toBe('');
+    expect(one.code).toBe(0);
+    const second = run(await tree({
+      'install/receipt.ts': format,
+      'install/prefix-state.ts': reader,
+      'probe/probe.ts': "import { readReceipt } from '../install/receipt.js';\nexport const v = () => readReceipt('/p');\n",
+      'cli/main.ts': "export const v = async () => (await import('../install/receipt.js')).readReceipt('/p');\n",
+    }));
+    expect(second.code).toBe(1);
+    expect(second.err).toContain('receipt read outside install/prefix-state.ts: probe/probe.ts reads it itself');
+    expect(second.err).toContain('receipt read outside install/prefix-state.ts: cli/main.ts reads it itself');
+  });
+
   it('forbids cache/ importing net/ (tolerated in the real tree only while it is listed as an exception)', async () => {
     const r = run(await tree({ 'cache/store.ts': "import { download } from '../net/http.js';\n", 'net/http.ts': '' }));
     expect(r.code).toBe(1);

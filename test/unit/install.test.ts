@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { FetchedArchive } from '../../src/fetch/fetch.js';
 import type { Host } from '../../src/host/types.js';
 import { installPlan } from '../../src/install/install.js';
-import { checkPrefixOwnership, isUpToDate } from '../../src/install/prefix-state.js';
+import { checkPrefixOwnership, isUpToDate, readPrefixState } from '../../src/install/prefix-state.js';
 import { readReceipt } from '../../src/install/receipt.js';
 import { verifyPrefix } from '../../src/install/verify.js';
 import type { ComponentManifest, Provided } from '../../src/manifest/schema.js';
@@ -76,11 +76,11 @@ describe('installPlan', () => {
   it('knows an unchanged prefix is up to date, and sees a changed or missing file', async () => {
     const { plan, fetched } = await setup();
     await installPlan(plan, fetched, silentReporter);
-    expect(await isUpToDate(plan)).toMatchObject({ planKey: plan.planKey });
+    expect(await isUpToDate(plan, await readPrefixState(plan.prefix))).toMatchObject({ planKey: plan.planKey });
     const header = path.join(plan.prefix, 'include/level_zero/ze_api.h');
     await fs.writeFile(header, 'edited\n');
     await fs.rm(path.join(plan.prefix, 'lib/libze_loader.so.1'));
-    expect(await isUpToDate(plan)).toBeUndefined();
+    expect(await isUpToDate(plan, await readPrefixState(plan.prefix))).toBeUndefined();
     const receipt = (await readReceipt(plan.prefix))!;
     expect(await verifyPrefix(plan.prefix, receipt)).toEqual([
       { path: 'include/level_zero/ze_api.h', problem: 'changed' },
@@ -107,7 +107,7 @@ describe('installPlan', () => {
     await fs.mkdir(foreign);
     await fs.writeFile(path.join(foreign, 'mine.txt'), 'user data\n');
     await expect(checkPrefixOwnership(foreign)).rejects.toMatchObject({ code: 'INSTALL', message: `${foreign} exists, is not empty, and was not made by xpu-setup` });
-    await expect(checkPrefixOwnership(path.join(work, 'new'))).resolves.toBeUndefined();
+    await expect(checkPrefixOwnership(path.join(work, 'new'))).resolves.toEqual({ prefix: path.join(work, 'new') });
   });
   it('replaces an existing prefix whole and leaves nothing beside it', async () => {
     const { work, plan, fetched } = await setup();
@@ -171,7 +171,7 @@ describe('checkPrefixOwnership after a run killed in the middle of the swap', ()
     await fs.mkdir(other);
     await checkPrefixOwnership(prefix);
     expect((await fs.readdir(work)).sort()).toEqual(['cache', 'other.prefix.xpu-setup-old-0a1b2c3d', 'prefix']);
-    await expect(checkPrefixOwnership(path.join(work, 'no', 'such', 'prefix'))).resolves.toBeUndefined();
+    await expect(checkPrefixOwnership(path.join(work, 'no', 'such', 'prefix'))).resolves.toEqual({ prefix: path.join(work, 'no', 'such', 'prefix') });
   });
 });
 

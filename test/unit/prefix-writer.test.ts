@@ -35,9 +35,10 @@ describe('build outputs go through the prefix writer into the receipt', () => {
     const prefix = await prefixWithReceipt('a');
     await fs.writeFile(path.join(prefix, 'lib', 'libdrv-1.so'), 'driver one');
     await fs.writeFile(path.join(prefix, 'lib', 'drv.build.json'), '{}');
-    const r = await recordBuilds(prefix, { refdriver: { output: path.join(prefix, 'lib', 'libdrv-1.so'), stamp: path.join(prefix, 'lib', 'drv.build.json') } });
-    expect(r!.builds).toEqual({ refdriver: ['lib/libdrv-1.so', 'lib/drv.build.json'] });
-    expect(r!.files.map((f) => f.path)).toEqual(['lib/drv.build.json', 'lib/libdrv-1.so']);
+    const r = await recordBuilds(prefix, (await readReceipt(prefix))!, { refdriver: { output: path.join(prefix, 'lib', 'libdrv-1.so'), stamp: path.join(prefix, 'lib', 'drv.build.json') } });
+    expect(await readReceipt(prefix)).toEqual(r);
+    expect(r.builds).toEqual({ refdriver: ['lib/libdrv-1.so', 'lib/drv.build.json'] });
+    expect(r.files.map((f) => f.path)).toEqual(['lib/drv.build.json', 'lib/libdrv-1.so']);
     expect(await verifyPrefix(prefix, (await readReceipt(prefix))!)).toEqual([]);
     await fs.writeFile(path.join(prefix, 'lib', 'libdrv-1.so'), 'tampered');
     expect(await verifyPrefix(prefix, (await readReceipt(prefix))!)).toEqual([{ path: 'lib/libdrv-1.so', problem: 'changed' }]);
@@ -47,14 +48,15 @@ describe('build outputs go through the prefix writer into the receipt', () => {
     const prefix = await prefixWithReceipt('b');
     const lib = (n: string) => path.join(prefix, 'lib', n);
     await fs.writeFile(lib('libdrv-1.so'), 'one');
-    await recordBuilds(prefix, { refdriver: { output: lib('libdrv-1.so') } });
+    const one = await recordBuilds(prefix, (await readReceipt(prefix))!, { refdriver: { output: lib('libdrv-1.so') } });
     await fs.writeFile(lib('libdrv-2.so'), 'two');
-    await recordBuilds(prefix, { refdriver: { output: lib('libdrv-2.so') } });
+    const two = await recordBuilds(prefix, one, { refdriver: { output: lib('libdrv-2.so') } });
+    expect(one.builds).toEqual({ refdriver: ['lib/libdrv-1.so'] });
     expect(await fs.readdir(path.join(prefix, 'lib'))).toEqual(['libdrv-2.so']);
-    const r = await recordBuilds(prefix, {}, ['refdriver']);
+    const r = await recordBuilds(prefix, two, {}, ['refdriver']);
     expect(await fs.readdir(path.join(prefix, 'lib'))).toEqual([]);
-    expect(r!.builds).toBeUndefined();
-    expect(r!.files).toEqual([]);
+    expect(r.builds).toBeUndefined();
+    expect(r.files).toEqual([]);
   });
 
   it('never removes a recorded path that leaves the prefix (a tampered receipt)', async () => {
@@ -64,7 +66,7 @@ describe('build outputs go through the prefix writer into the receipt', () => {
     const receipt = (await readReceipt(prefix))!;
     receipt.builds = { refdriver: ['../victim.so'] };
     await writeReceipt(prefix, receipt);
-    await recordBuilds(prefix, {}, ['refdriver']);
+    await recordBuilds(prefix, receipt, {}, ['refdriver']);
     expect(await fs.readFile(victim, 'utf8')).toBe('keep me');
   });
 });

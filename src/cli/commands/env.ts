@@ -8,7 +8,7 @@ import { appendTo, CI_SHELLS, githubEnv, renderDotenv, resolveEnv, type CiShell 
 import { renderEnv, renderUnset, SHELLS, withoutPrefix, type Shell } from '../../install/env.js';
 import { installedEnvVars } from '../../install/installed-env.js';
 import { MODULE_SHELLS, renderModulefile, type ModuleShell } from '../../install/modulefile.js';
-import { readReceipt } from '../../install/receipt.js';
+import { readPrefixState } from '../../install/prefix-state.js';
 import { hintShell, selfCommand, setupLine } from '../../hints.js';
 import { str, type Command, type CommandContext } from '../command.js';
 import { nearest } from '../options.js';
@@ -58,7 +58,8 @@ export const envCommand: Command = {
     if (ci && values.unset) throw new XpuError('USAGE', `--unset prints shell commands; ${ci} has none: drop --unset`);
     if (module && values.unset) throw new XpuError('USAGE', `a modulefile is unloaded with \`module unload\`, not --unset: drop --unset`);
     const prefix = path.resolve(str(values, 'prefix') ?? defaultPrefix(deps));
-    const receipt = await readReceipt(prefix);
+    const { receipt, unreadable } = await readPrefixState(prefix);
+    if (unreadable) throw unreadable;
     if (!receipt) {
       throw new XpuError('NOT_FOUND', `${prefix} is not an xpu-setup prefix (no receipt)`, {
         details: { prefix },

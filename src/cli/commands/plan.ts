@@ -1,5 +1,5 @@
 // `xpu-setup plan`: what setup would do, without fetching or installing anything; the same verdict and exit code.
-import { readReceipt } from '../../install/receipt.js';
+import { readPrefixState } from '../../install/prefix-state.js';
 import { verifyPrefix } from '../../install/verify.js';
 import { planChanges } from '../../plan/changes.js';
 import { afterInstall, assertInstallable, planSetup, type AfterInstall } from '../../pipeline/plan.js';
@@ -19,9 +19,10 @@ export const planCommand: Command = {
   async run({ deps, out, values }) {
     // Every option of setup is taken, so a command line can be pasted into both: each says what setup would do.
     const opts = parseSetupOptions(values, deps);
-    const plan = await planSetup(opts, deps, out, true);
+    const prefix = await readPrefixState(opts.plan.prefix);
+    const plan = await planSetup(opts, deps, out, { withExisting: true, prefix });
     await assertInstallable(plan);
-    const receipt = await readReceipt(plan.prefix).catch(() => undefined);
+    const { receipt } = prefix;
     const changes = planChanges(plan, receipt, receipt ? await verifyPrefix(plan.prefix, receipt, undefined, { rehash: opts.rehash }) : []);
     const then = afterInstall(plan, opts);
     if (out.opts.json) out.json({ ...plan, changes, then: { ...then, limits: opts.limits } });

@@ -24,7 +24,7 @@ export const probeCommand: Command = {
     }
     const json = ctx.out.opts.json || format === 'json';
     const target = await runtimeTarget(ctx);
-    const report = await probeInstalled(target.kind === 'prefix' ? target.prefix : undefined, ctx.deps, str(ctx.values, 'device'));
+    const report = await probeInstalled(target.kind === 'prefix' ? target.state : undefined, ctx.deps, str(ctx.values, 'device'));
     const vars = () => tritonEnvVars(report);
     if (json) {
       // The fields --format pytorch leaves out, each with why.

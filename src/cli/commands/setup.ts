@@ -1,6 +1,7 @@
 // `xpu-setup` / `xpu-setup setup`: the whole job, then a short account of what was done and how to use it.
 import { assertInstallable, planSetup } from '../../pipeline/plan.js';
-import { prefixBasis, runSetup, type SetupResult } from '../../pipeline/setup.js';
+import { runSetup, type SetupResult } from '../../pipeline/setup.js';
+import { readPrefixState } from '../../install/prefix-state.js';
 import type { Deps } from '../../deps.js';
 import type { BelowFloor } from '../../plan/plan.js';
 import { belowFloorSentence, envCommandLine, envFilesLine, hintShell, newerLine, selfCommand } from '../../hints.js';
@@ -62,9 +63,9 @@ export const setupCommand: Command = {
   async run({ deps, out, values }) {
     const opts = parseSetupOptions(values, deps);
     const planStart = performance.now();
-    // Read before planning: if another run changes the prefix while this one waits for the lock, it plans again.
-    const basis = await prefixBasis(opts.plan.prefix);
-    const plan = await planSetup(opts, deps, out, false, { recent: !values.refresh });
+    // Read once, before planning: if another run changes the prefix while this one waits for the lock, it plans again.
+    const prefix = await readPrefixState(opts.plan.prefix);
+    const plan = await planSetup(opts, deps, out, { recent: !values.refresh, prefix });
     out.debug(`plan: ${Math.round(performance.now() - planStart)} ms (${Math.round(process.uptime() * 1000)} ms since start)`);
     if (values['dry-run']) {
       await assertInstallable(plan);
@@ -74,7 +75,7 @@ export const setupCommand: Command = {
     }
     // Installing, the plan is a heading: each archive on one line, its URL and whole sha256 with --verbose.
     if (!out.opts.json) out.line(renderPlan(plan, { full: out.opts.verbose }));
-    const r = await runSetup(plan, opts, deps, out, { basis, replan: () => planSetup(opts, deps, out, false, { recent: !values.refresh }) });
+    const r = await runSetup(plan, opts, deps, out, { prefix, replan: (now) => planSetup(opts, deps, out, { recent: !values.refresh, prefix: now }) });
     // From the process's start: loading the modules and reading the indexes are part of the wait too.
     const seconds = process.uptime().toFixed(1);
     await summary(r, out, seconds, deps);
