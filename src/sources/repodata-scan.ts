@@ -14,6 +14,9 @@ const CLOSE_BRACKET = 0x5d;
 const BATCH_BYTES = 1 << 20;
 /** Needles this short take the search's linear path (memchr for the first byte, then a compare). */
 const NEEDLE_BYTES = 6;
+/** How much of the document's start is looked at to choose the needles, and how many pieces of each are counted there. */
+const SAMPLE_BYTES = 256 * 1024;
+const CUTS_COUNTED = 3;
 
 type Kind = 'record' | 'info' | 'removed' | 'repodata_version' | 'table';
 
@@ -121,8 +124,11 @@ export class RepodataScanner {
   /**
    * Each pattern is searched for by its piece that is rarest in the first bytes of this very document (fewest
    * occurrences, then the rarest first byte): a search runs at memory speed only when its first byte seldom occurs.
+   * Only the pieces starting with the rarest bytes are counted, in the first SAMPLE_BYTES. A name whose `"<name>-` starts
+   * another's (`level-zero` and `level-zero-devel`) is searched for once: each hit is checked against every name.
    */
-  private choosePatterns(sample: Buffer): Pattern[] {
+  private choosePatterns(window: Buffer): Pattern[] {
+    const sample = window.subarray(0, SAMPLE_BYTES);
     const freq = new Uint32Array(256);
     for (let i = 0; i < sample.length; i++) freq[sample[i]!]!++;
     const occurrences = (needle: Buffer): number => {
@@ -132,16 +138,18 @@ export class RepodataScanner {
     };
     const make = (kind: Kind, text: string): Pattern => {
       const bytes = Buffer.from(text);
+      const cuts = [...bytes.keys()].sort((a, b) => freq[bytes[a]!]! - freq[bytes[b]!]! || a - b).slice(0, CUTS_COUNTED);
       let best = { cut: 0, score: Infinity };
-      for (let i = 0; i < bytes.length; i++) {
+      for (const i of cuts) {
         const needle = bytes.subarray(i, i + NEEDLE_BYTES);
         const score = occurrences(needle) * sample.length + freq[needle[0]!]!;
         if (score < best.score) best = { cut: i, score };
       }
       return { kind, bytes, cut: best.cut, needle: bytes.subarray(best.cut, best.cut + NEEDLE_BYTES), next: 0 };
     };
+    const records = [...this.names].map((n) => `"${n}-`).sort();
     return [
-      ...[...this.names].map((n) => make('record', `"${n}-`)),
+      ...records.filter((r, i) => !records.slice(0, i).some((shorter) => r.startsWith(shorter))).map((r) => make('record', r)),
       make('info', '"info"'),
       make('removed', '"removed"'),
       make('repodata_version', '"repodata_version"'),
