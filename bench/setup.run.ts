@@ -1,6 +1,7 @@
 // Benchmark: a cold install (L0 conda packages + a ~32 MB intel-cmplr-lib-ur-shaped wheel) against the floor
 // `curl | tee >(sha256sum) > f && unzip` of the same archives and against pip installing the same wheel; warm-cache
-// installs; and peak memory installing a 250 MB wheel. Alternating rounds, medians; ratios are within one run.
+// installs; a 24 MB UR wheel alone against the same floor; and peak memory installing a 250 MB wheel. Alternating
+// rounds, medians; ratios are within one run.
 import { execa } from 'execa';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
@@ -13,6 +14,7 @@ import { alternate, peakRssKiB, ratio, timeRun, writeResults, type Case } from '
 const N = Number(process.env.XPU_SETUP_BENCH_RUNS ?? 9);
 const WHEEL_MIB = Number(process.env.XPU_SETUP_BENCH_WHEEL_MIB ?? 32);
 const BIG_MIB = Number(process.env.XPU_SETUP_BENCH_BIG_MIB ?? 250);
+const UR_MIB = Number(process.env.XPU_SETUP_BENCH_UR_MIB ?? 24);
 let work: string;
 
 beforeAll(async () => {
@@ -92,6 +94,43 @@ it(`cold install of L0 (conda) + a ${WHEEL_MIB} MB UR wheel against curl|sha256s
     const file = await writeResults('setup', {
       rounds: N,
       method: 'alternating rounds, medians; wall and CPU (user+sys of the process tree) from bash time; one local index on 127.0.0.1 for every row',
+      archives: archives.map((a) => ({ filename: a.filename, size: a.size })),
+      results,
+      ratios,
+    });
+    console.log(results.map((r) => `${String(r.medianWallMs).padStart(6)} ms wall ${String(r.medianCpuMs).padStart(6)} ms cpu  ${r.name}`).join('\n'));
+    console.log(`ratios: ${JSON.stringify(ratios)}\nwritten to ${file}`);
+  } finally {
+    await index.close();
+  }
+});
+
+it(`cold install of a ${UR_MIB} MB UR wheel alone against curl | tee >(sha256sum) > f && unzip of the same file`, async () => {
+  const fixtures = await fixturesWithBigWheel(path.join(work, 'ur-fixtures'), UR_MIB * 2 ** 20);
+  const index = await startFixtureIndex({ fixtures });
+  try {
+    const env = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl });
+    const args = ['--component', 'unified-runtime', '--source', 'pypi'];
+    const archives = await plannedArchives(env, args);
+    if (!archives.every((a) => a.url.startsWith(index.url))) throw new Error(`the plan left the local index: ${JSON.stringify(archives)}`);
+    const script = floorScript(archives);
+    const dir = (name: string, i: number) => path.join(work, `ur-${name}${i}`);
+    const clean = (...names: string[]) => async (i: number) => {
+      for (const n of names) await fs.rm(dir(n, i), { recursive: true, force: true });
+    };
+    const cases: Case[] = [
+      { name: 'floor: curl | tee >(sha256sum) > f && unzip (the UR wheel and its two small dependencies)', before: clean('floor'), run: (i) => fs.mkdir(dir('floor', i), { recursive: true }).then(() => timeRun(['bash', '-c', `D='${dir('floor', i)}'; set -o pipefail; ${script}`])) },
+      {
+        name: 'xpu-setup --component unified-runtime --source pypi, cold (--no-probe)',
+        before: clean('cold', 'coldc'),
+        run: (i) => timeRun([process.execPath, BIN, '--prefix', dir('cold', i), '--cache-dir', dir('coldc', i), ...args, '--no-probe', '--quiet'], { env }),
+      },
+    ];
+    const results = await alternate(cases, N);
+    const ratios = { coldVsFloorWall: ratio(results[1]!.medianWallMs, results[0]!.medianWallMs), coldVsFloorCpu: ratio(results[1]!.medianCpuMs, results[0]!.medianCpuMs) };
+    const file = await writeResults('wheel', {
+      rounds: N,
+      method: 'alternating rounds, medians; wall and CPU (user+sys of the process tree) from bash time; one local index on 127.0.0.1 for both rows',
       archives: archives.map((a) => ({ filename: a.filename, size: a.size })),
       results,
       ratios,
