@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { Deps } from '../deps.js';
 import { XpuError } from '../errors.js';
 import { nearest } from '../spelling.js';
-import { defaultCacheDir, defaultPrefix, expandHome, parseTargetPlatform, runningPlatform } from '../host/index.js';
+import { defaultCacheDir, defaultPrefix, expandHome, parseTargetPlatform, isNative } from '../host/index.js';
 import type { TargetPlatform } from '../host/types.js';
 import { SOURCE_KINDS, type SourceKind } from '../manifest/schema.js';
 import type { PlanOptions } from '../plan/plan.js';
@@ -123,7 +123,7 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
   const platformValue = str(values, 'platform');
   const platform = platformValue === undefined ? undefined : parseTargetPlatform(platformValue);
   // A prefix for another platform never shares the default with this machine's own prefix.
-  const foreign = platform !== undefined && platform !== runningPlatform(deps) && !deps.env[EnvVars.XPU_SETUP_PREFIX];
+  const foreign = !!platform && !isNative(deps, platform) && !deps.env[EnvVars.XPU_SETUP_PREFIX];
   const fallbackPrefix = foreign ? `${defaultPrefix(deps)}-${platform}` : defaultPrefix(deps);
   const components = list(values, 'component');
   const requires = givenList(values, 'require', env, EnvVars.XPU_SETUP_REQUIRE).map(constraintOf);

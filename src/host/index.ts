@@ -7,6 +7,7 @@ import { libcPathFromMaps, linuxCacheDir, linuxDataDir, linuxLayout, parseGlibcV
 import type { Host, PlatformLayout, TargetPlatform } from './types.js';
 import { TARGET_PLATFORMS } from './types.js';
 import { win32CacheDir, win32DataDir, win32Layout } from './win32.js';
+export { system32Dir } from './win32.js';
 import { EnvVars } from '../env-names.js';
 
 export * from './types.js';
@@ -16,6 +17,11 @@ export function runningPlatform(deps: Pick<Deps, 'platform' | 'arch'>): TargetPl
   if (deps.platform === 'linux') return 'linux-x64';
   if (deps.platform === 'win32') return 'win-x64';
   return undefined;
+}
+
+/** Whether `platform` is the one this machine runs (so a prefix or plan for it may be executed here). */
+export function isNative(deps: Pick<Deps, 'platform' | 'arch'>, platform: TargetPlatform | undefined): boolean {
+  return platform !== undefined && platform === runningPlatform(deps);
 }
 
 export function parseTargetPlatform(value: string): TargetPlatform {

@@ -1,6 +1,31 @@
-// Every Linux-specific answer: directories, library naming, os-release and glibc parsing.
+// Every Linux-specific answer: directories, library naming and search, markers and tags, os-release and glibc parsing.
 import * as path from 'node:path';
-import type { Distro, PlatformLayout } from './types.js';
+import type { CachedLibrary, Distro, PlatformLayout, SearchVia } from './types.js';
+
+/** glibc's trusted directories for x86-64 (Debian multiarch and the lib64 distros). */
+const DEFAULT_LIB_DIRS = ['/lib/x86_64-linux-gnu', '/usr/lib/x86_64-linux-gnu', '/lib64', '/usr/lib64'];
+
+/** LD_LIBRARY_PATH, then ld.so.cache, then the default dirs. */
+function librarySearch(name: string, env: Record<string, string | undefined>, ldcache: CachedLibrary[] = []): { path: string; via: SearchVia }[] {
+  const out: { path: string; via: SearchVia }[] = [];
+  for (const d of (env.LD_LIBRARY_PATH ?? '').split(':').filter(Boolean)) out.push({ path: path.posix.join(d, name), via: 'LD_LIBRARY_PATH' });
+  for (const e of ldcache) if (e.x64 && e.name === name) out.push({ path: e.path, via: 'ld.so.cache' });
+  for (const d of DEFAULT_LIB_DIRS) out.push({ path: path.posix.join(d, name), via: 'default dirs' });
+  return out;
+}
+
+const LEGACY_MANYLINUX: Record<string, [number, number]> = { manylinux1: [2, 5], manylinux2010: [2, 12], manylinux2014: [2, 17] };
+
+/** A manylinux tag fits when this glibc is at least the tag's; a newer baseline scores higher. */
+function wheelTagScore(tag: string, glibc: string | undefined): number | undefined {
+  const m = /^(manylinux1|manylinux2010|manylinux2014|manylinux_(\d+)_(\d+))_x86_64$/.exec(tag);
+  if (!m) return undefined;
+  const [maj, min] = m[2] ? [Number(m[2]), Number(m[3])] : LEGACY_MANYLINUX[m[1]!]!;
+  // Planning for another machine with no glibc to read: assume the manylinux_2_28 baseline.
+  const [gMaj, gMin] = (glibc ?? '2.28').split('.').map(Number) as [number, number];
+  if (maj > gMaj || (maj === gMaj && min > gMin)) return undefined;
+  return 1 + maj * 1000 + min;
+}
 
 export const linuxLayout: PlatformLayout = {
   path: path.posix,
@@ -50,6 +75,25 @@ export const linuxLayout: PlatformLayout = {
   pythonInConda: ['bin/python3', 'bin/python'],
   pythonOnPath: ['python3', 'python'],
   sitePackages: ['lib/python3.*/site-packages'],
+  librarySearch,
+  binaryFormat: 'elf',
+  loadLibrary: 'dlopen',
+  sharedLibSuffix: '.so',
+  exeSuffix: '',
+  runpath: true,
+  sharedLibFlags: ['-fPIC'],
+  compilerSearch: 'gnu',
+  pathExt: false,
+  userShellVar: 'SHELL',
+  cmdEnvFile: false,
+  msysShell: false,
+  gpuDriver: 'kernel-module',
+  refDriver: true,
+  decidesRuntimeLibraries: true,
+  markers: { os_name: 'posix', sys_platform: 'linux', platform_system: 'Linux', platform_machine: 'x86_64' },
+  wheelTagScore,
+  condaSubdir: 'linux-64',
+  condaVirtualPackages: (glibc) => [['__glibc', { version: glibc }], ['__linux', {}], ['__unix', {}]],
   remedies: {
     noCompiler: 'install one (sudo apt install gcc, sudo dnf install gcc) or set CC',
     noZeLoader: (setup) => `run ${setup} to install a loader into the prefix (or install the distro package, e.g. sudo apt install libze1)`,

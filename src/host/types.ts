@@ -23,6 +23,16 @@ export interface Host {
   glibc?: string;
 }
 
+/** One entry of the dynamic linker's cache (`ldconfig -p`): a library's name, where it is, whether x86-64 loads it. */
+export interface CachedLibrary {
+  name: string;
+  path: string;
+  x64: boolean;
+}
+
+/** How a library search found a place to look: the variable, cache or directory the dynamic linker takes it from. */
+export type SearchVia = 'LD_LIBRARY_PATH' | 'ld.so.cache' | 'default dirs' | 'System32' | 'Windows dir' | 'PATH';
+
 /** Everything that differs between the two platforms' prefixes and runtimes. */
 export interface PlatformLayout {
   /** Path functions for this platform's paths (win32 paths keep working on a Linux host). */
@@ -97,6 +107,52 @@ export interface PlatformLayout {
   sitePackages: string[];
   /** Remedies that errors and doctor checks say, in this platform's words. */
   remedies: PlatformRemedies;
+  /**
+   * The places the dynamic linker looks for `name`, in order, for a program without RPATH (Linux: LD_LIBRARY_PATH,
+   * ld.so.cache, the default dirs; Windows, safe search, application dir unknown: System32, the Windows dir, PATH).
+   */
+  librarySearch(name: string, env: Record<string, string | undefined>, ldcache?: CachedLibrary[]): { path: string; via: SearchVia }[];
+  /** The binary format of libraries and programs: what is read to learn what a library needs. */
+  binaryFormat: 'elf' | 'pe';
+  /** How a library is opened by its full path: dlopen, or LoadLibraryExW with the safe DLL search first (Windows). */
+  loadLibrary: 'dlopen' | 'LoadLibraryExW';
+  /** What a shared library's and a program's file names end with. */
+  sharedLibSuffix: '.so' | '.dll';
+  exeSuffix: '' | '.exe';
+  /** Shared libraries are found at run time through RPATH/RUNPATH (ELF), so a build records the prefix's lib dir. */
+  runpath: boolean;
+  /** GCC-style flags a shared library needs here (Windows code is position-independent already). */
+  sharedLibFlags: string[];
+  /** Where compilers are looked for: GNU names on PATH, or MSVC first (PATH, vswhere, clang-cl), then MinGW. */
+  compilerSearch: 'gnu' | 'msvc-first';
+  /** PATHEXT names the extensions a program name may leave out (Windows). */
+  pathExt: boolean;
+  /** The variable that names the user's login shell ($SHELL on Unix); undefined where `defaultShell` is the answer. */
+  userShellVar?: 'SHELL';
+  /** cmd.exe reads env.bat, so the closing line names it besides the user's shell's file (Windows). */
+  cmdEnvFile: boolean;
+  /** POSIX sh here is Git Bash (MSYS), which holds PATH as ':'-joined POSIX paths and converts it for programs. */
+  msysShell: boolean;
+  /**
+   * How the GPU driver is installed and found: a kernel module bound to the PCI device with a user-mode library the
+   * loader finds on the library path (sysfs lists devices), or a display driver in the DriverStore (CIM lists adapters).
+   */
+  gpuDriver: 'kernel-module' | 'display-driver';
+  /** The CPU reference driver (PoCL behind the Level Zero API) builds and runs here, with its distribution packages. */
+  refDriver: boolean;
+  /**
+   * Runtime libraries (libstdc++, libgcc) a conda package depends on may be left to this machine's own copies when
+   * those meet every need (ELF symbol versions can be read and compared).
+   */
+  decidesRuntimeLibraries: boolean;
+  /** PEP 508 marker values of this platform (Python's own names: sys.platform, platform.system(), ...). */
+  markers: { os_name: string; sys_platform: string; platform_system: string; platform_machine: string };
+  /** How well a wheel's platform tag fits (higher is better), undefined when it cannot be installed; `any` is 0. */
+  wheelTagScore(tag: string, glibc: string | undefined): number | undefined;
+  /** The conda virtual packages this platform provides (`__glibc` at the machine's glibc, `__unix`, `__win`). */
+  /** The conda channel subdirectory of this platform's packages. */
+  condaSubdir: 'linux-64' | 'win-64';
+  condaVirtualPackages(glibc: string | undefined): [string, { version?: string; build?: string }][];
 }
 
 export interface PlatformRemedies {

@@ -1,6 +1,25 @@
-// Every Windows-specific answer: directories and library naming.
+// Every Windows-specific answer: directories, library naming and search, markers and tags, how drivers and compilers are found.
 import * as path from 'node:path';
-import type { PlatformLayout } from './types.js';
+import type { PlatformLayout, SearchVia } from './types.js';
+
+/** C:\Windows\System32, from SystemRoot/windir. */
+export function system32Dir(env: Record<string, string | undefined>): string {
+  return path.win32.join(env.SystemRoot ?? env.SYSTEMROOT ?? env.windir ?? env.WINDIR ?? 'C:\\Windows', 'System32');
+}
+
+/**
+ * LoadLibrary's safe search with the application dir unknown: System32, the Windows dir, then PATH; so a
+ * ze_loader.dll that the GPU driver put in System32 beats any copy on PATH.
+ */
+function librarySearch(name: string, env: Record<string, string | undefined>): { path: string; via: SearchVia }[] {
+  const sys32 = system32Dir(env);
+  const out: { path: string; via: SearchVia }[] = [
+    { path: path.win32.join(sys32, name), via: 'System32' },
+    { path: path.win32.join(path.win32.dirname(sys32), name), via: 'Windows dir' },
+  ];
+  for (const d of (env.PATH ?? env.Path ?? '').split(';').filter(Boolean)) out.push({ path: path.win32.join(d, name), via: 'PATH' });
+  return out;
+}
 
 export const win32Layout: PlatformLayout = {
   path: path.win32,
@@ -61,6 +80,24 @@ export const win32Layout: PlatformLayout = {
   pythonInConda: ['python.exe'],
   pythonOnPath: ['python.exe', 'python3.exe'],
   sitePackages: ['Lib/site-packages'],
+  librarySearch,
+  binaryFormat: 'pe',
+  loadLibrary: 'LoadLibraryExW',
+  sharedLibSuffix: '.dll',
+  exeSuffix: '.exe',
+  runpath: false,
+  sharedLibFlags: [],
+  compilerSearch: 'msvc-first',
+  pathExt: true,
+  cmdEnvFile: true,
+  msysShell: true,
+  gpuDriver: 'display-driver',
+  refDriver: false,
+  decidesRuntimeLibraries: false,
+  markers: { os_name: 'nt', sys_platform: 'win32', platform_system: 'Windows', platform_machine: 'AMD64' },
+  wheelTagScore: (tag) => (tag === 'win_amd64' ? 1 : undefined),
+  condaSubdir: 'win-64',
+  condaVirtualPackages: () => [['__win', {}]],
   remedies: {
     noCompiler: 'install Visual Studio Build Tools with the "Desktop development with C++" workload (or set CC)',
     noZeLoader: (setup) => `install the Intel graphics driver (it puts ze_loader.dll in System32), or run ${setup}`,

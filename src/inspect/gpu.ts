@@ -1,5 +1,6 @@
 // Finds GPUs (Intel and others) on Linux (sysfs) and Windows (CIM, then PnP) and names Intel ones from their PCI id.
 import type { Deps } from '../deps.js';
+import { nodeLayout } from '../host/index.js';
 import { describeIntelGpu, gpuIds, hex4, type GpuIdRow, type KernelDriverName } from './gpu-ids.js';
 import { INTEL_VENDOR, isDisplayClass, readPciDevices, vendorName, type PciDevice } from './pci.js';
 import type { DetectOptions, Finding } from './types.js';
@@ -91,13 +92,12 @@ export function classifyWindows(adapters: (WinVideoController | WinPnpDevice)[],
 }
 
 export async function detectGpus(deps: Deps, opts: DetectOptions = {}): Promise<Finding<GpuScan>> {
-  if (deps.platform === 'win32') {
+  if (nodeLayout(deps.platform).gpuDriver === 'display-driver') {
     const cim = await queryVideoControllers(deps);
     if (cim.found.length > 0) return { found: classifyWindows(cim.found), tried: cim.tried };
     const pnp = await queryPnpDisplayDevices(deps);
     return { found: classifyWindows(pnp.found), tried: [...cim.tried, ...pnp.tried] };
   }
-  if (deps.platform !== 'linux') return { found: { intel: [], others: [] }, tried: [`${deps.platform}: no GPU detection`] };
   const pci = await readPciDevices(deps, opts);
   return { found: classifyPci(pci.found), tried: pci.tried };
 }

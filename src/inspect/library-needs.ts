@@ -7,7 +7,6 @@ import { newestInFamily, readElfNeeds, SHARED_LIBRARY, type ElfNeeds } from '../
 import { readPeImports, type PeImports } from '../formats/pe.js';
 import { layoutFor, nodeLayout } from '../host/index.js';
 import type { LdconfigEntry } from './ldconfig.js';
-import { searchOrder } from './loaders.js';
 
 export interface UnmetNeed {
   /** The library that needs it, as a path under the tree's root (`lib/libur_adapter_level_zero.so.0`). */
@@ -65,7 +64,7 @@ export async function unmetLibraryNeeds(deps: Deps, root: string, libDirs: strin
           ...(elf.runpath.length ? [] : elf.rpath.map(origin)).map((d) => path.join(d, lib)),
           ...treeDirs.map((d) => path.join(d, lib)),
           ...elf.runpath.map(origin).map((d) => path.join(d, lib)),
-          ...searchOrder('linux', lib, deps.env, ldcache).map((c) => c.path),
+          ...layoutFor('linux-x64').librarySearch(lib, deps.env, ldcache).map((c) => c.path),
         ];
         let at: string | undefined;
         for (const c of candidates) {
@@ -123,7 +122,8 @@ async function peFiles(dir: string): Promise<string[]> {
  * present, and each such DLL a file imports is listed in `assumed`.
  */
 export async function unmetDllImports(deps: Deps, root: string, libDirs: string[]): Promise<DllImportCheck> {
-  const onWindows = deps.platform === 'win32';
+  // Where this process loads DLLs itself (Windows, Wine), the system's own are looked at, not taken on trust.
+  const onWindows = nodeLayout(deps.platform).binaryFormat === 'pe';
   const listings = new Map<string, Promise<Set<string>>>();
   const namesIn = (dir: string): Promise<Set<string>> => {
     let p = listings.get(dir);
@@ -142,7 +142,7 @@ export async function unmetDllImports(deps: Deps, root: string, libDirs: string[
     let p = onSystem.get(dll);
     if (!p) {
       p = (async () => {
-        for (const c of searchOrder('win32', dll, deps.env)) if (await deps.exists(c.path)) return true;
+        for (const c of windows.librarySearch(dll, deps.env)) if (await deps.exists(c.path)) return true;
         return false;
       })();
       onSystem.set(dll, p);

@@ -1,6 +1,7 @@
 // The Intel GPU user-mode driver for Level Zero: libze_intel_gpu.so.1 on Linux, ze_intel_gpu64.dll in the DriverStore on Windows.
 import * as path from 'node:path';
 import type { Deps } from '../deps.js';
+import { nodeLayout } from '../host/index.js';
 import type { IntelGpu } from './gpu.js';
 import type { LdconfigEntry } from './ldconfig.js';
 import { resolveLibrary, type LibraryResolution } from './loaders.js';
@@ -23,7 +24,7 @@ export async function detectUserModeDriver(
   deps: Deps,
   opts: { ldcache?: LdconfigEntry[]; gpus?: IntelGpu[] } = {},
 ): Promise<Finding<UserModeDriver>> {
-  if (deps.platform === 'win32') {
+  if (nodeLayout(deps.platform).gpuDriver === 'display-driver') {
     const gpu = (opts.gpus ?? []).find((g) => g.windows?.driverStoreDir) ?? opts.gpus?.[0];
     const w: NonNullable<UserModeDriver['windows']> = {};
     const tried: string[] = [];

@@ -135,7 +135,3 @@ export async function queryPnpDisplayDevices(deps: Deps): Promise<Finding<WinPnp
   }
 }
 
-/** C:\Windows\System32, from SystemRoot/windir. */
-export function system32Dir(env: Record<string, string | undefined>): string {
-  return path.win32.join(env.SystemRoot ?? env.SYSTEMROOT ?? env.windir ?? env.WINDIR ?? 'C:\\Windows', 'System32');
-}

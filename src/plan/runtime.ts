@@ -5,7 +5,7 @@ import type { Deps } from '../deps.js';
 import { newestInFamily, readElfNeeds, SHARED_LIBRARY, type ElfNeeds } from '../formats/elf.js';
 import { readArchive } from '../formats/index.js';
 import type { LdconfigEntry } from '../inspect/ldconfig.js';
-import { searchOrder } from '../inspect/loaders.js';
+import { layoutFor } from '../host/index.js';
 import { CONDA_RUNTIME_PACKAGES } from '../sources/conda.js';
 import type { PlannedArchive } from '../sources/types.js';
 import { planKeyOf } from './key.js';
@@ -193,7 +193,7 @@ export function hostLibraries(deps: Deps, ldcache: LdconfigEntry[], prefix: stri
     let p = seen.get(lib);
     if (!p) {
       p = (async () => {
-        for (const c of searchOrder('linux', lib, deps.env, ldcache)) {
+        for (const c of layoutFor('linux-x64').librarySearch(lib, deps.env, ldcache)) {
           if (inside(c.path)) continue;
           const real = await realpath(c.path).catch(() => undefined);
           if (!real || inside(real)) continue;
@@ -246,7 +246,7 @@ export async function settleRuntime(
 ): Promise<InstallPlan> {
   if (!hasUndecidedRuntime(plan)) return plan;
   // Another machine's libraries cannot be read from here: its runtime packages come along, as conda would install them.
-  if (!plan.host.native || plan.platform !== 'linux-x64') {
+  if (!plan.host.native || !layoutFor(plan.platform).decidesRuntimeLibraries) {
     return withDecisions(plan, () => ({ install: true, why: 'planned for another machine, whose libraries cannot be read from here' }));
   }
   const binaries: { by: string; elf: ElfNeeds }[] = [];

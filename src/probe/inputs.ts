@@ -6,7 +6,6 @@ import * as path from 'node:path';
 import type { Deps } from '../deps.js';
 import { EnvVars, PROBE_ENV_PREFIXES } from '../env-names.js';
 import { nodeLayout } from '../host/index.js';
-import { searchOrder } from '../inspect/loaders.js';
 import type { Receipt } from '../install/receipt.js';
 import { VERSION } from '../version.js';
 
@@ -33,7 +32,7 @@ export function driverCandidates(deps: Pick<Deps, 'platform' | 'env'>, recordedA
   const out: string[] = [];
   for (const name of names) {
     if (path.isAbsolute(name) || path.win32.isAbsolute(name)) out.push(name);
-    else out.push(...searchOrder(deps.platform, name, deps.env).map((c) => c.path));
+    else out.push(...nodeLayout(deps.platform).librarySearch(name, deps.env).map((c) => c.path));
   }
   return out;
 }
@@ -74,7 +73,10 @@ export async function proofInputs(
   const env = Object.entries(deps.env)
     .filter(([k, v]) => v !== undefined && PROBE_ENV_PREFIXES.some((p) => k.startsWith(p)))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  if (deps.platform === 'win32') env.push([EnvVars.PATH, deps.env[EnvVars.PATH] ?? deps.env.Path]);
+  // The library search path is part of the answers; the DLL search's PATH is not among the probe's own variables.
+  const layout = nodeLayout(deps.platform);
+  const searchVar = layout.libraryPathVar;
+  if (!PROBE_ENV_PREFIXES.some((p) => searchVar.startsWith(p))) env.push([searchVar, deps.env[searchVar] ?? deps.env.Path]);
   const parts: Record<string, unknown> = {
     tool: VERSION,
     node: `${process.version} ${process.arch}`,
@@ -83,7 +85,7 @@ export async function proofInputs(
     extraEnv: receipt.extraEnv ?? {},
     env,
     drivers: await marks(driverCandidates(deps, receipt.extraEnv?.[EnvVars.ZE_ENABLE_ALT_DRIVERS])),
-    system: deps.platform === 'linux' ? await linuxSystemMarks(deps.env) : undefined,
+    system: layout.renderNodes ? await linuxSystemMarks(deps.env) : undefined,
     ...extra,
   };
   return { key: createHash('sha256').update(JSON.stringify(parts)).digest('hex'), parts };

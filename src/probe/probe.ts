@@ -1,5 +1,5 @@
 // The probe stage: a thin I/O shell (loader via koffi, optional addon, OpenCL ICD, UR) around the pure report model.
-import { nodeLayout, prefixLibrary } from '../host/index.js';
+import { nodeLayout, prefixLibrary, system32Dir } from '../host/index.js';
 import * as fs from 'node:fs/promises';
 import type { Deps } from '../deps.js';
 import { EnvVars } from '../env-names.js';
@@ -13,7 +13,6 @@ import { noDriverError, probeZe, zeLoaderPath } from '../runtime/ze.js';
 import { readLdconfig } from '../inspect/ldconfig.js';
 import { unmetLibraryNeeds } from '../inspect/library-needs.js';
 import { resolveLibrary } from '../inspect/loaders.js';
-import { system32Dir } from '../inspect/windows.js';
 import { windowsLoaderFacts } from '../runtime/win-loader.js';
 import { buildReport, type ProbeReport } from '../caps/model.js';
 import { applyDeviceSelector } from '../runtime/select.js';

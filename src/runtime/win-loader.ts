@@ -2,8 +2,7 @@
 // one a program started from the prefix's env files would get (System32 comes before PATH in the DLL search).
 import * as path from 'node:path';
 import type { Deps } from '../deps.js';
-import { searchOrder } from '../inspect/loaders.js';
-import { system32Dir } from '../inspect/windows.js';
+import { layoutFor, system32Dir } from '../host/index.js';
 import { dllFileVersion, loadedModulePath } from './win-dll.js';
 
 export interface WinLoaderCopy {
@@ -22,6 +21,8 @@ export interface WinLoaderFacts {
   notes: string[];
 }
 
+const windows = layoutFor('win-x64');
+
 const same = (a: string, b: string) => path.win32.normalize(a).toLowerCase() === path.win32.normalize(b).toLowerCase();
 
 /** Where a copy of the DLL sits, named as the DLL search order names it. */
@@ -37,7 +38,7 @@ function classify(file: string, prefixBin: string, env: Record<string, string | 
 /** Pure: the first copy in the DLL search order of a program whose PATH starts with the prefix's bin. */
 export function programResolution(prefixBin: string, env: Record<string, string | undefined>, exists: (p: string) => boolean): WinLoaderCopy | undefined {
   const PATH = [prefixBin, env.PATH ?? env.Path ?? ''].filter(Boolean).join(';');
-  for (const c of searchOrder('win32', 'ze_loader.dll', { ...env, PATH })) {
+  for (const c of windows.librarySearch('ze_loader.dll', { ...env, PATH })) {
     if (!exists(c.path)) continue;
     return { path: c.path, where: classify(c.path, prefixBin, env) };
   }
@@ -73,7 +74,7 @@ export async function windowsLoaderFacts(loaderPath: string, deps: Pick<Deps, 'e
   }
   for (const p of await driverStoreCopies(deps)) others.push({ path: p, where: 'DriverStore', version: version(p) });
   const existing = new Set<string>();
-  for (const c of searchOrder('win32', 'ze_loader.dll', { ...deps.env, PATH: [path.win32.dirname(loaderPath), deps.env.PATH ?? ''].join(';') })) {
+  for (const c of windows.librarySearch('ze_loader.dll', { ...deps.env, PATH: [path.win32.dirname(loaderPath), deps.env.PATH ?? ''].join(';') })) {
     if (await deps.exists(c.path)) existing.add(c.path);
   }
   const gets = programResolution(path.win32.dirname(loaderPath), deps.env, (p) => existing.has(p));

@@ -8,7 +8,8 @@ import { realDeps } from '../../src/real-deps.js';
 import { checkSdkPath, findZeHeaders, headerSearchDirs, parseZeApiHeader } from '../../src/inspect/headers.js';
 import { parseLdconfig } from '../../src/inspect/ldconfig.js';
 import { diagnoseLoadError, parseLinkBatch, parseLinkerTrace, parseLoadAnswer, parseLoadAnswers, tryLoad, tryLoadAll, tryLoadEach, tryLoadInNode } from '../../src/inspect/load-check.js';
-import { resolveLibrary, searchOrder, versionFromFileName } from '../../src/inspect/loaders.js';
+import { layoutFor } from '../../src/host/index.js';
+import { resolveLibrary, versionFromFileName } from '../../src/inspect/loaders.js';
 import { parseDpkgQuery, parseDpkgSearch, parseRpmQuery } from '../../src/inspect/packages.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
 import { ensureDebs } from '../support/debs.js';
@@ -65,7 +66,7 @@ describe('search order and shadowing', () => {
   const cache = parseLdconfig(fx('linux/ldconfig-p-debian12.txt'));
 
   it('puts LD_LIBRARY_PATH before ld.so.cache before the default dirs', () => {
-    const order = searchOrder('linux', 'libze_loader.so.1', { LD_LIBRARY_PATH: '/opt/a/lib::/opt/b/lib' }, cache);
+    const order = layoutFor('linux-x64').librarySearch('libze_loader.so.1', { LD_LIBRARY_PATH: '/opt/a/lib::/opt/b/lib' }, cache);
     expect(order.slice(0, 3)).toEqual([
       { path: '/opt/a/lib/libze_loader.so.1', via: 'LD_LIBRARY_PATH' },
       { path: '/opt/b/lib/libze_loader.so.1', via: 'LD_LIBRARY_PATH' },
@@ -75,7 +76,7 @@ describe('search order and shadowing', () => {
   });
 
   it('on Windows puts System32 (where the driver puts ze_loader.dll) before PATH', () => {
-    const order = searchOrder('win32', 'ze_loader.dll', { SystemRoot: 'C:\\Windows', PATH: 'C:\\xpu\\bin;C:\\tools' });
+    const order = layoutFor('win-x64').librarySearch('ze_loader.dll', { SystemRoot: 'C:\\Windows', PATH: 'C:\\xpu\\bin;C:\\tools' });
     expect(order.map((o) => o.path)).toEqual(['C:\\Windows\\System32\\ze_loader.dll', 'C:\\Windows\\ze_loader.dll', 'C:\\xpu\\bin\\ze_loader.dll', 'C:\\tools\\ze_loader.dll']);
   });
 

@@ -1,4 +1,5 @@
 // Check: the kernel driver (i915 or xe) is bound to each Intel GPU and loaded; on Windows, the display driver works.
+import { nodeLayout } from '../../host/index.js';
 import { loadedGpuModules } from '../../inspect/pci.js';
 import type { IntelGpu } from '../../inspect/gpu.js';
 import { describeCmProblem } from '../../inspect/windows.js';
@@ -75,6 +76,6 @@ export const kernelDriverCheck: Check = {
   async run(ctx) {
     const { found } = await ctx.facts.gpus();
     if (found.intel.length === 0) return { status: 'skip', message: 'no Intel GPU' };
-    return ctx.deps.platform === 'win32' ? windowsOutcome(found.intel) : linuxOutcome(ctx, found.intel);
+    return nodeLayout(ctx.deps.platform).gpuDriver === 'display-driver' ? windowsOutcome(found.intel) : linuxOutcome(ctx, found.intel);
   },
 };

@@ -13,9 +13,10 @@ export const librariesCheck: Check = {
     if (!receipt) return { status: 'skip', message: `no xpu-setup prefix at ${ctx.prefix}` };
     let unmet: UnmetNeed[];
     let damaged: string[] = [];
-    if (receipt.platform === 'win-x64') {
+    const target = layoutFor(receipt.platform);
+    if (target.binaryFormat === 'pe') {
       // DLL imports are read from the files on any system; off Windows, Windows' own DLLs are taken as present.
-      ({ unmet, damaged } = await unmetDllImports(ctx.deps, ctx.prefix, layoutFor('win-x64').prefixLibDirs));
+      ({ unmet, damaged } = await unmetDllImports(ctx.deps, ctx.prefix, target.prefixLibDirs));
     } else {
       const layout = nodeLayout(ctx.deps.platform);
       if (!layout.dynamicLinker) return { status: 'skip', message: 'a Linux prefix: its ELF libraries are checked on Linux' };

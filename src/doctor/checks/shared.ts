@@ -1,7 +1,7 @@
 // Small helpers the checks share: the environment the stack runs with, the reference driver, distro-specific fixes.
 import { referenceDriverIn } from '../../inspect/env-traps.js';
 import { isDebianLike } from '../../host/linux.js';
-import { runningPlatform } from '../../host/index.js';
+import { isNative } from '../../host/index.js';
 import type { Host } from '../../host/types.js';
 import { envCommandLine, envFileCommand, hintShell, psq, selfCommand, setupLine, shq } from '../../hints.js';
 import type { DoctorContext } from '../types.js';
@@ -30,7 +30,7 @@ export async function setupHint(ctx: DoctorContext, require?: string): Promise<s
   const { receipt } = await ctx.facts.receipt();
   const shell = hintShell(ctx.deps);
   // A prefix made for another platform (`--platform win-x64` on Linux) is set up for that platform again.
-  const platform = receipt?.platform && receipt.platform !== runningPlatform(ctx.deps) ? ` --platform ${receipt.platform}` : '';
+  const platform = receipt?.platform && !isNative(ctx.deps, receipt.platform) ? ` --platform ${receipt.platform}` : '';
   if (!require) return `\`${setupLine(await selfCommand(ctx.deps), ctx.prefix, receipt, shell)}${platform}\``;
   const nameOf = (constraint: string) => /^[A-Za-z0-9_.-]+/.exec(constraint)?.[0] ?? constraint;
   const asked = receipt?.request

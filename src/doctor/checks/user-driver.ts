@@ -14,8 +14,9 @@ export const userDriverCheck: Check = {
     const { found, tried } = await detectUserModeDriver(ctx.deps, { ldcache: ld.found, gpus: gpus.intel });
     const packages = found.packages.map((p) => `${p.name} ${p.version}`);
     const details: Record<string, unknown> = { packages, tried };
-    if (ctx.deps.platform === 'win32') {
-      const w = found.windows ?? {};
+    // The display driver's answer (Windows) says where its DLL is; a kernel-module driver's library is searched for.
+    if (found.windows) {
+      const w = found.windows;
       details.windows = w;
       if (!hasGpu) return { status: 'skip', message: 'no Intel GPU', details };
       if (w.dll) return { status: 'ok', message: `${w.dll} (driver ${w.driverVersion ?? 'version unknown'})`, details };

@@ -55,16 +55,17 @@ export const zeLoaderCheck: Check = {
     details.load = loads;
     const samePrefix = prefixCopy && chosen && (prefixCopy.realPath ?? prefixCopy.path) === (chosen.realPath ?? chosen.path);
     let status: 'ok' | 'warn' | 'fail' = problems.length ? 'fail' : 'ok';
+    const layout = nodeLayout(ctx.deps.platform);
     if (prefixCopy && !samePrefix) {
-      if (ctx.deps.platform === 'win32' && chosen?.via === 'System32') {
+      if (layout.driverLoaderInSystem32 && chosen?.via === 'System32') {
         notes.push(`programs that load ${name} by name get the driver's ${chosen.path}; the prefix copy ${prefixCopy.path} is used only when loaded by full path`);
       } else {
         if (status === 'ok') status = 'warn';
         problems.push(`programs load ${chosen ? `${describe(chosen)} via ${chosen.via}` : 'nothing'}, not the prefix's ${describe(prefixCopy)}`);
-        fixes.push(await envScriptHint(ctx, `puts the prefix first on ${nodeLayout(ctx.deps.platform).libraryPathVar}`));
+        fixes.push(await envScriptHint(ctx, `puts the prefix first on ${layout.libraryPathVar}`));
       }
     }
-    if (nodeLayout(ctx.deps.platform).driverLoaderInSystem32 && prefixCopy) {
+    if (layout.driverLoaderInSystem32 && prefixCopy) {
       // Which copy the process loaded, what System32 and the DriverStore hold, and what env.bat/env.ps1 users get.
       const w = await windowsLoaderFacts(prefixCopy.path, ctx.deps);
       details.windows = w;
