@@ -2,6 +2,7 @@
 // env file for their shell (only one that exists), and the indexes the prefix was installed from.
 import * as path from 'node:path';
 import type { Deps } from './deps.js';
+import { nodeLayout, type PlatformLayout } from './host/index.js';
 import type { Receipt } from './install/receipt.js';
 
 /** A POSIX shell word: unquoted when that is safe, else in single quotes (`'` as `'\''`). */
@@ -14,12 +15,16 @@ export function psq(s: string): string {
   return /^[A-Za-z0-9_:.\\/-]+$/.test(s) ? s : `'${s.replace(/'/g, "''")}'`;
 }
 
+/** How a platform's default shell quotes a word. */
+const QUOTE: Record<PlatformLayout['defaultShell'], (s: string) => string> = { sh: shq, pwsh: psq };
+
 export type HintShell = 'sh' | 'fish' | 'pwsh';
 
 /** The shell the hints speak: PowerShell on Windows, fish when $SHELL is fish, else sh. */
 export function hintShell(deps: Pick<Deps, 'env' | 'platform'>): HintShell {
-  if (deps.platform === 'win32') return 'pwsh';
-  return path.basename(deps.env.SHELL ?? '') === 'fish' ? 'fish' : 'sh';
+  const { userShellVar, defaultShell } = nodeLayout(deps.platform);
+  if (!userShellVar) return defaultShell;
+  return path.basename(deps.env[userShellVar] ?? '') === 'fish' ? 'fish' : defaultShell;
 }
 
 /** npm's throwaway install directories: npx runs a package from here, so a path inside is gone tomorrow. */
@@ -33,9 +38,9 @@ const NPX_DIR = /[\\/]_npx[\\/]/;
  * directories do not count. Without `started` the answer is `xpu-setup` when that is on PATH, else `npx xpu-setup`.
  */
 export async function selfCommand(deps: Pick<Deps, 'env' | 'platform' | 'exists' | 'realpath' | 'readFile' | 'started'>): Promise<string> {
-  const win = deps.platform === 'win32';
-  const dirs = (deps.env.PATH ?? deps.env.Path ?? '').split(win ? ';' : ':').filter(Boolean);
-  const join = win ? path.win32.join : path.posix.join;
+  const layout = nodeLayout(deps.platform);
+  const dirs = (deps.env.PATH ?? deps.env.Path ?? '').split(layout.pathSep).filter(Boolean);
+  const join = layout.path.join;
   const script = deps.started?.script;
   const self = script ? await deps.realpath(script) : undefined;
   /** The first file of these names on PATH outside npx's own directories. */
@@ -46,16 +51,16 @@ export async function selfCommand(deps: Pick<Deps, 'env' | 'platform' | 'exists'
     }
     return undefined;
   };
-  const named = await onPath(win ? ['xpu-setup.cmd', 'xpu-setup.exe', 'xpu-setup.ps1'] : ['xpu-setup']);
+  const named = await onPath(layout.npmShims ? ['xpu-setup.cmd', 'xpu-setup.exe', 'xpu-setup.ps1'] : ['xpu-setup']);
   // Windows' npm shims are scripts that name the package, not links to it: there the name is taken on trust.
-  if (named && (win || !self || (await deps.realpath(named)) === self)) return 'xpu-setup';
+  if (named && (layout.npmShims || !self || (await deps.realpath(named)) === self)) return 'xpu-setup';
   if (!script) return 'npx xpu-setup';
-  if (NPX_DIR.test(self ?? script)) return npxCommand(deps, self ?? script, win);
-  const q = win ? psq : shq;
-  const nodeOnPath = await onPath([win ? 'node.exe' : 'node']);
+  if (NPX_DIR.test(self ?? script)) return npxCommand(deps, self ?? script, layout);
+  const q = QUOTE[layout.defaultShell];
+  const nodeOnPath = await onPath([`node${layout.exeSuffix}`]);
   const node = nodeOnPath && (await deps.realpath(nodeOnPath)) === (await deps.realpath(deps.started!.node)) ? 'node' : q(deps.started!.node);
   // PowerShell runs a quoted program name only after `&`.
-  return `${win && node.startsWith("'") ? '& ' : ''}${node} ${q(self ?? script)}`;
+  return `${layout.defaultShell === 'pwsh' && node.startsWith("'") ? '& ' : ''}${node} ${q(self ?? script)}`;
 }
 
 /**
@@ -63,18 +68,18 @@ export async function selfCommand(deps: Pick<Deps, 'env' | 'platform' | 'exists'
  * (`npx ./xpu-setup-0.1.0.tgz`) is named by its absolute `file:` path, so the line works from any directory; a registry
  * version is `npx xpu-setup`.
  */
-async function npxCommand(deps: Pick<Deps, 'readFile'>, script: string, win: boolean): Promise<string> {
+async function npxCommand(deps: Pick<Deps, 'readFile'>, script: string, layout: PlatformLayout): Promise<string> {
   const m = /^(.*[\\/]_npx[\\/][^\\/]+)[\\/]/.exec(script);
   let spec: unknown;
   try {
-    spec = m ? (JSON.parse((await deps.readFile((win ? path.win32 : path.posix).join(m[1]!, 'package.json'))) ?? '{}') as { dependencies?: Record<string, unknown> }).dependencies?.['xpu-setup'] : undefined;
+    spec = m ? (JSON.parse((await deps.readFile(layout.path.join(m[1]!, 'package.json'))) ?? '{}') as { dependencies?: Record<string, unknown> }).dependencies?.['xpu-setup'] : undefined;
   } catch {
     spec = undefined;
   }
   if (typeof spec !== 'string' || !spec.startsWith('file:')) return 'npx xpu-setup';
   // npx runs a bare path as a program; `file:` makes it the package again.
-  const where = `file:${(win ? path.win32 : path.posix).resolve(m![1]!, spec.slice('file:'.length))}`;
-  return `npx ${win ? psq(where) : shq(where)}`;
+  const where = `file:${layout.path.resolve(m![1]!, spec.slice('file:'.length))}`;
+  return `npx ${QUOTE[layout.defaultShell](where)}`;
 }
 
 const PUBLIC_INDEXES = new Set(['https://conda.anaconda.org/conda-forge', 'https://pypi.org/simple']);
@@ -163,8 +168,9 @@ export async function envFileLine(deps: Pick<Deps, 'env' | 'platform' | 'exists'
  */
 export async function envFilesLine(deps: Pick<Deps, 'env' | 'platform' | 'exists'>, prefix: string): Promise<string | undefined> {
   const ps = await envFileLine(deps, prefix);
-  if (deps.platform !== 'win32') return ps;
-  const bat = path.win32.join(prefix, 'env.bat');
+  const layout = nodeLayout(deps.platform);
+  if (!layout.cmdEnvFile) return ps;
+  const bat = layout.path.join(prefix, 'env.bat');
   if (!(await deps.exists(bat))) return ps;
   return ps ? `cmd: call "${bat}"   PowerShell: ${ps}` : `cmd: call "${bat}"`;
 }

@@ -1,6 +1,7 @@
 // Builds the runtime addon (native/addon/*.c) against a prefix's headers and loader, like Triton builds its stub.
 import * as path from 'node:path';
 import type { Deps } from '../deps.js';
+import { nodeLayout } from '../host/index.js';
 import { isXpuError, XpuError } from '../errors.js';
 import { nativeDir } from '../package-dir.js';
 import type { Reporter } from '../reporter.js';
@@ -9,15 +10,15 @@ import type { Compiler, FinderResult } from './compilers.js';
 import { describeTried } from '../finding.js';
 
 export function addonSpec(prefix: string, platform: NodeJS.Platform, sourceDir = path.join(nativeDir(), 'addon')): CompileSpec {
-  const win = platform === 'win32';
-  const p = win ? path.win32 : path.posix;
+  const layout = nodeLayout(platform);
+  const p = layout.path;
   return {
     name: 'xpu_addon',
     sources: [p.join(sourceDir, 'xpu_addon.c')],
     includeDirs: [p.join(prefix, 'include')],
     libDirs: [p.join(prefix, 'lib')],
     libs: ['ze_loader'],
-    rpath: win ? [] : [p.join(prefix, 'lib')],
+    rpath: layout.runpath ? [p.join(prefix, 'lib')] : [],
     outDir: p.join(prefix, 'lib', 'xpu-setup'),
   };
 }
@@ -32,9 +33,7 @@ export async function requireCompiler(deps: Deps, found?: FinderResult): Promise
     details: { tried: r.tried },
     hints: [
       ...describeTried(r.tried).map((t) => `tried ${t}`),
-      deps.platform === 'win32'
-        ? 'install Visual Studio Build Tools with "Desktop development with C++", or set CC to clang-cl'
-        : 'install a C compiler (Debian/Ubuntu: apt-get install gcc), or set CC',
+      nodeLayout(deps.platform).remedies.noCompiler,
     ],
   });
 }

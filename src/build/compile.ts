@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Deps } from '../deps.js';
+import { nodeLayout } from '../host/index.js';
 import { XpuError } from '../errors.js';
 import type { Compiler } from './compilers.js';
 
@@ -38,7 +39,7 @@ export interface Invocation {
 
 /** A Windows shared library is a DLL whichever compiler style made it (mingw-w64 gcc and clang included). */
 function libExt(style: Compiler['style'], platform: NodeJS.Platform): string {
-  return style === 'msvc' || platform === 'win32' ? '.dll' : '.so';
+  return style === 'msvc' ? '.dll' : nodeLayout(platform).sharedLibSuffix;
 }
 
 /** The compiler command line for a spec: pure, so both styles are tested on any OS. */
@@ -62,8 +63,8 @@ export function compileInvocation(spec: CompileSpec, compiler: Compiler, output:
   return {
     file: compiler.path,
     args: [
-      // Windows code is position-independent already; -fPIC there only draws warnings from some compilers.
-      '-shared', ...(platform === 'win32' ? [] : ['-fPIC']), '-O2',
+      // -fPIC where the layout asks for it (Windows code is position-independent already; there it draws warnings).
+      '-shared', ...nodeLayout(platform).sharedLibFlags, '-O2',
       ...(spec.defines ?? []).map((d) => `-D${d}`),
       ...spec.includeDirs.map((d) => `-I${d}`),
       ...(spec.extraFlags ?? []),

@@ -1,6 +1,7 @@
 // Finds C/C++ compilers: an ordered list of attempts, each recorded, GNU-style and MSVC-style, all through Deps.
 import * as path from 'node:path';
 import type { Deps } from '../deps.js';
+import { nodeLayout } from '../host/index.js';
 import type { Attempt, Finding } from '../finding.js';
 
 export type CompilerStyle = 'gnu' | 'msvc';
@@ -59,14 +60,13 @@ export function parseVswhere(text: string): VsInstance[] {
 
 /** Splits PATH and looks for the program, adding Windows extensions from PATHEXT. */
 export async function whichOnPath(name: string, deps: Pick<Deps, 'env' | 'platform' | 'exists'>): Promise<string | undefined> {
-  const win = deps.platform === 'win32';
-  const p = win ? path.win32 : path.posix;
-  if (name.includes('/') || (win && name.includes('\\'))) return (await deps.exists(name)) ? name : undefined;
-  const dirs = (deps.env.PATH ?? deps.env.Path ?? '').split(win ? ';' : ':').filter(Boolean);
-  const exts = win ? ['', ...(deps.env.PATHEXT ?? '.EXE;.CMD;.BAT;.COM').split(';').map((e) => e.toLowerCase())] : [''];
+  const { path: p, pathSep, pathExt } = nodeLayout(deps.platform);
+  if (name.includes('/') || name.includes(p.sep)) return (await deps.exists(name)) ? name : undefined;
+  const dirs = (deps.env.PATH ?? deps.env.Path ?? '').split(pathSep).filter(Boolean);
+  const exts = pathExt ? ['', ...(deps.env.PATHEXT ?? '.EXE;.CMD;.BAT;.COM').split(';').map((e) => e.toLowerCase())] : [''];
   for (const dir of dirs) {
     for (const ext of exts) {
-      if (win && ext === '' && !/\.[a-z]+$/i.test(name)) continue;
+      if (pathExt && ext === '' && !/\.[a-z]+$/i.test(name)) continue;
       const candidate = p.join(dir, name + ext);
       if (await deps.exists(candidate)) return candidate;
     }
@@ -184,7 +184,7 @@ const GNU_NAMES = { c: ['cc', 'gcc', 'clang', 'icx'], 'c++': ['c++', 'g++', 'cla
  * running it: for a caller whose own compile shows that it works, and that asks findCompilers only when it fails.
  */
 export async function firstGnuOnPath(deps: Deps, lang: 'c' | 'c++' = 'c'): Promise<string | undefined> {
-  if (deps.platform === 'win32') return undefined;
+  if (nodeLayout(deps.platform).compilerSearch !== 'gnu') return undefined;
   const fromEnv = deps.env[lang === 'c' ? 'CC' : 'CXX']?.trim();
   if (fromEnv) return whichOnPath(fromEnv.split(/\s+/)[0]!, deps);
   for (const n of GNU_NAMES[lang]) {
@@ -203,7 +203,7 @@ export async function findCompilers(deps: Deps, lang: 'c' | 'c++' = 'c', opts: {
   const found: Compiler[] = [];
   const envVar = lang === 'c' ? 'CC' : 'CXX';
   const fromEnv = deps.env[envVar]?.trim();
-  if (deps.platform === 'win32') {
+  if (nodeLayout(deps.platform).compilerSearch === 'msvc-first') {
     if (fromEnv) {
       const file = await whichOnPath(fromEnv, deps);
       const isMsvc = /(^|[\\/])(cl|clang-cl)(\.exe)?$/i.test(fromEnv);

@@ -2,6 +2,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Deps } from '../deps.js';
+import { osLayout } from '../host/index.js';
 import { EnvVars } from '../env-names.js';
 import { XpuError } from '../errors.js';
 import type { Reporter } from '../reporter.js';
@@ -102,7 +103,7 @@ export async function keptRefDriver(prefix: string, receipt: Receipt, version: s
 }
 
 export async function buildRefDriver(prefix: string, opts: { deps: Deps; reporter: Reporter }): Promise<CompileResult> {
-  if (opts.deps.platform !== 'linux') {
+  if (!osLayout(opts.deps.platform)?.refDriver) {
     throw new XpuError('USAGE', '--refdriver runs on Linux only (it drives PoCL, the CPU OpenCL implementation)', {
       hints: ['leave out --refdriver on this platform'],
     });

@@ -7,7 +7,7 @@ import { tryLoadEach } from '../inspect/load-check.js';
 import type { InstallPlan, PlannedComponent } from '../plan/plan.js';
 import { findCompilers, firstGnuOnPath } from './compilers.js';
 
-const LIBRARY = { linux: /\.so(\.\d+)*$/, win32: /\.dll$/i } as const;
+const LIBRARY = { elf: /\.so(\.\d+)*$/, pe: /\.dll$/i } as const;
 
 function firstLines(text: string, n = 3): string {
   return text.split('\n').map((l) => l.trim()).filter(Boolean).slice(0, n).join(' / ');
@@ -21,7 +21,8 @@ function firstLines(text: string, n = 3): string {
 export async function checkStagedComponent(stagingDir: string, component: PlannedComponent, plan: InstallPlan, deps: Deps): Promise<string[]> {
   if (!plan.host.native) return [];
   const required = component.provides.filter((p) => p.required);
-  const libPattern = deps.platform === 'win32' ? LIBRARY.win32 : LIBRARY.linux;
+  const layout = nodeLayout(deps.platform);
+  const libPattern = LIBRARY[layout.binaryFormat];
   const root = await fs.realpath(stagingDir);
   // Every library on its own (tryLoadEach), all through one process start, beside the compile.
   const loads = async (): Promise<string[]> => {
@@ -37,7 +38,6 @@ export async function checkStagedComponent(stagingDir: string, component: Planne
     }
     // As a program started from the env files finds them: the tree's library directories first (where a runtime
     // library package put a newer libstdc++, say).
-    const layout = nodeLayout(deps.platform);
     const env: Record<string, string> = {};
     for (const v of layout.searchPathVars.filter((x) => x.runtime)) {
       env[v.name] = [layout.path.join(root, v.dir), deps.env[v.name]].filter(Boolean).join(layout.pathSep);
@@ -52,7 +52,8 @@ export async function checkStagedComponent(stagingDir: string, component: Planne
   };
   const compile = async (): Promise<string[]> => {
     const headers = required.filter((x) => /\.h$/.test(x.path));
-    if (!headers.length || deps.platform === 'win32') return [];
+    // The check speaks GCC's flags; MSVC's headers check is the addon build.
+    if (!headers.length || layout.compilerSearch !== 'gnu') return [];
     // Each header goes to the compiler as an argument (-include), never inside C source text: a prefix whose path holds
     // `"` or a newline cannot be written in an #include line, but an argument takes any path as it is.
     const includes = headers.flatMap((h) => ['-include', path.join(stagingDir, ...h.path.split('/'))]);
@@ -86,8 +87,9 @@ export interface TreeCheck {
  */
 export async function checkStagedTree(stagingDir: string, plan: InstallPlan, deps: Deps): Promise<TreeCheck> {
   const { unmetLibraryNeeds, unmetDllImports, describeUnmet } = await import('../inspect/library-needs.js');
-  if (plan.platform === 'win-x64') {
-    const r = await unmetDllImports(deps, stagingDir, layoutFor('win-x64').prefixLibDirs);
+  const target = layoutFor(plan.platform);
+  if (target.binaryFormat === 'pe') {
+    const r = await unmetDllImports(deps, stagingDir, target.prefixLibDirs);
     const notes = r.assumed.length
       ? [`this system is not Windows: the Windows DLLs the new tree imports (${r.assumed.join(', ')}) were taken as present, as Windows 10 or later, its GPU driver or the Visual C++ Redistributable bring them`]
       : [];

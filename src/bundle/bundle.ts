@@ -6,10 +6,11 @@ import type { Deps } from '../deps.js';
 import { XpuError } from '../errors.js';
 import { fetchPlan } from '../fetch/fetch.js';
 import type { TargetPlatform } from '../host/types.js';
+import { layoutFor } from '../host/index.js';
 import { LOCKFILE_NAME, lockedOf, newLockfile, readLockfile, writeLockfile, type Lockfile } from '../plan/lockfile.js';
 import type { InstallPlan } from '../plan/plan.js';
 import type { Reporter } from '../reporter.js';
-import { CONDA_SUBDIR, type RepodataRecord } from '../sources/conda.js';
+import type { RepodataRecord } from '../sources/conda.js';
 import { normalizeName } from '../sources/pypi.js';
 import { withVerifiedSizes, type PlannedArchive } from '../sources/types.js';
 import { readWheelMetadata } from '../formats/wheel.js';
@@ -23,7 +24,7 @@ export interface BundleResult {
 
 /** Where an archive lives inside the bundle, relative to its root (always with forward slashes). */
 export function bundlePath(a: PlannedArchive, platform: TargetPlatform): string {
-  if (a.format === 'conda' || a.format === 'tar.bz2') return `${CONDA_SUBDIR[platform]}/${a.filename}`;
+  if (a.format === 'conda' || a.format === 'tar.bz2') return `${layoutFor(platform).condaSubdir}/${a.filename}`;
   if (a.format === 'wheel') return `simple/${normalizeName(a.package)}/${a.filename}`;
   return `files/${a.filename}`;
 }
@@ -126,7 +127,7 @@ export async function writeBundle(plans: InstallPlan[], out: string, deps: Deps,
       files.push({ path: rel, sha256: f.file.sha256, size: f.file.size });
     }
     const conda = fetched.map((f) => f.archive).filter((a) => a.format === 'conda' || a.format === 'tar.bz2');
-    await writeRepodata(dir, CONDA_SUBDIR[plan.platform], conda);
+    await writeRepodata(dir, layoutFor(plan.platform).condaSubdir, conda);
     // conda clients read noarch/ of every channel; an empty one makes the directory a complete channel.
     if (!(await readJson(path.join(dir, 'noarch', 'repodata.json')))) await writeRepodata(dir, 'noarch', []);
     // The plan as lockfile data, its archives pointing into the bundle, each with the size verified on download.
@@ -141,6 +142,6 @@ export async function writeBundle(plans: InstallPlan[], out: string, deps: Deps,
   }
   await writeSimpleIndex(dir);
   await writeLockfile(lockFile, newLockfile(plans[0]!.request!, platforms));
-  reporter.info(`bundle ${dir}: ${files.length} archives, conda channel (${[...new Set(plans.map((p) => CONDA_SUBDIR[p.platform]))].join(', ')}), simple index, ${LOCKFILE_NAME}`);
+  reporter.info(`bundle ${dir}: ${files.length} archives, conda channel (${[...new Set(plans.map((p) => layoutFor(p.platform).condaSubdir))].join(', ')}), simple index, ${LOCKFILE_NAME}`);
   return { out: dir, lockfile: lockFile, platforms: plans.map((p) => p.platform), files };
 }

@@ -6,7 +6,7 @@ import * as fs from 'node:fs/promises';
 import { REFDRIVER_REQUIREMENTS } from '../build/refdriver.js';
 import type { Deps } from '../deps.js';
 import { causeChain, isXpuError, XpuError } from '../errors.js';
-import { runningPlatform } from '../host/index.js';
+import { osLayout, runningPlatform } from '../host/index.js';
 import { githubEnv } from '../install/ci-env.js';
 import { envVars } from '../install/env.js';
 import { planSetup } from '../pipeline/plan.js';
@@ -50,7 +50,7 @@ async function restore(paths: string[], key: string, restoreKeys: string[]): Pro
  * passwordless sudo, else an error naming the one line to run in an earlier step.
  */
 export async function installRefdriverPackages(deps: Deps, root = process.getuid?.() === 0): Promise<void> {
-  if (deps.platform !== 'linux') return;
+  if (!osLayout(deps.platform)?.refDriver) return;
   const missing: string[] = [];
   for (const r of REFDRIVER_REQUIREMENTS) if (!(await r.present(deps))) missing.push(r.debian);
   if (!missing.length) return;

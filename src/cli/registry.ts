@@ -1,5 +1,6 @@
 // Every command's option table, help, examples and exit codes; its code is imported only when it runs.
 import type { CommandSpec, Conflict, OptionDef } from './options.js';
+import { TARGET_PLATFORMS } from '../host/types.js';
 
 export const SHELL_NAMES = ['sh', 'bash', 'zsh', 'fish', 'pwsh', 'cmd', 'json', 'dotenv', 'github', 'lmod', 'tcl'] as const;
 /** Forms of `probe --format triton-env` that a child process sees. */
@@ -28,7 +29,7 @@ const planOptions: OptionDef[] = [
   { name: 'source', type: 'string', multiple: true, value: 'KIND', choices: ['conda', 'pypi', 'url', 'apt'], description: 'take components only from these kinds of source', default: 'each component\'s sources in manifest order' },
   { name: 'conda-channel', type: 'string', multiple: true, value: 'URL|NAME', description: 'conda channel to read (a URL, or a name such as conda-forge)', env: 'XPU_SETUP_CONDA_CHANNELS', default: 'the manifest\'s channels (conda-forge)' },
   { name: 'index-url', type: 'string', value: 'URL', description: 'Python package index (simple or JSON API) for wheels', env: 'XPU_SETUP_INDEX_URL', default: 'https://pypi.org/simple' },
-  { name: 'platform', type: 'string', value: 'PLATFORM', choices: ['linux-x64', 'win-x64'], description: 'install for this platform (another one: nothing is run)', default: 'this machine' },
+  { name: 'platform', type: 'string', value: 'PLATFORM', choices: [...TARGET_PLATFORMS], description: 'install for this platform (another one: nothing is run)', default: 'this machine' },
   { name: 'cache-dir', type: 'string', value: 'DIR', description: 'where downloaded archives are kept, by sha256', env: 'XPU_SETUP_CACHE_DIR', default: '$XDG_CACHE_HOME/xpu-setup or ~/.cache/xpu-setup', complete: 'dir' },
   { name: 'manifests', type: 'string', value: 'DIR', description: 'read component manifests from this directory', env: 'XPU_SETUP_MANIFESTS', default: 'the manifests shipped with xpu-setup', complete: 'dir' },
   { name: 'require', type: 'string', multiple: true, value: 'CONSTRAINT', description: "a version floor or pin such as 'level-zero>=1.9', in each source's own version order", env: 'XPU_SETUP_REQUIRE', default: 'the manifests\' floors (level-zero>=1.9)' },
@@ -223,7 +224,7 @@ const lock: CommandSpec = {
   summary: 'Resolve once and write xpu-setup.lock.json: per platform every archive\'s URL, size, sha256 and map.',
   options: [
     ...resolveOptions.filter((o) => o.name !== 'lockfile'),
-    { name: 'platform', type: 'string', multiple: true, value: 'PLATFORM', choices: ['linux-x64', 'win-x64'], description: 'the platforms to lock', default: 'this machine' },
+    { name: 'platform', type: 'string', multiple: true, value: 'PLATFORM', choices: [...TARGET_PLATFORMS], description: 'the platforms to lock', default: 'this machine' },
     { name: 'lockfile', type: 'string', value: 'FILE', description: 'where to write it', default: './xpu-setup.lock.json', complete: 'file' },
     { name: 'refdriver', type: 'boolean', description: 'record --refdriver in the lockfile\'s request' },
   ],
@@ -241,7 +242,7 @@ const bundle: CommandSpec = {
   summary: 'Write a directory that is a conda channel, a PEP 503 simple index and a lockfile; `xpu-setup --from DIR|URL` installs it.',
   options: [
     ...resolveOptions,
-    { name: 'platform', type: 'string', multiple: true, value: 'PLATFORM', choices: ['linux-x64', 'win-x64'], description: 'the platforms to bundle (a Windows bundle is prepared on Linux too)' },
+    { name: 'platform', type: 'string', multiple: true, value: 'PLATFORM', choices: [...TARGET_PLATFORMS], description: 'the platforms to bundle (a Windows bundle is prepared on Linux too)' },
     { name: 'out', type: 'string', value: 'DIR', description: 'the bundle directory (other platforms already in it are kept)', complete: 'dir' },
     { name: 'locked', type: 'boolean', description: 'bundle exactly the lockfile (see --lockfile); no index is asked' },
   ],

@@ -6,12 +6,13 @@ import { accessSync, constants, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { Duplex, PassThrough, Transform } from 'node:stream';
 import * as zlib from 'node:zlib';
+import { nodeLayout } from '../host/index.js';
 
 type ZlibWithZstd = typeof zlib & { createZstdDecompress?: (opts?: zlib.ZlibOptions) => Duplex };
 
 /** The first executable `zstd` on `searchPath` (PATH's format on this OS). */
 export function findZstd(searchPath: string | undefined, platform: NodeJS.Platform = process.platform): string | undefined {
-  const name = platform === 'win32' ? 'zstd.exe' : 'zstd';
+  const name = `zstd${nodeLayout(platform).exeSuffix}`;
   for (const dir of (searchPath ?? '').split(path.delimiter).filter(Boolean)) {
     const file = path.join(dir, name);
     try {

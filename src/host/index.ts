@@ -19,6 +19,11 @@ export function runningPlatform(deps: Pick<Deps, 'platform' | 'arch'>): TargetPl
   return undefined;
 }
 
+/** The layout for a Node platform name when there is one (Linux, Windows); undefined elsewhere (macOS). */
+export function osLayout(platform: NodeJS.Platform): PlatformLayout | undefined {
+  return platform === 'win32' ? win32Layout : platform === 'linux' ? linuxLayout : undefined;
+}
+
 /** Whether `platform` is the one this machine runs (so a prefix or plan for it may be executed here). */
 export function isNative(deps: Pick<Deps, 'platform' | 'arch'>, platform: TargetPlatform | undefined): boolean {
   return platform !== undefined && platform === runningPlatform(deps);
@@ -35,7 +40,7 @@ export function layoutFor(platform: TargetPlatform): PlatformLayout {
 
 /** The layout for a Node platform name (deps.platform): Windows, or the Linux layout for everything else. */
 export function nodeLayout(platform: NodeJS.Platform): PlatformLayout {
-  return platform === 'win32' ? win32Layout : linuxLayout;
+  return osLayout(platform) ?? linuxLayout;
 }
 
 /** The prefix's copy of a runtime library, e.g. <prefix>/lib/libze_loader.so.1 or <prefix>\bin\ze_loader.dll. */

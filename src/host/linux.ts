@@ -85,6 +85,7 @@ export const linuxLayout: PlatformLayout = {
   compilerSearch: 'gnu',
   pathExt: false,
   userShellVar: 'SHELL',
+  npmShims: false,
   cmdEnvFile: false,
   msysShell: false,
   gpuDriver: 'kernel-module',

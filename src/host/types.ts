@@ -129,6 +129,8 @@ export interface PlatformLayout {
   pathExt: boolean;
   /** The variable that names the user's login shell ($SHELL on Unix); undefined where `defaultShell` is the answer. */
   userShellVar?: 'SHELL';
+  /** npm puts a package's programs on PATH as .cmd/.exe/.ps1 shims that name the package, not as links to it (Windows). */
+  npmShims: boolean;
   /** cmd.exe reads env.bat, so the closing line names it besides the user's shell's file (Windows). */
   cmdEnvFile: boolean;
   /** POSIX sh here is Git Bash (MSYS), which holds PATH as ':'-joined POSIX paths and converts it for programs. */

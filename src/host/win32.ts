@@ -89,6 +89,7 @@ export const win32Layout: PlatformLayout = {
   sharedLibFlags: [],
   compilerSearch: 'msvc-first',
   pathExt: true,
+  npmShims: true,
   cmdEnvFile: true,
   msysShell: true,
   gpuDriver: 'display-driver',

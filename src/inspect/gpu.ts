@@ -1,6 +1,6 @@
 // Finds GPUs (Intel and others) on Linux (sysfs) and Windows (CIM, then PnP) and names Intel ones from their PCI id.
 import type { Deps } from '../deps.js';
-import { nodeLayout } from '../host/index.js';
+import { osLayout } from '../host/index.js';
 import { describeIntelGpu, gpuIds, hex4, type GpuIdRow, type KernelDriverName } from './gpu-ids.js';
 import { INTEL_VENDOR, isDisplayClass, readPciDevices, vendorName, type PciDevice } from './pci.js';
 import type { DetectOptions, Finding } from './types.js';
@@ -92,7 +92,9 @@ export function classifyWindows(adapters: (WinVideoController | WinPnpDevice)[],
 }
 
 export async function detectGpus(deps: Deps, opts: DetectOptions = {}): Promise<Finding<GpuScan>> {
-  if (nodeLayout(deps.platform).gpuDriver === 'display-driver') {
+  const layout = osLayout(deps.platform);
+  if (!layout) return { found: { intel: [], others: [] }, tried: [`${deps.platform}: no GPU detection`] };
+  if (layout.gpuDriver === 'display-driver') {
     const cim = await queryVideoControllers(deps);
     if (cim.found.length > 0) return { found: classifyWindows(cim.found), tried: cim.tried };
     const pnp = await queryPnpDisplayDevices(deps);

@@ -74,7 +74,7 @@ function prefixOf(vars: EnvVar[]): string {
 function renderSh(vars: EnvVar[], platform: TargetPlatform): string {
   // Git Bash reads PATH as POSIX paths joined by ':' (it converts PATH for Windows programs itself); INCLUDE, LIB
   // and the SDK path are read by Windows programs (MSVC, Python) as they are.
-  const msys = platform === 'win-x64';
+  const msys = layoutFor(platform).msysShell;
   const sepOf = (v: EnvVar) => (msys ? (v.name === 'PATH' ? ':' : ';') : layoutFor(platform).pathSep);
   const valueOf = (v: EnvVar) => (msys && v.name === 'PATH' ? msysPath(v.value) : v.value);
   const names = vars.map((v) => v.name);
@@ -341,7 +341,7 @@ export function renderEnv(vars: EnvVar[], shell: Shell, platform: TargetPlatform
  * unset where they still hold its value. `value` undefined means unset.
  */
 export function withoutPrefix(vars: EnvVar[], env: Record<string, string | undefined>, platform: TargetPlatform): { name: string; value?: string }[] {
-  const sep = layoutFor(platform).pathSep;
+  const { pathSep: sep, msysShell } = layoutFor(platform);
   const out: { name: string; value?: string }[] = [];
   for (const v of vars) {
     const current = env[v.name];
@@ -352,7 +352,7 @@ export function withoutPrefix(vars: EnvVar[], env: Record<string, string | undef
     }
     const ours = new Set([v.value, msysPath(v.value)]);
     // Git Bash holds a Windows prefix's PATH as ':'-joined POSIX paths (what env.sh wrote there).
-    const listSep = platform === 'win-x64' && v.name === 'PATH' && !current.includes(';') ? ':' : sep;
+    const listSep = msysShell && v.name === 'PATH' && !current.includes(';') ? ':' : sep;
     const split = current.split(listSep);
     const kept = split.filter((p) => !ours.has(p));
     if (kept.length === split.length) continue;

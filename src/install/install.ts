@@ -171,7 +171,7 @@ export async function installPlan(
     const l0 = plan.components.find((c) => c.zeLoader && c.status === 'planned');
     if (l0) {
       await writePkgConfig(staging, prefix, l0.version!);
-      for (const [rel, text] of Object.entries(levelZeroCMake(plan.platform === 'win-x64', l0.version!))) await staging.writeText(rel, text);
+      for (const [rel, text] of Object.entries(levelZeroCMake(layoutFor(plan.platform).zeLinkLibrary, l0.version!))) await staging.writeText(rel, text);
     }
     const receipt: Receipt = {
       schema: RECEIPT_SCHEMA,

@@ -2,6 +2,7 @@
 import { XpuError } from '../errors.js';
 import { formatOf } from '../formats/index.js';
 import type { Host } from '../host/types.js';
+import { layoutFor } from '../host/index.js';
 import type { CondaSourceSpec, PypiSourceSpec, SkippedPackage, SourceSpec } from '../manifest/schema.js';
 import { httpFor } from '../net/http.js';
 import { better, condaRecords, type CondaCandidate } from '../sources/conda.js';
@@ -73,7 +74,7 @@ interface CondaPick extends Candidate {
 function condaProvider(ctx: SourceContext, channels: string[], skip: Map<string, string>, notes: ClosureNotes): Provider<CondaPick> {
   const host = ctx.host;
   const cache = new Map<string, Promise<CondaPick[]>>();
-  const decided = (name: string) => host.platform === 'linux-x64' && DECIDED_RUNTIME.has(name);
+  const decided = (name: string) => layoutFor(host.platform).decidesRuntimeLibraries && DECIDED_RUNTIME.has(name);
   const read = (names: string[]): void => {
     const fresh = names.filter((n) => !cache.has(n) && !isVirtual(n));
     if (!fresh.length) return;
@@ -96,7 +97,7 @@ function condaProvider(ctx: SourceContext, channels: string[], skip: Map<string,
     async candidates(name) {
       if (isVirtual(name)) {
         const v = checkVirtual({ name, version: '' }, host);
-        return v.ok ? [{ name, version: host.platform === 'linux-x64' && name === '__glibc' ? host.glibc ?? '0' : '0' }] : [];
+        return v.ok ? [{ name, version: name === '__glibc' ? host.glibc ?? '0' : '0' }] : [];
       }
       read([name]);
       const records = await cache.get(name)!;
@@ -169,7 +170,7 @@ async function condaClosure(spec: CondaSourceSpec, r: Resolution, ctx: SourceCon
       ...(why.length && !root ? { requiredBy: why } : {}),
       ...(rec.depends?.length ? { depends: rec.depends } : {}),
       ...(rec.constrains?.length ? { constrains: rec.constrains } : {}),
-      ...(!root && DECIDED_RUNTIME.has(rec.name) && ctx.host.platform === 'linux-x64' ? { runtime: {} } : {}),
+      ...(!root && DECIDED_RUNTIME.has(rec.name) && layoutFor(ctx.host.platform).decidesRuntimeLibraries ? { runtime: {} } : {}),
     });
   }
   return { archives, notes: dedupe(notes), ...older(r, solved.get(r.archives[0]?.package ?? '')?.candidate.version, left) };

@@ -5,7 +5,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Deps } from '../deps.js';
 import { EnvVars, PROBE_ENV_PREFIXES } from '../env-names.js';
-import { nodeLayout } from '../host/index.js';
+import { nodeLayout, osLayout } from '../host/index.js';
 import type { Receipt } from '../install/receipt.js';
 import { VERSION } from '../version.js';
 
@@ -85,7 +85,7 @@ export async function proofInputs(
     extraEnv: receipt.extraEnv ?? {},
     env,
     drivers: await marks(driverCandidates(deps, receipt.extraEnv?.[EnvVars.ZE_ENABLE_ALT_DRIVERS])),
-    system: layout.renderNodes ? await linuxSystemMarks(deps.env) : undefined,
+    system: osLayout(deps.platform)?.renderNodes ? await linuxSystemMarks(deps.env) : undefined,
     ...extra,
   };
   return { key: createHash('sha256').update(JSON.stringify(parts)).digest('hex'), parts };

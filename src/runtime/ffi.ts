@@ -2,6 +2,7 @@
 import { createRequire } from 'node:module';
 import type Koffi from 'koffi';
 import { XpuError } from '../errors.js';
+import { nodeLayout } from '../host/index.js';
 import { loadDllSafely } from './win-dll.js';
 
 type KoffiModule = typeof Koffi;
@@ -87,7 +88,7 @@ export type Lib = ReturnType<KoffiModule['load']>;
  * PATH or the current directory; koffi then opens the module already loaded.
  */
 export function loadLibrary(path: string, opts: { dependencyDirs?: string[] } = {}): Lib {
-  if (process.platform === 'win32') {
+  if (nodeLayout(process.platform).loadLibrary === 'LoadLibraryExW') {
     const err = loadDllSafely(path, opts.dependencyDirs);
     if (err) {
       const why = err === 126 ? ' (a DLL it needs was not found)' : err === 193 ? ' (not a 64-bit Windows DLL)' : '';

@@ -1,6 +1,7 @@
 // Debian/Ubuntu archives through the machine's own apt: versions and SHA256 from apt-cache (fetch/apt.ts downloads them).
 import * as path from 'node:path';
 import { isDebianLike } from '../host/linux.js';
+import { layoutFor } from '../host/index.js';
 import type { AptSourceSpec } from '../manifest/schema.js';
 import { NotAvailable, type PlannedArchive, type Resolution, type SourceContext } from './types.js';
 import { inRange } from './version.js';
@@ -43,7 +44,7 @@ export function upstreamVersion(v: string): string {
 }
 
 export async function resolveApt(spec: AptSourceSpec, ctx: SourceContext): Promise<Resolution> {
-  if (!ctx.host.native || ctx.host.os !== 'linux' || !isDebianLike(ctx.host.distro)) {
+  if (!ctx.host.native || !layoutFor(ctx.host.platform).systemPackages || !isDebianLike(ctx.host.distro)) {
     throw new NotAvailable('apt is only used on a Debian or Ubuntu machine installing for itself');
   }
   const archives: PlannedArchive[] = [];

@@ -1,7 +1,7 @@
 // conda channels: repodata.json (v1, and v2 with info.base_url) for the platform's subdir and noarch.
 import { isUnreachable, XpuError } from '../errors.js';
 import { formatOf } from '../formats/index.js';
-import type { TargetPlatform } from '../host/types.js';
+import { layoutFor } from '../host/index.js';
 import type { CondaSourceSpec } from '../manifest/schema.js';
 import type { Http } from '../net/http.js';
 import { gatewayFor, scanBody } from './gateway.js';
@@ -42,7 +42,6 @@ export interface CondaCandidate extends RepodataRecord {
   url: string;
 }
 
-export const CONDA_SUBDIR: Record<TargetPlatform, string> = { 'linux-x64': 'linux-64', 'win-x64': 'win-64' };
 
 function joinUrl(base: string, file: string): string {
   return base.endsWith('/') ? base + file : `${base}/${file}`;
@@ -134,7 +133,7 @@ export async function condaRecords(ctx: SourceContext, channel: string, names: s
   const ch = channel.replace(/\/+$/, '');
   const gateway = ctx.gateway ?? gatewayFor(ctx.deps);
   const [arch, noarch] = await Promise.all([
-    gateway.condaRecords(ch, CONDA_SUBDIR[ctx.host.platform], names),
+    gateway.condaRecords(ch, layoutFor(ctx.host.platform).condaSubdir, names),
     gateway.condaRecords(ch, 'noarch', names, { optional: true }),
   ]);
   return [...arch, ...noarch];
@@ -142,7 +141,7 @@ export async function condaRecords(ctx: SourceContext, channel: string, names: s
 
 export async function resolveConda(spec: CondaSourceSpec, ctx: SourceContext): Promise<Resolution> {
   const channels = ctx.condaChannels?.length ? ctx.condaChannels : spec.channels;
-  const subdir = CONDA_SUBDIR[ctx.host.platform];
+  const subdir = layoutFor(ctx.host.platform).condaSubdir;
   const gateway = ctx.gateway ?? gatewayFor(ctx.deps);
   const misses: string[] = [];
   let unreachable: unknown;

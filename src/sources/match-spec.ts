@@ -1,5 +1,6 @@
 // conda match specs as repodata writes them (`umf ==1.0.2`, `level-zero >=1.20.2,<2.0a0`, `level-zero 1.8.12 h6ad65f8_0`), and virtual packages.
 import type { Host } from '../host/types.js';
+import { layoutFor } from '../host/index.js';
 import { compareConda, orders } from './order.js';
 
 export interface MatchSpec {
@@ -88,16 +89,7 @@ export const isVirtual = (name: string): boolean => name.startsWith('__');
  * undefined: specs on it are taken as met.
  */
 export function virtualPackages(host: Host): Map<string, { version?: string; build?: string }> {
-  const out = new Map<string, { version?: string; build?: string }>();
-  if (host.platform === 'linux-x64') {
-    out.set('__glibc', { version: host.glibc });
-    out.set('__linux', {});
-    out.set('__unix', {});
-  } else {
-    out.set('__win', {});
-  }
-  out.set('__archspec', { version: '1', build: 'x86_64' });
-  return out;
+  return new Map([...layoutFor(host.platform).condaVirtualPackages(host.glibc), ['__archspec', { version: '1', build: 'x86_64' }]]);
 }
 
 /** Whether the host meets a virtual package spec; the reason when it does not. */

@@ -1,5 +1,6 @@
 // PEP 508 dependency lines (`umf==1.0.*; sys_platform == "linux"`) and their environment markers, for a target platform.
 import type { TargetPlatform } from '../host/types.js';
+import { layoutFor } from '../host/index.js';
 
 export interface Pep508 {
   name: string;
@@ -39,12 +40,8 @@ export function requiresDistOf(metadata: string): string[] {
 export type MarkerEnv = Record<string, string | undefined>;
 
 export function markerEnvFor(platform: TargetPlatform, python?: { version: string }): MarkerEnv {
-  const win = platform === 'win-x64';
   return {
-    os_name: win ? 'nt' : 'posix',
-    sys_platform: win ? 'win32' : 'linux',
-    platform_system: win ? 'Windows' : 'Linux',
-    platform_machine: win ? 'AMD64' : 'x86_64',
+    ...layoutFor(platform).markers,
     platform_python_implementation: 'CPython',
     implementation_name: 'cpython',
     python_version: python?.version.split('.').slice(0, 2).join('.'),

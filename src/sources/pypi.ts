@@ -1,6 +1,7 @@
 // PyPI-style indexes: PEP 691 JSON and PEP 503 HTML simple pages, and the /pypi/<name>/json API; wheel tag choice.
 import { XpuError } from '../errors.js';
 import type { Host } from '../host/types.js';
+import { layoutFor } from '../host/index.js';
 import type { PypiSourceSpec } from '../manifest/schema.js';
 import type { Http } from '../net/http.js';
 import { gatewayFor } from './gateway.js';
@@ -133,19 +134,9 @@ export function parseWheelFilename(filename: string): WheelName | undefined {
   return { name: name!, version: version!, pythonTags: py!.split('.'), abiTags: abi!.split('.'), platformTags: plat!.split('.') };
 }
 
-const LEGACY_MANYLINUX: Record<string, [number, number]> = { manylinux1: [2, 5], manylinux2010: [2, 12], manylinux2014: [2, 17] };
-
 /** How well a platform tag fits the host: higher is better, undefined means it cannot be installed. */
 export function platformTagScore(tag: string, host: Host): number | undefined {
-  if (tag === 'any') return 0;
-  if (host.platform === 'win-x64') return tag === 'win_amd64' ? 1 : undefined;
-  const m = /^(manylinux1|manylinux2010|manylinux2014|manylinux_(\d+)_(\d+))_x86_64$/.exec(tag);
-  if (!m) return undefined;
-  const [maj, min] = m[2] ? [Number(m[2]), Number(m[3])] : LEGACY_MANYLINUX[m[1]!]!;
-  // Planning for another machine with no glibc to read: assume the manylinux_2_28 baseline.
-  const [gMaj, gMin] = (host.glibc ?? '2.28').split('.').map(Number) as [number, number];
-  if (maj > gMaj || (maj === gMaj && min > gMin)) return undefined;
-  return 1 + maj * 1000 + min;
+  return tag === 'any' ? 0 : layoutFor(host.platform).wheelTagScore(tag, host.glibc);
 }
 
 export function selectWheel(files: IndexFile[], project: string, host: Host, range?: string, constraints: readonly Constraint[] = []): IndexFile | undefined {

@@ -21,7 +21,7 @@ beforeAll(async () => {
   await fs.copyFile(path.join(SYSTEM_LIB, 'libze_loader.so.1.8.0'), path.join(prefix, 'lib', 'libze_loader.so.1.8.0'));
   await fs.symlink('libze_loader.so.1.8.0', path.join(prefix, 'lib', 'libze_loader.so.1'));
   await fs.symlink('libze_loader.so.1', path.join(prefix, 'lib', 'libze_loader.so'));
-  for (const [rel, text] of Object.entries({ ...levelZeroPc(prefix, '1.8.12'), ...levelZeroCMake(false, '1.8.12') })) {
+  for (const [rel, text] of Object.entries({ ...levelZeroPc(prefix, '1.8.12'), ...levelZeroCMake('libze_loader.so', '1.8.12') })) {
     await fs.mkdir(path.dirname(path.join(prefix, rel)), { recursive: true });
     await fs.writeFile(path.join(prefix, rel), text);
   }

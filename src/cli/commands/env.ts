@@ -3,7 +3,7 @@
 import * as path from 'node:path';
 import { EnvVars } from '../../env-names.js';
 import { XpuError } from '../../errors.js';
-import { defaultPrefix } from '../../host/index.js';
+import { defaultPrefix, nodeLayout } from '../../host/index.js';
 import { appendTo, CI_SHELLS, githubEnv, renderDotenv, resolveEnv, type CiShell } from '../../install/ci-env.js';
 import { renderEnv, renderUnset, SHELLS, withoutPrefix, type Shell } from '../../install/env.js';
 import { installedEnvVars } from '../../install/installed-env.js';
@@ -25,9 +25,10 @@ const SHELL_SYNTAX: Record<string, Shell> = {
 
 /** The syntax for the user's own shell: $SHELL's basename on Unix, PowerShell on Windows, sh when unknown. */
 export function shellFromEnv(env: Record<string, string | undefined>, platform: NodeJS.Platform): Shell {
-  if (platform === 'win32') return 'pwsh';
-  const name = path.basename(env.SHELL ?? '').replace(/\.exe$/, '');
-  return SHELL_SYNTAX[name] ?? 'sh';
+  const { userShellVar, defaultShell } = nodeLayout(platform);
+  if (!userShellVar) return defaultShell;
+  const name = path.basename(env[userShellVar] ?? '').replace(/\.exe$/, '');
+  return SHELL_SYNTAX[name] ?? defaultShell;
 }
 
 export function resolveShell(ctx: Pick<CommandContext, 'values' | 'positionals' | 'deps' | 'out'>): Shell {

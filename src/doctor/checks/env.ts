@@ -1,6 +1,6 @@
 // Check: environment variables that hide devices, change the driver list or crash the loader.
 import * as path from 'node:path';
-import { nodeLayout } from '../../host/index.js';
+import { osLayout } from '../../host/index.js';
 import { altDriversEntries, findEnvTraps, type EnvTrap } from '../../inspect/env-traps.js';
 import type { Check, DoctorContext } from '../types.js';
 import { EnvVars } from '../../env-names.js';
@@ -13,7 +13,7 @@ import { envCommandHint } from './shared.js';
  */
 async function shadowedPythonUr(ctx: DoctorContext): Promise<EnvTrap | undefined> {
   // Only LD_LIBRARY_PATH reaches into every program's loads this way; Windows' PATH loses to a DLL beside the program.
-  if (nodeLayout(ctx.deps.platform).libraryPathVar !== 'LD_LIBRARY_PATH') return undefined;
+  if (osLayout(ctx.deps.platform)?.libraryPathVar !== 'LD_LIBRARY_PATH') return undefined;
   const value = ctx.deps.env.LD_LIBRARY_PATH ?? '';
   const ours = path.join(ctx.prefix, 'lib');
   if (!value.split(':').includes(ours) || !(await ctx.deps.exists(path.join(ours, 'libur_loader.so.0')))) return undefined;
