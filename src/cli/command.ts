@@ -1,23 +1,8 @@
 // What a command's module receives and returns; its options, help and examples live in registry.ts.
-import type { Deps } from '../deps.js';
 import { XpuError } from '../errors.js';
-import type { Values } from './options.js';
-import type { Output } from './output.js';
+import type { Values } from './types.js';
 
-export type { Values } from './options.js';
-
-export interface CommandContext {
-  deps: Deps;
-  out: Output;
-  values: Values;
-  positionals: string[];
-}
-
-export interface Command {
-  name: string;
-  /** Returns the process exit code. */
-  run(ctx: CommandContext): Promise<number>;
-}
+export type { Command, CommandContext, Values } from './types.js';
 
 export function str(values: Values, key: string): string | undefined {
   const v = values[key];

@@ -3,11 +3,10 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { XpuError } from '../errors.js';
 import { nearest } from '../spelling.js';
-import type { CommandContext } from './command.js';
+import type { CommandContext, Values } from './types.js';
 
 export { editDistance, nearest } from '../spelling.js';
-
-export type Values = Record<string, string | boolean | string[] | undefined>;
+export type { Values } from './types.js';
 
 export interface OptionDef {
   /** Long name, without the leading `--`. */

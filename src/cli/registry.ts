@@ -1,17 +1,8 @@
 // Every command's option table, help, examples and exit codes; its code is imported only when it runs.
 import type { CommandSpec, Conflict, OptionDef } from './options.js';
 import { TARGET_PLATFORMS } from '../host/types.js';
+import { CACHE_ACTIONS, COMPLETION_SHELLS, DOCTOR_CHECK_IDS, PROBE_FORMATS, SHELL_NAMES, TRITON_ENV_SHELLS } from './choices.js';
 
-export const SHELL_NAMES = ['sh', 'bash', 'zsh', 'fish', 'pwsh', 'cmd', 'json', 'dotenv', 'github', 'lmod', 'tcl'] as const;
-/** Forms of `probe --format triton-env` that a child process sees. */
-export const TRITON_ENV_SHELLS = ['sh', 'fish', 'pwsh', 'dotenv', 'github'] as const;
-export const COMPLETION_SHELLS = ['bash', 'zsh', 'fish'] as const;
-export const PROBE_FORMATS = ['text', 'json', 'triton-env', 'pytorch'] as const;
-/** In report order; a unit test keeps this equal to the doctor's own list. */
-export const DOCTOR_CHECK_IDS = [
-  'platform', 'gpu', 'kernel-driver', 'render-node', 'user-driver', 'ze-loader', 'headers', 'sdk-path', 'ur', 'env',
-  'compiler', 'prefix', 'libraries', 'network', 'probe', 'triton-env', 'smoke',
-] as const;
 
 const prefixOption = (what: string): OptionDef => ({
   name: 'prefix',
@@ -255,8 +246,6 @@ const bundle: CommandSpec = {
   load: () => import('./commands/bundle.js'),
 };
 
-export const CACHE_ACTIONS = ['dir', 'size', 'clean'] as const;
-
 const cache: CommandSpec = {
   name: 'cache',
   summary: 'Print where the cache is and what it takes, or empty it (archives, index answers, plans, code cache).',
@@ -297,7 +286,8 @@ const completion: CommandSpec = {
     ['xpu-setup completion fish > ~/.config/fish/completions/xpu-setup.fish', 'fish'],
   ],
   exitCodes: [[0, 'printed'], [2, 'usage error']],
-  load: () => import('./commands/completion.js'),
+  // Handed the command list, so the completion module does not import this file.
+  load: async () => (await import('./commands/completion.js')).completionCommand(COMMANDS),
 };
 
 const help: CommandSpec = {

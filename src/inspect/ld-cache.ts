@@ -1,5 +1,14 @@
 // Reads glibc's /etc/ld.so.cache itself (old, new and combined formats), giving the rows `ldconfig -p` would print.
-import type { LdconfigEntry } from './ldconfig.js';
+
+/** One library the cache lists, as `ldconfig -p` prints it. */
+export interface LdconfigEntry {
+  name: string;
+  /** The flags in parentheses, e.g. "libc6,x86-64". */
+  flags: string;
+  /** True for 64-bit x86 entries (the only ones an x64 process can load). */
+  x64: boolean;
+  path: string;
+}
 
 const OLD_MAGIC = 'ld.so-1.7.0';
 const NEW_MAGIC = 'glibc-ld.so.cache';

@@ -2,16 +2,9 @@
 import { readFile } from 'node:fs/promises';
 import type { Deps } from '../deps.js';
 import type { Finding } from '../finding.js';
-import { parseLdCache } from './ld-cache.js';
+import { parseLdCache, type LdconfigEntry } from './ld-cache.js';
 
-export interface LdconfigEntry {
-  name: string;
-  /** The flags in parentheses, e.g. "libc6,x86-64". */
-  flags: string;
-  /** True for 64-bit x86 entries (the only ones an x64 process can load). */
-  x64: boolean;
-  path: string;
-}
+export type { LdconfigEntry } from './ld-cache.js';
 
 export const LD_SO_CACHE = '/etc/ld.so.cache';
 

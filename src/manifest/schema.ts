@@ -3,9 +3,9 @@ import { XpuError } from '../errors.js';
 import { TARGET_PLATFORMS, type TargetPlatform } from '../host/types.js';
 import { loadPep440 } from '../sources/pep440.js';
 import { isRange, rangeSyntax } from '../sources/version.js';
+import { SOURCE_KINDS, type SourceKind } from './source-kinds.js';
 
-export type SourceKind = 'conda' | 'pypi' | 'url' | 'apt';
-export const SOURCE_KINDS: readonly SourceKind[] = ['conda', 'pypi', 'url', 'apt'];
+export { SOURCE_KINDS, type SourceKind } from './source-kinds.js';
 
 /** Members under `from` (a path prefix; `*` matches one segment) land under `to` in the prefix. */
 export interface MapRule {

@@ -1,22 +1,10 @@
 // Native memory blocks for koffi calls: every struct is a byte block read and written at fixed offsets.
-import { createRequire } from 'node:module';
-import type Koffi from 'koffi';
 import { XpuError } from '../errors.js';
 import { nodeLayout } from '../host/index.js';
+import { koffi, type KoffiModule } from './koffi.js';
 import { loadDllSafely } from './win-dll.js';
 
-type KoffiModule = typeof Koffi;
-const loadNative = createRequire(import.meta.url);
-let koffiModule: KoffiModule | undefined;
-
-/**
- * koffi is a native addon: it is loaded on first use (a probe, a smoke run), never at start, and stays a separate
- * file outside the bundle.
- */
-export function koffi(): KoffiModule {
-  koffiModule ??= loadNative('koffi') as KoffiModule;
-  return koffiModule;
-}
+export { koffi } from './koffi.js';
 
 /** A zeroed block of native memory with little-endian accessors; free() it when done. */
 export class Block {

@@ -97,4 +97,28 @@ describe('import-graph', () => {
     expect(r.code).toBe(1);
     expect(r.err).toContain('forbidden edge: cache -> net: cache must not import net');
   });
+
+  it('fails on files that import each other round a circle, through types and import() too', async () => {
+    const r = run(await tree({
+      'cli/command.ts': "import type { Values } from './options.js';\n",
+      'cli/options.ts': "import type { CommandContext } from './command.js';\n",
+      'cli/registry.ts': "export const COMMANDS = [{ load: () => import('./commands/env.js') }];\n",
+      'cli/commands/env.ts': "import { SHELL_NAMES } from '../registry.js';\n",
+      'cli/main.ts': "import { COMMANDS } from './registry.js';\n",
+    }));
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('import cycle: cli/command.ts, cli/options.ts import each other round a circle');
+    expect(r.err).toContain('import cycle: cli/commands/env.ts, cli/registry.ts import each other round a circle');
+    expect(r.err).not.toContain('main.ts');
+  });
+
+  it('passes a tree without circles, and says when a listed circle is gone', async () => {
+    const clean = run(await tree({ 'cli/command.ts': "import type { Values } from './types.js';\n", 'cli/options.ts': "import type { Values } from './types.js';\n", 'cli/types.ts': '' }));
+    expect(clean.err).toBe('');
+    expect(clean.code).toBe(0);
+    const stale = run(await tree({ 'errors.ts': '' }), true);
+    const listed = [...stale.out.matchAll(/^known cycle: /gm)].length;
+    expect(stale.code).toBe(1);
+    expect([...stale.err.matchAll(/is listed in KNOWN_CYCLES but gone: remove it from the list/g)].length).toBe(listed);
+  });
 });

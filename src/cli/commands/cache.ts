@@ -7,7 +7,7 @@ import { defaultCacheDir } from '../../host/index.js';
 import { packagePath } from '../../package-dir.js';
 import { str, type Command } from '../command.js';
 import { nearest } from '../options.js';
-import { CACHE_ACTIONS } from '../registry.js';
+import { CACHE_ACTIONS } from '../choices.js';
 
 export function bytesText(n: number): string {
   const units = ['KiB', 'MiB', 'GiB', 'TiB'];

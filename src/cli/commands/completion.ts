@@ -1,11 +1,16 @@
 // `xpu-setup completion SHELL`: print the completion script for bash, zsh or fish.
 import { XpuError } from '../../errors.js';
-import type { CommandContext } from '../command.js';
+import type { Command, CommandContext } from '../command.js';
+import { COMPLETION_SHELLS } from '../choices.js';
 import { bashCompletion, fishCompletion, zshCompletion } from '../completion.js';
-import { nearest } from '../options.js';
-import { COMMANDS, COMPLETION_SHELLS } from '../registry.js';
+import { nearest, type CommandSpec } from '../options.js';
 
-export async function run({ positionals }: CommandContext): Promise<number> {
+/** The completion command, given the commands it completes. */
+export function completionCommand(commands: readonly CommandSpec[]): Command {
+  return { name: 'completion', run: (ctx) => run(ctx, commands) };
+}
+
+async function run({ positionals }: CommandContext, commands: readonly CommandSpec[]): Promise<number> {
   const shell = positionals[0];
   if (shell === undefined) {
     throw new XpuError('USAGE', 'completion needs the shell: bash, zsh or fish', { hints: ['example: xpu-setup completion bash'] });
@@ -16,6 +21,6 @@ export async function run({ positionals }: CommandContext): Promise<number> {
     const guess = nearest(shell, COMPLETION_SHELLS);
     throw new XpuError('USAGE', `no completion for "${shell}"`, { hints: [guess ? `did you mean ${guess}?` : `shells: ${COMPLETION_SHELLS.join(', ')}`] });
   }
-  process.stdout.write(make(COMMANDS));
+  process.stdout.write(make(commands));
   return 0;
 }

@@ -12,7 +12,7 @@ import { readPrefixState } from '../../install/prefix-state.js';
 import { hintShell, selfCommand, setupLine } from '../../hints.js';
 import { str, type Command, type CommandContext } from '../command.js';
 import { nearest } from '../options.js';
-import { SHELL_NAMES } from '../registry.js';
+import { SHELL_NAMES } from '../choices.js';
 
 /** Shell names people type, and the syntax each one reads. */
 const SHELL_SYNTAX: Record<string, Shell> = {

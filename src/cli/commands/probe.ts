@@ -7,7 +7,7 @@ import { hintShell } from '../../hints.js';
 import { probeInstalled } from '../../pipeline/probe.js';
 import { str, type Command } from '../command.js';
 import { nearest } from '../options.js';
-import { PROBE_FORMATS, TRITON_ENV_SHELLS } from '../registry.js';
+import { PROBE_FORMATS, TRITON_ENV_SHELLS } from '../choices.js';
 import { runtimeTarget } from '../runtime-prefix.js';
 
 export const probeCommand: Command = {

@@ -1,0 +1,19 @@
+// What a command's module receives and returns, and the parsed option values: the types command.ts, options.ts and
+// every command share, in a file that imports none of them.
+import type { Deps } from '../deps.js';
+import type { Output } from './output.js';
+
+export type Values = Record<string, string | boolean | string[] | undefined>;
+
+export interface CommandContext {
+  deps: Deps;
+  out: Output;
+  values: Values;
+  positionals: string[];
+}
+
+export interface Command {
+  name: string;
+  /** Returns the process exit code. */
+  run(ctx: CommandContext): Promise<number>;
+}
