@@ -17,6 +17,13 @@ export interface ExecOptions {
 
 export type Exec = (file: string, args: string[], opts?: ExecOptions) => Promise<ExecResult>;
 
+/** A short HTTP request's answer: reached (with the status), or the error that says why not. */
+export interface ReachAnswer {
+  ok: boolean;
+  status?: number;
+  error?: { message: string; code?: string; details?: Record<string, unknown> };
+}
+
 export interface Deps {
   platform: NodeJS.Platform;
   arch: string;
@@ -37,6 +44,11 @@ export interface Deps {
   /** True for a symbolic link (not followed). */
   isSymlink(path: string): Promise<boolean>;
   now(): number;
+  /**
+   * Whether `url` answers within `timeoutMs`, through the project's HTTP client with `env`'s proxy settings. Absent in
+   * a test double that scripts no network: what needs it then says it cannot ask.
+   */
+  reach?(url: string, timeoutMs: number, env: Record<string, string | undefined>): Promise<ReachAnswer>;
   /** How this process was started: the node binary and the script it ran (for hints that repeat the command). */
   started?: { node: string; script: string | undefined };
 }

@@ -1,7 +1,7 @@
 // The real side effects behind the Deps seam (processes, files, clock); only entry points and tests build one.
 import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs/promises';
-import type { Deps, Exec, ExecOptions, ExecResult } from './deps.js';
+import type { Deps, Exec, ExecOptions, ExecResult, ReachAnswer } from './deps.js';
 
 /** Output past this is a runaway program, not an answer: it is stopped rather than held in memory. */
 const MAX_OUTPUT = 64 * 1024 * 1024;
@@ -69,6 +69,14 @@ export function realDeps(): Deps {
   return {
     platform: process.platform,
     arch: process.arch,
+    // The HTTP client loads when the network is first asked, not at start.
+    reach: async (url, timeoutMs, env) => {
+      const r = await (await import('./net/http.js')).httpFor(env).reach(url, timeoutMs);
+      const out: ReachAnswer = { ok: r.ok };
+      if (r.status !== undefined) out.status = r.status;
+      if (r.error) out.error = { message: r.error.message, code: r.error.code, details: r.error.details };
+      return out;
+    },
     env: process.env,
     exec: realExec,
     readFile: (p) => fs.readFile(p, 'utf8').catch(() => undefined),

@@ -24,7 +24,7 @@ import { userDriverCheck } from './checks/user-driver.js';
 import { zeLoaderCheck } from './checks/ze-loader.js';
 import { Facts } from './facts.js';
 import { runChecks, summarize } from './runner.js';
-import { DOCTOR_SCHEMA, type Check, type DoctorContext, type DoctorReport, type DoctorServices } from './types.js';
+import { DOCTOR_SCHEMA, type Check, type DoctorContext, type DoctorReport, type IndexList } from './types.js';
 
 export * from './types.js';
 export { renderHuman, shouldColor } from './render.js';
@@ -76,7 +76,8 @@ export interface DoctorOptions {
   smoke?: boolean;
   verbose?: boolean;
   only?: string[];
-  services?: DoctorServices;
+  /** The index URLs setup would use here, for the network check when the prefix records none. */
+  indexes?: IndexList;
   /** Tests: a fake filesystem root, a fake receipt reader, other checks. */
   root?: string;
   readReceipt?: (prefix: string) => Promise<Receipt | undefined>;
@@ -94,7 +95,7 @@ export async function runDoctor(deps: Deps, opts: DoctorOptions = {}): Promise<D
     prefix,
     prefixExplicit: opts.prefix !== undefined,
     verbose: !!opts.verbose,
-    services: opts.services ?? {},
+    ...(opts.indexes ? { indexes: opts.indexes } : {}),
     facts: new Facts(deps, { root, prefix, readReceipt: opts.readReceipt }),
   };
   const results = await runChecks(checks, ctx, opts.timeoutMs);

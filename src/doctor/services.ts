@@ -1,6 +1,7 @@
 // Probe and smoke for the doctor, run as child processes of the CLI (`probe --json`, `smoke --json`) with the stack's
 // environment: a loader that crashes (e.g. on a bad ZE_ENABLE_ALT_DRIVERS) cannot take the doctor down with it.
 import type { Deps } from '../deps.js';
+import { packagePath } from '../package-dir.js';
 import { zeResultName } from '../runtime/ze-abi.js';
 import type { ProbeSummary, RuntimeRequest, SmokeSummary } from './types.js';
 
@@ -91,7 +92,11 @@ export function parseSmokeOutput(stdout: string, exitCode: number, stderr: strin
   throw new ChildCommandError(`smoke exited ${exitCode} without a JSON answer: ${stderr.trim().split('\n').slice(-1)[0] ?? ''}`);
 }
 
-async function runCli(deps: Deps, binPath: string, args: string[], req: RuntimeRequest, timeoutMs: number) {
+/** The CLI the doctor starts for the probe and the smoke test: this package's own. */
+export const CLI_BIN = packagePath('bin', 'xpu-setup.js');
+
+async function runCli(deps: Deps, args: string[], req: RuntimeRequest, timeoutMs: number) {
+  const binPath = CLI_BIN;
   const r = await deps.exec(process.execPath, [binPath, ...args, '--json', '--prefix', req.prefix], { env: req.env, timeoutMs });
   const lastLine = (t: string): string => t.trim().split('\n').slice(-1)[0] ?? '';
   if (r.failedToStart && /killed|SIG[A-Z]+/.test(r.failedToStart)) {
@@ -104,19 +109,14 @@ async function runCli(deps: Deps, binPath: string, args: string[], req: RuntimeR
   return r;
 }
 
-/** Probe and smoke services backed by the CLI at `binPath` (bin/xpu-setup.js). */
-export function childProcessRuntime(binPath: string): {
-  probe(req: RuntimeRequest): Promise<ProbeSummary>;
-  smoke(req: RuntimeRequest): Promise<SmokeSummary>;
-} {
-  return {
-    async probe(req) {
-      const r = await runCli(req.deps, binPath, ['probe'], req, 55_000);
-      return parseProbeOutput(r.stdout, r.exitCode, r.stderr);
-    },
-    async smoke(req) {
-      const r = await runCli(req.deps, binPath, ['smoke'], req, 170_000);
-      return parseSmokeOutput(r.stdout, r.exitCode, r.stderr);
-    },
-  };
+/** `xpu-setup probe --json` as a child process started through `req.deps.exec`, read as the doctor's summary. */
+export async function probeByCli(req: RuntimeRequest): Promise<ProbeSummary> {
+  const r = await runCli(req.deps, ['probe'], req, 55_000);
+  return parseProbeOutput(r.stdout, r.exitCode, r.stderr);
+}
+
+/** `xpu-setup smoke --json` the same way. */
+export async function smokeByCli(req: RuntimeRequest): Promise<SmokeSummary> {
+  const r = await runCli(req.deps, ['smoke'], req, 170_000);
+  return parseSmokeOutput(r.stdout, r.exitCode, r.stderr);
 }

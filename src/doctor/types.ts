@@ -1,6 +1,5 @@
-// The doctor's data: checks, their results, the versioned JSON report, and the services injected from outside.
+// The doctor's data: checks, their results, the versioned JSON report, and what the probe and smoke children answer.
 import type { Deps } from '../deps.js';
-import type { Attempt, Finding } from '../finding.js';
 import type { Facts } from './facts.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip' | 'error';
@@ -44,9 +43,6 @@ export interface Check {
   run(ctx: DoctorContext): Promise<CheckOutcome>;
 }
 
-/** A compiler finder's answer (src/build/compilers.ts answers with this shape). */
-export type CompilerFinding = Finding<{ via: string; path: string; version: string }[], Attempt>;
-
 export interface ProbeSummary {
   loaderPath?: string;
   /** zeInit's result by name, e.g. ZE_RESULT_SUCCESS or ZE_RESULT_ERROR_UNINITIALIZED. */
@@ -63,11 +59,7 @@ export interface SmokeSummary {
   details?: Record<string, unknown>;
 }
 
-export interface ReachAnswer {
-  ok: boolean;
-  status?: number;
-  error?: { message: string; code?: string; details?: Record<string, unknown> };
-}
+export type { ReachAnswer } from '../deps.js';
 
 export interface RuntimeRequest {
   deps: Deps;
@@ -76,16 +68,8 @@ export interface RuntimeRequest {
   env: Record<string, string | undefined>;
 }
 
-/** What the doctor needs from other stages; a missing service makes its check "skip". */
-export interface DoctorServices {
-  findCompiler?(deps: Deps): Promise<CompilerFinding>;
-  probe?(req: RuntimeRequest): Promise<ProbeSummary>;
-  smoke?(req: RuntimeRequest): Promise<SmokeSummary>;
-  /** A short HTTP reachability test through the project's HTTP module. */
-  reach?(url: string, timeoutMs: number, env: Record<string, string | undefined>): Promise<ReachAnswer>;
-  /** The index URLs setup would use. */
-  indexes?(deps: Deps): Promise<string[]>;
-}
+/** The index URLs setup would use on this machine (the CLI knows its option and manifest rules). */
+export type IndexList = (deps: Deps) => Promise<string[]>;
 
 export interface DoctorContext {
   deps: Deps;
@@ -95,7 +79,8 @@ export interface DoctorContext {
   /** True when the user named the prefix with --prefix. */
   prefixExplicit: boolean;
   verbose: boolean;
-  services: DoctorServices;
+  /** Absent: the network check has no default indexes to try. */
+  indexes?: IndexList;
   facts: Facts;
 }
 

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { createDoctorCommand } from '../../src/cli/commands/doctor.js';
+import { doctorCommand } from '../../src/cli/commands/doctor.js';
 import { Output } from '../../src/cli/output.js';
 import { realDeps } from '../../src/real-deps.js';
 import type { DoctorReport } from '../../src/doctor/index.js';
@@ -33,7 +33,7 @@ describe('doctor on this machine (Debian 12, no Intel GPU, Debian libze1 1.8.12)
     try {
       const deps = realDeps();
       const out = new Output({ json: true, quiet: false, verbose: false }, deps.env);
-      code = await createDoctorCommand().run({ deps, out, values: { json: true, check: OFFLINE_CHECKS, prefix: emptyPrefix }, positionals: [] });
+      code = await doctorCommand.run({ deps, out, values: { json: true, check: OFFLINE_CHECKS, prefix: emptyPrefix }, positionals: [] });
     } finally {
       spy.mockRestore();
     }

@@ -7,10 +7,10 @@ import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Deps } from '../../src/deps.js';
 import { realDeps } from '../../src/real-deps.js';
-import { runDoctor, type DoctorOptions, type DoctorReport, type DoctorServices } from '../../src/doctor/index.js';
+import { runDoctor, type DoctorOptions, type DoctorReport } from '../../src/doctor/index.js';
 import { reachHint } from '../../src/doctor/checks/network.js';
 import { RECEIPT_NAME, type Receipt } from '../../src/install/receipt.js';
-import { fakeDeps, ok } from '../fixtures/detect/fake-deps.js';
+import { cliChild, fakeDeps, ok } from '../fixtures/detect/fake-deps.js';
 import { ARC_A770_I915, ARC_B580_UNBOUND, buildTree, NO_GPU, NVIDIA_ONLY } from '../fixtures/detect/sysfs-trees.js';
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'xpu-doctor-'));
@@ -71,9 +71,10 @@ describe('GPU, kernel driver and device node (Linux)', () => {
   it('no GPU, with the CPU reference driver selected: the GPU check says so and warns (exit 0, 1 with --strict), the GPU driver is not asked for, and the probe says the stack works on it', async () => {
     const root = buildTree(NO_GPU);
     const ref = '/opt/xpu/lib/libze_xpu_refdriver.so';
-    const fakeProbe: DoctorServices['probe'] = async () => ({ loaderPath: '/opt/xpu/lib/libze_loader.so.1', init: 'ZE_RESULT_SUCCESS (0x0)', devices: [{ name: 'xpu-setup CPU reference device (PoCL)', type: 'cpu' }] });
+    // What `xpu-setup probe --json` prints for the reference device.
+    const exec = cliChild({ probe: { ok: true, loader: { path: '/opt/xpu/lib/libze_loader.so.1' }, zeInit: 0, devices: [{ name: 'xpu-setup CPU reference device (PoCL)', type: 'cpu' }] } });
     const checks = ['gpu', 'kernel-driver', 'render-node', 'user-driver', 'probe'];
-    const r = await run(fakeDeps({ env: { ZE_ENABLE_ALT_DRIVERS: ref } }), checks, { root, services: { probe: fakeProbe } });
+    const r = await run(fakeDeps({ env: { ZE_ENABLE_ALT_DRIVERS: ref }, exec }), checks, { root });
     expect(get(r, 'gpu')).toMatchObject({
       status: 'warn',
       message: `no Intel GPU found (no display device at all). ZE_ENABLE_ALT_DRIVERS (this environment) selects the CPU reference driver ${ref}, so the stack is judged on it; \`--smoke\` runs a kernel there`,
@@ -85,7 +86,7 @@ describe('GPU, kernel driver and device node (Linux)', () => {
       message: `the stack works on the CPU reference driver ${ref} (environment), not on an Intel GPU: xpu-setup CPU reference device (PoCL) (cpu)`,
     });
     expect(r.summary.exit_code).toBe(0);
-    const strict = await run(fakeDeps({ env: { ZE_ENABLE_ALT_DRIVERS: ref } }), checks, { root, services: { probe: fakeProbe }, strict: true });
+    const strict = await run(fakeDeps({ env: { ZE_ENABLE_ALT_DRIVERS: ref }, exec }), checks, { root, strict: true });
     expect(strict.summary.exit_code).toBe(1);
     // Without the reference driver, no GPU stays a failure, and the GPU driver is asked for.
     const plain = await run(fakeDeps(), ['gpu', 'user-driver'], { root });
@@ -96,8 +97,10 @@ describe('GPU, kernel driver and device node (Linux)', () => {
   });
 
   it('a probe that finds nothing fails with the loader and zeInit result', async () => {
-    const fakeProbe: DoctorServices['probe'] = async () => ({ loaderPath: '/usr/lib/x86_64-linux-gnu/libze_loader.so.1', init: 'ZE_RESULT_ERROR_UNINITIALIZED (0x78000001)', devices: [] });
-    const r = await run(fakeDeps(), ['probe'], { services: { probe: fakeProbe } });
+    // The CLI's "no device" error keeps the probe report in its details.
+    const report = { loader: { path: '/usr/lib/x86_64-linux-gnu/libze_loader.so.1' }, zeInit: 0x78000001, devices: [] };
+    const exec = cliChild({ probe: { ok: false, error: { code: 'NO_DEVICE', message: 'no Level Zero driver', details: { report } } } });
+    const r = await run(fakeDeps({ exec }), ['probe']);
     expect(get(r, 'probe')).toMatchObject({ status: 'fail', message: 'the loader /usr/lib/x86_64-linux-gnu/libze_loader.so.1 found no device (zeInit: ZE_RESULT_ERROR_UNINITIALIZED (0x78000001))' });
   });
 });
@@ -316,9 +319,9 @@ describe('environment, compiler, receipt, network', () => {
   });
 
   it('no compiler: warn, with every attempt in the details', async () => {
-    const fakeFinder: DoctorServices['findCompiler'] = async () => ({ found: [], tried: [{ what: 'CC', result: 'not found' }, { what: 'gcc', result: 'not found' }] });
-    const r = await run(fakeDeps(), ['compiler'], { services: { findCompiler: fakeFinder } });
-    expect(get(r, 'compiler')).toMatchObject({ status: 'warn', details: { tried: ['CC: not found', 'gcc: not found'] } });
+    // A machine with an empty PATH and no CC: every GNU name is looked for and missed.
+    const r = await run(fakeDeps({ env: { CC: 'gcc-13' } }), ['compiler']);
+    expect(get(r, 'compiler')).toMatchObject({ status: 'warn', details: { tried: ['CC (gcc-13): not found (not on PATH)', 'cc (cc): not found (not on PATH)', 'gcc (gcc): not found (not on PATH)', 'clang (clang): not found (not on PATH)', 'icx (icx): not found (not on PATH)'] } });
   });
 
   it('receipt: names changed and missing files; all matching is ok', async () => {
@@ -410,7 +413,7 @@ describe('environment, compiler, receipt, network', () => {
 
   it('checks the indexes the receipt records (a mirror), not the public defaults', async () => {
     const asked: string[] = [];
-    const fakeReach: DoctorServices['reach'] = async (url) => {
+    const fakeReach: Deps['reach'] = async (url) => {
       asked.push(url);
       return { ok: true, status: 200 };
     };
@@ -421,8 +424,8 @@ describe('environment, compiler, receipt, network', () => {
         { name: 'unified-runtime', version: '2025.2', source: 'pypi http://mirror.lan/simple', notes: [] },
       ],
     } as unknown as Receipt;
-    const r = await run(fakeDeps(), ['network'], {
-      services: { reach: fakeReach, indexes: async () => ['https://conda.anaconda.org/conda-forge/'] },
+    const r = await run(fakeDeps({ reach: fakeReach }), ['network'], {
+      indexes: async () => ['https://conda.anaconda.org/conda-forge/'],
       readReceipt: async () => receipt,
     });
     expect(asked).toEqual(['http://mirror.lan/conda-forge/', 'http://mirror.lan/simple/']);
@@ -430,11 +433,11 @@ describe('environment, compiler, receipt, network', () => {
   });
 
   it('unreachable indexes warn with proxy and TLS hints', async () => {
-    const fakeReach: DoctorServices['reach'] = async (url) =>
+    const fakeReach: Deps['reach'] = async (url) =>
       url.includes('conda')
         ? { ok: false, error: { message: `cannot reach ${url} (ENOTFOUND)`, code: 'NETWORK', details: { code: 'ENOTFOUND' } } }
         : { ok: true, status: 200 };
-    const r = await run(fakeDeps(), ['network'], { services: { reach: fakeReach, indexes: async () => ['https://conda.anaconda.org/conda-forge/', 'https://pypi.org/simple/'] } });
+    const r = await run(fakeDeps({ reach: fakeReach }), ['network'], { indexes: async () => ['https://conda.anaconda.org/conda-forge/', 'https://pypi.org/simple/'] });
     expect(get(r, 'network')).toMatchObject({
       status: 'warn',
       message: 'cannot reach https://conda.anaconda.org/conda-forge/ (ENOTFOUND): setup cannot download from there',
@@ -444,8 +447,11 @@ describe('environment, compiler, receipt, network', () => {
     expect(reachHint({ ok: false, error: { message: 'x', details: { code: 'UND_ERR_CONNECT_TIMEOUT' } } }, true)).toMatch(/check HTTPS_PROXY and NO_PROXY/);
   });
 
-  it('services that are not provided make their checks skip', async () => {
-    const r = await run(fakeDeps(), ['compiler', 'network', 'probe', 'smoke']);
-    expect(r.checks.map((c) => c.status)).toEqual(['skip', 'skip', 'skip', 'skip']);
+  it('the probe and smoke checks start the CLI through deps.exec; with no network to ask, the network check skips', async () => {
+    const r = await run(fakeDeps(), ['network', 'probe', 'smoke'], { indexes: async () => ['https://pypi.org/simple/'] });
+    expect(r.checks.map((c) => c.status)).toEqual(['skip', 'fail', 'fail']);
+    expect(get(r, 'probe').message).toMatch(/^the probe failed: could not run \S+xpu-setup\.js: spawn \S+ ENOENT$/);
+    const smoke = await run(fakeDeps({ exec: cliChild({ smoke: { ok: true, kernel: 'vector_add', device: 'dev', deviceType: 'cpu', checked: 1024 } }) }), ['smoke']);
+    expect(get(smoke, 'smoke')).toMatchObject({ status: 'ok', message: 'vector_add on dev (cpu): 1024 values correct' });
   });
 });

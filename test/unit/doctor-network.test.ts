@@ -1,9 +1,9 @@
-// The doctor's network check with the real reach() (the CLI's own services) against servers and proxies on 127.0.0.1.
+// The doctor's network check with the real reach() (real-deps' HTTP client) against servers and proxies on 127.0.0.1.
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultDoctorServices } from '../../src/cli/commands/doctor.js';
+import { realDeps } from '../../src/real-deps.js';
 import { runDoctor } from '../../src/doctor/index.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
 import { deadPort, startFaultyServer, startForwardProxy, type FaultyServer } from '../support/faulty-server.js';
@@ -21,8 +21,7 @@ afterAll(async () => {
 });
 
 async function networkCheck(env: Record<string, string>, urls: string[]) {
-  const { reach } = defaultDoctorServices();
-  const r = await runDoctor(fakeDeps({ env }), { only: ['network'], prefix, services: { reach, indexes: async () => urls } });
+  const r = await runDoctor(fakeDeps({ env, reach: realDeps().reach }), { only: ['network'], prefix, indexes: async () => urls });
   return r.checks.find((c) => c.id === 'network')!;
 }
 

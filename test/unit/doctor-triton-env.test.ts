@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { effectiveTriton, tritonDifferences, tritonFromEnvJson } from '../../src/doctor/checks/triton-env.js';
-import { runDoctor, type DoctorServices } from '../../src/doctor/index.js';
-import { fakeDeps, ok } from '../fixtures/detect/fake-deps.js';
+import { runDoctor } from '../../src/doctor/index.js';
+import { cliChild, fakeDeps, ok } from '../fixtures/detect/fake-deps.js';
 
 const envJson = (vars: { name: string; value: string }[]) => JSON.stringify({ schema: 1, separator: ':', vars: vars.map((v) => ({ ...v, mode: 'set' })) });
 const files = (arch: string | undefined, extensions: string[] | undefined) => ({ ...(arch ? { arch } : {}), ...(extensions ? { extensions } : {}) });
@@ -58,13 +58,14 @@ describe('the triton-env check', () => {
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
   const prefix = path.join(tmp, 'prefix');
   // Test double: the device a probe would find (a PVC whose SYCL answer Triton 3.4 parses).
-  const pvcProbe: DoctorServices = { probe: async () => ({ devices: [{ name: 'pvc', type: 'gpu' }], tritonEnv: { arch: 'pvc', extensions: ['x'], sycl: 'intel_gpu_pvc' } }) };
+  const pvcProbe = cliChild({ probe: { ok: true, devices: [{ name: 'pvc', type: 'gpu' }], tritonEnv: { arch: 'pvc', extensions: ['x'], sycl: 'intel_gpu_pvc' } } });
   const pythonWith = (version: string) => (file: string) => (file === 'python3'
     ? ok(`xpu-setup-dists {"python": "/usr/bin/python3", "version": "3.11.2", "dists": {"pytorch-triton-xpu": "${version}"}}\n`) : undefined);
-  const check = async (env: Record<string, string>, version: string, services = pvcProbe) => {
+  const check = async (env: Record<string, string>, version: string) => {
     mkdirSync(prefix, { recursive: true });
     writeFileSync(path.join(prefix, 'env.json'), envJson([{ name: 'TRITON_INTEL_DEVICE_ARCH', value: 'pvc' }, { name: 'TRITON_INTEL_DEVICE_EXTENSIONS', value: 'x' }]));
-    const r = await runDoctor({ ...fakeDeps({ env, exec: pythonWith(version) }), started: undefined }, { only: ['triton-env'], prefix, services, smoke: true });
+    const exec = (file: string, args: string[]) => pythonWith(version)(file) ?? pvcProbe(file, args);
+    const r = await runDoctor({ ...fakeDeps({ env, exec }), started: undefined }, { only: ['triton-env'], prefix, smoke: true });
     return r.checks.find((c) => c.id === 'triton-env')!;
   };
 

@@ -1,20 +1,14 @@
 // `xpu-setup doctor`: what is wrong with this machine's Intel GPU stack and how to fix it; --json for machines.
-import { findCompilers } from '../../build/compilers.js';
 import type { Deps } from '../../deps.js';
-import { renderHuman, runDoctor, shouldColor, type DoctorServices } from '../../doctor/index.js';
-import { childProcessRuntime } from '../../doctor/services.js';
+import { renderHuman, runDoctor, shouldColor } from '../../doctor/index.js';
 import { isXpuError } from '../../errors.js';
 import { runningPlatform } from '../../host/index.js';
 import { loadManifests } from '../../manifest/load.js';
-import { httpFor } from '../../net/http.js';
-import { packagePath } from '../../package-dir.js';
 import { list, str, type Command, type CommandContext } from '../command.js';
 import { parsePlanOptions } from '../setup-options.js';
 
 /** Exit code when the doctor itself could not run (as opposed to finding problems: 1). */
 export const EXIT_DOCTOR_BROKEN = 3;
-
-const BIN = packagePath('bin', 'xpu-setup.js');
 
 /**
  * The index roots setup would contact for this platform when the prefix records none: the manifests' conda channels
@@ -37,50 +31,29 @@ async function manifestIndexes(deps: Deps): Promise<string[]> {
   return [...urls];
 }
 
-export function defaultDoctorServices(): DoctorServices {
-  const runtime = childProcessRuntime(BIN);
-  return {
-    findCompiler: (deps) => findCompilers(deps, 'c'),
-    reach: async (url, timeoutMs, env) => {
-      const r = await httpFor(env).reach(url, timeoutMs);
-      const out: Awaited<ReturnType<NonNullable<DoctorServices['reach']>>> = { ok: r.ok };
-      if (r.status !== undefined) out.status = r.status;
-      if (r.error) out.error = { message: r.error.message, code: r.error.code, details: r.error.details };
-      return out;
-    },
-    indexes: manifestIndexes,
-    probe: runtime.probe,
-    smoke: runtime.smoke,
-  };
-}
-
-export function createDoctorCommand(services: DoctorServices = defaultDoctorServices()): Command {
-  return {
-    name: 'doctor',
-    async run({ deps, out, values }) {
-      const opts = {
-        prefix: str(values, 'prefix'),
-        strict: !!values.strict,
-        smoke: !!values.smoke,
-        verbose: !!values.verbose,
-        only: list(values, 'check'),
-        services,
-      };
-      let report;
-      try {
-        report = await runDoctor(deps, opts);
-      } catch (e) {
-        if (isXpuError(e, 'USAGE')) throw e;
-        out.error(e);
-        return EXIT_DOCTOR_BROKEN;
-      }
-      if (out.opts.json) out.json(report);
-      else out.result(renderHuman(report, { color: shouldColor(process.stdout.isTTY, deps.env), verbose: opts.verbose, quiet: out.opts.quiet, strict: opts.strict }));
-      return report.summary.exit_code;
-    },
-  };
-}
-
-export const doctorCommand: Command = createDoctorCommand();
+export const doctorCommand: Command = {
+  name: 'doctor',
+  async run({ deps, out, values }) {
+    const opts = {
+      prefix: str(values, 'prefix'),
+      strict: !!values.strict,
+      smoke: !!values.smoke,
+      verbose: !!values.verbose,
+      only: list(values, 'check'),
+      indexes: manifestIndexes,
+    };
+    let report;
+    try {
+      report = await runDoctor(deps, opts);
+    } catch (e) {
+      if (isXpuError(e, 'USAGE')) throw e;
+      out.error(e);
+      return EXIT_DOCTOR_BROKEN;
+    }
+    if (out.opts.json) out.json(report);
+    else out.result(renderHuman(report, { color: shouldColor(process.stdout.isTTY, deps.env), verbose: opts.verbose, quiet: out.opts.quiet, strict: opts.strict }));
+    return report.summary.exit_code;
+  },
+};
 
 export const run = (ctx: CommandContext): Promise<number> => doctorCommand.run(ctx);

@@ -1,4 +1,5 @@
 // Check: a C compiler is available to build the runtime addon; --verbose lists every place the finder looked.
+import { findCompilers } from '../../build/compilers.js';
 import { nodeLayout } from '../../host/index.js';
 import { describeTried } from '../../finding.js';
 import type { Check } from '../types.js';
@@ -8,9 +9,7 @@ export const compilerCheck: Check = {
   title: 'C compiler',
   group: 'toolchain',
   async run(ctx) {
-    const find = ctx.services.findCompiler;
-    if (!find) return { status: 'skip', message: 'no compiler finder available in this build' };
-    const r = await find(ctx.deps);
+    const r = await findCompilers(ctx.deps, 'c');
     const tried = describeTried(r.tried);
     const details = { found: r.found, tried };
     const c = r.found[0];

@@ -60,7 +60,8 @@ export const networkCheck: Check = {
   title: 'Package indexes reachable',
   group: 'toolchain',
   async run(ctx) {
-    const { reach, indexes } = ctx.services;
+    const { indexes } = ctx;
+    const reach = ctx.deps.reach;
     if (!reach || !indexes) return { status: 'skip', message: 'no network client available in this build' };
     const { receipt } = await ctx.facts.receipt();
     const recorded = receiptIndexes(receipt);

@@ -1,4 +1,5 @@
 // Check (--smoke): the loader finds a driver and devices; names the CPU reference driver when that is what answers.
+import { probeByCli } from '../services.js';
 import type { Check } from '../types.js';
 import { activeReferenceDriver, stackEnv } from './shared.js';
 
@@ -9,12 +10,10 @@ export const probeCheck: Check = {
   smokeOnly: true,
   timeoutMs: 60_000,
   async run(ctx) {
-    const probe = ctx.services.probe;
-    if (!probe) return { status: 'skip', message: 'no probe available in this build' };
     const env = await stackEnv(ctx);
     let p;
     try {
-      p = await probe({ deps: ctx.deps, prefix: ctx.prefix, env });
+      p = await probeByCli({ deps: ctx.deps, prefix: ctx.prefix, env });
     } catch (e) {
       const err = e as Error & { hints?: string[] };
       return { status: 'fail', message: `the probe failed: ${err.message}`, fix: err.hints?.[0] ?? 'see the loader and driver checks above' };

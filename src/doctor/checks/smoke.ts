@@ -1,4 +1,5 @@
 // Check (--smoke): a SPIR-V kernel runs and computes the right answer.
+import { smokeByCli } from '../services.js';
 import type { Check } from '../types.js';
 import { activeReferenceDriver, stackEnv } from './shared.js';
 
@@ -9,12 +10,10 @@ export const smokeCheck: Check = {
   smokeOnly: true,
   timeoutMs: 180_000,
   async run(ctx) {
-    const smoke = ctx.services.smoke;
-    if (!smoke) return { status: 'skip', message: 'no smoke test available in this build' };
     const env = await stackEnv(ctx);
     let r;
     try {
-      r = await smoke({ deps: ctx.deps, prefix: ctx.prefix, env });
+      r = await smokeByCli({ deps: ctx.deps, prefix: ctx.prefix, env });
     } catch (e) {
       const err = e as Error & { hints?: string[] };
       return { status: 'fail', message: `the smoke test failed: ${err.message}`, fix: err.hints?.[0] ?? 'see the device probe above' };

@@ -1,6 +1,7 @@
 // Check (--smoke): the TRITON_INTEL_DEVICE_ARCH / _EXTENSIONS a Triton started from this shell reads (the shell's
 // exports, else the env files) still describe the live device, and which of them the installed Triton reads.
 import * as path from 'node:path';
+import { probeByCli } from '../services.js';
 import type { Check } from '../types.js';
 import { EnvVars } from '../../env-names.js';
 import { MIN_TRITON, installedTriton, tritonReads } from '../../caps/triton.js';
@@ -85,15 +86,13 @@ export const tritonEnvCheck: Check = {
   smokeOnly: true,
   timeoutMs: 60_000,
   async run(ctx) {
-    const probe = ctx.services.probe;
-    if (!probe) return { status: 'skip', message: 'no probe available in this build' };
     const envJson = path.join(ctx.prefix, 'env.json');
     const files = tritonFromEnvJson(await ctx.deps.readFile(envJson));
     const eff = effectiveTriton(ctx.deps.env, files);
     if (!files && !eff.arch && !eff.extensions) return { status: 'skip', message: `no ${envJson} and no Triton variable in this shell: nothing to compare` };
     let live;
     try {
-      live = (await probe({ deps: ctx.deps, prefix: ctx.prefix, env: await stackEnv(ctx) })).tritonEnv;
+      live = (await probeByCli({ deps: ctx.deps, prefix: ctx.prefix, env: await stackEnv(ctx) })).tritonEnv;
     } catch (e) {
       return { status: 'skip', message: `the probe failed, so the device is not known: ${(e as Error).message}` };
     }
