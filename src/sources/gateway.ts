@@ -13,7 +13,7 @@ import { CachingHttp, type BodyMeta, type IndexStats } from './http-cache.js';
 import { parseProjectPage, projectPageRequest, type IndexFile } from './pypi.js';
 import { RepodataScanner } from './repodata-scan.js';
 import { readRemoteWheelMetadata } from './wheel-metadata.js';
-import { decodeShardIndex, decompressShardIndex, parseShard, SHARD_INDEX_FILE, shardUrl, shardUrls, type ShardIndex, type ShardIndexInfo } from './shards.js';
+import { decodeShardIndex, decompressShardIndex, parseShard, readShardIndex, SHARD_INDEX_FILE, shardUrl, shardUrls, type ShardIndex, type ShardIndexInfo } from './shards.js';
 
 export interface GatewayOptions {
   /** The download cache directory; the index cache is its `index/` folder. None: nothing is kept across runs. */
@@ -116,17 +116,16 @@ export class Gateway {
           return new ShardLookups(this, url, meta.sha256, kept);
         }
       }
-      const parts: Buffer[] = [];
-      for await (const c of body) parts.push(c as Buffer);
-      const bytes = Buffer.concat(parts);
+      const { bytes, raw } = await readShardIndex(body, url);
       const sha = meta.sha256 ?? createHash('sha256').update(bytes).digest('hex');
-      const index = await this.decodedShardIndex(url, sha, bytes);
+      const index = await decodeShardIndex(raw, url);
+      await this.cache?.putDerived(sha, 'msgpack', raw).catch(() => undefined);
       return new ShardLookups(this, url, sha, { info: index.info, shards: {} }, index);
     });
   }
 
-  /** The shard index whose body has this sha256: decompressed from `bytes`, the kept decompressed form, or the kept body. */
-  async decodedShardIndex(url: string, sha: string, bytes?: Buffer): Promise<ShardIndex> {
+  /** The shard index whose body has this sha256: its kept decompressed form, or its kept body decompressed again. */
+  async decodedShardIndex(url: string, sha: string): Promise<ShardIndex> {
     const kept = await this.cache?.readDerived(sha, 'msgpack');
     if (kept) {
       try {
@@ -135,7 +134,7 @@ export class Gateway {
         // damaged: decompressed again below
       }
     }
-    bytes ??= await this.cache?.readBody(sha).catch(() => undefined);
+    let bytes = await this.cache?.readBody(sha).catch(() => undefined);
     if (!bytes) {
       // The body went away since this run found it (a `cache clean` in between): fetched again, whatever it is now.
       bytes = (await this.client.bytes(url)).bytes;

@@ -1,7 +1,8 @@
 // Sharded conda repodata (CEP-16): the shard index (package name -> sha256 of its shard) and the shards themselves,
 // msgpack documents whose records are those of repodata.json with sha256 and md5 as bytes.
 import { XpuError } from '../errors.js';
-import { zstdDecompressBytes } from '../formats/decompress.js';
+import type { Readable } from 'node:stream';
+import { zstdDecompressBytes, zstdDecompressor } from '../formats/decompress.js';
 import type { Repodata, RepodataRecord } from './conda.js';
 
 export const SHARD_INDEX_FILE = 'repodata_shards.msgpack.zst';
@@ -78,6 +79,37 @@ export async function parseShardIndex(bytes: Uint8Array, url: string): Promise<S
 export async function decompressShardIndex(bytes: Uint8Array, url: string): Promise<Buffer> {
   try {
     return await zstdDecompressBytes(bytes);
+  } catch (e) {
+    throw bad(url, (e as Error).message, e);
+  }
+}
+
+/**
+ * A shard index's body as it arrives, and its decompressed bytes: the decompressor (the zstd program on Node 20) starts
+ * while the index downloads and is done soon after its last byte, instead of starting then.
+ */
+export async function readShardIndex(body: Readable, url: string): Promise<{ bytes: Buffer; raw: Buffer }> {
+  const d = await zstdDecompressor();
+  const out: Buffer[] = [];
+  const decoded = (async () => {
+    for await (const c of d) out.push(c as Buffer);
+    return Buffer.concat(out);
+  })();
+  decoded.catch(() => undefined);
+  const parts: Buffer[] = [];
+  try {
+    for await (const c of body) {
+      parts.push(c as Buffer);
+      // A decompressor that failed takes no more: its error is told below.
+      if (!d.write(c)) await Promise.race([new Promise((r) => d.once('drain', r)), decoded.catch(() => undefined)]);
+    }
+    d.end();
+  } catch (e) {
+    d.destroy();
+    throw e;
+  }
+  try {
+    return { bytes: Buffer.concat(parts), raw: await decoded };
   } catch (e) {
     throw bad(url, (e as Error).message, e);
   }

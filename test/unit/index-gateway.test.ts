@@ -160,6 +160,13 @@ describe('sharded repodata', () => {
     expect(seen).toEqual([]);
   });
 
+  it('refuses a shard index that is not zstd-compressed msgpack, naming it', async () => {
+    await shardedSubdir('linux-64', { 'level-zero': [record('level-zero', '1.20.6')] });
+    routes['/ch/linux-64/repodata_shards.msgpack.zst'] = { body: Buffer.alloc(200_000, 0x55) };
+    const err = await run().condaRecords(`${base}/ch`, 'linux-64', ['level-zero']).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'BAD_INDEX', message: expect.stringContaining(`${base}/ch/linux-64/repodata_shards.msgpack.zst is not a conda shard index`) });
+  });
+
   it('reads the full repodata.json.zst only when there is no shard index', async () => {
     await fullRepodata('linux-64', ['level-zero', 'other']);
     const gw = run();
