@@ -345,7 +345,10 @@ class ShardedReader implements SubdirReader {
   ) {}
 
   async records(names: readonly string[]): Promise<Map<string, CondaCandidate[]>> {
-    const fresh = names.filter((n) => !this.byName.has(n));
+    // The GCC runtime packages a closure asks for next come along with the first names: one round of requests for the
+    // whole runtime chain (libstdcxx -> libgcc -> _openmp_mutex -> ...) instead of one per level of it.
+    const ahead = this.byName.size ? [] : CONDA_RUNTIME_PACKAGES;
+    const fresh = [...new Set([...names, ...ahead])].filter((n) => !this.byName.has(n));
     if (fresh.length) {
       const shas = this.index.shardsOf(fresh);
       for (const n of fresh) {

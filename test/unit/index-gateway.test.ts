@@ -23,8 +23,8 @@ interface Served {
   headers?: Record<string, string>;
 }
 
-/** Path -> what the test server answers; a function answers per request. */
-let routes: Record<string, Served | ((req: http.IncomingMessage) => Served)> = {};
+/** Path -> what the test server answers; a function answers per request (and may wait before it answers). */
+let routes: Record<string, Served | ((req: http.IncomingMessage) => Served | Promise<Served>)> = {};
 let seen: { url: string; headers: http.IncomingHttpHeaders; status: number }[] = [];
 let server: http.Server;
 let base: string;
@@ -32,9 +32,9 @@ let cacheDir: string;
 let clock = 0;
 
 beforeAll(async () => {
-  server = http.createServer((req, res) => {
+  server = http.createServer(async (req, res) => {
     const r = routes[req.url ?? ''];
-    let a: Served = typeof r === 'function' ? r(req) : r ?? { status: 404, body: Buffer.from('no') };
+    let a: Served = typeof r === 'function' ? await r(req) : r ?? { status: 404, body: Buffer.from('no') };
     const etag = a.headers?.etag;
     if (etag && req.headers['if-none-match'] === etag && (a.status ?? 200) === 200) a = { status: 304, body: Buffer.alloc(0), headers: a.headers };
     seen.push({ url: req.url ?? '', headers: req.headers, status: a.status ?? 200 });
@@ -137,7 +137,7 @@ describe('sharded repodata', () => {
   });
 
   it('answers names looked up before from what was kept: neither the shard index nor the shards are read again', async () => {
-    const hashes = await shardedSubdir('linux-64', { 'level-zero': [record('level-zero', '1.20.6')], libgcc: [record('libgcc', '14.2.0')] });
+    const hashes = await shardedSubdir('linux-64', { 'level-zero': [record('level-zero', '1.20.6')], python: [record('python', '3.12')] });
     await run().condaRecords(`${base}/ch`, 'linux-64', ['level-zero', 'nothing-here']);
     // Everything kept but what was learnt from it is damaged (same sizes): the index body, its decompressed form, the shard.
     const dir = path.join(cacheDir, 'index', 'bodies');
@@ -149,15 +149,43 @@ describe('sharded repodata', () => {
     expect((await gw.condaRecords(`${base}/ch`, 'linux-64', ['level-zero', 'nothing-here'])).map((c) => `${c.name} ${c.version}`)).toEqual(['level-zero 1.20.6']);
     expect(seen).toEqual([]);
     // A name not looked up before opens the index: the damage is noticed and the index fetched again, whole.
-    expect((await gw.condaRecords(`${base}/ch`, 'linux-64', ['libgcc'])).map((c) => c.name)).toEqual(['libgcc']);
+    expect((await gw.condaRecords(`${base}/ch`, 'linux-64', ['python'])).map((c) => c.name)).toEqual(['python']);
     expect(seen.map((s) => [s.url, s.status, s.headers['if-none-match']])).toEqual([
       ['/ch/linux-64/repodata_shards.msgpack.zst', 200, undefined],
-      [`/ch/linux-64/shards/${hashes.libgcc}.msgpack.zst`, 200, undefined],
+      [`/ch/linux-64/shards/${hashes.python}.msgpack.zst`, 200, undefined],
     ]);
     // Both names are now known to the next run.
     seen = [];
-    expect((await run().condaRecords(`${base}/ch`, 'linux-64', ['libgcc', 'level-zero'])).map((c) => c.name)).toEqual(['libgcc', 'level-zero']);
+    expect((await run().condaRecords(`${base}/ch`, 'linux-64', ['python', 'level-zero'])).map((c) => c.name)).toEqual(['python', 'level-zero']);
     expect(seen).toEqual([]);
+  });
+
+  it('fetches the shards of the GCC runtime chain with the first names, so the closure asking for them reads nothing more', async () => {
+    const runtime = { libstdcxx: [record('libstdcxx', '15.2.0')], libgcc: [record('libgcc', '15.2.0')], _openmp_mutex: [record('_openmp_mutex', '4.5')], _libgcc_mutex: [record('_libgcc_mutex', '0.1')], libgomp: [record('libgomp', '15.2.0')] };
+    const hashes = await shardedSubdir('linux-64', { 'level-zero': [record('level-zero', '1.20.6')], python: [record('python', '3.12')], ...runtime });
+    const shardPath = (n: string) => `/ch/linux-64/shards/${hashes[n]}.msgpack.zst`;
+    // level-zero's shard is answered only once every runtime shard has been asked for: without them, no answer at all.
+    let asked = 0;
+    let allAsked!: () => void;
+    const gate = new Promise<void>((r) => (allAsked = r));
+    for (const n of Object.keys(runtime)) {
+      const served = routes[shardPath(n)] as Served;
+      routes[shardPath(n)] = () => {
+        if (++asked === Object.keys(runtime).length) allAsked();
+        return served;
+      };
+    }
+    const levelZero = routes[shardPath('level-zero')] as Served;
+    routes[shardPath('level-zero')] = () => gate.then(() => levelZero);
+    const gw = run();
+    expect((await gw.condaRecords(`${base}/ch`, 'linux-64', ['level-zero'])).map((c) => c.name)).toEqual(['level-zero']);
+    const shards = () => seen.filter((s) => s.url.includes('/shards/')).map((s) => s.url).sort();
+    const expected = ['level-zero', ...Object.keys(runtime)].map(shardPath).sort();
+    await gw.condaRecords(`${base}/ch`, 'linux-64', ['libstdcxx', 'libgcc']);
+    await gw.condaRecords(`${base}/ch`, 'linux-64', ['_openmp_mutex', '_libgcc_mutex', 'libgomp']);
+    expect(shards()).toEqual(expected);
+    expect((await gw.condaRecords(`${base}/ch`, 'linux-64', ['python'])).map((c) => c.name)).toEqual(['python']);
+    expect(shards()).toEqual([...expected, shardPath('python')].sort());
   });
 
   it('refuses a shard index that is not zstd-compressed msgpack, naming it', async () => {
