@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 /** Each folder (or top-level file) of src/ and its layer; src/README.md says the same in prose. */
 export const LAYERS = {
   // Everything may import these; they import only each other.
-  base: ['errors', 'deps', 'finding', 'env-names', 'reporter', 'version', 'package-dir', 'host', 'spelling', 'fs-errors', 'lock-owner'],
+  base: ['errors', 'deps', 'finding', 'env-names', 'reporter', 'version', 'package-dir', 'host', 'spelling', 'fs-errors', 'lock-owner', 'shell-words'],
   // What the stages use. They never reach up into a stage, the pipeline, the doctor or the CLI.
   library: ['manifest', 'net', 'cache', 'formats', 'runtime', 'caps', 'sources', 'inspect', 'hints'],
   // The pipeline's stages, in order. Only pipeline/ composes them; between stages only `import type` (data) passes.
@@ -151,12 +151,12 @@ export function check(edges, exceptions = KNOWN_EXCEPTIONS) {
  */
 export const KNOWN_CYCLES = [
   {
-    files: [
-      'cache/store.ts', 'hints.ts', 'install/receipt.ts', 'net/download.ts', 'plan/closure.ts', 'plan/key.ts', 'plan/lockfile.ts',
-      'plan/plan.ts', 'plan/request.ts', 'plan/runtime.ts', 'plan/torch.ts', 'sources/apt.ts', 'sources/conda.ts', 'sources/gateway.ts',
-      'sources/pypi.ts', 'sources/repodata-scan.ts', 'sources/shards.ts', 'sources/types.ts', 'sources/url.ts', 'sources/wheel-metadata.ts',
-    ],
-    why: "the plan's and the sources' data types live in the files that use them (plan.ts, conda.ts, pypi.ts, gateway.ts), so the files they hand data to import back",
+    files: ['plan/closure.ts', 'plan/key.ts', 'plan/plan.ts', 'plan/request.ts', 'plan/runtime.ts', 'plan/torch.ts'],
+    why: "the plan's types (InstallPlan, PlannedComponent, BelowFloor) are declared in plan.ts, which imports the modules that take them",
+  },
+  {
+    files: ['sources/conda.ts', 'sources/gateway.ts', 'sources/pypi.ts', 'sources/repodata-scan.ts', 'sources/shards.ts', 'sources/types.ts', 'sources/wheel-metadata.ts'],
+    why: 'the index reader (gateway.ts) parses with conda.ts and pypi.ts, which ask it for their pages; the readers it calls take their types',
   },
 ];
 

@@ -4,16 +4,9 @@ import * as path from 'node:path';
 import type { Deps } from './deps.js';
 import { nodeLayout, type PlatformLayout } from './host/index.js';
 import type { Receipt } from './install/receipt.js';
+import { psq, shq } from './shell-words.js';
 
-/** A POSIX shell word: unquoted when that is safe, else in single quotes (`'` as `'\''`). */
-export function shq(s: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
-}
-
-/** A PowerShell word: single quotes double inside. */
-export function psq(s: string): string {
-  return /^[A-Za-z0-9_:.\\/-]+$/.test(s) ? s : `'${s.replace(/'/g, "''")}'`;
-}
+export { psq, shq } from './shell-words.js';
 
 /** How a platform's default shell quotes a word. */
 const QUOTE: Record<PlatformLayout['defaultShell'], (s: string) => string> = { sh: shq, pwsh: psq };

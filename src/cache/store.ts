@@ -5,7 +5,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { XpuError } from '../errors.js';
 import { fsWriteError } from '../fs-errors.js';
-import { shq } from '../hints.js';
+import { shq } from '../shell-words.js';
 
 export interface CachedFile {
   path: string;
