@@ -11,7 +11,7 @@ import type { RawZeProbe } from '../runtime/types.js';
 import { hasLevelZeroAdapter, probeUr } from '../runtime/ur.js';
 import { noDriverError, probeZe, zeLoaderPath } from '../runtime/ze.js';
 import { readLdconfig } from '../inspect/ldconfig.js';
-import { unmetLibraryNeeds } from '../inspect/library-needs.js';
+import { unmetDllImports, unmetLibraryNeeds } from '../inspect/library-needs.js';
 import { resolveLibrary } from '../inspect/loaders.js';
 import { windowsLoaderFacts } from '../runtime/win-loader.js';
 import { buildReport, type ProbeReport } from '../caps/model.js';
@@ -137,17 +137,25 @@ async function whyNoLevelZeroAdapter(deps: Deps, urPath: string): Promise<string
   const present: string[] = [];
   for (const a of adapters) if (await deps.exists(layout.path.join(dir, a))) present.push(a);
   if (!present.length) return `${head}: no ${adapters.join(' or ')} next to it; install the Unified Runtime adapters (intel-cmplr-lib-ur)`;
-  if (!layout.ldconfig) return `${head}: ${present.join(' and ')} did not load`;
-  const searched = (deps.env[layout.libraryPathVar] ?? '').split(layout.pathSep).filter(Boolean);
-  if (!searched.some((d) => layout.path.resolve(d) === layout.path.resolve(dir))) {
-    return `${head}: the loader looks for ${present.join(' and ')} on the library path, and ${dir} is not on ${layout.libraryPathVar}; load the prefix's env file`;
+  let unmet;
+  let where: string;
+  if (layout.ldconfig) {
+    const searched = (deps.env[layout.libraryPathVar] ?? '').split(layout.pathSep).filter(Boolean);
+    if (!searched.some((d) => layout.path.resolve(d) === layout.path.resolve(dir))) {
+      return `${head}: the loader looks for ${present.join(' and ')} on the library path, and ${dir} is not on ${layout.libraryPathVar}; load the prefix's env file`;
+    }
+    unmet = await unmetLibraryNeeds(deps, dir, ['.'], (await readLdconfig(deps)).found);
+    where = 'the library path does not provide';
+  } else {
+    // The Windows loader loads its adapters from its own directory, and their imports are looked for there first.
+    unmet = (await unmetDllImports(deps, dir, ['.'])).unmet;
+    where = 'neither its directory nor the system has';
   }
-  const unmet = await unmetLibraryNeeds(deps, dir, ['.'], (await readLdconfig(deps)).found);
   const reasons = present.map((a) => {
     const needs = unmet.filter((u) => u.file === a);
     if (!needs.length) return `${a} did not load`;
     const what = needs.map((u) => `${u.version ? `${u.version} of ` : ''}${u.library}${u.providedBy ? ` (it comes with ${u.providedBy})` : ''}`);
-    return `${a} did not load: it needs ${what.join(', ')}, which the library path does not provide`;
+    return `${a} did not load: it needs ${what.join(', ')}, which ${where}`;
   });
   return `${head}: ${reasons.join('; ')}`;
 }

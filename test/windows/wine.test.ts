@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:http';
 import * as path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { REPO, listTree } from '../e2e/cli.js';
+import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
 import { buildCondaPackage, compilePe, zipBuffer, type ArchiveEntry } from '../support/packages.js';
 import {
   CROSS_CC, L0_BUILD, NODE_EXE, WINEPREFIX, missingPackages, nodeExeCannotStart, nodeExeVersion, prepare, runCliWin, runCmd, runWine, sha256,
@@ -321,6 +322,62 @@ describe('Windows under Wine: node.exe, a real ze_loader.dll, the null driver', 
       expect(tree).not.toContain('bin/ze_loader.dll');
       expect(r.stderr).toMatch(/0x78000001/);
       expect(r.stderr).toMatch(/system32\\ze_loader\.dll/i);
+    });
+  });
+
+  describe('Unified Runtime from the fixture index: the ur_loader.dll double loads its adapters as the real loader does', () => {
+    let index: FixtureIndex;
+    const urPrefix = () => path.join(work, 'ur-prefix');
+    type UrReport = { ur?: { init: number; backends: (number | null)[]; platforms: string[]; devices: { name: string }[] }; notes: string[] };
+    /** probe --json of the UR prefix: exit 1 (the fixture ze_loader.dll has no driver), with the report in the error. */
+    const probeUr = async (): Promise<{ r: WinRun; report: UrReport }> => {
+      const r = await runCliWin(['probe', '--prefix', winPath(urPrefix()), '--json']);
+      const doc = JSON.parse(r.stdout || '{}') as { error?: { details?: { report?: UrReport } } };
+      return { r, report: doc.error?.details?.report ?? { notes: [] } };
+    };
+
+    beforeAll(async () => {
+      index = await startFixtureIndex();
+    });
+    afterAll(async () => {
+      await index?.close();
+    });
+
+    it('sets up UR with its UMF, tcmlib and hwloc DLLs; the probe walks UR and gets the Level Zero adapter', async () => {
+      const setup = await runCliWin(
+        ['--prefix', winPath(urPrefix()), '--cache-dir', winPath(path.join(work, 'ur-cache')), '--conda-channel', index.condaChannelUrl('bookworm'), '--no-smoke'],
+        { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' },
+      );
+      expect(setup.exitCode, show(setup)).toBe(0);
+      const tree = await listTree(urPrefix());
+      const dlls = ['bin/ur_loader.dll', 'bin/ur_adapter_level_zero.dll', 'bin/umf.dll', 'bin/libhwloc-15.dll', 'bin/ze_loader.dll'];
+      expect(dlls.filter((f) => !tree.includes(f))).toEqual([]);
+      const { r, report } = await probeUr();
+      const ur = report.ur;
+      row('UR double under Wine, full closure', !!ur?.platforms.includes('xpu-setup UR test double level_zero'), `exit ${r.exitCode}; UR platforms: ${ur?.platforms.join(', ') || 'none'}`);
+      expect(ur, show(r)).toBeDefined();
+      expect(ur!.init).toBe(0);
+      expect(ur!.backends).toContain(1);
+      expect(ur!.platforms).toContain('xpu-setup UR test double level_zero');
+      expect(ur!.devices.map((d) => d.name)).toEqual(['xpu-setup UR test double device']);
+    });
+
+    it('without umf.dll the Level Zero adapter does not load, and the probe names it and the DLL it misses', async () => {
+      const umf = path.join(urPrefix(), 'bin', 'umf.dll');
+      const kept = await fs.readFile(umf);
+      await fs.rm(umf);
+      try {
+        const { r, report } = await probeUr();
+        const ur = report.ur;
+        const said = report.notes.find((n) => n.startsWith('UR: no Level Zero adapter loaded')) ?? '';
+        row('UR double under Wine, no umf.dll', !!ur && !ur.backends.includes(1) && said.includes('umf.dll'), said.slice(0, 130) || `exit ${r.exitCode}`);
+        expect(ur, show(r)).toBeDefined();
+        expect(ur!.backends).not.toContain(1);
+        expect(ur!.platforms).not.toContain('xpu-setup UR test double level_zero');
+        expect(said, show(r)).toContain(`through ${winPath(urPrefix())}\\bin\\ur_loader.dll: ur_adapter_level_zero.dll did not load: it needs umf.dll`);
+      } finally {
+        await fs.writeFile(umf, kept);
+      }
     });
   });
 });
