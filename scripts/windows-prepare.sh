@@ -15,6 +15,14 @@ cache="${XPU_SETUP_WINDOWS_CACHE:-$repo_root/.cache/windows}"
 mkdir -p "$cache"
 cache="$(cd "$cache" && pwd)"
 L0_VERSION="1.8.12-1"
+
+# One preparation at a time per cache: a second run (the Windows suite while the test run's head start is still at
+# work) waits here, then finds everything in place.
+exec 9>"$cache/.prepare.lock"
+if ! flock -n 9; then
+  printf 'windows-prepare: waiting for the preparation already running in %s\n' "$cache" >&2
+  flock 9
+fi
 L0_UPSTREAM="1.8.12"
 
 say() { printf 'windows-prepare: %s\n' "$*" >&2; }

@@ -414,9 +414,35 @@ export interface ElfSpec {
   versionScript?: string;
 }
 
-/** Compiles `spec` with `cc` into `dir` (where earlier builds are linked from). */
-export async function compileElf(spec: ElfSpec, dir: string): Promise<Buffer> {
+/**
+ * The fixture build compiles the same library into many directories (hwloc, UMF and the link stubs beside each UR
+ * release): within one process each distinct build runs once, keyed by the compiler, the inputs and the bytes of
+ * what it links from `dir`, and a repeat writes the same bytes to its directory.
+ */
+const compiled = new Map<string, Promise<Buffer>>();
+
+async function compileOnce(dir: string, file: string, inputs: unknown, linked: string[], build: () => Promise<Buffer>): Promise<Buffer> {
   await mkdir(dir, { recursive: true });
+  const linkedBytes = await Promise.all(linked.map((l) => readFile(join(dir, l)).then(sha256, () => 'system')));
+  const key = sha256(JSON.stringify([inputs, linked, linkedBytes]));
+  let p = compiled.get(key);
+  if (!p) {
+    p = build();
+    compiled.set(key, p);
+    p.catch(() => compiled.delete(key));
+    return p;
+  }
+  const bytes = await p;
+  await writeFile(join(dir, file), bytes, { mode: 0o755 });
+  return bytes;
+}
+
+/** Compiles `spec` with `cc` into `dir` (where earlier builds are linked from). */
+export function compileElf(spec: ElfSpec, dir: string): Promise<Buffer> {
+  return compileOnce(dir, spec.soname, ['elf', process.env.CC || 'cc', spec], spec.links ?? [], () => compileElfNow(spec, dir));
+}
+
+async function compileElfNow(spec: ElfSpec, dir: string): Promise<Buffer> {
   const src = join(dir, `${spec.soname}.c`);
   await writeFile(src, spec.source);
   const args = ['-shared', '-fPIC', '-O2', `-Wl,-soname,${spec.soname}`, '-o', join(dir, spec.soname), src, `-L${dir}`, '-Wl,--no-as-needed'];
@@ -539,7 +565,11 @@ export interface PeSpec {
  * bytes; besides what `imports` names, mingw's DLLs import KERNEL32.dll and msvcrt.dll.
  */
 export async function compilePe(spec: PeSpec, dir: string): Promise<Buffer> {
-  await mkdir(dir, { recursive: true });
+  const source = typeof spec.source === 'string' ? spec.source : await readFile(spec.source.file, 'utf8');
+  return compileOnce(dir, spec.name, ['pe', MINGW_CC, { ...spec, source }], spec.imports ?? [], () => compilePeNow(spec, dir));
+}
+
+async function compilePeNow(spec: PeSpec, dir: string): Promise<Buffer> {
   let src: string;
   if (typeof spec.source === 'string') {
     src = join(dir, `${spec.name}.c`);
@@ -901,9 +931,14 @@ async function planAll(debs: Record<'bookworm' | 'trixie', DebSet>, work: string
   const urWinDlls = new Map<string, Map<string, Buffer>>();
   const condaRole = (version: string): 'older' | 'newer' | undefined =>
     version === UR_VERSIONS.older ? 'older' : version === UR_VERSIONS.newer ? 'newer' : undefined;
-  for (const [version, umf] of Object.entries(UR_UMF)) {
-    const libs = await compileUrDouble(version, join(work, 'ur', version), umf);
-    const dlls = await compileUrWindowsDouble(version, join(work, 'ur-win', version), umf);
+  // Each release's libraries and DLLs differ only in the version they carry; they are compiled side by side.
+  const urBuilds = await Promise.all(
+    Object.entries(UR_UMF).map(([version, umf]) =>
+      Promise.all([compileUrDouble(version, join(work, 'ur', version), umf), compileUrWindowsDouble(version, join(work, 'ur-win', version), umf)]),
+    ),
+  );
+  for (const [i, [version, umf]] of Object.entries(UR_UMF).entries()) {
+    const [libs, dlls] = urBuilds[i]!;
     urWinDlls.set(version, dlls);
     const requiresDist = [`umf${minorPin(umf)}`];
     const dist = `${wheelDistName('intel-cmplr-lib-ur')}-${version}`;

@@ -62,9 +62,14 @@ export async function missingPackages(): Promise<string | undefined> {
   return missing.length ? `missing ${missing.join(', ')}; run (as root): ${INSTALL_COMMAND}` : undefined;
 }
 
-/** Runs scripts/windows-prepare.sh, which does nothing when its cache is complete. */
+export const PREPARE_SCRIPT = path.join(REPO, 'scripts', 'windows-prepare.sh');
+
+/**
+ * Runs scripts/windows-prepare.sh, which does nothing when its cache is complete. When the run's head start
+ * (test/support/windows-global.ts) is still at work, the script waits for it on its lock.
+ */
 export async function prepare(): Promise<void> {
-  const r = await execa('bash', [path.join(REPO, 'scripts', 'windows-prepare.sh')], {
+  const r = await execa('bash', [PREPARE_SCRIPT], {
     env: { ...process.env, XPU_SETUP_WINDOWS_CACHE: WIN_CACHE },
     reject: false,
     timeout: 1_200_000,
