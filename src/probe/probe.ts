@@ -139,7 +139,7 @@ async function whyNoLevelZeroAdapter(deps: Deps, urPath: string): Promise<string
   if (!present.length) return `${head}: no ${adapters.join(' or ')} next to it; install the Unified Runtime adapters (intel-cmplr-lib-ur)`;
   let unmet;
   let where: string;
-  if (layout.ldconfig) {
+  if (layout.binaryFormat === 'elf') {
     const searched = (deps.env[layout.libraryPathVar] ?? '').split(layout.pathSep).filter(Boolean);
     if (!searched.some((d) => layout.path.resolve(d) === layout.path.resolve(dir))) {
       return `${head}: the loader looks for ${present.join(' and ')} on the library path, and ${dir} is not on ${layout.libraryPathVar}; load the prefix's env file`;
