@@ -56,6 +56,28 @@ export function receiptReaders(files) {
   return out;
 }
 
+// A platform's name compared or switched on: `platform === 'win32'`, `'linux-x64' !== x.platform`, `case 'win32':`.
+const PLATFORM_NAME = `'(?:win32|linux|darwin|win-x64|linux-x64)'`;
+const PLATFORM_BRANCH_RE = new RegExp(
+  `\\b(?:platform|os)\\s*[!=]==?\\s*${PLATFORM_NAME}|${PLATFORM_NAME}\\s*[!=]==?\\s*[\\w.?]*\\b(?:platform|os)\\b|\\bcase\\s+${PLATFORM_NAME}\\s*:`,
+);
+
+/**
+ * Lines outside host/ that branch on a platform's name (`file:line`): what differs by platform is asked of its layout
+ * (layoutFor, nodeLayout, osLayout), so host/ stays the one place that names platforms.
+ */
+export function platformBranches(files) {
+  const out = [];
+  for (const [rel, text] of files) {
+    const posix = rel.split(path.sep).join('/');
+    if (posix.startsWith('host/')) continue;
+    text.split('\n').forEach((line, i) => {
+      if (PLATFORM_BRANCH_RE.test(line)) out.push(`${posix}:${i + 1}`);
+    });
+  }
+  return out;
+}
+
 function layerOf(node) {
   for (const [layer, names] of Object.entries(LAYERS)) if (names.includes(node)) return layer;
   return undefined;
@@ -257,6 +279,7 @@ function main() {
     problems.push(`receipt read outside ${RECEIPT_READER}: ${f} reads it itself; take the PrefixState the run read where it started (readPrefixState)`);
   }
   for (const p of checkCycles(cyclesOf(fileGraphOf(srcDir, files)), knownCycles)) problems.push(`import cycle: ${p}`);
+  for (const at of platformBranches(files)) problems.push(`platform branch: ${at} compares a platform's name; ask its layout (host/) instead`);
   for (const p of problems) console.error(p);
   if (problems.length) process.exit(1);
 }

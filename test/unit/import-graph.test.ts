@@ -121,4 +121,19 @@ describe('import-graph', () => {
     expect(stale.code).toBe(1);
     expect([...stale.err.matchAll(/is listed in KNOWN_CYCLES but gone: remove it from the list/g)].length).toBe(listed);
   });
+
+  it('fails on a platform name compared outside host/, and names the line', async () => {
+    const r = run(await tree({
+      'host/index.ts': "export const nodeLayout = (p: string) => (p === 'win32' ? 1 : 2);\n",
+      'inspect/gpu.ts': "import { nodeLayout } from '../host/index.js';\nexport const a = (deps: { platform: string }) => deps.platform === 'win32';\n",
+      'plan/closure.ts': "export const b = (host: { platform: string }) => 'linux-x64' !== host.platform;\n",
+      'sources/apt.ts': "export const c = (host: { os: string }) => host.os !== 'linux';\n",
+      'build/compile.ts': "export function d(p: string) {\n  switch (p) {\n    case 'win32': return 1;\n  }\n  return nodeLayout(p);\n}\n",
+      'cli/registry.ts': "export const e = (v: { platform?: string }) => v.platform !== undefined;\n",
+    }));
+    expect(r.code).toBe(1);
+    const flagged = [...r.err.matchAll(/^platform branch: (\S+) /gm)].map((m) => m[1]);
+    expect(flagged).toEqual(['build/compile.ts:3', 'inspect/gpu.ts:2', 'plan/closure.ts:1', 'sources/apt.ts:1']);
+  });
 });
+
