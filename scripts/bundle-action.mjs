@@ -59,6 +59,8 @@ export async function buildAction(out) {
   await fs.mkdir(out, { recursive: true });
   await build({
     absWorkingDir: root,
+    // A linked node_modules (a worktree sharing another checkout's) keeps the paths a fresh clone has.
+    preserveSymlinks: true,
     stdin: {
       contents: "export { actionMain, actionPost } from './src/cli/action.ts';\nexport { realDeps } from './src/real-deps.ts';\n",
       resolveDir: root,
