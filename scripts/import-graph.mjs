@@ -36,6 +36,16 @@ export const KNOWN_EXCEPTIONS = [
 ];
 
 /**
+ * Files outside pipeline/ that import code (not only types) from more than one stage, each with its reason: the
+ * rule is that only pipeline/ composes stages. A listed file that no longer does is reported, like KNOWN_EXCEPTIONS.
+ */
+export const KNOWN_COMPOSERS = [
+  { file: 'bundle/bundle.ts', why: 'a bundle fetches its plans (fetch/) and writes their lockfile (plan/lockfile.ts)' },
+  { file: 'cli/action.ts', why: 'data only: the reference driver\'s requirements (build/) and the env variables it exports (install/)' },
+  { file: 'cli/setup-options.ts', why: 'defaults only: the lockfile name (plan/) and the unpack limits (install/)' },
+];
+
+/**
  * The one module that reads a prefix's receipt (readPrefixState); every other module is handed the PrefixState a run
  * read where it started. `install/receipt.ts` declares the format and the reader this module calls.
  */
@@ -107,24 +117,64 @@ export function nodeOf(relPath) {
   return parts.length > 1 ? parts[0] : parts[0].replace(/(\.d)?\.[jt]s$/, '');
 }
 
-/** Folder edges of one source text: Map "from->to" to whether all imports along it are type-only. */
-export function edgesOf(fileRel, text, into = new Map()) {
+const DYNAMIC_IMPORT_RE = /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+/** The node (folder or top-level file) a relative specifier in fileRel points at. */
+function targetOf(fileRel, spec) {
+  return nodeOf(path.posix.normalize(path.posix.join(path.posix.dirname(fileRel.split(path.sep).join('/')), spec)));
+}
+
+/** The static imports and re-exports of one source text, each as { to, typeOnly }; other nodes only. */
+function importsOf(fileRel, text) {
   const from = nodeOf(fileRel);
+  const out = [];
   for (const m of text.matchAll(IMPORT_RE)) {
-    const spec = m[3];
-    if (!spec.startsWith('.')) continue;
-    const target = path.posix.normalize(path.posix.join(path.posix.dirname(fileRel.split(path.sep).join('/')), spec));
-    const to = nodeOf(target);
+    if (!m[3].startsWith('.')) continue;
+    const to = targetOf(fileRel, m[3]);
     if (to === from) continue;
-    const key = `${from}->${to}`;
     // `import type { A }` is type-only; `import { type A }` is too when every name in braces is marked type.
     const braces = /\{([^}]*)\}/.exec(m[0]);
     const names = braces ? braces[1].split(',').map((s) => s.trim()).filter(Boolean) : [];
     const onlyBraces = /^\s*(import|export)\s+\{/.test(m[0]);
-    const typeOnly = Boolean(m[2]) || (onlyBraces && names.length > 0 && names.every((s) => s.startsWith('type ')));
+    out.push({ to, typeOnly: Boolean(m[2]) || (onlyBraces && names.length > 0 && names.every((s) => s.startsWith('type '))) });
+  }
+  return out;
+}
+
+/** Folder edges of one source text: Map "from->to" to whether all imports along it are type-only. */
+export function edgesOf(fileRel, text, into = new Map()) {
+  const from = nodeOf(fileRel);
+  for (const { to, typeOnly } of importsOf(fileRel, text)) {
+    const key = `${from}->${to}`;
     into.set(key, (into.get(key) ?? true) && typeOnly);
   }
   return into;
+}
+
+/** The stages (other than its own) whose code one file imports, statically or with import(). */
+export function stagesUsedBy(fileRel, text) {
+  const from = nodeOf(fileRel);
+  const used = new Set(importsOf(fileRel, text).filter((i) => !i.typeOnly).map((i) => i.to));
+  for (const m of text.matchAll(DYNAMIC_IMPORT_RE)) if (m[1].startsWith('.')) used.add(targetOf(fileRel, m[1]));
+  used.delete(from);
+  return [...used].filter((n) => LAYERS.stage.includes(n)).sort();
+}
+
+/** Files outside pipeline/ that use more than one stage's code and are not listed in `known`, and listed files that no longer do. */
+export function composers(files, known = KNOWN_COMPOSERS) {
+  const problems = [];
+  const found = new Map();
+  for (const [rel, text] of files) {
+    const posix = rel.split(path.sep).join('/');
+    if (nodeOf(posix) === 'pipeline') continue;
+    const stages = stagesUsedBy(posix, text);
+    if (stages.length > 1) found.set(posix, stages);
+  }
+  for (const [file, stages] of found) {
+    if (!known.some((k) => k.file === file)) problems.push(`${file} uses the stages ${stages.join(', ')}: only pipeline/ composes stages`);
+  }
+  for (const k of known) if (!found.has(k.file)) problems.push(`${k.file} is listed in KNOWN_COMPOSERS but uses one stage or none: remove it from the list`);
+  return problems;
 }
 
 function walk(dir, root, out) {
@@ -189,8 +239,6 @@ function targetFile(fromRel, spec, files) {
   const index = `${joined.replace(/\.ts$/, '')}/index.ts`;
   return files.has(index) ? index : undefined;
 }
-
-const DYNAMIC_IMPORT_RE = /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
 
 /** File-level imports of src/: every relative `import`, `import type`, `export ... from` and `import()`. */
 export function fileGraphOf(srcDir, files = sourcesOf(srcDir)) {
@@ -274,7 +322,10 @@ function main() {
   for (const x of exceptions) console.log(`known exception: ${x.from} -> ${x.to} (${x.why})`);
   const knownCycles = process.argv.includes('--no-exceptions') ? [] : KNOWN_CYCLES;
   for (const k of knownCycles) console.log(`known cycle: ${k.files.length} files (${k.why})`);
+  const known = process.argv.includes('--no-exceptions') ? [] : KNOWN_COMPOSERS;
+  for (const k of known) console.log(`known composer: ${k.file} (${k.why})`);
   const problems = check(edges, exceptions).map((p) => `forbidden edge: ${p}`);
+  problems.push(...composers(files, known).map((p) => `stages composed outside pipeline/: ${p}`));
   for (const f of receiptReaders(files)) {
     problems.push(`receipt read outside ${RECEIPT_READER}: ${f} reads it itself; take the PrefixState the run read where it started (readPrefixState)`);
   }

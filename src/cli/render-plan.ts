@@ -1,5 +1,5 @@
 // Human rendering of an InstallPlan.
-import type { PlanChanges } from '../plan/changes.js';
+import type { PlanChanges } from '../plan/diff.js';
 import type { InstallPlan, PlannedComponent } from '../plan/plan.js';
 
 function size(n?: number): string {

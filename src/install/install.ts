@@ -7,6 +7,7 @@ import { readsLive } from '../formats/index.js';
 import { layoutFor } from '../host/index.js';
 import { removeOnInterrupt } from '../lock-owner.js';
 import type { FetchedArchive, Fetching } from '../fetch/fetch.js';
+import type { LockedPlatform } from '../plan/lockfile.js';
 import type { InstallPlan, PlannedComponent } from '../plan/plan.js';
 import type { Reporter, Task } from '../reporter.js';
 import { VERSION } from '../version.js';
@@ -35,6 +36,8 @@ export interface InstallOptions {
   checkTree?: (stagingDir: string, plan: InstallPlan) => Promise<{ problems: string[]; notes: string[] }>;
   /** The prefix as the run read it under the prefix lock (checkPrefixOwnership); without it, the install checks it itself. */
   prefixState?: PrefixState;
+  /** The plan as lockfile data (plan/lockfile.ts: lockedOf), recorded in the receipt; without it the receipt records no plan. */
+  locked?: LockedPlatform;
 }
 
 export interface InstallResult {
@@ -193,7 +196,7 @@ export async function installPlan(
       files: [...staging.files.values()].sort(byPath),
       extraEnv: Object.keys(extraEnv).length ? extraEnv : undefined,
       request: plan.request,
-      plan: recordedPlan(plan, new Map(fetched.map((f) => [f.file.sha256, f.file.size]))),
+      plan: opts.locked && recordedPlan(opts.locked, new Map(fetched.map((f) => [f.file.sha256, f.file.size]))),
     };
     const problems = (await Promise.all(checks)).flat();
     if (problems.length) {

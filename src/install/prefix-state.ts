@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { XpuError } from '../errors.js';
 import { nodeLayout } from '../host/index.js';
 import type { TargetPlatform } from '../host/types.js';
+import type { LockedPlatform } from '../plan/lockfile.js';
 import type { InstallPlan } from '../plan/plan.js';
 import { withVerifiedSizes } from '../sources/types.js';
 import { ENV_FILES } from './env.js';
@@ -54,25 +55,12 @@ async function isEmptyOrMissing(dir: string): Promise<boolean> {
 }
 
 /**
- * The plan as lockfile data (the same shape `xpu-setup lock` writes), so a run with no index can reuse it; `verified`
- * holds the sizes the download verified (by sha256), which an index may not have given.
+ * What the receipt records of a plan: its lockfile data (lockedOf, handed in), so a run with no index can reuse it,
+ * with the sizes the download verified (`verified`, by sha256), which an index may not have given. The lockfile's key
+ * covered the index's sizes, so the record carries none (a receipt's record is checked only when it has one).
  */
-export function recordedPlan(plan: Pick<InstallPlan, 'planKey' | 'components'>, verified: ReadonlyMap<string, number> = new Map()): Receipt['plan'] {
-  return {
-    planKey: plan.planKey,
-    components: plan.components
-      .filter((c) => c.status === 'planned')
-      .map((c) => ({
-        name: c.name,
-        source: c.source!,
-        origin: c.origin!,
-        version: c.version!,
-        archives: withVerifiedSizes(c.archives, verified),
-        ...(c.constraints ? { constraints: c.constraints } : {}),
-        ...(c.fallbackFrom ? { fallbackFrom: c.fallbackFrom } : {}),
-        ...(c.leftToHost ? { leftToHost: c.leftToHost } : {}),
-      })),
-  };
+export function recordedPlan(locked: LockedPlatform, verified: ReadonlyMap<string, number> = new Map()): Receipt['plan'] {
+  return { planKey: locked.planKey, components: locked.components.map((c) => ({ ...c, archives: withVerifiedSizes(c.archives, verified) })) };
 }
 
 /**

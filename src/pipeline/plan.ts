@@ -12,6 +12,7 @@ import { verifyPrefix } from '../install/verify.js';
 import { activeEnvDistributions } from '../inspect/python-dists.js';
 import { loadManifests } from '../manifest/load.js';
 import type { ComponentManifest } from '../manifest/schema.js';
+import { planChanges, type PlanChanges } from '../plan/diff.js';
 import { loadLockSource, lockedOf, newLockfile, planFromLocked, type LockedPlatform, type Lockfile } from '../plan/lockfile.js';
 import type { ExistingInstalls, InstallPlan, NamedBy, PlanOptions } from '../plan/plan.js';
 import { planRequestKey, recentPlan, rememberPlan } from '../plan/recent.js';
@@ -264,6 +265,12 @@ async function existingInstalls(deps: Deps, prefix: string, reporter: Reporter):
     reporter.debug(`detecting existing installs failed: ${(e as Error).message}`);
     return undefined;
   }
+}
+
+/** What setup would change in the prefix as the run read it (`plan` prints it): the comparison setup shows, by archives. */
+export async function prefixChanges(plan: InstallPlan, prefix: PrefixState, opts: { rehash?: boolean }): Promise<PlanChanges> {
+  const { receipt } = prefix;
+  return planChanges(plan, receipt, receipt ? await verifyPrefix(plan.prefix, receipt, undefined, { rehash: opts.rehash }) : []);
 }
 
 /** What setup refuses before doing anything: a plan with nothing to install. `plan` gives the same verdict. */

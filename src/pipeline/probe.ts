@@ -75,6 +75,18 @@ export async function verifyStack(prefix: string, opts: VerifyOptions): Promise<
   };
 }
 
+/** The kernel on its own (`xpu-setup smoke`): through the prefix's loader, or the system's own when `prefix` is undefined. */
+export async function smokeInstalled(prefix: string | undefined, deps: Deps, reporter: Reporter, device?: string): Promise<SmokeResult> {
+  const [{ findSystemLoader }, { runSmoke }] = await Promise.all([import('../probe/probe.js'), import('../smoke/index.js')]);
+  let loaderPath: string | undefined;
+  if (prefix === undefined) {
+    const found = await findSystemLoader(deps);
+    if (!found.zeLoader) throw new XpuError('NOT_FOUND', 'no Level Zero loader on this system', { details: { tried: found.tried } });
+    loaderPath = found.zeLoader;
+  }
+  return runSmoke(prefix ?? '', { deps, reporter, loaderPath, device });
+}
+
 /**
  * The probe of an installed prefix on its own (`xpu-setup probe`): asks the addon too when a build of it is current.
  * `prefix` is the prefix as the run read it where it started (undefined: the system's own loader). On "no device"

@@ -11,6 +11,7 @@ import { checkPrefixOwnership, installedFor, isUpToDate, recordedPlan, type Pref
 import { recordBuilds, updateReceipt } from '../install/prefix-writer.js';
 import type { Receipt } from '../install/receipt.js';
 import { diffPlan } from '../plan/diff.js';
+import { lockedOf } from '../plan/lockfile.js';
 import type { InstallPlan } from '../plan/plan.js';
 import { fileMark, proofInputs } from '../probe/inputs.js';
 import type { Reporter } from '../reporter.js';
@@ -94,7 +95,7 @@ export async function runSetup(planned: InstallPlan, opts: SetupOptions, deps: D
       if (plan.request && !sameRequest(current.request, plan.request)) {
         install.receipt = await updateReceipt(plan.prefix, current, (r) => {
           r.request = plan.request;
-          r.plan = recordedPlan(plan);
+          r.plan = recordedPlan(lockedOf(plan));
         });
         install.requestUpdated = true;
       }
@@ -109,6 +110,7 @@ export async function runSetup(planned: InstallPlan, opts: SetupOptions, deps: D
           check: (dir, c, p) => checkStagedComponent(dir, c, p, deps),
           checkTree: (dir, p) => checkStagedTree(dir, p, deps),
           prefixState: now,
+          locked: lockedOf(plan),
         });
       } catch (e) {
         // The index may have been re-published since the plan this run reused was made: the server is not to blame.

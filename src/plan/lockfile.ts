@@ -9,7 +9,7 @@ import type { Host, TargetPlatform } from '../host/types.js';
 import type { ComponentManifest, SourceKind } from '../manifest/schema.js';
 import type { PlannedArchive } from '../sources/types.js';
 import { VERSION } from '../version.js';
-import { PLAN_SCHEMA, planKeyOf } from './key.js';
+import { newInstallPlan } from './key.js';
 import type { InstallPlan, PlannedComponent } from './plan.js';
 import { belowFloorOf, type SetupRequest } from './request.js';
 
@@ -61,7 +61,10 @@ export interface Lockfile {
   platforms: Partial<Record<TargetPlatform, LockedPlatform>>;
 }
 
-/** The part of a plan that decides the prefix, as plain data. */
+/**
+ * The part of a plan that decides the prefix, as plain data: what `lock` and `bundle` write, and (handed to the
+ * install) what the receipt records so a run with no index can repeat it.
+ */
 export function lockedOf(plan: Pick<InstallPlan, 'planKey' | 'components' | 'platform'>): LockedPlatform {
   const components: LockedComponent[] = plan.components
       .filter((c) => c.status === 'planned')
@@ -69,6 +72,7 @@ export function lockedOf(plan: Pick<InstallPlan, 'planKey' | 'components' | 'pla
         const l: LockedComponent = { name: c.name, source: c.source!, origin: c.origin!, version: c.version!, archives: c.archives };
         if (c.constraints) l.constraints = c.constraints;
         if (c.fallbackFrom) l.fallbackFrom = c.fallbackFrom;
+        if (c.leftToHost) l.leftToHost = c.leftToHost;
         return l;
       });
   return { planKey: plan.planKey, key: lockKeyOf(plan.platform, components), components };
@@ -114,24 +118,14 @@ export function planFromLocked(host: Host, manifests: ComponentManifest[], locke
     if (below) pc.belowFloor = below;
     return pc;
   });
-  const planKey = planKeyOf(host.platform, components);
-  if (planKey !== locked.planKey) {
+  const plan = newInstallPlan(host, opts, components);
+  if (plan.planKey !== locked.planKey) {
     throw new XpuError('LOCKFILE', `${opts.from.path}: the ${host.platform} entry does not match its own planKey (edited by hand, or written by another layout version)`, {
-      details: { file: opts.from.path, expected: locked.planKey, actual: planKey },
+      details: { file: opts.from.path, expected: locked.planKey, actual: plan.planKey },
       hints: ['write it again: xpu-setup lock'],
     });
   }
-  const plan: InstallPlan = {
-    schema: PLAN_SCHEMA,
-    tool: { name: 'xpu-setup', version: VERSION },
-    platform: host.platform,
-    host: { native: host.native, distro: host.distro?.prettyName, glibc: host.glibc },
-    prefix: opts.prefix,
-    cacheDir: opts.cacheDir,
-    components,
-    planKey,
-    from: opts.from,
-  };
+  plan.from = opts.from;
   if (opts.request) plan.request = opts.request;
   return plan;
 }

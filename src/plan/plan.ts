@@ -14,8 +14,7 @@ import { compareAcross, meetsAll, orderingOf, parseConstraint, type Constraint }
 import { belowFloorOf, featuresLacking, floorsFor, type SetupRequest } from './request.js';
 import { checkConstrains, closeOver } from './closure.js';
 import { pinAsker, pinRequirements, type MatchTorchRequest, type TorchMatch } from './torch.js';
-import { VERSION } from '../version.js';
-import { PLAN_SCHEMA, planKeyOf } from './key.js';
+import { newInstallPlan, type PLAN_SCHEMA } from './key.js';
 
 export { PLAN_SCHEMA, planKeyOf } from './key.js';
 
@@ -363,15 +362,5 @@ export async function makePlan(
   );
   if (missing.length) throw noSourceError(missing, host.platform, opts.torch);
   checkConstrains(components.filter((c) => c.status === 'planned'));
-  return {
-    schema: PLAN_SCHEMA,
-    tool: { name: 'xpu-setup', version: VERSION },
-    platform: host.platform,
-    host: { native: host.native, distro: host.distro?.prettyName, glibc: host.glibc },
-    prefix: opts.prefix,
-    cacheDir: opts.cacheDir,
-    components,
-    planKey: planKeyOf(host.platform, components),
-    ...(opts.torch ? { torch: opts.torch } : {}),
-  };
+  return { ...newInstallPlan(host, opts, components), ...(opts.torch ? { torch: opts.torch } : {}) };
 }

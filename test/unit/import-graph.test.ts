@@ -92,6 +92,25 @@ describe('import-graph', () => {
     expect(second.err).toContain('receipt read outside install/prefix-state.ts: cli/main.ts reads it itself');
   });
 
+  it('lets only pipeline/ use more than one stage\'s code; a listed composer that no longer does is reported', async () => {
+    const stages = { 'plan/plan.ts': '', 'fetch/fetch.ts': '', 'smoke/index.ts': '', 'probe/probe.ts': '' };
+    const ok = run(await tree({ ...stages, 'pipeline/setup.ts': "import { makePlan } from '../plan/plan.js';\nimport { fetchPlan } from '../fetch/fetch.js';\n" }));
+    expect(ok.err).toBe('');
+    expect(ok.code).toBe(0);
+    const cli = run(await tree({
+      ...stages,
+      'cli/commands/smoke.ts': "import type { ProbeReport } from '../../probe/probe.js';\nimport { findSystemLoader } from '../../probe/probe.js';\nexport const r = () => import('../../smoke/index.js');\n",
+      'cli/commands/plan.ts': "import type { Fetching } from '../../fetch/fetch.js';\nimport { makePlan } from '../../plan/plan.js';\n",
+    }));
+    expect(cli.code).toBe(1);
+    expect(cli.err).toContain('stages composed outside pipeline/: cli/commands/smoke.ts uses the stages probe, smoke: only pipeline/ composes stages');
+    // Types of a second stage are data handed over, not composition.
+    expect(cli.err).not.toContain('cli/commands/plan.ts');
+    const stale = run(await tree({ 'errors.ts': '' }), true);
+    expect(stale.code).toBe(1);
+    expect(stale.err).toContain('bundle/bundle.ts is listed in KNOWN_COMPOSERS but uses one stage or none: remove it from the list');
+  });
+
   it('forbids cache/ importing net/ (tolerated in the real tree only while it is listed as an exception)', async () => {
     const r = run(await tree({ 'cache/store.ts': "import { download } from '../net/http.js';\n", 'net/http.ts': '' }));
     expect(r.code).toBe(1);

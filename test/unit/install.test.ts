@@ -11,7 +11,7 @@ import { checkPrefixOwnership, isUpToDate, readPrefixState } from '../../src/ins
 import { readReceipt } from '../../src/install/receipt.js';
 import { verifyPrefix } from '../../src/install/verify.js';
 import type { ComponentManifest, Provided } from '../../src/manifest/schema.js';
-import { planFromLocked } from '../../src/plan/lockfile.js';
+import { lockedOf, planFromLocked } from '../../src/plan/lockfile.js';
 import { makePlan, type InstallPlan } from '../../src/plan/plan.js';
 import { silentReporter } from '../../src/reporter.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
@@ -254,12 +254,15 @@ describe('the swap of the new tree onto the prefix', () => {
       ...plan,
       components: plan.components.map((c) => ({ ...c, constraints: ['level-zero>=1.9'], fallbackFrom: ['conda conda-forge: cannot reach https://conda.example.invalid/'] })),
     };
-    await installPlan(constrained, fetched, silentReporter);
+    await installPlan(constrained, fetched, silentReporter, { locked: lockedOf(constrained) });
     const first = (await readReceipt(plan.prefix))!.plan!;
     expect(first.components[0]).toMatchObject({ constraints: ['level-zero>=1.9'], fallbackFrom: ['conda conda-forge: cannot reach https://conda.example.invalid/'] });
+    // The lockfile data the install was handed, with the sizes the download verified and without the lockfile's key.
+    expect(first.components[0]!.archives[0]!.size).toBe(fetched[0]!.file.size);
+    expect(first).not.toHaveProperty('key');
     // A run with no index (--offline) plans from the receipt's record and installs that plan again.
     const again = planFromLocked(host, [manifest], first, { prefix: plan.prefix, cacheDir: plan.cacheDir, from: { kind: 'receipt', path: 'xpu-setup.receipt.json', reason: '--offline' } });
-    await installPlan(again, fetched, silentReporter);
+    await installPlan(again, fetched, silentReporter, { locked: lockedOf(again) });
     expect((await readReceipt(plan.prefix))!.plan).toEqual(first);
   });
 });

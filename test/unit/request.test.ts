@@ -11,7 +11,7 @@ import { githubEnv, githubLines, renderDotenv, renderExports, resolveEnv } from 
 import { envVars } from '../../src/install/env.js';
 import type { Receipt } from '../../src/install/receipt.js';
 import type { ComponentManifest, SourceSpec } from '../../src/manifest/schema.js';
-import { diffPlan } from '../../src/plan/diff.js';
+import { diffPlan, planChanges } from '../../src/plan/diff.js';
 import { LOCKFILE_NAME, loadLockSource, lockedOf, newLockfile, planFromLocked, writeLockfile, type LockedComponent } from '../../src/plan/lockfile.js';
 import { makePlan, type PlanOptions } from '../../src/plan/plan.js';
 import { EMPTY_REQUEST, mergeRequest } from '../../src/plan/request.js';
@@ -240,6 +240,28 @@ describe('diffPlan', () => {
       { name: 'unified-runtime', version: '2025.3.1', source: 'pypi https://pypi.org/simple', notes: [] },
     ]), p);
     expect(d.lines).toEqual(['- unified-runtime 2025.3.1 from pypi https://pypi.org/simple']);
+  });
+  it('plan reads the same comparison by archives: the same bytes are kept, other bytes replace, gone is removed', async () => {
+    const p = await plan([manifest([url('1.8.12', 'a')])]);
+    const sdk = 'url https://example.invalid/sdk-1.8.12.zip';
+    const recorded = (sha: string): Receipt => ({
+      ...receipt([
+        { name: 'level-zero', version: '1.8.12', source: sdk, notes: [] },
+        { name: 'unified-runtime', version: '2025.3.1', source: 'pypi https://pypi.org/simple', notes: [] },
+      ]),
+      archives: [{ component: 'level-zero', source: 'url', package: 'sdk', version: '1.8.12', url: 'https://example.invalid/sdk-1.8.12.zip', sha256: sha.repeat(64), size: 1 }],
+    });
+    const ur = { name: 'unified-runtime', version: '2025.3.1', source: 'pypi https://pypi.org/simple' };
+    const l0 = { name: 'level-zero', version: '1.8.12', source: sdk };
+    expect(planChanges(p, recorded('a'), [])).toEqual({ upToDate: false, add: [], remove: [ur], keep: [l0], damaged: [] });
+    // Same version and source, other bytes: setup's lines say nothing of it, plan says it replaces it.
+    expect(planChanges(p, recorded('b'), [])).toMatchObject({ add: [l0], remove: [l0, ur], keep: [] });
+    expect(diffPlan(recorded('b'), p).lines).toEqual(['- unified-runtime 2025.3.1 from pypi https://pypi.org/simple']);
+    // Up to date is the plan key and every file as recorded.
+    expect(planChanges(p, { ...recorded('a'), planKey: p.planKey }, []).upToDate).toBe(true);
+    expect(planChanges(p, { ...recorded('a'), planKey: p.planKey }, [{ path: 'include/ze_api.h', problem: 'changed' }]).upToDate).toBe(false);
+    expect(planChanges(p, undefined, [])).toEqual({ upToDate: false, add: [l0], remove: [], keep: [], damaged: [] });
+    expect(diffPlan(undefined, p)).toEqual({ changes: [{ component: 'level-zero', kind: 'add', to: `1.8.12 from ${sdk}` }], lines: [] });
   });
 });
 

@@ -1,8 +1,6 @@
 // `xpu-setup plan`: what setup would do, without fetching or installing anything; the same verdict and exit code.
 import { readPrefixState } from '../../install/prefix-state.js';
-import { verifyPrefix } from '../../install/verify.js';
-import { planChanges } from '../../plan/changes.js';
-import { afterInstall, assertInstallable, planSetup, type AfterInstall } from '../../pipeline/plan.js';
+import { afterInstall, assertInstallable, planSetup, prefixChanges, type AfterInstall } from '../../pipeline/plan.js';
 import type { Command } from '../command.js';
 import { renderChanges, renderPlan } from '../render-plan.js';
 import { parseSetupOptions } from '../setup-options.js';
@@ -22,8 +20,7 @@ export const planCommand: Command = {
     const prefix = await readPrefixState(opts.plan.prefix);
     const plan = await planSetup(opts, deps, out, { withExisting: true, prefix });
     await assertInstallable(plan);
-    const { receipt } = prefix;
-    const changes = planChanges(plan, receipt, receipt ? await verifyPrefix(plan.prefix, receipt, undefined, { rehash: opts.rehash }) : []);
+    const changes = await prefixChanges(plan, prefix, { rehash: opts.rehash });
     const then = afterInstall(plan, opts);
     if (out.opts.json) out.json({ ...plan, changes, then: { ...then, limits: opts.limits } });
     else out.result(`${renderPlan(plan, { full: true })}\n${renderChanges(plan, changes)}\n${renderAfter(then)}`);

@@ -1,7 +1,5 @@
 // `xpu-setup smoke`: run the vector-add kernel on one device (the first, or --device) and check every value.
-import { findSystemLoader } from '../../probe/probe.js';
-import { XpuError } from '../../errors.js';
-import { runSmoke } from '../../smoke/index.js';
+import { smokeInstalled } from '../../pipeline/probe.js';
 import { str, type Command } from '../command.js';
 import { runtimeTarget } from '../runtime-prefix.js';
 
@@ -9,13 +7,7 @@ export const smokeCommand: Command = {
   name: 'smoke',
   async run(ctx) {
     const target = await runtimeTarget(ctx);
-    let loaderPath: string | undefined;
-    if (target.kind === 'system') {
-      const found = await findSystemLoader(ctx.deps);
-      if (!found.zeLoader) throw new XpuError('NOT_FOUND', 'no Level Zero loader on this system', { details: { tried: found.tried } });
-      loaderPath = found.zeLoader;
-    }
-    const r = await runSmoke(target.kind === 'prefix' ? target.prefix : '', { deps: ctx.deps, reporter: ctx.out, loaderPath, device: str(ctx.values, 'device') });
+    const r = await smokeInstalled(target.kind === 'prefix' ? target.prefix : undefined, ctx.deps, ctx.out, str(ctx.values, 'device'));
     if (ctx.out.opts.json) {
       ctx.out.json(r);
       return 0;
