@@ -216,22 +216,6 @@ export function check(edges, exceptions = KNOWN_EXCEPTIONS) {
   return problems;
 }
 
-/**
- * Groups of files that import each other round a circle today, each with the reason it is tolerated. A circle in the
- * tree passes while all its files are inside one listed group (a group that shrinks is progress); a file joining one,
- * a new circle, and a listed group with no circle left inside it are reported.
- */
-export const KNOWN_CYCLES = [
-  {
-    files: ['plan/closure.ts', 'plan/key.ts', 'plan/plan.ts', 'plan/request.ts', 'plan/runtime.ts', 'plan/torch.ts'],
-    why: "the plan's types (InstallPlan, PlannedComponent, BelowFloor) are declared in plan.ts, which imports the modules that take them",
-  },
-  {
-    files: ['sources/conda.ts', 'sources/gateway.ts', 'sources/pypi.ts', 'sources/repodata-scan.ts', 'sources/shards.ts', 'sources/types.ts', 'sources/wheel-metadata.ts'],
-    why: 'the index reader (gateway.ts) parses with conda.ts and pypi.ts, which ask it for their pages; the readers it calls take their types',
-  },
-];
-
 /** A relative import's file, as a path relative to src/ (`./x.js` -> `x.ts`, a folder -> its index.ts). */
 function targetFile(fromRel, spec, files) {
   const joined = path.posix.normalize(path.posix.join(path.posix.dirname(fromRel), spec)).replace(/\.js$/, '.ts');
@@ -290,17 +274,6 @@ export function cyclesOf(graph) {
   return groups.sort((a, b) => a[0].localeCompare(b[0]));
 }
 
-/** Problems with the circles of a file graph: each one not inside a listed group, and each listed group with none left. */
-export function checkCycles(groups, known = KNOWN_CYCLES) {
-  const inside = (g, k) => g.every((f) => k.files.includes(f));
-  const problems = [];
-  for (const g of groups) if (!known.some((k) => inside(g, k))) problems.push(`${g.join(', ')} import each other round a circle`);
-  for (const k of known) {
-    if (!groups.some((g) => inside(g, k))) problems.push(`the circle of ${k.files.join(', ')} is listed in KNOWN_CYCLES but gone: remove it from the list`);
-  }
-  return problems;
-}
-
 function main() {
   // `--src DIR` checks another tree (the tests give it one with a forbidden edge); `--no-exceptions` drops the list.
   const exceptions = process.argv.includes('--no-exceptions') ? [] : KNOWN_EXCEPTIONS;
@@ -320,8 +293,6 @@ function main() {
     console.log(`${from.padEnd(11)} -> ${byFrom.get(from).sort((a, b) => rank(a) - rank(b) || a.localeCompare(b)).join(', ')}`);
   }
   for (const x of exceptions) console.log(`known exception: ${x.from} -> ${x.to} (${x.why})`);
-  const knownCycles = process.argv.includes('--no-exceptions') ? [] : KNOWN_CYCLES;
-  for (const k of knownCycles) console.log(`known cycle: ${k.files.length} files (${k.why})`);
   const known = process.argv.includes('--no-exceptions') ? [] : KNOWN_COMPOSERS;
   for (const k of known) console.log(`known composer: ${k.file} (${k.why})`);
   const problems = check(edges, exceptions).map((p) => `forbidden edge: ${p}`);
@@ -329,7 +300,7 @@ function main() {
   for (const f of receiptReaders(files)) {
     problems.push(`receipt read outside ${RECEIPT_READER}: ${f} reads it itself; take the PrefixState the run read where it started (readPrefixState)`);
   }
-  for (const p of checkCycles(cyclesOf(fileGraphOf(srcDir, files)), knownCycles)) problems.push(`import cycle: ${p}`);
+  for (const g of cyclesOf(fileGraphOf(srcDir, files))) problems.push(`import cycle: ${g.join(', ')} import each other round a circle`);
   for (const at of platformBranches(files)) problems.push(`platform branch: ${at} compares a platform's name; ask its layout (host/) instead`);
   for (const p of problems) console.error(p);
   if (problems.length) process.exit(1);

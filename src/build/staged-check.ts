@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import type { Deps } from '../deps.js';
 import { layoutFor, nodeLayout } from '../host/index.js';
 import { tryLoadEach } from '../inspect/load-check.js';
-import type { InstallPlan, PlannedComponent } from '../plan/plan.js';
+import type { InstallPlan, PlannedComponent } from '../plan/types.js';
 import { findCompilers, firstGnuOnPath } from './compilers.js';
 
 const LIBRARY = { elf: /\.so(\.\d+)*$/, pe: /\.dll$/i } as const;

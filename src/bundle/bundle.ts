@@ -8,10 +8,10 @@ import { fetchPlan } from '../fetch/fetch.js';
 import type { TargetPlatform } from '../host/types.js';
 import { layoutFor } from '../host/index.js';
 import { LOCKFILE_NAME, lockedOf, newLockfile, readLockfile, writeLockfile, type Lockfile } from '../plan/lockfile.js';
-import type { InstallPlan } from '../plan/plan.js';
+import type { InstallPlan } from '../plan/types.js';
 import type { Reporter } from '../reporter.js';
-import type { RepodataRecord } from '../sources/conda.js';
-import { normalizeName } from '../sources/pypi.js';
+import type { RepodataRecord } from '../sources/repodata.js';
+import { normalizeName } from '../sources/simple-index.js';
 import { withVerifiedSizes, type PlannedArchive } from '../sources/types.js';
 import { readWheelMetadata } from '../formats/wheel.js';
 

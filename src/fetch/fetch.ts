@@ -5,7 +5,7 @@ import { DownloadCache, hashMismatch, sha256File, type CachedFile } from '../cac
 import { XpuError } from '../errors.js';
 import type { Deps } from '../deps.js';
 import { httpFor } from '../net/http.js';
-import type { InstallPlan } from '../plan/plan.js';
+import type { InstallPlan } from '../plan/types.js';
 import type { Reporter } from '../reporter.js';
 import type { PlannedArchive } from '../sources/types.js';
 import { fetchApt } from './apt.js';

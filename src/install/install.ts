@@ -8,7 +8,7 @@ import { layoutFor } from '../host/index.js';
 import { removeOnInterrupt } from '../lock-owner.js';
 import type { FetchedArchive, Fetching } from '../fetch/fetch.js';
 import type { LockedPlatform } from '../plan/lockfile.js';
-import type { InstallPlan, PlannedComponent } from '../plan/plan.js';
+import type { InstallPlan, PlannedComponent } from '../plan/types.js';
 import type { Reporter, Task } from '../reporter.js';
 import { VERSION } from '../version.js';
 import { levelZeroCMake, writePkgConfig } from './pkgconfig.js';

@@ -12,7 +12,7 @@ import { recordBuilds, updateReceipt } from '../install/prefix-writer.js';
 import type { Receipt } from '../install/receipt.js';
 import { diffPlan } from '../plan/diff.js';
 import { lockedOf } from '../plan/lockfile.js';
-import type { InstallPlan } from '../plan/plan.js';
+import type { InstallPlan } from '../plan/types.js';
 import { fileMark, proofInputs } from '../probe/inputs.js';
 import type { Reporter } from '../reporter.js';
 import { VERSION } from '../version.js';

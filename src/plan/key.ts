@@ -3,9 +3,8 @@
 import { createHash } from 'node:crypto';
 import type { Host, TargetPlatform } from '../host/types.js';
 import { VERSION } from '../version.js';
-import type { InstallPlan, PlannedComponent } from './plan.js';
+import { PLAN_SCHEMA, type InstallPlan, type PlannedComponent } from './types.js';
 
-export const PLAN_SCHEMA = 1;
 /** Bumped when the prefix layout written from the same archives changes, so old prefixes are rebuilt. */
 const LAYOUT_VERSION = 1;
 

@@ -10,8 +10,9 @@ import type { ComponentManifest, SourceKind } from '../manifest/schema.js';
 import type { PlannedArchive } from '../sources/types.js';
 import { VERSION } from '../version.js';
 import { newInstallPlan } from './key.js';
-import type { InstallPlan, PlannedComponent } from './plan.js';
-import { belowFloorOf, type SetupRequest } from './request.js';
+import type { InstallPlan, PlannedComponent } from './types.js';
+import { belowFloorOf } from './request.js';
+import type { SetupRequest } from './types.js';
 
 export const LOCKFILE_NAME = 'xpu-setup.lock.json';
 export const LOCKFILE_SCHEMA = 1;

@@ -2,107 +2,23 @@
 import type { Deps } from '../deps.js';
 import { isUnreachable, XpuError } from '../errors.js';
 import type { Host, TargetPlatform } from '../host/types.js';
-import type { ComponentManifest, Provided, SourceKind, SourceSpec } from '../manifest/schema.js';
+import type { ComponentManifest, SourceKind, SourceSpec } from '../manifest/schema.js';
 import type { Reporter } from '../reporter.js';
 import { resolveApt } from '../sources/apt.js';
 import { resolveConda } from '../sources/conda.js';
 import { gatewayFor } from '../sources/gateway.js';
 import { resolvePypi } from '../sources/pypi.js';
-import { NotAvailable, type PlannedArchive, type Resolution, type SourceContext } from '../sources/types.js';
+import { NotAvailable, type Resolution, type SourceContext } from '../sources/types.js';
 import { resolveUrl } from '../sources/url.js';
 import { compareAcross, meetsAll, orderingOf, parseConstraint, type Constraint } from '../sources/order.js';
-import { belowFloorOf, featuresLacking, floorsFor, type SetupRequest } from './request.js';
+import { belowFloorOf, featuresLacking, floorsFor } from './request.js';
 import { checkConstrains, closeOver } from './closure.js';
-import { pinAsker, pinRequirements, type MatchTorchRequest, type TorchMatch } from './torch.js';
-import { newInstallPlan, type PLAN_SCHEMA } from './key.js';
-
-export { PLAN_SCHEMA, planKeyOf } from './key.js';
-
-
-export type AttemptOutcome = 'chosen' | 'unreachable' | 'not-found' | 'error';
-
-export interface SourceAttempt {
-  source: SourceKind;
-  outcome: AttemptOutcome;
-  reason: string;
-  /** What the failure itself says to do, where that is specific (a certificate not accepted, a proxy). */
-  hints?: string[];
-}
+import { pinAsker, pinRequirements } from './torch.js';
+import { newInstallPlan } from './key.js';
+import type { InstallPlan, MatchTorchRequest, PlannedComponent, SetupRequest, SourceAttempt, TorchMatch } from './types.js';
 
 /** Failures whose own hints name the remedy (add the CA, fix the proxy): every error built from them keeps them. */
 const OWN_HINTS = new Set(['TLS', 'PROXY', 'RESOLUTION_CONFLICT']);
-
-export interface PlannedComponent {
-  name: string;
-  /** Named with --component: then "no source" is an error rather than a note. */
-  explicit: boolean;
-  status: 'planned' | 'unavailable';
-  /** From the manifest: this component is the Level Zero loader the probe and smoke run through. */
-  zeLoader?: true;
-  source?: SourceKind;
-  origin?: string;
-  version?: string;
-  archives: PlannedArchive[];
-  provides: Provided[];
-  notes: string[];
-  attempts: SourceAttempt[];
-  /** The version constraints this component was resolved under. */
-  constraints?: string[];
-  /** Default sources that failed before the chosen one: said loudly and recorded in the receipt. */
-  fallbackFrom?: string[];
-  /** No reachable source met the manifest's recommended floor: this older version was planned instead. */
-  belowFloor?: BelowFloor;
-  /** Runtime libraries the packages depend on that the source cannot give: left to the host (`libstdcxx >=13 (needed by level-zero 1.20.6)`). */
-  runtime?: string[];
-  /** Runtime packages of the closure that this machine's own libraries stand in for, each with why (plan/runtime.ts). */
-  leftToHost?: PlannedArchive[];
-  /** Dependencies the manifest says not to install, with its reason. */
-  skipped?: string[];
-}
-
-/** What a component installed below its manifest's recommended floor misses, and why nothing newer was planned. */
-export interface BelowFloor {
-  /** The recommended constraints it does not meet (`level-zero>=1.9`). */
-  floor: string[];
-  /** What this version lacks, from the manifest's feature list (`what, new in 1.9.0`). */
-  lacks: string[];
-  /** Sources that could not be reached (each "kind origin: why"); a newer version may be there. */
-  unreached: string[];
-}
-
-/** Level Zero / UR already on this machine, outside the prefix: shown so people see what the prefix adds. */
-export interface ExistingInstalls {
-  zeLoader?: { path: string; version?: string };
-  zeHeaders: { includeDir: string; apiVersion?: string; version?: string; hasIpVersionExt: boolean }[];
-  urLoader?: { path: string };
-}
-
-export interface InstallPlan {
-  schema: typeof PLAN_SCHEMA;
-  tool: { name: 'xpu-setup'; version: string };
-  platform: TargetPlatform;
-  host: { native: boolean; distro?: string; glibc?: string };
-  prefix: string;
-  cacheDir: string;
-  components: PlannedComponent[];
-  existing?: ExistingInstalls;
-  /** Equal keys mean an equal prefix: used to make a repeated run a no-op. */
-  planKey: string;
-  /** The request this plan answers; recorded in the receipt so a bare re-run repeats it. */
-  request?: SetupRequest;
-  /** The receipt whose recorded request this plan's request extends (what was not said on the command line). */
-  extends?: string;
-  /** Installed components this run takes out (`--remove`). */
-  remove?: string[];
-  /** Where the plan came from when no index was asked: a lockfile, a bundle, or the receipt of the last run. */
-  from?: { kind: 'lock' | 'bundle' | 'receipt'; path: string; reason?: string };
-  /** Set when this is the plan an earlier run made at this time for the same request, reused without asking an index. */
-  reusedFrom?: string;
-  /** Things the user should read: what was repeated from the recorded request, fallbacks. */
-  notes?: string[];
-  /** `--match-torch`: the interpreter read and the exact versions the plan keeps. */
-  torch?: TorchMatch;
-}
 
 export interface PlanOptions {
   prefix: string;

@@ -2,22 +2,7 @@
 import { XpuError } from '../errors.js';
 import type { ComponentManifest, SourceKind } from '../manifest/schema.js';
 import { compareTo, meetsAll, orderingOf, parseConstraint, type Constraint } from '../sources/order.js';
-import type { BelowFloor } from './plan.js';
-import type { MatchTorchRequest } from './torch.js';
-
-export interface SetupRequest {
-  /** Components named explicitly; empty means every component in the manifests. */
-  components: string[];
-  /** Source kinds in order of preference; empty means the manifest's order. */
-  sources: SourceKind[];
-  condaChannels: string[];
-  indexUrl?: string;
-  /** Version constraints as written (`level-zero>=1.9`); manifest defaults are not copied here. */
-  requires: string[];
-  refdriver: boolean;
-  /** `--match-torch[=PYTHON]`: pin the runtime packages to what that Python environment's torch runs with. */
-  matchTorch?: MatchTorchRequest;
-}
+import type { BelowFloor, MatchTorchRequest, SetupRequest } from './types.js';
 
 /** What this run's command line (or environment) said; undefined means "not said: repeat the recorded request". */
 export interface RequestFlags {

@@ -6,10 +6,10 @@ import { newestInFamily, readElfNeeds, SHARED_LIBRARY, type ElfNeeds } from '../
 import { readArchive } from '../formats/index.js';
 import type { LdconfigEntry } from '../inspect/ldconfig.js';
 import { layoutFor } from '../host/index.js';
-import { CONDA_RUNTIME_PACKAGES } from '../sources/conda.js';
+import { CONDA_RUNTIME_PACKAGES } from '../sources/repodata.js';
 import type { PlannedArchive } from '../sources/types.js';
 import { planKeyOf } from './key.js';
-import type { InstallPlan, PlannedComponent } from './plan.js';
+import type { InstallPlan, PlannedComponent } from './types.js';
 
 /**
  * Linux runtime packages decided from the ELF files: what conda-forge's compilers put in `run_exports`, and the

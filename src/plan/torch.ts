@@ -2,7 +2,7 @@
 import type { Deps } from '../deps.js';
 import { XpuError } from '../errors.js';
 import { readPythonDistributions, type EnvDists, type PythonDists } from '../inspect/python-dists.js';
-import type { InstallPlan } from './plan.js';
+import type { InstallPlan, TorchMatch, TorchPin } from './types.js';
 import type { Requirement } from './resolve.js';
 
 /** The packages torch XPU wheels pin exactly, which a prefix's copies on the library path would shadow. */
@@ -20,33 +20,6 @@ const TORCH_PINS: { torch: string; pins: Record<string, string> }[] = [
   { torch: '2.11', pins: { 'intel-cmplr-lib-ur': '2025.3.2', 'intel-sycl-rt': '2025.3.2', umf: '1.0.3', tcmlib: '1.4.1' } },
   { torch: '2.12', pins: { 'intel-cmplr-lib-ur': '2025.3.2', 'intel-sycl-rt': '2025.3.2', umf: '1.0.3', tcmlib: '1.4.1' } },
 ];
-
-/** `--match-torch[=PYTHON]` as the request records it: the interpreter named, or none for the active one. */
-export interface MatchTorchRequest {
-  python?: string;
-}
-
-/** One exact version the plan must keep, and where it was read. */
-export interface TorchPin {
-  name: string;
-  version: string;
-  /** `installed`: importlib.metadata saw it; `torch table`: what this torch release's wheels pin. */
-  from: 'installed' | 'torch table';
-}
-
-/** What `--match-torch` read and pins: shown in the plan and its JSON. */
-export interface TorchMatch {
-  /** The interpreter that answered (its sys.executable). */
-  python: string;
-  pythonVersion: string;
-  /** The torch it has, when it has one (`2.10.0+xpu`). */
-  torch?: string;
-  /** The runtime packages it has installed, by name. */
-  installed: Record<string, string>;
-  pins: TorchPin[];
-  /** Said to people: what was found and where each pin came from. */
-  notes: string[];
-}
 
 /** `2.10.0+xpu` -> its row of TORCH_PINS; a nightly past the table -> the last row; an older torch -> none. */
 export function torchTableRow(torch: string): { torch: string; pins: Record<string, string> } | undefined {

@@ -1,6 +1,6 @@
 // Reads only the wanted packages' records out of a conda repodata.json stream: conda-forge's is hundreds of MB, and
 // parsing it whole (or walking it byte by byte in JavaScript) would take seconds for the handful of records needed.
-import type { Repodata, RepodataRecord } from './conda.js';
+import type { Repodata, RepodataRecord } from './repodata.js';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

@@ -3,7 +3,7 @@
 import { XpuError } from '../errors.js';
 import type { Readable } from 'node:stream';
 import { zstdDecompressBytes, zstdDecompressor } from '../formats/decompress.js';
-import type { Repodata, RepodataRecord } from './conda.js';
+import type { Repodata, RepodataRecord } from './repodata.js';
 
 export const SHARD_INDEX_FILE = 'repodata_shards.msgpack.zst';
 

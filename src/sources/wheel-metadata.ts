@@ -13,7 +13,7 @@ import type { ZipSource } from '../formats/zip.js';
 import { contentRange, downloadToCache } from '../net/download.js';
 import type { Http } from '../net/http.js';
 import type { IndexStats } from './http-cache.js';
-import type { IndexFile } from './pypi.js';
+import type { IndexFile } from './simple-index.js';
 
 /**
  * The bytes yauzl reads from a zip's end to find its end record (22 bytes, a comment of up to 64 KiB, and the zip64

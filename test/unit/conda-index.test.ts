@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parsePin, parseRepodata, selectCondaSet, type Repodata } from '../../src/sources/conda.js';
+import { parsePin, selectCondaSet } from '../../src/sources/conda.js';
+import { parseRepodata, type Repodata } from '../../src/sources/repodata.js';
 
 const h = (c: string) => c.repeat(64);
 

@@ -13,7 +13,8 @@ import { startFetch, type FetchedArchive, type Fetching } from '../../src/fetch/
 import type { Host } from '../../src/host/types.js';
 import { installPlan, type StagedCheck } from '../../src/install/install.js';
 import type { ComponentManifest } from '../../src/manifest/schema.js';
-import { makePlan, type InstallPlan, type PlannedComponent } from '../../src/plan/plan.js';
+import { makePlan } from '../../src/plan/plan.js';
+import type { InstallPlan, PlannedComponent } from '../../src/plan/types.js';
 import { silentReporter } from '../../src/reporter.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
 import { zipBuffer } from '../support/packages.js';

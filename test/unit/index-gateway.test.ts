@@ -11,7 +11,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { IndexCache } from '../../src/cache/index-cache.js';
 import { Http } from '../../src/net/http.js';
-import { CONDA_RUNTIME_PACKAGES } from '../../src/sources/conda.js';
+import { CONDA_RUNTIME_PACKAGES } from '../../src/sources/repodata.js';
 import { Gateway } from '../../src/sources/gateway.js';
 import type { Reporter } from '../../src/reporter.js';
 import { silentReporter } from '../../src/reporter.js';

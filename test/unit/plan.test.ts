@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Host } from '../../src/host/types.js';
 import type { ComponentManifest, SourceSpec } from '../../src/manifest/schema.js';
-import { makePlan, planKeyOf, type PlanOptions } from '../../src/plan/plan.js';
+import { planKeyOf } from '../../src/plan/key.js';
+import { makePlan, type PlanOptions } from '../../src/plan/plan.js';
 import { silentReporter } from '../../src/reporter.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
 

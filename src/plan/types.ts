@@ -1,0 +1,132 @@
+// The plan's data, as one stage hands it to the next: the request, the plan of each component, and what a plan records
+// about the machine and Python environment it was made for. Types only (and the plan's schema number), so every module
+// of the planner, and every stage after it, can name them without importing the planner.
+import type { TargetPlatform } from '../host/types.js';
+import type { Provided, SourceKind } from '../manifest/schema.js';
+import type { PlannedArchive } from '../sources/types.js';
+
+export const PLAN_SCHEMA = 1;
+
+/** What the user asked for: recorded in the receipt, repeated by a bare re-run, merged with new flags (request.ts). */
+export interface SetupRequest {
+  /** Components named explicitly; empty means every component in the manifests. */
+  components: string[];
+  /** Source kinds in order of preference; empty means the manifest's order. */
+  sources: SourceKind[];
+  condaChannels: string[];
+  indexUrl?: string;
+  /** Version constraints as written (`level-zero>=1.9`); manifest defaults are not copied here. */
+  requires: string[];
+  refdriver: boolean;
+  /** `--match-torch[=PYTHON]`: pin the runtime packages to what that Python environment's torch runs with. */
+  matchTorch?: MatchTorchRequest;
+}
+
+export type AttemptOutcome = 'chosen' | 'unreachable' | 'not-found' | 'error';
+
+export interface SourceAttempt {
+  source: SourceKind;
+  outcome: AttemptOutcome;
+  reason: string;
+  /** What the failure itself says to do, where that is specific (a certificate not accepted, a proxy). */
+  hints?: string[];
+}
+
+export interface PlannedComponent {
+  name: string;
+  /** Named with --component: then "no source" is an error rather than a note. */
+  explicit: boolean;
+  status: 'planned' | 'unavailable';
+  /** From the manifest: this component is the Level Zero loader the probe and smoke run through. */
+  zeLoader?: true;
+  source?: SourceKind;
+  origin?: string;
+  version?: string;
+  archives: PlannedArchive[];
+  provides: Provided[];
+  notes: string[];
+  attempts: SourceAttempt[];
+  /** The version constraints this component was resolved under. */
+  constraints?: string[];
+  /** Default sources that failed before the chosen one: said loudly and recorded in the receipt. */
+  fallbackFrom?: string[];
+  /** No reachable source met the manifest's recommended floor: this older version was planned instead. */
+  belowFloor?: BelowFloor;
+  /** Runtime libraries the packages depend on that the source cannot give: left to the host (`libstdcxx >=13 (needed by level-zero 1.20.6)`). */
+  runtime?: string[];
+  /** Runtime packages of the closure that this machine's own libraries stand in for, each with why (plan/runtime.ts). */
+  leftToHost?: PlannedArchive[];
+  /** Dependencies the manifest says not to install, with its reason. */
+  skipped?: string[];
+}
+
+/** What a component installed below its manifest's recommended floor misses, and why nothing newer was planned. */
+export interface BelowFloor {
+  /** The recommended constraints it does not meet (`level-zero>=1.9`). */
+  floor: string[];
+  /** What this version lacks, from the manifest's feature list (`what, new in 1.9.0`). */
+  lacks: string[];
+  /** Sources that could not be reached (each "kind origin: why"); a newer version may be there. */
+  unreached: string[];
+}
+
+/** Level Zero / UR already on this machine, outside the prefix: shown so people see what the prefix adds. */
+export interface ExistingInstalls {
+  zeLoader?: { path: string; version?: string };
+  zeHeaders: { includeDir: string; apiVersion?: string; version?: string; hasIpVersionExt: boolean }[];
+  urLoader?: { path: string };
+}
+
+export interface InstallPlan {
+  schema: typeof PLAN_SCHEMA;
+  tool: { name: 'xpu-setup'; version: string };
+  platform: TargetPlatform;
+  host: { native: boolean; distro?: string; glibc?: string };
+  prefix: string;
+  cacheDir: string;
+  components: PlannedComponent[];
+  existing?: ExistingInstalls;
+  /** Equal keys mean an equal prefix: used to make a repeated run a no-op. */
+  planKey: string;
+  /** The request this plan answers; recorded in the receipt so a bare re-run repeats it. */
+  request?: SetupRequest;
+  /** The receipt whose recorded request this plan's request extends (what was not said on the command line). */
+  extends?: string;
+  /** Installed components this run takes out (`--remove`). */
+  remove?: string[];
+  /** Where the plan came from when no index was asked: a lockfile, a bundle, or the receipt of the last run. */
+  from?: { kind: 'lock' | 'bundle' | 'receipt'; path: string; reason?: string };
+  /** Set when this is the plan an earlier run made at this time for the same request, reused without asking an index. */
+  reusedFrom?: string;
+  /** Things the user should read: what was repeated from the recorded request, fallbacks. */
+  notes?: string[];
+  /** `--match-torch`: the interpreter read and the exact versions the plan keeps. */
+  torch?: TorchMatch;
+}
+
+/** `--match-torch[=PYTHON]` as the request records it: the interpreter named, or none for the active one. */
+export interface MatchTorchRequest {
+  python?: string;
+}
+
+/** One exact version the plan must keep, and where it was read. */
+export interface TorchPin {
+  name: string;
+  version: string;
+  /** `installed`: importlib.metadata saw it; `torch table`: what this torch release's wheels pin. */
+  from: 'installed' | 'torch table';
+}
+
+/** What `--match-torch` read and pins: shown in the plan and its JSON. */
+export interface TorchMatch {
+  /** The interpreter that answered (its sys.executable). */
+  python: string;
+  pythonVersion: string;
+  /** The torch it has, when it has one (`2.10.0+xpu`). */
+  torch?: string;
+  /** The runtime packages it has installed, by name. */
+  installed: Record<string, string>;
+  pins: TorchPin[];
+  /** Said to people: what was found and where each pin came from. */
+  notes: string[];
+}
