@@ -7,17 +7,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { PREPARE_SCRIPT, WIN_CACHE, missingPackages } from '../windows/wine.js';
-
-/** Whether the run's file filters (none: every file) select the Windows suite, as vitest matches them: by substring. */
-export function selectsWindowsSuite(filters: string[] | undefined): boolean {
-  const suite = 'test/windows/wine.test.ts';
-  return !filters?.length || filters.some((f) => suite.includes(f) || f.endsWith(suite));
-}
+import { fileFilters, runIncludes } from './run-files.js';
 
 export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
-  // The CLI's file filters; vitest keeps them on its instance for the run.
-  const filters = (project.vitest as unknown as { filenamePattern?: string[] }).filenamePattern;
-  if (process.env.XPU_SETUP_WINDOWS_HEAD_START === '0' || !selectsWindowsSuite(filters) || (await missingPackages())) return undefined;
+  const wanted = runIncludes(fileFilters(project), 'test/windows/wine.test.ts');
+  if (process.env.XPU_SETUP_WINDOWS_HEAD_START === '0' || !wanted || (await missingPackages())) return undefined;
   fs.mkdirSync(WIN_CACHE, { recursive: true });
   const log = fs.openSync(path.join(WIN_CACHE, 'prepare-head-start.log'), 'w');
   const child: ChildProcess = spawn('bash', [PREPARE_SCRIPT], {

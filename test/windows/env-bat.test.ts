@@ -5,19 +5,22 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { envVars, renderEnv } from '../../src/install/env.js';
-import { WIN_CACHE, missingPackages, prepare, runCmd, winPath } from './wine.js';
+import { WIN_CACHE, holdWinePrefix, missingPackages, prepare, runCmd, winPath } from './wine.js';
 
 let dir: string;
+let release: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
   const missing = await missingPackages();
   if (missing) throw new Error(`the Windows suite cannot run: ${missing}`);
   await prepare();
+  release = await holdWinePrefix();
   dir = await fs.mkdtemp(path.join(WIN_CACHE, 'env-bat-'));
 });
 
 afterAll(async () => {
   if (dir) await fs.rm(dir, { recursive: true, force: true });
+  await release?.();
 });
 
 describe('env.bat in wine cmd', () => {

@@ -9,7 +9,7 @@ import { REPO, listTree } from '../e2e/cli.js';
 import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
 import { buildCondaPackage, compilePe, zipBuffer, type ArchiveEntry } from '../support/packages.js';
 import {
-  CROSS_CC, L0_BUILD, NODE_EXE, WINEPREFIX, missingPackages, nodeExeCannotStart, nodeExeVersion, prepare, runCliWin, runCmd, runWine, sha256,
+  CROSS_CC, L0_BUILD, NODE_EXE, WINEPREFIX, holdWinePrefix, missingPackages, nodeExeCannotStart, nodeExeVersion, prepare, runCliWin, runCmd, runWine, sha256,
   startRelay, startWineServer, stopWineServer, syncApp, winPath, type Relay, type WinRun,
 } from './wine.js';
 
@@ -100,11 +100,13 @@ describe('Windows under Wine: node.exe, a real ze_loader.dll, the null driver', 
 
   /** Why node.exe cannot run under this Wine at all, when that is so: then every case is skipped, saying why. */
   let cannotStart: string | undefined;
+  let release: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
     const missing = await missingPackages();
     if (missing) throw new Error(`the Windows suite cannot run: ${missing}`);
     await prepare();
+    release = await holdWinePrefix();
     await syncApp();
     work = await fs.mkdtemp(path.join(path.dirname(WINEPREFIX), 'run-'));
     await startWineServer();
@@ -125,6 +127,7 @@ describe('Windows under Wine: node.exe, a real ze_loader.dll, the null driver', 
     await served?.close();
     await relay?.close();
     await stopWineServer();
+    await release?.();
     if (work) await fs.rm(work, { recursive: true, force: true });
     process.stderr.write(`\nWindows suite under Wine (${((Date.now() - started) / 1000).toFixed(0)} s):\n${table.join('\n')}\n`);
   });

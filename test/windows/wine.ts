@@ -77,6 +77,27 @@ export async function prepare(): Promise<void> {
   if (r.exitCode !== 0) throw new Error(`scripts/windows-prepare.sh failed (exit ${r.exitCode}):\n${r.stderr}`);
 }
 
+/**
+ * Makes this test file the only one using the Wine prefix until the returned release is called: files run side by
+ * side, and the Windows suite stops its wineserver when it ends. A flock held by a child process, so a test process
+ * that dies releases it too.
+ */
+export async function holdWinePrefix(): Promise<() => Promise<void>> {
+  await fs.mkdir(WIN_CACHE, { recursive: true });
+  const child = spawn('flock', [path.join(WIN_CACHE, '.wine-user.lock'), 'sh', '-c', 'echo held && exec cat >/dev/null'], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.once('data', () => resolve());
+    void exited.then((code) => reject(new Error(`flock on the Wine prefix exited ${code} before holding it`)));
+  });
+  return async () => {
+    child.stdin.end();
+    await exited;
+  };
+}
+
 /** The freshly built tree (what package.json's "files" publishes: bin, data, dist, ...) beside the win32 node_modules. */
 export async function syncApp(): Promise<void> {
   const pkg = JSON.parse(await fs.readFile(path.join(REPO, 'package.json'), 'utf8')) as { files: string[] };
