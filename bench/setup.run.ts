@@ -36,6 +36,19 @@ async function plannedArchives(env: Record<string, string>, args: string[]): Pro
   return planned.components.flatMap((c: { archives?: Archive[] }) => c.archives ?? []);
 }
 
+/** Writes an install comparison's results file and prints its rows and ratios. */
+async function report(name: string, archives: Archive[], results: Awaited<ReturnType<typeof alternate>>, ratios: Record<string, number>): Promise<void> {
+  const file = await writeResults(name, {
+    rounds: N,
+    method: 'alternating rounds, medians; wall and CPU (user+sys of the process tree) from bash time; one local index on 127.0.0.1 for every row',
+    archives: archives.map((a) => ({ filename: a.filename, size: a.size })),
+    results,
+    ratios,
+  });
+  console.log(results.map((r) => `${String(r.medianWallMs).padStart(6)} ms wall ${String(r.medianCpuMs).padStart(6)} ms cpu  ${r.name}`).join('\n'));
+  console.log(`ratios: ${JSON.stringify(ratios)}\nwritten to ${file}`);
+}
+
 /** The floor: each archive fetched, hashed as it streams and unpacked, by the standard tools, one after another. */
 function floorScript(archives: Archive[]): string {
   return archives
@@ -91,15 +104,7 @@ it(`cold install of L0 (conda) + a ${WHEEL_MIB} MB UR wheel against curl|sha256s
       urVsPipWall: ratio(by('xpu-setup --component').medianWallMs, by('pip').medianWallMs),
       warmVsColdWall: ratio(by('xpu-setup warm').medianWallMs, by('xpu-setup cold:').medianWallMs),
     };
-    const file = await writeResults('setup', {
-      rounds: N,
-      method: 'alternating rounds, medians; wall and CPU (user+sys of the process tree) from bash time; one local index on 127.0.0.1 for every row',
-      archives: archives.map((a) => ({ filename: a.filename, size: a.size })),
-      results,
-      ratios,
-    });
-    console.log(results.map((r) => `${String(r.medianWallMs).padStart(6)} ms wall ${String(r.medianCpuMs).padStart(6)} ms cpu  ${r.name}`).join('\n'));
-    console.log(`ratios: ${JSON.stringify(ratios)}\nwritten to ${file}`);
+    await report('setup', archives, results, ratios);
   } finally {
     await index.close();
   }
@@ -128,15 +133,7 @@ it(`cold install of a ${UR_MIB} MB UR wheel alone against curl | tee >(sha256sum
     ];
     const results = await alternate(cases, N);
     const ratios = { coldVsFloorWall: ratio(results[1]!.medianWallMs, results[0]!.medianWallMs), coldVsFloorCpu: ratio(results[1]!.medianCpuMs, results[0]!.medianCpuMs) };
-    const file = await writeResults('wheel', {
-      rounds: N,
-      method: 'alternating rounds, medians; wall and CPU (user+sys of the process tree) from bash time; one local index on 127.0.0.1 for both rows',
-      archives: archives.map((a) => ({ filename: a.filename, size: a.size })),
-      results,
-      ratios,
-    });
-    console.log(results.map((r) => `${String(r.medianWallMs).padStart(6)} ms wall ${String(r.medianCpuMs).padStart(6)} ms cpu  ${r.name}`).join('\n'));
-    console.log(`ratios: ${JSON.stringify(ratios)}\nwritten to ${file}`);
+    await report('wheel', archives, results, ratios);
   } finally {
     await index.close();
   }
