@@ -41,6 +41,7 @@ export const DEFAULT_NET_CONFIG: NetConfig = {
 export const NET_ENV = {
   attempts: 'XPU_SETUP_HTTP_ATTEMPTS',
   retrySeconds: 'XPU_SETUP_HTTP_RETRY_SECONDS',
+  backoffSeconds: 'XPU_SETUP_HTTP_BACKOFF_SECONDS',
   deadlineSeconds: 'XPU_SETUP_DOWNLOAD_DEADLINE_SECONDS',
   minBytesPerSecond: 'XPU_SETUP_DOWNLOAD_MIN_BYTES_PER_SECOND',
   rateWindowSeconds: 'XPU_SETUP_DOWNLOAD_RATE_WINDOW_SECONDS',
@@ -64,6 +65,8 @@ export function netConfigFromEnv(env: Record<string, string | undefined>, base: 
   if (attempts !== undefined) c.attempts = Math.floor(attempts);
   const retry = num(env, NET_ENV.retrySeconds, 0);
   if (retry !== undefined) c.retryBudgetMs = retry * 1000;
+  const backoff = num(env, NET_ENV.backoffSeconds, 0);
+  if (backoff !== undefined) c.baseDelayMs = backoff * 1000;
   const deadline = num(env, NET_ENV.deadlineSeconds, 0.001);
   if (deadline !== undefined) c.downloadDeadlineMs = deadline * 1000;
   const rate = num(env, NET_ENV.minBytesPerSecond, 0);

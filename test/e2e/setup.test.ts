@@ -350,8 +350,8 @@ describe('failures leave nothing behind', () => {
     const cache = path.join(work, 'trunc', 'cache');
     index.fault(/level-zero-1\.20\.6.*\.conda$/, 'truncate');
     try {
-      // Two attempts show the decision (retried, then given up) without waiting out six back-offs (13 s).
-      const r = await runCli(args(prefix, cache, index.condaChannelUrl('trixie')), { ...env, XPU_SETUP_HTTP_ATTEMPTS: '2' });
+      // Two attempts a short back-off apart show the decision (retried, then given up) without waiting out six (13 s).
+      const r = await runCli(args(prefix, cache, index.condaChannelUrl('trixie')), { ...env, XPU_SETUP_HTTP_ATTEMPTS: '2', XPU_SETUP_HTTP_BACKOFF_SECONDS: '0.02' });
       expect(r.exitCode).toBe(1);
       expect(r.stderr).toMatch(/error: the connection to http:\/\/127\.0\.0\.1:\d+\/conda\/trixie\/linux-64\/level-zero-1\.20\.6[^ ]* broke after \d+ bytes/);
       expect(r.stderr).toMatch(/hint: the connection broke; run the command again/);

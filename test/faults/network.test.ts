@@ -98,8 +98,8 @@ async function runCase(
 }
 
 const requestsOf = (server: FaultyServer, p: string) => server.requests.filter((r) => r.path === p);
-/** Keeps retry waits short so the suite stays quick; each case still shows the rule working. */
-const QUICK = { XPU_SETUP_HTTP_ATTEMPTS: '3', XPU_SETUP_HTTP_RETRY_SECONDS: '20' };
+/** Keeps retry waits short (a 20 ms first back-off) so the suite stays quick; each case still shows the rule working. */
+const QUICK = { XPU_SETUP_HTTP_ATTEMPTS: '3', XPU_SETUP_HTTP_RETRY_SECONDS: '20', XPU_SETUP_HTTP_BACKOFF_SECONDS: '0.02' };
 
 describe('network fault matrix', () => {
   it('clean download (baseline)', async () => {

@@ -53,6 +53,10 @@ describe('retry policy', () => {
     const c = netConfigFromEnv({ XPU_SETUP_HTTP_ATTEMPTS: '2', XPU_SETUP_DOWNLOAD_DEADLINE_SECONDS: '1.5', XPU_SETUP_DOWNLOAD_MIN_BYTES_PER_SECOND: '10' });
     expect([c.attempts, c.downloadDeadlineMs, c.minBytesPerSecond]).toEqual([2, 1500, 10]);
     expect(() => netConfigFromEnv({ XPU_SETUP_HTTP_ATTEMPTS: 'many' })).toThrow(/XPU_SETUP_HTTP_ATTEMPTS=many is not a number/);
+    expect(netConfigFromEnv({}).baseDelayMs).toBe(500);
+    expect(netConfigFromEnv({ XPU_SETUP_HTTP_BACKOFF_SECONDS: '0.02' }).baseDelayMs).toBe(20);
+    expect(netConfigFromEnv({ XPU_SETUP_HTTP_BACKOFF_SECONDS: '0' }).baseDelayMs).toBe(0);
+    expect(() => netConfigFromEnv({ XPU_SETUP_HTTP_BACKOFF_SECONDS: '-1' })).toThrow(/XPU_SETUP_HTTP_BACKOFF_SECONDS=-1 is not a number >= 0/);
   });
 });
 
