@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { PREPARE_SCRIPT, WIN_CACHE, missingPackages } from '../windows/wine.js';
+import { SANDBOX_ENV } from './hermetic-global.js';
 import { fileFilters, runIncludes } from './run-files.js';
 
 export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
@@ -14,8 +15,11 @@ export default async function setup(project: TestProject): Promise<(() => Promis
   if (process.env.XPU_SETUP_WINDOWS_HEAD_START === '0' || !wanted || (await missingPackages())) return undefined;
   fs.mkdirSync(WIN_CACHE, { recursive: true });
   const log = fs.openSync(path.join(WIN_CACHE, 'prepare-head-start.log'), 'w');
+  // A HOME of the run's own, as the test files have (npm keeps its cache there).
+  const home = path.join(process.env[SANDBOX_ENV] ?? WIN_CACHE, 'windows-prepare-home');
+  fs.mkdirSync(home, { recursive: true });
   const child: ChildProcess = spawn('bash', [PREPARE_SCRIPT], {
-    env: { ...process.env, XPU_SETUP_WINDOWS_CACHE: WIN_CACHE },
+    env: { ...process.env, HOME: home, XPU_SETUP_WINDOWS_CACHE: WIN_CACHE },
     stdio: ['ignore', log, log],
     detached: true,
   });
