@@ -373,7 +373,7 @@ describe('Windows under Wine: node.exe, a real ze_loader.dll, the null driver', 
         const { r, report } = await probeUr();
         const ur = report.ur;
         const said = report.notes.find((n) => n.startsWith('UR: no Level Zero adapter loaded')) ?? '';
-        row('UR double under Wine, no umf.dll', !!ur && !ur.backends.includes(1) && said.includes('umf.dll'), said.slice(0, 130) || `exit ${r.exitCode}`);
+        row('UR double under Wine, no umf.dll', !!ur && !ur.backends.includes(1) && said.includes('umf.dll'), said.split('ur_loader.dll: ')[1]?.slice(0, 200) || `exit ${r.exitCode}`);
         expect(ur, show(r)).toBeDefined();
         expect(ur!.backends).not.toContain(1);
         expect(ur!.platforms).not.toContain('xpu-setup UR test double level_zero');
