@@ -6,7 +6,6 @@ import { nodeLayout, type PlatformLayout } from './host/index.js';
 import type { Receipt } from './install/receipt.js';
 import { psq, shq } from './shell-words.js';
 
-export { psq, shq } from './shell-words.js';
 
 /** How a platform's default shell quotes a word. */
 const QUOTE: Record<PlatformLayout['defaultShell'], (s: string) => string> = { sh: shq, pwsh: psq };

@@ -3,11 +3,12 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Deps } from '../deps.js';
 import { layoutFor, nodeLayout } from '../host/index.js';
+import { SHARED_LIBRARY } from '../formats/elf.js';
 import { tryLoadEach } from '../inspect/load-check.js';
 import type { InstallPlan, PlannedComponent } from '../plan/types.js';
 import { findCompilers, firstGnuOnPath } from './compilers.js';
 
-const LIBRARY = { elf: /\.so(\.\d+)*$/, pe: /\.dll$/i } as const;
+const LIBRARY = { elf: SHARED_LIBRARY, pe: /\.dll$/i } as const;
 
 function firstLines(text: string, n = 3): string {
   return text.split('\n').map((l) => l.trim()).filter(Boolean).slice(0, n).join(' / ');

@@ -151,9 +151,9 @@ export interface PlatformLayout {
   markers: { os_name: string; sys_platform: string; platform_system: string; platform_machine: string };
   /** How well a wheel's platform tag fits (higher is better), undefined when it cannot be installed; `any` is 0. */
   wheelTagScore(tag: string, glibc: string | undefined): number | undefined;
-  /** The conda virtual packages this platform provides (`__glibc` at the machine's glibc, `__unix`, `__win`). */
   /** The conda channel subdirectory of this platform's packages. */
   condaSubdir: 'linux-64' | 'win-64';
+  /** The conda virtual packages this platform provides (`__glibc` at the machine's glibc, `__unix`, `__win`). */
   condaVirtualPackages(glibc: string | undefined): [string, { version?: string; build?: string }][];
 }
 

@@ -4,8 +4,6 @@ import * as path from 'node:path';
 import type { Deps } from '../deps.js';
 import type { LdconfigEntry } from './ldconfig.js';
 
-export type { SearchVia };
-
 export interface LibraryCandidate {
   path: string;
   via: SearchVia;

@@ -1,6 +1,8 @@
-// Which versions of named Python distributions (triton, torch, ...) the active Python has, read by running that Python.
+// Which versions of named Python distributions (triton, torch, ...) a Python has: read by running that Python, or, for
+// the active venv or conda env, from the names of its site-packages' .dist-info directories without starting Python.
 import { nodeLayout } from '../host/index.js';
 import type { Deps } from '../deps.js';
+import { normalizeName } from '../sources/simple-index.js';
 import { EnvVars } from '../env-names.js';
 import type { Finding } from './types.js';
 
@@ -98,12 +100,10 @@ export interface EnvDists {
   versions: Record<string, string>;
 }
 
-const normalized = (name: string): string => name.toLowerCase().replace(/[-_.]+/g, '-');
-
 /** Pure: `torch-2.10.0+xpu.dist-info` -> torch, 2.10.0+xpu; anything else -> undefined. */
 export function parseDistInfoName(entry: string): { name: string; version: string } | undefined {
   const m = /^(.+)-([^-]+)\.dist-info$/.exec(entry);
-  return m ? { name: normalized(m[1]!), version: m[2]! } : undefined;
+  return m ? { name: normalizeName(m[1]!), version: m[2]! } : undefined;
 }
 
 /**
@@ -113,7 +113,7 @@ export function parseDistInfoName(entry: string): { name: string; version: strin
  */
 export async function activeEnvDistributions(deps: Deps, names: string[]): Promise<EnvDists | undefined> {
   const l = nodeLayout(deps.platform);
-  const want = new Set(names.map(normalized));
+  const want = new Set(names.map(normalizeName));
   for (const from of [EnvVars.VIRTUAL_ENV, EnvVars.CONDA_PREFIX]) {
     const root = deps.env[from];
     if (!root) continue;

@@ -926,7 +926,7 @@ async function planAll(debs: Record<'bookworm' | 'trixie', DebSet>, work: string
     }
   }
 
-  // Unified Runtime: the test double, as PyPI wheels and as a linux-64 conda package.
+  // Unified Runtime: the test double, as PyPI wheels and as linux-64 and win-64 conda packages.
   const urWheelSummary = "xpu-setup test double of Intel's Unified Runtime libraries (not the real intel-cmplr-lib-ur)";
   const urWinDlls = new Map<string, Map<string, Buffer>>();
   const condaRole = (version: string): 'older' | 'newer' | undefined =>

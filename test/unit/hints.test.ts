@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { realDeps } from '../../src/real-deps.js';
-import { envCommandLine, envFileLine, recordedSourceArgs, selfCommand, setupLine, shq } from '../../src/hints.js';
+import { envCommandLine, envFileLine, recordedSourceArgs, selfCommand, setupLine } from '../../src/hints.js';
+import { shq } from '../../src/shell-words.js';
 import { loadLibrary } from '../../src/runtime/ffi.js';
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'xpu-hints-'));

@@ -4,7 +4,8 @@ import { hasOwnMarkers } from '../../install/prefix-state.js';
 import { RECEIPT_NAME } from '../../install/receipt.js';
 import { diskReader, verifyPrefix } from '../../install/verify.js';
 import type { Check } from '../types.js';
-import { belowFloorSentence, hintShell, newerLine, psq, selfCommand, shq } from '../../hints.js';
+import { belowFloorSentence, hintShell, newerLine, selfCommand } from '../../hints.js';
+import { psq, shq } from '../../shell-words.js';
 import { setupHint } from './shared.js';
 
 function listSome(paths: string[], max = 8): string {

@@ -3,7 +3,8 @@ import { referenceDriverIn } from '../../inspect/env-traps.js';
 import { isDebianLike } from '../../host/linux.js';
 import { isNative } from '../../host/index.js';
 import type { Host } from '../../host/types.js';
-import { envCommandLine, envFileCommand, hintShell, psq, selfCommand, setupLine, shq } from '../../hints.js';
+import { envCommandLine, envFileCommand, hintShell, selfCommand, setupLine } from '../../hints.js';
+import { psq, shq } from '../../shell-words.js';
 import type { DoctorContext } from '../types.js';
 import { EnvVars } from '../../env-names.js';
 
