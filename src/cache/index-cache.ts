@@ -50,19 +50,10 @@ export class CorruptBody extends Error {
 const BODY_CHUNK = 1 << 20;
 
 export class IndexCache {
-  /** Directories this process made or found already (each is made once, not before every write). */
-  private readonly made = new Map<string, Promise<unknown>>();
-
   constructor(readonly root: string) {}
 
   private mkdir(dir: string): Promise<unknown> {
-    let p = this.made.get(dir);
-    if (!p) {
-      p = fs.mkdir(dir, { recursive: true });
-      this.made.set(dir, p);
-      p.catch(() => this.made.delete(dir));
-    }
-    return p;
+    return fs.mkdir(dir, { recursive: true });
   }
 
   private entryPath(url: string, variant: string): string {
@@ -214,7 +205,7 @@ export class IndexCache {
     return path.join(dir, `${process.pid}-${randomBytes(6).toString('hex')}.part`);
   }
 
-  private async atomicWrite(file: string, data: string | Buffer, again = true): Promise<void> {
+  private async atomicWrite(file: string, data: string | Buffer): Promise<void> {
     const tmp = await this.tempPath();
     try {
       await fs.writeFile(tmp, data);
@@ -222,10 +213,7 @@ export class IndexCache {
       await fs.rename(tmp, file);
     } catch (e) {
       await fs.rm(tmp, { force: true }).catch(() => undefined);
-      if (!again || (e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-      // A directory made earlier in this run was removed since (a `cache clean` at the same time): made again.
-      this.made.clear();
-      await this.atomicWrite(file, data, false);
+      throw e;
     }
   }
 }

@@ -146,10 +146,6 @@ async function hashExisting(file: string, hash: Hash): Promise<void> {
   for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
 }
 
-function contentRangeStart(value: string | undefined): number | undefined {
-  return contentRange(value)?.start;
-}
-
 /** A 206 answer's Content-Range: the first and last byte sent, and the whole file's size when the server says. */
 export function contentRange(value: string | undefined): { start: number; end: number; total?: number } | undefined {
   const m = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(value?.trim() ?? '');
@@ -184,7 +180,7 @@ async function attempt(http: Http, url: string, file: string, metaFile: string, 
   });
   let offset = 0;
   if (res.status === 206) {
-    if (have === 0 || contentRangeStart(res.headers['content-range']) !== have) {
+    if (have === 0 || contentRange(res.headers['content-range'])?.start !== have) {
       await res.discard();
       await fs.rm(file, { force: true });
       throw restart(url, `the server sent a range other than bytes=${have}-`);

@@ -439,15 +439,10 @@ class FullFileReader implements SubdirReader {
     const cache = this.gw.cache;
     if (!cache || !meta.sha256) return scan();
     const form = `records-${createHash('sha256').update([...names].sort().join('\n')).digest('hex').slice(0, 16)}` as const;
-    const kept = await cache.readDerived(meta.sha256, form);
+    const kept = parseKeptRepodata(await cache.readDerived(meta.sha256, form));
     if (kept) {
-      try {
-        const doc = JSON.parse(kept.toString('utf8')) as Repodata;
-        body.destroy();
-        return doc;
-      } catch {
-        // damaged: scanned again
-      }
+      body.destroy();
+      return kept;
     }
     const doc = await scan();
     await cache.putDerived(meta.sha256, form, Buffer.from(JSON.stringify(doc))).catch(() => undefined);

@@ -3,9 +3,8 @@ import { XpuError } from '../errors.js';
 import type { Host } from '../host/types.js';
 import { layoutFor } from '../host/index.js';
 import type { PypiSourceSpec } from '../manifest/schema.js';
-import type { Http } from '../net/http.js';
 import { gatewayFor } from './gateway.js';
-import { normalizeName, parseProjectPage, projectPageRequest, type IndexFile } from './simple-index.js';
+import { normalizeName, type IndexFile } from './simple-index.js';
 import { meetsAll, type Constraint } from './order.js';
 import { comparePep440, isPep440PreRelease, loadPep440 } from './pep440.js';
 import { inRange } from './version.js';
@@ -50,13 +49,6 @@ export function selectWheel(files: IndexFile[], project: string, host: Host, ran
     }
   }
   return best?.f;
-}
-
-/** Project files from an index, asked now (the gateway's `pypiProjectFiles` keeps them for the run and across runs). */
-export async function listProjectFiles(http: Http, indexUrl: string, project: string): Promise<IndexFile[]> {
-  const { url, accept, jsonApi } = projectPageRequest(indexUrl, project);
-  const res = await http.getText(url, { headers: { accept } });
-  return parseProjectPage(res.body, url, res.contentType, jsonApi);
 }
 
 export async function resolvePypi(spec: PypiSourceSpec, ctx: SourceContext): Promise<Resolution> {

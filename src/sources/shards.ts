@@ -67,15 +67,6 @@ function dirUrl(value: unknown, indexUrl: string): string {
   return abs.endsWith('/') ? abs : `${abs}/`;
 }
 
-/**
- * Reads `repodata_shards.msgpack.zst` (as fetched, zstd-compressed). The `shards` map (tens of thousands of names) is
- * walked by hand, keeping each name's offset and turning only the names asked for into hashes: a generic decoder
- * makes an object per entry, which costs more than the whole rest of a warm plan.
- */
-export async function parseShardIndex(bytes: Uint8Array, url: string): Promise<ShardIndex> {
-  return decodeShardIndex(await decompressShardIndex(bytes, url), url);
-}
-
 export async function decompressShardIndex(bytes: Uint8Array, url: string): Promise<Buffer> {
   try {
     return await zstdDecompressBytes(bytes);
