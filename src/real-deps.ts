@@ -1,4 +1,4 @@
-// The real side effects behind the Deps seam (processes, files, clock); only entry points and tests build one.
+// The real side effects behind the Deps seam (processes, files, clock, the network's reach); only entry points and tests build one.
 import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import type { Deps, Exec, ExecOptions, ExecResult, ReachAnswer } from './deps.js';

@@ -38,6 +38,10 @@ export interface ActionInputs {
 /** How the runner passes an input: `INPUT_` and its name in upper case, spaces as `_` (dashes stay). */
 export const inputVar = (name: string) => `INPUT_${name.replace(/ /g, '_').toUpperCase()}`;
 
+/** YAML's spellings of true and false that the runner passes on as they were written. */
+const TRUE = /^(true|True|TRUE)$/;
+const FALSE = /^(false|False|FALSE)$/;
+
 /** Reads and checks the inputs from the runner's `INPUT_*` variables (multi-value inputs: commas or lines). */
 export function actionInputs(env: Record<string, string | undefined>): ActionInputs {
   const raw = (name: ActionInput): string | undefined => {
@@ -48,8 +52,8 @@ export function actionInputs(env: Record<string, string | undefined>): ActionInp
   const bool = (name: ActionInput, fallback: boolean): boolean => {
     const v = raw(name);
     if (v === undefined) return fallback;
-    if (/^(true|True|TRUE)$/.test(v)) return true;
-    if (/^(false|False|FALSE)$/.test(v)) return false;
+    if (TRUE.test(v)) return true;
+    if (FALSE.test(v)) return false;
     throw new XpuError('USAGE', `input \`${name}\` is "${v}": it takes true or false`, {
       details: { input: name, value: v },
       hints: [`with: ${name}: ${fallback ? 'false' : 'true'}  (the default is ${fallback})`],
@@ -69,7 +73,7 @@ export function actionInputs(env: Record<string, string | undefined>): ActionInp
   }
   // `true`: the python the job's PATH (or active environment) has; a path: that interpreter; `false`: forget it.
   const match = raw('match-torch');
-  if (match && !/^(false|False|FALSE)$/.test(match)) values['match-torch'] = /^(true|True|TRUE)$/.test(match) ? '' : match;
+  if (match && !FALSE.test(match)) values['match-torch'] = TRUE.test(match) ? '' : match;
   else if (match) values['no-match-torch'] = true;
   return {
     values,

@@ -96,15 +96,14 @@ export function parseSmokeOutput(stdout: string, exitCode: number, stderr: strin
 export const CLI_BIN = packagePath('bin', 'xpu-setup.js');
 
 async function runCli(deps: Deps, args: string[], req: RuntimeRequest, timeoutMs: number) {
-  const binPath = CLI_BIN;
-  const r = await deps.exec(process.execPath, [binPath, ...args, '--json', '--prefix', req.prefix], { env: req.env, timeoutMs });
+  const r = await deps.exec(process.execPath, [CLI_BIN, ...args, '--json', '--prefix', req.prefix], { env: req.env, timeoutMs });
   const lastLine = (t: string): string => t.trim().split('\n').slice(-1)[0] ?? '';
   if (r.failedToStart && /killed|SIG[A-Z]+/.test(r.failedToStart)) {
     throw new ChildCommandError(`the ${args[0]} process crashed (${r.failedToStart}): the loader or a driver it loaded crashed`, [
       'run `xpu-setup ' + args[0] + '` alone with ZE_ENABLE_LOADER_DEBUG_TRACE=1 to see which driver it was loading',
     ]);
   }
-  if (r.failedToStart) throw new ChildCommandError(`could not run ${binPath}: ${r.failedToStart}`);
+  if (r.failedToStart) throw new ChildCommandError(`could not run ${CLI_BIN}: ${r.failedToStart}`);
   if (r.exitCode === 2) throw new ChildCommandError(`\`xpu-setup ${args[0]}\` refused to run: ${lastLine(r.stderr) || lastLine(r.stdout)}`);
   return r;
 }

@@ -1,6 +1,7 @@
 // Detects the host and answers per-platform questions; the only place that branches on the platform.
 import { readFile } from 'node:fs/promises';
 import * as os from 'node:os';
+import * as nodePath from 'node:path';
 import type { Deps } from '../deps.js';
 import { XpuError } from '../errors.js';
 import { libcPathFromMaps, linuxCacheDir, linuxDataDir, linuxLayout, parseGlibcVersion, parseLibcBanner, parseOsRelease } from './linux.js';
@@ -103,4 +104,10 @@ export function defaultCacheDir(deps: Pick<Deps, 'env' | 'platform'>): string {
   const given = deps.env[EnvVars.XPU_SETUP_CACHE_DIR];
   if (given) return expandHome(given, deps);
   return deps.platform === 'win32' ? win32CacheDir(deps.env, homeOf(deps)) : linuxCacheDir(deps.env, homeOf(deps));
+}
+
+/** Whether `file` is below `dir` (not `dir` itself), by the path rules given (this OS's unless told: a layout's `path`). */
+export function isInside(dir: string, file: string, paths: nodePath.PlatformPath = nodePath): boolean {
+  const rel = paths.relative(dir, file);
+  return rel !== '' && rel !== '..' && !rel.startsWith(`..${paths.sep}`) && !paths.isAbsolute(rel);
 }

@@ -1,5 +1,5 @@
 // A summary of the Level Zero and UR pieces already on this machine (and in a prefix), for `plan` and `doctor`.
-import { nodeLayout } from '../host/index.js';
+import { isInside, nodeLayout } from '../host/index.js';
 import * as path from 'node:path';
 import type { Deps } from '../deps.js';
 import type { Receipt } from '../install/receipt.js';
@@ -42,11 +42,6 @@ export function zeLoaderName(platform: NodeJS.Platform): string {
   return nodeLayout(platform).zeLoaderRuntime;
 }
 
-function isInside(file: string, dir: string): boolean {
-  const rel = path.relative(dir, file);
-  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
-}
-
 /** Pure: the L0 component version a receipt records. */
 export function receiptZeVersion(receipt: Receipt | undefined): string | undefined {
   const c = receipt?.components.find((x) => /level.?zero|^ze|l0/i.test(x.name) && !/devel|dev$|headers/i.test(x.name));
@@ -54,7 +49,7 @@ export function receiptZeVersion(receipt: Receipt | undefined): string | undefin
 }
 
 async function versionOf(deps: Deps, file: string, prefix: string | undefined, receipt: Receipt | undefined): Promise<VersionInfo | undefined> {
-  if (prefix && receipt && isInside(file, prefix)) {
+  if (prefix && receipt && isInside(prefix, file)) {
     const v = receiptZeVersion(receipt);
     if (v) return { version: v, source: 'receipt' };
   }

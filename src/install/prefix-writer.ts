@@ -4,6 +4,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { sha256File } from '../cache/store.js';
 import { XpuError } from '../errors.js';
+import { isInside } from '../host/index.js';
 import { ENV_FILES, envVars, renderEnv, SHELLS } from './env.js';
 import { byPath, RECEIPT_NAME, type Receipt, type ReceiptFile } from './receipt.js';
 
@@ -50,11 +51,10 @@ export async function updateReceipt(prefix: string, current: Receipt, mutate: (r
 
 /** `abs` as a prefix-relative POSIX path, or an error when it is not inside the prefix. */
 function inside(prefix: string, abs: string): string {
-  const rel = path.relative(prefix, abs);
-  if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) {
+  if (!isInside(prefix, abs)) {
     throw new XpuError('INTERNAL', `build output ${abs} is not inside the prefix ${prefix}`, { details: { prefix, path: abs } });
   }
-  return rel.split(path.sep).join('/');
+  return path.relative(prefix, abs).split(path.sep).join('/');
 }
 
 /**

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import type { Deps } from '../deps.js';
 import { isUnreachable, XpuError } from '../errors.js';
 import { DownloadCache } from '../cache/store.js';
-import { detectHost, nodeLayout } from '../host/index.js';
+import { detectHost, isInside, nodeLayout } from '../host/index.js';
 import type { Host, TargetPlatform } from '../host/types.js';
 import { installedFor, readPrefixState, refuseForeignPrefix, type PrefixState } from '../install/prefix-state.js';
 import { RECEIPT_NAME, type Receipt } from '../install/receipt.js';
@@ -251,10 +251,7 @@ async function existingInstalls(deps: Deps, prefix: string, reporter: Reporter):
   try {
     const s = await (await import('../inspect/installs.js')).detectInstalls(deps, {});
     const { path: paths } = nodeLayout(deps.platform);
-    const outside = (p: string) => {
-      const rel = paths.relative(prefix, p);
-      return !rel || rel.startsWith('..') || paths.isAbsolute(rel);
-    };
+    const outside = (p: string) => !isInside(prefix, p, paths);
     const loader = s.zeLoader.chosen;
     return {
       zeLoader: loader && outside(loader.path) ? { path: loader.realPath ?? loader.path, version: loader.version?.version } : undefined,
@@ -271,7 +268,7 @@ async function existingInstalls(deps: Deps, prefix: string, reporter: Reporter):
 
 /** What setup would change in the prefix as the run read it (`plan` prints it): the comparison setup shows, by archives. */
 export async function prefixChanges(plan: InstallPlan, prefix: PrefixState, opts: { rehash?: boolean }): Promise<PlanChanges> {
-  const { receipt } = prefix;
+  const receipt = installedFor(prefix, plan.platform);
   return planChanges(plan, receipt, receipt ? await verifyPrefix(plan.prefix, receipt, undefined, { rehash: opts.rehash }) : []);
 }
 

@@ -5,6 +5,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { XpuError } from '../errors.js';
+import { isInside } from '../host/index.js';
 import type { Host, TargetPlatform } from '../host/types.js';
 import type { ComponentManifest, SourceKind } from '../manifest/schema.js';
 import type { PlannedArchive } from '../sources/types.js';
@@ -225,11 +226,6 @@ function realPathOf(p: string): string {
     return parent === p ? p : path.join(realPathOf(parent), path.basename(p));
   }
 }
-
-const isInside = (root: string, p: string): boolean => {
-  const rel = path.relative(root, p);
-  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
-};
 
 /** A bundle's lockfile naming an archive anywhere but under the bundle's own root. */
 function outsideBundle(where: string, url: string, root: string): XpuError {

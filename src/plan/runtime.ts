@@ -5,7 +5,7 @@ import type { Deps } from '../deps.js';
 import { newestInFamily, readElfNeeds, SHARED_LIBRARY, type ElfNeeds } from '../formats/elf.js';
 import { readArchive } from '../formats/index.js';
 import type { LdconfigEntry } from '../inspect/ldconfig.js';
-import { layoutFor } from '../host/index.js';
+import { isInside, layoutFor } from '../host/index.js';
 import { CONDA_RUNTIME_PACKAGES } from '../sources/repodata.js';
 import type { PlannedArchive } from '../sources/types.js';
 import { planKeyOf } from './key.js';
@@ -188,7 +188,7 @@ export async function librariesOf(archive: PlannedArchive, file: string): Promis
  */
 export function hostLibraries(deps: Deps, ldcache: LdconfigEntry[], prefix: string): (lib: string) => Promise<HostLibrary | undefined> {
   const seen = new Map<string, Promise<HostLibrary | undefined>>();
-  const inside = (p: string) => p === prefix || p.startsWith(prefix + '/');
+  const inside = (p: string) => p === prefix || isInside(prefix, p);
   return (lib) => {
     let p = seen.get(lib);
     if (!p) {

@@ -8,7 +8,7 @@ import { shellFromEnv } from '../../src/cli/commands/env.js';
 import { isXpuError } from '../../src/errors.js';
 import { findZstd } from '../../src/formats/decompress.js';
 import { hintShell } from '../../src/hints.js';
-import { isNative, layoutFor, nodeLayout, osLayout, type Host } from '../../src/host/index.js';
+import { isInside, isNative, layoutFor, nodeLayout, osLayout, type Host } from '../../src/host/index.js';
 import { virtualPackages } from '../../src/sources/match-spec.js';
 import { markerEnvFor } from '../../src/sources/pep508.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
@@ -68,5 +68,23 @@ describe('the machine this runs on', () => {
       expect(isXpuError(err, 'COMPILER')).toBe(true);
       expect((err as { hints: string[] }).hints.at(-1)).toBe(nodeLayout(platform).remedies.noCompiler);
     }
+  });
+});
+
+describe('isInside', () => {
+  it('is true below the directory only: not for the directory itself, its parent, a sibling, or a name that starts with ..', () => {
+    expect(isInside('/p', '/p/lib/libze_loader.so.1')).toBe(true);
+    expect(isInside('/p', '/p')).toBe(false);
+    expect(isInside('/p', '/')).toBe(false);
+    expect(isInside('/p', '/p2/lib')).toBe(false);
+    expect(isInside('/p/lib', '/p/..x')).toBe(false);
+    expect(isInside('/p', '/p/..x')).toBe(true);
+  });
+
+  it('reads paths by the rules it is given: a Windows prefix from Linux', () => {
+    const win = layoutFor('win-x64').path;
+    expect(isInside('C:\\xpu', 'C:\\xpu\\bin\\ze_loader.dll', win)).toBe(true);
+    expect(isInside('C:\\xpu', 'D:\\xpu\\bin', win)).toBe(false);
+    expect(isInside('C:\\xpu', 'C:\\xpu\\..\\bin', win)).toBe(false);
   });
 });

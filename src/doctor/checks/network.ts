@@ -62,7 +62,7 @@ export const networkCheck: Check = {
   async run(ctx) {
     const { indexes } = ctx;
     const reach = ctx.deps.reach;
-    if (!reach || !indexes) return { status: 'skip', message: 'no network client available in this build' };
+    if (!reach || !indexes) return { status: 'skip', message: !indexes ? 'no index list was given to check' : 'no network client in these Deps' };
     const { receipt } = await ctx.facts.receipt();
     const recorded = receiptIndexes(receipt);
     const urls = recorded.length ? recorded : await indexes(ctx.deps);
