@@ -29,9 +29,10 @@ export interface UnmetNeed {
  * The needs of the shared libraries in `libDirs` (directories under `root`) that nothing meets: each DT_NEEDED is
  * looked up as the dynamic linker would for a program started from the prefix's env files (RPATH, the prefix's
  * library directories on LD_LIBRARY_PATH, the caller's LD_LIBRARY_PATH, RUNPATH, ld.so.cache, the default
- * directories), and each symbol version it needs of that library must be defined by the copy found there.
+ * directories), and each symbol version it needs of that library must be defined by the copy found there. `only`:
+ * just the libraries of those file names are checked (their needs are still looked for in the whole tree).
  */
-export async function unmetLibraryNeeds(deps: Deps, root: string, libDirs: string[], ldcache: LdconfigEntry[]): Promise<UnmetNeed[]> {
+export async function unmetLibraryNeeds(deps: Deps, root: string, libDirs: string[], ldcache: LdconfigEntry[], only?: readonly string[]): Promise<UnmetNeed[]> {
   const layout = nodeLayout(deps.platform);
   const parsed = new Map<string, Promise<ElfNeeds | undefined>>();
   const needsOf = (file: string): Promise<ElfNeeds | undefined> => {
@@ -49,7 +50,7 @@ export async function unmetLibraryNeeds(deps: Deps, root: string, libDirs: strin
   const out: UnmetNeed[] = [];
   const seen = new Set<string>();
   for (const dir of treeDirs) {
-    const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => SHARED_LIBRARY.test(n)).sort();
+    const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => SHARED_LIBRARY.test(n) && (!only || only.includes(n))).sort();
     for (const name of names) {
       const file = path.join(dir, name);
       const real = await realpath(file).catch(() => undefined);
@@ -119,9 +120,10 @@ async function peFiles(dir: string): Promise<string[]> {
  * directory, then the tree's library directories `libDirs` (on PATH through the env files), then the system. API sets
  * always resolve. On Windows (under Wine: the Wine prefix's system32) the system is System32, the Windows directory and
  * PATH, looked at; on any other system the documented set of Windows' own and the GPU driver's DLLs is taken as
- * present, and each such DLL a file imports is listed in `assumed`.
+ * present, and each such DLL a file imports is listed in `assumed`. `only`: just the files of those names (any case) are
+ * checked.
  */
-export async function unmetDllImports(deps: Deps, root: string, libDirs: string[]): Promise<DllImportCheck> {
+export async function unmetDllImports(deps: Deps, root: string, libDirs: string[], only?: readonly string[]): Promise<DllImportCheck> {
   // Where this process loads DLLs itself (Windows, Wine), the system's own are looked at, not taken on trust.
   const onWindows = nodeLayout(deps.platform).binaryFormat === 'pe';
   const listings = new Map<string, Promise<Set<string>>>();
@@ -151,7 +153,9 @@ export async function unmetDllImports(deps: Deps, root: string, libDirs: string[
   };
   const result: DllImportCheck = { unmet: [], damaged: [], assumed: [] };
   const assumed = new Set<string>();
+  const checked = only && new Set(only.map((n) => n.toLowerCase()));
   for (const file of await peFiles(root)) {
+    if (checked && !checked.has(path.basename(file).toLowerCase())) continue;
     const rel = path.relative(root, file).split(path.sep).join('/');
     let pe: PeImports | undefined;
     try {

@@ -144,11 +144,11 @@ async function whyNoLevelZeroAdapter(deps: Deps, urPath: string): Promise<string
     if (!searched.some((d) => layout.path.resolve(d) === layout.path.resolve(dir))) {
       return `${head}: the loader looks for ${present.join(' and ')} on the library path, and ${dir} is not on ${layout.libraryPathVar}; load the prefix's env file`;
     }
-    unmet = await unmetLibraryNeeds(deps, dir, ['.'], (await readLdconfig(deps)).found);
+    unmet = await unmetLibraryNeeds(deps, dir, ['.'], (await readLdconfig(deps)).found, present);
     where = 'the library path does not provide';
   } else {
     // The Windows loader loads its adapters from its own directory, and their imports are looked for there first.
-    unmet = (await unmetDllImports(deps, dir, ['.'])).unmet;
+    unmet = (await unmetDllImports(deps, dir, ['.'], present)).unmet;
     where = 'neither its directory nor the system has';
   }
   const reasons = present.map((a) => {

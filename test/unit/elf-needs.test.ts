@@ -61,6 +61,12 @@ describe('unmetLibraryNeeds', () => {
     ]);
   });
 
+  it('checks only the files named, when told: another library of the directory with unmet needs is not read', async () => {
+    const root = await tree('only', { 'libur_adapter_level_zero.so.0': adapter, 'libur_adapter_level_zero_v2.so.0': adapter });
+    expect((await unmetLibraryNeeds(deps, root, ['lib'], [])).map((u) => u.file)).toEqual(['lib/libur_adapter_level_zero.so.0', 'lib/libur_adapter_level_zero_v2.so.0']);
+    expect((await unmetLibraryNeeds(deps, root, ['lib'], [], ['libur_adapter_level_zero_v2.so.0'])).map((u) => u.file)).toEqual(['lib/libur_adapter_level_zero_v2.so.0']);
+  });
+
   it('is content when the tree brings the library (hwloc from this machine)', async () => {
     const root = await tree('with-umf', { 'libur_adapter_level_zero.so.0': adapter, 'libumf.so.1': umf });
     expect(await unmetLibraryNeeds(deps, root, ['lib'], [])).toEqual([]);

@@ -237,6 +237,12 @@ describe('unmetDllImports', () => {
     ]);
   });
 
+  it('checks only the files named, in any case, when told', async () => {
+    const root = await tree('no-umf-only', { ...Object.fromEntries(ur), ...Object.fromEntries(tcm) });
+    const r = await unmetDllImports(linux(), root, ['bin'], ['UR_ADAPTER_LEVEL_ZERO_V2.DLL']);
+    expect(r.unmet.map((u) => u.file)).toEqual(['bin/ur_adapter_level_zero_v2.dll']);
+  });
+
   it("names umf.dll's libhwloc-15.dll when tcmlib is left out, matching names without regard to case", async () => {
     const root = await tree('no-hwloc', { 'UMF.DLL': umf, 'ur_adapter_level_zero.dll': ur.get('ur_adapter_level_zero.dll')!, 'ZE_LOADER.dll': ur.get('ur_loader.dll')! });
     const r = await unmetDllImports(linux(), root, ['bin']);
