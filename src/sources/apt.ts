@@ -5,7 +5,7 @@ import { layoutFor } from '../host/index.js';
 import type { AptSourceSpec } from '../manifest/schema.js';
 import { NotAvailable, type PlannedArchive, type Resolution, type SourceContext } from './types.js';
 import { inRange } from './version.js';
-import { meetsAll } from './order.js';
+import { debianUpstream, meetsAll } from './order.js';
 
 export interface AptRecord {
   package: string;
@@ -39,10 +39,6 @@ export function parseAptCacheShow(text: string): AptRecord[] {
 }
 
 /** `1.8.12-1` -> `1.8.12`: the upstream version without epoch or Debian revision. */
-export function upstreamVersion(v: string): string {
-  return v.replace(/^\d+:/, '').replace(/-[^-]*$/, '');
-}
-
 export async function resolveApt(spec: AptSourceSpec, ctx: SourceContext): Promise<Resolution> {
   if (!ctx.host.native || !layoutFor(ctx.host.platform).systemPackages || !isDebianLike(ctx.host.distro)) {
     throw new NotAvailable('apt is only used on a Debian or Ubuntu machine installing for itself');
@@ -77,7 +73,7 @@ export async function resolveApt(spec: AptSourceSpec, ctx: SourceContext): Promi
   return {
     source: 'apt',
     origin: distro.prettyName ?? distro.id,
-    version: upstreamVersion(archives[0]!.version),
+    version: debianUpstream(archives[0]!.version),
     archives,
   };
 }

@@ -122,6 +122,11 @@ function splitDebian(v: string): [number, string, string] {
   return dash > 0 ? [epoch, rest.slice(0, dash), rest.slice(dash + 1)] : [epoch, rest, ''];
 }
 
+/** A Debian version's upstream part: `1:1.20.6-1+b1` -> `1.20.6`. */
+export function debianUpstream(v: string): string {
+  return splitDebian(v.trim())[1];
+}
+
 /** dpkg's order (epoch, upstream, revision): 1.9~rc1-1 < 1.9-1 < 1.9-1+b1. */
 export function compareDebian(a: string, b: string): number {
   const [ea, ua, ra] = splitDebian(a.trim());
@@ -146,7 +151,7 @@ export interface SourcedVersion {
  */
 export function compareAcross(a: SourcedVersion, b: SourcedVersion): number {
   if (a.kind === b.kind) return compareIn(orderingOf(a.kind), a.version, b.version);
-  const plain = (x: SourcedVersion): string => (x.kind === 'apt' ? splitDebian(x.version.trim())[1] : x.version);
+  const plain = (x: SourcedVersion): string => (x.kind === 'apt' ? debianUpstream(x.version) : x.version);
   return compareIn(orderingOf(a.kind), plain(a), plain(b));
 }
 
@@ -176,7 +181,7 @@ export function parseConstraint(text: string): Constraint {
 
 /** `version` against `other` in `ordering`; a Debian version counts by its upstream part when `other` has no revision. */
 export function compareTo(ordering: Ordering, version: string, other: string): number {
-  const v = ordering === 'debian' && !other.includes('-') ? splitDebian(version)[1] : version;
+  const v = ordering === 'debian' && !other.includes('-') ? debianUpstream(version) : version;
   return compareIn(ordering, v, other);
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isDebianLike, parseGlibcVersion, parseOsRelease } from '../../src/host/linux.js';
-import { parseAptCacheShow, upstreamVersion } from '../../src/sources/apt.js';
+import { parseAptCacheShow } from '../../src/sources/apt.js';
+import { debianUpstream } from '../../src/sources/order.js';
 
 describe('os-release', () => {
   it('parses Debian 12', () => {
@@ -57,7 +58,7 @@ SHA256: 04982092f99d0815fad8352c785ae5e0a91501aab358745b4cd9a7ce78b54606
   });
 
   it('strips epochs and Debian revisions', () => {
-    expect(upstreamVersion('1.8.12-1')).toBe('1.8.12');
-    expect(upstreamVersion('1:1.20.6-1+b1')).toBe('1.20.6');
+    expect(debianUpstream('1.8.12-1')).toBe('1.8.12');
+    expect(debianUpstream('1:1.20.6-1+b1')).toBe('1.20.6');
   });
 });
