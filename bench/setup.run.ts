@@ -1,6 +1,6 @@
 // Benchmark: a cold install (L0 conda packages + a ~32 MB intel-cmplr-lib-ur-shaped wheel) against the floor
 // `curl | tee >(sha256sum) > f && unzip` of the same archives and against pip installing the same wheel; warm-cache
-// installs; a 24 MB UR wheel alone against the same floor; and peak memory installing a 250 MB wheel. Alternating
+// installs; a 24 MB UR wheel with its two small dependencies (umf, tcmlib) against the same floor; and peak memory installing a 250 MB wheel. Alternating
 // rounds, medians; ratios are within one run.
 import { execa } from 'execa';
 import * as fs from 'node:fs/promises';
@@ -110,7 +110,7 @@ it(`cold install of L0 (conda) + a ${WHEEL_MIB} MB UR wheel against curl|sha256s
   }
 });
 
-it(`cold install of a ${UR_MIB} MB UR wheel alone against curl | tee >(sha256sum) > f && unzip of the same file`, async () => {
+it(`cold install of a ${UR_MIB} MB UR wheel and its two dependencies against curl | tee >(sha256sum) > f && unzip of the same files`, async () => {
   const fixtures = await fixturesWithBigWheel(path.join(work, 'ur-fixtures'), UR_MIB * 2 ** 20);
   const index = await startFixtureIndex({ fixtures });
   try {

@@ -34,8 +34,8 @@ export interface IndexEntry {
 /**
  * A form of a body kept beside it, removed with it: `msgpack` (a shard index decompressed), `lookups` (the names looked
  * up in a shard index), `json` (a conda shard as repodata JSON) or `records-<key>` (the records a full repodata scan
- * found for one set of names); `wheel-metadata` is kept under a wheel's sha256 (the wheel is not an index body): its
- * METADATA, read from the wheel where the index serves no metadata file.
+ * found for one set of names). `wheel-metadata` is the exception: a wheel's METADATA, read from the wheel where the
+ * index serves no metadata file, kept under the wheel's sha256 (no index body goes with it) until `cache clean`.
  */
 export type DerivedForm = 'msgpack' | 'lookups' | 'json' | 'wheel-metadata' | `records-${string}`;
 
