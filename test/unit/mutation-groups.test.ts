@@ -34,7 +34,7 @@ describe('mutation groups', () => {
 
   it('a file or pattern that names nothing is an error', () => {
     expect(() => resolveEntry('cache', 'src/no-such-dir/*.ts')).toThrow('group "cache" mutates src/no-such-dir/*.ts, which names no file');
-    expect(() => resolveEntry('cache', { file: 'src/gone.ts', from: 'contentRangeStart' })).toThrow('group "cache" names src/gone.ts, which does not exist; contentRangeStart is now in src/net/download.ts');
+    expect(() => resolveEntry('cache', { file: 'src/gone.ts', from: 'contentRange' })).toThrow('group "cache" names src/gone.ts, which does not exist; contentRange is now in src/net/download.ts');
     expect(() => resolveGroup('nope')).toThrow('no mutation group "nope"; groups: caps, smoke, safe-path, archive, pe, resolver, cache, install');
   });
 });
