@@ -88,18 +88,21 @@ export async function installPlan(
   const prefix = path.resolve(plan.prefix);
   const parent = path.dirname(prefix);
   const unchanged = 'the prefix was not changed';
-  let stagingDir: string;
   let state: PrefixState;
+  // Named, and marked for removal on Ctrl-C or SIGTERM, before it exists: a signal that comes as it is made finds it
+  // marked (with mkdtemp, one that came between the directory's creation and its marking would leave it behind).
+  const stagingDir = path.join(parent, `.${path.basename(prefix)}.xpu-setup-staging-${randomBytes(3).toString('hex')}`);
+  const forgetStaging = removeOnInterrupt(stagingDir);
   try {
     state = opts.prefixState ?? (await checkPrefixOwnership(prefix));
     await fs.mkdir(parent, { recursive: true });
-    stagingDir = await fs.mkdtemp(path.join(parent, `.${path.basename(prefix)}.xpu-setup-staging-`));
+    await fs.mkdir(stagingDir, { mode: 0o700 });
   } catch (e) {
+    forgetStaging();
     // No download may outlive the install that wanted it.
     await run.cancel();
     throw fsWriteError(e, parent, { tree: parent, unchanged });
   }
-  const forgetStaging = removeOnInterrupt(stagingDir);
   const staging = new Staging(stagingDir, opts.limits ?? DEFAULT_LIMITS, layoutFor(plan.platform).fileNames);
   const notes: string[] = [];
   // The line for this stage starts once the fetch has said its last word, so two progress lines never interleave.
