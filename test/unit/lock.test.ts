@@ -16,12 +16,18 @@ describe('prefix lock', () => {
   it('runs one holder at a time, in order, and removes the lock file', async () => {
     const prefix = path.join(dir, 'a');
     const events: string[] = [];
-    const hold = (name: string) => withPrefixLock(prefix, async () => {
+    const hold = (name: string, entered?: () => void) => withPrefixLock(prefix, async () => {
       events.push(`${name} in`);
+      entered?.();
       await new Promise((r) => setTimeout(r, 50));
       events.push(`${name} out`);
     });
-    await Promise.all([hold('first'), hold('second')]);
+    // The second asks while the first holds the lock (asked at the same moment, either may win the race to take it).
+    let firstIn!: () => void;
+    const inside = new Promise<void>((r) => (firstIn = r));
+    const first = hold('first', firstIn);
+    await inside;
+    await Promise.all([first, hold('second')]);
     expect(events).toEqual(['first in', 'first out', 'second in', 'second out']);
     await expect(fs.access(`${prefix}.xpu-setup.lock`)).rejects.toThrow();
   });
