@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 /** Each folder (or top-level file) of src/ and its layer; src/README.md says the same in prose. */
 export const LAYERS = {
   // Everything may import these; they import only each other.
-  base: ['errors', 'deps', 'finding', 'env-names', 'reporter', 'version', 'package-dir', 'host', 'spelling', 'fs-errors', 'lock-owner', 'shell-words'],
+  base: ['errors', 'deps', 'finding', 'env-names', 'reporter', 'version', 'package-dir', 'host', 'spelling', 'fs-errors', 'lock-owner', 'shell-words', 'pieces'],
   // What the stages use. They never reach up into a stage, the pipeline, the doctor or the CLI.
   library: ['manifest', 'net', 'cache', 'formats', 'runtime', 'caps', 'sources', 'inspect', 'hints'],
   // The pipeline's stages, in order. Only pipeline/ composes them; between stages only `import type` (data) passes.

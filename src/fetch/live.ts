@@ -1,7 +1,7 @@
 // An archive as its download writes it: the writer says where it writes and how far it got; a reader follows it from
 // byte 0 through its own file descriptor, so reading never slows the download and nothing is held in memory.
 import * as fs from 'node:fs/promises';
-import { Readable } from 'node:stream';
+import type { Pump } from '../pieces.js';
 import { NotStreamable, type ByteSource } from '../formats/index.js';
 
 const PIECE = 1 << 20;
@@ -65,21 +65,22 @@ export class LiveDownload {
     return fh && new FollowedFile(this, fh);
   }
 
-  /** Bytes [pos, pos+n) once they are written; fewer only at the end of a finished download. */
-  async readAt(fh: fs.FileHandle, pos: number, n: number): Promise<Buffer> {
+  /**
+   * Bytes [pos, pos+n) into `into` once they are written; returns how many, fewer only at the end of a finished
+   * download.
+   */
+  async readInto(fh: fs.FileHandle, into: Buffer, pos: number, n: number): Promise<number> {
     for (;;) {
       if (this.rewound) throw new NotStreamable('the download started over');
       const ready = Math.min(n, this.written - pos);
       if (ready > 0) {
-        const buf = Buffer.allocUnsafe(ready);
-        const { bytesRead } = await fh.read(buf, 0, ready, pos);
-        // The file shrank under the reader: the download replaced it.
+        const { bytesRead } = await fh.read(into, 0, ready, pos);
         if (bytesRead < ready) throw new NotStreamable('the download started over');
-        return buf;
+        return ready;
       }
       if (this.ended) {
         if (this.failure !== undefined) throw this.failure;
-        return Buffer.alloc(0);
+        return 0;
       }
       await this.changed();
     }
@@ -94,44 +95,34 @@ export class LiveDownload {
 /** A ByteSource over the file a LiveDownload writes. */
 export class FollowedFile implements ByteSource {
   private pos = 0;
+  /** Member data is read into this one buffer, piece after piece. */
+  private spare?: Buffer;
 
   constructor(private readonly live: LiveDownload, private readonly fh: fs.FileHandle) {}
 
   async read(n: number): Promise<Buffer> {
-    const parts: Buffer[] = [];
+    const buf = Buffer.allocUnsafe(n);
     let got = 0;
     while (got < n) {
-      const b = await this.live.readAt(this.fh, this.pos, n - got);
-      if (!b.length) break;
-      parts.push(b);
-      got += b.length;
-      this.pos += b.length;
+      const k = await this.live.readInto(this.fh, buf.subarray(got), this.pos, n - got);
+      if (!k) break;
+      got += k;
+      this.pos += k;
     }
-    return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+    return buf.subarray(0, got);
   }
 
-  stream(n: number): Readable {
-    let left = n;
-    // Each piece is whatever is written by now (up to 1 MiB), passed on as read: no waiting to fill it, no copying.
-    const next = async (size: number) => {
-      const b = await this.live.readAt(this.fh, this.pos, size);
-      this.pos += b.length;
-      return b;
+  pieces(n: number): Pump {
+    return async (each) => {
+      const buf = (this.spare ??= Buffer.allocUnsafe(PIECE));
+      for (let left = n; left > 0; ) {
+        const k = await this.live.readInto(this.fh, buf, this.pos, Math.min(left, PIECE));
+        if (!k) throw new NotStreamable('the bytes end inside a member');
+        this.pos += k;
+        left -= k;
+        await each(buf.subarray(0, k));
+      }
     };
-    return new Readable({
-      highWaterMark: PIECE,
-      read() {
-        if (left === 0) return void this.push(null);
-        next(Math.min(left, PIECE)).then(
-          (b) => {
-            if (!b.length) return void this.destroy(new NotStreamable('the bytes end inside a member'));
-            left -= b.length;
-            this.push(b);
-          },
-          (e: Error) => this.destroy(e),
-        );
-      },
-    });
   }
 
   async rest(max: number): Promise<Buffer> {

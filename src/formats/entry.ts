@@ -1,4 +1,5 @@
 // What every archive reader yields: members in archive order, file bodies as streams.
+import type { Pump } from '../pieces.js';
 import type { Readable } from 'node:stream';
 
 export type EntryType = 'file' | 'dir' | 'symlink' | 'hardlink';
@@ -23,8 +24,8 @@ export type EntryVisitor = (entry: ArchiveEntry, body: Readable | undefined) => 
 export interface ByteSource {
   /** The next `n` bytes; fewer only where the bytes end. */
   read(n: number): Promise<Buffer>;
-  /** The next `n` bytes as a stream, read to its end (or destroyed) before anything else is asked. */
-  stream(n: number): Readable;
+  /** The next `n` bytes as pieces (each valid until taken: see pieces.ts), all taken before anything else is asked. */
+  pieces(n: number): Pump;
   /** Every byte left; more than `max` is an error. */
   rest(max: number): Promise<Buffer>;
 }

@@ -1,11 +1,11 @@
 // Zip reading front to back, while the archive is still arriving: each member from its local header, then the central
 // directory at the end must describe exactly the members read, in the same order, or the archive is read again from
 // the finished file by the central-directory reader (zip.ts).
-import { Readable } from 'node:stream';
 import yauzl from 'yauzl';
+import { PieceStream } from '../pieces.js';
 import { NotStreamable, type ArchiveEntry, type ByteSource, type EntryVisitor, type ModeFix } from './entry.js';
 import { safePath } from './safe-path.js';
-import { fileMode, isLinkMode, memberContent, memberError, modeOf, unreadable } from './zip.js';
+import { fileMode, isLinkMode, memberError, memberPieces, modeOf, unreadable } from './zip.js';
 
 const LOCAL = 0x04034b50;
 const CENTRAL = 0x02014b50;
@@ -45,10 +45,12 @@ interface Local {
   yielded?: string;
 }
 
-/** One member's data as a stream: inflated when deflated, its size and CRC-32 checked at the end. */
-function memberBody(source: ByteSource, label: string, l: Local): Readable {
-  const raw = l.compressedSize === 0 ? Readable.from([]) : source.stream(l.compressedSize);
-  return memberContent(raw, l.method, { size: l.size, crc32: l.crc, declaredBy: 'header' }, (why, cause) => memberError(label, l.name, why, cause));
+/**
+ * One member's data: inflated when deflated, its size and CRC-32 checked at the end. Read as pieces (staging does),
+ * it goes from the file to the reader through buffers used again for every piece.
+ */
+function memberBody(source: ByteSource, label: string, l: Local): PieceStream {
+  return new PieceStream(memberPieces(source.pieces(l.compressedSize), l.method, { size: l.size, crc32: l.crc, declaredBy: 'header' }, (why, cause) => memberError(label, l.name, why, cause)));
 }
 
 /** Reads a local header at the source's position; undefined when the central directory starts there instead. */
@@ -143,7 +145,7 @@ export async function readZipLive(source: ByteSource, label: string, visit: Entr
     const wanted = (!filter || filter(l.name)) && !root;
     if (!wanted || isDir) {
       if (wanted) await visit({ path: safe!, type: 'dir', mode: 0o755, size: 0 }, undefined);
-      for await (const chunk of source.stream(l.compressedSize)) void chunk;
+      await source.pieces(l.compressedSize)(() => undefined);
     } else {
       l.yielded = safe!;
       const entry: ArchiveEntry = { path: l.yielded, type: 'file', mode: 0o644, size: l.size };

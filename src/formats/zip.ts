@@ -1,11 +1,13 @@
 // Zip reading: yauzl for the central directory, member bytes read and CRC-checked here; used by wheels, .conda and the Windows SDK.
 import { createReadStream } from 'node:fs';
-import { Readable, Transform } from 'node:stream';
+import type { Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
 import yauzl from 'yauzl';
 import { XpuError } from '../errors.js';
 import { NotStreamable, type ArchiveEntry, type EntryVisitor } from './entry.js';
 import { safePath } from './safe-path.js';
+import { inflateRawPieces } from './inflate.js';
+import { PieceStream, piecesOf, pumpInto, type PieceSink, type Pump } from '../pieces.js';
 
 /**
  * Member names are decoded here, never by yauzl (`decodeStrings: false`), so its failures are all about the bytes; a
@@ -57,44 +59,24 @@ const CHUNK = 1 << 20;
 
 /**
  * A member's stored bytes made into its content: inflated when deflated (method 8), then checked against the size
- * and CRC-32 its record declares (`declaredBy` names the record). Every failure, of reading `raw`, of the inflate or
- * of the check, fails the returned stream (never the process); `fail` makes the error for the member.
+ * and CRC-32 its record declares (`declaredBy` names the record), piece by piece. A failure to read `raw` or to
+ * inflate it is said through `fail` as corrupt data, unless it is typed already; what `each` throws passes as it is.
  */
-export function memberContent(
-  raw: Readable,
-  method: number,
-  expected: { size: number; crc32: number; declaredBy: string },
-  fail: (why: string, cause?: unknown) => Error,
-): Readable {
-  let crc = 0;
-  let size = 0;
-  const out = new Transform({
-    transform(chunk: Buffer, _enc, cb) {
-      size += chunk.length;
-      if (size > expected.size) return cb(fail(`holds more than the ${expected.size} bytes its ${expected.declaredBy} declares`));
-      crc = (zlib as ZlibWithCrc).crc32(chunk, crc);
-      cb(null, chunk);
-    },
-    flush(cb) {
-      if (size !== expected.size) return cb(fail(`holds ${size} bytes, its ${expected.declaredBy} declares ${expected.size}`));
-      if (crc >>> 0 !== expected.crc32 >>> 0) return cb(fail(`fails its CRC-32 check (stored ${expected.crc32.toString(16)}, computed ${(crc >>> 0).toString(16)})`));
-      cb();
-    },
-  });
-  // Whoever reads `out` sees its errors through their own listener; a late one must not become an uncaught exception.
-  out.on('error', () => undefined);
-  const stages: Readable[] = [raw];
-  if (method === 8) stages.push(raw.pipe(zlib.createInflateRaw({ chunkSize: CHUNK })));
-  for (const st of stages) {
-    st.on('error', (err) => {
-      if (!out.destroyed) out.destroy(err instanceof XpuError || err instanceof NotStreamable ? err : fail('cannot be read (corrupt compressed data)', err));
-    });
-  }
-  out.on('close', () => {
-    for (const st of stages) if (!st.destroyed) st.destroy();
-  });
-  stages[stages.length - 1]!.pipe(out);
-  return out;
+export function memberPieces(raw: Pump, method: number, expected: { size: number; crc32: number; declaredBy: string }, fail: (why: string, cause?: unknown) => Error): Pump {
+  const corrupt = (e: unknown) => (e instanceof XpuError || e instanceof NotStreamable ? e : fail('cannot be read (corrupt compressed data)', e));
+  return async (each) => {
+    let crc = 0;
+    let size = 0;
+    const checked: PieceSink = (piece) => {
+      size += piece.length;
+      if (size > expected.size) throw fail(`holds more than the ${expected.size} bytes its ${expected.declaredBy} declares`);
+      crc = (zlib as ZlibWithCrc).crc32(piece, crc);
+      return each(piece);
+    };
+    await pumpInto(method === 8 ? (inner) => inflateRawPieces(raw, inner, corrupt) : raw, checked, corrupt);
+    if (size !== expected.size) throw fail(`holds ${size} bytes, its ${expected.declaredBy} declares ${expected.size}`);
+    if (crc >>> 0 !== expected.crc32 >>> 0) throw fail(`fails its CRC-32 check (stored ${expected.crc32.toString(16)}, computed ${(crc >>> 0).toString(16)})`);
+  };
 }
 
 /**
@@ -104,14 +86,10 @@ export function memberContent(
 function memberStream(file: string, e: yauzl.Entry, fileDataStart: number, range: (start: number, end: number) => Readable): Readable {
   const fail = (why: string, cause?: unknown) => memberError(file, e.fileName, why, cause);
   const why = unreadable(e.isEncrypted(), e.compressionMethod);
-  if (why) {
-    const out = new Readable({ read() {} });
-    out.on('error', () => undefined);
-    process.nextTick(() => out.destroy(fail(why)));
-    return out;
-  }
-  const raw = e.compressedSize === 0 ? Readable.from([]) : range(fileDataStart, fileDataStart + e.compressedSize);
-  return memberContent(raw, e.compressionMethod, { size: e.uncompressedSize, crc32: e.crc32, declaredBy: 'directory entry' }, fail);
+  if (why) return new PieceStream(() => Promise.reject(fail(why)));
+  const stream = e.compressedSize === 0 ? undefined : range(fileDataStart, fileDataStart + e.compressedSize);
+  const raw: Pump = stream ? piecesOf(stream) : async () => undefined;
+  return new PieceStream(memberPieces(raw, e.compressionMethod, { size: e.uncompressedSize, crc32: e.crc32, declaredBy: 'directory entry' }, fail), () => stream?.destroy());
 }
 
 /**

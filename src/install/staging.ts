@@ -1,10 +1,7 @@
 // Writes archive members into a fresh staging tree: never through a link, never twice, never past the size limits.
 import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
 import { XpuError } from '../errors.js';
 import { readArchive, readArchiveLive, type ArchiveFormat, type ArchiveEntry, type ModeFix } from '../formats/index.js';
@@ -12,6 +9,7 @@ import type { LiveDownload } from '../fetch/live.js';
 import { checkLinksInside, installMode, resolveInTree, safeLinkTarget, safePath, TargetNames } from '../formats/safe-path.js';
 import type { MapRule } from '../manifest/schema.js';
 import { fsWriteError } from '../fs-errors.js';
+import { piecesOf, writeWhole } from '../pieces.js';
 import type { ReceiptFile } from './receipt.js';
 import { mapMember } from './map.js';
 import { DEFAULT_LIMITS, RATIO_FLOOR, type UnpackLimits } from './limits.js';
@@ -132,26 +130,24 @@ export class Staging {
     const hash = createHash('sha256');
     let size = 0;
     const archive = budget?.archive ?? rel;
-    const tap = new Transform({
-      transform(chunk: Buffer, _e, cb) {
-        try {
-          size += chunk.length;
-          if (declared !== undefined && size > declared) {
-            throw new XpuError('BAD_ARCHIVE', `${archive}: member ${rel} holds more bytes than the ${declared} its header declares`, {
-              details: { archive, member: rel, declared },
-              hints: [`the archive is damaged or hostile; ${UNCHANGED}`],
-            });
-          }
-          budget?.take(chunk.length);
-          hash.update(chunk);
-          cb(null, chunk);
-        } catch (e) {
-          cb(e as Error);
-        }
-      },
-    });
     const perm = installMode(mode);
-    await pipeline(body, tap, createWriteStream(dest, { mode: perm, flags: 'wx' }));
+    const fh = await fs.open(dest, 'wx', perm);
+    try {
+      await piecesOf(body)((piece) => {
+        size += piece.length;
+        if (declared !== undefined && size > declared) {
+          throw new XpuError('BAD_ARCHIVE', `${archive}: member ${rel} holds more bytes than the ${declared} its header declares`, {
+            details: { archive, member: rel, declared },
+            hints: [`the archive is damaged or hostile; ${UNCHANGED}`],
+          });
+        }
+        budget?.take(piece.length);
+        hash.update(piece);
+        return writeWhole(fh, piece);
+      });
+    } finally {
+      await fh.close();
+    }
     // Set outright: under umask 000 or 077 the file gets exactly the mode the rule gives, no more, no less.
     await fs.chmod(dest, perm);
     const rec = { path: rel, sha256: hash.digest('hex'), size, mtimeMs: (await fs.stat(dest)).mtimeMs };

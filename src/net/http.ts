@@ -1,10 +1,11 @@
 // The only HTTP code: requests with the injected environment's proxy and CAs (direct ones through node:http(s), proxied
 // ones through undici); returns streams, never writes files.
-import { Transform, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { createSecureContext, type SecureContext } from 'node:tls';
 import type { buildConnector, Dispatcher } from 'undici';
 import { XpuError } from '../errors.js';
 import { DEFAULT_NET_CONFIG, NET_ENV, netConfigFromEnv, type NetConfig } from './config.js';
+import { PieceStream, pumpInto, type PieceSink, type Pump } from '../pieces.js';
 import { DirectTransport, type RawResponse } from './direct.js';
 import { proxyFor, proxySettings, trustedCas, type ProxyChoice } from './proxy.js';
 import { parseRetryAfter, realClock, withRetries, type RetryClock } from './retry.js';
@@ -27,8 +28,16 @@ export interface HttpResponse {
   status: number;
   headers: Record<string, string | undefined>;
   contentLength?: number;
-  /** The body; fails with a typed error on a cut, a short body, too many bytes, the deadline or a drip. */
-  body: Readable;
+  /**
+   * The body as a stream; fails with a typed error on a cut, a short body, too many bytes, the deadline or a drip.
+   * Made when first asked for: a reader that uses `pump` instead never copies the body.
+   */
+  readonly body: Readable;
+  /**
+   * The body handed to `each` piece by piece, each valid only until `each` returns or its promise settles (the
+   * connection reads into one buffer it keeps); fails as `body` does. Either this or `body`, not both.
+   */
+  pump: Pump;
   /** For a response whose body is not wanted: releases the connection and the timers. */
   discard(): Promise<void>;
 }
@@ -206,9 +215,9 @@ export class Http {
     return this.context ?? undefined;
   }
 
-  /** Requests no proxy applies to go through node:http(s); undici, with its proxy agents, loads only for the others. */
+  /** Requests no proxy applies to go through DirectTransport; undici, with its proxy agents, loads only for the others. */
   private getDirect(): DirectTransport {
-    this.direct ??= new DirectTransport(this.secureContext());
+    this.direct ??= new DirectTransport(() => this.secureContext());
     return this.direct;
   }
 
@@ -256,7 +265,7 @@ export class Http {
       stop();
       throw ac.signal.reason instanceof XpuError ? ac.signal.reason : networkError(url, e, undefined, proxy);
     }
-    const headers = flatHeaders(res.headers);
+    const headers = res.headers;
     const discard = async () => {
       stop();
       await res.dump().catch(() => undefined);
@@ -271,43 +280,51 @@ export class Http {
       await discard();
       throw tooLarge(url, opts.maxBytes, contentLength);
     }
-    const body = res.body;
     const fail = (e: unknown) => (ac.signal.reason instanceof XpuError ? ac.signal.reason : networkError(url, e, received, proxy));
-    // One stage between the socket and the reader, each chunk counted as it passes (the deadline and the rate watch
-    // read the count); a short body fails at its end.
-    const guarded = new Transform({
-      transform(chunk: Buffer, _enc, cb) {
-        received += chunk.length;
-        if (opts.maxBytes !== undefined && received > opts.maxBytes) return cb(tooLarge(url, opts.maxBytes, received));
-        cb(null, chunk);
-      },
-      flush(cb) {
+    // Each piece is counted as it passes (the deadline and the rate watch read the count); a short body fails at its end.
+    const pump = async (each: PieceSink) => {
+      try {
+        // What `each` throws itself (a full disk under a download) passes through as it is, not as a network error.
+        await pumpInto(
+          res.pump,
+          (piece) => {
+            received += piece.length;
+            if (opts.maxBytes !== undefined && received > opts.maxBytes) throw tooLarge(url, opts.maxBytes, received);
+            return each(piece);
+          },
+          fail,
+        );
         if (contentLength !== undefined && received < contentLength) {
-          return cb(
-            new XpuError('SIZE_MISMATCH', `download of ${url} ended after ${received} of ${contentLength} bytes`, {
-              details: { url, expected: contentLength, received, retryable: true },
-              hints: ['the connection was cut; run the command again'],
-            }),
-          );
+          throw new XpuError('SIZE_MISMATCH', `download of ${url} ended after ${received} of ${contentLength} bytes`, {
+            details: { url, expected: contentLength, received, retryable: true },
+            hints: ['the connection was cut; run the command again'],
+          });
         }
-        cb();
-      },
-    });
-    body.on('error', (e) => guarded.destroy(fail(e)));
-    // The reader sees an error through its own listener; one that never comes (a discarded body) is not a crash.
-    guarded.on('error', () => undefined);
-    // However the reader ends (the whole body, an error, or stopping early), the connection and the timers go with it.
-    guarded.on('close', () => {
-      stop();
-      if (!body.destroyed) body.destroy();
-    });
-    body.pipe(guarded);
-    // Drained past the guard, so the connection can serve the next request.
-    const discardBody = () => {
-      body.unpipe(guarded);
-      return discard();
+      } catch (e) {
+        res.cancel();
+        throw e;
+      } finally {
+        // However the reader ends (the whole body, an error, or stopping early), the timers go with it.
+        stop();
+      }
     };
-    return { url, status: res.statusCode, headers, contentLength, body: guarded, discard: discardBody };
+    let stream: Readable | undefined;
+    return {
+      url,
+      status: res.statusCode,
+      headers,
+      contentLength,
+      get body() {
+        return (stream ??= new PieceStream(pump, () => res.cancel()));
+      },
+      pump,
+      discard: async () => {
+        if (!stream) return discard();
+        // A reader that stopped part-way: the rest is not read, and the connection is closed.
+        if (!stream.readableEnded) stream.destroy();
+        stop();
+      },
+    };
   }
 
   /** One request to `url` through the transport its proxy setting picks. */
@@ -317,7 +334,15 @@ export class Http {
     if (this.proxyFor(url)) {
       const u = await undici();
       const r = await u.request(url, { ...request, dispatcher: this.getDispatcher(u), headersTimeout: headersTimeoutMs, bodyTimeout: this.config.idleTimeoutMs });
-      return { statusCode: r.statusCode, headers: r.headers, body: r.body, dump: () => r.body.dump() };
+      return {
+        statusCode: r.statusCode,
+        headers: flatHeaders(r.headers),
+        pump: async (each) => {
+          for await (const chunk of r.body) await each(chunk as Buffer);
+        },
+        dump: () => r.body.dump(),
+        cancel: () => r.body.destroy(),
+      };
     }
     return this.getDirect().request(url, { ...request, connectTimeoutMs: this.config.connectTimeoutMs, headersTimeoutMs, idleTimeoutMs: this.config.idleTimeoutMs });
   }

@@ -68,7 +68,9 @@ describe('requests against a misbehaving server', () => {
     const got = await http.getText(`${srv.url}/flaky`);
     expect(Buffer.from(got.body, 'utf8').length).toBeGreaterThan(0);
     expect(srv.requests.filter((r) => r.path === '/flaky').map((r) => r.status ?? 'reset')).toEqual([500, 'reset', 200, 200]);
-    expect(clock.waits).toEqual([375, 750, 1500]);
+    // The reset came on the connection the 500 left open, before any byte of an answer: that is asked again at once
+    // on a new connection, as any kept connection the server has closed meanwhile; the cut body waits its turn.
+    expect(clock.waits).toEqual([375, 750]);
   });
 
   it('waits as long as Retry-After says on 429', async () => {
