@@ -18,6 +18,8 @@ export interface Timing {
   wallMs: number;
   /** user + system CPU of the command and its children (bash's `time`, getrusage, millisecond resolution). */
   cpuMs: number;
+  /** What the command wrote to stderr. */
+  stderr?: string;
 }
 
 /**
@@ -35,7 +37,7 @@ export async function timeRun(cmd: string[], opts: RunOptions = {}): Promise<Tim
   const code = Number(/^exit=(\d+)$/.exec(out.pop() ?? '')?.[1] ?? -1);
   if (r.exitCode !== 0 || !(opts.okCodes ?? [0]).includes(code)) throw new Error(`${cmd.join(' ')} failed (${code}): ${stderr.slice(-2000)}`);
   const [real, user, sys] = (out.pop() ?? '').trim().split(/\s+/).map(Number);
-  return { wallMs: real! * 1000, cpuMs: (user! + sys!) * 1000 };
+  return { wallMs: real! * 1000, cpuMs: (user! + sys!) * 1000, stderr };
 }
 
 /** Peak resident memory (KiB) of a command, through GNU time (Debian package `time`). */
