@@ -1,5 +1,5 @@
 // Zip reading: yauzl for the central directory, member bytes read and CRC-checked here; used by wheels, .conda and the Windows SDK.
-import { createReadStream } from 'node:fs';
+import * as fs from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
 import yauzl from 'yauzl';
@@ -83,13 +83,46 @@ export function memberPieces(raw: Pump, method: number, expected: { size: number
  * One member's bytes, from the file range its local header gives (bounds checked by yauzl), through memberContent
  * (yauzl never checks the CRC).
  */
-function memberStream(file: string, e: yauzl.Entry, fileDataStart: number, range: (start: number, end: number) => Readable): Readable {
+function memberStream(file: string, e: yauzl.Entry, fileDataStart: number, range: (start: number, end: number) => Range): Readable {
   const fail = (why: string, cause?: unknown) => memberError(file, e.fileName, why, cause);
   const why = unreadable(e.isEncrypted(), e.compressionMethod);
   if (why) return new PieceStream(() => Promise.reject(fail(why)));
-  const stream = e.compressedSize === 0 ? undefined : range(fileDataStart, fileDataStart + e.compressedSize);
-  const raw: Pump = stream ? piecesOf(stream) : async () => undefined;
-  return new PieceStream(memberPieces(raw, e.compressionMethod, { size: e.uncompressedSize, crc32: e.crc32, declaredBy: 'directory entry' }, fail), () => stream?.destroy());
+  const raw = e.compressedSize === 0 ? undefined : range(fileDataStart, fileDataStart + e.compressedSize);
+  return new PieceStream(memberPieces(raw?.pieces ?? (async () => undefined), e.compressionMethod, { size: e.uncompressedSize, crc32: e.crc32, declaredBy: 'directory entry' }, fail), () => raw?.stop());
+}
+
+/** Bytes [start, end) of the archive as pieces; `stop` when the reader gave up before the end. */
+interface Range {
+  pieces: Pump;
+  stop(): void;
+}
+
+/**
+ * Ranges of a zip file read through one descriptor into one buffer used for every piece (members are read one at a
+ * time); a range that runs past the end of the file just ends there (the member's size check says so). `close` when
+ * the archive is done.
+ */
+function fileRanges(file: string): { range: (start: number, end: number) => Range; close(): Promise<void> } {
+  let fh: Promise<fs.FileHandle> | undefined;
+  let buf: Buffer | undefined;
+  return {
+    range: (start, end) => ({
+      pieces: async (each) => {
+        const h = await (fh ??= fs.open(file, 'r'));
+        const into = (buf ??= Buffer.allocUnsafe(CHUNK));
+        for (let pos = start; pos < end; ) {
+          const { bytesRead } = await h.read(into, 0, Math.min(into.length, end - pos), pos);
+          if (!bytesRead) return;
+          pos += bytesRead;
+          await each(into.subarray(0, bytesRead));
+        }
+      },
+      stop: () => undefined,
+    }),
+    close: async () => {
+      await (await fh?.catch(() => undefined))?.close();
+    },
+  };
 }
 
 /**
@@ -107,8 +140,12 @@ export async function readZip(source: ZipSource, visit: EntryVisitor, filter?: (
     if (typeof source === 'string') yauzl.open(source, ZIP_OPTIONS, opened);
     else yauzl.fromRandomAccessReader(source.reader, source.size, ZIP_OPTIONS, opened);
   });
-  const range = (start: number, end: number): Readable =>
-    typeof source === 'string' ? createReadStream(source, { start, end: end - 1, highWaterMark: CHUNK }) : source.reader.createReadStream({ start, end });
+  const ranges = typeof source === 'string' ? fileRanges(source) : undefined;
+  const range = (start: number, end: number): Range => {
+    if (ranges) return ranges.range(start, end);
+    const stream = (source as Exclude<ZipSource, string>).reader.createReadStream({ start, end });
+    return { pieces: piecesOf(stream), stop: () => stream.destroy() };
+  };
   const openStream = (e: yauzl.Entry) =>
     new Promise<Readable>((resolve, reject) =>
       zip.readLocalFileHeader(e, { minimal: true }, (err, h) => (err ? reject(badZip(file, err)) : resolve(memberStream(file, e, h.fileDataStart, range)))),
@@ -119,41 +156,45 @@ export async function readZip(source: ZipSource, visit: EntryVisitor, filter?: (
     return Buffer.concat(chunks).toString('utf8');
   };
 
-  await new Promise<void>((resolve, reject) => {
-    const fail = (e: unknown) => {
-      zip.close();
-      reject(e);
-    };
-    zip.on('error', (e) => fail(badZip(file, e)));
-    zip.on('end', () => resolve());
-    zip.on('entry', (e: yauzl.Entry) => {
-      // Names are decoded here, not by yauzl, so that safePath() is the one check every member passes.
-      e.fileName = yauzl.getFileNameLowLevel(e.generalPurposeBitFlag, e.fileName as unknown as Buffer, e.extraFields, false);
-      void (async () => {
-        const isDir = e.fileName.endsWith('/');
-        if (isDir && /^(\.?\/)*$/.test(e.fileName)) return zip.readEntry();
-        // Checked before the filter: a hostile name anywhere is a hostile archive, even where nothing reads it.
-        const p = safePath(e.fileName, file);
-        if (filter && !filter(e.fileName)) return zip.readEntry();
-        const mode = modeOf(e.externalFileAttributes);
-        if (isDir) {
-          await visit({ path: p, type: 'dir', mode: 0o755, size: 0 }, undefined);
-        } else if (isLinkMode(mode)) {
-          const target = await readAll(await openStream(e));
-          await visit({ path: p, type: 'symlink', mode: 0o777, linkTarget: target, size: 0 }, undefined);
-        } else {
-          const entry: ArchiveEntry = { path: p, type: 'file', mode: fileMode(mode), size: e.uncompressedSize };
-          const body = await openStream(e);
-          try {
-            await visit(entry, body);
-          } finally {
-            // A visitor that failed before reading the body would leave its file descriptor open.
-            if (!body.readableEnded && !body.destroyed) body.destroy();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const fail = (e: unknown) => {
+        zip.close();
+        reject(e);
+      };
+      zip.on('error', (e) => fail(badZip(file, e)));
+      zip.on('end', () => resolve());
+      zip.on('entry', (e: yauzl.Entry) => {
+        // Names are decoded here, not by yauzl, so that safePath() is the one check every member passes.
+        e.fileName = yauzl.getFileNameLowLevel(e.generalPurposeBitFlag, e.fileName as unknown as Buffer, e.extraFields, false);
+        void (async () => {
+          const isDir = e.fileName.endsWith('/');
+          if (isDir && /^(\.?\/)*$/.test(e.fileName)) return zip.readEntry();
+          // Checked before the filter: a hostile name anywhere is a hostile archive, even where nothing reads it.
+          const p = safePath(e.fileName, file);
+          if (filter && !filter(e.fileName)) return zip.readEntry();
+          const mode = modeOf(e.externalFileAttributes);
+          if (isDir) {
+            await visit({ path: p, type: 'dir', mode: 0o755, size: 0 }, undefined);
+          } else if (isLinkMode(mode)) {
+            const target = await readAll(await openStream(e));
+            await visit({ path: p, type: 'symlink', mode: 0o777, linkTarget: target, size: 0 }, undefined);
+          } else {
+            const entry: ArchiveEntry = { path: p, type: 'file', mode: fileMode(mode), size: e.uncompressedSize };
+            const body = await openStream(e);
+            try {
+              await visit(entry, body);
+            } finally {
+              // A visitor that failed before reading the body would leave its file descriptor open.
+              if (!body.readableEnded && !body.destroyed) body.destroy();
+            }
           }
-        }
-        zip.readEntry();
-      })().catch(fail);
+          zip.readEntry();
+        })().catch(fail);
+      });
+      zip.readEntry();
     });
-    zip.readEntry();
-  });
+  } finally {
+    await ranges?.close();
+  }
 }
