@@ -1,6 +1,8 @@
 // Bytes handed on piece by piece out of a buffer the giver uses again, and streams made of them. Where touching new
 // memory is slow (virtual machines fault on every fresh page), a download or an unpack that allocates a buffer per
 // read costs more than the work itself; pieces let the bytes go from socket or file to disk through a few kept buffers.
+import type * as fs from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 
 /** Takes one piece; the piece is only valid until this returns, or until the promise it returns settles. */
@@ -90,4 +92,29 @@ export async function writeWhole(fh: { write(b: Buffer): Promise<{ bytesWritten:
     landed?.(bytesWritten);
     rest = rest.subarray(bytesWritten);
   }
+}
+
+/** How much of a file one read takes. */
+const FILE_PIECE = 1 << 20;
+
+/**
+ * Bytes [start, end) of a file (a path, opened and closed here, or an open handle) as pieces, read through one
+ * buffer: `into` when given (a caller reading several ranges one after another), else one of its own. A file that
+ * ends before `end` just ends there.
+ */
+export function filePieces(file: string | fs.FileHandle, opts: { start?: number; end?: number; into?: Buffer } = {}): Pump {
+  return async (each) => {
+    const fh = typeof file === 'string' ? await open(file, 'r') : file;
+    try {
+      const into = opts.into ?? Buffer.allocUnsafe(FILE_PIECE);
+      for (let pos = opts.start ?? 0, end = opts.end ?? Infinity; pos < end; ) {
+        const { bytesRead } = await fh.read(into, 0, Math.min(into.length, end - pos), pos);
+        if (!bytesRead) return;
+        pos += bytesRead;
+        await each(into.subarray(0, bytesRead));
+      }
+    } finally {
+      if (typeof file === 'string') await fh.close();
+    }
+  };
 }

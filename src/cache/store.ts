@@ -1,11 +1,11 @@
 // Content-addressed download cache: files named by their sha256, re-verified on every reuse, written via temp + rename.
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { XpuError } from '../errors.js';
 import { fsWriteError } from '../fs-errors.js';
 import { shq } from '../shell-words.js';
+import { filePieces } from '../pieces.js';
 
 export interface CachedFile {
   path: string;
@@ -17,7 +17,7 @@ export interface CachedFile {
 
 export async function sha256File(file: string): Promise<string> {
   const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  await filePieces(file)((piece) => void hash.update(piece));
   return hash.digest('hex');
 }
 

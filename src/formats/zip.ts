@@ -7,7 +7,7 @@ import { XpuError } from '../errors.js';
 import { NotStreamable, type ArchiveEntry, type EntryVisitor } from './entry.js';
 import { safePath } from './safe-path.js';
 import { inflateRawPieces } from './inflate.js';
-import { PieceStream, piecesOf, pumpInto, type PieceSink, type Pump } from '../pieces.js';
+import { filePieces, PieceStream, piecesOf, pumpInto, type PieceSink, type Pump } from '../pieces.js';
 
 /**
  * Member names are decoded here, never by yauzl (`decodeStrings: false`), so its failures are all about the bytes; a
@@ -104,19 +104,10 @@ interface Range {
  */
 function fileRanges(file: string): { range: (start: number, end: number) => Range; close(): Promise<void> } {
   let fh: Promise<fs.FileHandle> | undefined;
-  let buf: Buffer | undefined;
+  let into: Buffer | undefined;
   return {
     range: (start, end) => ({
-      pieces: async (each) => {
-        const h = await (fh ??= fs.open(file, 'r'));
-        const into = (buf ??= Buffer.allocUnsafe(CHUNK));
-        for (let pos = start; pos < end; ) {
-          const { bytesRead } = await h.read(into, 0, Math.min(into.length, end - pos), pos);
-          if (!bytesRead) return;
-          pos += bytesRead;
-          await each(into.subarray(0, bytesRead));
-        }
-      },
+      pieces: async (each) => filePieces(await (fh ??= fs.open(file, 'r')), { start, end, into: (into ??= Buffer.allocUnsafe(CHUNK)) })(each),
       stop: () => undefined,
     }),
     close: async () => {

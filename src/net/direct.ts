@@ -342,6 +342,8 @@ class Connection {
     held.then(
       () => {
         this.holding = false;
+        // Silence while the reader held the piece is the reader's, not the server's.
+        this.idle?.refresh();
         then();
         this.process();
       },

@@ -1,11 +1,10 @@
 // One archive from a URL into the verified cache: resumes a kept partial file, stops at the declared size, checks the whole file's sha256.
 import { createHash, type Hash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import { hashMismatch, type CachedFile, type DownloadCache } from '../cache/store.js';
 import { hold, lockState, newOwner, release } from '../lock-owner.js';
 import { XpuError } from '../errors.js';
-import { writeWhole } from '../pieces.js';
+import { filePieces, writeWhole } from '../pieces.js';
 import { tooLarge, type Http } from './http.js';
 
 export interface Expected {
@@ -181,7 +180,7 @@ class BatchedFile {
 
 /** Hashes bytes kept from before, so the final check covers the whole file, not only what this attempt received. */
 async function hashExisting(file: string, hash: Hash): Promise<void> {
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  await filePieces(file)((piece) => void hash.update(piece));
 }
 
 /** A 206 answer's Content-Range: the first and last byte sent, and the whole file's size when the server says. */
