@@ -42,7 +42,7 @@ const READ_BYTES = 256 * 1024;
 const MAX_HEAD = 64 * 1024;
 /** Connections open at once to one origin; more requests wait for one to come free. */
 const MAX_CONNECTIONS = 8;
-const CRLF = Buffer.from('\r\n');
+const LF = 0x0a;
 const HEAD_END = Buffer.from('\r\n\r\n');
 
 type Framing = { kind: 'none' } | { kind: 'length'; left: number } | { kind: 'chunked' } | { kind: 'close' };
@@ -306,8 +306,8 @@ class Connection {
   }
 
   private takeLine(): void {
-    const nl = this.buf.indexOf(CRLF[1]!, this.at);
-    const stop = nl === -1 || nl >= this.end ? this.end : nl + 1;
+    const nl = this.buf.subarray(this.at, this.end).indexOf(LF);
+    const stop = nl === -1 ? this.end : this.at + nl + 1;
     this.line += this.buf.toString('latin1', this.at, stop);
     this.at = stop;
     if (this.line.length > 8192) return this.destroy(codeError('HPE_CHUNK_EXTENSIONS_OVERFLOW', 'a chunk line of the response is longer than 8 KiB'));
