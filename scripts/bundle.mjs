@@ -1,7 +1,8 @@
 // Builds the CLI with esbuild into dist/xpu-setup.cjs, which bin/xpu-setup.js runs: one CommonJS file holding all of
 // xpu-setup's own code (each module initialised on first use), plus one file per large dependency beside it
-// (undici, ora, tar, yauzl, fzstd, unbzip2-stream, @msgpack/msgpack, @renovatebot/pep440), required when first used. Nothing is resolved in node_modules at
-// run time except koffi, a native addon loaded when a probe needs it.
+// (undici, ora, tar, yauzl, fzstd, unbzip2-stream, @msgpack/msgpack, @renovatebot/pep440), required when first used, and the
+// worker thread of a full repodata scan. Nothing is resolved in node_modules at run time except koffi, a native addon
+// loaded when a probe needs it or libzstd decompresses a full repodata file.
 //
 // CommonJS, not ES modules: on Node 20 the ES module loader alone costs about 10 ms per run, and only a script can
 // be compiled with V8's code cache (see bin/xpu-setup.js). The first line of the bundle and of each dependency file
@@ -55,6 +56,14 @@ await build({
   inject: ['scripts/module-url.js'],
   banner: { js: `// xpu-setup bundle ${KEY_PLACEHOLDER}` },
   sourcemap: 'linked',
+});
+// The worker thread of a full repodata scan (src/sources/full-scan.ts), which starts it from this file beside the bundle.
+await build({
+  ...common,
+  entryPoints: { 'xpu-setup-scan-worker': 'src/sources/full-scan-worker.ts' },
+  external: ['koffi'],
+  define: { 'import.meta.url': '__xpuModuleUrl' },
+  inject: ['scripts/module-url.js'],
 });
 for (const p of VENDOR) {
   await build({

@@ -52,6 +52,8 @@ export const linuxLayout: PlatformLayout = {
   prefixLibDirs: ['lib', 'lib64'],
   zeDriverLibraries: ['libze_intel_gpu.so.1', 'libze_intel_vpu.so.1'],
   openclLibrary: 'libOpenCL.so.1',
+  // Debian's dpkg links it (so does rpm), so it is there even where the zstd program is not.
+  zstdLibraries: ['libzstd.so.1'],
   zeLinkLibrary: 'libze_loader.so',
   compilerIncludeVars: ['CPATH', 'C_INCLUDE_PATH', 'CPLUS_INCLUDE_PATH'],
   systemIncludeDirs: ['/usr/local/include', '/usr/include'],

@@ -63,6 +63,11 @@ export interface PlatformLayout {
   zeDriverLibraries: string[];
   /** The OpenCL ICD loader. */
   openclLibrary: string;
+  /**
+   * The system's zstd library, opened by name to decompress a full repodata.json.zst in this process; none where no
+   * system copy is found by name safely (Windows would search the current directory and PATH for a bare DLL name).
+   */
+  zstdLibraries: string[];
   /** The L0 link library under <sdk>/lib that `-lze_loader` (or the MSVC linker) picks up. */
   zeLinkLibrary: 'libze_loader.so' | 'ze_loader.lib';
   /** Variables the C compiler searches for headers, and its built-in include dirs. */

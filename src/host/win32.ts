@@ -58,6 +58,7 @@ export const win32Layout: PlatformLayout = {
   prefixLibDirs: ['bin', 'Library\\bin'],
   zeDriverLibraries: ['ze_intel_gpu64.dll', 'ze_intel_vpu.dll'],
   openclLibrary: 'OpenCL.dll',
+  zstdLibraries: [],
   zeLinkLibrary: 'ze_loader.lib',
   compilerIncludeVars: ['INCLUDE'],
   systemIncludeDirs: [],

@@ -6,12 +6,14 @@ import { CorruptBody, IndexCache, indexCacheDir } from '../cache/index-cache.js'
 import type { Deps } from '../deps.js';
 import { XpuError } from '../errors.js';
 import { gzipDecompressor, zstdDecompressor } from '../formats/decompress.js';
+import { systemZstd, type ZstdLibrary } from '../formats/zstd-lib.js';
 import { httpFor, type Http } from '../net/http.js';
 import type { Reporter } from '../reporter.js';
 import { CONDA_RUNTIME_PACKAGES, parseRepodata, type CondaCandidate, type Repodata } from './repodata.js';
 import { CachingHttp, type BodyMeta, type IndexStats } from './http-cache.js';
 import { parseProjectPage, projectPageRequest, type IndexFile } from './simple-index.js';
 import { RepodataScanner } from './repodata-scan.js';
+import { scanZstdRepodata } from './full-scan.js';
 import { readRemoteWheelMetadata } from './wheel-metadata.js';
 import { decodeShardIndex, decompressShardIndex, parseShard, readShardIndex, SHARD_INDEX_FILE, shardUrl, shardUrls, type ShardIndex, type ShardIndexInfo } from './shards.js';
 
@@ -454,10 +456,21 @@ function encodingOf(meta: BodyMeta): 'gzip' | 'identity' {
   return /gzip/i.test(meta.contentEncoding ?? '') ? 'gzip' : 'identity';
 }
 
-/** Streams one repodata document (zstd, gzip or plain) through the scanner, keeping only wanted records. */
-export async function scanBody(body: Readable, url: string, names: readonly string[], encoding: 'zstd' | 'gzip' | 'identity'): Promise<Repodata> {
-  const scanner = new RepodataScanner(names);
+/**
+ * Streams one repodata document (zstd, gzip or plain) through the scanner, keeping only wanted records. zstd goes to
+ * the system's libzstd when there is one (`zstd` says which; false: the stream decompressors), else to a stream.
+ */
+export async function scanBody(
+  body: Readable,
+  url: string,
+  names: readonly string[],
+  encoding: 'zstd' | 'gzip' | 'identity',
+  opts: { zstd?: ZstdLibrary | false } = {},
+): Promise<Repodata> {
   try {
+    const lib = encoding === 'zstd' && opts.zstd !== false ? (opts.zstd ?? systemZstd()) : undefined;
+    if (lib) return await scanZstdRepodata(body, names, lib);
+    const scanner = new RepodataScanner(names);
     const bytes = encoding === 'zstd' ? body.pipe(batches()).pipe(await zstdDecompressor()) : encoding === 'gzip' ? body.pipe(gzipDecompressor()) : body;
     if (bytes !== body) body.on('error', (e) => bytes.destroy(e));
     for await (const chunk of bytes) scanner.push(chunk as Buffer);

@@ -95,22 +95,36 @@ export class RepodataScanner {
     this.names = new Set(names);
   }
 
-  push(chunk: Buffer): void {
+  push(chunk: Uint8Array): void {
     if (!chunk.length) return;
-    for (let i = chunk.length - 1; i >= 0; i--) {
-      if (!isSpace(chunk[i])) {
-        this.lastByte = chunk[i]!;
-        break;
-      }
-    }
-    if (this.filled + chunk.length > this.buf.length) {
-      const bigger = Buffer.allocUnsafe(Math.max(2 * this.buf.length, this.filled + chunk.length));
+    this.space(chunk.length).set(chunk);
+    this.wrote(chunk.length);
+  }
+
+  /**
+   * Room for at least `min` more bytes at the end of the unexamined text, for a producer (a decompressor) to write
+   * into directly; `wrote` then hands on what it wrote. The buffer is reused, so writing there touches no fresh memory.
+   */
+  space(min: number): Buffer {
+    if (this.filled + min > this.buf.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(2 * this.buf.length, this.filled + min));
       this.buf.copy(bigger, 0, 0, this.filled);
       this.buf = bigger;
     }
-    chunk.copy(this.buf, this.filled);
-    this.filled += chunk.length;
-    this.gathered += chunk.length;
+    return this.buf.subarray(this.filled);
+  }
+
+  /** Takes the `n` bytes just written at the start of `space()`. */
+  wrote(n: number): void {
+    if (!n) return;
+    for (let i = this.filled + n - 1; i >= this.filled; i--) {
+      if (!isSpace(this.buf[i])) {
+        this.lastByte = this.buf[i]!;
+        break;
+      }
+    }
+    this.filled += n;
+    this.gathered += n;
     if (this.gathered < BATCH_BYTES) return;
     this.gather();
     this.examine(false);

@@ -1,0 +1,151 @@
+// A full repodata.json.zst scanned for a few names with the system's libzstd, decompressed straight into the scanner's
+// own reused buffer (hundreds of MB handed over in fresh chunks cost a page fault per 4 KiB), in a worker thread when
+// the bundle's worker file is there: two subdirs then decompress and scan on two cores while this thread downloads.
+import { existsSync } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { parentPort, Worker, workerData } from 'node:worker_threads';
+import { openZstdLibrary, ZstdInflater, type ZstdLibrary } from '../formats/zstd-lib.js';
+import type { Repodata } from './repodata.js';
+import { RepodataScanner } from './repodata-scan.js';
+import { PipeAborted, PipeReader, PipeWriter, type SharedPipeMemory } from './shared-pipe.js';
+
+/** Output room asked of the scanner for each call: a zstd block is at most 128 KiB. */
+const OUTPUT_BYTES = 256 * 1024;
+/** Compressed bytes in flight to the worker. */
+const PIPE_BYTES = 4 << 20;
+const EMPTY = new Uint8Array(0);
+/** The bundle's worker file (scripts/bundle.mjs), beside the bundle. */
+const WORKER_FILE = 'xpu-setup-scan-worker.cjs';
+
+/** One scan: zstd decompressed into the scanner's buffer, scanned there. Owns native memory until `result` or `close`. */
+export class ZstdRepodataScan {
+  private readonly scanner: RepodataScanner;
+  private readonly inflater: ZstdInflater;
+
+  constructor(lib: ZstdLibrary, names: Iterable<string>) {
+    this.scanner = new RepodataScanner(names);
+    this.inflater = new ZstdInflater(lib);
+  }
+
+  /** One decompression call on `src`: how much of it was taken, and whether output may still be held back. */
+  step(src: Uint8Array): { read: number; more: boolean } {
+    const dst = this.scanner.space(OUTPUT_BYTES);
+    const { read, written } = this.inflater.inflate(src, dst);
+    this.scanner.wrote(written);
+    return { read, more: written === dst.length };
+  }
+
+  feed(src: Uint8Array): void {
+    for (let at = 0; ; ) {
+      const { read, more } = this.step(src.subarray(at));
+      at += read;
+      if (at >= src.length && !more) return;
+    }
+  }
+
+  /** The wanted records, once the input has ended where a zstd frame and the JSON text end. */
+  result(): Repodata {
+    try {
+      while (this.step(EMPTY).more);
+      this.inflater.finish();
+      return this.scanner.result();
+    } finally {
+      this.close();
+    }
+  }
+
+  close(): void {
+    this.inflater.close();
+  }
+}
+
+interface WorkerInput {
+  library: string;
+  names: string[];
+  pipe: SharedPipeMemory;
+}
+
+type WorkerAnswer = { doc: Repodata } | { error: string };
+
+/**
+ * Scans a repodata.json.zst body for `names`: in a worker thread started from `worker` when given (the bundle's file
+ * beside it by default), else on this thread. Errors of the body pass through as they are.
+ */
+export async function scanZstdRepodata(body: Readable, names: readonly string[], lib: ZstdLibrary, worker = bundledWorker()): Promise<Repodata> {
+  if (!worker) {
+    const scan = new ZstdRepodataScan(lib, names);
+    try {
+      await eachChunk(body, (chunk) => scan.feed(chunk));
+    } catch (e) {
+      scan.close();
+      throw e;
+    }
+    return scan.result();
+  }
+  const pipe = new PipeWriter(PIPE_BYTES);
+  const input: WorkerInput = { library: lib.name, names: [...names], pipe: pipe.memory };
+  const thread = new Worker(worker, { workerData: input });
+  const answer = new Promise<Repodata>((resolve, reject) => {
+    thread.once('message', (m: WorkerAnswer) => ('doc' in m ? resolve(m.doc) : reject(new Error(m.error))));
+    thread.once('error', reject);
+    thread.once('exit', (code) => reject(new Error(`the scan's worker thread ended (exit ${code}) without an answer`)));
+  });
+  // A worker that failed stops the pipe, so a write waiting for room ends.
+  answer.catch(() => pipe.abort());
+  try {
+    try {
+      await eachChunk(body, (chunk) => pipe.write(chunk));
+      pipe.close();
+    } catch (e) {
+      pipe.abort();
+      // PipeAborted: the worker failed, and its answer says why.
+      if (!(e instanceof PipeAborted)) throw e;
+    }
+    return await answer;
+  } finally {
+    void thread.terminate();
+  }
+}
+
+/**
+ * Hands each chunk of the body to `take` until `take` fails, and reads the rest all the same: a body that then fails
+ * itself (a cached copy whose sha256 is checked at its end) is the better cause, and is thrown instead.
+ */
+async function eachChunk(body: Readable, take: (chunk: Buffer) => unknown): Promise<void> {
+  let failure: { error: unknown } | undefined;
+  for await (const chunk of body) {
+    if (failure) continue;
+    try {
+      await take(chunk as Buffer);
+    } catch (error) {
+      failure = { error };
+    }
+  }
+  if (failure) throw failure.error;
+}
+
+function bundledWorker(): string | undefined {
+  const file = fileURLToPath(new URL(`./${WORKER_FILE}`, import.meta.url));
+  return existsSync(file) ? file : undefined;
+}
+
+/** The worker thread's side: decompresses and scans what arrives through the pipe, and answers once. */
+export function runScanWorker(): void {
+  const { library, names, pipe: memory } = workerData as WorkerInput;
+  const pipe = new PipeReader(memory);
+  let scan: ZstdRepodataScan | undefined;
+  let answer: WorkerAnswer;
+  try {
+    const lib = openZstdLibrary(library);
+    if (!lib) throw new Error(`${library} could not be opened in the worker thread`);
+    scan = new ZstdRepodataScan(lib, names);
+    for (let run = pipe.read(); run; run = pipe.read()) pipe.consumed(scan.step(run).read);
+    answer = { doc: scan.result() };
+  } catch (e) {
+    scan?.close();
+    pipe.abort();
+    answer = { error: (e as Error).message };
+  }
+  parentPort!.postMessage(answer);
+}
