@@ -248,6 +248,9 @@ export class RepodataScanner {
       (this.doc[table] ??= {})[filename] = JSON.parse(w.toString('utf8', i, end)) as RepodataRecord;
     } else {
       (this.doc as Record<string, unknown>)[kind] = JSON.parse(w.toString('utf8', i, end)) as unknown;
+      // repodata_version changes one thing, whether info's base_url holds; without one it is not searched for (at the
+      // end of conda-forge's files, it would cost a search through all of them).
+      if (kind === 'info' && !this.doc.info?.base_url) for (const p of this.patterns!) if (p.kind === 'repodata_version') p.done = true;
     }
     return 'key';
   }

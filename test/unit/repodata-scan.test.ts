@@ -54,6 +54,16 @@ describe('RepodataScanner', () => {
     expect(other.result()).toEqual({});
   });
 
+  it('reads repodata_version where info names a base_url, wherever each comes, and not where info names none', () => {
+    const tail = { packages: doc.packages, removed: [], repodata_version: 2 };
+    const s = new RepodataScanner(wanted);
+    s.push(Buffer.from(JSON.stringify({ ...tail, info: { base_url: 'https://mirror.example/x/' } })));
+    expect(s.result()).toMatchObject({ repodata_version: 2, info: { base_url: 'https://mirror.example/x/' } });
+    const none = new RepodataScanner(wanted);
+    none.push(Buffer.from(JSON.stringify({ info: { subdir: 'linux-64' }, ...tail })));
+    expect(none.result()).not.toHaveProperty('repodata_version');
+  });
+
   it('refuses text that ends early', () => {
     const s = new RepodataScanner(wanted);
     s.push(Buffer.from(JSON.stringify(doc).slice(0, 200)));
@@ -73,7 +83,8 @@ describe('RepodataScanner on a document larger than its search batches', () => {
     }
     const doc = { info: { subdir: 'linux-64' }, packages, 'packages.conda': conda, removed: ['level-zero-0.1-h_0.conda'], repodata_version: 1 };
     const keep = (t: Record<string, unknown>) => Object.fromEntries(Object.entries(t).filter(([, r]) => (r as { name: string }).name === 'level-zero'));
-    return { text: JSON.stringify(doc, null, indent), expected: { info: doc.info, packages: keep(packages), 'packages.conda': keep(conda), removed: doc.removed, repodata_version: 1 } };
+    // No base_url in info, so no repodata_version in the answer: it would change nothing, and is not searched for.
+    return { text: JSON.stringify(doc, null, indent), expected: { info: doc.info, packages: keep(packages), 'packages.conda': keep(conda), removed: doc.removed } };
   }
 
   it.each([
