@@ -65,18 +65,23 @@ function gatheredFile(file: string, hash: Hash): Writable & { size: number } {
   /** Starts writing what is gathered (after the write before it), and gathers on into the other buffer. */
   const flush = async () => {
     await writing;
+    if (!fh) throw new Error(`${file} was closed before it was written`);
     const full = filling;
     const n = filled;
     [filling, spare] = [spare, full];
     filled = 0;
-    writing = writeAll(fh!, full, n);
+    writing = writeAll(fh, full, n);
+    // Seen by the next flush, final or destroy; a stream destroyed meanwhile would leave it unhandled.
+    writing.catch(() => undefined);
   };
   const stream = Object.assign(
     new Writable({
       highWaterMark: BODY_CHUNK,
       construct(cb) {
         fs.open(file, 'w').then((h) => {
-          fh = h;
+          // Destroyed while it opened: nothing will write to it.
+          if (stream.destroyed) void h.close().catch(() => undefined);
+          else fh = h;
           cb();
         }, cb);
       },

@@ -1,30 +1,37 @@
-// zstd decompressed in this process by the system's libzstd (through koffi), straight into a buffer the caller owns
-// and reuses: a stream's fresh 64 KiB chunks would fault in fresh pages for every few hundred KB of output.
+// zstd decompressed in this process (through koffi) straight into a buffer the caller owns and reuses: a stream's
+// fresh 64 KiB chunks would fault in fresh pages for every few hundred KB of output.
 import { nodeLayout } from '../host/index.js';
 import { koffi } from '../runtime/koffi.js';
 
+/** size_t comes back as a number, or a bigint past 2^53 (an error code). */
+type SizeT = number | bigint;
+
 interface Functions {
   createDStream: () => unknown;
-  freeDStream: (ds: unknown) => number;
-  decompress: (ds: unknown, dst: Uint8Array, dstCapacity: number, dstPos: number[], src: Uint8Array, srcSize: number, srcPos: number[]) => number;
-  isError: (code: number) => number;
-  errorName: (code: number) => string;
+  freeDStream: (ds: unknown) => SizeT;
+  decompress: (ds: unknown, dst: Uint8Array, dstCapacity: number, dstPos: number[], src: Uint8Array, srcSize: number, srcPos: number[]) => SizeT;
+  isError: (code: SizeT) => number;
+  errorName: (code: SizeT) => string;
 }
 
-/** An opened libzstd: its name as it was opened (a worker thread opens the same one). */
+/** An opened zstd: where it was found, so a worker thread opens the same one, and its functions. */
 export interface ZstdLibrary {
-  name: string;
+  /** A library's name, or null: the running program's own (Node 22.15 and later carry zstd). */
+  name: string | null;
   fns: Functions;
 }
 
-const opened = new Map<string, ZstdLibrary | null>();
+const opened = new Map<string | null, ZstdLibrary | null>();
 
-/** Opens libzstd by this name; undefined when koffi or the library is missing, or the library is older than 1.4. */
-export function openZstdLibrary(name: string): ZstdLibrary | undefined {
+/**
+ * zstd's functions from this library (null: from the running program); undefined when koffi is missing, or the
+ * library is, or it is older than 1.4 (no ZSTD_decompressStream_simpleArgs).
+ */
+export function openZstdLibrary(name: string | null): ZstdLibrary | undefined {
   let lib = opened.get(name);
   if (lib === undefined) {
     try {
-      const l = koffi().load(name);
+      const l = koffi().load(name as string);
       lib = {
         name,
         fns: {
@@ -46,13 +53,30 @@ export function openZstdLibrary(name: string): ZstdLibrary | undefined {
   return lib ?? undefined;
 }
 
-/** This machine's libzstd (its layout's names, first that opens), looked up once per process. */
+/**
+ * The zstd this process can call, looked up once: the running program's own where it exports one (Node 22.15 and
+ * later), else the system library by its layout's names. A program that exports zstd but not all of what is used here
+ * gets none: a system library opened beside it would bind its own internal calls to the program's copy, of another
+ * version (Node 24 with Debian's libzstd 1.5.4 failed with "Error (generic)").
+ */
 export function systemZstd(platform: NodeJS.Platform = process.platform): ZstdLibrary | undefined {
+  const own = openZstdLibrary(null);
+  if (own) return own;
+  if (programHasZstd()) return undefined;
   for (const name of nodeLayout(platform).zstdLibraries) {
     const lib = openZstdLibrary(name);
     if (lib) return lib;
   }
   return undefined;
+}
+
+function programHasZstd(): boolean {
+  try {
+    koffi().load(null as unknown as string).func('unsigned int ZSTD_versionNumber(void)');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -62,7 +86,7 @@ export function systemZstd(platform: NodeJS.Platform = process.platform): ZstdLi
 export class ZstdInflater {
   private ds: unknown;
   /** What the last call answered: 0 once a frame is whole and all of it handed out. */
-  private hint = -1;
+  private hint: SizeT = -1;
 
   constructor(private readonly lib: ZstdLibrary) {
     this.ds = lib.fns.createDStream();
@@ -85,7 +109,7 @@ export class ZstdInflater {
 
   /** Throws unless the input ended where a frame ended (after all its output was taken). */
   finish(): void {
-    if (this.hint !== 0) throw new Error(this.hint === -1 ? 'zstd: no data' : 'zstd: the compressed data ended early');
+    if (Number(this.hint) !== 0) throw new Error(this.hint === -1 ? 'zstd: no data' : 'zstd: the compressed data ended early');
   }
 
   close(): void {

@@ -12,8 +12,8 @@ import { PipeAborted, PipeReader, PipeWriter, type SharedPipeMemory } from './sh
 
 /** Output room asked of the scanner for each call: a zstd block is at most 128 KiB. */
 const OUTPUT_BYTES = 256 * 1024;
-/** Compressed bytes in flight to the worker. */
-const PIPE_BYTES = 4 << 20;
+/** Compressed bytes in flight to the worker: enough to keep it busy (more measured no faster), little memory. */
+const PIPE_BYTES = 1 << 20;
 const EMPTY = new Uint8Array(0);
 /** The bundle's worker file (scripts/bundle.mjs), beside the bundle. */
 const WORKER_FILE = 'xpu-setup-scan-worker.cjs';
@@ -61,7 +61,7 @@ export class ZstdRepodataScan {
 }
 
 interface WorkerInput {
-  library: string;
+  library: string | null;
   names: string[];
   pipe: SharedPipeMemory;
 }
@@ -109,20 +109,29 @@ export async function scanZstdRepodata(body: Readable, names: readonly string[],
 }
 
 /**
- * Hands each chunk of the body to `take` until `take` fails, and reads the rest all the same: a body that then fails
- * itself (a cached copy whose sha256 is checked at its end) is the better cause, and is thrown instead.
+ * Hands each chunk of the body to `take` as it arrives (a chunk at a time: an async iterator would join what waits in
+ * the stream's buffer into a fresh copy), pausing the body while a promise `take` returned is pending. After `take`
+ * fails, the rest is read all the same: a body that then fails itself (a cached copy whose sha256 is checked at its
+ * end) is the better cause, and is thrown instead.
  */
-async function eachChunk(body: Readable, take: (chunk: Buffer) => unknown): Promise<void> {
-  let failure: { error: unknown } | undefined;
-  for await (const chunk of body) {
-    if (failure) continue;
-    try {
-      await take(chunk as Buffer);
-    } catch (error) {
-      failure = { error };
-    }
-  }
-  if (failure) throw failure.error;
+function eachChunk(body: Readable, take: (chunk: Buffer) => Promise<void> | void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let failure: { error: unknown } | undefined;
+    const failed = (error: unknown) => (failure ??= { error });
+    body.on('data', (chunk: Buffer) => {
+      if (failure) return;
+      try {
+        const pending = take(chunk);
+        if (!pending) return;
+        body.pause();
+        pending.catch(failed).finally(() => body.resume());
+      } catch (e) {
+        failed(e);
+      }
+    });
+    body.once('error', reject);
+    body.once('end', () => (failure ? reject(failure.error) : resolve()));
+  });
 }
 
 function bundledWorker(): string | undefined {
@@ -138,7 +147,7 @@ export function runScanWorker(): void {
   let answer: WorkerAnswer;
   try {
     const lib = openZstdLibrary(library);
-    if (!lib) throw new Error(`${library} could not be opened in the worker thread`);
+    if (!lib) throw new Error(`zstd (${library ?? 'the program\'s own'}) could not be opened in the worker thread`);
     scan = new ZstdRepodataScan(lib, names);
     for (let run = pipe.read(); run; run = pipe.read()) pipe.consumed(scan.step(run).read);
     answer = { doc: scan.result() };

@@ -73,28 +73,47 @@ export class PipeWriter extends PipeEnd {
     super({ ring: new SharedArrayBuffer(size), control: new SharedArrayBuffer(CONTROL_WORDS * Int32Array.BYTES_PER_ELEMENT) });
   }
 
-  async write(chunk: Uint8Array): Promise<void> {
-    const size = this.ring.length;
-    for (let i = 0; i < chunk.length; ) {
+  /**
+   * Copies `chunk` into the ring; when it does not all fit, answers a promise of the rest written. Throws PipeAborted
+   * (at once, or through the promise) once the reader stopped.
+   */
+  write(chunk: Uint8Array): Promise<void> | undefined {
+    const at = this.offer(chunk);
+    return at < chunk.length ? this.writeRest(chunk, at) : undefined;
+  }
+
+  private async writeRest(chunk: Uint8Array, from: number): Promise<void> {
+    for (let at = from; at < chunk.length; ) {
       const seen = Atomics.load(this.control, CHANGES);
       if (this.state() === ABORTED) throw new PipeAborted();
-      const room = size - this.used();
-      if (room === 0) {
-        Atomics.store(this.control, WRITER_WANTS, Math.min(this.batch, chunk.length - i));
-        // A change since `seen` (the reader took some) ends the wait at once.
-        const wait = waitAsync(this.control, CHANGES, seen);
-        if (wait.async) await wait.value;
-        Atomics.store(this.control, WRITER_WANTS, 0);
+      if (this.used() < this.ring.length) {
+        at += this.offer(chunk.subarray(at));
         continue;
       }
+      Atomics.store(this.control, WRITER_WANTS, Math.min(this.batch, chunk.length - at));
+      // A change since `seen` (the reader took some) ends the wait at once.
+      const wait = waitAsync(this.control, CHANGES, seen);
+      if (wait.async) await wait.value;
+      Atomics.store(this.control, WRITER_WANTS, 0);
+    }
+  }
+
+  /** Copies as much of `chunk` as there is room for; answers how much. */
+  private offer(chunk: Uint8Array): number {
+    if (this.state() === ABORTED) throw new PipeAborted();
+    const size = this.ring.length;
+    let i = 0;
+    for (let room = size - this.used(); i < chunk.length && room > 0; ) {
       const n = Math.min(room, chunk.length - i, size - this.at);
       this.ring.set(chunk.subarray(i, i + n), this.at);
       this.at = (this.at + n) % size;
       i += n;
+      room -= n;
       const used = Atomics.add(this.control, USED, n) + n;
       const wants = Atomics.load(this.control, READER_WANTS);
       this.changed(wants > 0 && used >= wants);
     }
+    return i;
   }
 
   /** No more bytes: the reader gets what is in the ring, then the end. */

@@ -43,12 +43,19 @@ describe('IndexCache body writer', () => {
     expect((await cache.readBody(sha256))?.length).toBe(0);
   });
 
-  it('an abandoned body leaves nothing behind', async () => {
+  it('an abandoned body leaves nothing behind, also while pieces of it are being written', async () => {
     const cache = new IndexCache(root);
     const writer = await cache.bodyWriter();
     writer.stream.write(randomBytes(1_500_000));
     await writer.abandon();
     expect(await fs.readdir(path.join(root, 'tmp'))).toEqual([]);
     await expect(writer.done).rejects.toThrow();
+
+    const busy = await cache.bodyWriter();
+    await new Promise((r) => busy.stream.write(Buffer.alloc(1), r));
+    busy.stream.write(randomBytes(1_500_000));
+    await busy.abandon();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await fs.readdir(path.join(root, 'tmp'))).toEqual([]);
   });
 });
