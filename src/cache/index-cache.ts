@@ -3,8 +3,8 @@
 import { createHash, randomBytes, type Hash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { Readable, Writable } from 'node:stream';
-import { finished } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
+import { PieceStream, writeWhole } from '../pieces.js';
 
 /** Where the index cache lives inside the download cache directory. */
 export function indexCacheDir(cacheDir: string): string {
@@ -51,81 +51,72 @@ const BODY_CHUNK = 1 << 20;
 /**
  * A new body's file, hashed as it comes and written in BODY_CHUNK pieces from two reused buffers (one filling while
  * the other is written): a write per network chunk cost a 100 MB body some 1,600 trips through the stream machinery
- * and the thread pool, more CPU than the bytes themselves.
+ * and the thread pool, more CPU than the bytes themselves. A piece is copied before `take` returns or the promise it
+ * returns settles, so pieces may come straight out of a connection's own buffer.
  */
-function gatheredFile(file: string, hash: Hash): Writable & { size: number } {
-  let fh: fs.FileHandle | undefined;
-  let filling = Buffer.allocUnsafe(BODY_CHUNK);
-  let spare = Buffer.allocUnsafe(BODY_CHUNK);
-  let filled = 0;
-  let writing: Promise<void> = Promise.resolve();
-  const writeAll = async (h: fs.FileHandle, b: Buffer, n: number) => {
-    for (let at = 0; at < n; ) at += (await h.write(b, at, n - at)).bytesWritten;
-  };
+class BodyFile {
+  size = 0;
+  private readonly handle: Promise<fs.FileHandle>;
+  private filling = Buffer.allocUnsafe(BODY_CHUNK);
+  private spare = Buffer.allocUnsafe(BODY_CHUNK);
+  private filled = 0;
+  private writing: Promise<void> = Promise.resolve();
+  private closed = false;
+
+  constructor(
+    readonly file: string,
+    private readonly hash: Hash,
+  ) {
+    this.handle = fs.open(file, 'w');
+    this.handle.catch(() => undefined);
+  }
+
+  take(piece: Buffer): Promise<void> | undefined {
+    this.hash.update(piece);
+    this.size += piece.length;
+    const n = piece.copy(this.filling, this.filled);
+    this.filled += n;
+    return this.filled < BODY_CHUNK ? undefined : this.takeRest(piece, n);
+  }
+
+  /** Everything taken is written and the file closed. */
+  async end(): Promise<void> {
+    if (this.filled) await this.flush();
+    await this.writing;
+    this.closed = true;
+    await (await this.handle).close();
+  }
+
+  /** Stops: nothing more is written, and the file is closed. */
+  async destroy(): Promise<void> {
+    this.closed = true;
+    await this.writing.catch(() => undefined);
+    await this.handle.then((h) => h.close()).catch(() => undefined);
+  }
+
+  /** A piece larger than what was left goes on in the other buffer once this one is on its way. */
+  private async takeRest(piece: Buffer, from: number): Promise<void> {
+    for (let at = from; ; ) {
+      await this.flush();
+      if (at >= piece.length) return;
+      this.filled = piece.copy(this.filling, 0, at);
+      at += this.filled;
+      if (this.filled < BODY_CHUNK) return;
+    }
+  }
+
   /** Starts writing what is gathered (after the write before it), and gathers on into the other buffer. */
-  const flush = async () => {
-    await writing;
-    if (!fh) throw new Error(`${file} was closed before it was written`);
-    const full = filling;
-    const n = filled;
-    [filling, spare] = [spare, full];
-    filled = 0;
-    writing = writeAll(fh, full, n);
-    // Seen by the next flush, final or destroy; a stream destroyed meanwhile would leave it unhandled.
-    writing.catch(() => undefined);
-  };
-  const stream = Object.assign(
-    new Writable({
-      highWaterMark: BODY_CHUNK,
-      construct(cb) {
-        fs.open(file, 'w').then((h) => {
-          // Destroyed while it opened: nothing will write to it.
-          if (stream.destroyed) void h.close().catch(() => undefined);
-          else fh = h;
-          cb();
-        }, cb);
-      },
-      write(chunk: Buffer, _enc, cb) {
-        hash.update(chunk);
-        stream.size += chunk.length;
-        const n = chunk.copy(filling, filled);
-        filled += n;
-        if (filled < BODY_CHUNK) return cb();
-        // A chunk larger than what was left goes on in the other buffer once this one is on its way.
-        void (async () => {
-          for (let at = n; ; ) {
-            await flush();
-            if (at >= chunk.length) return;
-            const m = chunk.copy(filling, 0, at);
-            filled = m;
-            at += m;
-            if (filled < BODY_CHUNK) return;
-          }
-        })().then(() => cb(), cb);
-      },
-      final(cb) {
-        void (async () => {
-          if (filled) await flush();
-          await writing;
-          await fh!.close();
-          fh = undefined;
-        })().then(() => cb(), cb);
-      },
-      destroy(err, cb) {
-        const h = fh;
-        fh = undefined;
-        void writing
-          .catch(() => undefined)
-          .then(() => h?.close())
-          .then(
-            () => cb(err),
-            () => cb(err),
-          );
-      },
-    }),
-    { size: 0 },
-  );
-  return stream;
+  private async flush(): Promise<void> {
+    await this.writing;
+    if (this.closed) throw new Error(`${this.file} was closed before it was written`);
+    const fh = await this.handle;
+    const full = this.filling.subarray(0, this.filled);
+    [this.filling, this.spare] = [this.spare, this.filling];
+    this.filled = 0;
+    this.writing = writeWhole(fh, full);
+    // Seen by the next flush, end or destroy; a file destroyed meanwhile would leave it unhandled.
+    this.writing.catch(() => undefined);
+  }
 }
 
 export class IndexCache {
@@ -214,16 +205,18 @@ export class IndexCache {
    */
   openBody(sha256: string): Readable {
     const file = this.bodyPath(sha256);
-    async function* chunks(): AsyncGenerator<Buffer> {
+    // Read into one reused buffer, handed on as pieces (a stream reader gets copies).
+    return new PieceStream(async (each) => {
       const hash = createHash('sha256');
       const fh = await fs.open(file);
+      const buf = Buffer.allocUnsafe(BODY_CHUNK);
       try {
         for (;;) {
-          const { bytesRead, buffer } = await fh.read(Buffer.allocUnsafe(BODY_CHUNK), 0, BODY_CHUNK, null);
+          const { bytesRead } = await fh.read(buf, 0, BODY_CHUNK, null);
           if (!bytesRead) break;
-          const chunk = buffer.subarray(0, bytesRead);
-          hash.update(chunk);
-          yield chunk;
+          const piece = buf.subarray(0, bytesRead);
+          hash.update(piece);
+          await each(piece);
         }
       } finally {
         await fh.close();
@@ -232,8 +225,7 @@ export class IndexCache {
         await fs.rm(file, { force: true }).catch(() => undefined);
         throw new CorruptBody(file);
       }
-    }
-    return Readable.from(chunks(), { objectMode: false, highWaterMark: 1 });
+    });
   }
 
   /** Stores bytes under their sha256 (already computed by the caller, or computed here). */
@@ -246,26 +238,26 @@ export class IndexCache {
    * A writer for a body arriving in pieces: `stream` takes the bytes, `commit` moves them under their hash and
    * answers it, `abandon` removes them.
    */
-  async bodyWriter(): Promise<{ stream: Writable; done: Promise<void>; commit(): Promise<{ sha256: string; size: number }>; abandon(): Promise<void> }> {
+  /**
+   * A new body, taken piece by piece (each copied before `take` returns or its promise settles); `commit` stores it
+   * under its sha256, `abandon` drops it.
+   */
+  async bodyWriter(): Promise<{ take(piece: Buffer): Promise<void> | undefined; commit(): Promise<{ sha256: string; size: number }>; abandon(): Promise<void> }> {
     const tmp = await this.tempPath();
     const hash = createHash('sha256');
-    const stream = gatheredFile(tmp, hash);
-    const done = finished(stream);
-    done.catch(() => undefined);
+    const file = new BodyFile(tmp, hash);
     return {
-      stream,
-      done,
+      take: (piece) => file.take(piece),
       commit: async () => {
-        await done;
+        await file.end();
         const sha256 = hash.digest('hex');
         const final = this.bodyPath(sha256);
         await this.mkdir(path.dirname(final));
         await fs.rename(tmp, final);
-        return { sha256, size: stream.size };
+        return { sha256, size: file.size };
       },
       abandon: async () => {
-        stream.destroy();
-        await done.catch(() => undefined);
+        await file.destroy();
         await fs.rm(tmp, { force: true }).catch(() => undefined);
       },
     };

@@ -1,10 +1,10 @@
 // Index requests through the index cache: no request while a response is fresh (Cache-Control max-age), a conditional
 // one (ETag / Last-Modified -> 304) after it, and a body kept only once it has arrived whole.
-import { PassThrough, type Readable } from 'node:stream';
-import { finished } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
 import { CorruptBody, type IndexCache, type IndexEntry } from '../cache/index-cache.js';
 import { XpuError } from '../errors.js';
 import type { Http } from '../net/http.js';
+import { PieceStream, type PieceSink, type Pump } from '../pieces.js';
 
 export interface IndexGetOptions {
   /** The Accept header; also tells cached answers to different Accepts apart. */
@@ -117,24 +117,23 @@ export class CachingHttp {
       const keep = this.cache && !/no-store/i.test(res.headers['cache-control'] ?? '');
       const writer = keep ? await this.cache!.bodyWriter().catch(() => undefined) : undefined;
       let writerFailed = false;
-      const out = new PassThrough({ highWaterMark: 1 << 20 });
-      res.body.on('data', (c: Buffer) => (this.stats.downloadedBytes += c.length));
-      res.body.on('error', (e) => out.destroy(e));
-      res.body.pipe(out);
-      if (writer) {
+      const tee = new TeeBody(res.pump, (piece) => {
+        this.stats.downloadedBytes += piece.length;
+        if (!writer || writerFailed) return undefined;
         // A cache that cannot be written (a full disk) costs the next run a download, not this run its index.
-        writer.stream.on('error', () => {
-          writerFailed = true;
-          res.body.unpipe(writer.stream);
-        });
-        res.body.pipe(writer.stream);
-      }
+        const failed = () => void (writerFailed = true);
+        try {
+          return writer.take(piece)?.catch(failed);
+        } catch {
+          return failed();
+        }
+      });
+      const out = new PieceStream((each) => tee.forward(each), () => tee.detach());
       const meta: BodyMeta = { contentType: res.headers['content-type'] ?? '', contentEncoding: res.headers['content-encoding'], outcome: 'downloaded' };
       try {
         const r = await consume(out, meta);
         // The whole body goes to the cache even when the consumer stopped early.
-        out.resume();
-        await finished(res.body);
+        await tee.drain();
         if (writer && !writerFailed) {
           try {
             const { sha256, size } = await writer.commit();
@@ -166,6 +165,42 @@ export class CachingHttp {
   private entryFresh(e: IndexEntry): boolean {
     const age = this.now() - e.checkedAt;
     return age >= 0 && age < e.maxAgeMs;
+  }
+}
+
+/**
+ * A response body on its way to the cache and to a consumer: each piece goes to `keep` (the cache's writer, which
+ * copies it), then to the consumer, straight out of the connection's buffer. A consumer that stops early stops
+ * getting pieces and the rest still goes to `keep`; one that fails ends the read.
+ */
+class TeeBody {
+  private running?: Promise<void>;
+  private each?: PieceSink;
+
+  constructor(
+    private readonly pump: Pump,
+    private readonly keep: PieceSink,
+  ) {}
+
+  /** The consumer's read: the body, piece by piece, to `keep` and to `each`. */
+  forward(each: PieceSink): Promise<void> {
+    if (this.running) return Promise.reject(new Error('the body was read twice'));
+    this.each = each;
+    this.running = this.pump(async (piece) => {
+      await this.keep(piece);
+      await this.each?.(piece);
+    });
+    return this.running;
+  }
+
+  detach(): void {
+    this.each = undefined;
+  }
+
+  /** Reads what the consumer left (all of it, when it read none), for `keep` alone. */
+  drain(): Promise<void> {
+    this.each = undefined;
+    return (this.running ??= this.pump(this.keep));
   }
 }
 

@@ -9,6 +9,7 @@ import { Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { openZstdLibrary, systemZstd, ZstdInflater } from '../../src/formats/zstd-lib.js';
+import { PieceStream } from '../../src/pieces.js';
 import { scanZstdRepodata } from '../../src/sources/full-scan.js';
 import { RepodataScanner } from '../../src/sources/repodata-scan.js';
 import { REPO } from '../e2e/cli.js';
@@ -62,6 +63,20 @@ function body(bytes: Buffer, chunk = 65536): Readable {
   return Readable.from(parts, { objectMode: false });
 }
 
+/** The body as a connection hands it on: pieces of one buffer, overwritten once each is taken. */
+function pieces(bytes: Buffer, chunk = 65536, end?: Error): PieceStream {
+  return new PieceStream(async (each) => {
+    const reused = Buffer.alloc(chunk);
+    for (let i = 0; i < bytes.length; i += chunk) {
+      const piece = reused.subarray(0, Math.min(chunk, bytes.length - i));
+      bytes.copy(piece, 0, i, i + piece.length);
+      await each(piece);
+      reused.fill(0x7b);
+    }
+    if (end) throw end;
+  });
+}
+
 const lib = systemZstd()!;
 
 describe('libzstd through koffi', () => {
@@ -107,6 +122,12 @@ describe.each([
     expect(await scanZstdRepodata(body(frame, 997), NAMES, lib, worker)).toEqual(want);
   });
 
+  it('takes pieces straight from a buffer the body reuses, and the same from a stream of them', async () => {
+    const want = expected();
+    expect(await scanZstdRepodata(pieces(frame), NAMES, lib, worker)).toEqual(want);
+    expect(await scanZstdRepodata(pieces(frame, 300_001), NAMES, lib, worker)).toEqual(want);
+  });
+
   it('reads a stream of several frames (what concatenated .zst files are)', async () => {
     const half = plain.length >> 1;
     const two = Buffer.concat([zstd(plain.subarray(0, half)), zstd(plain.subarray(half))]);
@@ -135,6 +156,7 @@ describe.each([
       },
     });
     await expect(scanZstdRepodata(failing, NAMES, lib, worker)).rejects.toBe(failure);
+    await expect(scanZstdRepodata(pieces(bad, 65536, failure), NAMES, lib, worker)).rejects.toBe(failure);
   });
 
   it('a body that fails passes its own error on', async () => {

@@ -1,7 +1,7 @@
 // The index gateway against a local server: CEP-16 shards (checked, cached for good, noarch skipped), the HTTP cache
 // (fresh, stale + 304, stale + 200, damaged, two runs at once, --refresh), and which failures fall back to what.
 import { encode } from '@msgpack/msgpack';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +11,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { IndexCache } from '../../src/cache/index-cache.js';
 import { Http } from '../../src/net/http.js';
+import type { PieceStream } from '../../src/pieces.js';
 import { CONDA_RUNTIME_PACKAGES } from '../../src/sources/repodata.js';
 import { Gateway } from '../../src/sources/gateway.js';
 import type { Reporter } from '../../src/reporter.js';
@@ -340,6 +341,42 @@ describe('the HTTP cache of index responses', () => {
     expect(await gw.coreMetadata(files[0]!)).toBe('Name: umf\n');
     routes['/simple/umf/umf-1.0.2-py2.py3-none-manylinux_2_28_x86_64.whl.metadata'] = { body: Buffer.from('Name: evil\n') };
     expect(await run().coreMetadata(files[0]!).catch((e: unknown) => e)).toMatchObject({ code: 'HASH_MISMATCH' });
+  });
+});
+
+describe('a body on its way to the cache and to its reader', () => {
+  const body = randomBytes(3_000_000);
+  const headers = { 'cache-control': 'max-age=600', etag: '"b1"' };
+  const kept = async () => {
+    const again = run();
+    const got = await again.client.bytes(`${base}/big`);
+    expect(again.stats).toMatchObject({ requests: 0, fresh: 1 });
+    return got.bytes;
+  };
+
+  it('reaches a reader of pieces and one of the stream whole, and is kept whole', async () => {
+    routes['/big'] = { body, headers };
+    const gw = run();
+    const parts: Buffer[] = [];
+    await gw.client.consume(`${base}/big`, {}, (b) => (b as PieceStream).pump((piece) => void parts.push(Buffer.from(piece))));
+    expect(Buffer.concat(parts).equals(body)).toBe(true);
+    expect((await kept()).equals(body)).toBe(true);
+    expect(gw.stats.downloadedBytes).toBe(body.length);
+  });
+
+  it('is kept whole when its reader stops part-way, or reads none of it', async () => {
+    routes['/big'] = { body, headers };
+    await run().client.consume(`${base}/big`, {}, async (b) => {
+      for await (const c of b) {
+        void c;
+        b.destroy();
+        break;
+      }
+    });
+    expect((await kept()).equals(body)).toBe(true);
+    await fs.rm(path.join(cacheDir, 'index'), { recursive: true });
+    await run().client.consume(`${base}/big`, {}, async () => undefined);
+    expect((await kept()).equals(body)).toBe(true);
   });
 });
 
