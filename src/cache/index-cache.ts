@@ -4,7 +4,7 @@ import { createHash, randomBytes, type Hash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Readable } from 'node:stream';
-import { PieceStream, writeWhole } from '../pieces.js';
+import { filePieces, PieceStream, writeWhole } from '../pieces.js';
 
 /** Where the index cache lives inside the download cache directory. */
 export function indexCacheDir(cacheDir: string): string {
@@ -45,7 +45,7 @@ export class CorruptBody extends Error {
   }
 }
 
-/** How much of a kept body is read at a time, and gathered before each write of a new one. */
+/** How much of a new body is gathered before each write. */
 const BODY_CHUNK = 1 << 20;
 
 /**
@@ -208,19 +208,10 @@ export class IndexCache {
     // Read into one reused buffer, handed on as pieces (a stream reader gets copies).
     return new PieceStream(async (each) => {
       const hash = createHash('sha256');
-      const fh = await fs.open(file);
-      const buf = Buffer.allocUnsafe(BODY_CHUNK);
-      try {
-        for (;;) {
-          const { bytesRead } = await fh.read(buf, 0, BODY_CHUNK, null);
-          if (!bytesRead) break;
-          const piece = buf.subarray(0, bytesRead);
-          hash.update(piece);
-          await each(piece);
-        }
-      } finally {
-        await fh.close();
-      }
+      await filePieces(file)((piece) => {
+        hash.update(piece);
+        return each(piece);
+      });
       if (hash.digest('hex') !== sha256) {
         await fs.rm(file, { force: true }).catch(() => undefined);
         throw new CorruptBody(file);

@@ -16,6 +16,11 @@ const OUTPUT_BYTES = 256 * 1024;
 /** Compressed bytes in flight to the worker: enough to keep it busy (more measured no faster), little memory. */
 const PIPE_BYTES = 1 << 20;
 const EMPTY = new Uint8Array(0);
+/**
+ * Compressed bodies this large and larger are scanned in a worker thread: starting one costs about 55 ms of CPU, what
+ * this thread spends on some 10 MB of them (a small channel's index is scanned here, at once).
+ */
+const WORKER_BYTES = 8 << 20;
 /** The bundle's worker file (scripts/bundle.mjs), beside the bundle. */
 const WORKER_FILE = 'xpu-setup-scan-worker.cjs';
 
@@ -70,10 +75,17 @@ interface WorkerInput {
 type WorkerAnswer = { doc: Repodata } | { error: string };
 
 /**
- * Scans a repodata.json.zst body for `names`: in a worker thread started from `worker` when given (the bundle's file
- * beside it by default), else on this thread. Errors of the body pass through as they are.
+ * Scans a repodata.json.zst body for `names`: in a worker thread started from `opts.worker` (by default the bundle's
+ * file beside it, for a body of unknown size or one of WORKER_BYTES or more; false: none), else on this thread.
+ * Errors of the body pass through as they are.
  */
-export async function scanZstdRepodata(body: Readable, names: readonly string[], lib: ZstdLibrary, worker = bundledWorker()): Promise<Repodata> {
+export async function scanZstdRepodata(
+  body: Readable,
+  names: readonly string[],
+  lib: ZstdLibrary,
+  opts: { size?: number; worker?: string | false } = {},
+): Promise<Repodata> {
+  const worker = opts.worker ?? (worthAWorker(opts.size) ? bundledWorker() : undefined);
   if (!worker) {
     const scan = new ZstdRepodataScan(lib, names);
     try {
@@ -140,6 +152,11 @@ async function eachChunk(body: Readable, take: (piece: Buffer) => Promise<void> 
     });
   }
   if (failure) throw failure.error;
+}
+
+/** Whether a body of this compressed size (undefined: not known before it is read) is scanned in a worker thread. */
+export function worthAWorker(size: number | undefined): boolean {
+  return size === undefined || size >= WORKER_BYTES;
 }
 
 function bundledWorker(): string | undefined {

@@ -413,7 +413,7 @@ class FullFileReader implements SubdirReader {
     let doc: Repodata;
     if (!this.plain) {
       try {
-        doc = await this.gw.client.consume(`${this.url}.zst`, {}, (body, meta) => this.scanKept(body, meta, batch, () => scanBody(body, `${this.url}.zst`, batch, 'zstd')));
+        doc = await this.gw.client.consume(`${this.url}.zst`, {}, (body, meta) => this.scanKept(body, meta, batch, () => scanBody(body, `${this.url}.zst`, batch, 'zstd', { size: meta.size })));
       } catch (e) {
         if (!(e instanceof XpuError) || e.code !== 'NOT_FOUND') throw e;
         this.plain = true;
@@ -458,18 +458,19 @@ function encodingOf(meta: BodyMeta): 'gzip' | 'identity' {
 
 /**
  * Streams one repodata document (zstd, gzip or plain) through the scanner, keeping only wanted records. zstd goes to
- * the system's libzstd when there is one (`zstd` says which; false: the stream decompressors), else to a stream.
+ * the zstd this process can call when there is one (`zstd` says which; false: the stream decompressors), in a worker
+ * thread when the body is large or of unknown `size`, else to a stream.
  */
 export async function scanBody(
   body: Readable,
   url: string,
   names: readonly string[],
   encoding: 'zstd' | 'gzip' | 'identity',
-  opts: { zstd?: ZstdLibrary | false } = {},
+  opts: { zstd?: ZstdLibrary | false; size?: number } = {},
 ): Promise<Repodata> {
   try {
     const lib = encoding === 'zstd' && opts.zstd !== false ? (opts.zstd ?? systemZstd()) : undefined;
-    if (lib) return await scanZstdRepodata(body, names, lib);
+    if (lib) return await scanZstdRepodata(body, names, lib, { size: opts.size });
     const scanner = new RepodataScanner(names);
     const bytes = encoding === 'zstd' ? body.pipe(batches()).pipe(await zstdDecompressor()) : encoding === 'gzip' ? body.pipe(gzipDecompressor()) : body;
     if (bytes !== body) body.on('error', (e) => bytes.destroy(e));

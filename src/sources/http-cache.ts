@@ -21,6 +21,8 @@ export interface BodyMeta {
   outcome: 'fresh' | 'not-modified' | 'downloaded';
   /** The sha256 of a body served from the cache (known before it is read). */
   sha256?: string;
+  /** The body's size where known before it is read: a kept body's, or the response's Content-Length. */
+  size?: number;
 }
 
 /** What a run's index reads cost: requests made, bytes downloaded, answers from the cache. */
@@ -129,7 +131,7 @@ export class CachingHttp {
         }
       });
       const out = new PieceStream((each) => tee.forward(each), () => tee.detach());
-      const meta: BodyMeta = { contentType: res.headers['content-type'] ?? '', contentEncoding: res.headers['content-encoding'], outcome: 'downloaded' };
+      const meta: BodyMeta = { contentType: res.headers['content-type'] ?? '', contentEncoding: res.headers['content-encoding'], outcome: 'downloaded', size: res.contentLength };
       try {
         const r = await consume(out, meta);
         // The whole body goes to the cache even when the consumer stopped early.
@@ -220,7 +222,7 @@ function validators(h: Record<string, string | undefined>, before?: IndexEntry):
 }
 
 function metaOf(e: IndexEntry, outcome: BodyMeta['outcome']): BodyMeta {
-  return { contentType: e.contentType ?? '', contentEncoding: e.contentEncoding, outcome, sha256: e.sha256 };
+  return { contentType: e.contentType ?? '', contentEncoding: e.contentEncoding, outcome, sha256: e.sha256, size: e.size };
 }
 
 function badStatus(url: string, status: number): XpuError {

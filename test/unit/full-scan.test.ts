@@ -10,7 +10,7 @@ import * as zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { openZstdLibrary, systemZstd, ZstdInflater } from '../../src/formats/zstd-lib.js';
 import { PieceStream } from '../../src/pieces.js';
-import { scanZstdRepodata } from '../../src/sources/full-scan.js';
+import { scanZstdRepodata, worthAWorker } from '../../src/sources/full-scan.js';
 import { RepodataScanner } from '../../src/sources/repodata-scan.js';
 import { REPO } from '../e2e/cli.js';
 
@@ -111,36 +111,44 @@ describe('libzstd through koffi', () => {
   });
 });
 
+describe('which thread scans', () => {
+  it('a body known to be small is scanned at once on this thread; a large one, or one of unknown size, in a worker', () => {
+    expect(worthAWorker(1 << 20)).toBe(false);
+    expect(worthAWorker(84 << 20)).toBe(true);
+    expect(worthAWorker(undefined)).toBe(true);
+  });
+});
+
 describe.each([
-  ['on this thread', undefined],
+  ['on this thread', false as const],
   ['in the bundle worker thread', WORKER],
 ])('scanZstdRepodata %s', (_where, worker) => {
   it('finds exactly what the stream scanner finds in the plain text, fed in network-sized or uneven chunks', async () => {
     if (worker) expect(existsSync(worker)).toBe(true);
     const want = expected();
-    expect(await scanZstdRepodata(body(frame), NAMES, lib, worker)).toEqual(want);
-    expect(await scanZstdRepodata(body(frame, 997), NAMES, lib, worker)).toEqual(want);
+    expect(await scanZstdRepodata(body(frame), NAMES, lib, { worker })).toEqual(want);
+    expect(await scanZstdRepodata(body(frame, 997), NAMES, lib, { worker })).toEqual(want);
   });
 
   it('takes pieces straight from a buffer the body reuses, and the same from a stream of them', async () => {
     const want = expected();
-    expect(await scanZstdRepodata(pieces(frame), NAMES, lib, worker)).toEqual(want);
-    expect(await scanZstdRepodata(pieces(frame, 300_001), NAMES, lib, worker)).toEqual(want);
+    expect(await scanZstdRepodata(pieces(frame), NAMES, lib, { worker })).toEqual(want);
+    expect(await scanZstdRepodata(pieces(frame, 300_001), NAMES, lib, { worker })).toEqual(want);
   });
 
   it('reads a stream of several frames (what concatenated .zst files are)', async () => {
     const half = plain.length >> 1;
     const two = Buffer.concat([zstd(plain.subarray(0, half)), zstd(plain.subarray(half))]);
-    expect(await scanZstdRepodata(body(two), NAMES, lib, worker)).toEqual(expected());
+    expect(await scanZstdRepodata(body(two), NAMES, lib, { worker })).toEqual(expected());
   });
 
   it('refuses a body cut short, a damaged one (its checksum), and one that is not zstd', async () => {
-    await expect(scanZstdRepodata(body(frame.subarray(0, frame.length - 100)), NAMES, lib, worker)).rejects.toThrow(/ended early/);
+    await expect(scanZstdRepodata(body(frame.subarray(0, frame.length - 100)), NAMES, lib, { worker })).rejects.toThrow(/ended early/);
     const bad = Buffer.from(frame);
     for (let i = 5000; i < 5100; i++) bad[i] = bad[i]! ^ 0x5a;
-    await expect(scanZstdRepodata(body(bad), NAMES, lib, worker)).rejects.toThrow(/^zstd: /);
-    await expect(scanZstdRepodata(body(Buffer.from('{"packages": {}}')), NAMES, lib, worker)).rejects.toThrow(/^zstd: /);
-    await expect(scanZstdRepodata(body(Buffer.alloc(0)), NAMES, lib, worker)).rejects.toThrow(/^zstd: no data/);
+    await expect(scanZstdRepodata(body(bad), NAMES, lib, { worker })).rejects.toThrow(/^zstd: /);
+    await expect(scanZstdRepodata(body(Buffer.from('{"packages": {}}')), NAMES, lib, { worker })).rejects.toThrow(/^zstd: /);
+    await expect(scanZstdRepodata(body(Buffer.alloc(0)), NAMES, lib, { worker })).rejects.toThrow(/^zstd: no data/);
   });
 
   it('a body that fails after damaged data reports its own failure, the cause (a cached copy is checked at its end)', async () => {
@@ -155,8 +163,8 @@ describe.each([
         else this.destroy(failure);
       },
     });
-    await expect(scanZstdRepodata(failing, NAMES, lib, worker)).rejects.toBe(failure);
-    await expect(scanZstdRepodata(pieces(bad, 65536, failure), NAMES, lib, worker)).rejects.toBe(failure);
+    await expect(scanZstdRepodata(failing, NAMES, lib, { worker })).rejects.toBe(failure);
+    await expect(scanZstdRepodata(pieces(bad, 65536, failure), NAMES, lib, { worker })).rejects.toBe(failure);
   });
 
   it('a body that fails passes its own error on', async () => {
@@ -167,6 +175,6 @@ describe.each([
         this.destroy(failure);
       },
     });
-    await expect(scanZstdRepodata(failing, NAMES, lib, worker)).rejects.toBe(failure);
+    await expect(scanZstdRepodata(failing, NAMES, lib, { worker })).rejects.toBe(failure);
   });
 });
