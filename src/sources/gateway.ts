@@ -386,6 +386,8 @@ class FullFileReader implements SubdirReader {
   private plain = false;
   /** The subdir has no repodata at all (both files answered 404): kept for the run. */
   private missing?: XpuError;
+  /** What a scan of a downloaded body found, on its way into the cache beside the body. */
+  private keeping?: Promise<unknown>;
 
   constructor(
     private readonly gw: Gateway,
@@ -411,6 +413,7 @@ class FullFileReader implements SubdirReader {
 
   private async scan(batch: string[]): Promise<void> {
     let doc: Repodata;
+    this.keeping = undefined;
     if (!this.plain) {
       try {
         doc = await this.gw.client.consume(`${this.url}.zst`, {}, (body, meta) => this.scanKept(body, meta, batch, () => scanBody(body, `${this.url}.zst`, batch, 'zstd', { size: meta.size })));
@@ -428,6 +431,7 @@ class FullFileReader implements SubdirReader {
         throw e;
       }
     }
+    await this.keeping;
     const found = parseRepodata(doc!, this.url);
     for (const n of batch) this.known.set(n, []);
     for (const c of found) this.known.get(c.name)?.push(c);
@@ -435,12 +439,19 @@ class FullFileReader implements SubdirReader {
 
   /**
    * A cached body already scanned for these names answers from what that scan found (kept beside the body), so a
-   * warm plan does not decompress and search hundreds of MB again; otherwise it is scanned and the answer kept.
+   * warm plan does not decompress and search hundreds of MB again; otherwise it is scanned and the answer kept, for a
+   * downloaded body once the body itself is kept.
    */
   private async scanKept(body: Readable, meta: BodyMeta, names: string[], scan: () => Promise<Repodata>): Promise<Repodata> {
     const cache = this.gw.cache;
-    if (!cache || !meta.sha256) return scan();
+    if (!cache) return scan();
     const form = `records-${createHash('sha256').update([...names].sort().join('\n')).digest('hex').slice(0, 16)}` as const;
+    if (!meta.sha256) {
+      // A downloaded body: what was found goes beside it once it is kept, so the next plan reads none of it either.
+      const doc = await scan();
+      this.keeping = meta.stored?.then((sha) => (sha ? cache.putDerived(sha, form, Buffer.from(JSON.stringify(doc))) : undefined)).catch(() => undefined);
+      return doc;
+    }
     const kept = parseKeptRepodata(await cache.readDerived(meta.sha256, form));
     if (kept) {
       body.destroy();

@@ -23,6 +23,8 @@ export interface BodyMeta {
   sha256?: string;
   /** The body's size where known before it is read: a kept body's, or the response's Content-Length. */
   size?: number;
+  /** A downloaded body's sha256 once it is kept in the cache, after the read (undefined: not kept). */
+  stored?: Promise<string | undefined>;
 }
 
 /** What a run's index reads cost: requests made, bytes downloaded, answers from the cache. */
@@ -131,7 +133,9 @@ export class CachingHttp {
         }
       });
       const out = new PieceStream((each) => tee.forward(each), () => tee.detach());
-      const meta: BodyMeta = { contentType: res.headers['content-type'] ?? '', contentEncoding: res.headers['content-encoding'], outcome: 'downloaded', size: res.contentLength };
+      let storedAs: (sha256?: string) => void = () => undefined;
+      const stored = new Promise<string | undefined>((resolve) => (storedAs = resolve));
+      const meta: BodyMeta = { contentType: res.headers['content-type'] ?? '', contentEncoding: res.headers['content-encoding'], outcome: 'downloaded', size: res.contentLength, stored };
       try {
         const r = await consume(out, meta);
         // The whole body goes to the cache even when the consumer stopped early.
@@ -150,6 +154,7 @@ export class CachingHttp {
               size,
               sha256,
             });
+            storedAs(sha256);
           } catch {
             await writer.abandon();
           }
@@ -159,6 +164,7 @@ export class CachingHttp {
         await writer?.abandon();
         throw e;
       } finally {
+        storedAs(undefined);
         await res.discard();
       }
     });

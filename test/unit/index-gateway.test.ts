@@ -249,6 +249,8 @@ describe('the HTTP cache of index responses', () => {
     const dir = path.join(cacheDir, 'index', 'bodies');
     const [body] = (await fs.readdir(dir, { recursive: true })).filter((b) => /[0-9a-f]{64}$/.test(b));
     const file = path.join(dir, body!);
+    // What the first plan found is kept beside the body; without it, the next plan reads the body.
+    for (const f of await fs.readdir(dir, { recursive: true })) if (f.includes('.records-')) await fs.rm(path.join(dir, f));
     const bytes = await fs.readFile(file);
     bytes[bytes.length - 5] = bytes[bytes.length - 5]! ^ 0xff;
     await fs.writeFile(file, bytes);
@@ -259,11 +261,11 @@ describe('the HTTP cache of index responses', () => {
     expect(json.length).toBeGreaterThan(0);
   });
 
-  it('keeps what a scan of a cached body found, so the next plan does not scan it again; a new body drops it', async () => {
+  it('keeps what a scan of a body found, downloaded or cached, so the next plan does not scan it again; a new body drops it', async () => {
     await fullRepodata('linux-64', ['level-zero', 'other'], { 'cache-control': 'max-age=0', etag: '"v1"' });
     const files = async () => (await fs.readdir(path.join(cacheDir, 'index', 'bodies'), { recursive: true })).filter((f) => /[0-9a-f]{64}/.test(f)).sort();
     const names = async () => (await run().condaRecords(`${base}/ch`, 'linux-64', ['level-zero'])).map((c) => c.name);
-    expect(await names()).toEqual(['level-zero']);
+    // The plan that downloads the body keeps what it found beside it.
     expect(await names()).toEqual(['level-zero']);
     const [body, kept] = await files();
     const scanned = ['level-zero', ...CONDA_RUNTIME_PACKAGES].sort().join('\n');
@@ -273,7 +275,10 @@ describe('the HTTP cache of index responses', () => {
     expect((await run().condaRecords(`${base}/ch`, 'linux-64', ['level-zero'])).map((c) => c.version)).toEqual(['9.9']);
     await fullRepodata('linux-64', ['level-zero'], { 'cache-control': 'max-age=0', etag: '"v2"' });
     expect(await names()).toEqual(['level-zero']);
-    expect(await files()).toHaveLength(1);
+    const [body2, kept2] = await files();
+    expect(body2).not.toBe(body);
+    expect(kept2).toBe(`${body2}.records-${createHash('sha256').update(scanned).digest('hex').slice(0, 16)}`);
+    expect(await files()).toHaveLength(2);
   });
 
   it('one scan also takes the GCC runtime packages a closure asks for next: asking for them reads nothing more', async () => {
