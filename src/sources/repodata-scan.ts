@@ -1,6 +1,5 @@
 // Reads only the wanted packages' records out of a conda repodata.json stream: conda-forge's is hundreds of MB, and
 // parsing it whole (or walking it byte by byte in JavaScript) would take seconds for the handful of records needed.
-import { MAX_DISTANCE, NEEDLES, PairSearch } from './pair-search.js';
 import type { Repodata, RepodataRecord } from './repodata.js';
 
 const QUOTE = 0x22;
@@ -27,9 +26,6 @@ interface Pattern {
   /** The needle searched for starts at this offset of the pattern; the whole pattern is checked at each hit. */
   cut: number;
   needle: Buffer;
-  /** For the pair search: the offsets of the two bytes it is known by, the rarer first. */
-  first: number;
-  second: number;
   /** Absolute stream offset from which occurrences have not been looked at yet. */
   next: number;
   /** A top-level key, once found, is not searched for again. */
@@ -71,11 +67,9 @@ function containerEnd(b: Buffer, start: number): number {
 }
 
 /**
- * Finds the records of the wanted names by searching for `"<name>-`, and parses only the matching records. The search
- * is one pass of WebAssembly SIMD over the text for all patterns at once (each known by two of its bytes, chosen as
- * rare in this very document), or where that is missing, a native search (`Buffer.indexOf`) per pattern, each cut at
- * its rarest byte so it runs at memchr speed. Multi-byte UTF-8 never contains the ASCII bytes it looks at, so bytes
- * are enough.
+ * Finds the records of the wanted names with native searches (`Buffer.indexOf`) for `"<name>-`, each cut at its
+ * rarest byte in this document so the search runs at memchr speed; only the matching records are parsed. Multi-byte
+ * UTF-8 never contains the ASCII bytes it looks at, so bytes are enough.
  */
 export class RepodataScanner {
   private readonly names: Set<string>;
@@ -85,15 +79,10 @@ export class RepodataScanner {
     return this.buf.subarray(0, this.filled);
   }
   /**
-   * One buffer, reused (in the pair search's memory when there is one): chunks are copied in, or written in place,
-   * until BATCH_BYTES wait to be searched (fewer, longer searches, and no fresh memory per chunk); what an unfinished
-   * match still needs moves to its start.
+   * One buffer, reused: chunks are copied in until BATCH_BYTES wait to be searched (fewer, longer native searches,
+   * and no fresh memory per chunk); what an unfinished match still needs moves to its start.
    */
-  private readonly search?: PairSearch;
-  private own?: Buffer;
-  private get buf(): Buffer {
-    return this.search ? this.search.bytes : this.own!;
-  }
+  private buf: Buffer = Buffer.allocUnsafe(2 * BATCH_BYTES);
   private filled = 0;
   private gathered = 0;
   /** Absolute stream offset of window[0]. */
@@ -102,11 +91,8 @@ export class RepodataScanner {
   private tablesSeen = false;
   private readonly doc: Repodata = {};
 
-  /** `pairSearch: false`: the native searches, as where WebAssembly SIMD is missing. */
-  constructor(names: Iterable<string>, opts: { pairSearch?: boolean } = {}) {
+  constructor(names: Iterable<string>) {
     this.names = new Set(names);
-    if (opts.pairSearch !== false) this.search = PairSearch.create(2 * BATCH_BYTES);
-    if (!this.search) this.own = Buffer.allocUnsafe(2 * BATCH_BYTES);
   }
 
   push(chunk: Uint8Array): void {
@@ -121,13 +107,9 @@ export class RepodataScanner {
    */
   space(min: number): Buffer {
     if (this.filled + min > this.buf.length) {
-      const size = Math.max(2 * this.buf.length, this.filled + min);
-      if (this.search) this.search.grow(size);
-      else {
-        const bigger = Buffer.allocUnsafe(size);
-        this.own!.copy(bigger, 0, 0, this.filled);
-        this.own = bigger;
-      }
+      const bigger = Buffer.allocUnsafe(Math.max(2 * this.buf.length, this.filled + min));
+      this.buf.copy(bigger, 0, 0, this.filled);
+      this.buf = bigger;
     }
     return this.buf.subarray(this.filled);
   }
@@ -177,27 +159,7 @@ export class RepodataScanner {
         const score = occurrences(needle) * sample.length + freq[needle[0]!]!;
         if (score < best.score) best = { cut: i, score };
       }
-      return { kind, bytes, cut: best.cut, needle: bytes.subarray(best.cut, best.cut + NEEDLE_BYTES), next: 0, ...pairOf(bytes) };
-    };
-    /**
-     * The pair search's two bytes: a first among the rarest (not the last byte), and the second after it that
-     * least often follows it at that distance in the sample (then the rarer first byte).
-     */
-    const pairOf = (bytes: Buffer): { first: number; second: number } => {
-      const firsts = [...bytes.keys()].slice(0, -1).sort((a, b) => freq[bytes[a]!]! - freq[bytes[b]!]! || a - b).slice(0, CUTS_COUNTED);
-      let best = { first: 0, second: 1, score: Infinity };
-      for (const first of firsts) {
-        const at: number[] = [];
-        for (let q = sample.indexOf(bytes[first]!); q !== -1; q = sample.indexOf(bytes[first]!, q + 1)) at.push(q);
-        for (let second = first + 1; second < Math.min(bytes.length, first + MAX_DISTANCE + 1); second++) {
-          const d = second - first;
-          let n = 0;
-          for (const q of at) if (sample[q + d] === bytes[second]) n++;
-          const score = n * sample.length + at.length;
-          if (score < best.score) best = { first, second, score };
-        }
-      }
-      return { first: best.first, second: best.second };
+      return { kind, bytes, cut: best.cut, needle: bytes.subarray(best.cut, best.cut + NEEDLE_BYTES), next: 0 };
     };
     const records = [...this.names].map((n) => `"${n}-`).sort();
     return [
@@ -212,64 +174,6 @@ export class RepodataScanner {
 
   /** Looks at every occurrence of every pattern in the window; keeps what an unfinished one still needs. */
   private examine(final: boolean): void {
-    const keepFrom = this.search ? this.pairPass(final) : this.nativePass(final);
-    this.buf.copyWithin(0, keepFrom, this.filled);
-    this.filled -= keepFrom;
-    this.start += keepFrom;
-  }
-
-  /**
-   * The pair search, eight patterns a pass: each block of 16 positions where some pattern's two bytes match is looked
-   * at, and there each pattern whose two bytes match is checked whole. Returns where the text still needed starts.
-   */
-  private pairPass(final: boolean): number {
-    const w = this.window;
-    const search = this.search!;
-    // A pattern's second byte may lie up to MAX_DISTANCE after its first: nearer the end, only once the text has ended.
-    const end = final ? w.length : Math.max(0, w.length - MAX_DISTANCE);
-    let keepFrom = w.length;
-    const active = this.patterns!.filter((p) => !p.done);
-    for (let g = 0; g < active.length; g += NEEDLES) {
-      const group = active.slice(g, g + NEEDLES);
-      search.setNeedles(group.map((p) => ({ first: p.bytes[p.first]!, second: p.bytes[p.second]!, distance: p.second - p.first })));
-      const pending = new Map<Pattern, number>();
-      for (let from = Math.max(0, Math.min(...group.map((p) => p.next - this.start + p.first))); from < end; ) {
-        const hit = search.next(from, end);
-        if (!hit) break;
-        for (let m = hit.mask; m; m &= m - 1) {
-          const q = hit.at + 31 - Math.clz32(m & -m);
-          if (q >= end) break;
-          for (const p of group) {
-            if (p.done || pending.has(p) || w[q] !== p.bytes[p.first] || w[q + p.second - p.first] !== p.bytes[p.second]) continue;
-            const at = q - p.first;
-            if (at < p.next - this.start) continue;
-            // A pattern longer than MAX_DISTANCE may not all be here yet: it is looked at again once more has come.
-            if (at + p.bytes.length > w.length) {
-              if (!final) pending.set(p, at);
-              continue;
-            }
-            if (w.compare(p.bytes, 0, p.bytes.length, at, at + p.bytes.length) !== 0) continue;
-            const took = this.take(p.kind, w, at, p.bytes.length);
-            if (took === 'later') pending.set(p, at);
-            else if (took === 'key' && p.kind !== 'record') p.done = true;
-          }
-        }
-        from = hit.at + 16;
-      }
-      for (const p of group) {
-        const at = pending.get(p);
-        if (final && at !== undefined) throw new Error('the JSON text ended early');
-        // Every occurrence starting before this was looked at (or it is the one still waiting for its end).
-        const next = at ?? Math.max(p.next - this.start, end - p.first);
-        p.next = this.start + next;
-        if (!p.done) keepFrom = Math.min(keepFrom, Math.max(0, next));
-      }
-    }
-    return keepFrom;
-  }
-
-  /** The native searches, one pattern at a time. Returns where the text still needed starts. */
-  private nativePass(final: boolean): number {
     const w = this.window;
     let keepFrom = w.length;
     for (const p of this.patterns!) {
@@ -302,7 +206,9 @@ export class RepodataScanner {
       }
       if (final && pending !== -1) throw new Error('the JSON text ended early');
     }
-    return keepFrom;
+    this.buf.copyWithin(0, keepFrom, this.filled);
+    this.filled -= keepFrom;
+    this.start += keepFrom;
   }
 
   /**
