@@ -4,7 +4,7 @@ import { formatOf } from '../formats/index.js';
 import { layoutFor } from '../host/index.js';
 import type { CondaSourceSpec } from '../manifest/schema.js';
 import type { Http } from '../net/http.js';
-import { gatewayFor, scanBody } from './gateway.js';
+import { gatewayFor, scanBody, type Gateway } from './gateway.js';
 import type { CondaCandidate, Repodata } from './repodata.js';
 import { inRange } from './version.js';
 import { compareConda, meetsAll, type Constraint } from './order.js';
@@ -74,11 +74,19 @@ export async function scanRepodata(http: Http, url: string, names: readonly stri
 export async function condaRecords(ctx: SourceContext, channel: string, names: string[]): Promise<CondaCandidate[]> {
   const ch = channel.replace(/\/+$/, '');
   const gateway = ctx.gateway ?? gatewayFor(ctx.deps);
-  const [arch, noarch] = await Promise.all([
-    gateway.condaRecords(ch, layoutFor(ctx.host.platform).condaSubdir, names),
-    gateway.condaRecords(ch, 'noarch', names, { optional: true }),
-  ]);
+  const [arch, noarch] = await subdirAndNoarch(gateway, ch, layoutFor(ctx.host.platform).condaSubdir, names);
   return [...arch, ...noarch];
+}
+
+/**
+ * The records of `names` in a channel's platform subdir and in its noarch, read at once. When both fail (an
+ * unreachable channel), the platform subdir's failure is the one told, whichever came first.
+ */
+async function subdirAndNoarch(gateway: Gateway, ch: string, subdir: string, names: string[]): Promise<[CondaCandidate[], CondaCandidate[]]> {
+  const [arch, noarch] = await Promise.allSettled([gateway.condaRecords(ch, subdir, names), gateway.condaRecords(ch, 'noarch', names, { optional: true })]);
+  if (arch.status === 'rejected') throw arch.reason;
+  if (noarch.status === 'rejected') throw noarch.reason;
+  return [arch.value, noarch.value];
 }
 
 export async function resolveConda(spec: CondaSourceSpec, ctx: SourceContext): Promise<Resolution> {
@@ -94,10 +102,7 @@ export async function resolveConda(spec: CondaSourceSpec, ctx: SourceContext): P
     try {
       // Every name the run may ask for goes into the first read, so a channel without shards is scanned once.
       const names = [...new Set([...spec.packages, ...(ctx.condaPackages ?? [])])];
-      [arch, noarch] = await Promise.all([
-        gateway.condaRecords(ch, subdir, names),
-        gateway.condaRecords(ch, 'noarch', names, { optional: true }),
-      ]);
+      [arch, noarch] = await subdirAndNoarch(gateway, ch, subdir, names);
     } catch (e) {
       // One unreachable channel is not the end: the next channel may answer.
       if (!isUnreachable(e)) throw e;
