@@ -60,18 +60,18 @@ export async function inflateRawPieces(input: Pump, each: PieceSink, corrupt: (c
 async function viaStream(z: zlib.InflateRaw, input: Pump, each: PieceSink, corrupt: (cause: unknown) => Error): Promise<void> {
   const made: Buffer[] = [];
   z.on('data', (chunk: Buffer) => made.push(chunk));
-  const ended = new Promise<void>((resolve, reject) => z.once('end', resolve).once('error', reject));
-  ended.catch(() => undefined);
+  // A failed inflater may never call back a write under way: every wait below ends with its failure too.
+  const failed = new Promise<never>((_, reject) => z.once('error', (e) => reject(corrupt(e))));
+  failed.catch(() => undefined);
+  const ended = new Promise<void>((resolve) => z.once('end', resolve));
   const handOn = async () => {
     for (let chunk = made.shift(); chunk; chunk = made.shift()) await each(chunk);
   };
   await input(async (piece) => {
-    await new Promise<void>((resolve, reject) => z.write(Buffer.from(piece), (e) => (e ? reject(corrupt(e)) : resolve())));
+    await Promise.race([new Promise<void>((resolve) => z.write(Buffer.from(piece), () => resolve())), failed]);
     await handOn();
   });
   z.end();
-  await ended.catch((e: unknown) => {
-    throw corrupt(e);
-  });
+  await Promise.race([ended, failed]);
   await handOn();
 }
