@@ -1,8 +1,7 @@
 // Bytes handed on piece by piece out of a buffer the giver uses again, and streams made of them. Where touching new
 // memory is slow (virtual machines fault on every fresh page), a download or an unpack that allocates a buffer per
 // read costs more than the work itself; pieces let the bytes go from socket or file to disk through a few kept buffers.
-import type * as fs from 'node:fs/promises';
-import { open } from 'node:fs/promises';
+import * as fs from 'node:fs/promises';
 import { Readable } from 'node:stream';
 
 /** Takes one piece; the piece is only valid until this returns, or until the promise it returns settles. */
@@ -104,7 +103,7 @@ const FILE_PIECE = 1 << 20;
  */
 export function filePieces(file: string | fs.FileHandle, opts: { start?: number; end?: number; into?: Buffer } = {}): Pump {
   return async (each) => {
-    const fh = typeof file === 'string' ? await open(file, 'r') : file;
+    const fh = typeof file === 'string' ? await fs.open(file, 'r') : file;
     try {
       const into = opts.into ?? Buffer.allocUnsafe(FILE_PIECE);
       for (let pos = opts.start ?? 0, end = opts.end ?? Infinity; pos < end; ) {

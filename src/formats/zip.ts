@@ -83,18 +83,12 @@ export function memberPieces(raw: Pump, method: number, expected: { size: number
  * One member's bytes, from the file range its local header gives (bounds checked by yauzl), through memberContent
  * (yauzl never checks the CRC).
  */
-function memberStream(file: string, e: yauzl.Entry, fileDataStart: number, range: (start: number, end: number) => Range): Readable {
+function memberStream(file: string, e: yauzl.Entry, fileDataStart: number, range: (start: number, end: number) => Pump): Readable {
   const fail = (why: string, cause?: unknown) => memberError(file, e.fileName, why, cause);
   const why = unreadable(e.isEncrypted(), e.compressionMethod);
   if (why) return new PieceStream(() => Promise.reject(fail(why)));
-  const raw = e.compressedSize === 0 ? undefined : range(fileDataStart, fileDataStart + e.compressedSize);
-  return new PieceStream(memberPieces(raw?.pieces ?? (async () => undefined), e.compressionMethod, { size: e.uncompressedSize, crc32: e.crc32, declaredBy: 'directory entry' }, fail), () => raw?.stop());
-}
-
-/** Bytes [start, end) of the archive as pieces; `stop` when the reader gave up before the end. */
-interface Range {
-  pieces: Pump;
-  stop(): void;
+  const raw: Pump = e.compressedSize === 0 ? async () => undefined : range(fileDataStart, fileDataStart + e.compressedSize);
+  return new PieceStream(memberPieces(raw, e.compressionMethod, { size: e.uncompressedSize, crc32: e.crc32, declaredBy: 'directory entry' }, fail));
 }
 
 /**
@@ -102,14 +96,11 @@ interface Range {
  * time); a range that runs past the end of the file just ends there (the member's size check says so). `close` when
  * the archive is done.
  */
-function fileRanges(file: string): { range: (start: number, end: number) => Range; close(): Promise<void> } {
+function fileRanges(file: string): { range: (start: number, end: number) => Pump; close(): Promise<void> } {
   let fh: Promise<fs.FileHandle> | undefined;
   let into: Buffer | undefined;
   return {
-    range: (start, end) => ({
-      pieces: async (each) => filePieces(await (fh ??= fs.open(file, 'r')), { start, end, into: (into ??= Buffer.allocUnsafe(CHUNK)) })(each),
-      stop: () => undefined,
-    }),
+    range: (start, end) => async (each) => filePieces(await (fh ??= fs.open(file, 'r')), { start, end, into: (into ??= Buffer.allocUnsafe(CHUNK)) })(each),
     close: async () => {
       await (await fh?.catch(() => undefined))?.close();
     },
@@ -132,11 +123,9 @@ export async function readZip(source: ZipSource, visit: EntryVisitor, filter?: (
     else yauzl.fromRandomAccessReader(source.reader, source.size, ZIP_OPTIONS, opened);
   });
   const ranges = typeof source === 'string' ? fileRanges(source) : undefined;
-  const range = (start: number, end: number): Range => {
-    if (ranges) return ranges.range(start, end);
-    const stream = (source as Exclude<ZipSource, string>).reader.createReadStream({ start, end });
-    return { pieces: piecesOf(stream), stop: () => stream.destroy() };
-  };
+  // A range reader's stream is made only when its member is read, and ends with the read however it ends.
+  const range = (start: number, end: number): Pump =>
+    ranges ? ranges.range(start, end) : (each) => piecesOf((source as Exclude<ZipSource, string>).reader.createReadStream({ start, end }))(each);
   const openStream = (e: yauzl.Entry) =>
     new Promise<Readable>((resolve, reject) =>
       zip.readLocalFileHeader(e, { minimal: true }, (err, h) => (err ? reject(badZip(file, err)) : resolve(memberStream(file, e, h.fileDataStart, range)))),

@@ -406,12 +406,11 @@ class Connection {
       this.onBodyEnd = undefined;
       b?.(e);
     }
-    this.keepAlive = false;
   }
 
   destroy(e?: Error): void {
     if (e) this.fail(e);
-    this.keepAlive = false;
+    else this.keepAlive = false;
     this.socket.destroy();
   }
 
@@ -422,7 +421,7 @@ class Connection {
 
   /** Whether the connection can take another request: the last response read whole, and neither side closing. */
   get reusable(): boolean {
-    return this.state === 'done' && this.keepAlive && !this.ended && !this.socket.destroyed && this.at >= this.end;
+    return this.state === 'done' && this.keepAlive && this.alive && this.at >= this.end;
   }
 
   park(): void {

@@ -1,11 +1,11 @@
-// The only HTTP code: requests with the injected environment's proxy and CAs (direct ones through node:http(s), proxied
-// ones through undici); returns streams, never writes files.
+// The only HTTP code: requests with the injected environment's proxy and CAs (direct ones through DirectTransport,
+// proxied ones through undici); returns bodies as pieces or streams, never writes files.
 import type { Readable } from 'node:stream';
 import { createSecureContext, type SecureContext } from 'node:tls';
 import type { buildConnector, Dispatcher } from 'undici';
 import { XpuError } from '../errors.js';
 import { DEFAULT_NET_CONFIG, NET_ENV, netConfigFromEnv, type NetConfig } from './config.js';
-import { PieceStream, pumpInto, type PieceSink, type Pump } from '../pieces.js';
+import { PieceStream, piecesOf, pumpInto, type PieceSink, type Pump } from '../pieces.js';
 import { DirectTransport, type RawResponse } from './direct.js';
 import { proxyFor, proxySettings, trustedCas, type ProxyChoice } from './proxy.js';
 import { parseRetryAfter, realClock, withRetries, type RetryClock } from './retry.js';
@@ -337,9 +337,7 @@ export class Http {
       return {
         statusCode: r.statusCode,
         headers: flatHeaders(r.headers),
-        pump: async (each) => {
-          for await (const chunk of r.body) await each(chunk as Buffer);
-        },
+        pump: piecesOf(r.body),
         dump: () => r.body.dump(),
         cancel: () => r.body.destroy(),
       };
