@@ -36,7 +36,7 @@ function abortError(signal: AbortSignal): Error {
   return Object.assign(new Error('The operation was aborted'), { name: 'AbortError', code: 'ABORT_ERR', cause: signal.reason as unknown });
 }
 
-/** Each connection reads into a buffer this big, kept for its life. */
+/** Each connection reads into buffers this big, kept for its life. */
 const READ_BYTES = 256 * 1024;
 /** The most a response head (status line and headers) may take. */
 const MAX_HEAD = 64 * 1024;
@@ -86,18 +86,23 @@ function framingOf(method: string, head: Head): Framing {
 }
 
 /**
- * One connection and the response it is reading. Bytes are taken from the read buffer in place: a body piece goes to
- * the reader as a view of it, and the socket waits (paused) while the reader holds one.
+ * One connection and the response it is reading. Bytes are taken from the read buffers in place: a body piece goes to
+ * the reader as a view of one, and the socket waits (paused) while the reader holds one.
  */
 class Connection {
   readonly socket: net.Socket;
-  /** The connection's own read buffer. */
-  private readonly own = Buffer.allocUnsafe(READ_BYTES);
-  /** The bytes being taken: own[at, end), or a read that came while own was still in use. */
-  private buf: Buffer = this.own;
   /**
-   * Reads that came while `own` still held bytes not taken, or a piece the reader held: a TLS socket goes on handing
-   * over what it has decrypted after being asked to pause, so those get buffers of their own, taken in order.
+   * The connection's own read buffers, two: Node asks for the next read's buffer as soon as a read is handed over, while
+   * the reader still holds a piece of it, so the next read goes into the other one (a fresh buffer per read faulted in
+   * new memory for every 256 KiB of a body).
+   */
+  private readonly own = [Buffer.allocUnsafe(READ_BYTES), Buffer.allocUnsafe(READ_BYTES)];
+  /** The bytes being taken: buf[at, end), one of `own` or a read that came while both were in use. */
+  private buf: Buffer = this.own[0]!;
+  /**
+   * Reads that came while `buf` still held bytes not taken, or a piece the reader held: a TLS socket goes on handing
+   * over what it has decrypted after being asked to pause, so those get buffers of their own when both of `own` are
+   * in use, taken in order.
    */
   private readonly later: Buffer[] = [];
   /** Unprocessed bytes of the last read: [at, end) of buf. */
@@ -198,9 +203,14 @@ class Connection {
     this.idle = undefined;
   }
 
-  /** Where the next read goes: the connection's own buffer, unless bytes in it are still to be taken or held. */
+  /** Where the next read goes: one of the connection's own buffers that no bytes still to be taken or held are in. */
   private readTarget(): Buffer {
-    return this.busy ? Buffer.allocUnsafe(READ_BYTES) : this.own;
+    return this.own.find((b) => !this.uses(b)) ?? Buffer.allocUnsafe(READ_BYTES);
+  }
+
+  private uses(b: Buffer): boolean {
+    if (b.buffer === this.buf.buffer && (this.holding || this.at < this.end)) return true;
+    return this.later.some((l) => l.buffer === b.buffer);
   }
 
   private get busy(): boolean {
@@ -213,7 +223,7 @@ class Connection {
     this.idle?.refresh();
     if (this.busy) this.later.push(bytes);
     else {
-      this.buf = bytes.buffer === this.own.buffer ? this.own : bytes;
+      this.buf = this.own.find((b) => b.buffer === bytes.buffer) ?? bytes;
       this.at = bytes.byteOffset - this.buf.byteOffset;
       this.end = this.at + bytes.length;
     }

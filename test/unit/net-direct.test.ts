@@ -8,7 +8,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Http } from '../../src/net/http.js';
 import type { Pump } from '../../src/pieces.js';
 import { failure } from '../support/failure.js';
@@ -158,6 +158,30 @@ describe('the HTTP/1.1 wire (own parser, reads into kept buffers)', () => {
       tlsServer.closeAllConnections();
       await new Promise((r) => tlsServer.close(r));
       await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('reads a body whose reader holds each piece into the connection\'s two kept buffers, not into a fresh one per read', async () => {
+    const plain = await rawServer((s) => s.write(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\nContent-Length: ${BIG.length}\r\n\r\n`), BIG])));
+    try {
+      const res = await new Http({}, { attempts: 1 }).open(`${plain.url}/big`);
+      const allocations = vi.spyOn(Buffer, 'allocUnsafe');
+      const sizes: number[] = [];
+      let bytes = 0;
+      try {
+        await res.pump(async (piece) => {
+          bytes += piece.length;
+          // Held past the moment Node asks for the next read's buffer.
+          await new Promise((r) => setImmediate(r));
+        });
+        sizes.push(...allocations.mock.calls.map(([size]) => size));
+      } finally {
+        allocations.mockRestore();
+      }
+      expect(bytes).toBe(BIG.length);
+      expect(sizes.filter((size) => size >= 64 * 1024)).toEqual([]);
+    } finally {
+      await plain.close();
     }
   });
 
