@@ -93,6 +93,104 @@ export async function writeWhole(fh: { write(b: Buffer): Promise<{ bytesWritten:
   }
 }
 
+/** Buffers a BatchedWriter gathers pieces into before each write, kept for the next write and the next writer. */
+const BATCH_BYTES = 1 << 20;
+const BATCHES_PER_WRITER = 3;
+const spareBatches: Buffer[] = [];
+
+/**
+ * Writes pieces to an open file through a few 1 MiB buffers used again and again: a write per piece costs more trips
+ * through the thread pool than the bytes themselves, and new memory costs more to fill than these copies. Full
+ * buffers are written, the last one at the end; with `eager`, whatever has arrived is written as soon as no write is
+ * under way, so a reader following the file never waits for a buffer to fill. The giver waits only when every buffer
+ * is still being written. `landed` hears each write that has landed.
+ */
+export class BatchedWriter {
+  /** Buffers waiting for their write, in order; the last may still be filling. */
+  private readonly queue: { buf: Buffer; filled: number }[] = [];
+  private readonly free: Buffer[] = [];
+  private taken = 0;
+  private writing: Promise<void> | undefined;
+  private inFlight: { buf: Buffer; filled: number } | undefined;
+  private failure: { error: unknown } | undefined;
+  private freed?: () => void;
+  /** Set once `end` began: a piece that still waits for a buffer then fails instead of writing to a closed file. */
+  private ending = false;
+
+  constructor(
+    private readonly fh: fs.FileHandle,
+    private readonly opts: { landed?: (n: number) => void; eager?: boolean } = {},
+  ) {}
+
+  /** Takes a copy of `piece`; a promise when the giver must wait for a buffer to come free. Throws once a write failed. */
+  put(piece: Buffer): Promise<void> | undefined {
+    if (this.failure) throw this.failure.error;
+    if (this.ending) throw new Error('the file was closed before it was written');
+    for (let at = 0; at < piece.length; ) {
+      let last = this.queue.at(-1);
+      // A buffer being written takes no more bytes: they would be dropped with it once its write lands.
+      if (!last || last.filled === last.buf.length || last === this.inFlight) {
+        const buf = this.free.pop() ?? (this.taken < BATCHES_PER_WRITER ? (this.taken++, spareBatches.pop() ?? Buffer.allocUnsafe(BATCH_BYTES)) : undefined);
+        if (!buf) {
+          this.kick();
+          return new Promise<void>((resolve) => (this.freed = resolve)).then(() => this.put(piece.subarray(at)));
+        }
+        this.queue.push((last = { buf, filled: 0 }));
+      }
+      const n = piece.copy(last.buf, last.filled, at);
+      last.filled += n;
+      at += n;
+    }
+    this.kick();
+    return undefined;
+  }
+
+  /** Writes what is left and closes the file; throws the first write's failure. */
+  async close(): Promise<void> {
+    await this.end();
+    if (this.failure) throw this.failure.error;
+  }
+
+  /** Writes what was taken (unless a write failed) and closes the file. */
+  async end(): Promise<void> {
+    this.ending = true;
+    this.kick();
+    while (this.writing) await this.writing;
+    this.free.push(...this.queue.splice(0).map((q) => q.buf));
+    spareBatches.push(...this.free.splice(0));
+    await this.fh.close().catch(() => undefined);
+  }
+
+  /** Starts writing the oldest buffer with bytes in it, unless a write is under way. */
+  private kick(): void {
+    if (this.writing || this.failure) return;
+    const next = this.queue[0];
+    if (!next || next.filled === 0) return;
+    if (next.filled < next.buf.length && !this.opts.eager && !this.ending) return;
+    this.inFlight = next;
+    this.writing = writeWhole(this.fh, next.buf.subarray(0, next.filled), this.opts.landed).then(
+      () => {
+        this.queue.shift();
+        this.free.push(next.buf);
+        this.done();
+      },
+      (e: unknown) => {
+        this.failure = { error: e };
+        this.done();
+      },
+    );
+  }
+
+  private done(): void {
+    this.writing = undefined;
+    this.inFlight = undefined;
+    const f = this.freed;
+    this.freed = undefined;
+    f?.();
+    this.kick();
+  }
+}
+
 /** How much of a file one read takes. */
 const FILE_PIECE = 1 << 20;
 

@@ -1,10 +1,10 @@
 // The index cache under <cache-dir>/index/: each index response's body (named by its sha256) beside a small record of
 // its URL and HTTP validators; everything written to a temp file and renamed, so a kill or a second run never sees half.
-import { createHash, randomBytes, type Hash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Readable } from 'node:stream';
-import { filePieces, PieceStream, writeWhole } from '../pieces.js';
+import { BatchedWriter, filePieces, PieceStream } from '../pieces.js';
 
 /** Where the index cache lives inside the download cache directory. */
 export function indexCacheDir(cacheDir: string): string {
@@ -42,80 +42,6 @@ export type DerivedForm = 'msgpack' | 'lookups' | 'json' | 'wheel-metadata' | `r
 export class CorruptBody extends Error {
   constructor(readonly file: string) {
     super(`${file} does not match its sha256`);
-  }
-}
-
-/** How much of a new body is gathered before each write. */
-const BODY_CHUNK = 1 << 20;
-
-/**
- * A new body's file, hashed as it comes and written in BODY_CHUNK pieces from two reused buffers (one filling while
- * the other is written): a write per network chunk cost a 100 MB body some 1,600 trips through the stream machinery
- * and the thread pool, more CPU than the bytes themselves. A piece is copied before `take` returns or the promise it
- * returns settles, so pieces may come straight out of a connection's own buffer.
- */
-class BodyFile {
-  size = 0;
-  private readonly handle: Promise<fs.FileHandle>;
-  private filling = Buffer.allocUnsafe(BODY_CHUNK);
-  private spare = Buffer.allocUnsafe(BODY_CHUNK);
-  private filled = 0;
-  private writing: Promise<void> = Promise.resolve();
-  private closed = false;
-
-  constructor(
-    readonly file: string,
-    private readonly hash: Hash,
-  ) {
-    this.handle = fs.open(file, 'w');
-    this.handle.catch(() => undefined);
-  }
-
-  take(piece: Buffer): Promise<void> | undefined {
-    this.hash.update(piece);
-    this.size += piece.length;
-    const n = piece.copy(this.filling, this.filled);
-    this.filled += n;
-    return this.filled < BODY_CHUNK ? undefined : this.takeRest(piece, n);
-  }
-
-  /** Everything taken is written and the file closed. */
-  async end(): Promise<void> {
-    if (this.filled) await this.flush();
-    await this.writing;
-    this.closed = true;
-    await (await this.handle).close();
-  }
-
-  /** Stops: nothing more is written, and the file is closed. */
-  async destroy(): Promise<void> {
-    this.closed = true;
-    await this.writing.catch(() => undefined);
-    await this.handle.then((h) => h.close()).catch(() => undefined);
-  }
-
-  /** A piece larger than what was left goes on in the other buffer once this one is on its way. */
-  private async takeRest(piece: Buffer, from: number): Promise<void> {
-    for (let at = from; ; ) {
-      await this.flush();
-      if (at >= piece.length) return;
-      this.filled = piece.copy(this.filling, 0, at);
-      at += this.filled;
-      if (this.filled < BODY_CHUNK) return;
-    }
-  }
-
-  /** Starts writing what is gathered (after the write before it), and gathers on into the other buffer. */
-  private async flush(): Promise<void> {
-    await this.writing;
-    if (this.closed) throw new Error(`${this.file} was closed before it was written`);
-    const fh = await this.handle;
-    const full = this.filling.subarray(0, this.filled);
-    [this.filling, this.spare] = [this.spare, this.filling];
-    this.filled = 0;
-    this.writing = writeWhole(fh, full);
-    // Seen by the next flush, end or destroy; a file destroyed meanwhile would leave it unhandled.
-    this.writing.catch(() => undefined);
   }
 }
 
@@ -226,29 +152,30 @@ export class IndexCache {
   }
 
   /**
-   * A writer for a body arriving in pieces: `stream` takes the bytes, `commit` moves them under their hash and
-   * answers it, `abandon` removes them.
-   */
-  /**
-   * A new body, taken piece by piece (each copied before `take` returns or its promise settles); `commit` stores it
-   * under its sha256, `abandon` drops it.
+   * A new body, taken piece by piece (each copied before `take` returns or its promise settles, so pieces may come
+   * straight out of a connection's buffers), hashed as it comes; `commit` stores it under its sha256, `abandon` drops it.
    */
   async bodyWriter(): Promise<{ take(piece: Buffer): Promise<void> | undefined; commit(): Promise<{ sha256: string; size: number }>; abandon(): Promise<void> }> {
     const tmp = await this.tempPath();
     const hash = createHash('sha256');
-    const file = new BodyFile(tmp, hash);
+    const out = new BatchedWriter(await fs.open(tmp, 'w'));
+    let size = 0;
     return {
-      take: (piece) => file.take(piece),
+      take: (piece) => {
+        hash.update(piece);
+        size += piece.length;
+        return out.put(piece);
+      },
       commit: async () => {
-        await file.end();
+        await out.close();
         const sha256 = hash.digest('hex');
         const final = this.bodyPath(sha256);
         await this.mkdir(path.dirname(final));
         await fs.rename(tmp, final);
-        return { sha256, size: file.size };
+        return { sha256, size };
       },
       abandon: async () => {
-        await file.destroy();
+        await out.end();
         await fs.rm(tmp, { force: true }).catch(() => undefined);
       },
     };

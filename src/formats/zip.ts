@@ -80,7 +80,7 @@ export function memberPieces(raw: Pump, method: number, expected: { size: number
 }
 
 /**
- * One member's bytes, from the file range its local header gives (bounds checked by yauzl), through memberContent
+ * One member's bytes, from the file range its local header gives (bounds checked by yauzl), through memberPieces
  * (yauzl never checks the CRC).
  */
 function memberStream(file: string, e: yauzl.Entry, fileDataStart: number, range: (start: number, end: number) => Pump): Readable {

@@ -1,5 +1,5 @@
 // Requests that go to the server directly (no proxy applies): HTTP/1.1 over node:net and node:tls, each connection
-// reading into one buffer of its own. node:http hands every socket read over in a freshly allocated buffer, and where
+// reading into two buffers of its own. node:http hands every socket read over in a freshly allocated buffer, and where
 // touching new memory is slow (virtual machines) that costs more than the transfer: 24 MB over loopback took 90-130 ms
 // read so, 12 ms into a kept buffer. One keep-alive pool per origin; timeouts as codes.
 import * as net from 'node:net';

@@ -4,7 +4,7 @@ import * as fs from 'node:fs/promises';
 import { hashMismatch, type CachedFile, type DownloadCache } from '../cache/store.js';
 import { hold, lockState, newOwner, release } from '../lock-owner.js';
 import { XpuError } from '../errors.js';
-import { filePieces, writeWhole } from '../pieces.js';
+import { BatchedWriter, filePieces } from '../pieces.js';
 import { tooLarge, type Http } from './http.js';
 
 export interface Expected {
@@ -83,101 +83,6 @@ async function sizeOf(file: string): Promise<number> {
   return (await fs.stat(file).catch(() => undefined))?.size ?? 0;
 }
 
-/** Buffers a download is gathered into before it is written, kept for the next write and the next download. */
-const BATCH_BYTES = 1 << 20;
-const BATCHES_PER_FILE = 3;
-const spareBatches: Buffer[] = [];
-
-/**
- * Writes a download into `file` from `offset` (appending, or from zero), `size` bytes in all when known, telling
- * `live` each write that has landed. Pieces are copied into a few 1 MiB buffers that are used again and again (new
- * memory costs more to fill than these copies). Whatever has arrived is written as soon as no write is under way, so
- * a reader following the file never waits for a buffer to fill; the reader of the network waits only when every
- * buffer is still being written. Every byte taken is written, even after a failure (a cut download resumes from
- * them); the file is closed on every outcome, so no write can land after it and no descriptor leaks.
- */
-class BatchedFile {
-  /** Filled buffers waiting for their write, in order; the last may still be filling. */
-  private readonly queue: { buf: Buffer; filled: number }[] = [];
-  private readonly free: Buffer[] = [];
-  private taken = 0;
-  private writing: Promise<void> | undefined;
-  private inFlight: { buf: Buffer; filled: number } | undefined;
-  private failure: { error: unknown } | undefined;
-  private freed?: () => void;
-
-  private constructor(private readonly fh: fs.FileHandle, private readonly live: DownloadWatcher | undefined) {}
-
-  static async open(file: string, offset: number, size: number | undefined, live: DownloadWatcher | undefined): Promise<BatchedFile> {
-    const fh = await fs.open(file, offset > 0 ? 'a' : 'w');
-    live?.begin(file, offset, size);
-    return new BatchedFile(fh, live);
-  }
-
-  /** Takes a copy of `piece`; a promise when the reader must wait for a buffer to come free. */
-  put(piece: Buffer): void | Promise<void> {
-    if (this.failure) throw this.failure.error;
-    for (let at = 0; at < piece.length; ) {
-      let last = this.queue.at(-1);
-      // A buffer being written takes no more bytes: they would be dropped with it once its write lands.
-      if (!last || last.filled === last.buf.length || last === this.inFlight) {
-        const buf = this.free.pop() ?? (this.taken < BATCHES_PER_FILE ? (this.taken++, spareBatches.pop() ?? Buffer.allocUnsafe(BATCH_BYTES)) : undefined);
-        if (!buf) {
-          this.kick();
-          return new Promise<void>((resolve) => (this.freed = resolve)).then(() => this.put(piece.subarray(at)));
-        }
-        this.queue.push((last = { buf, filled: 0 }));
-      }
-      const n = piece.copy(last.buf, last.filled, at);
-      last.filled += n;
-      at += n;
-    }
-    this.kick();
-  }
-
-  /** Starts writing the oldest buffer with bytes in it, unless a write is under way. */
-  private kick(): void {
-    if (this.writing || this.failure) return;
-    const next = this.queue[0];
-    if (!next || next.filled === 0) return;
-    this.inFlight = next;
-    this.writing = writeWhole(this.fh, next.buf.subarray(0, next.filled), (n) => this.live?.advance(n)).then(
-      () => {
-        this.queue.shift();
-        this.free.push(next.buf);
-        this.done();
-      },
-      (e: unknown) => {
-        this.failure = { error: e };
-        this.done();
-      },
-    );
-  }
-
-  private done(): void {
-    this.writing = undefined;
-    this.inFlight = undefined;
-    const f = this.freed;
-    this.freed = undefined;
-    f?.();
-    this.kick();
-  }
-
-  /** Writes what is left and closes the file; throws the first write's failure. */
-  async close(): Promise<void> {
-    await this.end();
-    if (this.failure) throw this.failure.error;
-  }
-
-  /** Writes what was taken (unless a write failed) and closes the file. */
-  async end(): Promise<void> {
-    while (this.writing) await this.writing;
-    this.free.push(...this.queue.splice(0).map((q) => q.buf));
-    spareBatches.push(...this.free.splice(0));
-    await this.fh.close().catch(() => undefined);
-  }
-}
-
 /** Hashes bytes kept from before, so the final check covers the whole file, not only what this attempt received. */
 async function hashExisting(file: string, hash: Hash): Promise<void> {
   await filePieces(file)((piece) => void hash.update(piece));
@@ -241,7 +146,12 @@ async function attempt(http: Http, url: string, file: string, metaFile: string, 
   const total = expected.size ?? (res.contentLength !== undefined ? offset + res.contentLength : undefined);
   // A write that fails (full disk, read-only cache) goes up as the file system's error, and the fetch says it as the
   // cache's (DownloadCache.failure); network and size errors are typed already.
-  const out = await BatchedFile.open(file, offset, total, opts.live);
+  // Every byte taken is written, even after a failure (a cut download resumes from them); the file is closed on every
+  // outcome, so no write can land after it and no descriptor leaks.
+  const fh = await fs.open(file, offset > 0 ? 'a' : 'w');
+  opts.live?.begin(file, offset, total);
+  // Written as it comes: the install may be reading the file as the download writes it (fetch/live.ts).
+  const out = new BatchedWriter(fh, { landed: (n) => opts.live?.advance(n), eager: true });
   try {
     await res.pump((piece) => {
       received += piece.length;

@@ -35,7 +35,7 @@ export interface HttpResponse {
   readonly body: Readable;
   /**
    * The body handed to `each` piece by piece, each valid only until `each` returns or its promise settles (the
-   * connection reads into one buffer it keeps); fails as `body` does. Either this or `body`, not both.
+   * connection reads into buffers it keeps); fails as `body` does. Either this or `body`, not both.
    */
   pump: Pump;
   /** For a response whose body is not wanted: releases the connection and the timers. */

@@ -6,7 +6,7 @@ import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { parentPort, Worker, workerData } from 'node:worker_threads';
 import { openZstdLibrary, ZstdInflater, type ZstdLibrary } from '../formats/zstd-lib.js';
-import { PieceStream } from '../pieces.js';
+import { piecesOf } from '../pieces.js';
 import type { Repodata } from './repodata.js';
 import { RepodataScanner } from './repodata-scan.js';
 import { PipeAborted, PipeReader, PipeWriter, type SharedPipeMemory } from './shared-pipe.js';
@@ -122,35 +122,22 @@ export async function scanZstdRepodata(
 }
 
 /**
- * Hands each piece of the body to `take` as it arrives: straight from the buffer it was read into when the body is
- * made of pieces, else a chunk at a time (an async iterator would join what waits in the stream into a fresh copy).
- * The body waits while a promise `take` returned is pending. After `take` fails, the rest is read all the same: a body
- * that then fails itself (a cached copy whose sha256 is checked at its end) is the better cause, and is thrown instead.
+ * Hands each piece of the body to `take` as it arrives (straight from the buffer it was read into when the body is
+ * made of pieces); the body waits while a promise `take` returned is pending. After `take` fails, the rest is read all
+ * the same: a body that then fails itself (a cached copy whose sha256 is checked at its end) is the better cause, and
+ * is thrown instead.
  */
 async function eachChunk(body: Readable, take: (piece: Buffer) => Promise<void> | void): Promise<void> {
   let failure: { error: unknown } | undefined;
   const failed = (error: unknown) => void (failure ??= { error });
-  const each = (piece: Buffer): Promise<void> | undefined => {
+  await piecesOf(body)((piece) => {
     if (failure) return undefined;
     try {
       return take(piece)?.catch(failed);
     } catch (e) {
       return failed(e);
     }
-  };
-  if (body instanceof PieceStream) await body.pump(each);
-  else {
-    await new Promise<void>((resolve, reject) => {
-      body.on('data', (chunk: Buffer) => {
-        const pending = each(chunk);
-        if (!pending) return;
-        body.pause();
-        void pending.finally(() => body.resume());
-      });
-      body.once('error', reject);
-      body.once('end', resolve);
-    });
-  }
+  });
   if (failure) throw failure.error;
 }
 

@@ -55,8 +55,8 @@ describe('IndexCache body writer', () => {
     expect(await fs.readdir(path.join(root, 'tmp'))).toEqual([]);
 
     const busy = await cache.bodyWriter();
-    // One piece and a half: the first is being written when the body is abandoned.
-    const writing = busy.take(randomBytes(1_500_000))?.catch((e: Error) => e.message);
+    // More than the writer's buffers hold: the first is being written, and the rest waits, when the body is abandoned.
+    const writing = busy.take(randomBytes(3_500_000))?.catch((e: Error) => e.message);
     await busy.abandon();
     expect(await writing).toMatch(/closed before it was written/);
     await new Promise((r) => setTimeout(r, 50));
