@@ -130,6 +130,12 @@ describe.each([
     expect(await scanZstdRepodata(body(frame, 997), NAMES, lib, { worker })).toEqual(want);
   });
 
+  it('reads a stream to its last byte when one piece of it is larger than the worker\'s pipe', async () => {
+    // One piece larger than the 1 MiB pipe: the stream has ended while most of the piece still waits for room.
+    expect(frame.length).toBeGreaterThan(1_200_000);
+    expect(await scanZstdRepodata(body(frame, frame.length), NAMES, lib, { worker })).toEqual(expected());
+  });
+
   it('takes pieces straight from a buffer the body reuses, and the same from a stream of them', async () => {
     const want = expected();
     expect(await scanZstdRepodata(pieces(frame), NAMES, lib, { worker })).toEqual(want);
