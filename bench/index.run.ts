@@ -1,7 +1,9 @@
 // Benchmark: planning Level Zero against a channel of conda-forge's real size, served on 127.0.0.1, side by side in
 // one run: cold sharded plan (bytes, time), warm plan within max-age (no request) and after it (304s), cold full-file
-// plan against `curl | zstd -d > /dev/null` of the same files, its peak memory, and a PyPI re-plan (304).
+// plan against `curl | zstd -d > /dev/null` of the same files (as fast as 127.0.0.1 serves them, and through a
+// 100 MB/s link), its peak memory, and a PyPI re-plan (304).
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
 import { createReadStream } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as http from 'node:http';
@@ -22,26 +24,41 @@ let base: string;
 const sent = { requests: 0, notModified: 0, bytes: 0, paths: [] as string[] };
 const resetSent = () => Object.assign(sent, { requests: 0, notModified: 0, bytes: 0, paths: [] });
 
+/** Bytes per second that all `/link/` bodies share, as they would one network link (100 MB/s: about 1 Gbit/s). */
+const LINK_BYTES_PER_S = 100e6;
+/** When the link is next free (performance.now() ms). */
+let linkFree = 0;
+
+/** Waits for the link's next free slot, then books `n` bytes on it. */
+function linkSlot(n: number): Promise<void> {
+  const now = performance.now();
+  const start = Math.max(linkFree, now);
+  linkFree = start + (n / LINK_BYTES_PER_S) * 1000;
+  return new Promise((r) => setTimeout(r, start - now));
+}
+
 const packs = new Map<string, { pack: string; table: Record<string, [number, number]> }>();
 
 /**
  * Routes: `/sharded/` serves shard index + shards (index max-age 600 s, shards immutable); `/stale/` the same with
- * max-age 0 (every run revalidates); `/full/` no shard index, only repodata.json.zst (max-age 600 s); `/simple/`
+ * max-age 0 (every run revalidates); `/full/` no shard index, only repodata.json.zst (max-age 600 s); `/link/` the
+same as `/full/` through a link of LINK_BYTES_PER_S; `/simple/`
  * PEP 691 pages for intel-cmplr-lib-ur, umf and tcmlib with max-age 0 and an ETag, as a re-plan meets them once
  * PyPI's 10 minutes passed, and `/files/` their wheels' metadata files (immutable).
  */
 async function answer(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', base);
-  const m = /^\/(sharded|stale|full)\/(linux-64|noarch)\/(.+)$/.exec(url.pathname);
+  const m = /^\/(sharded|stale|full|link)\/(linux-64|noarch)\/(.+)$/.exec(url.pathname);
   let body: { file?: string; range?: [number, number]; bytes?: Buffer; etag: string; maxAge: number; type: string } | undefined;
   if (m) {
     const [, route, subdir, file] = m as unknown as [string, string, string, string];
     const dir = path.join(channel.dir, subdir);
     const maxAge = route === 'stale' ? 0 : 600;
-    if (file === 'repodata_shards.msgpack.zst' && route !== 'full') {
+    const full = route === 'full' || route === 'link';
+    if (file === 'repodata_shards.msgpack.zst' && !full) {
       const st = await fs.stat(path.join(dir, file));
       body = { file: path.join(dir, file), etag: `"${st.size}-${st.mtimeMs}"`, maxAge, type: 'application/octet-stream' };
-    } else if (file.startsWith('shards/') && route !== 'full') {
+    } else if (file.startsWith('shards/') && !full) {
       let p = packs.get(subdir);
       if (!p) {
         p = { pack: path.join(dir, 'shards.pack'), table: JSON.parse(await fs.readFile(path.join(dir, 'shards.json'), 'utf8')) as Record<string, [number, number]> };
@@ -79,6 +96,15 @@ async function answer(req: http.IncomingMessage, res: http.ServerResponse): Prom
   }
   const [start, end] = body.range ?? [0, (await fs.stat(body.file!)).size - 1];
   res.writeHead(200, { ...headers, 'content-length': String(end - start + 1) });
+  if (m?.[1] === 'link') {
+    for await (const c of createReadStream(body.file!, { start, end, highWaterMark: 256 * 1024 }) as AsyncIterable<Buffer>) {
+      await linkSlot(c.length);
+      sent.bytes += c.length;
+      if (!res.write(c)) await once(res, 'drain');
+    }
+    res.end();
+    return;
+  }
   const src = createReadStream(body.file!, { start, end, highWaterMark: 1 << 20 });
   src.on('data', (c) => (sent.bytes += c.length));
   src.pipe(res);
@@ -157,7 +183,8 @@ it('index reads at conda-forge scale: shards, the full file against curl|zstd, w
       return t;
     },
   });
-  const zst = (subdir: string) => `${base}/full/${subdir}/repodata.json.zst`;
+  const zst = (subdir: string, route = 'full') => `${base}/${route}/${subdir}/repodata.json.zst`;
+  const floor = (route: string) => ['bash', '-c', `(curl -sf ${zst('linux-64', route)} | zstd -dq > /dev/null) & (curl -sf ${zst('noarch', route)} | zstd -dq > /dev/null) & wait`];
   const cases: Case[] = [
     measured('cold sharded plan', (i) => timeRun(plan('sharded', dir('sharded', i)), { env })),
     measured('warm plan within max-age', (i) => timeRun(plan('sharded', dir('sharded', i)), { env }), (i) => forgetPlans(dir('sharded', i))),
@@ -166,8 +193,10 @@ it('index reads at conda-forge scale: shards, the full file against curl|zstd, w
       await forgetPlans(dir('stale', i));
     }),
     measured('cold full-file plan', (i) => timeRun(plan('full', dir('full', i)), { env })),
-    measured('floor: curl | zstd -d, both files', () => timeRun(['bash', '-c', `(curl -sf ${zst('linux-64')} | zstd -dq > /dev/null) & (curl -sf ${zst('noarch')} | zstd -dq > /dev/null) & wait`])),
+    measured('floor: curl | zstd -d, both files', () => timeRun(floor('full'))),
     measured('floor: curl | zstd -d, linux-64 only', () => timeRun(['bash', '-c', `curl -sf ${zst('linux-64')} | zstd -dq > /dev/null`])),
+    measured('cold full-file plan, 100 MB/s link', (i) => timeRun(plan('link', dir('link', i)), { env })),
+    measured('floor: curl | zstd -d, both files, 100 MB/s link', () => timeRun(floor('link'))),
     measured('PyPI re-plan', (i) => timeRun(pypi(dir('pypi', i)), { env }), async (i) => {
       await timeRun(pypi(dir('pypi', i)), { env });
       await forgetPlans(dir('pypi', i));
@@ -189,6 +218,7 @@ it('index reads at conda-forge scale: shards, the full file against curl|zstd, w
     })),
     fullFileVsFloor: ratio(wall('cold full-file plan'), wall('floor: curl | zstd -d, both files')),
     fullFileVsLinuxFloor: ratio(wall('cold full-file plan'), wall('floor: curl | zstd -d, linux-64 only')),
+    fullFileVsFloorAt100MBps: ratio(wall('cold full-file plan, 100 MB/s link'), wall('floor: curl | zstd -d, both files, 100 MB/s link')),
     fullFilePeakRssMiB: Math.round(peak.kib / 1024),
   };
   const out = await writeResults('index', doc);
