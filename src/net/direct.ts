@@ -209,12 +209,16 @@ class Connection {
   }
 
   private uses(b: Buffer): boolean {
-    if (b.buffer === this.buf.buffer && (this.holding || this.at < this.end)) return true;
-    return this.later.some((l) => l.buffer === b.buffer);
+    return (b.buffer === this.buf.buffer && this.inUse) || this.later.some((l) => l.buffer === b.buffer);
+  }
+
+  /** Bytes of `buf` are still to be taken, or the reader holds a piece of it. */
+  private get inUse(): boolean {
+    return this.holding || this.at < this.end;
   }
 
   private get busy(): boolean {
-    return this.holding || this.at < this.end || this.later.length > 0;
+    return this.inUse || this.later.length > 0;
   }
 
   private read(bytes: Buffer): boolean {
@@ -390,7 +394,7 @@ class Connection {
    */
   private settled(): boolean {
     const reading = this.state === 'body' || this.state.startsWith('chunk') || this.state === 'trailers';
-    if (!reading || this.holding || this.at < this.end || !this.ended) return false;
+    if (!reading || this.inUse || !this.ended) return false;
     if (this.framing.kind === 'close') this.finish();
     else this.fail(this.error ?? codeError('ECONNRESET', 'aborted'));
     return true;

@@ -386,8 +386,6 @@ class FullFileReader implements SubdirReader {
   private plain = false;
   /** The subdir has no repodata at all (both files answered 404): kept for the run. */
   private missing?: XpuError;
-  /** What a scan of a downloaded body found, on its way into the cache beside the body. */
-  private keeping?: Promise<unknown>;
 
   constructor(
     private readonly gw: Gateway,
@@ -412,11 +410,10 @@ class FullFileReader implements SubdirReader {
   }
 
   private async scan(batch: string[]): Promise<void> {
-    let doc: Repodata;
-    this.keeping = undefined;
+    let scanned: Scanned;
     if (!this.plain) {
       try {
-        doc = await this.gw.client.consume(`${this.url}.zst`, {}, (body, meta) => this.scanKept(body, meta, batch, () => scanBody(body, `${this.url}.zst`, batch, 'zstd', { size: meta.size })));
+        scanned = await this.gw.client.consume(`${this.url}.zst`, {}, (body, meta) => this.scanKept(body, meta, batch, () => scanBody(body, `${this.url}.zst`, batch, 'zstd', { size: meta.size })));
       } catch (e) {
         if (!(e instanceof XpuError) || e.code !== 'NOT_FOUND') throw e;
         this.plain = true;
@@ -425,14 +422,14 @@ class FullFileReader implements SubdirReader {
     }
     if (this.plain) {
       try {
-        doc = await this.gw.client.consume(this.url, { acceptEncoding: 'gzip' }, (body, meta) => this.scanKept(body, meta, batch, () => scanBody(body, this.url, batch, encodingOf(meta))));
+        scanned = await this.gw.client.consume(this.url, { acceptEncoding: 'gzip' }, (body, meta) => this.scanKept(body, meta, batch, () => scanBody(body, this.url, batch, encodingOf(meta))));
       } catch (e) {
         if (e instanceof XpuError && e.code === 'NOT_FOUND') this.missing = e;
         throw e;
       }
     }
-    await this.keeping;
-    const found = parseRepodata(doc!, this.url);
+    await scanned!.keeping;
+    const found = parseRepodata(scanned!.doc, this.url);
     for (const n of batch) this.known.set(n, []);
     for (const c of found) this.known.get(c.name)?.push(c);
   }
@@ -440,27 +437,32 @@ class FullFileReader implements SubdirReader {
   /**
    * A cached body already scanned for these names answers from what that scan found (kept beside the body), so a
    * warm plan does not decompress and search hundreds of MB again; otherwise it is scanned and the answer kept, for a
-   * downloaded body once the body itself is kept.
+   * downloaded body once the body itself is kept (after `consume` returns: `keeping`).
    */
-  private async scanKept(body: Readable, meta: BodyMeta, names: string[], scan: () => Promise<Repodata>): Promise<Repodata> {
+  private async scanKept(body: Readable, meta: BodyMeta, names: string[], scan: () => Promise<Repodata>): Promise<Scanned> {
     const cache = this.gw.cache;
-    if (!cache) return scan();
+    if (!cache) return { doc: await scan() };
     const form = `records-${createHash('sha256').update([...names].sort().join('\n')).digest('hex').slice(0, 16)}` as const;
     if (!meta.sha256) {
       // A downloaded body: what was found goes beside it once it is kept, so the next plan reads none of it either.
       const doc = await scan();
-      this.keeping = meta.stored?.then((sha) => (sha ? cache.putDerived(sha, form, Buffer.from(JSON.stringify(doc))) : undefined)).catch(() => undefined);
-      return doc;
+      return { doc, keeping: meta.stored?.then((sha) => (sha ? cache.putDerived(sha, form, Buffer.from(JSON.stringify(doc))) : undefined)).catch(() => undefined) };
     }
     const kept = parseKeptRepodata(await cache.readDerived(meta.sha256, form));
     if (kept) {
       body.destroy();
-      return kept;
+      return { doc: kept };
     }
     const doc = await scan();
     await cache.putDerived(meta.sha256, form, Buffer.from(JSON.stringify(doc))).catch(() => undefined);
-    return doc;
+    return { doc };
   }
+}
+
+/** What one scan of a subdir's body found, and what of it is still on its way into the cache. */
+interface Scanned {
+  doc: Repodata;
+  keeping?: Promise<unknown>;
 }
 
 function encodingOf(meta: BodyMeta): 'gzip' | 'identity' {
