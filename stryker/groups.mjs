@@ -50,7 +50,7 @@ export const GROUPS = {
   // The dependency resolver (newest that fits, backtracking, going back from the source's choice) and the two
   // readers of the packages' own dependency text it decides on: conda match specs and PEP 508 requirements.
   resolver: {
-    mutate: ['src/plan/resolve.ts', 'src/sources/match-spec.ts', 'src/sources/pep508.ts'],
+    mutate: ['src/versions/resolve.ts', 'src/versions/match-spec.ts', 'src/versions/pep508.ts'],
     testFiles: ['test/unit/resolve.test.ts', 'test/unit/dependency-specs.test.ts'],
   },
   // The download cache and the downloads into it: what is hashed, compared, resumed, kept or thrown away.

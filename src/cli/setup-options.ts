@@ -12,7 +12,7 @@ import type { SetupOptions } from '../pipeline/options.js';
 import { LOCKFILE_NAME } from '../plan/lockfile.js';
 import type { RequestFlags } from '../plan/request.js';
 import type { MatchTorchRequest } from '../plan/types.js';
-import { parseConstraint } from '../sources/order.js';
+import { parseConstraint } from '../versions/order.js';
 import { list, splitList, str, type Values } from './command.js';
 import { EnvVars } from '../env-names.js';
 import { DEFAULT_LIMITS, type UnpackLimits } from '../install/limits.js';

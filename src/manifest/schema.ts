@@ -1,11 +1,11 @@
 // Manifest types and their validation: components, per-platform ordered sources, and path maps as data.
 import { XpuError } from '../errors.js';
 import { TARGET_PLATFORMS, type TargetPlatform } from '../host/types.js';
-import { loadPep440 } from '../sources/pep440.js';
-import { isRange, rangeSyntax } from '../sources/version.js';
-import { SOURCE_KINDS, type SourceKind } from './source-kinds.js';
+import { loadPep440 } from '../versions/pep440.js';
+import { isRange, rangeSyntax } from '../versions/range.js';
+import { SOURCE_KINDS, type SourceKind } from '../kinds/index.js';
 
-export { SOURCE_KINDS, type SourceKind } from './source-kinds.js';
+export { SOURCE_KINDS, type SourceKind } from '../kinds/index.js';
 
 /** Members under `from` (a path prefix; `*` matches one segment) land under `to` in the prefix. */
 export interface MapRule {

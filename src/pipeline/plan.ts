@@ -21,7 +21,7 @@ import { mergeRequest } from '../plan/request.js';
 import type { SetupRequest } from '../plan/types.js';
 import { readTorchMatch, torchMismatch, TORCH_RUNTIME_PACKAGES } from '../plan/torch.js';
 import type { Reporter } from '../reporter.js';
-import { loadPep440 } from '../sources/pep440.js';
+import { loadPep440 } from '../versions/pep440.js';
 import type { PlannedArchive } from '../sources/types.js';
 import { VERSION } from '../version.js';
 import type { PlanSetupOptions, SetupOptions } from './options.js';

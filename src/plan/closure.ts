@@ -5,17 +5,17 @@ import type { Host } from '../host/types.js';
 import { layoutFor } from '../host/index.js';
 import type { CondaSourceSpec, PypiSourceSpec, SkippedPackage, SourceSpec } from '../manifest/schema.js';
 import { httpFor } from '../net/http.js';
-import { better, condaRecords } from '../sources/conda.js';
+import { better, condaRecords } from '../kinds/conda.js';
 import { type CondaCandidate } from '../sources/repodata.js';
-import { checkVirtual, isVirtual, matchesSpec, parseMatchSpec } from '../sources/match-spec.js';
-import { compareConda } from '../sources/order.js';
-import { comparePep440, isPep440PreRelease, loadPep440, pep440Holds, satisfiesPep440 } from '../sources/pep440.js';
-import { evaluateMarker, markerEnvFor, parseRequirement, requiresDistOf, type MarkerEnv } from '../sources/pep508.js';
+import { checkVirtual, isVirtual, matchesSpec, parseMatchSpec } from '../versions/match-spec.js';
+import { compareConda } from '../versions/order.js';
+import { comparePep440, isPep440PreRelease, loadPep440, pep440Holds, satisfiesPep440 } from '../versions/pep440.js';
+import { evaluateMarker, markerEnvFor, parseRequirement, requiresDistOf, type MarkerEnv } from '../versions/pep508.js';
 import { gatewayFor } from '../sources/gateway.js';
-import { DEFAULT_INDEX_URL, parseWheelFilename, platformTagScore } from '../sources/pypi.js';
+import { DEFAULT_INDEX_URL, parseWheelFilename, platformTagScore } from '../kinds/pypi.js';
 import { normalizeName, type IndexFile } from '../sources/simple-index.js';
 import type { PlannedArchive, Resolution, SourceContext } from '../sources/types.js';
-import { resolveFromChoice, requirementText, type Candidate, type Provider, type Requirement } from './resolve.js';
+import { resolveFromChoice, requirementText, type Candidate, type Provider, type Requirement } from '../versions/resolve.js';
 import { DECIDED_RUNTIME } from './runtime.js';
 
 /**

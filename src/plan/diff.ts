@@ -4,7 +4,7 @@
 import type { Receipt, ReceiptComponent } from '../install/receipt.js';
 import type { PrefixProblem } from '../install/verify.js';
 import type { SourceKind } from '../manifest/schema.js';
-import { compareAcross } from '../sources/order.js';
+import { compareAcross } from '../versions/order.js';
 import type { InstallPlan, PlannedComponent } from './types.js';
 
 export type ChangeKind = 'add' | 'remove' | 'upgrade' | 'downgrade' | 'switch' | 'rebuild';

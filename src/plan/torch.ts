@@ -3,7 +3,7 @@ import type { Deps } from '../deps.js';
 import { XpuError } from '../errors.js';
 import { readPythonDistributions, type EnvDists, type PythonDists } from '../inspect/python-dists.js';
 import type { InstallPlan, TorchMatch, TorchPin } from './types.js';
-import type { Requirement } from './resolve.js';
+import type { Requirement } from '../versions/resolve.js';
 
 /** The packages torch XPU wheels pin exactly, which a prefix's copies on the library path would shadow. */
 export const TORCH_RUNTIME_PACKAGES = ['intel-cmplr-lib-ur', 'intel-sycl-rt', 'umf', 'tcmlib'] as const;

@@ -4,7 +4,7 @@ import type { ArchiveFormat } from '../formats/index.js';
 import type { Host } from '../host/types.js';
 import type { MapRule, SourceKind } from '../manifest/schema.js';
 import type { Reporter } from '../reporter.js';
-import type { Constraint } from './order.js';
+import type { Constraint } from '../versions/order.js';
 import type { Gateway } from './gateway.js';
 
 export interface PlannedArchive {

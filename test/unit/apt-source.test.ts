@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Deps, ExecResult } from '../../src/deps.js';
 import type { Host } from '../../src/host/types.js';
 import { silentReporter } from '../../src/reporter.js';
-import { resolveApt } from '../../src/sources/apt.js';
+import { resolveApt } from '../../src/kinds/apt.js';
 import { NotAvailable } from '../../src/sources/types.js';
 import { absentFiles } from '../fixtures/detect/fake-deps.js';
 

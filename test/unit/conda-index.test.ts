@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parsePin, selectCondaSet } from '../../src/sources/conda.js';
+import { parsePin, selectCondaSet } from '../../src/kinds/conda.js';
 import { parseRepodata, type Repodata } from '../../src/sources/repodata.js';
 
 const h = (c: string) => c.repeat(64);

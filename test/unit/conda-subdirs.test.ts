@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Deps } from '../../src/deps.js';
 import type { Host } from '../../src/host/index.js';
 import { silentReporter } from '../../src/reporter.js';
-import { condaRecords } from '../../src/sources/conda.js';
+import { condaRecords } from '../../src/kinds/conda.js';
 import type { Gateway } from '../../src/sources/gateway.js';
 import type { SourceContext } from '../../src/sources/types.js';
 

@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import * as pep440 from '@renovatebot/pep440';
 import type { Host } from '../../src/host/types.js';
-import { checkVirtual, isVersionSpec, isVirtual, matchesBuild, matchesSpec, matchesVersion, parseMatchSpec, virtualPackages } from '../../src/sources/match-spec.js';
-import { evaluateMarker, markerEnvFor, parseRequirement, requiresDistOf } from '../../src/sources/pep508.js';
+import { checkVirtual, isVersionSpec, isVirtual, matchesBuild, matchesSpec, matchesVersion, parseMatchSpec, virtualPackages } from '../../src/versions/match-spec.js';
+import { evaluateMarker, markerEnvFor, parseRequirement, requiresDistOf } from '../../src/versions/pep508.js';
 
 const compare = (a: string, b: string, op: string) => (pep440.valid(a) && pep440.valid(b) ? pep440.satisfies(a, `${op}${b}`) : undefined);
 

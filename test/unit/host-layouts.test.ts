@@ -9,8 +9,8 @@ import { isXpuError } from '../../src/errors.js';
 import { findZstd } from '../../src/formats/decompress.js';
 import { hintShell } from '../../src/hints.js';
 import { isInside, isNative, layoutFor, nodeLayout, osLayout, type Host } from '../../src/host/index.js';
-import { virtualPackages } from '../../src/sources/match-spec.js';
-import { markerEnvFor } from '../../src/sources/pep508.js';
+import { virtualPackages } from '../../src/versions/match-spec.js';
+import { markerEnvFor } from '../../src/versions/pep508.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
 
 const work = await fs.mkdtemp(path.join(os.tmpdir(), 'xpu-host-layouts-'));

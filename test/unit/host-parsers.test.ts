@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isDebianLike, parseGlibcVersion, parseOsRelease } from '../../src/host/linux.js';
-import { parseAptCacheShow } from '../../src/sources/apt.js';
-import { debianUpstream } from '../../src/sources/order.js';
+import { parseAptCacheShow } from '../../src/kinds/apt.js';
+import { debianUpstream } from '../../src/versions/order.js';
 
 describe('os-release', () => {
   it('parses Debian 12', () => {

@@ -11,9 +11,9 @@ import { isXpuError, XpuError } from '../../src/errors.js';
 import { activeEnvDistributions, parseDistInfoName } from '../../src/inspect/python-dists.js';
 import { mergeRequest } from '../../src/plan/request.js';
 import type { SetupRequest } from '../../src/plan/types.js';
-import { resolve, type Candidate, type Provider } from '../../src/plan/resolve.js';
+import { resolve, type Candidate, type Provider } from '../../src/versions/resolve.js';
 import { pinRequirements, pinsFor, torchMatchOf, torchMismatch, torchTableRow } from '../../src/plan/torch.js';
-import { matchesVersion } from '../../src/sources/match-spec.js';
+import { matchesVersion } from '../../src/versions/match-spec.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
 import { installDists, intelRuntimeDists, torchXpuDist } from '../support/python-env.js';
 

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../../src/host/types.js';
-import { loadPep440 } from '../../src/sources/pep440.js';
-import { parseWheelFilename, platformTagScore, selectWheel } from '../../src/sources/pypi.js';
+import { loadPep440 } from '../../src/versions/pep440.js';
+import { parseWheelFilename, platformTagScore, selectWheel } from '../../src/kinds/pypi.js';
 import { parseJsonApi, parseSimpleHtml, parseSimpleJson, type IndexFile } from '../../src/sources/simple-index.js';
 
 const linux: Host = { platform: 'linux-x64', os: 'linux', arch: 'x64', native: true, glibc: '2.36' };

@@ -1,9 +1,9 @@
 // The dependency resolver over provider tables written here: newest that fits, backtracking, constraints, conflict chains.
 import { describe, expect, it } from 'vitest';
 import { XpuError } from '../../src/errors.js';
-import { resolve, resolveFromChoice, type Candidate, type Provider, type Requirement } from '../../src/plan/resolve.js';
-import { matchesVersion } from '../../src/sources/match-spec.js';
-import { compareConda } from '../../src/sources/order.js';
+import { resolve, resolveFromChoice, type Candidate, type Provider, type Requirement } from '../../src/versions/resolve.js';
+import { matchesVersion } from '../../src/versions/match-spec.js';
+import { compareConda } from '../../src/versions/order.js';
 
 /** An index as a table: name -> version -> what it depends on (conda version specs, `name spec`). */
 type Table = Record<string, Record<string, { depends?: string[]; constrains?: string[] }>>;

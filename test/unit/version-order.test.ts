@@ -1,9 +1,9 @@
 // Version ordering per source (PEP 440 through @renovatebot/pep440, conda, Debian), `name>=version` constraints, and
 // manifest ranges read in each source's ordering.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { compareAcross, compareConda, compareDebian, meets, parseConstraint, parseDebianRelations } from '../../src/sources/order.js';
-import { comparePep440, isPep440PreRelease, loadPep440, pep440Holds } from '../../src/sources/pep440.js';
-import { inRange, isRange } from '../../src/sources/version.js';
+import { compareAcross, compareConda, compareDebian, meets, parseConstraint, parseDebianRelations } from '../../src/versions/order.js';
+import { comparePep440, isPep440PreRelease, loadPep440, pep440Holds } from '../../src/versions/pep440.js';
+import { inRange, isRange } from '../../src/versions/range.js';
 
 beforeAll(loadPep440);
 

@@ -2,7 +2,7 @@
 import { formatOf } from '../formats/index.js';
 import { XpuError } from '../errors.js';
 import type { UrlSourceSpec } from '../manifest/schema.js';
-import type { Resolution } from './types.js';
+import type { Resolution } from '../sources/types.js';
 
 export function resolveUrl(spec: UrlSourceSpec): Resolution {
   const filename = new URL(spec.url).pathname.split('/').pop() ?? spec.url;

@@ -3,12 +3,12 @@ import { XpuError } from '../errors.js';
 import type { Host } from '../host/types.js';
 import { layoutFor } from '../host/index.js';
 import type { PypiSourceSpec } from '../manifest/schema.js';
-import { gatewayFor } from './gateway.js';
-import { normalizeName, type IndexFile } from './simple-index.js';
-import { meetsAll, type Constraint } from './order.js';
-import { comparePep440, isPep440PreRelease, loadPep440 } from './pep440.js';
-import { inRange } from './version.js';
-import { NotAvailable, type Resolution, type SourceContext } from './types.js';
+import { gatewayFor } from '../sources/gateway.js';
+import { normalizeName, type IndexFile } from '../sources/simple-index.js';
+import { meetsAll, type Constraint } from '../versions/order.js';
+import { comparePep440, isPep440PreRelease, loadPep440 } from '../versions/pep440.js';
+import { inRange } from '../versions/range.js';
+import { NotAvailable, type Resolution, type SourceContext } from '../sources/types.js';
 
 export const DEFAULT_INDEX_URL = 'https://pypi.org/simple';
 

@@ -1,6 +1,6 @@
 // Version ordering as each ecosystem defines it (PEP 440 through pep440.ts, conda, Debian), and `name>=1.9` constraints checked with it.
 import { XpuError } from '../errors.js';
-import type { SourceKind } from '../manifest/source-kinds.js';
+import type { SourceKind } from '../kinds/index.js';
 import { comparePep440 } from './pep440.js';
 
 export type Ordering = 'pep440' | 'conda' | 'debian';

@@ -1,6 +1,6 @@
 // A manifest source's `versions` range, read in that source's own ordering: a conda version spec, a PEP 440
 // specifier set, Debian relations.
-import type { SourceKind } from '../manifest/source-kinds.js';
+import type { SourceKind } from '../kinds/index.js';
 import { isVersionSpec, matchesVersion } from './match-spec.js';
 import { meetsAll, orderingOf, parseDebianRelations, type Ordering } from './order.js';
 import { isPep440Specifier, satisfiesPep440 } from './pep440.js';

@@ -4,11 +4,11 @@ import { formatOf } from '../formats/index.js';
 import { layoutFor } from '../host/index.js';
 import type { CondaSourceSpec } from '../manifest/schema.js';
 import type { Http } from '../net/http.js';
-import { gatewayFor, scanBody, type Gateway } from './gateway.js';
-import type { CondaCandidate, Repodata } from './repodata.js';
-import { inRange } from './version.js';
-import { compareConda, meetsAll, type Constraint } from './order.js';
-import { NotAvailable, type PlannedArchive, type Resolution, type SourceContext } from './types.js';
+import { gatewayFor, scanBody, type Gateway } from '../sources/gateway.js';
+import type { CondaCandidate, Repodata } from '../sources/repodata.js';
+import { inRange } from '../versions/range.js';
+import { compareConda, meetsAll, type Constraint } from '../versions/order.js';
+import { NotAvailable, type PlannedArchive, type Resolution, type SourceContext } from '../sources/types.js';
 
 /** `level-zero ==1.20.6 h84d6215_0` or `level-zero 1.20.6 h84d6215_0` -> pinned version and build. */
 export function parsePin(dep: string): { name: string; version?: string; build?: string } {

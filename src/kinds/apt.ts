@@ -3,9 +3,9 @@ import * as path from 'node:path';
 import { isDebianLike } from '../host/linux.js';
 import { layoutFor } from '../host/index.js';
 import type { AptSourceSpec } from '../manifest/schema.js';
-import { NotAvailable, type PlannedArchive, type Resolution, type SourceContext } from './types.js';
-import { inRange } from './version.js';
-import { debianUpstream, meetsAll } from './order.js';
+import { NotAvailable, type PlannedArchive, type Resolution, type SourceContext } from '../sources/types.js';
+import { inRange } from '../versions/range.js';
+import { debianUpstream, meetsAll } from '../versions/order.js';
 
 export interface AptRecord {
   package: string;
