@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import type { Deps } from './deps.js';
 import { nodeLayout, type PlatformLayout } from './host/index.js';
 import type { Receipt } from './install/receipt.js';
+import { findKind } from './kinds/index.js';
 import { psq, shq } from './shell-words.js';
 
 
@@ -84,10 +85,10 @@ export function recordedSourceArgs(receipt: Pick<Receipt, 'components'> | undefi
     const [kind, ...rest] = c.source.split(' ');
     const origin = rest.join(' ').replace(/\/+$/, '');
     if (!origin || PUBLIC_INDEXES.has(origin)) continue;
-    const flag = kind === 'conda' ? '--conda-channel' : kind === 'pypi' ? '--index-url' : undefined;
-    if (!flag) continue;
-    // A conda source may record several channels, comma-separated.
-    for (const o of flag === '--conda-channel' ? origin.split(/,\s*/) : [origin]) {
+    const option = findKind(kind ?? '')?.option;
+    if (!option) continue;
+    const flag = option.flag;
+    for (const o of option.values(origin)) {
       if (seen.has(flag + o)) continue;
       seen.add(flag + o);
       args.push(flag, o);

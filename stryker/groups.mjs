@@ -56,7 +56,7 @@ export const GROUPS = {
   // The download cache and the downloads into it: what is hashed, compared, resumed, kept or thrown away.
   cache: {
     // download.ts from the range check on: the lock-taking above it is not verification.
-    mutate: ['src/cache/*.ts', { file: 'src/net/download.ts', from: 'contentRange' }, 'src/fetch/apt.ts'],
+    mutate: ['src/cache/*.ts', { file: 'src/net/download.ts', from: 'contentRange' }, { file: 'src/kinds/apt.ts', fn: 'fetchApt' }],
     testFiles: ['test/unit/cache.test.ts', 'test/unit/fetch-download.test.ts'],
     // Its tests wait out retries (seconds each): each mutant runs only the tests that reached it.
     coverageAnalysis: 'perTest',

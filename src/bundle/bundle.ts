@@ -12,7 +12,7 @@ import type { InstallPlan } from '../plan/types.js';
 import type { Reporter } from '../reporter.js';
 import type { RepodataRecord } from '../sources/repodata.js';
 import { normalizeName } from '../sources/simple-index.js';
-import { withVerifiedSizes, type PlannedArchive } from '../sources/types.js';
+import { withVerifiedSizes, type PlannedArchive } from '../records/archive.js';
 import { readWheelMetadata } from '../formats/wheel.js';
 
 export interface BundleResult {

@@ -154,7 +154,7 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
       indexUrl: flags.indexUrl,
       requires,
       ...(matchTorch ? { matchTorch } : {}),
-      namedBy: { ...(channels.length ? { conda: channels[0]!.from } : {}), ...(indexUrl ? { pypi: indexUrl.from } : {}) },
+      namedBy: { ...(channels.length ? { '--conda-channel': channels[0]!.from } : {}), ...(indexUrl ? { '--index-url': indexUrl.from } : {}) },
     },
     flags,
     locked: values.locked || lockfile ? path.resolve(lockfile ?? LOCKFILE_NAME) : undefined,

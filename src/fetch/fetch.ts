@@ -3,12 +3,12 @@ import * as fs from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { DownloadCache, hashMismatch, sha256File, type CachedFile } from '../cache/store.js';
 import { XpuError } from '../errors.js';
+import { ownFetcherOf } from '../kinds/index.js';
 import type { Deps } from '../deps.js';
 import { httpFor } from '../net/http.js';
 import type { InstallPlan } from '../plan/types.js';
 import type { Reporter } from '../reporter.js';
-import type { PlannedArchive } from '../sources/types.js';
-import { fetchApt } from './apt.js';
+import type { PlannedArchive } from '../records/archive.js';
 import { downloadToCache } from '../net/download.js';
 import { LiveDownload } from './live.js';
 
@@ -144,8 +144,9 @@ async function fetchAll(
     while (next < jobs.length && !signal.aborted) {
       const i = next++;
       const { archive, component } = jobs[i]!;
-      const file = archive.url.startsWith('apt:')
-        ? await fetchApt(archive, cache, deps)
+      const own = ownFetcherOf(archive);
+      const file = own
+        ? await own.fetch(archive, cache, deps)
         : archive.url.startsWith('file:')
           ? await fromFile(archive, cache)
           : await downloadToCache(http, cache, archive.url, { sha256: archive.sha256, size: archive.size }, {

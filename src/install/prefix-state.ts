@@ -8,7 +8,7 @@ import { nodeLayout } from '../host/index.js';
 import type { TargetPlatform } from '../host/types.js';
 import type { LockedPlatform } from '../plan/lockfile.js';
 import type { InstallPlan } from '../plan/types.js';
-import { withVerifiedSizes } from '../sources/types.js';
+import { withVerifiedSizes } from '../records/archive.js';
 import { ENV_FILES } from './env.js';
 import { readReceipt, RECEIPT_NAME, type Receipt } from './receipt.js';
 import { diskReader, verifyPrefix, type VerifyPrefixOptions } from './verify.js';

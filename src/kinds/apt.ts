@@ -1,9 +1,23 @@
-// Debian/Ubuntu archives through the machine's own apt: versions and SHA256 from apt-cache (fetch/apt.ts downloads them).
+// The apt source kind: Debian/Ubuntu archives through the machine's own apt, versions and SHA256 from apt-cache, and
+// `apt:` archives downloaded with apt-get (apt's own mirrors and proxy) into the verified cache.
+import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import { hashMismatch, sha256File, type CachedFile, type DownloadCache } from '../cache/store.js';
+import type { Deps } from '../deps.js';
+import { XpuError } from '../errors.js';
 import { isDebianLike } from '../host/linux.js';
 import { layoutFor } from '../host/index.js';
-import type { AptSourceSpec } from '../manifest/schema.js';
-import { NotAvailable, type PlannedArchive, type Resolution, type SourceContext } from '../sources/types.js';
+import type { PlannedArchive } from '../records/archive.js';
+import { checkSkip, isStrArr } from './closure.js';
+import { NotAvailable, type Kind, type Resolution, type SourceBase, type SourceContext } from './kind.js';
+
+export interface AptSourceSpec extends SourceBase {
+  kind: 'apt';
+  packages: string[];
+}
+
+/** The URL scheme of an archive apt-get downloads: `apt:<package>=<version>`. */
+const SCHEME = 'apt:';
 import { inRange } from '../versions/range.js';
 import { debianUpstream, meetsAll } from '../versions/order.js';
 
@@ -52,7 +66,7 @@ export async function resolveApt(spec: AptSourceSpec, ctx: SourceContext): Promi
     const rec = records.find((x) => x.package === pkg);
     if (!rec) throw new NotAvailable(`apt knows no package ${pkg} (run apt-get update?)`);
     if (!rec.sha256) throw new NotAvailable(`apt lists ${pkg} without a SHA256`);
-    if (!inRange('apt', rec.version, spec.versions)) {
+    if (!inRange('debian', rec.version, spec.versions)) {
       throw new NotAvailable(`apt has ${pkg} ${rec.version}, outside ${spec.versions}`);
     }
     if (!meetsAll(rec.version, ctx.constraints ?? [], 'debian')) {
@@ -62,7 +76,7 @@ export async function resolveApt(spec: AptSourceSpec, ctx: SourceContext): Promi
       package: pkg,
       version: rec.version,
       filename: rec.filename ? path.posix.basename(rec.filename) : `${pkg}_${rec.version}.deb`,
-      url: `apt:${pkg}=${rec.version}`,
+      url: `${SCHEME}${pkg}=${rec.version}`,
       sha256: rec.sha256,
       size: rec.size,
       format: 'deb',
@@ -77,3 +91,44 @@ export async function resolveApt(spec: AptSourceSpec, ctx: SourceContext): Promi
     archives,
   };
 }
+
+/** Downloads an `apt:` archive with apt-get into the cache, then checks it against the SHA256 apt-cache listed. */
+export async function fetchApt(archive: PlannedArchive, cache: DownloadCache, deps: Deps): Promise<CachedFile> {
+  const hit = await cache.lookup(archive.sha256);
+  if (hit) return hit;
+  const spec = archive.url.slice(SCHEME.length);
+  const dir = path.dirname(await cache.tempFile(archive.filename));
+  const work = await fs.mkdtemp(path.join(dir, 'apt-'));
+  try {
+    const r = await deps.exec('apt-get', ['download', '-q', '-o', 'APT::Sandbox::User=root', spec], { cwd: work, timeoutMs: 300_000 });
+    const got = (await fs.readdir(work)).filter((n) => n.endsWith('.deb'));
+    if (r.exitCode !== 0 || got.length !== 1) {
+      throw new XpuError('NETWORK', `apt-get download ${spec} failed`, {
+        details: { url: archive.url, stderr: r.stderr || r.failedToStart },
+        hints: ['check that apt can reach its archive (apt-get update), or choose another source with --source'],
+      });
+    }
+    const file = path.join(work, got[0]!);
+    const actual = await sha256File(file);
+    if (actual !== archive.sha256) throw hashMismatch(archive.url, archive.sha256, actual);
+    const size = (await fs.stat(file)).size;
+    return await cache.adopt(file, actual, size);
+  } finally {
+    await fs.rm(work, { recursive: true, force: true });
+  }
+}
+
+export const apt: Kind<AptSourceSpec> = {
+  name: 'apt',
+  ordering: 'debian',
+  validate(s, bad) {
+    if (!isStrArr(s.packages)) throw bad('"packages" must be a non-empty list of names');
+    checkSkip((s as { skip?: unknown }).skip, bad);
+  },
+  resolve: resolveApt,
+  describe: () => 'apt',
+  // apt reads the machine's own sources.list through apt-get, not an index of ours.
+  indexes: () => [],
+  recordedIndexes: () => [],
+  fetcher: { scheme: SCHEME, fetch: fetchApt },
+};

@@ -1,14 +1,36 @@
-// conda channels: the platform's subdir and noarch read through the gateway (repodata.ts is the format), best builds chosen.
+// The conda source kind: channels' platform subdir and noarch read through the gateway (repodata.ts is the format),
+// best builds chosen, and the dependency closure over depends/constrains with strict channel priority.
 import { isUnreachable } from '../errors.js';
 import { formatOf } from '../formats/index.js';
 import { layoutFor } from '../host/index.js';
-import type { CondaSourceSpec } from '../manifest/schema.js';
 import type { Http } from '../net/http.js';
+import type { PlannedArchive } from '../records/archive.js';
 import { gatewayFor, scanBody, type Gateway } from '../sources/gateway.js';
-import type { CondaCandidate, Repodata } from '../sources/repodata.js';
-import { inRange } from '../versions/range.js';
+import { CONDA_RUNTIME_PACKAGES, type CondaCandidate, type Repodata } from '../sources/repodata.js';
+import { checkVirtual, isVirtual, matchesSpec, parseMatchSpec } from '../versions/match-spec.js';
 import { compareConda, meetsAll, type Constraint } from '../versions/order.js';
-import { NotAvailable, type PlannedArchive, type Resolution, type SourceContext } from '../sources/types.js';
+import { inRange } from '../versions/range.js';
+import { resolveFromChoice, requirementText, type Candidate, type Provider, type Requirement } from '../versions/resolve.js';
+import { archiveWhy, checkSkip, dedupe, isStrArr, older, rootRequirements, skipMap } from './closure.js';
+import { indexRoot, NotAvailable, type ClosureNotes, type ClosureResult, type Kind, type NamedIndexes, type Resolution, type SkippedPackage, type SourceBase, type SourceContext } from './kind.js';
+
+export interface CondaSourceSpec extends SourceBase {
+  kind: 'conda';
+  channels: string[];
+  packages: string[];
+  /** Dependencies of the packages not to install. */
+  skip?: SkippedPackage[];
+}
+
+/**
+ * Runtime libraries a conda package depends on that are left to this machine: Windows' C runtime (its decision from
+ * PE imports is not made yet). The Linux ones (libstdcxx, libgcc, ...) are resolved with the closure and installed
+ * only where the binaries need what the host lacks (DECIDED_RUNTIME, plan/runtime.ts).
+ */
+export const RUNTIME_LIBRARIES = new Set(['ucrt', 'vc', 'vc14_runtime', 'vs2015_runtime']);
+
+/** The runtime library packages whose install plan/runtime.ts decides from the binaries' needs (Linux). */
+const DECIDED_RUNTIME = new Set(CONDA_RUNTIME_PACKAGES);
 
 /** `level-zero ==1.20.6 h84d6215_0` or `level-zero 1.20.6 h84d6215_0` -> pinned version and build. */
 export function parsePin(dep: string): { name: string; version?: string; build?: string } {
@@ -89,8 +111,11 @@ async function subdirAndNoarch(gateway: Gateway, ch: string, subdir: string, nam
   return [arch.value, noarch.value];
 }
 
+/** The channels a run reads for this entry: the named ones (--conda-channel) in place of the manifest's. */
+const channelsOf = (spec: CondaSourceSpec, named: NamedIndexes): string[] => (named.condaChannels?.length ? named.condaChannels : spec.channels);
+
 export async function resolveConda(spec: CondaSourceSpec, ctx: SourceContext): Promise<Resolution> {
-  const channels = ctx.condaChannels?.length ? ctx.condaChannels : spec.channels;
+  const channels = channelsOf(spec, ctx);
   const subdir = layoutFor(ctx.host.platform).condaSubdir;
   const gateway = ctx.gateway ?? gatewayFor(ctx.deps);
   const misses: string[] = [];
@@ -101,7 +126,7 @@ export async function resolveConda(spec: CondaSourceSpec, ctx: SourceContext): P
     let noarch: CondaCandidate[];
     try {
       // Every name the run may ask for goes into the first read, so a channel without shards is scanned once.
-      const names = [...new Set([...spec.packages, ...(ctx.condaPackages ?? [])])];
+      const names = [...new Set([...spec.packages, ...(ctx.runNames?.get(conda.name) ?? [])])];
       [arch, noarch] = await subdirAndNoarch(gateway, ch, subdir, names);
     } catch (e) {
       // One unreachable channel is not the end: the next channel may answer.
@@ -136,3 +161,135 @@ export async function resolveConda(spec: CondaSourceSpec, ctx: SourceContext): P
   if (unreachable && misses.every((m) => m.endsWith('unreachable'))) throw unreachable;
   throw new NotAvailable(misses.join('; '));
 }
+
+// ---- conda ------------------------------------------------------------------------------------------------------
+
+interface CondaPick extends Candidate {
+  record?: CondaCandidate;
+  /** A runtime library the channel has no fitting record of: this machine's own stands in (and is checked before the swap). */
+  hostStandIn?: true;
+}
+
+/** A conda channel list as the resolver sees it: strict channel priority (the first channel with a name wins). */
+function condaProvider(ctx: SourceContext, channels: string[], skip: Map<string, string>, notes: ClosureNotes): Provider<CondaPick> {
+  const host = ctx.host;
+  const cache = new Map<string, Promise<CondaPick[]>>();
+  const decided = (name: string) => layoutFor(host.platform).decidesRuntimeLibraries && DECIDED_RUNTIME.has(name);
+  const read = (names: string[]): void => {
+    const fresh = names.filter((n) => !cache.has(n) && !isVirtual(n));
+    if (!fresh.length) return;
+    // One read of each channel for every name asked at once (repodata is read whole).
+    const all = (async () => {
+      const out = new Map<string, CondaPick[]>();
+      for (const ch of channels) {
+        const records = await condaRecords(ctx, ch, fresh);
+        for (const n of fresh) {
+          if (out.has(n)) continue;
+          const mine = records.filter((r) => r.name === n && r.sha256);
+          if (mine.length) out.set(n, mine.sort(betterCondaRecord).map((r) => ({ name: n, version: r.version, build: r.build, record: r })));
+        }
+      }
+      return out;
+    })();
+    for (const n of fresh) cache.set(n, all.then((m) => m.get(n) ?? []));
+  };
+  return {
+    async candidates(name) {
+      if (isVirtual(name)) {
+        const v = checkVirtual({ name, version: '' }, host);
+        return v.ok ? [{ name, version: name === '__glibc' ? host.glibc ?? '0' : '0' }] : [];
+      }
+      read([name]);
+      const records = await cache.get(name)!;
+      return decided(name) ? [...records, { name, version: '0', hostStandIn: true }] : records;
+    },
+    satisfies(r, c) {
+      if (c.hostStandIn) return true;
+      if (isVirtual(r.name)) return checkVirtual({ name: r.name, version: r.spec.split(/\s+/)[0] ?? '' }, host).ok;
+      const spec = parseMatchSpec(`${r.name} ${r.spec}`);
+      return matchesSpec(spec, { name: c.name, version: c.version, build: c.record?.build });
+    },
+    async dependencies(c) {
+      const by = `${c.name} ${c.version}`;
+      const out: Requirement[] = [];
+      for (const dep of c.record?.depends ?? []) {
+        const spec = parseMatchSpec(dep);
+        const rest = dep.trim().slice(spec.name.length).trim();
+        if (RUNTIME_LIBRARIES.has(spec.name)) {
+          notes.runtime.push(`${dep} (needed by ${by})`);
+          continue;
+        }
+        if (skip.has(spec.name)) {
+          notes.skipped.push(`${dep} (needed by ${by}): not installed: ${skip.get(spec.name)}`);
+          continue;
+        }
+        out.push({ name: spec.name, spec: rest, by, byName: c.name });
+      }
+      read(out.map((r) => r.name));
+      return out;
+    },
+    constraints(c) {
+      const by = `${c.name} ${c.version}`;
+      return (c.record?.constrains ?? []).map((dep) => {
+        const spec = parseMatchSpec(dep);
+        return { name: spec.name, spec: dep.trim().slice(spec.name.length).trim(), by, byName: c.name };
+      });
+    },
+  };
+}
+
+/** Newest version first, then conda's preference among builds of one version. */
+const betterCondaRecord = (a: CondaCandidate, b: CondaCandidate): number => compareConda(b.version, a.version) || better(a, b);
+
+export async function condaClosure(spec: CondaSourceSpec, r: Resolution, ctx: SourceContext, component: string, pins: Requirement[]): Promise<ClosureResult> {
+  const channels = channelsOf(spec, ctx);
+  const notes: ClosureNotes = { runtime: [], skipped: [] };
+  const provider = condaProvider(ctx, channels, skipMap(spec.skip), notes);
+  // The packages the source chose, first at the very builds it chose.
+  const roots = rootRequirements(r, ctx, component, (a) => `==${a.version} ${a.build ?? '*'}`);
+  const { solved, left } = await resolveFromChoice(roots.chosen, roots.wider, provider, pins);
+  const archives: PlannedArchive[] = [];
+  for (const { candidate, requiredBy } of solved.values()) {
+    const rec = candidate.record;
+    if (candidate.hostStandIn) notes.runtime.push(`${requiredBy.map((q) => `${requirementText(q)} (needed by ${q.by})`).join('; ')}: the channel has none that fits`);
+    if (!rec) continue;
+    const root = r.archives.find((a) => a.package === rec.name && a.version === rec.version && (a.build ?? rec.build) === rec.build);
+    const why = archiveWhy(requiredBy);
+    archives.push({
+      ...(root ?? {
+        package: rec.name,
+        version: rec.version,
+        build: rec.build,
+        filename: rec.filename,
+        url: rec.url,
+        sha256: rec.sha256!,
+        size: rec.size,
+        format: formatOf(rec.filename)!,
+        map: spec.map,
+      }),
+      ...(why.length && !root ? { requiredBy: why } : {}),
+      ...(rec.depends?.length ? { depends: rec.depends } : {}),
+      ...(rec.constrains?.length ? { constrains: rec.constrains } : {}),
+      ...(!root && DECIDED_RUNTIME.has(rec.name) && layoutFor(ctx.host.platform).decidesRuntimeLibraries ? { runtime: {} } : {}),
+    });
+  }
+  return { archives, notes: dedupe(notes), ...older(r, solved.get(r.archives[0]?.package ?? '')?.candidate.version, left) };
+}
+
+export const conda: Kind<CondaSourceSpec> = {
+  name: 'conda',
+  ordering: 'conda',
+  validate(s, bad) {
+    if (!isStrArr(s.packages)) throw bad('"packages" must be a non-empty list of names');
+    if (!isStrArr(s.channels)) throw bad('conda sources need "channels"');
+    checkSkip(s.skip, bad);
+  },
+  resolve: resolveConda,
+  closure: condaClosure,
+  describe: (spec, named) => `conda ${channelsOf(spec, named).join(', ')}`,
+  indexes: (spec, named) => channelsOf(spec, named).map(indexRoot),
+  recordedIndexes: (origin) => origin.split(/,\s*/).filter(Boolean).map(indexRoot),
+  runNames: (spec) => spec.packages,
+  // A conda source may record several channels, comma-separated.
+  option: { flag: '--conda-channel', named: (n) => !!n.condaChannels?.length, values: (origin) => origin.split(/,\s*/) },
+};

@@ -1,14 +1,25 @@
-// PyPI-style indexes: a project's files read through the gateway (simple-index.ts is the format); wheel tag choice.
+// The PyPI source kind: a project's files read through the gateway (simple-index.ts is the format), wheel tag choice,
+// and the dependency closure over Requires-Dist with the target's PEP 508 markers.
 import { XpuError } from '../errors.js';
 import type { Host } from '../host/types.js';
 import { layoutFor } from '../host/index.js';
-import type { PypiSourceSpec } from '../manifest/schema.js';
+import { httpFor } from '../net/http.js';
 import { gatewayFor } from '../sources/gateway.js';
 import { normalizeName, type IndexFile } from '../sources/simple-index.js';
 import { meetsAll, type Constraint } from '../versions/order.js';
-import { comparePep440, isPep440PreRelease, loadPep440 } from '../versions/pep440.js';
+import { comparePep440, isPep440PreRelease, loadPep440, pep440Holds, satisfiesPep440 } from '../versions/pep440.js';
+import { evaluateMarker, markerEnvFor, parseRequirement, requiresDistOf, type MarkerEnv } from '../versions/pep508.js';
 import { inRange } from '../versions/range.js';
-import { NotAvailable, type Resolution, type SourceContext } from '../sources/types.js';
+import { resolveFromChoice, type Candidate, type Provider, type Requirement } from '../versions/resolve.js';
+import type { PlannedArchive } from '../records/archive.js';
+import { archiveWhy, checkSkip, dedupe, isStrArr, older, rootRequirements, skipMap } from './closure.js';
+import { indexRoot, NotAvailable, type ClosureNotes, type ClosureResult, type Kind, type NamedIndexes, type Resolution, type SkippedPackage, type SourceBase, type SourceContext } from './kind.js';
+
+export interface PypiSourceSpec extends SourceBase {
+  kind: 'pypi';
+  packages: string[];
+  skip?: SkippedPackage[];
+}
 
 export const DEFAULT_INDEX_URL = 'https://pypi.org/simple';
 
@@ -40,7 +51,7 @@ export function selectWheel(files: IndexFile[], project: string, host: Host, ran
   for (const f of files) {
     if (f.yanked || !f.sha256) continue;
     const w = parseWheelFilename(f.filename);
-    if (!w || normalizeName(w.name) !== want || isPep440PreRelease(w.version) || !inRange('pypi', w.version, range) || !meetsAll(w.version, constraints, 'pep440')) continue;
+    if (!w || normalizeName(w.name) !== want || isPep440PreRelease(w.version) || !inRange('pep440', w.version, range) || !meetsAll(w.version, constraints, 'pep440')) continue;
     const scores = w.platformTags.map((t) => platformTagScore(t, host)).filter((s): s is number => s !== undefined);
     if (!scores.length) continue;
     const score = Math.max(...scores);
@@ -51,9 +62,12 @@ export function selectWheel(files: IndexFile[], project: string, host: Host, ran
   return best?.f;
 }
 
+/** The index a run reads: the named one (--index-url) or PyPI's. */
+const indexOf = (named: NamedIndexes): string => named.indexUrl ?? DEFAULT_INDEX_URL;
+
 export async function resolvePypi(spec: PypiSourceSpec, ctx: SourceContext): Promise<Resolution> {
   await loadPep440();
-  const indexUrl = ctx.indexUrl ?? DEFAULT_INDEX_URL;
+  const indexUrl = indexOf(ctx);
   const archives = [];
   for (const project of spec.packages) {
     let files: IndexFile[];
@@ -81,3 +95,130 @@ export async function resolvePypi(spec: PypiSourceSpec, ctx: SourceContext): Pro
   }
   return { source: 'pypi', origin: indexUrl, version: archives[0]!.version, archives };
 }
+
+// ---- PyPI -------------------------------------------------------------------------------------------------------
+
+interface WheelPick extends Candidate {
+  file: IndexFile;
+}
+
+/** The best installable wheel of each version of a project for the host, newest first. */
+export function wheelsByVersion(files: IndexFile[], project: string, host: Host): WheelPick[] {
+  const want = normalizeName(project);
+  const best = new Map<string, { f: IndexFile; score: number }>();
+  for (const f of files) {
+    if (f.yanked || !f.sha256) continue;
+    const w = parseWheelFilename(f.filename);
+    if (!w || normalizeName(w.name) !== want || isPep440PreRelease(w.version)) continue;
+    const scores = w.platformTags.map((t) => platformTagScore(t, host)).filter((s): s is number => s !== undefined);
+    if (!scores.length) continue;
+    const score = Math.max(...scores);
+    const had = best.get(w.version);
+    if (!had || score > had.score) best.set(w.version, { f, score });
+  }
+  return [...best].sort((a, b) => comparePep440(b[0], a[0])).map(([version, { f }]) => ({ name: want, version, file: f }));
+}
+
+/**
+ * A wheel's Requires-Dist: from the index's metadata file (PEP 658) when it offers one, checked against its hash; from
+ * a JSON API index (`…/pypi`), the release's `info.requires_dist`; else from the wheel's own METADATA.
+ */
+async function requiresDist(ctx: SourceContext, indexUrl: string, c: WheelPick): Promise<string[]> {
+  const file = c.file;
+  const base = indexUrl.replace(/\/+$/, '');
+  if (!file.coreMetadata && /\/pypi$/.test(base)) {
+    const url = `${base}/${c.name}/${c.version}/json`;
+    const doc = await httpFor(ctx.deps.env).getJson<{ info?: { requires_dist?: string[] | null } }>(url);
+    if (!doc?.info) throw new XpuError('BAD_INDEX', `${url} is not a PyPI JSON API release document (no "info")`, { details: { url } });
+    return doc.info.requires_dist ?? [];
+  }
+  return requiresDistOf(await (ctx.gateway ?? gatewayFor(ctx.deps)).coreMetadata(file));
+}
+
+function pypiProvider(
+  ctx: SourceContext,
+  indexUrl: string,
+  skip: Map<string, string>,
+  notes: ClosureNotes,
+  env: MarkerEnv,
+): Provider<WheelPick> {
+  const gateway = ctx.gateway ?? gatewayFor(ctx.deps);
+  const cache = new Map<string, Promise<WheelPick[]>>();
+  return {
+    candidates(name) {
+      const key = normalizeName(name);
+      let p = cache.get(key);
+      if (!p) {
+        p = gateway.pypiProjectFiles(indexUrl, key).then(
+          (files) => wheelsByVersion(files, key, ctx.host),
+          (e: unknown) => {
+            if (e instanceof XpuError && e.code === 'NOT_FOUND') return [];
+            throw e;
+          },
+        );
+        cache.set(key, p);
+      }
+      return p;
+    },
+    satisfies(r, c) {
+      return !r.spec || satisfiesPep440(c.version, r.spec);
+    },
+    async dependencies(c) {
+      const by = `${c.name} ${c.version}`;
+      const out: Requirement[] = [];
+      for (const line of await requiresDist(ctx, indexUrl, c)) {
+        const req = parseRequirement(line);
+        if (!req) throw new XpuError('BAD_INDEX', `${c.file.filename}: cannot read its dependency "${line}"`, { details: { url: c.file.url } });
+        if (req.marker !== undefined && evaluateMarker(req.marker, env, (a, b, op) => pep440Holds(a, op, b)) !== true) continue;
+        const name = normalizeName(req.name);
+        if (skip.has(name)) {
+          notes.skipped.push(`${req.name}${req.specifier} (needed by ${by}): not installed: ${skip.get(name)}`);
+          continue;
+        }
+        out.push({ name, spec: req.specifier, by, byName: c.name });
+      }
+      for (const r of out) void this.candidates(r.name).catch(() => undefined);
+      return out;
+    },
+  };
+}
+
+export async function pypiClosure(spec: PypiSourceSpec, r: Resolution, ctx: SourceContext, component: string, pins: Requirement[]): Promise<ClosureResult> {
+  const indexUrl = indexOf(ctx);
+  const notes: ClosureNotes = { runtime: [], skipped: [] };
+  const skip = new Map([...skipMap(spec.skip)].map(([k, v]) => [normalizeName(k), v]));
+  await loadPep440();
+  const provider = pypiProvider(ctx, indexUrl, skip, notes, markerEnvFor(ctx.host.platform));
+  const roots = rootRequirements(r, ctx, component, (a) => `==${a.version}`, normalizeName);
+  const limits = pins.map((p) => ({ ...p, name: normalizeName(p.name) }));
+  const { solved, left } = await resolveFromChoice(roots.chosen, roots.wider, provider, limits);
+  const archives: PlannedArchive[] = [];
+  for (const { candidate, requiredBy } of solved.values()) {
+    const root = r.archives.find((a) => normalizeName(a.package) === candidate.name && a.version === candidate.version);
+    const why = archiveWhy(requiredBy);
+    const f = candidate.file;
+    archives.push({
+      ...(root ?? { package: candidate.name, version: candidate.version, filename: f.filename, url: f.url, sha256: f.sha256!, size: f.size, format: 'wheel' as const, map: spec.map }),
+      ...(why.length && !root ? { requiredBy: why } : {}),
+    });
+  }
+  return { archives, notes: dedupe(notes), ...older(r, solved.get(normalizeName(r.archives[0]?.package ?? ''))?.candidate.version, left) };
+}
+
+export const pypi: Kind<PypiSourceSpec> = {
+  name: 'pypi',
+  ordering: 'pep440',
+  validate(s, bad) {
+    if (!isStrArr(s.packages)) throw bad('"packages" must be a non-empty list of names');
+    checkSkip(s.skip, bad);
+    if (s.packages.some((p) => p.toLowerCase().replace(/[-_.]+/g, '-') === 'level-zero')) {
+      throw bad('the PyPI name "level-zero" belongs to an unrelated project; never resolve Level Zero from PyPI by that name');
+    }
+  },
+  resolve: resolvePypi,
+  closure: pypiClosure,
+  describe: (_spec, named) => `pypi ${indexOf(named)}`,
+  indexes: (_spec, named) => [indexRoot(indexOf(named))],
+  recordedIndexes: (origin) => (origin ? [indexRoot(origin)] : []),
+  option: { flag: '--index-url', named: (n) => !!n.indexUrl, values: (origin) => [origin] },
+};

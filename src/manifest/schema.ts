@@ -1,63 +1,14 @@
 // Manifest types and their validation: components, per-platform ordered sources, and path maps as data.
 import { XpuError } from '../errors.js';
 import { TARGET_PLATFORMS, type TargetPlatform } from '../host/types.js';
+import { findKind, SOURCE_KINDS, type SourceSpec } from '../kinds/index.js';
 import { loadPep440 } from '../versions/pep440.js';
 import { isRange, rangeSyntax } from '../versions/range.js';
-import { SOURCE_KINDS, type SourceKind } from '../kinds/index.js';
 
-export { SOURCE_KINDS, type SourceKind } from '../kinds/index.js';
+export { SOURCE_KINDS, type SourceKind, type SourceSpec, type SkippedPackage } from '../kinds/index.js';
+import type { MapRule } from '../records/archive.js';
 
-/** Members under `from` (a path prefix; `*` matches one segment) land under `to` in the prefix. */
-export interface MapRule {
-  from: string;
-  to: string;
-}
-
-/** A dependency not to follow (its files are not installed), with the reason people read in the plan. */
-export interface SkippedPackage {
-  package: string;
-  reason: string;
-}
-
-interface SourceBase {
-  kind: SourceKind;
-  map: MapRule[];
-  /**
-   * A range the version must be in, read in the source's own ordering: a conda version spec (`>=1.9,<2`), a PEP 440
-   * specifier set for PyPI, Debian relations for apt (`>= 1.9, << 2`).
-   */
-  versions?: string;
-}
-
-export interface CondaSourceSpec extends SourceBase {
-  kind: 'conda';
-  channels: string[];
-  packages: string[];
-  /** Dependencies of the packages not to install. */
-  skip?: SkippedPackage[];
-}
-
-export interface PypiSourceSpec extends SourceBase {
-  kind: 'pypi';
-  packages: string[];
-  skip?: SkippedPackage[];
-}
-
-export interface UrlSourceSpec extends SourceBase {
-  kind: 'url';
-  package: string;
-  version: string;
-  url: string;
-  sha256: string;
-  size?: number;
-}
-
-export interface AptSourceSpec extends SourceBase {
-  kind: 'apt';
-  packages: string[];
-}
-
-export type SourceSpec = CondaSourceSpec | PypiSourceSpec | UrlSourceSpec | AptSourceSpec;
+export type { MapRule } from '../records/archive.js';
 
 export interface Provided {
   path: string;
@@ -98,7 +49,6 @@ function bad(file: string, what: string): XpuError {
 }
 
 const isStr = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
-const isStrArr = (v: unknown): v is string[] => Array.isArray(v) && v.length > 0 && v.every(isStr);
 
 function checkMap(file: string, where: string, map: unknown): void {
   if (!Array.isArray(map) || map.length === 0) throw bad(file, `${where}: "map" must be a non-empty list`);
@@ -125,22 +75,10 @@ export function validateManifest(file: string, doc: unknown): ComponentManifest 
     spec.provides ??= [];
     spec.sources.forEach((s, i) => {
       const where = `${plat}.sources[${i}]`;
-      if (!(SOURCE_KINDS as readonly string[]).includes(s?.kind)) throw bad(file, `${where}: unknown kind "${String(s?.kind)}"`);
+      const kind = findKind(s?.kind);
+      if (!kind) throw bad(file, `${where}: unknown kind "${String(s?.kind)}" (kinds: ${SOURCE_KINDS.join(', ')})`);
       checkMap(file, where, s.map);
-      if (s.kind === 'url') {
-        if (!isStr(s.url) || !isStr(s.version) || !isStr(s.package)) throw bad(file, `${where}: url sources need "package", "version" and "url"`);
-        if (!/^[0-9a-f]{64}$/.test(s.sha256 ?? '')) throw bad(file, `${where}: url sources need a pinned lowercase hex "sha256"`);
-      } else {
-        if (!isStrArr(s.packages)) throw bad(file, `${where}: "packages" must be a non-empty list of names`);
-        if (s.kind === 'conda' && !isStrArr(s.channels)) throw bad(file, `${where}: conda sources need "channels"`);
-        const skip = (s as { skip?: SkippedPackage[] }).skip;
-        if (skip !== undefined && !(Array.isArray(skip) && skip.every((k) => isStr(k?.package) && isStr(k?.reason)))) {
-          throw bad(file, `${where}: "skip" must be a list of { "package": NAME, "reason": WHY }`);
-        }
-        if (s.kind === 'pypi' && s.packages.some((p) => p.toLowerCase().replace(/[-_.]+/g, '-') === 'level-zero')) {
-          throw bad(file, `${where}: the PyPI name "level-zero" belongs to an unrelated project; never resolve Level Zero from PyPI by that name`);
-        }
-      }
+      kind.validate(s, (what) => bad(file, `${where}: ${what}`));
     });
   }
   return m;
@@ -148,16 +86,17 @@ export function validateManifest(file: string, doc: unknown): ComponentManifest 
 
 /**
  * Every source's `versions` range reads in that source's ordering (validateManifest checks the rest). The PEP 440
- * engine is loaded only when a PyPI source has a range to read.
+ * engine is loaded only when a source ordered by it has a range to read.
  */
 export async function checkVersionRanges(file: string, m: ComponentManifest): Promise<void> {
   const ranged = Object.entries(m.platforms).flatMap(([plat, spec]) =>
     (spec?.sources ?? []).flatMap((s, i) => (s.versions === undefined ? [] : [{ where: `${plat}.sources[${i}]`, s }])),
   );
-  if (ranged.some(({ s }) => s.kind === 'pypi')) await loadPep440();
+  const ordering = (s: SourceSpec) => findKind(s.kind)!.ordering;
+  if (ranged.some(({ s }) => ordering(s) === 'pep440')) await loadPep440();
   for (const { where, s } of ranged) {
-    if (typeof s.versions !== 'string' || !isRange(s.kind, s.versions)) {
-      throw bad(file, `${where}: cannot read "versions": ${JSON.stringify(s.versions)} as ${rangeSyntax(s.kind)}`);
+    if (typeof s.versions !== 'string' || !isRange(ordering(s), s.versions)) {
+      throw bad(file, `${where}: cannot read "versions": ${JSON.stringify(s.versions)} as ${rangeSyntax(ordering(s))}`);
     }
   }
 }

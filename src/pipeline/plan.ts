@@ -22,7 +22,7 @@ import type { SetupRequest } from '../plan/types.js';
 import { readTorchMatch, torchMismatch, TORCH_RUNTIME_PACKAGES } from '../plan/torch.js';
 import type { Reporter } from '../reporter.js';
 import { loadPep440 } from '../versions/pep440.js';
-import type { PlannedArchive } from '../sources/types.js';
+import type { PlannedArchive } from '../records/archive.js';
 import { VERSION } from '../version.js';
 import type { PlanSetupOptions, SetupOptions } from './options.js';
 
@@ -162,8 +162,8 @@ async function planFor(
 
   // Channels and an index repeated from the receipt were named there: errors about them say so.
   const namedBy: NamedBy = { ...opts.plan.namedBy };
-  if (merged && !opts.flags?.condaChannels && request.condaChannels.length) namedBy.conda = `the conda channels recorded in ${receiptFile}`;
-  if (merged && !opts.flags?.indexUrl && request.indexUrl) namedBy.pypi = `the index URL recorded in ${receiptFile}`;
+  if (merged && !opts.flags?.condaChannels && request.condaChannels.length) namedBy['--conda-channel'] = `the conda channels recorded in ${receiptFile}`;
+  if (merged && !opts.flags?.indexUrl && request.indexUrl) namedBy['--index-url'] = `the index URL recorded in ${receiptFile}`;
   // --match-torch reads the interpreter on every planning run: what it has installed is part of what is asked.
   const torch = request.matchTorch ? await readTorchMatch(deps, request.matchTorch.python) : undefined;
   const optionsFor = (req: SetupRequest, required: string[] | undefined): PlanOptions => ({

@@ -4,6 +4,7 @@
 import type { Receipt, ReceiptComponent } from '../install/receipt.js';
 import type { PrefixProblem } from '../install/verify.js';
 import type { SourceKind } from '../manifest/schema.js';
+import { orderingOf } from '../kinds/index.js';
 import { compareAcross } from '../versions/order.js';
 import type { InstallPlan, PlannedComponent } from './types.js';
 
@@ -50,7 +51,7 @@ interface Compared {
   sameArchives: boolean;
 }
 
-const kindOf = (source: string): SourceKind => (source.split(' ')[0] ?? source) as SourceKind;
+const kindIn = (source: string): SourceKind => source.split(' ')[0] ?? source;
 const plannedRef = (c: PlannedComponent): ComponentRef => ({ name: c.name, version: c.version!, source: `${c.source} ${c.origin}` });
 const recordedRef = (c: ReceiptComponent): ComponentRef => ({ name: c.name, version: c.version, source: c.source });
 
@@ -71,7 +72,7 @@ function compare(receipt: Receipt | undefined, plan: InstallPlan): Compared[] {
     }
     const next = plannedRef(now);
     const sourceChanged = was.source !== next.source;
-    const order = compareAcross({ kind: kindOf(old.source), version: old.version }, { kind: now.source!, version: now.version! });
+    const order = compareAcross({ ordering: orderingOf(kindIn(old.source)), version: old.version }, { ordering: orderingOf(now.source!), version: now.version! });
     const kind: ChangeKind | undefined =
       !sourceChanged && order === 0 ? undefined : order > 0 ? 'downgrade' : sourceChanged ? 'switch' : order < 0 ? 'upgrade' : 'rebuild';
     const sameArchives = archivesOf(receipt!, old.name).join() === now.archives.map((a) => a.sha256).sort().join();

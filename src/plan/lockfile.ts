@@ -8,7 +8,7 @@ import { XpuError } from '../errors.js';
 import { isInside } from '../host/index.js';
 import type { Host, TargetPlatform } from '../host/types.js';
 import type { ComponentManifest, SourceKind } from '../manifest/schema.js';
-import type { PlannedArchive } from '../sources/types.js';
+import type { PlannedArchive } from '../records/archive.js';
 import { VERSION } from '../version.js';
 import { newInstallPlan } from './key.js';
 import type { InstallPlan, PlannedComponent } from './types.js';

@@ -2,15 +2,11 @@
 import type { Deps } from '../deps.js';
 import { isUnreachable, XpuError } from '../errors.js';
 import type { Host, TargetPlatform } from '../host/types.js';
-import type { ComponentManifest, SourceKind, SourceSpec } from '../manifest/schema.js';
+import { findKind, kindOf, NotAvailable, orderingOf, type Resolution, type SourceContext, type SourceKind, type SourceSpec } from '../kinds/index.js';
+import type { ComponentManifest } from '../manifest/schema.js';
 import type { Reporter } from '../reporter.js';
-import { resolveApt } from '../kinds/apt.js';
-import { resolveConda } from '../kinds/conda.js';
 import { gatewayFor } from '../sources/gateway.js';
-import { resolvePypi } from '../kinds/pypi.js';
-import { NotAvailable, type Resolution, type SourceContext } from '../sources/types.js';
-import { resolveUrl } from '../kinds/url.js';
-import { compareAcross, meetsAll, orderingOf, parseConstraint, type Constraint } from '../versions/order.js';
+import { compareAcross, meetsAll, parseConstraint, type Constraint } from '../versions/order.js';
 import { belowFloorOf, featuresLacking, floorsFor } from './request.js';
 import { checkConstrains, closeOver } from './closure.js';
 import { pinAsker, pinRequirements } from './torch.js';
@@ -48,30 +44,12 @@ function orderSources(specs: SourceSpec[], prefer: SourceKind[]): SourceSpec[] {
   return prefer.flatMap((kind) => specs.filter((s) => s.kind === kind));
 }
 
-async function resolveOne(spec: SourceSpec, ctx: SourceContext): Promise<Resolution> {
-  switch (spec.kind) {
-    case 'conda':
-      return resolveConda(spec, ctx);
-    case 'pypi':
-      return resolvePypi(spec, ctx);
-    case 'url':
-      return resolveUrl(spec);
-    case 'apt':
-      return resolveApt(spec, ctx);
-  }
+function resolveOne(spec: SourceSpec, ctx: SourceContext): Promise<Resolution> {
+  return kindOf(spec.kind).resolve(spec, ctx);
 }
 
 function describe(spec: SourceSpec, ctx: SourceContext): string {
-  switch (spec.kind) {
-    case 'conda':
-      return `conda ${(ctx.condaChannels?.length ? ctx.condaChannels : spec.channels).join(', ')}`;
-    case 'pypi':
-      return `pypi ${ctx.indexUrl ?? 'https://pypi.org/simple'}`;
-    case 'url':
-      return `url ${spec.url}`;
-    case 'apt':
-      return 'apt';
-  }
+  return kindOf(spec.kind).describe(spec, ctx);
 }
 
 export function missingFeatures(m: ComponentManifest, version: string, kind: SourceKind): string[] {
@@ -80,18 +58,19 @@ export function missingFeatures(m: ComponentManifest, version: string, kind: Sou
 
 /** A source the user named (a channel, an index URL): when it is unreachable or broken, nothing else is tried. */
 function isNamed(spec: SourceSpec, opts: PlanOptions): boolean {
-  return (spec.kind === 'conda' && opts.condaChannels.length > 0) || (spec.kind === 'pypi' && !!opts.indexUrl);
+  return !!kindOf(spec.kind).option?.named(opts);
 }
 
-/** Where a named source came from, as the user can change it: the option, its variable, or the recorded request. */
-export type NamedBy = Partial<Record<'conda' | 'pypi', string>>;
-
-const DEFAULT_NAMER: Record<'conda' | 'pypi', string> = { conda: '--conda-channel', pypi: '--index-url' };
+/**
+ * Where a named source came from, as the user can change it, by the option that names it (`--conda-channel`): the
+ * option itself, its variable, or the recorded request.
+ */
+export type NamedBy = Partial<Record<string, string>>;
 
 export function namedSourceError(component: string, attempt: SourceAttempt, namedBy: NamedBy = {}): XpuError {
-  const kind = attempt.source === 'conda' ? 'conda' : 'pypi';
-  const by = namedBy[kind] ?? DEFAULT_NAMER[kind];
-  const drop = by.startsWith('--') ? `drop ${by}` : by.startsWith('the ') ? `name another with ${DEFAULT_NAMER[kind]}` : `unset ${by}`;
+  const flag = findKind(attempt.source)?.option?.flag ?? attempt.source;
+  const by = namedBy[flag] ?? flag;
+  const drop = by.startsWith('--') ? `drop ${by}` : by.startsWith('the ') ? `name another with ${flag}` : `unset ${by}`;
   return new XpuError('SOURCE_FAILED', `${component}: the source you named failed: ${attempt.reason}`, {
     details: { component, source: attempt.source, outcome: attempt.outcome, reason: attempt.reason, namedBy: by },
     hints: [
@@ -200,7 +179,7 @@ async function planComponent(
   if (below.length) {
     // No reachable source meets the recommended floor: the newest answer below it (the first source on a tie), each
     // challenger's version judged in its own source's ordering.
-    const best = below.reduce((a, b) => (compareAcross({ kind: b.spec.kind, version: b.r.version }, { kind: a.spec.kind, version: a.r.version }) > 0 ? b : a));
+    const best = below.reduce((a, b) => (compareAcross({ ordering: orderingOf(b.spec.kind), version: b.r.version }, { ordering: orderingOf(a.spec.kind), version: a.r.version }) > 0 ? b : a));
     // The planned version meets only the hard constraints: the recommended floor is recorded as what it is below.
     if (floors.hard.length) pc.constraints = floors.hard.map((c) => c.text);
     else delete pc.constraints;
@@ -254,8 +233,12 @@ export async function makePlan(
     });
   }
   const chosen = opts.components.length ? manifests.filter((m) => required.has(m.name)) : manifests;
-  // Every conda package any chosen component may ask for, so each channel's index is read once for all of them.
-  const condaPackages = chosen.flatMap((m) => (m.platforms[host.platform]?.sources ?? []).flatMap((s) => (s.kind === 'conda' ? s.packages : [])));
+  // Every package any chosen component may ask of a kind, so an index read whole is read once for all of them.
+  const runNames = new Map<SourceKind, string[]>();
+  for (const s of chosen.flatMap((m) => m.platforms[host.platform]?.sources ?? [])) {
+    const names = kindOf(s.kind).runNames?.(s);
+    if (names) runNames.set(s.kind, [...new Set([...(runNames.get(s.kind) ?? []), ...names])]);
+  }
   const ctx: SourceContext = {
     host,
     deps,
@@ -263,7 +246,7 @@ export async function makePlan(
     condaChannels: opts.condaChannels,
     indexUrl: opts.indexUrl,
     gateway: gatewayFor(deps, { cacheDir: opts.cacheDir, refresh: opts.refresh, reporter }),
-    condaPackages: [...new Set(condaPackages)],
+    runNames,
   };
   const requires = { requires: opts.requires ?? [] };
   const components = await Promise.all(

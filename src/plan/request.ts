@@ -1,7 +1,8 @@
 // What the user asked for, as plain data: recorded in the receipt, repeated by a bare re-run, merged with new flags.
 import { XpuError } from '../errors.js';
 import type { ComponentManifest, SourceKind } from '../manifest/schema.js';
-import { compareTo, meetsAll, orderingOf, parseConstraint, type Constraint } from '../versions/order.js';
+import { orderingOf } from '../kinds/index.js';
+import { compareTo, meetsAll, parseConstraint, type Constraint } from '../versions/order.js';
 import type { BelowFloor, MatchTorchRequest, SetupRequest } from './types.js';
 
 /** What this run's command line (or environment) said; undefined means "not said: repeat the recorded request". */

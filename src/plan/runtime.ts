@@ -7,7 +7,7 @@ import { readArchive } from '../formats/index.js';
 import type { LdconfigEntry } from '../inspect/ldconfig.js';
 import { isInside, layoutFor } from '../host/index.js';
 import { CONDA_RUNTIME_PACKAGES } from '../sources/repodata.js';
-import type { PlannedArchive } from '../sources/types.js';
+import type { PlannedArchive } from '../records/archive.js';
 import { planKeyOf } from './key.js';
 import type { InstallPlan, PlannedComponent } from './types.js';
 

@@ -3,7 +3,7 @@
 // of the planner, and every stage after it, can name them without importing the planner.
 import type { TargetPlatform } from '../host/types.js';
 import type { Provided, SourceKind } from '../manifest/schema.js';
-import type { PlannedArchive } from '../sources/types.js';
+import type { PlannedArchive } from '../records/archive.js';
 
 export const PLAN_SCHEMA = 1;
 

@@ -1,14 +1,8 @@
 // Version ordering as each ecosystem defines it (PEP 440 through pep440.ts, conda, Debian), and `name>=1.9` constraints checked with it.
 import { XpuError } from '../errors.js';
-import type { SourceKind } from '../kinds/index.js';
 import { comparePep440 } from './pep440.js';
 
 export type Ordering = 'pep440' | 'conda' | 'debian';
-
-/** The ordering a source's version strings follow; pinned URLs carry plain release numbers, which conda's order handles. */
-export function orderingOf(kind: SourceKind): Ordering {
-  return kind === 'pypi' ? 'pep440' : kind === 'apt' ? 'debian' : 'conda';
-}
 
 const sign = (n: number): number => (n < 0 ? -1 : n > 0 ? 1 : 0);
 
@@ -139,20 +133,20 @@ export function compareIn(ordering: Ordering, a: string, b: string): number {
   return ordering === 'pep440' ? comparePep440(a, b) : ordering === 'debian' ? compareDebian(a, b) : compareConda(a, b);
 }
 
-/** A version as one source gave it. */
+/** A version as one source gave it, with the ordering its kind follows. */
 export interface SourcedVersion {
-  kind: SourceKind;
+  ordering: Ordering;
   version: string;
 }
 
 /**
- * Versions from two sources, `a` judged in its own source's ordering. Across kinds a Debian version counts by its
+ * Versions from two sources, `a` judged in its own ordering. Across orderings a Debian version counts by its
  * upstream part (no epoch or revision), which is what the other ecosystems publish.
  */
 export function compareAcross(a: SourcedVersion, b: SourcedVersion): number {
-  if (a.kind === b.kind) return compareIn(orderingOf(a.kind), a.version, b.version);
-  const plain = (x: SourcedVersion): string => (x.kind === 'apt' ? debianUpstream(x.version) : x.version);
-  return compareIn(orderingOf(a.kind), plain(a), plain(b));
+  if (a.ordering === b.ordering) return compareIn(a.ordering, a.version, b.version);
+  const plain = (x: SourcedVersion): string => (x.ordering === 'debian' ? debianUpstream(x.version) : x.version);
+  return compareIn(a.ordering, plain(a), plain(b));
 }
 
 // ---- constraints ------------------------------------------------------------------------------------------------

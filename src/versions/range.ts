@@ -1,8 +1,7 @@
 // A manifest source's `versions` range, read in that source's own ordering: a conda version spec, a PEP 440
 // specifier set, Debian relations.
-import type { SourceKind } from '../kinds/index.js';
 import { isVersionSpec, matchesVersion } from './match-spec.js';
-import { meetsAll, orderingOf, parseDebianRelations, type Ordering } from './order.js';
+import { meetsAll, parseDebianRelations, type Ordering } from './order.js';
 import { isPep440Specifier, satisfiesPep440 } from './pep440.js';
 
 const SYNTAX: Record<Ordering, string> = {
@@ -11,14 +10,14 @@ const SYNTAX: Record<Ordering, string> = {
   debian: 'Debian relations, e.g. ">= 1.9, << 2"',
 };
 
-/** How a range for this kind of source is written, for messages. */
-export function rangeSyntax(kind: SourceKind): string {
-  return SYNTAX[orderingOf(kind)];
+/** How a range in this ordering is written, for messages. */
+export function rangeSyntax(ordering: Ordering): string {
+  return SYNTAX[ordering];
 }
 
-/** Whether the range reads in the source's ordering (a PyPI range needs loadPep440() first). */
-export function isRange(kind: SourceKind, range: string): boolean {
-  switch (orderingOf(kind)) {
+/** Whether the range reads in the ordering (a PEP 440 range needs loadPep440() first). */
+export function isRange(ordering: Ordering, range: string): boolean {
+  switch (ordering) {
     case 'pep440':
       return isPep440Specifier(range);
     case 'debian':
@@ -29,9 +28,9 @@ export function isRange(kind: SourceKind, range: string): boolean {
 }
 
 /** Whether `v` is in the range (none: every version), read as isRange reads it; the manifest loader checked it reads. */
-export function inRange(kind: SourceKind, v: string, range: string | undefined): boolean {
+export function inRange(ordering: Ordering, v: string, range: string | undefined): boolean {
   if (range === undefined) return true;
-  switch (orderingOf(kind)) {
+  switch (ordering) {
     case 'pep440':
       return satisfiesPep440(v, range);
     case 'debian':

@@ -3,7 +3,7 @@ import type { Deps, ExecResult } from '../../src/deps.js';
 import type { Host } from '../../src/host/types.js';
 import { silentReporter } from '../../src/reporter.js';
 import { resolveApt } from '../../src/kinds/apt.js';
-import { NotAvailable } from '../../src/sources/types.js';
+import { NotAvailable } from '../../src/kinds/kind.js';
 import { absentFiles } from '../fixtures/detect/fake-deps.js';
 
 const debian: Host = {

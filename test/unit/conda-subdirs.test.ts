@@ -6,7 +6,7 @@ import type { Host } from '../../src/host/index.js';
 import { silentReporter } from '../../src/reporter.js';
 import { condaRecords } from '../../src/kinds/conda.js';
 import type { Gateway } from '../../src/sources/gateway.js';
-import type { SourceContext } from '../../src/sources/types.js';
+import type { SourceContext } from '../../src/kinds/kind.js';
 
 /** A test double of the gateway: each subdir fails with its own error, noarch first. */
 function failingGateway(): Gateway {

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DownloadCache } from '../../src/cache/store.js';
 import type { Deps, Exec } from '../../src/deps.js';
-import { fetchApt } from '../../src/fetch/apt.js';
+import { fetchApt } from '../../src/kinds/apt.js';
 import { downloadToCache } from '../../src/net/download.js';
 import { fetchPlan } from '../../src/fetch/fetch.js';
 import { processStartTime } from '../../src/lock-owner.js';
@@ -17,7 +17,7 @@ import type { InstallPlan } from '../../src/plan/types.js';
 import { silentReporter } from '../../src/reporter.js';
 import { Http } from '../../src/net/http.js';
 import type { RetryClock } from '../../src/net/retry.js';
-import type { PlannedArchive } from '../../src/sources/types.js';
+import type { PlannedArchive } from '../../src/records/archive.js';
 import { deadPort, sha256, startFaultyServer, type FaultyServer } from '../support/faulty-server.js';
 import { failure } from '../support/failure.js';
 

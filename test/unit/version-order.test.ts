@@ -82,13 +82,13 @@ describe('constraints', () => {
 describe('versions from two sources', () => {
   it('judges the first in its own source\'s ordering, a Debian version by its upstream part', () => {
     // PEP 440 and conda disagree on a post release against a letter: 1.9.post1 is after 1.9 in both, 1.9a1 before.
-    expect(compareAcross({ kind: 'pypi', version: '2025.3.1' }, { kind: 'conda', version: '2025.2.1' })).toBe(1);
-    expect(compareAcross({ kind: 'apt', version: '1:1.20.6-1' }, { kind: 'conda', version: '1.20.6' })).toBe(0);
-    expect(compareAcross({ kind: 'conda', version: '1.20.6' }, { kind: 'apt', version: '1.8.12-1' })).toBe(1);
-    expect(compareAcross({ kind: 'apt', version: '1.9~rc1-1' }, { kind: 'apt', version: '1.9-1' })).toBe(-1);
+    expect(compareAcross({ ordering: 'pep440', version: '2025.3.1' }, { ordering: 'conda', version: '2025.2.1' })).toBe(1);
+    expect(compareAcross({ ordering: 'debian', version: '1:1.20.6-1' }, { ordering: 'conda', version: '1.20.6' })).toBe(0);
+    expect(compareAcross({ ordering: 'conda', version: '1.20.6' }, { ordering: 'debian', version: '1.8.12-1' })).toBe(1);
+    expect(compareAcross({ ordering: 'debian', version: '1.9~rc1-1' }, { ordering: 'debian', version: '1.9-1' })).toBe(-1);
     // The same strings in each ordering: conda reads "1.0.dev" as a dev release (before 1.0), Debian as after 1.0.
-    expect(compareAcross({ kind: 'conda', version: '1.0.dev1' }, { kind: 'pypi', version: '1.0' })).toBe(-1);
-    expect(compareAcross({ kind: 'apt', version: '1.0.dev1' }, { kind: 'pypi', version: '1.0' })).toBe(1);
+    expect(compareAcross({ ordering: 'conda', version: '1.0.dev1' }, { ordering: 'pep440', version: '1.0' })).toBe(-1);
+    expect(compareAcross({ ordering: 'debian', version: '1.0.dev1' }, { ordering: 'pep440', version: '1.0' })).toBe(1);
   });
 });
 
@@ -103,22 +103,22 @@ describe('a manifest range, read in its source\'s ordering', () => {
     for (const r of ['^1.9', '>=1.9 <2', '1..9', '>=1.9;<2', '']) expect(isRange('conda', r), r).toBe(false);
   });
   it('pypi: a PEP 440 specifier set, which leaves pre-releases out and reads local versions', () => {
-    expect(isRange('pypi', '>=2025.2,<2026')).toBe(true);
-    expect(inRange('pypi', '2025.3.1', '>=2025.2,<2026')).toBe(true);
-    expect(inRange('pypi', '2026.0.0rc1', '>=2025.2')).toBe(false);
-    expect(inRange('pypi', '2.10.0+xpu', '==2.10.0')).toBe(true);
-    expect(inRange('pypi', '2.10.0+xpu', '~=2.9')).toBe(true);
-    expect(inRange('pypi', 'nonsense', '>=1')).toBe(false);
-    for (const r of ['^1.9', '>=1.9 <2', '1.9.*']) expect(isRange('pypi', r), r).toBe(false);
+    expect(isRange('pep440', '>=2025.2,<2026')).toBe(true);
+    expect(inRange('pep440', '2025.3.1', '>=2025.2,<2026')).toBe(true);
+    expect(inRange('pep440', '2026.0.0rc1', '>=2025.2')).toBe(false);
+    expect(inRange('pep440', '2.10.0+xpu', '==2.10.0')).toBe(true);
+    expect(inRange('pep440', '2.10.0+xpu', '~=2.9')).toBe(true);
+    expect(inRange('pep440', 'nonsense', '>=1')).toBe(false);
+    for (const r of ['^1.9', '>=1.9 <2', '1.9.*']) expect(isRange('pep440', r), r).toBe(false);
   });
   it('apt: Debian relations, an upstream bound read against the upstream part', () => {
     expect(parseDebianRelations('>= 1.8, << 2')).toMatchObject([{ op: '>=', version: '1.8' }, { op: '<', version: '2' }]);
-    expect(inRange('apt', '1.20.6-1', '>= 1.9, << 2')).toBe(true);
-    expect(inRange('apt', '1.8.12-1', '>= 1.9')).toBe(false);
-    expect(inRange('apt', '1.9~rc1-1', '>= 1.9')).toBe(false);
-    expect(inRange('apt', '1.20.6-1', '= 1.20.6')).toBe(true);
-    expect(inRange('apt', '1.20.6-1', '>> 1.20.6-1')).toBe(false);
-    expect(inRange('apt', '1.20.6-1+b1', '>> 1.20.6-1')).toBe(true);
-    for (const r of ['>=1.9,<2', '> 1.9', '^1.9', '>= 1.9 << 2']) expect(isRange('apt', r), r).toBe(false);
+    expect(inRange('debian', '1.20.6-1', '>= 1.9, << 2')).toBe(true);
+    expect(inRange('debian', '1.8.12-1', '>= 1.9')).toBe(false);
+    expect(inRange('debian', '1.9~rc1-1', '>= 1.9')).toBe(false);
+    expect(inRange('debian', '1.20.6-1', '= 1.20.6')).toBe(true);
+    expect(inRange('debian', '1.20.6-1', '>> 1.20.6-1')).toBe(false);
+    expect(inRange('debian', '1.20.6-1+b1', '>> 1.20.6-1')).toBe(true);
+    for (const r of ['>=1.9,<2', '> 1.9', '^1.9', '>= 1.9 << 2']) expect(isRange('debian', r), r).toBe(false);
   });
 });

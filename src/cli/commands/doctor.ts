@@ -3,6 +3,7 @@ import type { Deps } from '../../deps.js';
 import { renderHuman, runDoctor, shouldColor } from '../../doctor/index.js';
 import { isXpuError } from '../../errors.js';
 import { runningPlatform } from '../../host/index.js';
+import { kindOf } from '../../kinds/index.js';
 import { loadManifests } from '../../manifest/load.js';
 import { list, str, type Command, type CommandContext } from '../command.js';
 import { parsePlanOptions } from '../setup-options.js';
@@ -21,12 +22,7 @@ async function manifestIndexes(deps: Deps): Promise<string[]> {
   const urls = new Set<string>();
   for (const m of await loadManifests(manifestsDir)) {
     const spec = platform ? m.platforms[platform] : undefined;
-    for (const s of spec?.sources ?? []) {
-      const channels = chosen.condaChannels.length ? chosen.condaChannels : s.kind === 'conda' ? s.channels : [];
-      if (s.kind === 'conda') for (const c of channels) urls.add(c.replace(/\/?$/, '/'));
-      else if (s.kind === 'pypi') urls.add((chosen.indexUrl ?? 'https://pypi.org/simple').replace(/\/?$/, '/'));
-      else if (s.kind === 'url') urls.add(new URL(s.url).origin + '/');
-    }
+    for (const s of spec?.sources ?? []) for (const u of kindOf(s.kind).indexes(s, chosen)) urls.add(u);
   }
   return [...urls];
 }

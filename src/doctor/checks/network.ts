@@ -1,5 +1,6 @@
 // Check: the package indexes setup uses answer within a short time; failures get proxy and TLS-interception hints.
 import type { Receipt } from '../../install/receipt.js';
+import { findKind } from '../../kinds/index.js';
 import type { Check, ReachAnswer } from '../types.js';
 
 export const REACH_TIMEOUT_MS = 4000;
@@ -39,9 +40,7 @@ export function receiptIndexes(receipt: Pick<Receipt, 'components'> | undefined)
   for (const c of receipt?.components ?? []) {
     const [kind, ...rest] = c.source.split(' ');
     const origin = rest.join(' ');
-    if (kind === 'conda') for (const ch of origin.split(/,\s*/).filter(Boolean)) urls.add(ch.replace(/\/*$/, '/'));
-    else if (kind === 'pypi' && origin) urls.add(origin.replace(/\/*$/, '/'));
-    else if (kind === 'url' && /^https?:/.test(origin)) urls.add(new URL(origin).origin + '/');
+    for (const u of findKind(kind ?? '')?.recordedIndexes(origin) ?? []) urls.add(u);
   }
   return [...urls];
 }

@@ -1,0 +1,116 @@
+// What a source kind is to the rest of the code: one object (the registry in index.ts lists them) that reads its
+// manifest fields, resolves, closes over dependencies, fetches what it alone can, and says where it reads from.
+import type { CachedFile, DownloadCache } from '../cache/store.js';
+import type { Deps } from '../deps.js';
+import type { Host } from '../host/types.js';
+import type { MapRule, PlannedArchive, SourceKind } from '../records/archive.js';
+import type { Reporter } from '../reporter.js';
+import type { Gateway } from '../sources/gateway.js';
+import type { Constraint, Ordering } from '../versions/order.js';
+import type { Requirement } from '../versions/resolve.js';
+
+/** A dependency not to follow (its files are not installed), with the reason people read in the plan. */
+export interface SkippedPackage {
+  package: string;
+  reason: string;
+}
+
+/** What every manifest source has, whatever its kind. */
+export interface SourceBase {
+  kind: SourceKind;
+  map: MapRule[];
+  /**
+   * A range the version must be in, read in the kind's own ordering: a conda version spec (`>=1.9,<2`), a PEP 440
+   * specifier set for PyPI, Debian relations for apt (`>= 1.9, << 2`).
+   */
+  versions?: string;
+}
+
+/** The indexes a run was told to read in place of the manifests' own (`--conda-channel`, `--index-url`). */
+export interface NamedIndexes {
+  condaChannels?: string[];
+  indexUrl?: string;
+}
+
+/** What a source resolves to: the version it chose and its archives. */
+export interface Resolution {
+  source: SourceKind;
+  /** Where it came from, for people: a channel or index URL, or "Debian/Ubuntu apt". */
+  origin: string;
+  version: string;
+  archives: PlannedArchive[];
+}
+
+export interface SourceContext extends NamedIndexes {
+  host: Host;
+  deps: Deps;
+  reporter: Reporter;
+  /** Version floors and pins of the component being resolved, checked in the source's own version order. */
+  constraints?: Constraint[];
+  /** The run's index reader, shared by every component, platform and command. */
+  gateway?: Gateway;
+  /**
+   * Per kind, every package any component of the run may ask of it (Kind.runNames): an index read whole (a conda
+   * channel without shards) is read once for all of them, however many components read it.
+   */
+  runNames?: ReadonlyMap<SourceKind, readonly string[]>;
+}
+
+/** The source has no matching package (as opposed to being unreachable). */
+export class NotAvailable extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
+
+/** What a closure adds to the plan besides its archives. */
+export interface ClosureNotes {
+  /** Runtime libraries the packages name that the source cannot give, left to the host (`libstdcxx >=13, needed by level-zero 1.20.6`). */
+  runtime: string[];
+  /** Packages the manifest says not to follow, with its reason. */
+  skipped: string[];
+}
+
+/** What a closure says besides its archives and notes: the older version it went back to, and why. */
+export interface ClosureResult {
+  archives: PlannedArchive[];
+  notes: ClosureNotes;
+  /** Set when the source's choice could not be completed: the component's version now, and why the newer was left. */
+  olderRoot?: { version: string; why: string };
+}
+
+/**
+ * One kind of source. Methods take the kind's own manifest entry `S`; the registry hands each kind only its own.
+ * Optional parts are what a kind may lack: a dependency closure (a pinned URL is complete), an option that names its
+ * index, a fetcher of its own (most archives are fetched over HTTP by fetch/).
+ */
+export interface Kind<S extends SourceBase = SourceBase> {
+  /** As manifests, `--source`, plans and receipts write it. */
+  readonly name: S['kind'];
+  /** The ordering its version strings follow (versions/order.ts). */
+  readonly ordering: Ordering;
+  /** Checks the manifest fields this kind adds; `bad(what)` is the error naming the file and the entry. */
+  validate(spec: S, bad: (what: string) => Error): void;
+  /** The newest fitting version and its archives, or NotAvailable. */
+  resolve(spec: S, ctx: SourceContext): Promise<Resolution>;
+  /** Everything the chosen packages need, read from the same index (the resolver's provider lives here). */
+  closure?(spec: S, r: Resolution, ctx: SourceContext, component: string, pins: Requirement[]): Promise<ClosureResult>;
+  /** The source for people, with the run's named indexes in place: `conda https://…, https://…`. */
+  describe(spec: S, named: NamedIndexes): string;
+  /** The index roots setup would contact for this entry (what the doctor checks), with the named indexes in place. */
+  indexes(spec: S, named: NamedIndexes): string[];
+  /** The index roots of an origin a receipt recorded for this kind. */
+  recordedIndexes(origin: string): string[];
+  /** The packages of this entry that every read of the kind's index should ask for at once (SourceContext.runNames). */
+  runNames?(spec: S): string[];
+  /**
+   * The option that names this kind's index for a run: its flag, whether the run's options named one (a named
+   * source that cannot be read stops the plan), and the option values that name a recorded origin again.
+   */
+  option?: { flag: string; named(n: NamedIndexes): boolean; values(origin: string): string[] };
+  /** Archives whose URL starts with `scheme` are fetched by the kind itself, into the verified cache. */
+  fetcher?: { scheme: string; fetch(archive: PlannedArchive, cache: DownloadCache, deps: Deps): Promise<CachedFile> };
+}
+
+/** An index root as the doctor checks it: one trailing slash. */
+export const indexRoot = (url: string): string => url.replace(/\/*$/, '/');
