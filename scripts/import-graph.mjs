@@ -9,7 +9,7 @@ export const LAYERS = {
   // Everything may import these; they import only each other.
   base: ['errors', 'deps', 'finding', 'env-names', 'reporter', 'version', 'package-dir', 'host', 'spelling', 'fs-errors', 'lock-owner', 'shell-words', 'pieces'],
   // What the stages use. They never reach up into a stage, the pipeline, the doctor or the CLI.
-  library: ['manifest', 'kinds', 'records', 'versions', 'net', 'cache', 'formats', 'runtime', 'caps', 'sources', 'inspect', 'hints'],
+  library: ['manifest', 'kinds', 'roles', 'records', 'versions', 'net', 'cache', 'formats', 'runtime', 'caps', 'sources', 'inspect', 'hints'],
   // The pipeline's stages, in order. Only pipeline/ composes them; between stages only `import type` (data) passes.
   stage: ['plan', 'fetch', 'install', 'build', 'probe', 'smoke'],
   // Places that compose: the setup pipeline, the doctor, and the real side effects behind Deps.

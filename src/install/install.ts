@@ -11,7 +11,7 @@ import type { LockedPlatform } from '../plan/lockfile.js';
 import type { InstallPlan, PlannedComponent } from '../plan/types.js';
 import type { Reporter, Task } from '../reporter.js';
 import { VERSION } from '../version.js';
-import { levelZeroCMake, writePkgConfig } from './pkgconfig.js';
+import { levelZeroCMake, writePkgConfig } from '../roles/ze-loader.js';
 import { byPath, RECEIPT_SCHEMA, type Receipt, type ReceiptComponent } from './receipt.js';
 import { fsWriteError } from '../fs-errors.js';
 import { writeEnvFiles, writeReceipt } from './prefix-writer.js';

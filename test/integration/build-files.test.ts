@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { levelZeroCMake, levelZeroPc } from '../../src/install/pkgconfig.js';
+import { levelZeroCMake, levelZeroPc } from '../../src/roles/ze-loader.js';
 
 const run = promisify(execFile);
 const SYSTEM_LIB = '/usr/lib/x86_64-linux-gnu';

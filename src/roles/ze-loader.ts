@@ -1,6 +1,6 @@
 // pkg-config and CMake files for the prefix: shipped .pc files are re-rooted, missing ones are written.
 import * as fs from 'node:fs/promises';
-import type { Staging } from './staging.js';
+import type { Staging } from '../install/staging.js';
 
 /**
  * A path as a .pc variable value. pkg-config splits Cflags/Libs like a shell after substituting variables, so spaces,
