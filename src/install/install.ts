@@ -5,13 +5,13 @@ import * as path from 'node:path';
 import { XpuError } from '../errors.js';
 import { readsLive } from '../formats/index.js';
 import { layoutFor } from '../host/index.js';
+import { roleFiles } from '../roles/index.js';
 import { removeOnInterrupt } from '../lock-owner.js';
 import type { FetchedArchive, Fetching } from '../fetch/fetch.js';
 import type { LockedPlatform } from '../plan/lockfile.js';
 import type { InstallPlan, PlannedComponent } from '../plan/types.js';
 import type { Reporter, Task } from '../reporter.js';
 import { VERSION } from '../version.js';
-import { levelZeroCMake, writePkgConfig } from '../roles/ze-loader.js';
 import { byPath, RECEIPT_SCHEMA, type Receipt, type ReceiptComponent } from './receipt.js';
 import { fsWriteError } from '../fs-errors.js';
 import { writeEnvFiles, writeReceipt } from './prefix-writer.js';
@@ -174,10 +174,9 @@ export async function installPlan(
       if (c.belowFloor) rc.belowFloor = c.belowFloor;
       components.push(rc);
     }
-    const l0 = plan.components.find((c) => c.zeLoader && c.status === 'planned');
-    if (l0) {
-      await writePkgConfig(staging, prefix, l0.version!);
-      for (const [rel, text] of Object.entries(levelZeroCMake(layoutFor(plan.platform).zeLinkLibrary, l0.version!))) await staging.writeText(rel, text);
+    // What the components' roles add (the loader's pkg-config and CMake files): a file the archives shipped is re-rooted.
+    for (const f of roleFiles(plan.components.filter((c) => c.status === 'planned'), { prefix, layout: layoutFor(plan.platform) })) {
+      await staging.writeText(f.path, f.reroot && (await staging.has(f.path)) ? f.reroot(await fs.readFile(staging.abs(f.path), 'utf8')) : f.text);
     }
     const receipt: Receipt = {
       schema: RECEIPT_SCHEMA,

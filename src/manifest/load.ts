@@ -3,6 +3,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { XpuError } from '../errors.js';
 import { packagePath } from '../package-dir.js';
+import { overclaimed } from '../roles/index.js';
 import { checkVersionRanges, validateManifest, type ComponentManifest } from './schema.js';
 
 export const BUILTIN_MANIFESTS = packagePath('manifests');
@@ -28,11 +29,10 @@ export async function loadManifests(dir: string = BUILTIN_MANIFESTS): Promise<Co
     out.push(m);
   }
   if (out.length === 0) throw new XpuError('BAD_MANIFEST', `no manifests (*.json) in ${dir}`, { details: { dir }, hints: ['check --manifests'] });
-  const loaders = out.filter((m) => m.zeLoader).map((m) => m.name);
-  if (loaders.length > 1) {
-    throw new XpuError('BAD_MANIFEST', `more than one manifest in ${dir} says it is the Level Zero loader: ${loaders.join(', ')}`, {
-      details: { dir, components: loaders },
-      hints: ['set "zeLoader": true in one manifest only'],
+  for (const { role, names } of overclaimed(out)) {
+    throw new XpuError('BAD_MANIFEST', `more than one manifest in ${dir} says it is ${role.title}: ${names.join(', ')}`, {
+      details: { dir, components: names, role: role.name },
+      hints: [`name the role "${role.name}" in one manifest only`],
     });
   }
   return out;

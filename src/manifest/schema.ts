@@ -2,6 +2,7 @@
 import { XpuError } from '../errors.js';
 import { TARGET_PLATFORMS, type TargetPlatform } from '../host/types.js';
 import { findKind, SOURCE_KINDS, type SourceSpec } from '../kinds/index.js';
+import { checkRoles } from '../roles/index.js';
 import { loadPep440 } from '../versions/pep440.js';
 import { isRange, rangeSyntax } from '../versions/range.js';
 
@@ -29,10 +30,10 @@ export interface ComponentManifest {
   /** What versions older than `since` lack; the planner notes it when it falls back to one. */
   features: { since: string; what: string }[];
   /**
-   * This component provides the Level Zero loader: setup builds, probes and smoke-tests through it only when it is
-   * installed, and install writes its pkg-config and CMake files. At most one manifest says so.
+   * What the component is to the stack (roles/: `"ze-loader"`, `"ze-headers"`, ...): the files, env variables and
+   * checks each role contributes. A role only one component may have is claimed by at most one manifest.
    */
-  zeLoader?: boolean;
+  roles?: string[];
   /**
    * Version constraints a consumer needs by default, written without the name (`">=1.9"`); a `--require` for this
    * component replaces them.
@@ -65,7 +66,8 @@ export function validateManifest(file: string, doc: unknown): ComponentManifest 
   if (!isStr(m.name)) throw bad(file, '"name" is missing');
   if (!m.platforms || typeof m.platforms !== 'object') throw bad(file, '"platforms" is missing');
   m.features ??= [];
-  if (m.zeLoader !== undefined && typeof m.zeLoader !== 'boolean') throw bad(file, '"zeLoader" must be true or false');
+  if ('zeLoader' in m) throw bad(file, '"zeLoader" is no longer read: name the role instead, "roles": ["ze-loader"]');
+  checkRoles(m.roles, (what) => bad(file, what));
   if (m.requires !== undefined && !(Array.isArray(m.requires) && m.requires.every((r) => typeof r === 'string' && /^\s*(>=|<=|==|!=|>|<)\s*\S+\s*$/.test(r)))) {
     throw bad(file, '"requires" must be a list of constraints such as ">=1.9"');
   }

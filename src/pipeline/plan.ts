@@ -11,6 +11,7 @@ import { RECEIPT_NAME, type Receipt } from '../install/receipt.js';
 import { verifyPrefix } from '../install/verify.js';
 import { activeEnvDistributions } from '../inspect/python-dists.js';
 import { loadManifests } from '../manifest/load.js';
+import { verifyAbsent } from '../roles/index.js';
 import type { ComponentManifest } from '../manifest/schema.js';
 import { planChanges, type PlanChanges } from '../plan/diff.js';
 import { loadLockSource, lockedOf, newLockfile, planFromLocked, type LockedPlatform, type Lockfile } from '../plan/lockfile.js';
@@ -288,11 +289,11 @@ export interface AfterInstall {
 
 export function afterInstall(plan: InstallPlan, opts: Pick<SetupOptions, 'refdriver' | 'verify' | 'smoke' | 'requireDevice'>): AfterInstall {
   const refdriver = plan.request?.refdriver ?? opts.refdriver;
-  const l0 = plan.components.find((c) => c.zeLoader && c.status === 'planned');
+  const absent = verifyAbsent(plan.components.filter((c) => c.status === 'planned'));
   const skipped = !plan.host.native
     ? `installed for ${plan.platform}: nothing is run on this machine`
-    : !l0
-      ? 'Level Zero was not installed'
+    : absent
+      ? absent
       : opts.verify === false
         ? '--no-probe: nothing was built, probed or run'
         : undefined;

@@ -10,6 +10,8 @@ import { withPrefixLock } from '../install/lock.js';
 import { checkPrefixOwnership, installedFor, isUpToDate, recordedPlan, type PrefixState } from '../install/prefix-state.js';
 import { recordBuilds, updateReceipt } from '../install/prefix-writer.js';
 import type { Receipt } from '../install/receipt.js';
+import { nodeLayout } from '../host/index.js';
+import { chosenDrivers, driverChoiceEnv } from '../roles/index.js';
 import { diffPlan } from '../plan/diff.js';
 import { lockedOf } from '../plan/lockfile.js';
 import type { InstallPlan } from '../plan/types.js';
@@ -148,8 +150,9 @@ export async function runSetup(planned: InstallPlan, opts: SetupOptions, deps: D
       receipt = await recordBuilds(plan.prefix, receipt, {}, ['refdriver']);
     }
     const altDrivers = result.refdriver?.output;
-    // The loader reads ZE_ENABLE_ALT_DRIVERS at zeInit; this process has not initialised it yet.
-    if (altDrivers) deps.env[EnvVars.ZE_ENABLE_ALT_DRIVERS] = altDrivers;
+    // The driver role's variables: the loader reads its choice at zeInit, and this process has not initialised it yet.
+    const driverEnv = altDrivers ? driverChoiceEnv([altDrivers], { prefix: plan.prefix, layout: nodeLayout(deps.platform) }) : {};
+    Object.assign(deps.env, driverEnv);
 
     const replayed = install.changed ? undefined : await replayProof(plan.prefix, install.receipt, altDrivers, opts, deps);
     if (replayed) {
@@ -164,7 +167,7 @@ export async function runSetup(planned: InstallPlan, opts: SetupOptions, deps: D
     const cleared = await updateReceipt(plan.prefix, receipt, (r) => {
       const extra = { ...(r.extraEnv ?? {}) };
       for (const k of RUN_ENV_VARS) delete extra[k];
-      if (altDrivers) extra[EnvVars.ZE_ENABLE_ALT_DRIVERS] = altDrivers;
+      Object.assign(extra, driverEnv);
       r.extraEnv = extra;
       delete r.probe;
       delete r.proof;
@@ -212,7 +215,7 @@ async function replayProof(
 ): Promise<{ verify: VerifyResult; at: string } | undefined> {
   const p = receipt.proof;
   if (!p || opts.reprobe || opts.resmoke) return undefined;
-  if (receipt.extraEnv?.[EnvVars.ZE_ENABLE_ALT_DRIVERS] !== altDrivers) return undefined;
+  if (chosenDrivers(receipt.extraEnv) !== altDrivers) return undefined;
   // The receipt's proof is written by this file only, from a VerifyResult.
   const verify = p.verify as VerifyResult;
   // A kernel that could have run (a device was there) but was not asked to then must run now.

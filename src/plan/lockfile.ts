@@ -112,7 +112,7 @@ export function planFromLocked(host: Host, manifests: ComponentManifest[], locke
       notes: [],
       attempts: [{ source: l.source, outcome: 'chosen', reason: `${opts.from.kind} ${opts.from.path}: ${l.archives.map((a) => `${a.package} ${a.version}`).join(', ')}` }],
     };
-    if (m.zeLoader) pc.zeLoader = true;
+    if (m.roles?.length) pc.roles = [...m.roles];
     if (l.constraints) pc.constraints = l.constraints;
     if (l.fallbackFrom) pc.fallbackFrom = l.fallbackFrom;
     if (l.leftToHost) pc.leftToHost = l.leftToHost;

@@ -110,7 +110,7 @@ async function planComponent(
   const floors = floorsFor(m, request);
   const spec = m.platforms[host.platform];
   const pc: PlannedComponent = { name: m.name, explicit, status: 'unavailable', archives: [], provides: spec?.provides ?? [], notes: [], attempts: [] };
-  if (m.zeLoader) pc.zeLoader = true;
+  if (m.roles?.length) pc.roles = [...m.roles];
   // A pinned package that a source of this component chooses pins the component's own version too.
   const pinned = opts.torch?.pins.find((p) => spec?.sources.some((s) => 'packages' in s && s.packages.includes(p.name)));
   if (pinned) floors.hard.push(parseConstraint(`${m.name}==${pinned.version}`));

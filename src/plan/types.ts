@@ -37,8 +37,8 @@ export interface PlannedComponent {
   /** Named with --component: then "no source" is an error rather than a note. */
   explicit: boolean;
   status: 'planned' | 'unavailable';
-  /** From the manifest: this component is the Level Zero loader the probe and smoke run through. */
-  zeLoader?: true;
+  /** From the manifest: what the component is to the stack (roles/), such as the loader the probe and smoke run through. */
+  roles?: string[];
   source?: SourceKind;
   origin?: string;
   version?: string;

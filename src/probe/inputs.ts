@@ -5,6 +5,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Deps } from '../deps.js';
 import { EnvVars, PROBE_ENV_PREFIXES } from '../env-names.js';
+import { chosenDrivers } from '../roles/index.js';
 import { nodeLayout, osLayout } from '../host/index.js';
 import type { Receipt } from '../install/receipt.js';
 import { VERSION } from '../version.js';
@@ -27,7 +28,7 @@ async function marks(files: string[]): Promise<FileMark[]> {
  * driver names, each along the library search path.
  */
 export function driverCandidates(deps: Pick<Deps, 'platform' | 'env'>, recordedAltDrivers?: string): string[] {
-  const alt = deps.env[EnvVars.ZE_ENABLE_ALT_DRIVERS] ?? recordedAltDrivers;
+  const alt = chosenDrivers(deps.env) ?? recordedAltDrivers;
   const names = alt ? alt.split(',').filter(Boolean) : nodeLayout(deps.platform).zeDriverLibraries;
   const out: string[] = [];
   for (const name of names) {
@@ -84,7 +85,7 @@ export async function proofInputs(
     planKey: receipt.planKey,
     extraEnv: receipt.extraEnv ?? {},
     env,
-    drivers: await marks(driverCandidates(deps, receipt.extraEnv?.[EnvVars.ZE_ENABLE_ALT_DRIVERS])),
+    drivers: await marks(driverCandidates(deps, chosenDrivers(receipt.extraEnv))),
     system: osLayout(deps.platform)?.renderNodes ? await linuxSystemMarks(deps.env) : undefined,
     ...extra,
   };

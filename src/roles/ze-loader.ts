@@ -1,47 +1,10 @@
-// pkg-config and CMake files for the prefix: shipped .pc files are re-rooted, missing ones are written.
-import * as fs from 'node:fs/promises';
-import type { Staging } from '../install/staging.js';
+// The ze-loader role: the component whose Level Zero loader setup builds, probes and smoke-tests through; its
+// pkg-config file (libze_loader.pc) and CMake package (find_package(LevelZero)) are written into the prefix.
+import { pcHead, rerootPc } from './pkg-config.js';
+import type { Role, RoleFile, RoleTarget } from './role.js';
 
-/**
- * A path as a .pc variable value. pkg-config splits Cflags/Libs like a shell after substituting variables, so spaces,
- * quotes and backslashes in the prefix must be backslash-escaped or the flags come out split or empty.
- */
-export function pcEscape(value: string): string {
-  return value.replace(/[\\ \t'"]/g, (c) => `\\${c}`);
-}
-
-/** Re-roots a .pc file at `prefix` and makes includedir/libdir relative to it. */
-export function rerootPc(text: string, prefix: string): string {
-  const lines = text.split('\n').map((l) => {
-    if (/^prefix=/.test(l)) return `prefix=${pcEscape(prefix)}`;
-    if (/^exec_prefix=/.test(l)) return 'exec_prefix=${prefix}';
-    if (/^includedir=/.test(l)) return 'includedir=${prefix}/include';
-    if (/^libdir=/.test(l)) return 'libdir=${prefix}/lib';
-    return l;
-  });
-  return lines.join('\n');
-}
-
-export function levelZeroPc(prefix: string, version: string): Record<string, string> {
-  const head = `prefix=${pcEscape(prefix)}\nincludedir=\${prefix}/include\nlibdir=\${prefix}/lib\n\n`;
-  return {
-    'lib/pkgconfig/libze_loader.pc':
-      head + `Name: Level Zero Loader\nDescription: Level Zero loader (installed by xpu-setup)\nVersion: ${version}\nLibs: -L\${libdir} -lze_loader\nCflags: -I\${includedir}\n`,
-    'lib/pkgconfig/level-zero.pc':
-      head + `Name: Level Zero\nDescription: Level Zero headers and loader (installed by xpu-setup)\nVersion: ${version}\nRequires: libze_loader\nLibs: -L\${libdir}\nCflags: -I\${includedir}/level_zero\n`,
-  };
-}
-
-export async function writePkgConfig(staging: Staging, prefix: string, version: string): Promise<void> {
-  const generated = levelZeroPc(prefix, version);
-  for (const [rel, text] of Object.entries(generated)) {
-    if (await staging.has(rel)) {
-      const shipped = await fs.readFile(staging.abs(rel), 'utf8');
-      await staging.writeText(rel, rerootPc(shipped, prefix));
-    } else {
-      await staging.writeText(rel, text);
-    }
-  }
+function loaderPc(prefix: string, version: string): string {
+  return pcHead(prefix) + `Name: Level Zero Loader\nDescription: Level Zero loader (installed by xpu-setup)\nVersion: ${version}\nLibs: -L\${libdir} -lze_loader\nCflags: -I\${includedir}\n`;
 }
 
 /**
@@ -104,3 +67,17 @@ unset(_xpu_major)
 `;
   return { 'lib/cmake/LevelZero/LevelZeroConfig.cmake': config, 'lib/cmake/LevelZero/LevelZeroConfigVersion.cmake': versionFile };
 }
+
+export const zeLoader: Role = {
+  name: 'ze-loader',
+  title: 'the Level Zero loader',
+  single: true,
+  files(t: RoleTarget): RoleFile[] {
+    const version = t.version ?? '0';
+    return [
+      { path: 'lib/pkgconfig/libze_loader.pc', text: loaderPc(t.prefix, version), reroot: (shipped) => rerootPc(shipped, t.prefix) },
+      ...Object.entries(levelZeroCMake(t.layout.zeLinkLibrary, version)).map(([path, text]) => ({ path, text })),
+    ];
+  },
+  verifiesThrough: { absent: 'Level Zero was not installed' },
+};

@@ -5,7 +5,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { levelZeroCMake, levelZeroPc } from '../../src/roles/ze-loader.js';
+import { layoutFor } from '../../src/host/index.js';
+import { roleFiles } from '../../src/roles/index.js';
 
 const run = promisify(execFile);
 const SYSTEM_LIB = '/usr/lib/x86_64-linux-gnu';
@@ -21,7 +22,9 @@ beforeAll(async () => {
   await fs.copyFile(path.join(SYSTEM_LIB, 'libze_loader.so.1.8.0'), path.join(prefix, 'lib', 'libze_loader.so.1.8.0'));
   await fs.symlink('libze_loader.so.1.8.0', path.join(prefix, 'lib', 'libze_loader.so.1'));
   await fs.symlink('libze_loader.so.1', path.join(prefix, 'lib', 'libze_loader.so'));
-  for (const [rel, text] of Object.entries({ ...levelZeroPc(prefix, '1.8.12'), ...levelZeroCMake('libze_loader.so', '1.8.12') })) {
+  // The files the level-zero manifest's roles write (Linux links libze_loader.so).
+  const files = roleFiles([{ roles: ['ze-loader', 'ze-headers'], version: '1.8.12' }], { prefix, layout: layoutFor('linux-x64') });
+  for (const { path: rel, text } of files) {
     await fs.mkdir(path.dirname(path.join(prefix, rel)), { recursive: true });
     await fs.writeFile(path.join(prefix, rel), text);
   }

@@ -53,7 +53,7 @@ async function twoComponents(opts: { bytes?: (Buffer | undefined)[]; urls?: stri
     await fs.writeFile(file, zip);
     files.push({ file, sha, size: zip.length });
     manifests.push({
-      schema: 1, name, summary: '', features: [], zeLoader: i === 0,
+      schema: 1, name, summary: '', features: [], ...(i === 0 ? { roles: ['ze-loader', 'ze-headers'] } : {}),
       platforms: {
         'linux-x64': {
           provides: [{ path: `lib/lib${name}.so`, required: true }],
@@ -237,7 +237,7 @@ describe('unpacking a zip while it downloads', () => {
     const work = await fs.mkdtemp(path.join(os.tmpdir(), 'xpu-live-'));
     dirs.push(work);
     const manifest: ComponentManifest = {
-      schema: 1, name: 'unified-runtime', summary: '', features: [], zeLoader: false,
+      schema: 1, name: 'unified-runtime', summary: '', features: [],
       platforms: {
         'linux-x64': {
           provides: [{ path: 'lib/liba.so', required: true }],

@@ -40,7 +40,7 @@ async function setup(provides: Provided[] = [{ path: 'include/level_zero/ze_api.
   await fs.mkdir(path.dirname(file), { recursive: true });
   await fs.writeFile(file, zip);
   const manifest: ComponentManifest = {
-    schema: 1, name: 'level-zero', summary: '', features: [], zeLoader: true,
+    schema: 1, name: 'level-zero', summary: '', features: [], roles: ['ze-loader', 'ze-headers'],
     platforms: {
       'linux-x64': {
         provides,

@@ -12,15 +12,16 @@ describe('manifests', () => {
     for (const m of ms) {
       expect(Object.keys(m.platforms).sort()).toEqual(['linux-x64', 'win-x64']);
     }
-    expect(ms.filter((m) => m.zeLoader).map((m) => m.name)).toEqual(['level-zero']);
+    expect(ms.filter((m) => m.roles?.includes('ze-loader')).map((m) => m.name)).toEqual(['level-zero']);
   });
 
-  it('refuses a zeLoader that is not a boolean, and two manifests that both claim the loader', async () => {
-    const doc = { schema: 1, name: 'x', zeLoader: 'yes', platforms: {} };
-    expect(() => validateManifest('z.json', doc)).toThrow(/z\.json: "zeLoader" must be true or false/);
+  it('refuses an unknown role, the old zeLoader flag, and two manifests that both claim the loader', async () => {
+    expect(() => validateManifest('z.json', { schema: 1, name: 'x', roles: ['ze-loadr'], platforms: {} })).toThrow(/z\.json: unknown role "ze-loadr" \(roles: ze-loader, /);
+    expect(() => validateManifest('z.json', { schema: 1, name: 'x', roles: 'ze-loader', platforms: {} })).toThrow(/z\.json: "roles" must be a list/);
+    expect(() => validateManifest('z.json', { schema: 1, name: 'x', zeLoader: true, platforms: {} })).toThrow(/z\.json: "zeLoader" is no longer read: .*"roles": \["ze-loader"\]/);
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'xpu-manifests-'));
     try {
-      for (const name of ['a', 'b']) await fs.writeFile(path.join(dir, `${name}.json`), JSON.stringify({ schema: 1, name, zeLoader: true, platforms: {} }));
+      for (const name of ['a', 'b']) await fs.writeFile(path.join(dir, `${name}.json`), JSON.stringify({ schema: 1, name, roles: ['ze-loader'], platforms: {} }));
       await expect(loadManifests(dir)).rejects.toThrow(/more than one manifest .* Level Zero loader: a, b/);
     } finally {
       await fs.rm(dir, { recursive: true, force: true });

@@ -28,15 +28,15 @@ const plan = (ms: ComponentManifest[], o: Partial<PlanOptions> = {}) => makePlan
 
 describe('makePlan', () => {
   it('turns a pinned URL into a planned archive, and carries the loader flag from the manifest', async () => {
-    const p = await plan([manifest('l0', [urlSource('1.20.6')], { zeLoader: true }), manifest('other', [urlSource('2.0.0', sha('b'))])]);
+    const p = await plan([manifest('l0', [urlSource('1.20.6')], { roles: ['ze-loader'] }), manifest('other', [urlSource('2.0.0', sha('b'))])]);
     expect(p.platform).toBe('win-x64');
     expect(p.host).toEqual({ native: false, distro: undefined, glibc: undefined });
     const [l0, other] = p.components;
-    expect(l0).toMatchObject({ name: 'l0', status: 'planned', zeLoader: true, source: 'url', version: '1.20.6', explicit: false });
+    expect(l0).toMatchObject({ name: 'l0', status: 'planned', roles: ['ze-loader'], source: 'url', version: '1.20.6', explicit: false });
     expect(l0!.archives).toEqual([
       { package: 'sdk', version: '1.20.6', filename: 'sdk-1.20.6.zip', url: 'https://example.invalid/sdk-1.20.6.zip', sha256: sha('a'), size: undefined, format: 'zip', map: [{ from: 'include/', to: 'include/' }] },
     ]);
-    expect(other!.zeLoader).toBeUndefined();
+    expect(other!.roles).toBeUndefined();
     expect(JSON.parse(JSON.stringify(p))).toMatchObject({ schema: 1, components: [{ name: 'l0' }, { name: 'other' }] });
   });
 

@@ -69,7 +69,7 @@ const url = (version: string, c: string): SourceSpec => ({
   kind: 'url', package: 'sdk', version, url: `https://example.invalid/sdk-${version}.zip`, sha256: c.repeat(64), map: [{ from: 'include/', to: 'include/' }],
 });
 const manifest = (sources: SourceSpec[], requires?: string[]): ComponentManifest => ({
-  schema: 1, name: 'level-zero', summary: '', features: [], zeLoader: true, ...(requires ? { requires } : {}),
+  schema: 1, name: 'level-zero', summary: '', features: [], roles: ['ze-loader', 'ze-headers'], ...(requires ? { requires } : {}),
   platforms: { 'win-x64': { provides: [], sources } },
 });
 const plan = (ms: ComponentManifest[], o: Partial<PlanOptions> = {}) => makePlan(winHost, ms, { ...opts, ...o }, fakeDeps({ platform: 'linux' }), silentReporter);

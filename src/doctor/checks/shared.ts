@@ -6,7 +6,7 @@ import type { Host } from '../../host/types.js';
 import { envCommandLine, envFileCommand, hintShell, selfCommand, setupLine } from '../../hints.js';
 import { psq, shq } from '../../shell-words.js';
 import type { DoctorContext } from '../types.js';
-import { EnvVars } from '../../env-names.js';
+import { chosenDrivers } from '../../roles/index.js';
 
 /** The process environment with the prefix's extra variables (from its receipt) applied on top. */
 export async function stackEnv(ctx: DoctorContext): Promise<Record<string, string | undefined>> {
@@ -16,10 +16,10 @@ export async function stackEnv(ctx: DoctorContext): Promise<Record<string, strin
 
 /** The CPU reference driver named by ZE_ENABLE_ALT_DRIVERS, in this environment or in the prefix's env files. */
 export async function activeReferenceDriver(ctx: DoctorContext): Promise<{ library: string; from: 'environment' | 'prefix env' } | undefined> {
-  const fromEnv = referenceDriverIn(ctx.deps.env[EnvVars.ZE_ENABLE_ALT_DRIVERS]);
+  const fromEnv = referenceDriverIn(chosenDrivers(ctx.deps.env));
   if (fromEnv) return { library: fromEnv, from: 'environment' };
   const { receipt } = await ctx.facts.receipt();
-  const fromPrefix = referenceDriverIn(receipt?.extraEnv?.[EnvVars.ZE_ENABLE_ALT_DRIVERS]);
+  const fromPrefix = referenceDriverIn(chosenDrivers(receipt?.extraEnv));
   return fromPrefix ? { library: fromPrefix, from: 'prefix env' } : undefined;
 }
 

@@ -1,0 +1,61 @@
+// The registry of component roles: what a manifest's `"roles"` names. Every other module asks this registry what a
+// role contributes; a new role is its module (role.ts says what it may provide) and one line in ROLES.
+import type { Role, RoleFile, RoleTarget } from './role.js';
+import { zeDriver } from './ze-driver.js';
+
+export { chosenDrivers, DRIVER_CHOICE } from './ze-driver.js';
+import { zeHeaders } from './ze-headers.js';
+import { zeLoader } from './ze-loader.js';
+
+export type { Role, RoleFile, RoleTarget } from './role.js';
+
+const ROLES: readonly Role[] = [zeLoader, zeHeaders, zeDriver];
+
+export const ROLE_NAMES: readonly string[] = ROLES.map((r) => r.name);
+
+export function findRole(name: string): Role | undefined {
+  return ROLES.find((r) => r.name === name);
+}
+
+/** Something that names roles: a manifest, a planned component. */
+export interface HasRoles {
+  roles?: readonly string[];
+}
+
+/** The roles a component has, from the registry (a name this version lacks, from an older plan, is left out). */
+export function rolesOf(c: HasRoles): Role[] {
+  return (c.roles ?? []).flatMap((n) => findRole(n) ?? []);
+}
+
+/** The roles of a manifest's `"roles"` list, or the error that names the first unknown one. */
+export function checkRoles(roles: unknown, bad: (what: string) => Error): void {
+  if (roles === undefined) return;
+  if (!Array.isArray(roles) || !roles.every((r) => typeof r === 'string')) throw bad(`"roles" must be a list of role names (${ROLE_NAMES.join(', ')})`);
+  const unknown = roles.find((r) => !findRole(r));
+  if (unknown !== undefined) throw bad(`unknown role "${unknown}" (roles: ${ROLE_NAMES.join(', ')})`);
+}
+
+/** The roles more than one of these manifests claim that only one may have, each with the names claiming it. */
+export function overclaimed(ms: readonly (HasRoles & { name: string })[]): { role: Role; names: string[] }[] {
+  return ROLES.filter((r) => r.single).flatMap((role) => {
+    const names = ms.filter((m) => m.roles?.includes(role.name)).map((m) => m.name);
+    return names.length > 1 ? [{ role, names }] : [];
+  });
+}
+
+/** The files the roles of these components write into the prefix, in component order. */
+export function roleFiles(components: readonly (HasRoles & { version?: string })[], at: Omit<RoleTarget, 'version'>): RoleFile[] {
+  return components.flatMap((c) => rolesOf(c).flatMap((r) => r.files?.({ ...at, version: c.version }) ?? []));
+}
+
+/** Why setup would build, probe and smoke-test nothing: no planned component has a role it verifies through. */
+export function verifyAbsent(components: readonly HasRoles[]): string | undefined {
+  const through = ROLES.filter((r) => r.verifiesThrough);
+  if (components.some((c) => rolesOf(c).some((r) => r.verifiesThrough))) return undefined;
+  return through[0]?.verifiesThrough?.absent ?? 'no component setup verifies through was installed';
+}
+
+/** The variables that choose these driver files (built, not installed from a source) for the loader. */
+export function driverChoiceEnv(built: string[], at: Omit<RoleTarget, 'version' | 'built'>): Record<string, string> {
+  return zeDriver.env!({ ...at, built });
+}

@@ -1,0 +1,36 @@
+// What a component contributes to a prefix besides its archives' files, by the roles its manifest names
+// (`"roles": ["ze-loader"]`): files generated for it, variables the env files export, and whether setup builds,
+// probes and smoke-tests through it. A role is one object; the registry (index.ts) lists them.
+import type { PlatformLayout } from '../host/types.js';
+
+/** Where a role's contribution lands: the prefix, the target's layout, and the component that has the role. */
+export interface RoleTarget {
+  prefix: string;
+  layout: PlatformLayout;
+  /** The version of the component that has the role (installed from a source). */
+  version?: string;
+  /** The files that stand for a source's archives when a role's files come from build/ (the reference driver). */
+  built?: string[];
+}
+
+/** A file a role writes into the prefix. `reroot`: a file of that path the archives shipped is kept, rewritten by it. */
+export interface RoleFile {
+  path: string;
+  text: string;
+  reroot?: (shipped: string) => string;
+}
+
+export interface Role {
+  /** As manifests write it. */
+  readonly name: string;
+  /** For people: "the Level Zero loader". */
+  readonly title: string;
+  /** At most one manifest takes it (the loader setup probes through). */
+  readonly single?: boolean;
+  /** Files written into the prefix for it (pkg-config, CMake, an ICD file). */
+  files?(t: RoleTarget): RoleFile[];
+  /** Variables the prefix's env files export for it (a driver choice, a vendors directory). */
+  env?(t: RoleTarget): Record<string, string>;
+  /** Setup builds, probes and smoke-tests only when a component of this role is installed; this says why not. */
+  readonly verifiesThrough?: { absent: string };
+}
