@@ -11,7 +11,7 @@ import { LOCKFILE_NAME, lockedOf, newLockfile, readLockfile, writeLockfile, type
 import type { InstallPlan } from '../plan/types.js';
 import type { Reporter } from '../reporter.js';
 import type { RepodataRecord } from '../sources/repodata.js';
-import { normalizeName } from '../sources/simple-index.js';
+import { normalizeName } from '../versions/pep508.js';
 import { withVerifiedSizes, type PlannedArchive } from '../records/archive.js';
 import { readWheelMetadata } from '../formats/wheel.js';
 

@@ -1,6 +1,7 @@
 // The GitHub Action's inputs (the ones action.yml declares), checked, and what the action says in their terms.
 import { createHash } from 'node:crypto';
 import { XpuError } from '../errors.js';
+import { osFamily } from '../host/index.js';
 import { VERSION } from '../version.js';
 import { splitList, type Values } from './command.js';
 
@@ -86,7 +87,6 @@ export function actionInputs(env: Record<string, string | undefined>): ActionInp
   };
 }
 
-const OS_FAMILY: Record<string, string> = { linux: 'linux', win32: 'windows', darwin: 'macos' };
 const short = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 16);
 
 /** The download cache's key: OS family, arch, a hash of the plan and the tool version: equal keys mean an equal cache. */
@@ -96,7 +96,7 @@ export function cacheKey(platform: string, arch: string, planKey: string): strin
 
 /** Any earlier download cache of this OS and arch: its archives are named by their hashes, so a stale one still helps. */
 export function downloadsRestoreKey(platform: string, arch: string): string {
-  return `xpu-setup-${OS_FAMILY[platform] ?? platform}-${arch}-`;
+  return `xpu-setup-${osFamily(platform)}-${arch}-`;
 }
 
 /**
@@ -104,7 +104,7 @@ export function downloadsRestoreKey(platform: string, arch: string): string {
  * built, and the tool version. It has no restore-keys: a prefix for any other plan is never restored.
  */
 export function prefixCacheKey(platform: string, arch: string, planKey: string, prefix: string, refdriver: boolean): string {
-  return `xpu-setup-prefix-${OS_FAMILY[platform] ?? platform}-${arch}-${short(JSON.stringify([planKey, prefix, refdriver]))}-${VERSION}`;
+  return `xpu-setup-prefix-${osFamily(platform)}-${arch}-${short(JSON.stringify([planKey, prefix, refdriver]))}-${VERSION}`;
 }
 
 /** The CLI flags the code's messages may name, and the input each one is in the action (a boolean flag: its setting). */

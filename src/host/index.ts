@@ -25,6 +25,13 @@ export function osLayout(platform: NodeJS.Platform): PlatformLayout | undefined 
   return platform === 'win32' ? win32Layout : platform === 'linux' ? linuxLayout : undefined;
 }
 
+const OS_FAMILY: Record<string, string> = { linux: 'linux', win32: 'windows', darwin: 'macos' };
+
+/** The OS family as CI runners name it (`linux`, `windows`, `macos`), or the platform itself. */
+export function osFamily(platform: string): string {
+  return OS_FAMILY[platform] ?? platform;
+}
+
 /** Whether `platform` is the one this machine runs (so a prefix or plan for it may be executed here). */
 export function isNative(deps: Pick<Deps, 'platform' | 'arch'>, platform: TargetPlatform | undefined): boolean {
   return platform !== undefined && platform === runningPlatform(deps);

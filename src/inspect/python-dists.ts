@@ -2,7 +2,7 @@
 // the active venv or conda env, from the names of its site-packages' .dist-info directories without starting Python.
 import { nodeLayout } from '../host/index.js';
 import type { Deps } from '../deps.js';
-import { normalizeName } from '../sources/simple-index.js';
+import { normalizeName } from '../versions/pep508.js';
 import { EnvVars } from '../env-names.js';
 import type { Finding } from './types.js';
 

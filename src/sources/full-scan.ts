@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { parentPort, Worker, workerData } from 'node:worker_threads';
-import { openZstdLibrary, ZstdInflater, type ZstdLibrary } from '../formats/zstd-lib.js';
+import { openZstdLibrary, ZstdInflater, type ZstdLibrary } from '../runtime/zstd-lib.js';
 import { piecesOf } from '../pieces.js';
 import type { Repodata } from './repodata.js';
 import { RepodataScanner } from './repodata-scan.js';

@@ -6,7 +6,7 @@ import { CorruptBody, IndexCache, indexCacheDir } from '../cache/index-cache.js'
 import type { Deps } from '../deps.js';
 import { XpuError } from '../errors.js';
 import { gzipDecompressor, zstdDecompressor } from '../formats/decompress.js';
-import { systemZstd, type ZstdLibrary } from '../formats/zstd-lib.js';
+import { systemZstd, type ZstdLibrary } from '../runtime/zstd-lib.js';
 import { httpFor, type Http } from '../net/http.js';
 import type { Reporter } from '../reporter.js';
 import { CONDA_RUNTIME_PACKAGES, parseRepodata, type CondaCandidate, type Repodata } from './repodata.js';

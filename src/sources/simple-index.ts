@@ -1,6 +1,7 @@
 // PyPI's index formats: PEP 691 JSON and PEP 503 HTML simple pages and the /pypi/<name>/json API, read into the files
 // of a project. Imports nothing of the index readers, so the gateway and the PyPI source both read it.
 import { XpuError } from '../errors.js';
+import { normalizeName } from '../versions/pep508.js';
 
 export interface IndexFile {
   filename: string;
@@ -11,10 +12,6 @@ export interface IndexFile {
   requiresPython?: string;
   /** PEP 658: the index serves the wheel's METADATA at `<url>.metadata`; its sha256 when the index gives one. */
   coreMetadata?: string | true;
-}
-
-export function normalizeName(name: string): string {
-  return name.toLowerCase().replace(/[-_.]+/g, '-');
 }
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", apos: "'" };

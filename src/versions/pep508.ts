@@ -12,6 +12,11 @@ export interface Pep508 {
 }
 
 /** One `Requires-Dist` value; undefined when it is not a PEP 508 line. */
+/** A project name as PEP 503 compares it: lower case, runs of `-`, `_` and `.` as one `-`. */
+export function normalizeName(name: string): string {
+  return name.toLowerCase().replace(/[-_.]+/g, '-');
+}
+
 export function parseRequirement(line: string): Pep508 | undefined {
   const [head = '', ...rest] = line.split(';');
   const marker = rest.join(';').trim() || undefined;

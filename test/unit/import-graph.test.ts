@@ -4,6 +4,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { BASE, PLANTS } from '../support/import-graph-plants.mjs';
 
 const SCRIPT = path.resolve(__dirname, '../../scripts/import-graph.mjs');
 const dirs: string[] = [];
@@ -150,5 +151,16 @@ describe('import-graph', () => {
     const flagged = [...r.err.matchAll(/^platform branch: (\S+) /gm)].map((m) => m[1]);
     expect(flagged).toEqual(['build/compile.ts:3', 'inspect/gpu.ts:2', 'plan/closure.ts:1', 'sources/apt.ts:1']);
   });
-});
 
+  it('passes the clean tree the violations are planted in', async () => {
+    const r = run(await tree(BASE));
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+  });
+
+  it.each(PLANTS.map((p) => [p.what, p] as const))('goes red on %s', async (_what, p) => {
+    const r = run(await tree({ ...BASE, ...p.files }));
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(p.says);
+  });
+});
