@@ -5,7 +5,7 @@ import type { Deps } from '../deps.js';
 import { layoutFor, nodeLayout } from '../host/index.js';
 import { SHARED_LIBRARY } from '../formats/elf.js';
 import { tryLoadEach } from '../inspect/load-check.js';
-import type { InstallPlan, PlannedComponent } from '../plan/types.js';
+import type { InstallPlan, PlannedComponent } from '../records/plan.js';
 import { findCompilers, firstGnuOnPath } from './compilers.js';
 
 const LIBRARY = { elf: SHARED_LIBRARY, pe: /\.dll$/i } as const;

@@ -8,7 +8,7 @@ import { fetchPlan } from '../fetch/fetch.js';
 import type { TargetPlatform } from '../host/types.js';
 import { layoutFor } from '../host/index.js';
 import { LOCKFILE_NAME, lockedOf, newLockfile, readLockfile, writeLockfile, type Lockfile } from '../plan/lockfile.js';
-import type { InstallPlan } from '../plan/types.js';
+import type { InstallPlan } from '../records/plan.js';
 import type { Reporter } from '../reporter.js';
 import type { RepodataRecord } from '../sources/repodata.js';
 import { normalizeName } from '../versions/pep508.js';

@@ -1,6 +1,6 @@
 // Human rendering of an InstallPlan.
 import type { PlanChanges } from '../plan/diff.js';
-import type { InstallPlan, PlannedComponent } from '../plan/types.js';
+import type { InstallPlan, PlannedComponent } from '../records/plan.js';
 
 function size(n?: number): string {
   if (n === undefined) return '? B';

@@ -11,7 +11,7 @@ import type { PlanOptions } from '../plan/plan.js';
 import type { SetupOptions } from '../pipeline/options.js';
 import { LOCKFILE_NAME } from '../plan/lockfile.js';
 import type { RequestFlags } from '../plan/request.js';
-import type { MatchTorchRequest } from '../plan/types.js';
+import type { MatchTorchRequest } from '../records/plan.js';
 import { parseConstraint } from '../versions/order.js';
 import { list, splitList, str, type Values } from './command.js';
 import { EnvVars } from '../env-names.js';

@@ -6,7 +6,7 @@ import { XpuError } from '../errors.js';
 import { ownFetcherOf } from '../kinds/index.js';
 import type { Deps } from '../deps.js';
 import { httpFor } from '../net/http.js';
-import type { InstallPlan } from '../plan/types.js';
+import type { InstallPlan } from '../records/plan.js';
 import type { Reporter } from '../reporter.js';
 import type { PlannedArchive } from '../records/archive.js';
 import { downloadToCache } from '../net/download.js';

@@ -9,7 +9,7 @@ import { roleFiles } from '../roles/index.js';
 import { removeOnInterrupt } from '../lock-owner.js';
 import type { FetchedArchive, Fetching } from '../fetch/fetch.js';
 import type { LockedPlatform } from '../plan/lockfile.js';
-import type { InstallPlan, PlannedComponent } from '../plan/types.js';
+import type { InstallPlan, PlannedComponent } from '../records/plan.js';
 import type { Reporter, Task } from '../reporter.js';
 import { VERSION } from '../version.js';
 import { byPath, RECEIPT_SCHEMA, type Receipt, type ReceiptComponent } from './receipt.js';

@@ -7,7 +7,7 @@ import { XpuError } from '../errors.js';
 import { nodeLayout } from '../host/index.js';
 import type { TargetPlatform } from '../host/types.js';
 import type { LockedPlatform } from '../plan/lockfile.js';
-import type { InstallPlan } from '../plan/types.js';
+import type { InstallPlan } from '../records/plan.js';
 import { withVerifiedSizes } from '../records/archive.js';
 import { ENV_FILES } from './env.js';
 import { readReceipt, RECEIPT_NAME, type Receipt } from './receipt.js';

@@ -4,8 +4,8 @@ import * as path from 'node:path';
 import { XpuError } from '../errors.js';
 import type { TargetPlatform } from '../host/types.js';
 import type { LockedPlatform } from '../plan/lockfile.js';
-import type { BelowFloor } from '../plan/types.js';
-import type { SetupRequest } from '../plan/types.js';
+import type { BelowFloor } from '../records/plan.js';
+import type { SetupRequest } from '../records/plan.js';
 
 export const RECEIPT_NAME = 'xpu-setup.receipt.json';
 export const RECEIPT_SCHEMA = 1;

@@ -8,15 +8,11 @@ import { isRange, rangeSyntax } from '../versions/range.js';
 
 export { SOURCE_KINDS, type SourceKind, type SourceSpec, type SkippedPackage } from '../kinds/index.js';
 import type { MapRule } from '../records/archive.js';
+import type { Provided } from '../records/plan.js';
 
 export type { MapRule } from '../records/archive.js';
+export type { Provided } from '../records/plan.js';
 
-export interface Provided {
-  path: string;
-  required: boolean;
-  /** Said when the file is absent (required: error; optional: a note). */
-  missing?: string;
-}
 
 export interface PlatformSpec {
   provides: Provided[];

@@ -14,7 +14,7 @@ import { nodeLayout } from '../host/index.js';
 import { chosenDrivers, driverChoiceEnv } from '../roles/index.js';
 import { diffPlan } from '../plan/diff.js';
 import { lockedOf } from '../plan/lockfile.js';
-import type { InstallPlan } from '../plan/types.js';
+import type { InstallPlan } from '../records/plan.js';
 import { fileMark, proofInputs } from '../probe/inputs.js';
 import type { Reporter } from '../reporter.js';
 import { VERSION } from '../version.js';

@@ -6,7 +6,7 @@ import type { PrefixProblem } from '../install/verify.js';
 import type { SourceKind } from '../manifest/schema.js';
 import { orderingOf } from '../kinds/index.js';
 import { compareAcross } from '../versions/order.js';
-import type { InstallPlan, PlannedComponent } from './types.js';
+import type { InstallPlan, PlannedComponent } from '../records/plan.js';
 
 export type ChangeKind = 'add' | 'remove' | 'upgrade' | 'downgrade' | 'switch' | 'rebuild';
 

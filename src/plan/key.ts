@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { Host, TargetPlatform } from '../host/types.js';
 import { VERSION } from '../version.js';
-import { PLAN_SCHEMA, type InstallPlan, type PlannedComponent } from './types.js';
+import { PLAN_SCHEMA, type InstallPlan, type PlannedComponent } from '../records/plan.js';
 
 /** Bumped when the prefix layout written from the same archives changes, so old prefixes are rebuilt. */
 const LAYOUT_VERSION = 1;

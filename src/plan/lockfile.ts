@@ -11,9 +11,9 @@ import type { ComponentManifest, SourceKind } from '../manifest/schema.js';
 import type { PlannedArchive } from '../records/archive.js';
 import { VERSION } from '../version.js';
 import { newInstallPlan } from './key.js';
-import type { InstallPlan, PlannedComponent } from './types.js';
+import type { InstallPlan, PlannedComponent } from '../records/plan.js';
 import { belowFloorOf } from './request.js';
-import type { SetupRequest } from './types.js';
+import type { SetupRequest } from '../records/plan.js';
 
 export const LOCKFILE_NAME = 'xpu-setup.lock.json';
 export const LOCKFILE_SCHEMA = 1;

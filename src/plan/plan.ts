@@ -11,7 +11,7 @@ import { belowFloorOf, featuresLacking, floorsFor } from './request.js';
 import { checkConstrains, closeOver } from './closure.js';
 import { pinAsker, pinRequirements } from './torch.js';
 import { newInstallPlan } from './key.js';
-import type { InstallPlan, MatchTorchRequest, PlannedComponent, SetupRequest, SourceAttempt, TorchMatch } from './types.js';
+import type { InstallPlan, MatchTorchRequest, PlannedComponent, SetupRequest, SourceAttempt, TorchMatch } from '../records/plan.js';
 
 /** Failures whose own hints name the remedy (add the CA, fix the proxy): every error built from them keeps them. */
 const OWN_HINTS = new Set(['TLS', 'PROXY', 'RESOLUTION_CONFLICT']);

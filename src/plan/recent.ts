@@ -3,7 +3,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import type { InstallPlan } from './types.js';
+import type { InstallPlan } from '../records/plan.js';
 
 /** How long a plan is reused: PyPI's simple index itself answers with `Cache-Control: max-age=600`. */
 export const PLAN_REUSE_MS = 10 * 60 * 1000;

@@ -3,7 +3,7 @@ import { XpuError } from '../errors.js';
 import type { ComponentManifest, SourceKind } from '../manifest/schema.js';
 import { orderingOf } from '../kinds/index.js';
 import { compareTo, meetsAll, parseConstraint, type Constraint } from '../versions/order.js';
-import type { BelowFloor, MatchTorchRequest, SetupRequest } from './types.js';
+import type { BelowFloor, MatchTorchRequest, SetupRequest } from '../records/plan.js';
 
 /** What this run's command line (or environment) said; undefined means "not said: repeat the recorded request". */
 export interface RequestFlags {

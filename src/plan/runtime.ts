@@ -9,7 +9,7 @@ import { isInside, layoutFor } from '../host/index.js';
 import { CONDA_RUNTIME_PACKAGES } from '../sources/repodata.js';
 import type { PlannedArchive } from '../records/archive.js';
 import { planKeyOf } from './key.js';
-import type { InstallPlan, PlannedComponent } from './types.js';
+import type { InstallPlan, PlannedComponent } from '../records/plan.js';
 
 /**
  * Linux runtime packages decided from the ELF files: what conda-forge's compilers put in `run_exports`, and the

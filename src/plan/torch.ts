@@ -2,7 +2,7 @@
 import type { Deps } from '../deps.js';
 import { XpuError } from '../errors.js';
 import { readPythonDistributions, type EnvDists, type PythonDists } from '../inspect/python-dists.js';
-import type { InstallPlan, TorchMatch, TorchPin } from './types.js';
+import type { InstallPlan, TorchMatch, TorchPin } from '../records/plan.js';
 import type { Requirement } from '../versions/resolve.js';
 
 /** The packages torch XPU wheels pin exactly, which a prefix's copies on the library path would shadow. */

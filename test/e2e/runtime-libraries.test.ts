@@ -2,7 +2,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { InstallPlan } from '../../src/plan/types.js';
+import type { InstallPlan } from '../../src/records/plan.js';
 import { settleRuntime } from '../../src/plan/runtime.js';
 import { realDeps } from '../../src/real-deps.js';
 import { DownloadCache } from '../../src/cache/store.js';

@@ -13,7 +13,7 @@ import { fetchApt } from '../../src/kinds/apt.js';
 import { downloadToCache } from '../../src/net/download.js';
 import { fetchPlan } from '../../src/fetch/fetch.js';
 import { processStartTime } from '../../src/lock-owner.js';
-import type { InstallPlan } from '../../src/plan/types.js';
+import type { InstallPlan } from '../../src/records/plan.js';
 import { silentReporter } from '../../src/reporter.js';
 import { Http } from '../../src/net/http.js';
 import type { RetryClock } from '../../src/net/retry.js';

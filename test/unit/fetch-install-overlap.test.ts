@@ -14,7 +14,7 @@ import type { Host } from '../../src/host/types.js';
 import { installPlan, type StagedCheck } from '../../src/install/install.js';
 import type { ComponentManifest } from '../../src/manifest/schema.js';
 import { makePlan } from '../../src/plan/plan.js';
-import type { InstallPlan, PlannedComponent } from '../../src/plan/types.js';
+import type { InstallPlan, PlannedComponent } from '../../src/records/plan.js';
 import { silentReporter } from '../../src/reporter.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
 import { zipBuffer } from '../support/packages.js';

@@ -13,7 +13,7 @@ import { verifyPrefix } from '../../src/install/verify.js';
 import type { ComponentManifest, Provided } from '../../src/manifest/schema.js';
 import { lockedOf, planFromLocked } from '../../src/plan/lockfile.js';
 import { makePlan } from '../../src/plan/plan.js';
-import type { InstallPlan } from '../../src/plan/types.js';
+import type { InstallPlan } from '../../src/records/plan.js';
 import { silentReporter } from '../../src/reporter.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
 import { zipBuffer } from '../support/packages.js';

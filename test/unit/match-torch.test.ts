@@ -10,7 +10,7 @@ import { parsePlanOptions } from '../../src/cli/setup-options.js';
 import { isXpuError, XpuError } from '../../src/errors.js';
 import { activeEnvDistributions, parseDistInfoName } from '../../src/inspect/python-dists.js';
 import { mergeRequest } from '../../src/plan/request.js';
-import type { SetupRequest } from '../../src/plan/types.js';
+import type { SetupRequest } from '../../src/records/plan.js';
 import { resolve, type Candidate, type Provider } from '../../src/versions/resolve.js';
 import { pinRequirements, pinsFor, torchMatchOf, torchMismatch, torchTableRow } from '../../src/plan/torch.js';
 import { matchesVersion } from '../../src/versions/match-spec.js';

@@ -10,7 +10,7 @@ import { verifyPrefix } from '../../src/install/verify.js';
 import { driverCandidates, proofInputs } from '../../src/probe/inputs.js';
 import { libcPathFromMaps, parseLibcBanner } from '../../src/host/linux.js';
 import { recentPlan, rememberPlan } from '../../src/plan/recent.js';
-import type { InstallPlan } from '../../src/plan/types.js';
+import type { InstallPlan } from '../../src/records/plan.js';
 
 const dirs: string[] = [];
 afterEach(async () => {

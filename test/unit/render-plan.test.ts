@@ -1,7 +1,7 @@
 // How the plan reads as text: `plan` and --dry-run give each archive's URL and whole sha256; setup's heading is one line each.
 import { describe, expect, it } from 'vitest';
 import { renderPlan } from '../../src/cli/render-plan.js';
-import type { InstallPlan } from '../../src/plan/types.js';
+import type { InstallPlan } from '../../src/records/plan.js';
 
 const sha = (c: string) => c.repeat(64);
 const archive = (pkg: string, version: string, c: string, requiredBy?: string[]) => ({

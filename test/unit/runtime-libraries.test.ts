@@ -1,7 +1,7 @@
 // The runtime-library rule as a pure function: runtime packages installed only where the host lacks what the binaries need, never older than the host's copy.
 import { describe, expect, it } from 'vitest';
 import type { ElfNeeds } from '../../src/formats/elf.js';
-import type { InstallPlan } from '../../src/plan/types.js';
+import type { InstallPlan } from '../../src/records/plan.js';
 import { decideRuntime, settleRuntime, type HostLibrary, type RuntimePackage } from '../../src/plan/runtime.js';
 import { realDeps } from '../../src/real-deps.js';
 

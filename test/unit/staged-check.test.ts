@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkStagedComponent } from '../../src/build/staged-check.js';
 import type { ExecResult } from '../../src/deps.js';
-import type { InstallPlan, PlannedComponent } from '../../src/plan/types.js';
+import type { InstallPlan, PlannedComponent } from '../../src/records/plan.js';
 import { realDeps } from '../../src/real-deps.js';
 import { fakeDeps, ok } from '../fixtures/detect/fake-deps.js';
 

@@ -3,7 +3,7 @@ import { assertInstallable, planSetup } from '../../pipeline/plan.js';
 import { runSetup, type SetupResult } from '../../pipeline/setup.js';
 import { readPrefixState } from '../../install/prefix-state.js';
 import type { Deps } from '../../deps.js';
-import type { BelowFloor } from '../../plan/types.js';
+import type { BelowFloor } from '../../records/plan.js';
 import { belowFloorSentence, envCommandLine, envFilesLine, hintShell, newerLine, selfCommand } from '../../hints.js';
 import type { Command } from '../command.js';
 import type { Output } from '../output.js';

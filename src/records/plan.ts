@@ -2,10 +2,17 @@
 // about the machine and Python environment it was made for. Types only (and the plan's schema number), so every module
 // of the planner, and every stage after it, can name them without importing the planner.
 import type { TargetPlatform } from '../host/types.js';
-import type { Provided, SourceKind } from '../manifest/schema.js';
-import type { PlannedArchive } from '../records/archive.js';
+import type { PlannedArchive, SourceKind } from './archive.js';
 
 export const PLAN_SCHEMA = 1;
+
+/** A file a component provides (from its manifest), checked in the staged tree before the swap. */
+export interface Provided {
+  path: string;
+  required: boolean;
+  /** Said when the file is absent (required: error; optional: a note). */
+  missing?: string;
+}
 
 /** What the user asked for: recorded in the receipt, repeated by a bare re-run, merged with new flags (request.ts). */
 export interface SetupRequest {
