@@ -41,12 +41,7 @@ export const FORBIDDEN_LIBRARY_EDGES = [
  * Edges that break a rule today, each with the reason it is tolerated. Remove a line when its edge is gone; a listed
  * edge that no longer exists is reported, so this list cannot go stale silently.
  */
-export const KNOWN_EXCEPTIONS = [
-  // The inspection library reads the receipt's shape (types only) to tell the prefix's own files from others.
-  { from: 'inspect', to: 'install', typeOnly: true, why: 'the receipt format is declared in install/receipt.ts' },
-  // Pasteable commands repeat the request a receipt records (types only).
-  { from: 'hints', to: 'install', typeOnly: true, why: 'the receipt format is declared in install/receipt.ts' },
-];
+export const KNOWN_EXCEPTIONS = [];
 
 /**
  * Files outside pipeline/ that import code (not only types) from more than one stage, each with its reason: the

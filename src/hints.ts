@@ -3,7 +3,7 @@
 import * as path from 'node:path';
 import type { Deps } from './deps.js';
 import { nodeLayout, type PlatformLayout } from './host/index.js';
-import type { Receipt } from './install/receipt.js';
+import type { Receipt } from './records/receipt.js';
 import { findKind } from './kinds/index.js';
 import { psq, shq } from './shell-words.js';
 

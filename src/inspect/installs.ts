@@ -2,7 +2,7 @@
 import { isInside, nodeLayout } from '../host/index.js';
 import * as path from 'node:path';
 import type { Deps } from '../deps.js';
-import type { Receipt } from '../install/receipt.js';
+import type { Receipt } from '../records/receipt.js';
 import { findZeHeaders, type HeaderInstall } from './headers.js';
 import { readLdconfig, type LdconfigEntry } from './ldconfig.js';
 import { findInDirs, resolveLibrary, versionFromFileName, type LibraryCandidate, type LibraryResolution } from './loaders.js';

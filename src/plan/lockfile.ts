@@ -7,8 +7,8 @@ import { pathToFileURL } from 'node:url';
 import { XpuError } from '../errors.js';
 import { isInside } from '../host/index.js';
 import type { Host, TargetPlatform } from '../host/types.js';
-import type { ComponentManifest, SourceKind } from '../manifest/schema.js';
-import type { PlannedArchive } from '../records/archive.js';
+import type { ComponentManifest } from '../manifest/schema.js';
+import { LOCKFILE_SCHEMA, type LockedComponent, type LockedPlatform, type Lockfile } from '../records/lock.js';
 import { VERSION } from '../version.js';
 import { newInstallPlan } from './key.js';
 import type { InstallPlan, PlannedComponent } from '../records/plan.js';
@@ -16,30 +16,7 @@ import { belowFloorOf } from './request.js';
 import type { SetupRequest } from '../records/plan.js';
 
 export const LOCKFILE_NAME = 'xpu-setup.lock.json';
-export const LOCKFILE_SCHEMA = 1;
-
-export interface LockedComponent {
-  name: string;
-  source: SourceKind;
-  origin: string;
-  version: string;
-  archives: PlannedArchive[];
-  constraints?: string[];
-  fallbackFrom?: string[];
-  /** Runtime library packages this machine's own libraries stood in for, with why (a receipt's recorded plan). */
-  leftToHost?: PlannedArchive[];
-}
-
-export interface LockedPlatform {
-  planKey: string;
-  /**
-   * sha256 over every field of the entry that decides bytes or placement (each component's source, origin, version,
-   * constraints, and each archive's URL, size, sha256, format, map...), as written: a hand edit of any of them no
-   * longer matches. Lockfiles and bundles must carry it; a receipt's recorded plan is checked when it has one.
-   */
-  key?: string;
-  components: LockedComponent[];
-}
+export { LOCKFILE_SCHEMA, type LockedComponent, type LockedPlatform, type Lockfile } from '../records/lock.js';
 
 /** JSON with every object's keys sorted, so the key does not depend on how an editor ordered them. */
 function canonical(v: unknown): string {
@@ -54,13 +31,6 @@ function canonical(v: unknown): string {
 /** The entry's key (see LockedPlatform.key), over its components as they stand in the file. */
 export function lockKeyOf(platform: TargetPlatform, components: LockedComponent[]): string {
   return createHash('sha256').update(canonical({ schema: LOCKFILE_SCHEMA, platform, components })).digest('hex');
-}
-
-export interface Lockfile {
-  schema: typeof LOCKFILE_SCHEMA;
-  tool: { name: 'xpu-setup'; version: string };
-  request: SetupRequest;
-  platforms: Partial<Record<TargetPlatform, LockedPlatform>>;
 }
 
 /**
