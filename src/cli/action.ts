@@ -8,7 +8,7 @@ import type { Deps } from '../deps.js';
 import { causeChain, isXpuError, XpuError } from '../errors.js';
 import { osLayout, runningPlatform } from '../host/index.js';
 import { githubEnv } from '../install/ci-env.js';
-import { envVars } from '../install/env.js';
+import { receiptEnvVars } from '../install/env.js';
 import { planSetup } from '../pipeline/plan.js';
 import { runSetup, type SetupResult } from '../pipeline/setup.js';
 import { actionInputs, cacheKey, downloadsRestoreKey, inActionTerms, prefixCacheKey, type ActionInputs } from './action-inputs.js';
@@ -133,7 +133,7 @@ export async function actionMain(deps: Deps): Promise<number> {
       core.saveState(STATE.prefixKey, pKey);
       core.saveState(STATE.prefixHit, String(prefixHit === pKey));
     }
-    const gh = githubEnv(envVars(receipt.prefix, receipt.platform, receipt.extraEnv ?? {}), receipt.platform, deps.env);
+    const gh = githubEnv(receiptEnvVars(receipt), receipt.platform, deps.env);
     for (const line of gh.env.split('\n').filter(Boolean)) {
       const eq = line.indexOf('=');
       core.exportVariable(line.slice(0, eq), line.slice(eq + 1));

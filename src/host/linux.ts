@@ -52,6 +52,7 @@ export const linuxLayout: PlatformLayout = {
   prefixLibDirs: ['lib', 'lib64'],
   zeDriverLibraries: ['libze_intel_gpu.so.1', 'libze_intel_vpu.so.1'],
   openclLibrary: 'libOpenCL.so.1',
+  openclVendorDirs: ['/etc/OpenCL/vendors'],
   // Debian's dpkg links it (so does rpm), so it is there even where the zstd program is not.
   zstdLibraries: ['libzstd.so.1'],
   zeLinkLibrary: 'libze_loader.so',

@@ -63,6 +63,8 @@ export interface PlatformLayout {
   zeDriverLibraries: string[];
   /** The OpenCL ICD loader. */
   openclLibrary: string;
+  /** Where the machine's OpenCL ICD loader reads its .icd files when OCL_ICD_VENDORS is not set. */
+  openclVendorDirs: readonly string[];
   /**
    * The system's zstd library, opened by name to decompress a full repodata.json.zst in this process; none where no
    * system copy is found by name safely (Windows would search the current directory and PATH for a bare DLL name).

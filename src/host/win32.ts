@@ -57,6 +57,8 @@ export const win32Layout: PlatformLayout = {
   // conda-style Library\bin is searched too: wheels and conda packages keep it when installed elsewhere.
   prefixLibDirs: ['bin', 'Library\\bin'],
   zeDriverLibraries: ['ze_intel_gpu64.dll', 'ze_intel_vpu.dll'],
+  // Windows' ICD loader reads the registry, not a directory.
+  openclVendorDirs: [],
   openclLibrary: 'OpenCL.dll',
   zstdLibraries: [],
   zeLinkLibrary: 'ze_loader.lib',

@@ -10,11 +10,13 @@ export interface DpkgRecord {
   /** The Status field's three words: want, error flag, state ("install ok installed"). */
   want: string;
   state: string;
+  /** The virtual packages it provides, as the Provides field lists them (`libigc1+llvm14`, `opencl-icd`). */
+  provides?: string[];
 }
 
 /**
- * Pure: the package records of a dpkg status file, in file order. Only the four fields dpkg-query's `-W` answer
- * needs are picked out, by one regular expression over the whole text (the file runs to megabytes; splitting it
+ * Pure: the package records of a dpkg status file, in file order. Only the fields dpkg-query's `-W` answer and
+ * apt's Depends following need are picked out, by one regular expression over the whole text (the file runs to megabytes; splitting it
  * into lines costs several times more). A record starts at its Package field, which dpkg always writes first;
  * continuation lines start with a space and so never match.
  */
@@ -24,7 +26,7 @@ export function parseDpkgStatus(text: string): DpkgRecord[] {
   const flush = (): void => {
     if (cur.name && cur.want && cur.state) out.push(cur as DpkgRecord);
   };
-  for (const m of text.matchAll(/^(Package|Architecture|Version|Status):[ \t]*([^\r\n]*)/gm)) {
+  for (const m of text.matchAll(/^(Package|Architecture|Version|Status|Provides):[ \t]*([^\r\n]*)/gm)) {
     const value = m[2]!.trim();
     switch (m[1]) {
       case 'Package':
@@ -36,6 +38,9 @@ export function parseDpkgStatus(text: string): DpkgRecord[] {
         break;
       case 'Version':
         cur.version = value;
+        break;
+      case 'Provides':
+        cur.provides = value.split(',').map((p) => p.trim().split(/\s/)[0]!.replace(/:.*$/, '')).filter(Boolean);
         break;
       default: {
         const words = value.split(/\s+/);

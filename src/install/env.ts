@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import type { TargetPlatform } from '../host/types.js';
 import { layoutFor } from '../host/index.js';
 import { EnvVars } from '../env-names.js';
+import type { Receipt } from '../records/receipt.js';
 
 export type Shell = 'sh' | 'fish' | 'pwsh' | 'cmd' | 'json';
 export const SHELLS: readonly Shell[] = ['sh', 'fish', 'pwsh', 'cmd', 'json'];
@@ -25,7 +26,7 @@ export function prefixJoin(prefix: string, platform: TargetPlatform, ...parts: s
   return [prefix.replace(/[\\/]+$/, ''), ...parts].join(sep);
 }
 
-export function envVars(prefix: string, platform: TargetPlatform, extra: Record<string, string> = {}): EnvVar[] {
+export function envVars(prefix: string, platform: TargetPlatform, extra: Record<string, string> = {}, paths: readonly { name: string; dir: string }[] = []): EnvVar[] {
   const j = (...p: string[]) => prefixJoin(prefix, platform, ...p);
   const vars: EnvVar[] = [
     { name: EnvVars.LEVEL_ZERO_V1_SDK_PATH, value: prefix, mode: 'set' },
@@ -34,12 +35,20 @@ export function envVars(prefix: string, platform: TargetPlatform, extra: Record<
   for (const v of layoutFor(platform).searchPathVars) {
     vars.push({ name: v.name, value: j(v.dir), mode: 'prepend', ...(v.runtime ? { runtime: true } : {}) });
   }
+  for (const p of paths) {
+    if (!vars.some((v) => v.name === p.name && v.value === j(p.dir))) vars.push({ name: p.name, value: j(p.dir), mode: 'prepend', runtime: true });
+  }
   vars.push(
     { name: 'PKG_CONFIG_PATH', value: j('lib', 'pkgconfig'), mode: 'prepend' },
     { name: 'CMAKE_PREFIX_PATH', value: prefix, mode: 'prepend' },
   );
   for (const [name, value] of Object.entries(extra)) vars.push({ name, value, mode: 'set' });
   return vars;
+}
+
+/** The variables a receipt's env files export. */
+export function receiptEnvVars(r: Pick<Receipt, 'prefix' | 'platform' | 'extraEnv' | 'searchPaths'>): EnvVar[] {
+  return envVars(r.prefix, r.platform, r.extraEnv ?? {}, r.searchPaths ?? []);
 }
 
 const shQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { XpuError } from '../errors.js';
 import { readsLive } from '../formats/index.js';
 import { layoutFor } from '../host/index.js';
-import { roleFiles } from '../roles/index.js';
+import { roleEnv, roleFiles, roleSearchPaths } from '../roles/index.js';
 import { removeOnInterrupt } from '../lock-owner.js';
 import type { FetchedArchive, Fetching } from '../fetch/fetch.js';
 import type { LockedPlatform } from '../plan/lockfile.js';
@@ -70,6 +70,20 @@ async function swapIn(staging: string, prefix: string, rename: NonNullable<Insta
   if (moved) await fs.rm(old, { recursive: true, force: true });
 }
 
+/** The machine's OpenCL ICD files (`*.icd` of its vendors directories), first directory first; unreadable ones are none. */
+async function readIcds(dirs: readonly string[]): Promise<{ name: string; text: string }[]> {
+  const out: { name: string; text: string }[] = [];
+  for (const dir of dirs) {
+    const names = await fs.readdir(dir).catch(() => [] as string[]);
+    for (const name of names.filter((n) => n.endsWith('.icd')).sort()) {
+      if (out.some((f) => f.name === name)) continue;
+      const text = await fs.readFile(path.join(dir, name), 'utf8').catch(() => undefined);
+      if (text !== undefined) out.push({ name, text });
+    }
+  }
+  return out;
+}
+
 /**
  * Installs the fetched archives. Given a fetch under way, each archive is unpacked as soon as it and those before it
  * are in, while the rest still download; unpacking keeps plan order, so the outcome never depends on which download
@@ -84,7 +98,7 @@ export async function installPlan(
   const run: Fetching = Array.isArray(fetching)
     ? { archives: fetching.map((f) => Promise.resolve(f)), all: Promise.resolve(fetching), cancel: async () => undefined }
     : fetching;
-  const extraEnv = opts.extraEnv ?? {};
+  const extraEnv: Record<string, string> = { ...opts.extraEnv };
   const prefix = path.resolve(plan.prefix);
   const parent = path.dirname(prefix);
   const unchanged = 'the prefix was not changed';
@@ -174,10 +188,16 @@ export async function installPlan(
       if (c.belowFloor) rc.belowFloor = c.belowFloor;
       components.push(rc);
     }
-    // What the components' roles add (the loader's pkg-config and CMake files): a file the archives shipped is re-rooted.
-    for (const f of roleFiles(plan.components.filter((c) => c.status === 'planned'), { prefix, layout: layoutFor(plan.platform) })) {
+    // What the components' roles add (the loader's pkg-config and CMake files, an ICD file and the machine's ICDs
+    // beside it, the variables that find them): a file the archives shipped is re-rooted.
+    const layout = layoutFor(plan.platform);
+    const installing = plan.components.filter((c) => c.status === 'planned');
+    const at = { prefix, layout, systemIcds: plan.host.native ? await readIcds(layout.openclVendorDirs) : [] };
+    for (const f of roleFiles(installing, at)) {
       await staging.writeText(f.path, f.reroot && (await staging.has(f.path)) ? f.reroot(await fs.readFile(staging.abs(f.path), 'utf8')) : f.text);
     }
+    Object.assign(extraEnv, { ...roleEnv(installing, at), ...opts.extraEnv });
+    const searchPaths = roleSearchPaths(installing);
     const receipt: Receipt = {
       schema: RECEIPT_SCHEMA,
       tool: { name: 'xpu-setup', version: VERSION },
@@ -197,6 +217,7 @@ export async function installPlan(
       })),
       files: [...staging.files.values()].sort(byPath),
       extraEnv: Object.keys(extraEnv).length ? extraEnv : undefined,
+      ...(searchPaths.length && { searchPaths }),
       request: plan.request,
       plan: opts.locked && recordedPlan(opts.locked, new Map(fetched.map((f) => [f.file.sha256, f.file.size]))),
     };

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { EnvVars } from '../env-names.js';
 import { layoutFor } from '../host/index.js';
 import type { TargetPlatform } from '../host/types.js';
-import { ENV_FILES, envVars, type EnvVar } from './env.js';
+import { ENV_FILES, receiptEnvVars, type EnvVar } from './env.js';
 import type { Receipt } from './receipt.js';
 
 /**
@@ -13,7 +13,7 @@ import type { Receipt } from './receipt.js';
  */
 export async function installedEnvVars(prefix: string, receipt: Receipt): Promise<EnvVar[]> {
   const recorded = await readEnvJson(prefix);
-  const vars = recorded ?? envVars(receipt.prefix, receipt.platform, receipt.extraEnv ?? {});
+  const vars = recorded ?? receiptEnvVars(receipt);
   const from = vars.find((v) => v.name === EnvVars.LEVEL_ZERO_V1_SDK_PATH)?.value ?? receipt.prefix;
   return relocateVars(vars, from, prefix, receipt.platform);
 }

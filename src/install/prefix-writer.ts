@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { sha256File } from '../cache/store.js';
 import { XpuError } from '../errors.js';
 import { isInside } from '../host/index.js';
-import { ENV_FILES, envVars, renderEnv, SHELLS } from './env.js';
+import { ENV_FILES, receiptEnvVars, renderEnv, SHELLS } from './env.js';
 import { byPath, RECEIPT_NAME, type Receipt, type ReceiptFile } from './receipt.js';
 
 /** What a build stage produced inside the prefix: the library and its build stamp. */
@@ -28,7 +28,7 @@ async function replaceFile(dir: string, name: string, text: string): Promise<voi
 
 /** Writes the env files of `receipt` into dir (a staging tree or the live prefix). */
 export async function writeEnvFiles(dir: string, receipt: Receipt): Promise<void> {
-  const vars = envVars(receipt.prefix, receipt.platform, receipt.extraEnv ?? {});
+  const vars = receiptEnvVars(receipt);
   for (const shell of SHELLS) await replaceFile(dir, ENV_FILES[shell], renderEnv(vars, shell, receipt.platform));
 }
 

@@ -8,8 +8,9 @@ import { XpuError } from '../errors.js';
 import { isDebianLike } from '../host/linux.js';
 import { layoutFor } from '../host/index.js';
 import type { PlannedArchive } from '../records/archive.js';
-import { checkSkip, isStrArr } from './closure.js';
-import { NotAvailable, type Kind, type Resolution, type SourceBase, type SourceContext } from './kind.js';
+import { isInstalled, readDpkgStatus } from '../inspect/dpkg-db.js';
+import { checkSkip, isStrArr, skipMap } from './closure.js';
+import { NotAvailable, type ClosureResult, type Kind, type Resolution, type SkippedPackage, type SourceBase, type SourceContext } from './kind.js';
 
 export interface AptSourceSpec extends SourceBase {
   kind: 'apt';
@@ -19,7 +20,7 @@ export interface AptSourceSpec extends SourceBase {
 /** The URL scheme of an archive apt-get downloads: `apt:<package>=<version>`. */
 const SCHEME = 'apt:';
 import { inRange } from '../versions/range.js';
-import { debianUpstream, meetsAll } from '../versions/order.js';
+import { compareDebian, debianUpstream, meetsAll } from '../versions/order.js';
 
 export interface AptRecord {
   package: string;
@@ -28,7 +29,42 @@ export interface AptRecord {
   filename?: string;
   sha256?: string;
   size?: number;
+  /** Pre-Depends and Depends, as the fields write them (`libigc1 (>= 1.0.12504.6)`, `a | b`). */
+  depends?: string[];
+  provides?: string[];
 }
+
+const splitList = (field: string | undefined): string[] => (field ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+
+/** One alternative of a Depends group: a name, and the relation its version must meet (dpkg's << <= = >= >>). */
+export interface AptRelation {
+  name: string;
+  op?: '<<' | '<=' | '=' | '>=' | '>>';
+  version?: string;
+}
+
+/** `libfoo:any (>= 1.2)` -> `libfoo`: the package name without the architecture qualifier or the relation. */
+const relationName = (text: string): string => text.trim().split(/[\s(]/)[0]!.replace(/:.*$/, '');
+
+/** Pure: one Depends entry as its alternatives: `a (>= 1) | b` -> [{a, >=, 1}, {b}]. */
+export function parseRelationGroup(entry: string): AptRelation[] {
+  return entry.split('|').flatMap((alt): AptRelation[] => {
+    const m = /^\s*([a-z0-9][a-z0-9+.-]*)(?::[a-z0-9-]+)?\s*(?:\(\s*(<<|<=|=|>=|>>|<|>)\s*([^\s)]+)\s*\))?\s*(?:\[.*\])?\s*$/.exec(alt);
+    if (!m) return [];
+    // dpkg still reads the obsolete `<` and `>` as `<=` and `>=`.
+    const op = m[2] === '<' ? '<=' : m[2] === '>' ? '>=' : (m[2] as AptRelation['op']);
+    return [op ? { name: m[1]!, op, version: m[3]! } : { name: m[1]! }];
+  });
+}
+
+/** Whether a package's version meets a relation, in dpkg's own order. */
+export function meetsRelation(version: string, rel: AptRelation): boolean {
+  if (!rel.op || !rel.version) return true;
+  const d = compareDebian(version, rel.version);
+  return rel.op === '<<' ? d < 0 : rel.op === '<=' ? d <= 0 : rel.op === '=' ? d === 0 : rel.op === '>=' ? d >= 0 : d > 0;
+}
+
+export const relationText = (rel: AptRelation): string => (rel.op ? `${rel.name} (${rel.op} ${rel.version})` : rel.name);
 
 /** Parses `apt-cache show` output (RFC 822 stanzas); continuation lines are ignored. */
 export function parseAptCacheShow(text: string): AptRecord[] {
@@ -47,6 +83,8 @@ export function parseAptCacheShow(text: string): AptRecord[] {
       filename: f.filename,
       sha256: f.sha256,
       size: f.size ? Number(f.size) : undefined,
+      ...((f['pre-depends'] || f.depends) && { depends: [f['pre-depends'], f.depends].filter(Boolean).flatMap(splitList) }),
+      ...(f.provides && { provides: splitList(f.provides).map((p) => relationName(p)) }),
     });
   }
   return out;
@@ -72,16 +110,7 @@ export async function resolveApt(spec: AptSourceSpec, ctx: SourceContext): Promi
     if (!meetsAll(rec.version, ctx.constraints ?? [], 'debian')) {
       throw new NotAvailable(`apt has ${pkg} ${rec.version}, which does not meet ${ctx.constraints!.map((c) => c.text).join(', ')}`);
     }
-    archives.push({
-      package: pkg,
-      version: rec.version,
-      filename: rec.filename ? path.posix.basename(rec.filename) : `${pkg}_${rec.version}.deb`,
-      url: `${SCHEME}${pkg}=${rec.version}`,
-      sha256: rec.sha256,
-      size: rec.size,
-      format: 'deb',
-      map: spec.map,
-    });
+    archives.push(archiveOf(rec, spec));
   }
   const distro = ctx.host.distro!;
   return {
@@ -90,6 +119,101 @@ export async function resolveApt(spec: AptSourceSpec, ctx: SourceContext): Promi
     version: debianUpstream(archives[0]!.version),
     archives,
   };
+}
+
+/** The archive a plan names for an apt record. */
+function archiveOf(rec: AptRecord, spec: AptSourceSpec, requiredBy?: string[]): PlannedArchive {
+  return {
+    package: rec.package,
+    version: rec.version,
+    filename: rec.filename ? path.posix.basename(rec.filename) : `${rec.package}_${rec.version}.deb`,
+    url: `${SCHEME}${rec.package}=${rec.version}`,
+    sha256: rec.sha256!,
+    size: rec.size,
+    format: 'deb',
+    map: spec.map,
+    ...(requiredBy && { requiredBy }),
+    ...(rec.depends && { depends: rec.depends }),
+  };
+}
+
+/** What stands for a name: a package of that name, or one that provides it (a virtual package has no version). */
+interface Candidate {
+  name: string;
+  version: string;
+  provides?: string[];
+}
+
+function satisfiedBy(c: Candidate, rel: AptRelation): boolean {
+  if (c.name === rel.name) return meetsRelation(c.version, rel);
+  return !rel.op && !!c.provides?.includes(rel.name);
+}
+
+/**
+ * The packages' own Depends (and Pre-Depends), followed through apt-cache: a relation the machine's installed packages
+ * meet (dpkg's status, with what they provide) stays the machine's; the rest is added, first alternative apt has that
+ * meets it, and followed in turn. apt-cache is asked once per round for every name still open.
+ */
+async function aptClosure(spec: AptSourceSpec, r: Resolution, ctx: SourceContext): Promise<ClosureResult> {
+  const status = await readDpkgStatus(ctx.deps);
+  if (!status) return { archives: r.archives, notes: { runtime: [], skipped: ['the dependencies were not followed: dpkg\'s status file cannot be read'] } };
+  const installed: Candidate[] = status.filter(isInstalled).flatMap((p) => (p.version ? [{ name: p.name, version: p.version, provides: p.provides }] : []));
+  const skip = skipMap((spec as { skip?: SkippedPackage[] }).skip);
+  const archives = [...r.archives];
+  const inClosure: Candidate[] = r.archives.map((a) => ({ name: a.package, version: a.version }));
+  const known = new Map<string, AptRecord | null>();
+  const skipped: string[] = [];
+  type Open = { by: string; group: AptRelation[] };
+  let open: Open[] = r.archives.flatMap((a) => (a.depends ?? []).map((d) => ({ by: `${a.package} ${a.version}`, group: parseRelationGroup(d) })));
+  const recordsOf = (names: string[]) => [...known.values()].filter((x): x is AptRecord => !!x && names.includes(x.package));
+  for (let round = 0; open.length; round++) {
+    const unknown = [...new Set(open.flatMap((o) => o.group.map((g) => g.name)))].filter((n) => !known.has(n));
+    if (unknown.length) {
+      const res = await ctx.deps.exec('apt-cache', ['show', '--no-all-versions', ...unknown], { timeoutMs: 30_000 });
+      if (res.failedToStart) throw new NotAvailable(`apt-cache cannot run: ${res.failedToStart}`);
+      // A name apt-cache does not show is unknown to apt or purely virtual (what provides it is found by its own name).
+      for (const n of unknown) known.set(n, null);
+      for (const rec of parseAptCacheShow(res.stdout)) known.set(rec.package, rec);
+    }
+    const next: Open[] = [];
+    let progress = false;
+    for (const o of open) {
+      if (o.group.some((rel) => installed.some((c) => satisfiedBy(c, rel)) || inClosure.some((c) => satisfiedBy(c, rel)))) {
+        progress = true;
+        continue;
+      }
+      const skipWhy = o.group.map((rel) => skip.get(rel.name)).find(Boolean);
+      if (skipWhy) {
+        skipped.push(`${o.group.map(relationText).join(' | ')}: ${skipWhy}`);
+        progress = true;
+        continue;
+      }
+      const pick = o.group.flatMap((rel) => recordsOf([rel.name]).filter((rec) => meetsRelation(rec.version, rel) && rec.sha256))[0];
+      if (pick) {
+        const why = `${o.by}: ${o.group.map(relationText).join(' | ')}`;
+        const same = archives.find((a) => a.package === pick.package);
+        if (same) same.requiredBy = [...(same.requiredBy ?? []), why];
+        else {
+          archives.push(archiveOf(pick, spec, [why]));
+          inClosure.push({ name: pick.package, version: pick.version, provides: pick.provides });
+          next.push(...(pick.depends ?? []).map((d) => ({ by: `${pick.package} ${pick.version}`, group: parseRelationGroup(d) })));
+        }
+        progress = true;
+        continue;
+      }
+      next.push(o);
+    }
+    if (!progress || round > 64) {
+      const o = next[0]!;
+      const have = o.group.map((rel) => {
+        const rec = known.get(rel.name);
+        return rec ? `apt has ${rel.name} ${rec.version}` : `apt has no package ${rel.name}`;
+      });
+      throw new NotAvailable(`${o.by} needs ${o.group.map(relationText).join(' | ')}, which this machine does not have installed; ${have.join(', ')}`);
+    }
+    open = next;
+  }
+  return { archives, notes: { runtime: [], skipped } };
 }
 
 /** Downloads an `apt:` archive with apt-get into the cache, then checks it against the SHA256 apt-cache listed. */
@@ -126,6 +250,7 @@ export const apt: Kind<AptSourceSpec> = {
     checkSkip((s as { skip?: unknown }).skip, bad);
   },
   resolve: resolveApt,
+  closure: aptClosure,
   describe: () => 'apt',
   // apt reads the machine's own sources.list through apt-get, not an index of ours.
   indexes: () => [],

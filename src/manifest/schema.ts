@@ -31,6 +31,11 @@ export interface ComponentManifest {
    */
   roles?: string[];
   /**
+   * false: planned only when asked for (`--component`, a constraint, an installed component), not by a bare run. The
+   * GPU driver is one: a machine whose own driver works keeps it, and one without a GPU needs it only to compile.
+   */
+  byDefault?: boolean;
+  /**
    * Version constraints a consumer needs by default, written without the name (`">=1.9"`); a `--require` for this
    * component replaces them.
    */
@@ -64,6 +69,7 @@ export function validateManifest(file: string, doc: unknown): ComponentManifest 
   m.features ??= [];
   if ('zeLoader' in m) throw bad(file, '"zeLoader" is no longer read: name the role instead, "roles": ["ze-loader"]');
   checkRoles(m.roles, (what) => bad(file, what));
+  if (m.byDefault !== undefined && typeof m.byDefault !== 'boolean') throw bad(file, '"byDefault" must be true or false');
   if (m.requires !== undefined && !(Array.isArray(m.requires) && m.requires.every((r) => typeof r === 'string' && /^\s*(>=|<=|==|!=|>|<)\s*\S+\s*$/.test(r)))) {
     throw bad(file, '"requires" must be a list of constraints such as ">=1.9"');
   }

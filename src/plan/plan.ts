@@ -232,7 +232,7 @@ export async function makePlan(
       hints: [`components: ${known.join(', ')}`],
     });
   }
-  const chosen = opts.components.length ? manifests.filter((m) => required.has(m.name)) : manifests;
+  const chosen = opts.components.length ? manifests.filter((m) => required.has(m.name)) : manifests.filter((m) => m.byDefault !== false || required.has(m.name));
   // Every package any chosen component may ask of a kind, so an index read whole is read once for all of them.
   const runNames = new Map<SourceKind, string[]>();
   for (const s of chosen.flatMap((m) => m.platforms[host.platform]?.sources ?? [])) {

@@ -74,6 +74,8 @@ export interface Receipt {
   builds?: Partial<Record<'addon' | 'refdriver', string[]>>;
   /** Extra env vars the env files export (e.g. ZE_ENABLE_ALT_DRIVERS for the reference driver). */
   extraEnv?: Record<string, string>;
+  /** Prefix directories the components' roles put in front of search paths beyond the platform's (ocloc: PATH bin). */
+  searchPaths?: { name: string; dir: string }[];
   /** What was asked for: a bare re-run repeats it. */
   request?: SetupRequest;
   /** The installed plan as lockfile data: lets a run with no index (or --offline) verify and reuse it. */

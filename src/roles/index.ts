@@ -1,15 +1,18 @@
 // The registry of component roles: what a manifest's `"roles"` names. Every other module asks this registry what a
 // role contributes; a new role is its module (role.ts says what it may provide) and one line in ROLES.
-import type { Role, RoleFile, RoleTarget } from './role.js';
+import { gpuDriver } from './gpu-driver.js';
+import { ocloc } from './ocloc.js';
+import { openclIcd } from './opencl-icd.js';
+import type { Role, RoleFile, RoleTarget, SearchPath } from './role.js';
 import { zeDriver } from './ze-driver.js';
 
 export { chosenDrivers, DRIVER_CHOICE } from './ze-driver.js';
 import { zeHeaders } from './ze-headers.js';
 import { zeLoader } from './ze-loader.js';
 
-export type { Role, RoleFile, RoleTarget } from './role.js';
+export type { Role, RoleFile, RoleTarget, SearchPath } from './role.js';
 
-const ROLES: readonly Role[] = [zeLoader, zeHeaders, zeDriver];
+const ROLES: readonly Role[] = [zeLoader, zeHeaders, zeDriver, gpuDriver, openclIcd, ocloc];
 
 export const ROLE_NAMES: readonly string[] = ROLES.map((r) => r.name);
 
@@ -46,6 +49,17 @@ export function overclaimed(ms: readonly (HasRoles & { name: string })[]): { rol
 /** The files the roles of these components write into the prefix, in component order. */
 export function roleFiles(components: readonly (HasRoles & { version?: string })[], at: Omit<RoleTarget, 'version'>): RoleFile[] {
   return components.flatMap((c) => rolesOf(c).flatMap((r) => r.files?.({ ...at, version: c.version }) ?? []));
+}
+
+/** The variables the roles of these components export (an OpenCL vendors directory), in component order. */
+export function roleEnv(components: readonly HasRoles[], at: Omit<RoleTarget, 'version'>): Record<string, string> {
+  return Object.assign({}, ...components.flatMap((c) => rolesOf(c).map((r) => r.env?.(at) ?? {})));
+}
+
+/** The prefix directories the roles of these components add to search paths, each once. */
+export function roleSearchPaths(components: readonly HasRoles[]): SearchPath[] {
+  const all = components.flatMap((c) => rolesOf(c).flatMap((r) => r.searchPaths ?? []));
+  return all.filter((p, i) => all.findIndex((q) => q.name === p.name && q.dir === p.dir) === i);
 }
 
 /** Why setup would build, probe and smoke-test nothing: no planned component has a role it verifies through. */

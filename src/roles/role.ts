@@ -11,6 +11,17 @@ export interface RoleTarget {
   version?: string;
   /** The files that stand for a source's archives when a role's files come from build/ (the reference driver). */
   built?: string[];
+  /**
+   * The machine's own OpenCL ICD files (name and text), which a prefix vendors directory repeats: OCL_ICD_VENDORS
+   * replaces the system's directory, and the ICDs already there (PoCL, say) must stay visible.
+   */
+  systemIcds?: { name: string; text: string }[];
+}
+
+/** A directory of the prefix put in front of a search-path variable (`PATH`: `bin`). */
+export interface SearchPath {
+  name: string;
+  dir: string;
 }
 
 /** A file a role writes into the prefix. `reroot`: a file of that path the archives shipped is kept, rewritten by it. */
@@ -31,6 +42,8 @@ export interface Role {
   files?(t: RoleTarget): RoleFile[];
   /** Variables the prefix's env files export for it (a driver choice, a vendors directory). */
   env?(t: RoleTarget): Record<string, string>;
+  /** Prefix directories its programs or libraries must be found in, beyond the platform's own search paths. */
+  searchPaths?: readonly SearchPath[];
   /** Setup builds, probes and smoke-tests only when a component of this role is installed; this says why not. */
   readonly verifiesThrough?: { absent: string };
 }

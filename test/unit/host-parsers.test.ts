@@ -49,9 +49,9 @@ Size: 93780
 SHA256: 04982092f99d0815fad8352c785ae5e0a91501aab358745b4cd9a7ce78b54606
 
 `;
-  it('reads version, file and hash', () => {
+  it('reads version, file, hash and Depends', () => {
     expect(parseAptCacheShow(text)).toEqual([{
-      package: 'libze-dev', version: '1.8.12-1', architecture: 'amd64',
+      package: 'libze-dev', version: '1.8.12-1', architecture: 'amd64', depends: ['libze1 (= 1.8.12-1)'],
       filename: 'pool/main/l/level-zero/libze-dev_1.8.12-1_amd64.deb', size: 93780,
       sha256: '04982092f99d0815fad8352c785ae5e0a91501aab358745b4cd9a7ce78b54606',
     }]);

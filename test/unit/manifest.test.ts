@@ -6,12 +6,14 @@ import { loadManifests } from '../../src/manifest/load.js';
 import { validateManifest } from '../../src/manifest/schema.js';
 
 describe('manifests', () => {
-  it('the shipped manifests are valid and cover both platforms', async () => {
+  it('the shipped manifests are valid and cover both platforms (the GPU driver only Linux: on Windows the display driver carries it)', async () => {
     const ms = await loadManifests();
-    expect(ms.map((m) => m.name).sort()).toEqual(['level-zero', 'unified-runtime']);
+    expect(ms.map((m) => m.name).sort()).toEqual(['gpu-driver', 'level-zero', 'unified-runtime']);
     for (const m of ms) {
-      expect(Object.keys(m.platforms).sort()).toEqual(['linux-x64', 'win-x64']);
+      expect(Object.keys(m.platforms).sort()).toEqual(m.name === 'gpu-driver' ? ['linux-x64'] : ['linux-x64', 'win-x64']);
     }
+    // A bare run plans every component but the GPU driver, which is planned when asked for.
+    expect(ms.filter((m) => m.byDefault === false).map((m) => m.name)).toEqual(['gpu-driver']);
     expect(ms.filter((m) => m.roles?.includes('ze-loader')).map((m) => m.name)).toEqual(['level-zero']);
   });
 

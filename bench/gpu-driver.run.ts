@@ -1,0 +1,60 @@
+// Benchmark: a cold install of the GPU driver set from the distribution (Debian 12's compute-runtime 22.43 and the
+// packages its Depends add here) against the floor `apt-get download` + `sha256sum` + `dpkg-deb -x` of the same
+// archives. Both fetch through the machine's own apt from its archive, so the network is the same for each; alternating
+// rounds, medians; ratios are within one run.
+import { execa } from 'execa';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { afterAll, beforeAll, it } from 'vitest';
+import { BIN, scrubbedEnv, tempDir } from '../test/e2e/cli.js';
+import { alternate, ratio, timeRun, writeResults, type Case } from './util.js';
+
+const N = Number(process.env.XPU_SETUP_BENCH_RUNS ?? 5);
+let work: string;
+
+beforeAll(async () => {
+  work = await tempDir('bench-gpu-driver');
+});
+
+afterAll(async () => {
+  await fs.rm(work, { recursive: true, force: true });
+});
+
+interface Archive {
+  url: string;
+  filename: string;
+  size: number;
+}
+
+it('cold install of the GPU driver set from apt against apt-get download | sha256sum | dpkg-deb -x', async () => {
+  const env = scrubbedEnv(path.join(work, 'home'));
+  const args = ['--component', 'gpu-driver', '--source', 'apt'];
+  const planned = JSON.parse((await execa(process.execPath, [BIN, 'plan', ...args, '--json'], { env, extendEnv: false })).stdout);
+  const archives: Archive[] = planned.components.flatMap((c: { archives?: Archive[] }) => c.archives ?? []);
+  const specs = archives.map((a) => a.url.replace(/^apt:/, ''));
+  const dir = (name: string, i: number) => path.join(work, `${name}${i}`);
+  const clean = (...names: string[]) => async (i: number) => {
+    for (const n of names) await fs.rm(dir(n, i), { recursive: true, force: true });
+  };
+  const floor = `apt-get download -q -o APT::Sandbox::User=root ${specs.map((s) => `'${s}'`).join(' ')} >/dev/null && sha256sum *.deb >/dev/null && for d in *.deb; do dpkg-deb -x "$d" x; done`;
+  const cases: Case[] = [
+    { name: 'floor: apt-get download, sha256sum, dpkg-deb -x (same archives)', before: clean('floor'), run: (i) => fs.mkdir(dir('floor', i), { recursive: true }).then(() => timeRun(['bash', '-c', `cd '${dir('floor', i)}' && ${floor}`])) },
+    {
+      name: 'xpu-setup cold: plan (apt-cache, Depends), fetch, verify sha256, install (--no-probe)',
+      before: clean('cold', 'coldc'),
+      run: (i) => timeRun([process.execPath, BIN, ...args, '--prefix', dir('cold', i), '--cache-dir', dir('coldc', i), '--no-probe', '--no-smoke', '--quiet'], { env }),
+    },
+  ];
+  const results = await alternate(cases, N);
+  const by = (prefix: string) => results.find((r) => r.name.startsWith(prefix))!;
+  const ratios = { coldVsFloorWall: ratio(by('xpu-setup cold').medianWallMs, by('floor').medianWallMs) };
+  const file = await writeResults('gpu-driver', {
+    rounds: N,
+    method: 'alternating rounds, medians; wall and CPU (user+sys of the process tree) from bash time; both fetch through the machine\'s apt',
+    archives: archives.map((a) => ({ filename: a.filename, size: a.size })),
+    results,
+    ratios,
+  });
+  console.log(results.map((r) => `${String(r.medianWallMs).padStart(6)} ms wall ${String(r.medianCpuMs).padStart(6)} ms cpu  ${r.name}`).join('\n'));
+  console.log(`ratios: ${JSON.stringify(ratios)}\nwritten to ${file}`);
+});

@@ -1,0 +1,97 @@
+// The GPU user-mode driver from the distribution: Debian 12's real compute-runtime 22.43 packages, planned from their
+// own Depends, installed into a prefix and found through its env file alone by ocloc, the real Level Zero loader and
+// the real OpenCL ICD loader (no GPU here: the driver loads and finds no device).
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, scrubbedEnv, tempDir } from './cli.js';
+
+const run = promisify(execFile);
+let work: string;
+let prefix: string;
+let env: Record<string, string>;
+let setup: { exitCode: number; stdout: string; stderr: string };
+
+/** A shell with nothing of this one's environment but the prefix's env file sourced: what a user who sourced it has. */
+async function withEnvFile(script: string, cwd = work): Promise<{ stdout: string; stderr: string }> {
+  return run('sh', ['-c', `. '${prefix}/env.sh' && ${script}`], { cwd, env: { HOME: env.HOME!, PATH: '/usr/bin:/bin' }, maxBuffer: 64 << 20 });
+}
+
+/** The packages dpkg says this machine has installed. */
+async function installedPackages(): Promise<Set<string>> {
+  const { stdout } = await run('dpkg-query', ['-W', '-f', '${Package} ${db:Status-Abbrev}\n']);
+  return new Set(stdout.split('\n').filter((l) => /\sii\s*$/.test(l)).map((l) => l.split(' ')[0]!));
+}
+
+beforeAll(async () => {
+  work = await tempDir('gpu-driver');
+  prefix = path.join(work, 'p');
+  env = scrubbedEnv(path.join(work, 'home'));
+  setup = await runCli(['--component', 'gpu-driver', '--source', 'apt', '--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--no-probe', '--no-smoke', '--json'], env);
+}, 600_000);
+
+afterAll(async () => {
+  await fs.rm(work, { recursive: true, force: true });
+});
+
+describe('gpu-driver from apt on Debian 12', () => {
+  it('plans intel-opencl-icd and what its Depends name that this machine lacks, and nothing it has', async () => {
+    expect(setup.exitCode, setup.stderr).toBe(0);
+    const receipt = JSON.parse(await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8'));
+    expect(receipt.components).toEqual([expect.objectContaining({ name: 'gpu-driver', version: '22.43.24595.41', source: expect.stringMatching(/^apt Debian/) })]);
+    const packages: string[] = receipt.archives.map((a: { package: string }) => a.package);
+    expect(packages[0]).toBe('intel-opencl-icd');
+    // IGC, its front end and gmmlib are what the driver needs beyond this machine's own packages.
+    expect(packages).toEqual(expect.arrayContaining(['libigc1', 'libigdfcl1', 'libigdgmm12', 'libopencl-clang14']));
+    const installed = await installedPackages();
+    expect(packages.filter((p) => installed.has(p))).toEqual([]);
+    for (const own of ['libc6', 'libstdc++6', 'libgcc-s1', 'ocl-icd-libopencl1', 'libllvm14']) expect(packages).not.toContain(own);
+  });
+
+  it('lays the driver, the ICD, IGC, gmmlib and ocloc into the prefix, the .icd naming the prefix and the machine ICDs beside it', async () => {
+    for (const f of ['lib/libze_intel_gpu.so.1', 'lib/intel-opencl/libigdrcl.so', 'lib/libigc.so.1', 'lib/libigdfcl.so.1', 'lib/libigdgmm.so.12', 'lib/libocloc.so', 'bin/ocloc']) {
+      await expect(fs.stat(path.join(prefix, f)), f).resolves.toBeTruthy();
+    }
+    const vendors = path.join(prefix, 'etc/OpenCL/vendors');
+    expect(await fs.readFile(path.join(vendors, 'intel.icd'), 'utf8')).toBe(`${prefix}/lib/intel-opencl/libigdrcl.so\n`);
+    const system = (await fs.readdir('/etc/OpenCL/vendors')).filter((n) => n.endsWith('.icd') && n !== 'intel.icd');
+    expect(system.length).toBeGreaterThan(0);
+    for (const n of system) expect(await fs.readFile(path.join(vendors, n), 'utf8')).toBe(await fs.readFile(path.join('/etc/OpenCL/vendors', n), 'utf8'));
+    const sh = await fs.readFile(path.join(prefix, 'env.sh'), 'utf8');
+    expect(sh).toMatch(/OCL_ICD_VENDORS/);
+  });
+
+  it('after . env.sh alone, ocloc compiles an OpenCL kernel for dg2 into a zebin (no GPU needed)', async () => {
+    await fs.writeFile(path.join(work, 'add.cl'), 'kernel void add(global const float *a, global const float *b, global float *c) { size_t i = get_global_id(0); c[i] = a[i] + b[i]; }\n');
+    // 22.x writes the older patch-token binary unless zebin is allowed.
+    const r = await withEnvFile('command -v ocloc && ocloc compile -file add.cl -device dg2 -output add -internal_options -cl-intel-allow-zebin');
+    expect(r.stdout.split('\n')[0]).toBe(`${prefix}/bin/ocloc`);
+    expect(r.stdout).toMatch(/Build succeeded/);
+    const bin = (await fs.readdir(work)).find((n) => n.startsWith('add_') && n.endsWith('.bin'));
+    expect(bin).toBeDefined();
+    const head = await fs.readFile(path.join(work, bin!));
+    expect(head.subarray(0, 4).toString('latin1')).toBe('\x7fELF');
+    // EM_INTEL_GEN: a zebin for the GPU, not an intermediate form.
+    expect(head.readUInt16LE(18)).toBe(205);
+    const { stdout: sections } = await run('readelf', ['-SW', path.join(work, bin!)]);
+    expect(sections).toMatch(/\.text\.add\s/);
+  });
+
+  it("the real Level Zero loader loads the prefix's driver, which finds no device: 0x78000001, no crash", async () => {
+    const src = path.join(work, 'zeinit.c');
+    await fs.writeFile(src, '#include <stdio.h>\n#include <level_zero/ze_api.h>\nint main(void) { printf("zeInit=0x%x\\n", (unsigned)zeInit(0)); return 0; }\n');
+    await run('gcc', [src, '-o', path.join(work, 'zeinit'), '-lze_loader']);
+    const r = await withEnvFile('LD_DEBUG=files ./zeinit');
+    expect(r.stdout).toBe('zeInit=0x78000001\n');
+    expect(r.stderr).toContain(`opening file=${prefix}/lib/libze_intel_gpu.so.1`);
+    expect(r.stderr).toMatch(new RegExp(`file=libigdgmm\\.so\\.12 \\[0\\];  needed by ${prefix.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}/lib/libze_intel_gpu\\.so\\.1`));
+  });
+
+  it("the OpenCL ICD loader loads the prefix's libigdrcl.so and still lists the machine's PoCL", async () => {
+    const r = await withEnvFile('LD_DEBUG=files clinfo -l');
+    expect(r.stderr).toContain(`file=${prefix}/lib/intel-opencl/libigdrcl.so [0];  generating link map`);
+    expect(r.stdout).toMatch(/Platform #0: Portable Computing Language/);
+  });
+});

@@ -1,0 +1,110 @@
+// The apt kind's dependency closure over captured real answers: Debian 12's `apt-cache show` of compute-runtime 22.43
+// and its IGC, gmmlib and opencl-clang packages, and a dpkg status file of a machine with the LLVM 14 runtime.
+import * as fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import type { Deps, ExecResult } from '../../src/deps.js';
+import type { Host } from '../../src/host/types.js';
+import { apt, meetsRelation, parseAptCacheShow, parseRelationGroup } from '../../src/kinds/apt.js';
+import { NotAvailable, type SourceContext } from '../../src/kinds/kind.js';
+import { silentReporter } from '../../src/reporter.js';
+import { absentFiles } from '../fixtures/detect/fake-deps.js';
+
+const fixture = (name: string): string => fs.readFileSync(new URL(`../fixtures/apt/${name}`, import.meta.url), 'utf8');
+const SHOW = fixture('bookworm-gpu-driver.apt-cache-show.txt');
+const STATUS = fixture('bookworm-host.dpkg-status.txt');
+
+const debian: Host = {
+  platform: 'linux-x64', os: 'linux', arch: 'x64', native: true, glibc: '2.36',
+  distro: { id: 'debian', versionId: '12', idLike: [], prettyName: 'Debian GNU/Linux 12 (bookworm)' },
+};
+
+/** apt-cache answers with the stanzas of the names asked for (as it does: unknown and purely virtual ones are left out). */
+function machine(status: string | undefined, show = SHOW): { deps: Deps; asked: string[][] } {
+  const stanzas = show.split(/\n\s*\n/).filter((s) => s.trim());
+  const asked: string[][] = [];
+  const deps: Deps = {
+    platform: 'linux', arch: 'x64', env: {},
+    exec: async (file, args): Promise<ExecResult> => {
+      const names = args.slice(2);
+      asked.push(names);
+      const out = stanzas.filter((s) => names.includes(/^Package: (\S+)/m.exec(s)![1]!)).join('\n\n');
+      return { exitCode: out ? 0 : 100, stdout: out ? `${out}\n` : '', stderr: out ? '' : 'E: No packages found' };
+    },
+    readFile: async (p) => (p === '/var/lib/dpkg/status' ? status : undefined),
+    readDir: async () => undefined, readLink: async () => undefined, exists: async () => false, now: () => 0,
+    ...absentFiles,
+  };
+  return { deps, asked };
+}
+
+const spec = { kind: 'apt' as const, packages: ['intel-opencl-icd'], map: [{ from: 'usr/lib/x86_64-linux-gnu/', to: 'lib/' }] };
+
+async function close(deps: Deps) {
+  const ctx: SourceContext = { host: debian, deps, reporter: silentReporter };
+  const r = await apt.resolve(spec, ctx);
+  return apt.closure!(spec, r, ctx, 'gpu-driver', []);
+}
+
+describe('Depends as apt writes them', () => {
+  it('reads alternatives, relations, architecture qualifiers and the obsolete < and >', () => {
+    expect(parseRelationGroup('libigc1 (>= 1.0.12504.6)')).toEqual([{ name: 'libigc1', op: '>=', version: '1.0.12504.6' }]);
+    expect(parseRelationGroup('ocl-icd-libopencl1 | libopencl1')).toEqual([{ name: 'ocl-icd-libopencl1' }, { name: 'libopencl1' }]);
+    expect(parseRelationGroup('python3:any (<< 3.12)')).toEqual([{ name: 'python3', op: '<<', version: '3.12' }]);
+    expect(parseRelationGroup('libfoo (< 2)')).toEqual([{ name: 'libfoo', op: '<=', version: '2' }]);
+  });
+
+  it("compares versions in dpkg's order, a relation without a revision against the whole version", () => {
+    expect(meetsRelation('1.0.12504.6-1+deb12u1', { name: 'libigc1', op: '<<', version: '1.0.12504.6+~' })).toBe(true);
+    expect(meetsRelation('1.0.12504.6-1+deb12u1', { name: 'libigc1', op: '>=', version: '1.0.12504.6' })).toBe(true);
+    expect(meetsRelation('22.3.3+ds1-1', { name: 'libigdgmm12', op: '>=', version: '22.3.2+ds1' })).toBe(true);
+    expect(meetsRelation('1:14.0.6-12', { name: 'libclang-cpp14', op: '>=', version: '1:14.0.6' })).toBe(true);
+    expect(meetsRelation('1.0~rc1-1', { name: 'x', op: '>=', version: '1.0' })).toBe(false);
+  });
+
+  it("keeps each stanza's Depends (Pre-Depends first) and Provides", () => {
+    const igc = parseAptCacheShow(SHOW).find((r) => r.package === 'libigc1')!;
+    expect(igc.provides).toEqual(['libigc1+llvm14']);
+    expect(igc.depends).toContain('libllvmspirvlib14');
+  });
+});
+
+describe("the apt kind's closure", () => {
+  it("adds what intel-opencl-icd's Depends name that the machine lacks, follows them, and leaves it what it has", async () => {
+    const { deps, asked } = machine(STATUS);
+    const c = await close(deps);
+    expect(c.archives.map((a) => `${a.package} ${a.version}`)).toEqual([
+      'intel-opencl-icd 22.43.24595.41-1',
+      'libigdgmm12 22.3.3+ds1-1',
+      'libigc1 1.0.12504.6-1+deb12u1',
+      'libigdfcl1 1.0.12504.6-1+deb12u1',
+      'libopencl-clang14 14.0.0-4',
+    ]);
+    // The upper bound and the virtual libigc1+llvm14 are met by the libigc1 the closure already holds (it provides it).
+    expect(c.archives.find((a) => a.package === 'libigc1')!.requiredBy).toEqual(['intel-opencl-icd 22.43.24595.41-1: libigc1 (>= 1.0.12504.6)']);
+    expect(c.archives.find((a) => a.package === 'libopencl-clang14')!.requiredBy).toEqual(['libigdfcl1 1.0.12504.6-1+deb12u1: libopencl-clang14']);
+    expect(c.archives.every((a) => a.url.startsWith('apt:') && /^[0-9a-f]{64}$/.test(a.sha256))).toBe(true);
+    // One apt-cache call per round of names still open, never one per package.
+    expect(asked.length).toBeLessThanOrEqual(4);
+  });
+
+  it('a machine without the LLVM 14 runtime gets it from apt too, or is told which package apt lacks', async () => {
+    const withoutLlvm = STATUS.split(/\n\s*\n/).filter((s) => !/^Package: libllvm14$/m.test(s)).join('\n\n');
+    const err = await close(machine(withoutLlvm).deps).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NotAvailable);
+    expect((err as NotAvailable).reason).toBe('libigc1 1.0.12504.6-1+deb12u1 needs libllvm14, which this machine does not have installed; apt has no package libllvm14');
+  });
+
+  it('a relation the installed package is too old for is not met by it', async () => {
+    const oldGmm = `${STATUS}\nPackage: libigdgmm12\nStatus: install ok installed\nArchitecture: amd64\nVersion: 22.1.0-1\n`;
+    const c = await close(machine(oldGmm).deps);
+    expect(c.archives.map((a) => a.package)).toContain('libigdgmm12');
+    const newGmm = `${STATUS}\nPackage: libigdgmm12\nStatus: install ok installed\nArchitecture: amd64\nVersion: 22.3.3+ds1-1\n`;
+    expect((await close(machine(newGmm).deps)).archives.map((a) => a.package)).not.toContain('libigdgmm12');
+  });
+
+  it("without dpkg's status it follows nothing and says so", async () => {
+    const c = await close(machine(undefined).deps);
+    expect(c.archives.map((a) => a.package)).toEqual(['intel-opencl-icd']);
+    expect(c.notes.skipped).toEqual(["the dependencies were not followed: dpkg's status file cannot be read"]);
+  });
+});
