@@ -109,7 +109,11 @@ export async function unmetLibraryNeeds(deps: Deps, root: string, libDirs: strin
       if (complete) {
         const missing = await unresolvedSymbols(file, read, locate, layout.dynamicLinker);
         const inTree = (p: string) => (p.startsWith(root + path.sep) ? path.relative(root, p).split(path.sep).join('/') : p);
-        if (missing) out.push({ file: rel, ...missing, lookedIn: missing.lookedIn.map(inTree), ...symbolOrigins(missing.symbols, deps.platform) });
+        if (missing) {
+          const origins = symbolOrigins(missing.symbols);
+          const library = origins[0]?.libraries[layout.binaryFormat] ?? missing.library;
+          out.push({ file: rel, ...missing, library, lookedIn: missing.lookedIn.map(inTree), ...(origins.length ? { origins } : {}) });
+        }
       }
     }
   }
@@ -158,12 +162,9 @@ async function unresolvedSymbols(
 }
 
 /** The first release of the library that has each symbol, where the project's table knows it. */
-function symbolOrigins(symbols: string[], platform: NodeJS.Platform): { origins?: SymbolOrigin[]; library?: string } {
+function symbolOrigins(symbols: string[]): SymbolOrigin[] {
   const table = symbolTable();
-  const known = symbols.map((s) => table.get(s)).filter((o): o is SymbolOrigin => o !== undefined);
-  if (!known.length) return {};
-  const library = known[0]!.libraries[nodeLayout(platform).binaryFormat];
-  return { origins: known, ...(library ? { library } : {}) };
+  return symbols.map((s) => table.get(s)).filter((o): o is SymbolOrigin => o !== undefined);
 }
 
 const PE_FILE = /\.(dll|exe)$/i;
@@ -201,12 +202,23 @@ async function peFiles(dir: string): Promise<string[]> {
 export async function unmetDllImports(deps: Deps, root: string, libDirs: string[], only?: readonly string[]): Promise<DllImportCheck> {
   // Where this process loads DLLs itself (Windows, Wine), the system's own are looked at, not taken on trust.
   const onWindows = nodeLayout(deps.platform).binaryFormat === 'pe';
-  const listings = new Map<string, Promise<Set<string>>>();
-  const namesIn = (dir: string): Promise<Set<string>> => {
+  // Each directory's file names by their lower case (Windows matches names in any case).
+  const listings = new Map<string, Promise<Map<string, string>>>();
+  const namesIn = (dir: string): Promise<Map<string, string>> => {
     let p = listings.get(dir);
     if (!p) {
-      p = readdir(dir).then((n) => new Set(n.map((x) => x.toLowerCase())), () => new Set<string>());
+      p = readdir(dir).then((n) => new Map(n.map((x) => [x.toLowerCase(), x])), () => new Map<string, string>());
       listings.set(dir, p);
+    }
+    return p;
+  };
+  // Every DLL is read once, whichever file imports from it; undefined when it cannot be read as one.
+  const exportsOf = new Map<string, Promise<PeImports['exports'] | undefined>>();
+  const exportsAt = (file: string): Promise<PeImports['exports'] | undefined> => {
+    let p = exportsOf.get(file);
+    if (!p) {
+      p = readFile(file).then((b) => readPeImports(b, file)?.exports, () => undefined).catch(() => undefined);
+      exportsOf.set(file, p);
     }
     return p;
   };
@@ -214,13 +226,13 @@ export async function unmetDllImports(deps: Deps, root: string, libDirs: string[
   const documented = new Set([...(windows.hostLibraries?.system ?? []), ...(windows.hostLibraries?.driver ?? [])]);
   const packages = new Map(Object.entries(windows.libraryPackages).map(([k, v]) => [k.toLowerCase(), v]));
   const treeDirs = libDirs.map((d) => path.join(root, ...d.split(/[\\/]/)));
-  const onSystem = new Map<string, Promise<boolean>>();
-  const systemHas = (dll: string): Promise<boolean> => {
+  const onSystem = new Map<string, Promise<string | undefined>>();
+  const systemHas = (dll: string): Promise<string | undefined> => {
     let p = onSystem.get(dll);
     if (!p) {
       p = (async () => {
-        for (const c of windows.librarySearch(dll, deps.env)) if (await deps.exists(c.path)) return true;
-        return false;
+        for (const c of windows.librarySearch(dll, deps.env)) if (await deps.exists(c.path)) return c.path;
+        return undefined;
       })();
       onSystem.set(dll, p);
     }
@@ -244,19 +256,37 @@ export async function unmetDllImports(deps: Deps, root: string, libDirs: string[
       result.damaged.push(`${rel} is not a Windows DLL or EXE (it does not start with MZ)`);
       continue;
     }
-    const wanted = [...pe.imports.map((dll) => ({ dll, delayed: false })), ...pe.delayImports.map((dll) => ({ dll, delayed: true }))];
-    for (const { dll, delayed } of wanted) {
+    const missing: { dll: string; at: string; names: string[]; delayed: boolean }[] = [];
+    for (const { dll, delayed, names, ordinals } of pe.importedSymbols) {
       const lower = dll.toLowerCase();
       if (API_SET.test(dll)) continue;
-      let found = false;
-      for (const dir of [path.dirname(file), ...treeDirs]) if ((found = (await namesIn(dir)).has(lower))) break;
-      if (found) continue;
-      if (!onWindows && documented.has(lower)) {
+      let at: string | undefined;
+      for (const dir of [path.dirname(file), ...treeDirs]) {
+        const real = (await namesIn(dir)).get(lower);
+        if (real) {
+          at = path.join(dir, real);
+          break;
+        }
+      }
+      if (!at && !onWindows && documented.has(lower)) {
         assumed.add(dll);
         continue;
       }
-      if (onWindows && (await systemHas(dll))) continue;
-      result.unmet.push({ file: rel, library: dll, providedBy: packages.get(lower), ...(delayed ? { delayed } : {}) });
+      if (!at && onWindows) at = await systemHas(dll);
+      if (!at) {
+        result.unmet.push({ file: rel, library: dll, providedBy: packages.get(lower), ...(delayed ? { delayed } : {}) });
+        continue;
+      }
+      // As the Windows loader binds them: each function by name, or by ordinal, in the DLL found.
+      const exported = await exportsAt(at);
+      if (!exported) continue;
+      const lacking = [...names.filter((n) => !exported.names.has(n)), ...ordinals.filter((o) => !exported.ordinals.has(o)).map((o) => `#${o}`)];
+      if (lacking.length) missing.push({ dll, at, names: lacking, delayed });
+    }
+    for (const m of missing) {
+      const inTree = m.at.startsWith(root + path.sep) ? path.relative(root, m.at).split(path.sep).join('/') : m.at;
+      const origins = symbolOrigins(m.names);
+      result.unmet.push({ file: rel, library: m.dll, symbols: m.names.sort(), foundAt: inTree, lookedIn: [inTree], ...(m.delayed ? { delayed: true } : {}), ...(origins.length ? { origins } : {}) });
     }
   }
   result.assumed = [...assumed].sort((a, b) => a.localeCompare(b));
@@ -277,7 +307,9 @@ const words = (xs: string[]): string => (xs.length < 2 ? xs.join('') : `${xs.sli
 function describeUnresolved(u: UnmetNeed): string {
   const symbols = u.symbols!;
   const shown = symbols.length > 6 ? [...symbols.slice(0, 5), `${symbols.length - 5} more`] : symbols;
-  const head = `${u.file} calls ${words(shown)}, which no library it loads with defines (looked in ${u.lookedIn?.join(', ')}), so it does not load`;
+  const head = u.foundAt
+    ? `${u.file} imports ${words(shown)} from ${u.library}, which the copy at ${u.foundAt} does not export, so ${u.delayed ? 'its first call into it fails' : 'it does not load'}`
+    : `${u.file} calls ${words(shown)}, which no library it loads with defines (looked in ${u.lookedIn?.join(', ')}), so it does not load`;
   const byRelease = new Map<string, SymbolOrigin[]>();
   for (const o of u.origins ?? []) byRelease.set(`${o.library} ${o.since}`, [...(byRelease.get(`${o.library} ${o.since}`) ?? []), o]);
   const since = [...byRelease.values()].map((os) => {
