@@ -35,6 +35,12 @@ const planOptions: OptionDef[] = [
     complete: 'file',
   },
   { name: 'no-match-torch', type: 'boolean', description: 'stop matching the PyTorch a previous run recorded' },
+  {
+    name: 'include-loader-dll',
+    type: 'boolean',
+    description: "Windows: also install the package's ze_loader.dll into bin/ (left out by default: SYCL's proxy loader trusts only System32's, and a copy beside the UR adapters would be found first by Windows' search); remembered in the prefix",
+  },
+  { name: 'no-include-loader-dll', type: 'boolean', description: 'stop installing the ze_loader.dll a previous run asked for' },
   { name: 'remove', type: 'string', multiple: true, value: 'NAME', choices: ['level-zero', 'unified-runtime'], description: 'take an installed component out of the prefix (the only way a run removes one)' },
   { name: 'locked', type: 'boolean', description: 'install exactly the lockfile (see --lockfile); no index is asked' },
   { name: 'lockfile', type: 'string', value: 'FILE', description: 'the lockfile --locked reads', default: './xpu-setup.lock.json', complete: 'file' },
@@ -77,9 +83,11 @@ const runOptions: OptionDef[] = [
 ];
 
 const matchTorchConflict: Conflict = { a: 'match-torch', b: 'no-match-torch', why: 'pick one of --match-torch and --no-match-torch' };
+const loaderDllConflict: Conflict = { a: 'include-loader-dll', b: 'no-include-loader-dll', why: 'pick one of --include-loader-dll and --no-include-loader-dll' };
 
 const setupConflicts: Conflict[] = [
   matchTorchConflict,
+  loaderDllConflict,
   { a: 'refdriver', b: 'platform', when: (v) => v.platform !== undefined, why: '--refdriver builds and runs code on this machine, so it cannot be combined with --platform' },
   { a: 'dry-run', b: 'require-device', why: '--dry-run runs nothing, so there is no device to require' },
   { a: 'refdriver', b: 'no-refdriver', why: 'pick one of --refdriver and --no-refdriver' },
@@ -220,7 +228,7 @@ const lock: CommandSpec = {
     { name: 'lockfile', type: 'string', value: 'FILE', description: 'where to write it', default: './xpu-setup.lock.json', complete: 'file' },
     { name: 'refdriver', type: 'boolean', description: 'record --refdriver in the lockfile\'s request' },
   ],
-  conflicts: [matchTorchConflict],
+  conflicts: [matchTorchConflict, loaderDllConflict],
   examples: [
     ['xpu-setup lock --platform linux-x64,win-x64', 'lock both platforms; commit the file'],
     ['xpu-setup --locked', 'then install exactly that'],
@@ -238,7 +246,7 @@ const bundle: CommandSpec = {
     { name: 'out', type: 'string', value: 'DIR', description: 'the bundle directory (other platforms already in it are kept)', complete: 'dir' },
     { name: 'locked', type: 'boolean', description: 'bundle exactly the lockfile (see --lockfile); no index is asked' },
   ],
-  conflicts: [matchTorchConflict],
+  conflicts: [matchTorchConflict, loaderDllConflict],
   examples: [
     ['xpu-setup bundle --platform linux-x64,win-x64 --out ./xpu-bundle', 'on a machine with the internet'],
     ['xpu-setup --from ./xpu-bundle', 'on the target (or serve the directory and pass its URL)'],

@@ -141,6 +141,8 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
   const matchTorch = matchTorchOf(str(values, 'match-torch'));
   if (matchTorch) flags.matchTorch = matchTorch;
   if (values['no-match-torch']) flags.matchTorch = null;
+  if (values['include-loader-dll']) flags.includeLoaderDll = true;
+  if (values['no-include-loader-dll']) flags.includeLoaderDll = false;
   const lockfile = str(values, 'lockfile');
   const from = bundleLocation(str(values, 'from'), deps);
   if (from && (values.locked || lockfile)) throw new XpuError('USAGE', '--from installs the bundle\'s own lockfile: drop --locked / --lockfile');
@@ -154,6 +156,7 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
       indexUrl: flags.indexUrl,
       requires,
       ...(matchTorch ? { matchTorch } : {}),
+      ...(values['include-loader-dll'] ? { includeLoaderDll: true } : {}),
       namedBy: { ...(channels.length ? { '--conda-channel': channels[0]!.from } : {}), ...(indexUrl ? { '--index-url': indexUrl.from } : {}) },
     },
     flags,

@@ -1,4 +1,4 @@
-// What an ELF shared library needs at load time: DT_NEEDED, its soname, RUNPATH/RPATH, and symbol version needs and definitions.
+// What an ELF shared library needs at load time: DT_NEEDED, its soname, RUNPATH/RPATH, symbol version needs and definitions, and the dynamic symbols it takes and gives.
 
 /** A shared library's file name: `libumf.so`, `libumf.so.1`, `libze_loader.so.1.8.0`. */
 export const SHARED_LIBRARY = /\.so(\.\d+)*$/;
@@ -16,14 +16,18 @@ export interface ElfNeeds {
 
 const PT_LOAD = 1;
 const PT_DYNAMIC = 2;
-const DT = { NULL: 0n, NEEDED: 1n, STRTAB: 5n, STRSZ: 10n, SONAME: 14n, RPATH: 15n, RUNPATH: 29n, VERDEF: 0x6ffffffcn, VERDEFNUM: 0x6ffffffdn, VERNEED: 0x6ffffffen, VERNEEDNUM: 0x6fffffffn };
+const DT = { NULL: 0n, NEEDED: 1n, HASH: 4n, STRTAB: 5n, SYMTAB: 6n, STRSZ: 10n, SONAME: 14n, RPATH: 15n, RUNPATH: 29n, VERDEF: 0x6ffffffcn, VERDEFNUM: 0x6ffffffdn, VERNEED: 0x6ffffffen, VERNEEDNUM: 0x6fffffffn, GNU_HASH: 0x6ffffef5n };
 
-/**
- * Pure: reads the dynamic section of a 64-bit little-endian ELF file (x86-64 and friends) through its program headers,
- * as the dynamic linker does. Undefined when the bytes are not such a file or have no dynamic section; damaged tables
- * end the reading where they become unreadable rather than throwing.
- */
-export function readElfNeeds(b: Buffer): ElfNeeds | undefined {
+/** The dynamic section of a file as the dynamic linker sees it: its entries, file offsets of addresses, its strings. */
+interface Dynamic {
+  entries: [bigint, bigint][];
+  fileOffset: (addr: number) => number | undefined;
+  str: (off: number) => string;
+  one: (tag: bigint) => number | undefined;
+}
+
+/** Reads the dynamic section through the program headers; undefined when the bytes are not a 64-bit LE ELF with one. */
+function readDynamic(b: Buffer): Dynamic | undefined {
   if (b.length < 64 || b.readUInt32BE(0) !== 0x7f454c46 || b[4] !== 2 || b[5] !== 1) return undefined;
   const phoff = Number(b.readBigUInt64LE(32));
   const phentsize = b.readUInt16LE(54);
@@ -64,6 +68,18 @@ export function readElfNeeds(b: Buffer): ElfNeeds | undefined {
     const end = b.indexOf(0, start);
     return b.toString('utf8', start, end < 0 ? b.length : end);
   };
+  return { entries, fileOffset, str, one };
+}
+
+/**
+ * Pure: reads the dynamic section of a 64-bit little-endian ELF file (x86-64 and friends) through its program headers,
+ * as the dynamic linker does. Undefined when the bytes are not such a file or have no dynamic section; damaged tables
+ * end the reading where they become unreadable rather than throwing.
+ */
+export function readElfNeeds(b: Buffer): ElfNeeds | undefined {
+  const d = readDynamic(b);
+  if (!d) return undefined;
+  const { entries, fileOffset, str, one } = d;
   const all = (tag: bigint): string[] => entries.filter(([t]) => t === tag).map(([, v]) => str(Number(v)));
   const paths = (tag: bigint): string[] => all(tag).flatMap((p) => p.split(':')).filter(Boolean);
   const soname = one(DT.SONAME);
@@ -75,6 +91,69 @@ export function readElfNeeds(b: Buffer): ElfNeeds | undefined {
     versionNeeds: verneeds(b, fileOffset(one(DT.VERNEED) ?? -1), one(DT.VERNEEDNUM) ?? 0, str),
     versionDefs: verdefs(b, fileOffset(one(DT.VERDEF) ?? -1), one(DT.VERDEFNUM) ?? 0, str),
   };
+}
+
+/** The dynamic symbols a library takes from others and those it gives them, by name. */
+export interface ElfSymbols {
+  /** Undefined and not weak: the dynamic linker must find each in a library of the process (`zeDeviceSynchronize`). */
+  undefined: string[];
+  /** Defined and visible to other objects: what it exports (functions, data, TLS). */
+  defined: Set<string>;
+}
+
+const SYM_SIZE = 24;
+const STB_LOCAL = 0;
+const STB_WEAK = 2;
+
+/**
+ * Pure: the dynamic symbol table (.dynsym) of a 64-bit little-endian ELF file, found through the dynamic section as
+ * the dynamic linker finds it (DT_SYMTAB, its length from DT_HASH or DT_GNU_HASH), so a file without section headers
+ * reads the same. Undefined when the bytes are not such a file or its table cannot be sized.
+ */
+export function readElfSymbols(b: Buffer): ElfSymbols | undefined {
+  const d = readDynamic(b);
+  if (!d) return undefined;
+  const symtab = d.fileOffset(d.one(DT.SYMTAB) ?? -1);
+  if (symtab === undefined) return undefined;
+  const count = symbolCount(b, d);
+  if (count === undefined) return undefined;
+  const out: ElfSymbols = { undefined: [], defined: new Set() };
+  // Entry 0 is the null symbol.
+  for (let i = 1; i < count; i++) {
+    const at = symtab + i * SYM_SIZE;
+    if (at + SYM_SIZE > b.length) break;
+    const name = d.str(b.readUInt32LE(at));
+    if (!name) continue;
+    const bind = b[at + 4]! >> 4;
+    const shndx = b.readUInt16LE(at + 6);
+    if (shndx === 0) {
+      if (bind !== STB_WEAK) out.undefined.push(name);
+    } else if (bind !== STB_LOCAL) out.defined.add(name);
+  }
+  return out;
+}
+
+/** How many entries .dynsym has: DT_HASH says it (nchain); DT_GNU_HASH by the end of the chain of its last bucket. */
+function symbolCount(b: Buffer, d: Dynamic): number | undefined {
+  const hash = d.fileOffset(d.one(DT.HASH) ?? -1);
+  if (hash !== undefined && hash + 8 <= b.length) return b.readUInt32LE(hash + 4);
+  const gnu = d.fileOffset(d.one(DT.GNU_HASH) ?? -1);
+  if (gnu === undefined || gnu + 16 > b.length) return undefined;
+  const nbuckets = b.readUInt32LE(gnu);
+  const symoffset = b.readUInt32LE(gnu + 4);
+  const bloomWords = b.readUInt32LE(gnu + 8);
+  const buckets = gnu + 16 + bloomWords * 8;
+  const chains = buckets + nbuckets * 4;
+  if (chains > b.length) return undefined;
+  let last = 0;
+  for (let i = 0; i < nbuckets; i++) last = Math.max(last, b.readUInt32LE(buckets + i * 4));
+  if (last < symoffset) return symoffset;
+  // The chain's last entry has its low bit set.
+  for (let i = last; ; i++) {
+    const at = chains + (i - symoffset) * 4;
+    if (at + 4 > b.length) return undefined;
+    if (b.readUInt32LE(at) & 1) return i + 1;
+  }
 }
 
 /** Elf64_Verneed (16 bytes) chains, each with Elf64_Vernaux (16 bytes) entries naming a version. */

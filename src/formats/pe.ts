@@ -1,4 +1,4 @@
-// What a Windows DLL or EXE imports at load time: the DLL names of its import directory and of its delay-load imports.
+// What a Windows DLL or EXE imports at load time (the DLLs of its import and delay-load directories, and from each the functions by name or ordinal) and what it exports.
 import { XpuError } from '../errors.js';
 
 export interface PeImports {
@@ -9,13 +9,28 @@ export interface PeImports {
   imports: string[];
   /** Loaded on first call (delay-load): the loader does not need them to load the file, but the calls fail without them. */
   delayImports: string[];
+  /** What it takes from each DLL, in the order of `imports` then `delayImports`. */
+  importedSymbols: ImportedSymbols[];
+  /** What it exports: the names of its export directory and the ordinals that have a function. */
+  exports: { names: Set<string>; ordinals: Set<number> };
+}
+
+export interface ImportedSymbols {
+  dll: string;
+  delayed: boolean;
+  names: string[];
+  ordinals: number[];
 }
 
 const MACHINES: Record<number, string> = { 0x8664: 'x64', 0x14c: 'x86', 0xaa64: 'arm64' };
+const DIR_EXPORT = 0;
 const DIR_IMPORT = 1;
 const DIR_DELAY_IMPORT = 13;
 /** No real import table comes near this; a damaged one that never ends stops here. */
 const MAX_DESCRIPTORS = 4096;
+/** Nor an import name table or an export directory near these. */
+const MAX_THUNKS = 1 << 16;
+const MAX_EXPORTS = 1 << 20;
 
 /**
  * Pure: reads the import and delay-import directories of a PE file (PE32 or PE32+), as the Windows loader does,
@@ -68,7 +83,25 @@ export function readPeImports(b: Buffer, file: string): PeImports | undefined {
     if (end === 0) bad(`${what} at RVA 0x${rva.toString(16)} is empty`);
     return b.toString('latin1', at, at + end);
   };
-  const read = (index: number, entrySize: number, nameAt: number, label: string): string[] => {
+  /** An import name table (PE32+: 8-byte entries, PE32: 4): a set top bit means an ordinal, else the RVA of hint + name. */
+  const thunks = (rva: number, label: string): { names: string[]; ordinals: number[] } => {
+    const out = { names: [] as string[], ordinals: [] as number[] };
+    if (!rva) return out;
+    const start = offsetOf(rva, `the ${label} name table`);
+    const size = plus ? 8 : 4;
+    for (let i = 0; ; i++) {
+      if (i >= MAX_THUNKS) bad(`the ${label} name table has no end`);
+      const at = start + i * size;
+      const lo = u32(at, `entry ${i + 1} of the ${label} name table`);
+      const hi = plus ? u32(at + 4, `entry ${i + 1} of the ${label} name table`) : 0;
+      if (!lo && !hi) return out;
+      if ((plus ? hi : lo) & 0x80000000) out.ordinals.push(lo & 0xffff);
+      else out.names.push(name((lo & 0x7fffffff) + 2, `the name of ${label} entry ${i + 1}`));
+    }
+  };
+  const symbols: ImportedSymbols[] = [];
+  /** `tableAt`: where in a descriptor the name table's RVA is, and the fallback (the address table, unbound). */
+  const read = (index: number, entrySize: number, nameAt: number, tableAt: [number, number], label: string): string[] => {
     const rva = dirRva(index);
     if (!rva) return [];
     const start = offsetOf(rva, `the ${label} directory`);
@@ -78,14 +111,33 @@ export function readPeImports(b: Buffer, file: string): PeImports | undefined {
       const at = start + i * entrySize;
       u32(at + entrySize - 4, `entry ${i + 1} of the ${label} directory`);
       if (b.subarray(at, at + entrySize).every((x) => x === 0)) return out;
-      out.push(name(b.readUInt32LE(at + nameAt), `the DLL name of ${label} entry ${i + 1}`));
+      const dll = name(b.readUInt32LE(at + nameAt), `the DLL name of ${label} entry ${i + 1}`);
+      out.push(dll);
+      const table = b.readUInt32LE(at + tableAt[0]) || b.readUInt32LE(at + tableAt[1]);
+      symbols.push({ dll, delayed: index === DIR_DELAY_IMPORT, ...thunks(table, `${dll} ${label}`) });
     }
   };
+  const exports = { names: new Set<string>(), ordinals: new Set<number>() };
+  const exportRva = dirRva(DIR_EXPORT);
+  if (exportRva) {
+    const e = offsetOf(exportRva, 'the export directory');
+    const base = u32(e + 16, 'the export directory');
+    const functions = u32(e + 20, 'the export directory');
+    const names = u32(e + 24, 'the export directory');
+    if (functions > MAX_EXPORTS || names > MAX_EXPORTS) bad(`the export directory lists ${Math.max(functions, names)} entries`);
+    const fnAt = functions ? offsetOf(u32(e + 28, 'the export directory'), 'the export address table') : 0;
+    for (let i = 0; i < functions; i++) if (u32(fnAt + i * 4, 'the export address table')) exports.ordinals.add(base + i);
+    const namesAt = names ? offsetOf(u32(e + 32, 'the export directory'), 'the export name table') : 0;
+    for (let i = 0; i < names; i++) exports.names.add(name(u32(namesAt + i * 4, 'the export name table'), `export name ${i + 1}`));
+  }
   return {
     machine: MACHINES[machineNo] ?? `0x${machineNo.toString(16)}`,
     dll: (characteristics & 0x2000) !== 0,
-    imports: read(DIR_IMPORT, 20, 12, 'import'),
-    // Delay-load descriptors (x64 linkers write RVAs, attribute bit 0 set): the DLL name is the second field.
-    delayImports: read(DIR_DELAY_IMPORT, 32, 4, 'delay-import'),
+    imports: read(DIR_IMPORT, 20, 12, [0, 16], 'import'),
+    // Delay-load descriptors (x64 linkers write RVAs, attribute bit 0 set): the DLL name is the second field, the
+    // name table the fifth.
+    delayImports: read(DIR_DELAY_IMPORT, 32, 4, [16, 12], 'delay-import'),
+    importedSymbols: symbols,
+    exports,
   };
 }

@@ -171,4 +171,6 @@ export interface PlatformRemedies {
   noZeLoader(setupCommand: string): string;
   /** zeInit found no driver: what to install or check, in order. */
   noGpuDriver: string[];
+  /** LEVEL_ZERO_V1_SDK_PATH is not set: who sets it on this platform, and who does not (none where nobody does). */
+  noSdkPath?: string;
 }

@@ -106,6 +106,8 @@ export const win32Layout: PlatformLayout = {
     noCompiler: 'install Visual Studio Build Tools with the "Desktop development with C++" workload (or set CC)',
     noZeLoader: (setup) => `install the Intel graphics driver (it puts ze_loader.dll in System32), or run ${setup}`,
     noGpuDriver: ['install or update the Intel GPU driver (it ships the Level Zero driver)'],
+    noSdkPath:
+      "the Intel GPU driver's full installer sets LEVEL_ZERO_V1_SDK_PATH, a driver installed from its INF (Windows Update, Device Manager, the DriverStore) does not (Triton #5879), and PyTorch Inductor's Windows build requires it",
   },
 };
 

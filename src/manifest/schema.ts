@@ -40,7 +40,20 @@ export interface ComponentManifest {
    * component replaces them.
    */
   requires?: string[];
+  /** What versions of this component need of another: the planner picks a version of that one that meets it, or stops. */
+  needs?: ComponentNeed[];
   platforms: Partial<Record<TargetPlatform, PlatformSpec>>;
+}
+
+/** `unified-runtime` `>=2026` needs `level-zero` `>=1.25`, because its adapters call functions loader 1.25 added. */
+export interface ComponentNeed {
+  /** The versions of this component that need it, written without the name (`">=2026"`). */
+  versions: string;
+  /** The component needed and the versions of it that serve (`"level-zero"`, `">=1.25"`). */
+  component: string;
+  version: string;
+  /** Why, in words a person can check (`its Level Zero adapters call zeDeviceSynchronize, new in loader 1.25.0`). */
+  why: string;
 }
 
 function bad(file: string, what: string): XpuError {
@@ -57,6 +70,7 @@ function checkMap(file: string, where: string, map: unknown): void {
   for (const r of map as MapRule[]) {
     if (!isStr(r?.from) || typeof r?.to !== 'string') throw bad(file, `${where}: map rules need "from" and "to"`);
     if (r.to.startsWith('/') || r.to.split('/').includes('..')) throw bad(file, `${where}: map target "${r.to}" must stay inside the prefix`);
+    if (r.optIn !== undefined && r.optIn !== 'include-loader-dll') throw bad(file, `${where}: "optIn" must be "include-loader-dll"`);
   }
 }
 
@@ -72,6 +86,10 @@ export function validateManifest(file: string, doc: unknown): ComponentManifest 
   if (m.byDefault !== undefined && typeof m.byDefault !== 'boolean') throw bad(file, '"byDefault" must be true or false');
   if (m.requires !== undefined && !(Array.isArray(m.requires) && m.requires.every((r) => typeof r === 'string' && /^\s*(>=|<=|==|!=|>|<)\s*\S+\s*$/.test(r)))) {
     throw bad(file, '"requires" must be a list of constraints such as ">=1.9"');
+  }
+  const constraint = (v: unknown) => typeof v === 'string' && /^\s*(>=|<=|==|!=|>|<)\s*\S+\s*$/.test(v);
+  if (m.needs !== undefined && !(Array.isArray(m.needs) && m.needs.every((n) => constraint(n?.versions) && isStr(n?.component) && constraint(n?.version) && isStr(n?.why)))) {
+    throw bad(file, '"needs" must be a list of { "versions": ">=2026", "component": NAME, "version": ">=1.25", "why": TEXT }');
   }
   for (const [plat, spec] of Object.entries(m.platforms)) {
     if (!(TARGET_PLATFORMS as readonly string[]).includes(plat)) throw bad(file, `unknown platform "${plat}"`);

@@ -142,6 +142,7 @@ async function planFor(
     requires: opts.plan.requires ?? [],
     refdriver: !!opts.refdriver,
     ...(opts.plan.matchTorch ? { matchTorch: opts.plan.matchTorch } : {}),
+    ...(opts.plan.includeLoaderDll ? { includeLoaderDll: true as const } : {}),
   };
   for (const n of merged?.notes ?? []) reporter.info(n);
   const extended = merged && mine?.request ? receiptFile : undefined;
@@ -177,6 +178,7 @@ async function planFor(
     indexUrl: req.indexUrl,
     requires: req.requires,
     required,
+    includeLoaderDll: !!req.includeLoaderDll,
   });
   const planOpts = optionsFor(request, merged?.required ?? opts.plan.required);
   const reuse = async (why: string): Promise<InstallPlan | undefined> => {

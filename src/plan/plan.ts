@@ -11,6 +11,7 @@ import { belowFloorOf, featuresLacking, floorsFor } from './request.js';
 import { checkConstrains, closeOver } from './closure.js';
 import { pinAsker, pinRequirements } from './torch.js';
 import { newInstallPlan } from './key.js';
+import { unmetNeedError, unmetNeeds } from './needs.js';
 import type { InstallPlan, MatchTorchRequest, PlannedComponent, SetupRequest, SourceAttempt, TorchMatch } from '../records/plan.js';
 
 /** Failures whose own hints name the remedy (add the CA, fix the proxy): every error built from them keeps them. */
@@ -37,6 +38,8 @@ export interface PlanOptions {
   matchTorch?: MatchTorchRequest;
   /** What `--match-torch` read: exact versions of the runtime packages in a Python environment. */
   torch?: TorchMatch;
+  /** `--include-loader-dll`: take the map rules marked with that opt-in (Windows' ze_loader.dll). */
+  includeLoaderDll?: boolean;
 }
 
 function orderSources(specs: SourceSpec[], prefer: SourceKind[]): SourceSpec[] {
@@ -260,6 +263,16 @@ export async function makePlan(
     (c) => c.status === 'unavailable' && (c.explicit || (c.attempts.length > 0 && (opts.sources.length > 0 || !!c.constraints))),
   );
   if (missing.length) throw noSourceError(missing, host.platform, opts.torch);
+  // A version one component needs of another (UR 2026's adapters: a loader >= 1.25) is asked of that one's sources.
+  for (const u of unmetNeeds(components, chosen)) {
+    const m = chosen.find((x) => x.name === u.target.name)!;
+    const again = await planComponent(m, u.target.explicit, host, opts, ctx, { requires: [...requires.requires, u.constraint] });
+    if (again.status !== 'planned') throw unmetNeedError(u, again.attempts.map((a) => `${m.name}: ${a.reason}`), opts.torch);
+    again.notes.push(`${m.name} ${again.version}: ${u.by.name} ${u.by.version} needs ${u.constraint} (${u.need.why})`);
+    components[components.indexOf(u.target)] = again;
+  }
   checkConstrains(components.filter((c) => c.status === 'planned'));
+  // Map rules left to an opt-in (the Windows loader DLL) are taken only when the request opted in.
+  for (const c of components) c.archives = c.archives.map((a) => ({ ...a, map: a.map.filter((r) => !r.optIn || (r.optIn === 'include-loader-dll' && !!opts.includeLoaderDll)) }));
   return { ...newInstallPlan(host, opts, components), ...(opts.torch ? { torch: opts.torch } : {}) };
 }

@@ -15,6 +15,8 @@ export interface RequestFlags {
   refdriver?: boolean;
   /** `--match-torch[=PYTHON]`; null: `--no-match-torch` (forget a recorded one). */
   matchTorch?: MatchTorchRequest | null;
+  /** `--include-loader-dll`; false: `--no-include-loader-dll`. */
+  includeLoaderDll?: boolean;
   /** Installed components to remove: the only way a run takes a component out of a prefix. */
   remove?: string[];
 }
@@ -67,6 +69,7 @@ export function mergeRequest(recorded: SetupRequest | undefined, flags: RequestF
   };
   const matchTorch = flags.matchTorch === undefined ? base.matchTorch : flags.matchTorch ?? undefined;
   if (matchTorch) request.matchTorch = matchTorch;
+  if (flags.includeLoaderDll ?? base.includeLoaderDll) request.includeLoaderDll = true;
   if (!request.indexUrl) delete request.indexUrl;
   const kept = installed.filter((c) => !remove.includes(c) && !(flags.components ?? []).includes(c));
   const notes: string[] = [];

@@ -8,6 +8,8 @@ export type SourceKind = string;
 export interface MapRule {
   from: string;
   to: string;
+  /** Taken only when the request opts in with the flag of that name (`"include-loader-dll"`); otherwise left out. */
+  optIn?: 'include-loader-dll';
 }
 
 export interface PlannedArchive {

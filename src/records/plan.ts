@@ -27,6 +27,8 @@ export interface SetupRequest {
   refdriver: boolean;
   /** `--match-torch[=PYTHON]`: pin the runtime packages to what that Python environment's torch runs with. */
   matchTorch?: MatchTorchRequest;
+  /** `--include-loader-dll`: the map rules a manifest marks `"optIn": "include-loader-dll"` are taken too. */
+  includeLoaderDll?: true;
 }
 
 export type AttemptOutcome = 'chosen' | 'unreachable' | 'not-found' | 'error';

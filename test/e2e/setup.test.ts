@@ -267,17 +267,33 @@ describe('index variants', () => {
 });
 
 describe('Windows layouts, planned and installed on Linux', () => {
-  it('maps conda Library/ and the win_amd64 wheel into include/, lib/, bin/', async () => {
+  it('maps conda Library/ and the win_amd64 wheel into include/, lib/, bin/, leaving the package\'s ze_loader.dll out', async () => {
     const prefix = path.join(work, 'win', 'prefix');
     const r = await runCli(['--platform', 'win-x64', '--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--conda-channel', index.condaChannelUrl('bookworm')], env);
     expect(r.exitCode, r.stderr).toBe(0);
     const tree = await listTree(prefix);
-    for (const f of ['include/level_zero/ze_api.h', 'lib/ze_loader.lib', 'bin/ze_loader.dll', 'bin/ur_loader.dll', 'env.bat', 'env.ps1']) {
+    for (const f of ['include/level_zero/ze_api.h', 'lib/ze_loader.lib', 'bin/ur_loader.dll', 'bin/ur_adapter_level_zero.dll', 'env.bat', 'env.ps1']) {
       expect(tree, f).toContain(f);
     }
+    // The level-zero package carries Library/bin/ze_loader.dll and its layers: the adapters beside them would load
+    // that copy before System32's, which SYCL's proxy loader and the GPU driver count on.
+    expect(tree.filter((f) => /^bin\/ze_/.test(f))).toEqual([]);
+    expect(r.stderr).toContain("ze_loader.dll comes with the Intel GPU driver (System32), the only one SYCL's proxy loader trusts");
     expect(tree.some((f) => f.startsWith('Library'))).toBe(false);
     const bat = await fs.readFile(path.join(prefix, 'env.bat'), 'utf8');
     expect(bat).toContain(`(set "INCLUDE=${prefix}/include;%INCLUDE%")`);
+    expect(bat).toContain(`set "LEVEL_ZERO_V1_SDK_PATH=${prefix}"`);
+
+    // Asked for, it comes with its layers, and the request remembers it: a bare re-run keeps it, --no-include-loader-dll drops it.
+    const asked = await runCli(['--platform', 'win-x64', '--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--include-loader-dll'], env);
+    expect(asked.exitCode, asked.stderr).toBe(0);
+    expect((await listTree(prefix)).filter((f) => /^bin\/ze_/.test(f))).toEqual(['bin/ze_loader.dll', 'bin/ze_tracing_layer.dll', 'bin/ze_validation_layer.dll']);
+    const again = await runCli(['--platform', 'win-x64', '--prefix', prefix, '--cache-dir', path.join(work, 'cache')], env);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(await listTree(prefix)).toContain('bin/ze_loader.dll');
+    const dropped = await runCli(['--platform', 'win-x64', '--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--no-include-loader-dll'], env);
+    expect(dropped.exitCode, dropped.stderr).toBe(0);
+    expect((await listTree(prefix)).filter((f) => /^bin\/ze_/.test(f))).toEqual([]);
   });
 
   it('never puts a Windows prefix where this machine\'s own default prefix is', async () => {

@@ -497,8 +497,28 @@ export const tcmElf = (version: string, soname = 'libtcm.so.1'): ElfSpec => ({
   links: ['libhwloc.so.15'],
 });
 
-/** A library that only exists to be linked against (never shipped): `libze_loader.so.1` with the entry point the adapters call. */
-const zeLoaderLinkStub = (): ElfSpec => ({ soname: 'libze_loader.so.1', source: `${EXPORT} int zeDriverGet(void *a, void *b) { (void)a; (void)b; return 0; }\n` });
+/** A library that only exists to be linked against (never shipped): `libze_loader.so.1` with the entry points the adapters call. */
+const zeLoaderLinkStub = (calls: readonly string[] = []): ElfSpec => ({
+  soname: 'libze_loader.so.1',
+  source: ['zeDriverGet', ...calls].map((f) => `${EXPORT} int ${f}(void *a, void *b) { (void)a; (void)b; return 0; }\n`).join(''),
+});
+
+/**
+ * A test double of a newer Level Zero loader (not the real libze_loader): it exports `zeDriverGet` and `calls` (the
+ * functions loader 1.25 added that 2026 UR adapters call), each answering 0, so an adapter linked against them loads.
+ */
+export const zeLoaderDouble = (calls: readonly string[]): ElfSpec => {
+  const stub = zeLoaderLinkStub(calls);
+  return { ...stub, source: `${stub.source}${EXPORT} const char xpu_setup_fixture_loader[] = "xpu-setup test double of libze_loader (exports ${calls.join(', ')})";\n` };
+};
+
+/** How a UR release's Level Zero adapters are built: the loader functions they call beyond zeDriverGet, and `-z now`. */
+export interface UrAdapterBuild {
+  /** Loader functions the adapters call (the 2026 adapters: zeDeviceSynchronize, zeCommandListAppendLaunchKernelWithArguments). */
+  zeCalls?: readonly string[];
+  /** Linked with `-z now`, as the real adapters are: every symbol binds when the adapter loads. */
+  bindNow?: boolean;
+}
 
 /**
  * Compiles the UR test double with `cc`: libur_loader.so.0 with the entry points, the adapters as marker-only stubs,
@@ -506,17 +526,18 @@ const zeLoaderLinkStub = (): ElfSpec => ({ soname: 'libze_loader.so.1', source: 
  * (with its symbol version) and libze_loader.so.1, the OpenCL adapter libOpenCL.so.1. Like adapters built before
  * 2026-03, they carry no RUNPATH.
  */
-export async function compileUrDouble(version: string, outDir: string, umfVersion: string): Promise<Map<string, Buffer>> {
+export async function compileUrDouble(version: string, outDir: string, umfVersion: string, adapters: UrAdapterBuild = {}): Promise<Map<string, Buffer>> {
   await mkdir(outDir, { recursive: true });
   const cc = process.env.CC || 'cc';
+  const zeCalls = ['zeDriverGet', ...(adapters.zeCalls ?? [])];
   // What the adapters link against; built here, shipped by other packages (umf, tcmlib, level-zero).
   await realHwloc(outDir);
   await compileElf(umfElf(umfVersion), outDir);
-  await compileElf(zeLoaderLinkStub(), outDir);
+  await compileElf(zeLoaderLinkStub(adapters.zeCalls), outDir);
   const uses = join(outDir, 'adapter-uses.c');
   await writeFile(
     uses,
-    `extern int umfInit(void);\nextern int zeDriverGet(void *, void *);\n${EXPORT} int xpu_setup_adapter_uses(void) { return umfInit() + zeDriverGet(0, 0); }\n`,
+    `extern int umfInit(void);\n${zeCalls.map((f) => `extern int ${f}(void *, void *);\n`).join('')}${EXPORT} int xpu_setup_adapter_uses(void) { return umfInit()${zeCalls.map((f) => ` + ${f}(0, 0)`).join('')}; }\n`,
   );
   const openclUses = join(outDir, 'opencl-uses.c');
   await writeFile(openclUses, `extern int clGetPlatformIDs(unsigned, void *, unsigned *);\n${EXPORT} int xpu_setup_adapter_uses(void) { return clGetPlatformIDs(0, 0, 0); }\n`);
@@ -528,7 +549,7 @@ export async function compileUrDouble(version: string, outDir: string, umfVersio
           ? []
           : lib === 'libur_adapter_opencl.so.0'
             ? [openclUses, '-Wl,--no-as-needed', '-l:libOpenCL.so.1']
-            : [uses, `-L${outDir}`, '-Wl,--no-as-needed', `-l:${umfSoname(umfVersion)}`, '-l:libze_loader.so.1'];
+            : [uses, `-L${outDir}`, '-Wl,--no-as-needed', `-l:${umfSoname(umfVersion)}`, '-l:libze_loader.so.1', ...(adapters.bindNow ? ['-Wl,-z,now'] : [])];
       const args = [
         '-shared', '-fPIC', '-O2', '-fvisibility=hidden', `-Wl,-soname,${lib}`,
         `-DXPU_SETUP_UR_DOUBLE_VERSION="${version}"`,

@@ -131,6 +131,14 @@ describe('Windows (injected deps, platform win32)', () => {
     expect(get(r, 'ze-loader')).toMatchObject({ status: 'ok', message: 'C:\\Windows\\System32\\ze_loader.dll via System32, loads' });
   });
 
+  it('no LEVEL_ZERO_V1_SDK_PATH: a warning that says an INF-installed driver does not set it and Inductor needs it', async () => {
+    const r = await run(winDeps('windows/cim-arc-meteorlake.json', []), ['sdk-path'], { prefix: 'C:\\xpu' });
+    expect(get(r, 'sdk-path').status).toBe('warn');
+    expect(get(r, 'sdk-path').message).toMatch(
+      /^neither LEVEL_ZERO_V1_SDK_PATH nor ZE_PATH is set, so Triton relies on the compiler's default paths: the Intel GPU driver's full installer sets LEVEL_ZERO_V1_SDK_PATH, a driver installed from its INF \(Windows Update, Device Manager, the DriverStore\) does not \(Triton #5879\), and PyTorch Inductor's Windows build requires it; /,
+    );
+  });
+
   it('an Intel driver without the Level Zero DLL fails with the update fix', async () => {
     const r = await run(winDeps('windows/cim-uhd-and-nvidia.json', []), ['user-driver']);
     expect(get(r, 'user-driver')).toMatchObject({ status: 'fail', fix: expect.stringMatching(/install the current Intel graphics driver/) });

@@ -10,19 +10,21 @@ import { readPeImports } from '../../src/formats/pe.js';
 import { describeUnmet, unmetDllImports } from '../../src/inspect/library-needs.js';
 import { realDeps } from '../../src/real-deps.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
-import { compileTcmWindows, compileUmfWindows, compileUrWindowsDouble } from '../support/packages.js';
+import { compileL0WindowsDouble, compilePe, compileTcmWindows, compileUmfWindows, compileUrWindowsDouble } from '../support/packages.js';
 
 const run = promisify(execFile);
 let work: string;
 let ur: Map<string, Buffer>;
 let umf: Buffer;
 let tcm: Map<string, Buffer>;
+let zeLoader: Buffer;
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'xpu-pe-'));
   ur = await compileUrWindowsDouble('2025.3.1', join(work, 'build-ur'), '1.0.2');
   umf = await compileUmfWindows('1.0.2', join(work, 'build-umf'));
   tcm = await compileTcmWindows('1.5.0', join(work, 'build-tcm'));
+  zeLoader = (await compileL0WindowsDouble('1.8.12', join(work, 'build-l0'))).get('ze_loader.dll')!;
 });
 
 afterAll(async () => {
@@ -112,7 +114,12 @@ const why = (bytes: Buffer): string => failure(bytes)[1].replace('bin/umf.dll is
 describe('readPeImports', () => {
   it('reads the import table of mingw-built DLLs as objdump does', async () => {
     const adapter = readPeImports(ur.get('ur_adapter_level_zero.dll')!, 'ur_adapter_level_zero.dll')!;
-    expect(adapter).toEqual({ machine: 'x64', dll: true, imports: ['KERNEL32.dll', 'msvcrt.dll', 'umf.dll', 'ze_loader.dll'], delayImports: [] });
+    expect(adapter).toMatchObject({ machine: 'x64', dll: true, imports: ['KERNEL32.dll', 'msvcrt.dll', 'umf.dll', 'ze_loader.dll'], delayImports: [] });
+    // What it takes from each, by name, as objdump lists them (mingw imports by name, never by ordinal).
+    expect(adapter.importedSymbols.filter((i) => /umf|ze_loader/.test(i.dll))).toEqual([
+      { dll: 'umf.dll', delayed: false, names: ['umfInit'], ordinals: [] },
+      { dll: 'ze_loader.dll', delayed: false, names: ['zeDriverGet'], ordinals: [] },
+    ]);
     const file = join(work, 'umf.dll');
     await writeFile(file, umf);
     const { stdout } = await run('x86_64-w64-mingw32-objdump', ['-p', file]);
@@ -126,7 +133,7 @@ describe('readPeImports', () => {
   });
 
   it('reads PE32 files, names the machine, and tells a DLL from an EXE', () => {
-    expect(readPeImports(peFile({ pe32: true, imports: ['KERNEL32.dll'], delayImports: ['umf.dll'] }).b, 'x.dll')).toEqual({
+    expect(readPeImports(peFile({ pe32: true, imports: ['KERNEL32.dll'], delayImports: ['umf.dll'] }).b, 'x.dll')).toMatchObject({
       machine: 'x86', dll: true, imports: ['KERNEL32.dll'], delayImports: ['umf.dll'],
     });
     expect(readPeImports(peFile({ machine: 0xaa64 }).b, 'x.dll')!.machine).toBe('arm64');
@@ -224,7 +231,7 @@ describe('unmetDllImports', () => {
   const linux = () => fakeDeps({ platform: 'linux' });
 
   it('finds every import of the UR closure in the tree, and on Linux takes the Windows DLLs as present', async () => {
-    const root = await tree('whole', { ...Object.fromEntries(ur), 'umf.dll': umf, ...Object.fromEntries(tcm), 'ze_loader.dll': ur.get('ur_loader.dll')! });
+    const root = await tree('whole', { ...Object.fromEntries(ur), 'umf.dll': umf, ...Object.fromEntries(tcm), 'ze_loader.dll': zeLoader });
     expect(await unmetDllImports(linux(), root, ['bin', 'Library\\bin'])).toEqual({ unmet: [], damaged: [], assumed: ['KERNEL32.dll', 'msvcrt.dll', 'OpenCL.dll'] });
   });
 
@@ -237,6 +244,31 @@ describe('unmetDllImports', () => {
     ]);
   });
 
+  it('names the functions an adapter imports by name that the ze_loader.dll found does not export, and the loader release that has them', async () => {
+    // Linked against a ze_loader.dll that exports zeDeviceSynchronize (built here only to link against), then laid
+    // beside the fixture's ze_loader.dll, which exports zeInit and zeDriverGet only.
+    const link = join(work, 'build-new-calls');
+    await compilePe({ name: 'ze_loader.dll', source: '__declspec(dllexport) int zeDriverGet(void *a, void *b) { return 0; }\n__declspec(dllexport) int zeDeviceSynchronize(void *d) { return 0; }\n' }, link);
+    const adapter = await compilePe(
+      {
+        name: 'ur_adapter_level_zero.dll',
+        source: 'int xpu_setup_marker(void) { return 1; }\n',
+        imports: ['ze_loader.dll'],
+        uses: '__declspec(dllimport) int zeDriverGet(void *, void *);\n__declspec(dllimport) int zeDeviceSynchronize(void *);\nint xpu_setup_uses(void) { return zeDriverGet(0, 0) + zeDeviceSynchronize(0); }\n',
+      },
+      link,
+    );
+    expect(readPeImports(adapter, 'a.dll')!.importedSymbols.find((i) => i.dll === 'ze_loader.dll')).toEqual({ dll: 'ze_loader.dll', delayed: false, names: ['zeDeviceSynchronize', 'zeDriverGet'], ordinals: [] });
+    expect([...readPeImports(zeLoader, 'ze_loader.dll')!.exports.names].sort()).toEqual(['xpu_setup_fixture_ze_loader', 'zeDriverGet', 'zeInit']);
+    const root = await tree('old-loader-dll', { 'ur_adapter_level_zero.dll': adapter, 'ze_loader.dll': zeLoader });
+    const r = await unmetDllImports(linux(), root, ['bin']);
+    expect(r.unmet.map(describeUnmet)).toEqual([
+      expect.stringMatching(
+        /^bin\/ur_adapter_level_zero\.dll imports zeDeviceSynchronize from ze_loader\.dll, which the copy at bin\/ze_loader\.dll does not export, so it does not load: zeDeviceSynchronize first appears in the Level Zero loader 1\.25\.0 \(.*\): install level-zero >= 1\.25\.0/,
+      ),
+    ]);
+  });
+
   it('checks only the files named, in any case, when told', async () => {
     const root = await tree('no-umf-only', { ...Object.fromEntries(ur), ...Object.fromEntries(tcm) });
     const r = await unmetDllImports(linux(), root, ['bin'], ['UR_ADAPTER_LEVEL_ZERO_V2.DLL']);
@@ -244,7 +276,7 @@ describe('unmetDllImports', () => {
   });
 
   it("names umf.dll's libhwloc-15.dll when tcmlib is left out, matching names without regard to case", async () => {
-    const root = await tree('no-hwloc', { 'UMF.DLL': umf, 'ur_adapter_level_zero.dll': ur.get('ur_adapter_level_zero.dll')!, 'ZE_LOADER.dll': ur.get('ur_loader.dll')! });
+    const root = await tree('no-hwloc', { 'UMF.DLL': umf, 'ur_adapter_level_zero.dll': ur.get('ur_adapter_level_zero.dll')!, 'ZE_LOADER.dll': zeLoader });
     const r = await unmetDllImports(linux(), root, ['bin']);
     expect(r.unmet).toEqual([{ file: 'bin/UMF.DLL', library: 'libhwloc-15.dll', providedBy: 'hwloc (PyPI tcmlib, conda libhwloc)' }]);
   });

@@ -150,8 +150,10 @@ describe('Windows under Wine: node.exe, a real ze_loader.dll, the null driver', 
     expect(urls.map((u: string) => u.split('/').pop()).sort()).toEqual([`level-zero-${L0_VERSION}-h0000000_0.conda`, `level-zero-devel-${L0_VERSION}-h0000000_0.conda`]);
   });
 
+  // This prefix asks for the package's ze_loader.dll (--include-loader-dll), so the cases below see a prefix copy
+  // beside System32's; the default, without it, is set up in the System32 cases.
   it('sets up from the conda channel, building the addon with a GNU-style compiler, and names env.bat', async () => {
-    const r = await runCliWin(['--prefix', winPath(prefix()), '--cache-dir', winPath(cache()), '--conda-channel', served.channel, '--component', 'level-zero', '--require', 'level-zero>=1.8']);
+    const r = await runCliWin(['--prefix', winPath(prefix()), '--cache-dir', winPath(cache()), '--conda-channel', served.channel, '--component', 'level-zero', '--require', 'level-zero>=1.8', '--include-loader-dll']);
     const addon = (await fs.readdir(path.join(prefix(), 'lib', 'xpu-setup')).catch(() => [])).find((f) => f.startsWith('xpu_addon-'));
     row('setup (conda, GNU-style compiler relay)', r.exitCode === 0 && !!addon?.endsWith('.dll'), `exit ${r.exitCode}, addon ${addon ?? 'none'}, ${relay.calls.length} compiler calls`);
     expect(r.exitCode, show(r)).toBe(0);
@@ -306,7 +308,23 @@ describe('Windows under Wine: node.exe, a real ze_loader.dll, the null driver', 
       expect(r.stdout + r.stderr).toMatch(/a program started from env\.bat\/env\.ps1 loads C:/i);
     });
 
-      it('installs the SDK zip (real ze_loader.lib, pinned by sha256) and probes through the System32 loader', async () => {
+    it('sets up from the conda channel whose level-zero carries Library/bin/ze_loader.dll: the prefix has none, and the probe goes through System32\'s', async () => {
+      const plain = path.join(work, 'plain-prefix');
+      const r = await runCliWin(['--prefix', winPath(plain), '--cache-dir', winPath(cache()), '--conda-channel', served.channel, '--component', 'level-zero', '--require', 'level-zero>=1.8', '--no-smoke']);
+      const tree = await listTree(plain);
+      const p = await runCliWin(['probe', '--prefix', winPath(plain), '--json']);
+      const doc = JSON.parse(p.stdout || '{}') as { error?: { details?: { report?: { loader?: { path?: string; windows?: { loaded?: { path: string; where: string } } } } } } };
+      const loaded = doc.error?.details?.report?.loader?.windows?.loaded;
+      row('setup (conda), no DLL, System32 loader', r.exitCode === 0 && !tree.includes('bin/ze_loader.dll') && loaded?.where === 'System32', `exit ${r.exitCode}; prefix bin/: ${tree.filter((f) => f.startsWith('bin/')).join(', ') || 'none'}; probe loaded ${loaded?.where} ${loaded?.path ?? ''}`);
+      expect(r.exitCode, show(r)).toBe(0);
+      expect(tree.filter((f) => /^bin\/ze_/.test(f))).toEqual([]);
+      expect(tree).toContain('lib/ze_loader.lib');
+      expect(loaded?.where, show(p)).toBe('System32');
+      expect(loaded?.path.toLowerCase()).toBe('c:\\windows\\system32\\ze_loader.dll');
+      expect(p.stdout + p.stderr).toContain('0x78000001');
+    });
+
+    it('installs the SDK zip (real ze_loader.lib, pinned by sha256) and probes through the System32 loader', async () => {
       const manifests = path.join(work, 'manifests-sdk');
       await fs.mkdir(manifests, { recursive: true });
       for (const f of await fs.readdir(path.join(REPO, 'manifests'))) await fs.copyFile(path.join(REPO, 'manifests', f), path.join(manifests, f));
@@ -339,11 +357,15 @@ describe('Windows under Wine: node.exe, a real ze_loader.dll, the null driver', 
       return { r, report: doc.error?.details?.report ?? { notes: [] } };
     };
 
+    // The adapters import ze_loader.dll, which the prefix does not carry: the GPU driver's copy in System32 serves them.
+    const sys32Loader = () => path.join(WINEPREFIX, 'drive_c', 'windows', 'system32', 'ze_loader.dll');
     beforeAll(async () => {
       index = await startFixtureIndex();
+      await fs.copyFile(path.join(L0_BUILD, 'bin', 'ze_loader.dll'), sys32Loader());
     });
     afterAll(async () => {
       await index?.close();
+      await fs.rm(sys32Loader(), { force: true });
     });
 
     it('sets up UR with its UMF, tcmlib and hwloc DLLs; the probe walks UR and gets the Level Zero adapter', async () => {
@@ -353,8 +375,9 @@ describe('Windows under Wine: node.exe, a real ze_loader.dll, the null driver', 
       );
       expect(setup.exitCode, show(setup)).toBe(0);
       const tree = await listTree(urPrefix());
-      const dlls = ['bin/ur_loader.dll', 'bin/ur_adapter_level_zero.dll', 'bin/umf.dll', 'bin/libhwloc-15.dll', 'bin/ze_loader.dll'];
+      const dlls = ['bin/ur_loader.dll', 'bin/ur_adapter_level_zero.dll', 'bin/umf.dll', 'bin/libhwloc-15.dll'];
       expect(dlls.filter((f) => !tree.includes(f))).toEqual([]);
+      expect(tree).not.toContain('bin/ze_loader.dll');
       const { r, report } = await probeUr();
       const ur = report.ur;
       row('UR double under Wine, full closure', !!ur?.platforms.includes('xpu-setup UR test double level_zero'), `exit ${r.exitCode}; UR platforms: ${ur?.platforms.join(', ') || 'none'}`);

@@ -54,7 +54,9 @@ export const headersCheck: Check = {
       fixes.push('use headers and loader from the same release (`xpu-setup` installs both into the prefix)');
     }
     if (!h.info.hasIpVersionExt) {
-      problems.push('these headers lack ze_device_ip_version_ext_t (added in 1.9), which Triton needs');
+      // Triton's launcher compiles against them (it calls only the 1.0 core API); what goes without is the architecture
+      // name the probe reads from the device, which then comes from the PCI-id table.
+      problems.push('these headers lack ze_device_ip_version_ext_t (added in 1.9), so the probe names the GPU architecture from the PCI-id table instead of the device; Triton\'s launcher still compiles against them (it uses only the 1.0 core API)');
       // Asked for by version: the recorded request (or a floor lowered on purpose) would install the same headers again.
       fixes.push(`run ${await setupHint(ctx, 'level-zero>=1.9')} to install headers 1.9 or newer into the prefix; then ${envLoadHint(ctx)} puts them first`);
     }

@@ -1,5 +1,6 @@
 // Check: LEVEL_ZERO_V1_SDK_PATH / ZE_PATH (what Triton reads) point at a directory with headers and the link library.
 import { EnvVars } from '../../env-names.js';
+import { nodeLayout } from '../../host/index.js';
 import { checkSdkPath, type SdkPathCheck } from '../../inspect/headers.js';
 import type { Check } from '../types.js';
 import { envScriptHint } from './shared.js';
@@ -12,9 +13,10 @@ export const sdkPathCheck: Check = {
     const env = ctx.deps.env;
     const vars = [EnvVars.LEVEL_ZERO_V1_SDK_PATH, EnvVars.ZE_PATH].filter((v) => env[v]);
     if (vars.length === 0) {
+      const who = nodeLayout(ctx.deps.platform).remedies.noSdkPath;
       return {
-        status: 'skip',
-        message: `neither LEVEL_ZERO_V1_SDK_PATH nor ZE_PATH is set, so Triton relies on the compiler's default paths; ${await envScriptHint(ctx, 'sets both')}`,
+        status: who ? 'warn' : 'skip',
+        message: `neither LEVEL_ZERO_V1_SDK_PATH nor ZE_PATH is set, so Triton relies on the compiler's default paths${who ? `: ${who}` : ''}; ${await envScriptHint(ctx, 'sets both')}`,
       };
     }
     const results: SdkPathCheck[] = [];

@@ -1,0 +1,66 @@
+// What one component's versions need of another's (a manifest's "needs"): UR 2026's adapters need a loader >= 1.25.
+import { XpuError } from '../errors.js';
+import type { ComponentManifest, ComponentNeed } from '../manifest/schema.js';
+import { orderingOf } from '../kinds/index.js';
+import { meetsAll, parseConstraint } from '../versions/order.js';
+import { pinAsker } from './torch.js';
+import type { PlannedComponent, TorchMatch } from '../records/plan.js';
+
+/** A planned component whose version needs a version of another planned component that the plan did not pick. */
+export interface UnmetNeed {
+  by: PlannedComponent;
+  need: ComponentNeed;
+  /** The component needed, as planned. */
+  target: PlannedComponent;
+  /** The constraint the target must meet (`level-zero>=1.25`). */
+  constraint: string;
+}
+
+/** Pure: each need of a planned component's version that the planned version of the other component does not meet. */
+export function unmetNeeds(components: readonly PlannedComponent[], manifests: readonly ComponentManifest[]): UnmetNeed[] {
+  const out: UnmetNeed[] = [];
+  for (const by of components) {
+    if (by.status !== 'planned' || !by.version || !by.source) continue;
+    for (const need of manifests.find((m) => m.name === by.name)?.needs ?? []) {
+      if (!meetsAll(by.version, [parseConstraint(`${by.name}${need.versions}`)], orderingOf(by.source))) continue;
+      const target = components.find((c) => c.name === need.component && c.status === 'planned');
+      // A component the plan does not install is found on the host: the pre-swap check reads what it exports.
+      if (!target?.version || !target.source) continue;
+      const constraint = `${need.component}${need.version}`;
+      if (!meetsAll(target.version, [parseConstraint(constraint)], orderingOf(target.source))) out.push({ by, need, target, constraint });
+    }
+  }
+  return out;
+}
+
+/** The version a need starts at (`>=2026` -> `2026`), when it reads that way: older ones do not need it. */
+function startsAt(versions: string): string | undefined {
+  return /^\s*>=\s*(\S+)\s*$/.exec(versions)?.[1];
+}
+
+/**
+ * The need no reachable source can meet, said before anything is fetched: what needs what and why, the newest version
+ * of the needed component the sources offered, and the ways out.
+ */
+export function unmetNeedError(u: UnmetNeed, tried: readonly string[], torch?: TorchMatch): XpuError {
+  const { by, need, target } = u;
+  const from = startsAt(need.versions);
+  const pinned = torch?.pins.length ? torch : undefined;
+  return new XpuError(
+    'RESOLUTION_CONFLICT',
+    `${by.name} ${by.version} needs ${need.component} ${need.version} (${need.why}); no reachable source has one: the ${need.component} the sources offer is ${target.version} (${target.source} ${target.origin ?? ''})`.replace(' )', ')'),
+    {
+      details: { component: by.name, version: by.version, needs: u.constraint, reachable: `${target.version} (${target.source})` },
+      hints: [
+        ...(pinned
+          ? [`${pinAsker(pinned)} pins ${by.name} ${by.version}; plan without the match: --no-match-torch`]
+          : from
+            ? [`use a ${by.name} older than ${from}: --require '${by.name}<${from}'`]
+            : []),
+        `or a bundle made where a ${need.component} ${need.version} is reachable (xpu-setup bundle), or a channel that has one (--conda-channel)`,
+        ...tried.map((t) => `tried ${t}`),
+        'nothing was downloaded',
+      ],
+    },
+  );
+}
