@@ -349,6 +349,15 @@ function readDevice(api: ZeApi, a: Arena, dev: bigint, has: (ext: string) => boo
   };
 }
 
+/** The device's IP version (ze_device_ip_version_ext_t), or undefined when its driver does not list the extension. */
+export function deviceIpVersion(api: ZeApi, a: Arena, driver: bigint, device: bigint): number | undefined {
+  if (!readExtensions(api, a, driver).some((e) => e.name === EXT.ipVersion)) return undefined;
+  const props = a.alloc(LAYOUT.deviceProperties.size).setU32(0, STYPE.DEVICE_PROPERTIES);
+  const ip = extStruct(a, STYPE.DEVICE_IP_VERSION_EXT);
+  props.setU64(8, ip.ptr);
+  return api.raw('zeDeviceGetProperties', device, props.ptr) === 0 ? ip.u32(LAYOUT.extU32.value) : undefined;
+}
+
 /** Notes for extensions a driver did not list, so the report can say what was not asked. */
 export function missingExtensionNotes(extensions: { name: string }[], driverIndex: number): string[] {
   const names = new Set(extensions.map((e) => e.name));

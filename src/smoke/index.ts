@@ -7,7 +7,7 @@ import type { Reporter } from '../reporter.js';
 import { nativeDir } from '../package-dir.js';
 import { Arena, koffi } from '../runtime/ffi.js';
 import { LAYOUT, STYPE, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, zeResultName } from '../runtime/ze-abi.js';
-import { driverHandles, listDevices, noDriverError, zeApiFor, zeLoaderPath, type ZeApi } from '../runtime/ze.js';
+import { deviceIpVersion, driverHandles, listDevices, noDriverError, zeApiFor, zeLoaderPath, type ZeApi } from '../runtime/ze.js';
 import { explainNoDriver } from '../inspect/ze-drivers.js';
 import { EnvVars } from '../env-names.js';
 import { applyDeviceSelector, pickDevice } from '../runtime/select.js';
@@ -23,6 +23,8 @@ export interface SmokeResult {
   deviceId: string;
   deviceIndex: number;
   deviceType: string;
+  /** The device's IP version when its driver reports one: what ocloc compiles for by default. */
+  ipVersion: number | null;
   kernel: string;
   spv: string;
   submission: 'immediate command list' | 'command queue + list';
@@ -87,11 +89,16 @@ function buildLog(api: ZeApi, a: Arena, log: bigint): string {
   return text.str(0, size.u64(0)).trim();
 }
 
+/** The SPIR-V the smoke test runs (and ocloc compiles). */
+export function smokeSpvPath(env: Record<string, string | undefined>): string {
+  return env[SMOKE_SPV_ENV] || path.join(nativeDir(), 'kernels', 'vector_add.spv');
+}
+
 export async function runSmoke(prefix: string, opts: SmokeOptions): Promise<SmokeResult> {
   const { deps } = opts;
   const n = opts.elements ?? 1024;
   const runs = opts.runs ?? 20;
-  const spvPath = deps.env[SMOKE_SPV_ENV] || path.join(nativeDir(), 'kernels', 'vector_add.spv');
+  const spvPath = smokeSpvPath(deps.env);
   const spvText = await fs.readFile(spvPath).catch(() => undefined);
   if (!spvText) throw new XpuError('SMOKE', `the smoke kernel ${spvPath} is missing`, { hints: ['reinstall xpu-setup; native/kernels/vector_add.spv ships with it'] });
   const loader = opts.loaderPath ?? zeLoaderPath(prefix, deps.platform);
@@ -284,6 +291,7 @@ export async function runSmoke(prefix: string, opts: SmokeOptions): Promise<Smok
       deviceId: chosen!.id,
       deviceIndex: chosen!.index,
       deviceType: chosen!.type,
+      ipVersion: deviceIpVersion(api, a, driver, device) ?? null,
       kernel: SMOKE_KERNEL,
       spv: spvPath,
       submission,
