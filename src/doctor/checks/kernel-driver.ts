@@ -79,7 +79,7 @@ export function forceProbeAdvice(g: Pick<IntelGpu, 'pciId' | 'family' | 'name'>)
   if (g.family && DATA_CENTER.has(g.family)) {
     return `${g.name} is not in xe's device table, and upstream i915 binds it only when forced: install Intel's data-center GPU driver (its i915 backport, intel-i915-dkms), or ${cmdline(`i915.force_probe=${id}`)} on a kernel whose i915 knows it`;
   }
-  return `xe drives ${g.family ?? 'this GPU'} ${id} only when forced: ${cmdline(`xe.force_probe=${id}`)}; a newer kernel may bind it by default`;
+  return `no kernel driver binds ${g.family ?? 'this GPU'} ${id} by default: if this kernel's xe lists it, ${cmdline(`xe.force_probe=${id}`)}; otherwise install a kernel whose xe or i915 lists ${id}`;
 }
 
 export const kernelDriverCheck: Check = {
