@@ -102,5 +102,20 @@ describe('probe and smoke through the reference driver', () => {
     expect(v.tritonEnv).toMatchObject({ arch: 'pvc' });
     expect(v.tritonEnv!.device).toMatch(/^Intel\(R\) Data Center GPU Max 1550/);
     expect(v.tritonEnv!.extensions).toContain('cl_intel_subgroup_matrix_multiply_accumulate');
+    // No bin/ocloc in this prefix: setup's verification does not look on PATH.
+    expect(v.ocloc).toBeUndefined();
   });
+
+  it("verifyStack compiles the kernel with the prefix's bin/ocloc for the device it ran on", async () => {
+    const gpu = await ensureGpuDriverDebs();
+    fs.mkdirSync(path.join(prefix, 'bin'), { recursive: true });
+    fs.symlinkSync(gpu.ocloc, path.join(prefix, 'bin', 'ocloc'));
+    try {
+      const withOcloc = { ...deps, env: { ...process.env, LD_LIBRARY_PATH: gpu.libDir } };
+      const v = await verifyStack(prefix, { deps: withOcloc, reporter: silentReporter, smoke: true, requireDevice: true });
+      expect(v.ocloc).toMatchObject({ ocloc: path.join(prefix, 'bin', 'ocloc'), via: 'prefix', device: '12.60.7', machine: 205 });
+    } finally {
+      fs.rmSync(path.join(prefix, 'bin'), { recursive: true, force: true });
+    }
+  }, 300_000);
 });
