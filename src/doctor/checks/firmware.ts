@@ -43,6 +43,7 @@ export const firmwareCheck: Check = {
       if (media.length) notes.push(`${where}: ${media.map((r) => r.file).join(', ')} missing (media and authentication only, not needed for compute)`);
     }
     const message = [...problems, ...good, ...notes].join('; ');
+    if (details.length === 0) return { status: 'skip', message };
     if (problems.length) {
       return {
         status: 'fail',
