@@ -2,19 +2,10 @@
 import { nodeLayout } from '../../host/index.js';
 import { resolveLibrary, versionFromFileName } from '../../inspect/loaders.js';
 import type { Check } from '../types.js';
+import { compareMajorMinor } from './headers.js';
 import { prefixFirstEnv } from './shared.js';
 
 const TRACING_LAYER = 'libze_tracing_layer.so.1';
-
-/** Pure: a dotted version compared by its numbers (1.8.0 < 1.20.6). */
-export function olderThan(a: string, b: string): boolean {
-  const x = a.split('.').map(Number);
-  const y = b.split('.').map(Number);
-  for (let i = 0; i < Math.max(x.length, y.length); i++) {
-    if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) < (y[i] ?? 0);
-  }
-  return false;
-}
 
 export const tracingLayerCheck: Check = {
   id: 'tracing-layer',
@@ -33,7 +24,8 @@ export const tracingLayerCheck: Check = {
     const file = r.chosen.realPath ?? r.chosen.path;
     const version = versionFromFileName(file);
     if (layout.path.dirname(r.chosen.path) === libDir) return { status: 'ok', message: `${file}: the prefix's own${version ? ` (${version})` : ''}`, details };
-    if (version && loaderVersion && olderThan(version, loaderVersion)) {
+    // The loader checks the layer's API by major.minor; a patch release apart does not matter.
+    if (version && loaderVersion && compareMajorMinor(version, loaderVersion) < 0) {
       return {
         status: 'fail',
         message: `the prefix's loader ${loaderVersion} would load the system's ${file} (${version}), an older tracing layer: zeInit then fails with ZE_RESULT_ERROR_UNSUPPORTED_VERSION (0x78000002)`,
