@@ -2,6 +2,10 @@
 # Fetches the real Level Zero .deb files the test fixtures are built from, and unpacks them into a cache dir.
 #
 #   bookworm: libze1 + libze-dev 1.8.12-1 through the machine's own apt sources (Debian 12).
+#   bookworm-gpu: Debian 12's own GPU user-mode driver 22.43 (intel-opencl-icd holds libze_intel_gpu.so.1 and
+#             ocloc) with IGC (libigc1, libigdfcl1), gmmlib (libigdgmm12) and libopencl-clang14, through the
+#             machine's own apt sources. IGC needs the host's libLLVM-14 and libLLVMSPIRVLib 14 (libllvm14,
+#             libllvmspirvlib14) to load.
 #   trixie:   libze1 + libze-dev 1.20.6-1 through a private sources list, state and cache under the cache
 #             dir; the system's apt configuration of sources is never touched. Trixie's Release file is
 #             checked against debian-archive-keyring, which on Debian 12 (2023.3+deb12u1 and later)
@@ -18,6 +22,14 @@ mkdir -p "$debs"
 
 BOOKWORM_VERSION="1.8.12-1"
 TRIXIE_VERSION="1.20.6-1"
+GPU_DRIVER_VERSION="22.43.24595.41-1"
+GPU_DRIVER_PACKAGES=(
+  "intel-opencl-icd=$GPU_DRIVER_VERSION"
+  "libigc1=1.0.12504.6-1+deb12u1"
+  "libigdfcl1=1.0.12504.6-1+deb12u1"
+  "libigdgmm12=22.3.3+ds1-1"
+  "libopencl-clang14=14.0.0-4"
+)
 # The Debian archive this machine's own apt uses for its release (trixie sits beside it); XPU_SETUP_TRIXIE_MIRROR overrides.
 system_mirror() {
   local codename
@@ -35,6 +47,20 @@ if [ "$(id -u)" = 0 ]; then sandbox=(-o APT::Sandbox::User=root); fi
 
 done_already() { # suite version
   [ -f "$debs/$1/version" ] && [ "$(cat "$debs/$1/version")" = "$2" ] && [ -d "$debs/$1/root/usr/include/level_zero" ]
+}
+
+fetch_gpu_driver() {
+  local dir="$debs/bookworm-gpu"
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  if ! (cd "$dir" && apt-get "${sandbox[@]}" -q download "${GPU_DRIVER_PACKAGES[@]}"); then
+    echo "fixtures: 'apt-get download ${GPU_DRIVER_PACKAGES[*]}' failed; on Debian 12 run 'apt-get update' first (a pinned version may have been superseded: update GPU_DRIVER_PACKAGES)" >&2
+    exit 1
+  fi
+  mkdir -p "$dir/root.tmp"
+  for f in "$dir"/*.deb; do dpkg-deb -x "$f" "$dir/root.tmp"; done
+  mv "$dir/root.tmp" "$dir/root"
+  printf '%s' "$GPU_DRIVER_VERSION" > "$dir/version"
 }
 
 unpack() { # suite version
@@ -100,6 +126,9 @@ flock 9
 if ! done_already bookworm "$BOOKWORM_VERSION"; then
   fetch_bookworm
   unpack bookworm "$BOOKWORM_VERSION"
+fi
+if ! { [ -f "$debs/bookworm-gpu/version" ] && [ "$(cat "$debs/bookworm-gpu/version")" = "$GPU_DRIVER_VERSION" ] && [ -x "$debs/bookworm-gpu/root/usr/bin/ocloc" ]; }; then
+  fetch_gpu_driver
 fi
 if ! done_already trixie "$TRIXIE_VERSION"; then
   fetch_trixie

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import type { OpenClDevice, RawDevice, RawLoaderComponent, RawUrProbe, RawZeProbe } from '../runtime/types.js';
 import { DEVICE_PROPERTY_FLAG, DEVICE_TYPE } from '../runtime/ze-abi.js';
 import { gpuIds, type GpuIdRow } from '../inspect/gpu-ids.js';
+import type { NoDriverExplanation } from '../inspect/ze-drivers.js';
 import { archForIp, archForRowName, decodeIp, syclAnswer, type ArchInfo } from './arch.js';
 import { deriveFeatures, type FeatureFlag } from './features.js';
 
@@ -74,6 +75,8 @@ export interface ProbeReport {
   origin?: { kind: 'prefix'; prefix: string } | { kind: 'system'; via: string };
   /** The environment's device filters and what they hid (ZE_AFFINITY_MASK acts inside the driver). */
   selection?: { affinityMask?: string; deviceSelector?: string; hiddenBySelector: string[] };
+  /** When zeInit failed: which driver libraries load here and what the kernel side lacks. */
+  noDriver?: NoDriverExplanation;
   notes: string[];
 }
 

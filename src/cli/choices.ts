@@ -7,8 +7,9 @@ export const COMPLETION_SHELLS = ['bash', 'zsh', 'fish'] as const;
 export const PROBE_FORMATS = ['text', 'json', 'triton-env', 'pytorch'] as const;
 /** In report order; a unit test keeps this equal to the doctor's own list. */
 export const DOCTOR_CHECK_IDS = [
-  'platform', 'gpu', 'kernel-driver', 'render-node', 'user-driver', 'ze-loader', 'headers', 'sdk-path', 'ur', 'env',
-  'compiler', 'prefix', 'libraries', 'network', 'probe', 'triton-env', 'smoke',
+  'platform', 'gpu', 'kernel-driver', 'firmware', 'rebar', 'wsl', 'render-node', 'user-driver', 'driver-version', 'ze-loader',
+  'tracing-layer', 'headers', 'sdk-path', 'ur', 'env', 'compiler', 'ocloc', 'prefix', 'libraries', 'network', 'probe',
+  'triton-env', 'smoke',
 ] as const;
 
 export const CACHE_ACTIONS = ['dir', 'size', 'clean'] as const;

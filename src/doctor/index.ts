@@ -6,21 +6,27 @@ import { defaultPrefix, runningPlatform } from '../host/index.js';
 import type { Receipt } from '../install/receipt.js';
 import { VERSION } from '../version.js';
 import { compilerCheck } from './checks/compiler.js';
+import { driverVersionCheck } from './checks/driver-version.js';
 import { envCheck } from './checks/env.js';
+import { firmwareCheck } from './checks/firmware.js';
 import { gpuCheck } from './checks/gpu.js';
 import { headersCheck } from './checks/headers.js';
 import { kernelDriverCheck } from './checks/kernel-driver.js';
 import { networkCheck } from './checks/network.js';
+import { oclocCheck } from './checks/ocloc.js';
 import { platformCheck } from './checks/platform.js';
 import { librariesCheck } from './checks/libraries.js';
 import { prefixCheck } from './checks/prefix.js';
 import { probeCheck } from './checks/probe.js';
+import { rebarCheck } from './checks/rebar.js';
 import { renderNodeCheck } from './checks/render-node.js';
 import { sdkPathCheck } from './checks/sdk-path.js';
 import { smokeCheck } from './checks/smoke.js';
+import { tracingLayerCheck } from './checks/tracing-layer.js';
 import { tritonEnvCheck } from './checks/triton-env.js';
 import { urCheck } from './checks/ur.js';
 import { userDriverCheck } from './checks/user-driver.js';
+import { wslCheck } from './checks/wsl.js';
 import { zeLoaderCheck } from './checks/ze-loader.js';
 import { Facts } from './facts.js';
 import { runChecks, summarize } from './runner.js';
@@ -35,14 +41,20 @@ export const ALL_CHECKS: readonly Check[] = [
   platformCheck,
   gpuCheck,
   kernelDriverCheck,
+  firmwareCheck,
+  rebarCheck,
+  wslCheck,
   renderNodeCheck,
   userDriverCheck,
+  driverVersionCheck,
   zeLoaderCheck,
+  tracingLayerCheck,
   headersCheck,
   sdkPathCheck,
   urCheck,
   envCheck,
   compilerCheck,
+  oclocCheck,
   prefixCheck,
   librariesCheck,
   networkCheck,

@@ -16,6 +16,7 @@ import { byPath, RECEIPT_SCHEMA, type Receipt, type ReceiptComponent } from './r
 import { fsWriteError } from '../fs-errors.js';
 import { writeEnvFiles, writeReceipt } from './prefix-writer.js';
 import { DEFAULT_LIMITS, type UnpackLimits } from './limits.js';
+import { relocateConda } from './relocate.js';
 import { Staging } from './staging.js';
 import { checkPrefixOwnership, recordedPlan, type PrefixState } from './prefix-state.js';
 
@@ -141,6 +142,10 @@ export async function installPlan(
       const n = typeof streamed === 'number' ? streamed : await staging.extract(f.archive.format, f.file.path, label, f.archive.map);
       landed.set(f.component, (landed.get(f.component) ?? 0) + n);
       reporter.debug(`${f.archive.filename}: ${n} members installed`);
+      if (f.archive.format === 'conda' || f.archive.format === 'tar.bz2') {
+        const relocated = await relocateConda(staging, f.archive.format, f.file.path, label, f.archive.map, prefix, layoutFor(plan.platform).path.sep);
+        if (relocated.length) reporter.debug(`${f.archive.filename}: build prefix rewritten to ${prefix} in ${relocated.join(', ')}`);
+      }
       const left = archivesLeft.get(f.component)! - 1;
       archivesLeft.set(f.component, left);
       const c = planned.find((x) => x.name === f.component)!;

@@ -178,6 +178,26 @@ export class Staging {
     return rec;
   }
 
+  /**
+   * Changes a file an archive wrote, in place and with its mode kept (conda's prefix placeholders); its record follows.
+   * A link, or a path no archive wrote, is left alone. Returns whether the bytes changed.
+   */
+  async rewrite(rel: string, change: (data: Buffer) => Buffer): Promise<boolean> {
+    const rec = this.files.get(rel);
+    if (!rec || rec.link !== undefined || this.links.has(rel)) return false;
+    const dest = this.abs(rel);
+    const data = await fs.readFile(dest);
+    const next = change(data);
+    if (next.equals(data)) return false;
+    const mode = (await fs.stat(dest)).mode & 0o7777;
+    const tmp = `${dest}.${randomBytes(4).toString('hex')}.tmp`;
+    await fs.writeFile(tmp, next, { mode, flag: 'wx' });
+    await fs.chmod(tmp, mode);
+    await fs.rename(tmp, dest);
+    this.files.set(rel, { ...rec, sha256: createHash('sha256').update(next).digest('hex'), size: next.length, mtimeMs: (await fs.stat(dest)).mtimeMs });
+    return true;
+  }
+
   async symlink(rel: string, target: string, archive: string): Promise<void> {
     safeLinkTarget(rel, target, archive);
     // With the links so far, the target must stay inside; checkLinks() repeats this once every link exists.

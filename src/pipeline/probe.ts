@@ -9,6 +9,10 @@ import type { PrefixState } from '../install/prefix-state.js';
 import type { Receipt } from '../install/receipt.js';
 import type { Reporter } from '../reporter.js';
 import type { SmokeResult } from '../smoke/index.js';
+import type { OclocCheck } from '../smoke/ocloc.js';
+import type { OclocFound } from '../inspect/ocloc.js';
+import type { Finding } from '../finding.js';
+import { decodeIp } from '../caps/arch.js';
 
 export interface VerifyOptions {
   deps: Deps;
@@ -26,6 +30,8 @@ export interface VerifyResult {
   build: Step<CompileResult>;
   probe: Step<ProbeReport>;
   smoke: Step<SmokeResult>;
+  /** ocloc's zebin of the smoke kernel, when the prefix has an ocloc (the GPU driver component brings one). */
+  ocloc?: OclocCheck | { skipped: string };
   /** Values setup writes into the env files and the receipt's `probe` field. */
   tritonEnv?: { arch?: string; extensions: string[]; device: string; driver: string };
 }
@@ -63,7 +69,12 @@ export async function verifyStack(prefix: string, opts: VerifyOptions): Promise<
   }
 
   let smoke: Step<SmokeResult> = { ok: false, skipped: '--no-smoke' };
-  if (opts.smoke) smoke = { ok: true, value: await runSmoke(prefix, { deps, reporter }) };
+  let ocloc: VerifyResult['ocloc'];
+  if (opts.smoke) {
+    smoke = { ok: true, value: await runSmoke(prefix, { deps, reporter }) };
+    const inPrefix = await (await import('../inspect/ocloc.js')).findOcloc(deps, { prefix, searchPath: false });
+    if (inPrefix.found) ocloc = await oclocHalf(deps, reporter, inPrefix, oclocDeviceOf(smoke.value));
+  }
 
   const t = tritonEnv(report);
   const first = report.devices.find((d) => d.type === 'gpu') ?? report.devices[0]!;
@@ -71,20 +82,70 @@ export async function verifyStack(prefix: string, opts: VerifyOptions): Promise<
     build,
     probe: { ok: true, value: report },
     smoke,
+    ...(ocloc ? { ocloc } : {}),
     tritonEnv: t ? { ...t, device: first.name, driver: String(first.driver.version) } : undefined,
   };
 }
 
+export interface SmokeAsk {
+  device?: string;
+  /** `--ocloc`: this ocloc, not the prefix's or one on PATH. */
+  ocloc?: string;
+  /** `--ocloc-device`: the GPU ocloc compiles for; with it, no device to run on leaves the compile as the test. */
+  oclocDevice?: string;
+}
+
+/** What `xpu-setup smoke` proved: the kernel run (when there was a device) and ocloc's zebin (when there is an ocloc). */
+export type SmokeOutcome =
+  | (SmokeResult & { ran: true; ocloc: OclocCheck | { skipped: string } })
+  | { ok: true; ran: false; notRun: ReturnType<XpuError['toJSON']>; ocloc: OclocCheck };
+
+/** The ocloc device for a run's device: its IP version as ocloc spells it (12.55.8). */
+function oclocDeviceOf(run: SmokeResult | undefined): string | undefined {
+  if (!run?.ipVersion) return undefined;
+  const v = decodeIp(run.ipVersion);
+  return `${v.major}.${v.minor}.${v.revision}`;
+}
+
+/**
+ * ocloc's half of the smoke test: compile the kernel for `device` and check the zebin. Skipped, saying why, when no
+ * ocloc is found or there is no device to compile for; an ocloc that fails is an error.
+ */
+async function oclocHalf(deps: Deps, reporter: Reporter, found: Finding<OclocFound | undefined>, device: string | undefined): Promise<OclocCheck | { skipped: string }> {
+  if (!found.found) return { skipped: `no ocloc (${found.tried.join('; ')})` };
+  if (!device) return { skipped: 'the device reports no IP version to compile for; name one with --ocloc-device' };
+  const { compileWithOcloc } = await import('../smoke/ocloc.js');
+  const { smokeSpvPath, SMOKE_KERNEL } = await import('../smoke/index.js');
+  return compileWithOcloc(deps, { ocloc: found.found, device, spv: smokeSpvPath(deps.env), kernel: SMOKE_KERNEL, reporter });
+}
+
 /** The kernel on its own (`xpu-setup smoke`): through the prefix's loader, or the system's own when `prefix` is undefined. */
-export async function smokeInstalled(prefix: string | undefined, deps: Deps, reporter: Reporter, device?: string): Promise<SmokeResult> {
-  const [{ findSystemLoader }, { runSmoke }] = await Promise.all([import('../probe/probe.js'), import('../smoke/index.js')]);
+export async function smokeInstalled(prefix: string | undefined, deps: Deps, reporter: Reporter, ask: SmokeAsk = {}): Promise<SmokeOutcome> {
+  const [{ findSystemLoader }, { runSmoke }, { findOcloc }] = await Promise.all([import('../probe/probe.js'), import('../smoke/index.js'), import('../inspect/ocloc.js')]);
   let loaderPath: string | undefined;
   if (prefix === undefined) {
     const found = await findSystemLoader(deps);
     if (!found.zeLoader) throw new XpuError('NOT_FOUND', 'no Level Zero loader on this system', { details: { tried: found.tried } });
     loaderPath = found.zeLoader;
   }
-  return runSmoke(prefix ?? '', { deps, reporter, loaderPath, device });
+  const ocloc = await findOcloc(deps, { given: ask.ocloc, prefix });
+  if ((ask.ocloc || ask.oclocDevice) && !ocloc.found) {
+    throw new XpuError('NOT_FOUND', `no ocloc to compile the kernel with: ${ocloc.tried.join('; ')}`, {
+      hints: ['install the GPU driver component (it brings bin/ocloc), or pass --ocloc PATH'],
+    });
+  }
+  let run: SmokeResult;
+  try {
+    run = await runSmoke(prefix ?? '', { deps, reporter, loaderPath, device: ask.device });
+  } catch (e) {
+    // With a device named for ocloc, a machine without a GPU (CI) still proves the compiler half.
+    if (!ask.oclocDevice || !isXpuError(e, 'NO_DEVICE')) throw e;
+    reporter.warn(`the kernel was not run: ${e.message}`);
+    const check = await oclocHalf(deps, reporter, ocloc, ask.oclocDevice);
+    if ('skipped' in check) throw e;
+    return { ok: true, ran: false, notRun: e.toJSON(), ocloc: check };
+  }
+  return { ...run, ran: true, ocloc: await oclocHalf(deps, reporter, ocloc, ask.oclocDevice ?? oclocDeviceOf(run)) };
 }
 
 /**

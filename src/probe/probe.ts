@@ -11,6 +11,7 @@ import type { RawZeProbe } from '../runtime/types.js';
 import { hasLevelZeroAdapter, probeUr } from '../runtime/ur.js';
 import { noDriverError, probeZe, zeLoaderPath } from '../runtime/ze.js';
 import { readLdconfig } from '../inspect/ldconfig.js';
+import { explainNoDriver } from '../inspect/ze-drivers.js';
 import { unmetDllImports, unmetLibraryNeeds } from '../inspect/library-needs.js';
 import { resolveLibrary } from '../inspect/loaders.js';
 import { windowsLoaderFacts } from '../runtime/win-loader.js';
@@ -183,6 +184,9 @@ export async function probeLoader(loader: string, opts: ProbeOptions & { urPath?
       notes.push(`UR: ${(e as Error).message}`);
     }
   }
+  // A failed zeInit says nothing about why; the loader has closed the driver again, so load it apart to tell
+  // "no driver" from "a driver and no device".
+  const noDriver = ze.init !== 0 ? await explainNoDriver(deps) : undefined;
   const report = buildReport({
     ze,
     opencl: opencl?.devices,
@@ -191,6 +195,11 @@ export async function probeLoader(loader: string, opts: ProbeOptions & { urPath?
     installedVersion: opts.installedVersion,
   });
   report.notes.push(...notes);
+  if (noDriver) {
+    report.noDriver = noDriver;
+    const loaded = noDriver.drivers.filter((d) => d.loaded).map((d) => d.path ?? d.name);
+    report.notes.push(loaded.length ? `zeInit failed although ${loaded.join(', ')} loaded: the driver found no device` : 'zeInit failed: no Level Zero driver library loaded');
+  }
   applySelection(report, deps.env);
   return report;
 }
@@ -214,7 +223,7 @@ export function applySelection(report: ProbeReport, env: Record<string, string |
 /** Raises NO_DEVICE with the reason when the report has nothing to run on. */
 export function requireDevices(report: ProbeReport, deps: Pick<Deps, 'env' | 'platform'>): void {
   if (report.zeInit !== 0) {
-    const e = noDriverError(report.loader.path, report.zeInit, deps.env, deps.platform);
+    const e = noDriverError(report.loader.path, report.zeInit, deps.env, deps.platform, report.noDriver);
     e.hints.push(...(report.loader.windows?.notes ?? []));
     throw e;
   }

@@ -3,9 +3,10 @@ import { diagnoseLoadError } from '../inspect/load-check.js';
 import { XpuError } from '../errors.js';
 import { Arena, Block, koffi, loadLibrary, type Lib } from './ffi.js';
 import { nodeLayout, prefixLibrary } from '../host/index.js';
-import { EXT, LAYOUT, STYPE, apiVersionString, zeResultName } from './ze-abi.js';
+import { DEVICE_TYPE, EXT, LAYOUT, STYPE, apiVersionString, zeResultName } from './ze-abi.js';
 import type { RawDevice, RawDriver, RawLoaderComponent, RawZeProbe } from './types.js';
 import { EnvVars } from '../env-names.js';
+import type { NoDriverExplanation } from '../inspect/ze-drivers.js';
 
 type Fn = (...args: unknown[]) => number;
 
@@ -97,6 +98,15 @@ export class ZeApi {
     }
   }
 
+  /** zeInit's last answer in this process; undefined before the first call. */
+  initResult: number | undefined;
+
+  /** Calls zeInit and keeps its answer: nothing may enumerate after a failure (see driverHandles). */
+  init(): number {
+    this.initResult = this.raw('zeInit', 0);
+    return this.initResult;
+  }
+
   has(name: string): boolean {
     return this.fns.has(name);
   }
@@ -120,18 +130,36 @@ export function zeLoaderPath(prefix: string, platform: NodeJS.Platform): string 
   return prefixLibrary(platform, prefix, nodeLayout(platform).zeLoaderRuntime);
 }
 
-/** The error every caller raises when zeInit finds no driver. */
-export function noDriverError(loaderPath: string, result: number, env: Record<string, string | undefined>, platform: NodeJS.Platform): XpuError {
+/**
+ * The error every caller raises when zeInit fails. With `explained` (which driver libraries load here, what the kernel
+ * side lacks) it tells a driver that loaded and found no device apart from no driver at all.
+ */
+export function noDriverError(
+  loaderPath: string,
+  result: number,
+  env: Record<string, string | undefined>,
+  platform: NodeJS.Platform,
+  explained?: NoDriverExplanation,
+): XpuError {
   const libs = nodeLayout(platform).zeDriverLibraries;
   const alt = env[EnvVars.ZE_ENABLE_ALT_DRIVERS];
-  const looked = alt ? `ZE_ENABLE_ALT_DRIVERS=${alt}` : libs.join(', ');
-  const hints = [
-    `the loader ${loaderPath} looks for the driver libraries ${looked}${alt ? '' : ' (or the list in ZE_ENABLE_ALT_DRIVERS)'}; none of them loaded`,
-    ...nodeLayout(platform).remedies.noGpuDriver,
-  ];
+  const details = { loader: loaderPath, zeInit: result, driverLibraries: alt ? alt.split(',') : [...libs], ...(explained ? { drivers: explained.drivers, kernel: explained.kernel } : {}) };
+  const loaded = explained?.drivers.filter((d) => d.loaded) ?? [];
+  if (loaded.length) {
+    const which = loaded.map((d) => `${d.name}${d.path && d.path !== d.name ? ` (${d.path})` : ''}`).join(', ');
+    return new XpuError('NO_DEVICE', `the Level Zero driver ${which} loaded but found no device: zeInit returned ${zeResultName(result)}`, {
+      hints: explained!.kernel.length
+        ? explained!.kernel
+        : ['the driver sees no GPU it supports: check that the GPU is one this driver version drives and that you can open /dev/dri/renderD* (`xpu-setup doctor`)'],
+      details,
+    });
+  }
+  const looked = explained?.drivers.length
+    ? explained.drivers.map((d) => `${d.name}: ${d.why ?? 'did not load'}`).join('; ')
+    : `${alt ? `ZE_ENABLE_ALT_DRIVERS=${alt}` : libs.join(', ')}${alt ? '' : ' (or the list in ZE_ENABLE_ALT_DRIVERS)'}; none of them loaded`;
   return new XpuError('NO_DEVICE', `no Level Zero driver was found: zeInit returned ${zeResultName(result)}`, {
-    hints,
-    details: { loader: loaderPath, zeInit: result, driverLibraries: alt ? alt.split(',') : [...libs] },
+    hints: [`the loader ${loaderPath} looks for the driver libraries ${looked}`, ...nodeLayout(platform).remedies.noGpuDriver],
+    details,
   });
 }
 
@@ -143,6 +171,51 @@ function handles(api: ZeApi, a: Arena, name: string, ...lead: unknown[]): bigint
   const arr = a.alloc(8 * n);
   api.call(name, ...lead, count.ptr, arr.ptr);
   return Array.from({ length: count.u32(0) }, (_, i) => arr.ptrAt(8 * i));
+}
+
+export interface ZeDriverHandles {
+  driver: bigint;
+  devices: bigint[];
+}
+
+/**
+ * Every driver and its devices in the loader's order: the one enumeration the probe and the smoke test share, so
+ * `--device` and ONEAPI_DEVICE_SELECTOR mean the same devices in both. Refused unless zeInit succeeded: loader 1.8.12
+ * crashes in zeDriverGet, and 1.32 in zeDeviceGet, when called after it failed.
+ */
+export function driverHandles(api: ZeApi, a: Arena): ZeDriverHandles[] {
+  if (api.initResult !== 0) {
+    const said = api.initResult === undefined ? 'zeInit was not called' : `zeInit returned ${zeResultName(api.initResult)}`;
+    throw new XpuError('RUNTIME', `refusing to enumerate Level Zero drivers through ${api.path}: ${said}`, { details: { loader: api.path, zeInit: api.initResult ?? null } });
+  }
+  return handles(api, a, 'zeDriverGet').map((driver) => ({ driver, devices: handles(api, a, 'zeDeviceGet', driver) }));
+}
+
+export interface ZeDeviceEntry {
+  /** "driver.device", as the probe report numbers devices. */
+  id: string;
+  /** Flat index over every driver's devices. */
+  index: number;
+  driver: bigint;
+  handle: bigint;
+  name: string;
+  typeCode: number;
+  type: string;
+}
+
+/** The devices of driverHandles with the name and type zeDeviceGetProperties gives. */
+export function listDevices(api: ZeApi, a: Arena, drivers: ZeDriverHandles[] = driverHandles(api, a)): ZeDeviceEntry[] {
+  const P = LAYOUT.deviceProperties;
+  const out: ZeDeviceEntry[] = [];
+  drivers.forEach(({ driver, devices }, i) =>
+    devices.forEach((handle, j) => {
+      const props = a.alloc(P.size).setU32(0, STYPE.DEVICE_PROPERTIES);
+      api.call('zeDeviceGetProperties', handle, props.ptr);
+      const typeCode = props.u32(P.type);
+      out.push({ id: `${i}.${j}`, index: out.length, driver, handle, name: props.str(P.name, P.nameLen), typeCode, type: DEVICE_TYPE[typeCode] ?? String(typeCode) });
+    }),
+  );
+  return out;
 }
 
 function readComponents(api: ZeApi): RawLoaderComponent[] {
@@ -276,6 +349,15 @@ function readDevice(api: ZeApi, a: Arena, dev: bigint, has: (ext: string) => boo
   };
 }
 
+/** The device's IP version (ze_device_ip_version_ext_t), or undefined when its driver does not list the extension. */
+export function deviceIpVersion(api: ZeApi, a: Arena, driver: bigint, device: bigint): number | undefined {
+  if (!readExtensions(api, a, driver).some((e) => e.name === EXT.ipVersion)) return undefined;
+  const props = a.alloc(LAYOUT.deviceProperties.size).setU32(0, STYPE.DEVICE_PROPERTIES);
+  const ip = extStruct(a, STYPE.DEVICE_IP_VERSION_EXT);
+  props.setU64(8, ip.ptr);
+  return api.raw('zeDeviceGetProperties', device, props.ptr) === 0 ? ip.u32(LAYOUT.extU32.value) : undefined;
+}
+
 /** Notes for extensions a driver did not list, so the report can say what was not asked. */
 export function missingExtensionNotes(extensions: { name: string }[], driverIndex: number): string[] {
   const names = new Set(extensions.map((e) => e.name));
@@ -316,7 +398,7 @@ function driverVersionString(api: ZeApi, a: Arena, drv: bigint, names: Set<strin
 export function probeDrivers(api: ZeApi): RawDriver[] {
   const a = new Arena();
   try {
-    return handles(api, a, 'zeDriverGet').map((drv) => {
+    return driverHandles(api, a).map(({ driver: drv, devices: handlesOfDevices }) => {
       const ver = a.alloc(4);
       api.call('zeDriverGetApiVersion', drv, ver.ptr);
       const D = LAYOUT.driverProperties;
@@ -324,7 +406,7 @@ export function probeDrivers(api: ZeApi): RawDriver[] {
       api.call('zeDriverGetProperties', drv, dp.ptr);
       const extensions = readExtensions(api, a, drv);
       const names = new Set(extensions.map((e) => e.name));
-      const devices = handles(api, a, 'zeDeviceGet', drv).map((dev) => readDevice(api, a, dev, (e) => names.has(e)));
+      const devices = handlesOfDevices.map((dev) => readDevice(api, a, dev, (e) => names.has(e)));
       const versionString = driverVersionString(api, a, drv, names);
       return {
         apiVersion: apiVersionString(ver.u32(0)),
@@ -343,7 +425,7 @@ export function probeDrivers(api: ZeApi): RawDriver[] {
 /** Initialises the loader (once per process) and reads everything the probe reports. */
 export function probeZe(loaderPath: string): RawZeProbe {
   const api = zeApiFor(loaderPath);
-  const init = api.raw('zeInit', 0);
+  const init = api.init();
   const drivers = init === 0 ? probeDrivers(api) : [];
   const components = readComponents(api);
   const notes = drivers.flatMap((d, i) => missingExtensionNotes(d.extensions, i));

@@ -6,8 +6,9 @@ import { XpuError } from '../errors.js';
 import type { Reporter } from '../reporter.js';
 import { nativeDir } from '../package-dir.js';
 import { Arena, koffi } from '../runtime/ffi.js';
-import { LAYOUT, STYPE, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, zeResultName, DEVICE_TYPE } from '../runtime/ze-abi.js';
-import { noDriverError, zeApiFor, zeLoaderPath, type ZeApi } from '../runtime/ze.js';
+import { LAYOUT, STYPE, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, zeResultName } from '../runtime/ze-abi.js';
+import { deviceIpVersion, driverHandles, listDevices, noDriverError, zeApiFor, zeLoaderPath, type ZeApi } from '../runtime/ze.js';
+import { explainNoDriver } from '../inspect/ze-drivers.js';
 import { EnvVars } from '../env-names.js';
 import { applyDeviceSelector, pickDevice } from '../runtime/select.js';
 
@@ -22,6 +23,8 @@ export interface SmokeResult {
   deviceId: string;
   deviceIndex: number;
   deviceType: string;
+  /** The device's IP version when its driver reports one: what ocloc compiles for by default. */
+  ipVersion: number | null;
   kernel: string;
   spv: string;
   submission: 'immediate command list' | 'command queue + list';
@@ -86,11 +89,16 @@ function buildLog(api: ZeApi, a: Arena, log: bigint): string {
   return text.str(0, size.u64(0)).trim();
 }
 
+/** The SPIR-V the smoke test runs (and ocloc compiles). */
+export function smokeSpvPath(env: Record<string, string | undefined>): string {
+  return env[SMOKE_SPV_ENV] || path.join(nativeDir(), 'kernels', 'vector_add.spv');
+}
+
 export async function runSmoke(prefix: string, opts: SmokeOptions): Promise<SmokeResult> {
   const { deps } = opts;
   const n = opts.elements ?? 1024;
   const runs = opts.runs ?? 20;
-  const spvPath = deps.env[SMOKE_SPV_ENV] || path.join(nativeDir(), 'kernels', 'vector_add.spv');
+  const spvPath = smokeSpvPath(deps.env);
   const spvText = await fs.readFile(spvPath).catch(() => undefined);
   if (!spvText) throw new XpuError('SMOKE', `the smoke kernel ${spvPath} is missing`, { hints: ['reinstall xpu-setup; native/kernels/vector_add.spv ships with it'] });
   const loader = opts.loaderPath ?? zeLoaderPath(prefix, deps.platform);
@@ -102,38 +110,18 @@ export async function runSmoke(prefix: string, opts: SmokeOptions): Promise<Smok
   const cleanup: (() => void)[] = [];
   try {
     let t0 = process.hrtime.bigint();
-    const init = api.raw('zeInit', 0);
+    const init = api.init();
     const initMs = ms(t0);
-    if (init !== 0) throw noDriverError(loader, init, deps.env, deps.platform);
+    if (init !== 0) throw noDriverError(loader, init, deps.env, deps.platform, await explainNoDriver(deps));
 
-    const count = a.alloc(4);
-    api.call('zeDriverGet', count.ptr, null);
-    const drivers = a.alloc(8 * Math.max(count.u32(0), 1));
-    api.call('zeDriverGet', count.ptr, drivers.ptr);
-    // Every device in probe's order, so `--device` and ONEAPI_DEVICE_SELECTOR mean the same devices as there.
-    const all: { id: string; index: number; type: string; driver: bigint; handle: bigint; name: string; typeCode: number }[] = [];
-    for (let i = 0; i < count.u32(0); i++) {
-      const dc = a.alloc(4);
-      api.call('zeDeviceGet', drivers.ptrAt(8 * i), dc.ptr, null);
-      if (dc.u32(0) === 0) continue;
-      const devs = a.alloc(8 * dc.u32(0));
-      api.call('zeDeviceGet', drivers.ptrAt(8 * i), dc.ptr, devs.ptr);
-      for (let j = 0; j < dc.u32(0); j++) {
-        const props = a.alloc(LAYOUT.deviceProperties.size).setU32(0, STYPE.DEVICE_PROPERTIES);
-        api.call('zeDeviceGetProperties', devs.ptrAt(8 * j), props.ptr);
-        const typeCode = props.u32(LAYOUT.deviceProperties.type);
-        all.push({
-          id: `${i}.${j}`, index: all.length, type: DEVICE_TYPE[typeCode] ?? String(typeCode), driver: drivers.ptrAt(8 * i), handle: devs.ptrAt(8 * j),
-          name: props.str(LAYOUT.deviceProperties.name, LAYOUT.deviceProperties.nameLen), typeCode,
-        });
-      }
-    }
+    const drivers = driverHandles(api, a);
+    const all = listDevices(api, a, drivers);
     const visible = applyDeviceSelector(all, deps.env[EnvVars.ONEAPI_DEVICE_SELECTOR]);
     const chosen = opts.device !== undefined ? pickDevice(visible, opts.device) : visible[0];
-    const driver = chosen?.driver ?? 0n, device = chosen?.handle ?? 0n, name = chosen?.name ?? '', type = chosen?.typeCode ?? 0;
+    const driver = chosen?.driver ?? 0n, device = chosen?.handle ?? 0n, name = chosen?.name ?? '';
     if (!device) {
       const hidden = all.length - visible.length;
-      throw new XpuError('NO_DEVICE', `Level Zero found ${count.u32(0)} driver(s) but no devices to run the kernel on${hidden ? ` (ONEAPI_DEVICE_SELECTOR hides ${hidden})` : ''}`, {
+      throw new XpuError('NO_DEVICE', `Level Zero found ${drivers.length} driver(s) but no devices to run the kernel on${hidden ? ` (ONEAPI_DEVICE_SELECTOR hides ${hidden})` : ''}`, {
         hints: ['check ZE_AFFINITY_MASK and ONEAPI_DEVICE_SELECTOR'],
       });
     }
@@ -302,7 +290,8 @@ export async function runSmoke(prefix: string, opts: SmokeOptions): Promise<Smok
       device: name,
       deviceId: chosen!.id,
       deviceIndex: chosen!.index,
-      deviceType: DEVICE_TYPE[type] ?? String(type),
+      deviceType: chosen!.type,
+      ipVersion: deviceIpVersion(api, a, driver, device) ?? null,
       kernel: SMOKE_KERNEL,
       spv: spvPath,
       submission,

@@ -30,7 +30,7 @@ describe('probe with no driver', () => {
     expect(isXpuError(err, 'NO_DEVICE')).toBe(true);
     const e = err as Error & { hints: string[] };
     expect(e.message).toBe('no Level Zero driver was found: zeInit returned ZE_RESULT_ERROR_UNINITIALIZED (0x78000001)');
-    expect(e.hints.join('\n')).toContain('libze_intel_gpu.so.1, libze_intel_vpu.so.1');
+    expect(e.hints.join('\n')).toContain('libze_intel_gpu.so.1: not on the library search path; libze_intel_vpu.so.1: not on the library search path');
   });
 
   it('rejects an unknown --format', async () => {

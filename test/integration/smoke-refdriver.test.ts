@@ -11,7 +11,8 @@ import { buildAddon } from '../../src/build/addon.js';
 import { formatTritonEnv } from '../../src/caps/format.js';
 import { probeStack, requireDevices } from '../../src/probe/probe.js';
 import { runSmoke, SMOKE_SPV_ENV } from '../../src/smoke/index.js';
-import { verifyStack } from '../../src/pipeline/probe.js';
+import { smokeInstalled, verifyStack } from '../../src/pipeline/probe.js';
+import { ensureGpuDriverDebs } from '../support/debs.js';
 import { systemPrefix } from './probe-helpers.js';
 
 const root = path.join(__dirname, '..', '..');
@@ -46,6 +47,14 @@ describe('probe and smoke through the reference driver', () => {
     expect(d.driver).toMatchObject({ version: (1 << 24) | (17 << 16) | 39395, versionString: '1.17.39395+13' });
     expect(formatTritonEnv(r).split('\n')[0]).toBe('TRITON_INTEL_DEVICE_ARCH=pvc');
   });
+
+  it('smoke also compiles the kernel with ocloc for the IP version of the device it ran on (22.43 knows PVC 12.60.7)', async () => {
+    const gpu = await ensureGpuDriverDebs();
+    // ocloc runs as a child with the run's environment; its libraries (libocloc, IGC) come from the library path.
+    const withOcloc = { ...deps, env: { ...process.env, LD_LIBRARY_PATH: gpu.libDir } };
+    const r = await smokeInstalled(prefix, withOcloc, silentReporter, { ocloc: gpu.ocloc });
+    expect(r).toMatchObject({ ok: true, ran: true, ipVersion: 0x030f0007, ocloc: { device: '12.60.7', machine: 205, via: 'flag' } });
+  }, 300_000);
 
   it('smoke runs vector_add and checks every value', async () => {
     const s = await runSmoke(prefix, { deps, reporter: silentReporter, runs: 5, elements: 2048 });
@@ -93,5 +102,20 @@ describe('probe and smoke through the reference driver', () => {
     expect(v.tritonEnv).toMatchObject({ arch: 'pvc' });
     expect(v.tritonEnv!.device).toMatch(/^Intel\(R\) Data Center GPU Max 1550/);
     expect(v.tritonEnv!.extensions).toContain('cl_intel_subgroup_matrix_multiply_accumulate');
+    // No bin/ocloc in this prefix: setup's verification does not look on PATH.
+    expect(v.ocloc).toBeUndefined();
   });
+
+  it("verifyStack compiles the kernel with the prefix's bin/ocloc for the device it ran on", async () => {
+    const gpu = await ensureGpuDriverDebs();
+    fs.mkdirSync(path.join(prefix, 'bin'), { recursive: true });
+    fs.symlinkSync(gpu.ocloc, path.join(prefix, 'bin', 'ocloc'));
+    try {
+      const withOcloc = { ...deps, env: { ...process.env, LD_LIBRARY_PATH: gpu.libDir } };
+      const v = await verifyStack(prefix, { deps: withOcloc, reporter: silentReporter, smoke: true, requireDevice: true });
+      expect(v.ocloc).toMatchObject({ ocloc: path.join(prefix, 'bin', 'ocloc'), via: 'prefix', device: '12.60.7', machine: 205 });
+    } finally {
+      fs.rmSync(path.join(prefix, 'bin'), { recursive: true, force: true });
+    }
+  }, 300_000);
 });

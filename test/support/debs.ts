@@ -64,6 +64,61 @@ function ready(set: DebSet): boolean {
   );
 }
 
+/** Debian 12's own GPU user-mode driver (22.43, from intel-opencl-icd) with IGC and gmmlib, unpacked. */
+export interface GpuDriverDebs {
+  version: string;
+  root: string;
+  /** Holds libze_intel_gpu.so.1, libigc.so.1, libigdfcl.so.1, libigdgmm.so.12, libocloc.so. */
+  libDir: string;
+  ocloc: string;
+  /** The unpacked `/etc/OpenCL/vendors/intel.icd`, which names `/usr/lib/...`. */
+  icd: string;
+}
+
+export const GPU_DRIVER_DEB_VERSION = '22.43.24595.41-1';
+
+function gpuDriverDebs(): GpuDriverDebs {
+  const root = join(fixtureCacheDir(), 'debs', 'bookworm-gpu', 'root');
+  return {
+    version: GPU_DRIVER_DEB_VERSION,
+    root,
+    libDir: join(root, 'usr', 'lib', 'x86_64-linux-gnu'),
+    ocloc: join(root, 'usr', 'bin', 'ocloc'),
+    icd: join(root, 'etc', 'OpenCL', 'vendors', 'intel.icd'),
+  };
+}
+
+function gpuDriverReady(set: GpuDriverDebs): boolean {
+  const stamp = join(dirname(set.root), 'version');
+  return existsSync(stamp) && readFileSync(stamp, 'utf8') === set.version && existsSync(set.ocloc) && existsSync(join(set.libDir, 'libze_intel_gpu.so.1'));
+}
+
+let pendingGpu: Promise<GpuDriverDebs> | undefined;
+
+/** Makes sure the GPU driver packages are downloaded and unpacked (with the Level Zero ones: one script fetches both). */
+export function ensureGpuDriverDebs(): Promise<GpuDriverDebs> {
+  pendingGpu ??= (async () => {
+    const set = gpuDriverDebs();
+    if (!gpuDriverReady(set)) {
+      await runFixtures();
+      if (!gpuDriverReady(set)) throw new Error(`.ci/fixtures.sh finished but ${set.root} is incomplete`);
+    }
+    return set;
+  })();
+  pendingGpu.catch(() => (pendingGpu = undefined));
+  return pendingGpu;
+}
+
+async function runFixtures(): Promise<void> {
+  const script = join(repoRoot(), '.ci', 'fixtures.sh');
+  try {
+    await run('bash', [script], { env: { ...process.env, XPU_SETUP_TEST_CACHE: fixtureCacheDir() }, maxBuffer: 16 * 1024 * 1024 });
+  } catch (err) {
+    const e = err as { stderr?: string; message: string };
+    throw new Error(`bash ${script} failed: ${e.stderr?.trim() || e.message}`);
+  }
+}
+
 let pending: Promise<Record<DebSuite, DebSet>> | undefined;
 
 /**
@@ -74,18 +129,9 @@ export function ensureDebs(): Promise<Record<DebSuite, DebSet>> {
   pending ??= (async () => {
     const sets = { bookworm: debSet('bookworm'), trixie: debSet('trixie') };
     if (!ready(sets.bookworm) || !ready(sets.trixie)) {
-      const script = join(repoRoot(), '.ci', 'fixtures.sh');
-      try {
-        await run('bash', [script], {
-          env: { ...process.env, XPU_SETUP_TEST_CACHE: fixtureCacheDir() },
-          maxBuffer: 16 * 1024 * 1024,
-        });
-      } catch (err) {
-        const e = err as { stderr?: string; message: string };
-        throw new Error(`bash ${script} failed: ${e.stderr?.trim() || e.message}`);
-      }
+      await runFixtures();
       for (const set of Object.values(sets)) {
-        if (!ready(set)) throw new Error(`${script} finished but ${set.root} is incomplete`);
+        if (!ready(set)) throw new Error(`.ci/fixtures.sh finished but ${set.root} is incomplete`);
       }
     }
     return sets;

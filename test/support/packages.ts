@@ -201,6 +201,8 @@ export interface CondaSpec {
   license?: string;
   timestamp?: number;
   payload: ArchiveEntry[];
+  /** Payload files that hold the build prefix, as conda-build records them in info/paths.json. */
+  placeholders?: Record<string, { placeholder: string; mode: 'text' | 'binary' }>;
 }
 
 export interface BuiltPackage {
@@ -234,6 +236,7 @@ function condaInfo(spec: CondaSpec, index: CondaIndexJson): ArchiveEntry[] {
       path_type: m.type === 'symlink' ? 'softlink' : 'hardlink',
       sha256: m.sha256,
       size_in_bytes: m.size,
+      ...(spec.placeholders?.[m.path] ? { file_mode: spec.placeholders[m.path]!.mode, prefix_placeholder: spec.placeholders[m.path]!.placeholder } : {}),
     })),
     paths_version: 1,
   };

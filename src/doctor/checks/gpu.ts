@@ -1,4 +1,5 @@
 // Check: an Intel GPU is present (PCI on Linux, display adapters on Windows), named from its PCI id.
+import * as path from 'node:path';
 import type { Check } from '../types.js';
 import { activeReferenceDriver } from './shared.js';
 
@@ -28,6 +29,9 @@ export const gpuCheck: Check = {
         message: `${none}. ZE_ENABLE_ALT_DRIVERS (${ref.from === 'environment' ? 'this environment' : 'the prefix\'s env files'}) selects the CPU reference driver ${ref.library}, so the stack is judged on it; \`--smoke\` runs a kernel there`,
         details: { ...details, referenceDriver: ref },
       };
+    }
+    if (await ctx.deps.exists(path.join(ctx.root, 'dev/dxg'))) {
+      return { status: 'warn', message: `${none}: under WSL2 the GPU is not on this PCI bus but shared through /dev/dxg (the WSL2 GPU check says whether it is usable)`, details };
     }
     return {
       status: 'fail',

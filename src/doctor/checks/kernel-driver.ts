@@ -52,7 +52,7 @@ async function linuxOutcome(ctx: DoctorContext, gpus: IntelGpu[]): Promise<Check
     const expected = g.expectedDriver;
     if (expected === 'unknown' || expected === undefined) {
       problems.push(`${where} has no kernel driver bound; no in-tree driver binds ${g.pciId} by default`);
-      fixes.push(`this GPU needs an out-of-tree driver or force_probe (e.g. boot with xe.force_probe=${g.pciId.slice(5)}); see Intel's installation guide for ${g.name}`);
+      fixes.push(forceProbeAdvice(g));
       continue;
     }
     const min = g.family ? MIN_KERNEL[g.family] : undefined;
@@ -67,6 +67,19 @@ async function linuxOutcome(ctx: DoctorContext, gpus: IntelGpu[]): Promise<Check
   const details = { modulesLoaded: modules, gpus: gpus.map((g) => ({ address: g.address, pciId: g.pciId, driver: g.driver ?? null, expected: g.expectedDriver })) };
   if (problems.length) return { status: 'fail', message: [...problems, ...good].join('; '), fix: fixes.join('; '), details };
   return { status: 'ok', message: good.join('; '), details };
+}
+
+/** Data-center parts whose in-tree support stops at force_probe; Intel's own driver packages are what binds them. */
+const DATA_CENTER = new Set(['pvc', 'ats_m']);
+
+/** Pure: what binds a GPU that no in-tree driver binds by default. */
+export function forceProbeAdvice(g: Pick<IntelGpu, 'pciId' | 'family' | 'name'>): string {
+  const id = g.pciId.slice(5);
+  const cmdline = (param: string) => `add ${param} to the kernel command line (Debian/Ubuntu: GRUB_CMDLINE_LINUX in /etc/default/grub, then \`sudo update-grub\` and reboot)`;
+  if (g.family && DATA_CENTER.has(g.family)) {
+    return `${g.name} is not in xe's device table, and upstream i915 binds it only when forced: install Intel's data-center GPU driver (its i915 backport, intel-i915-dkms), or ${cmdline(`i915.force_probe=${id}`)} on a kernel whose i915 knows it`;
+  }
+  return `no kernel driver binds ${g.family ?? 'this GPU'} ${id} by default: if this kernel's xe lists it, ${cmdline(`xe.force_probe=${id}`)}; otherwise install a kernel whose xe or i915 lists ${id}`;
 }
 
 export const kernelDriverCheck: Check = {

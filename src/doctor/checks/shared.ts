@@ -1,7 +1,7 @@
 // Small helpers the checks share: the environment the stack runs with, the reference driver, distro-specific fixes.
 import { referenceDriverIn } from '../../inspect/env-traps.js';
 import { isDebianLike } from '../../host/linux.js';
-import { isNative } from '../../host/index.js';
+import { isNative, nodeLayout, prefixLibrary } from '../../host/index.js';
 import type { Host } from '../../host/types.js';
 import { envCommandLine, envFileCommand, hintShell, selfCommand, setupLine } from '../../hints.js';
 import { psq, shq } from '../../shell-words.js';
@@ -12,6 +12,15 @@ import { chosenDrivers } from '../../roles/index.js';
 export async function stackEnv(ctx: DoctorContext): Promise<Record<string, string | undefined>> {
   const { receipt } = await ctx.facts.receipt();
   return { ...ctx.deps.env, ...(receipt?.extraEnv ?? {}) };
+}
+
+/** stackEnv as a program started after loading the prefix's env file sees it: the prefix's library dir first on the search path. */
+export async function prefixFirstEnv(ctx: DoctorContext): Promise<{ env: Record<string, string | undefined>; libDir: string }> {
+  const layout = nodeLayout(ctx.deps.platform);
+  const env = await stackEnv(ctx);
+  const libDir = layout.path.dirname(prefixLibrary(ctx.deps.platform, ctx.prefix, layout.zeLoaderRuntime));
+  const search = [libDir, env[layout.libraryPathVar]].filter(Boolean).join(layout.pathSep);
+  return { env: { ...env, [layout.libraryPathVar]: search }, libDir };
 }
 
 /** The CPU reference driver named by ZE_ENABLE_ALT_DRIVERS, in this environment or in the prefix's env files. */

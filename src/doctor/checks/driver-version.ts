@@ -1,0 +1,59 @@
+// Check: the Level Zero GPU driver is new enough for the GPU it must drive (data/compute-runtime-support.csv).
+import { nodeLayout } from '../../host/index.js';
+import { driverBuild, familySupport, judgeDriver, LEGACY_SPLIT } from '../../inspect/driver-support.js';
+import { resolveLibrary, versionFromFileName } from '../../inspect/loaders.js';
+import { LINUX_UMD } from '../../inspect/user-driver.js';
+import type { Check } from '../types.js';
+import { prefixFirstEnv } from './shared.js';
+
+const RELEASES = 'https://github.com/intel/compute-runtime/releases';
+
+export const driverVersionCheck: Check = {
+  id: 'driver-version',
+  title: 'GPU driver version',
+  group: 'driver',
+  async run(ctx) {
+    const { found } = await ctx.facts.gpus();
+    if (found.intel.length === 0) return { status: 'skip', message: 'no Intel GPU' };
+    if (nodeLayout(ctx.deps.platform).gpuDriver === 'display-driver') {
+      const versions = found.intel.map((g) => `${g.name}: ${g.windows?.driverVersion ?? 'version unknown'}`).join('; ');
+      return {
+        status: 'ok',
+        message: `the display driver carries the user-mode driver (Level Zero, OpenCL and the compiler) on Windows: ${versions}; a GPU too new for it needs a newer Intel graphics driver, not a prefix`,
+      };
+    }
+    // The driver a program started after loading the prefix's env file gets.
+    const { env } = await prefixFirstEnv(ctx);
+    const r = await resolveLibrary({ ...ctx.deps, env }, LINUX_UMD, { ldcache: (await ctx.facts.ldcache()).found });
+    if (!r.chosen) return { status: 'skip', message: `${LINUX_UMD} not found (the Level Zero GPU driver check says what to do)`, details: { tried: r.tried } };
+    const file = r.chosen.realPath ?? r.chosen.path;
+    const version = versionFromFileName(file);
+    const build = version ? driverBuild(version) : undefined;
+    const details: Record<string, unknown> = { driver: file, version, build };
+    if (build === undefined) return { status: 'warn', message: `${file}: its file name carries no version to judge`, details };
+    const problems: string[] = [];
+    const fixes = new Set<string>();
+    const good: string[] = [];
+    for (const g of found.intel) {
+      const v = judgeDriver(build, g.family);
+      const gpu = `${g.name}`;
+      if (v.kind === 'ok') good.push(`${gpu}: driven since ${v.support.firstRelease}${v.support.firstReleaseExact ? '' : ' or earlier'}`);
+      else if (v.kind === 'unknown-family') good.push(`${gpu}: not in this tool's support table (cannot judge)`);
+      else if (v.kind === 'no-level-zero') {
+        problems.push(`${gpu}: compute-runtime drives ${v.support.generation} ${g.family} through OpenCL only, never through Level Zero`);
+        fixes.add('this GPU cannot run Level Zero programs (Triton, PyTorch XPU); use its OpenCL driver, or a newer GPU');
+      } else if (v.kind === 'too-old') {
+        const needs = driverBuild(v.needs)!;
+        problems.push(`${gpu}: this driver (build ${build}) predates ${g.family}, which compute-runtime drives from ${v.needs} (build ${needs})`);
+        fixes.add(`install compute-runtime ${v.needs} or newer (Intel's packages from ${RELEASES}, or conda-forge's intel-compute-runtime, which loads on old distributions); the distribution's own driver here is too old for this GPU`);
+      } else {
+        problems.push(`${gpu}: ${v.support.generation} left the regular packages at ${LEGACY_SPLIT}; this driver (build ${build}) no longer drives it`);
+        fixes.add(`install the frozen -legacy1 packages of the 24.35 line (intel-level-zero-gpu-legacy1 and intel-opencl-icd-legacy1, ${v.support.lastRelease ?? 'releases/24.35'}) from ${RELEASES}`);
+      }
+    }
+    details.table = [...new Set(found.intel.map((g) => g.family))].map((f) => (f ? familySupport().get(f) : undefined)).filter(Boolean);
+    const message = `${file} (build ${build}): ${[...problems, ...good].join('; ')}`;
+    if (problems.length) return { status: 'fail', message, fix: [...fixes].join('; '), details };
+    return { status: 'ok', message, details };
+  },
+};
