@@ -47,6 +47,9 @@ export async function selfCommand(deps: Pick<Deps, 'env' | 'platform' | 'exists'
   // Windows' npm shims are scripts that name the package, not links to it: there the name is taken on trust.
   if (named && (layout.npmShims || !self || (await deps.realpath(named)) === self)) return 'xpu-setup';
   if (!script) return 'npx xpu-setup';
+  // npx of a directory (`npx xpu-setup` inside a clone) links the clone into its install directory: the script's own
+  // path is npx's, its real path the clone's.
+  if (NPX_DIR.test(script)) return npxCommand(deps, script, layout);
   if (NPX_DIR.test(self ?? script)) return npxCommand(deps, self ?? script, layout);
   const q = QUOTE[layout.defaultShell];
   const nodeOnPath = await onPath([`node${layout.exeSuffix}`]);

@@ -119,7 +119,7 @@ describe('probe through each reference profile', () => {
     expect(r.stderr).toMatch(/active Level Zero driver: the xpu-setup CPU reference driver/);
   });
 
-  it('--format triton-env prints export lines a child of the shell sees (README, "Commands": probe)', async () => {
+  it('--format triton-env prints export lines a child of the shell sees (docs/commands.md, "Commands": probe)', async () => {
     const r = await runCli(['probe', '--prefix', prefix, '--format', 'triton-env'], { ...env, XPU_SETUP_REFDRIVER_PROFILE: 'bmg' });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^export TRITON_INTEL_DEVICE_ARCH='bmg'\nexport TRITON_INTEL_DEVICE_EXTENSIONS='[^']*cl_intel_subgroup_matrix_multiply_accumulate[^']*cl_intel_subgroup_2d_block_io/);

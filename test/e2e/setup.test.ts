@@ -131,7 +131,7 @@ describe('setup from a conda channel (Debian 12 loader and headers repacked as c
     expect(json.changes).toMatchObject({ upToDate: true, add: [], remove: [], damaged: [] });
   });
 
-  it('plan takes every option of setup and says what setup would do with them (README, "Options of setup and plan")', async () => {
+  it('plan takes every option of setup and says what setup would do with them (docs/commands.md, "Options of setup and plan")', async () => {
     const flags = ['--refdriver', '--no-smoke', '--require-device', '--verify', '--refresh', '--max-unpacked', '1GiB', '--max-ratio', '300', '--probe'];
     const r = await runCli(['plan', '--prefix', prefix, '--conda-channel', index.condaChannelUrl('bookworm'), ...flags], env);
     expect(r.exitCode, r.stderr).toBe(0);
