@@ -174,6 +174,9 @@ export async function installPlan(
       if (c.belowFloor) rc.belowFloor = c.belowFloor;
       components.push(rc);
     }
+    const skipped = plan.components
+      .filter((c) => c.status !== 'planned')
+      .map((c) => ({ name: c.name, tried: c.attempts.map((a) => a.reason), unreached: c.attempts.filter((a) => a.outcome === 'unreachable').map((a) => a.reason) }));
     const l0 = plan.components.find((c) => c.zeLoader && c.status === 'planned');
     if (l0) {
       await writePkgConfig(staging, prefix, l0.version!);
@@ -198,6 +201,7 @@ export async function installPlan(
       })),
       files: [...staging.files.values()].sort(byPath),
       extraEnv: Object.keys(extraEnv).length ? extraEnv : undefined,
+      skipped: skipped.length ? skipped : undefined,
       request: plan.request,
       plan: opts.locked && recordedPlan(opts.locked, new Map(fetched.map((f) => [f.file.sha256, f.file.size]))),
     };

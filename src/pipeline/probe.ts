@@ -8,6 +8,7 @@ import type { ProbeReport } from '../caps/model.js';
 import type { PrefixState } from '../install/prefix-state.js';
 import type { Receipt } from '../install/receipt.js';
 import type { Reporter } from '../reporter.js';
+import { selfCommand } from '../hints.js';
 import type { SmokeResult } from '../smoke/index.js';
 
 export interface VerifyOptions {
@@ -57,8 +58,8 @@ export async function verifyStack(prefix: string, opts: VerifyOptions): Promise<
     requireDevices(report, deps);
   } catch (e) {
     if (opts.requireDevice || !isXpuError(e, 'NO_DEVICE')) throw e;
-    reporter.warn(`nothing could be run: ${e.message}`);
-    for (const h of e.hints) reporter.info(`  hint: ${h}`);
+    // Short: `doctor` is the place for why; the hints are the long form.
+    reporter.warn(`nothing could be run: ${e.message} (\`${await selfCommand(deps)} doctor\` says why; --verbose shows the hints)`, e.hints.map((h) => `hint: ${h}`).join('\n  '));
     return { build, probe: failed(e), smoke: { ok: false, skipped: 'no device' } };
   }
 
