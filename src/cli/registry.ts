@@ -85,6 +85,10 @@ const setupConflicts: Conflict[] = [
   { a: 'from', b: 'locked', why: '--from installs the bundle\'s own lockfile: drop --locked' },
   { a: 'no-probe', b: 'probe', why: '--no-probe skips the probe that --probe asks to run again' },
   { a: 'no-smoke', b: 'smoke', why: '--no-smoke skips the kernel that --smoke asks to run again' },
+  { a: 'no-probe', b: 'smoke', why: '--no-probe runs no probe and so no kernel, which --smoke asks to run again: pick one' },
+  { a: 'offline', b: 'refresh', why: '--offline asks no index and --refresh asks every index again: pick one' },
+  { a: 'from', b: 'conda-channel', why: '--from installs from the bundle alone: drop --conda-channel (a bundle is a conda channel itself)' },
+  { a: 'from', b: 'index-url', why: '--from installs from the bundle alone: drop --index-url (a bundle is a simple index itself)' },
 ];
 
 const setup: CommandSpec = {

@@ -143,6 +143,16 @@ describe('probe through each reference profile', () => {
     expect(cleared.stdout).toBe('[]');
   });
 
+  it('--format triton-env --shell github with no GITHUB_ENV says so, and says when there is nothing to write', async () => {
+    const { GITHUB_ENV: _unset, ...noGithub } = env;
+    const bmg = await runCli(['probe', '--prefix', prefix, '--format', 'triton-env', '--shell', 'github'], { ...noGithub, XPU_SETUP_REFDRIVER_PROFILE: 'bmg' });
+    expect(bmg.exitCode, bmg.stderr).toBe(0);
+    expect(bmg.stderr).toContain('GITHUB_ENV is not set (this is not a GitHub Actions step): printing what would be appended to it');
+    expect(bmg.stdout).toMatch(/^TRITON_INTEL_DEVICE_ARCH=bmg$/m);
+    const cpu = await runCli(['probe', '--prefix', prefix, '--format', 'triton-env', '--shell', 'github'], { ...noGithub, XPU_SETUP_REFDRIVER_PROFILE: 'default' });
+    expect(cpu.stderr).toMatch(/nothing to write: the probe gave Triton neither an architecture nor the extension list/);
+  });
+
   it('--format triton-env --shell sh / dotenv: forms a child process sees', async () => {
     const bmg = { ...env, XPU_SETUP_REFDRIVER_PROFILE: 'bmg' };
     const sh = await runCli(['probe', '--prefix', prefix, '--format', 'triton-env', '--shell', 'sh'], bmg);
@@ -224,6 +234,8 @@ describe('probe and smoke of the system\'s own Level Zero install', () => {
     const p = JSON.parse(r.stdout)[0];
     expect(p).toMatchObject({ platform_name: 'Intel(R) oneAPI Unified Runtime over Level-Zero', version: '12.60.7', has_fp64: true, has_fp16: true, has_subgroup_2d_block_io: true });
     expect(p.driver_version).toBe('1.17.39395+13');
+    // With no Unified Runtime here, PyTorch would enumerate nothing: said, beside the values it would report.
+    expect(r.stderr).toMatch(/warning: PyTorch XPU would see no device here: no Unified Runtime loader was found/);
   });
 });
 
