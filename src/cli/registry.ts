@@ -133,7 +133,7 @@ const env: CommandSpec = {
   argument: { name: 'SHELL', description: 'the shell to print for (like --shell)', choices: SHELL_NAMES, optional: true },
   options: [
     prefixOption('the installed prefix'),
-    { name: 'shell', type: 'string', value: 'SHELL', choices: SHELL_NAMES, description: 'sh (bash, zsh, dash), fish, pwsh, cmd, json; dotenv (literal NAME=value lines), github (appended to GITHUB_ENV / GITHUB_PATH), lmod or tcl (a modulefile for Lmod or Environment Modules)', env: 'SHELL', default: 'the shell $SHELL names (Windows: pwsh)' },
+    { name: 'shell', type: 'string', value: 'SHELL', choices: SHELL_NAMES, description: 'sh (bash, zsh, dash), fish, pwsh, cmd, json; dotenv (literal NAME=value lines), github (appended to GITHUB_ENV / GITHUB_PATH), lmod or tcl (a modulefile for Lmod or Environment Modules), spack (a packages.yaml entry declaring the prefix an external oneapi-level-zero)', env: 'SHELL', default: 'the shell $SHELL names (Windows: pwsh)' },
     { name: 'compilers', type: 'boolean', description: 'only what compilers, pkg-config, CMake and Triton read: leaves LD_LIBRARY_PATH (Windows: PATH) alone, so a PyTorch wheel keeps its own loaders' },
     { name: 'unset', type: 'boolean', description: 'print the commands that take the prefix back out of the current environment' },
   ],
