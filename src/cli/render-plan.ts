@@ -95,7 +95,7 @@ export function renderPlanLine(plan: InstallPlan): string {
     }
     const sizes = c.archives.map((a) => a.size);
     const weight = sizes.every((n) => n !== undefined) ? `, ${size(sizes.reduce((a: number, b) => a + b!, 0))}` : '';
-    return `${c.name} ${c.version} from ${c.source}${c.fallbackFrom ? ' (fallback)' : ''} (${c.archives.length} archive${c.archives.length === 1 ? '' : 's'}${weight})`;
+    return `${c.name} ${c.version} from ${c.source}${c.fallbackFrom ? ', a fallback' : ''} (${c.archives.length} archive${c.archives.length === 1 ? '' : 's'}${weight})`;
   });
   const from = plan.from ? `; ${plan.from.kind === 'receipt' ? 'the plan recorded in the prefix' : plan.from.kind === 'lock' ? `lockfile ${plan.from.path}` : `bundle ${plan.from.path}`}, no index asked` : '';
   return `plan: ${parts.join('; ') || 'nothing to install'}${from}`;
