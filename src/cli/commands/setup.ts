@@ -13,7 +13,7 @@ import { parseSetupOptions } from '../setup-options.js';
 async function summary(r: SetupResult, out: Output, seconds: string, deps: Deps): Promise<void> {
   for (const n of r.install.notes) out.warn(n);
   for (const n of r.plan.torch?.notes ?? []) out.line(`--match-torch: ${n}`);
-  if (r.plan.from?.kind === 'receipt') out.line(`no index asked: using the plan recorded in ${r.plan.from.path}`);
+  // The plan's heading already says it came from the receipt (`from the plan recorded in ...: no index asked`).
   if (!r.install.changed) {
     const what = `${r.install.receipt.files.length} files match the receipt`;
     if (r.install.requestUpdated) out.line(`${r.plan.prefix}: installed files unchanged (${what}); the receipt now records this request`);
