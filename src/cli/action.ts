@@ -100,7 +100,7 @@ function summary(r: SetupResult, inputs: ActionInputs, caches: { downloads?: str
     `smoke test: ${inputs.smoke ? step(smoke, 'passed') : 'off (smoke: false)'}`,
     `download cache: ${!inputs.cache ? 'off (cache: false)' : caches.downloads === caches.key ? `restored (${caches.key})` : caches.downloads ? `restored an older one (${caches.downloads})` : `none yet (${caches.key})`}`,
     ...(inputs.cachePrefix ? [`prefix cache: ${caches.prefix ? `restored (${caches.prefix})` : 'none yet'}`] : []),
-    ...receipt.components.filter((c) => c.belowFloor).map((c) => `warning: ${belowFloorShort(c)}`),
+    ...receipt.components.filter((c) => c.belowFloor).map((c) => `warning: ${inActionTerms(belowFloorShort(c))}`),
   ]);
   return s.write();
 }

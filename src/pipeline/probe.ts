@@ -53,13 +53,15 @@ export async function verifyStack(prefix: string, opts: VerifyOptions): Promise<
   }
 
   let report: ProbeReport;
+  let loader: string | undefined;
   try {
     report = await probeStack(prefix, { deps, addonPath: build.ok ? build.value.output : undefined, receipt: opts.receipt });
+    loader = report.loader.path;
     requireDevices(report, deps);
   } catch (e) {
     if (opts.requireDevice || !isXpuError(e, 'NO_DEVICE')) throw e;
     // Short: `doctor` is the place for why; the hints are the long form.
-    reporter.warn(`nothing could be run: ${e.message} (\`${await selfCommand(deps)} doctor\` says why; --verbose shows the hints)`, e.hints.map((h) => `hint: ${h}`).join('\n  '));
+    reporter.warn(`nothing could be run: ${e.message}${loader ? `; the loader was ${loader}` : ''} (\`${await selfCommand(deps)} doctor\` says why; --verbose shows the hints)`, e.hints.map((h) => `hint: ${h}`).join('\n  '));
     return { build, probe: failed(e), smoke: { ok: false, skipped: 'no device' } };
   }
 
