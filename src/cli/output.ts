@@ -113,8 +113,9 @@ export class Output implements Reporter {
   }
 
   debug(message: string): void {
-    if (this.opts.verbose) this.clearWait();
-    if (this.opts.verbose) process.stderr.write(`${this.paint(2, 'debug:')} ${message}\n`);
+    if (!this.opts.verbose) return;
+    this.clearWait();
+    process.stderr.write(`${this.paint(2, 'debug:')} ${message}\n`);
   }
 
   task(title: string): Task {
