@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import type { Deps } from './deps.js';
 import { nodeLayout, type PlatformLayout } from './host/index.js';
 import type { Receipt } from './records/receipt.js';
-import { findKind } from './kinds/index.js';
+import { findKind, SOURCE_KINDS } from './kinds/index.js';
 import { psq, shq } from './shell-words.js';
 
 
@@ -48,6 +48,9 @@ export async function selfCommand(deps: Pick<Deps, 'env' | 'platform' | 'exists'
   // Windows' npm shims are scripts that name the package, not links to it: there the name is taken on trust.
   if (named && (layout.npmShims || !self || (await deps.realpath(named)) === self)) return 'xpu-setup';
   if (!script) return 'npx xpu-setup';
+  // npx of a directory (`npx xpu-setup` inside a clone) links the clone into its install directory: the script's own
+  // path is npx's, its real path the clone's.
+  if (NPX_DIR.test(script)) return npxCommand(deps, script, layout);
   if (NPX_DIR.test(self ?? script)) return npxCommand(deps, self ?? script, layout);
   const q = QUOTE[layout.defaultShell];
   const nodeOnPath = await onPath([`node${layout.exeSuffix}`]);
@@ -121,22 +124,43 @@ export function setupLine(self: string, prefix: string, receipt?: Pick<Receipt, 
   return [self, '--prefix', q(prefix), ...args.map((a) => (a.startsWith('--') && !a.includes('=') ? a : q(a)))].join(' ');
 }
 
+/** `conda https://host/channel (ENOTFOUND)`: an unreached source's label and why, without the URL it failed on. */
+export function unreachedShort(reason: string): string {
+  const sep = reason.indexOf(': ');
+  if (sep < 0) return reason;
+  const why = /\(([^()]+)\)\s*$/.exec(reason)?.[1];
+  return `${reason.slice(0, sep)} (${why ?? reason.slice(sep + 2)})`;
+}
+
 /**
- * The setup line that gets a component up to the recommended floor it is below: the recorded request with that floor
- * as a requirement, so the run installs a version that meets it or says which source lacks one.
+ * What gets a component above the recommended floor it is below, decided from what its run saw. A source it did not
+ * reach is named with why, then the lines that can work here: the same request asked again once that source is
+ * reachable, or a source this machine does reach. `--require` alone is no fix: it only turns the floor into an error.
  */
-export function newerLine(self: string, prefix: string, receipt: Pick<Receipt, 'components' | 'request'> | undefined, floor: string[], shell: HintShell = 'sh'): string {
-  const request = receipt?.request;
-  const requires = [...(request?.requires ?? []), ...floor];
-  return setupLine(self, prefix, { components: receipt?.components ?? [], request: { ...(request ?? { components: [], sources: [], condaChannels: [], refdriver: false }), requires } }, shell);
+export function newerFix(self: string, prefix: string, receipt: Pick<Receipt, 'components' | 'request'> | undefined, unreached: string[], shell: HintShell = 'sh'): string {
+  const line = setupLine(self, prefix, receipt, shell);
+  // The options that name another index of the kinds not reached (every such option when none is known).
+  const named = (names: readonly string[]) => [...new Set(names.flatMap((n) => findKind(n)?.option?.flag ?? []))];
+  const options = named(unreached.map((u) => u.split(' ')[0]!));
+  const flags = (options.length ? options : named(SOURCE_KINDS)).map((f) => `${f} URL`).join(' or ');
+  const elsewhere = `${line} ${flags} (a mirror this machine reaches), or ${line} --from DIR (a bundle that \`xpu-setup bundle\` wrote where the index is reachable)`;
+  if (!unreached.length) return `no source this machine reached has one: name one that has: ${elsewhere}`;
+  return `not reached: ${unreached.map(unreachedShort).join('; ')}. Once it is reachable (behind a proxy: HTTPS_PROXY): ${line} --refresh; or ${elsewhere}`;
 }
 
 /** One sentence on a component installed below its recommended floor: what it lacks, why, and the command for a newer one. */
-export function belowFloorSentence(c: Pick<Receipt['components'][number], 'name' | 'version' | 'belowFloor'>, command?: string): string {
+export function belowFloorSentence(c: Pick<Receipt['components'][number], 'name' | 'version' | 'belowFloor'>, fix?: string): string {
   const b = c.belowFloor!;
   const lacks = b.lacks.length ? `; it lacks ${b.lacks.join('; ')}` : '';
   const unreached = b.unreached.length ? `; not reached: ${b.unreached.join('; ')}` : '';
-  return `${c.name} ${c.version} is below the recommended ${b.floor.join(', ')}, which no source it reached has${lacks}${unreached}${command ? `. For a newer one: ${command}` : ''}`;
+  return `${c.name} ${c.version} is below the recommended ${b.floor.join(', ')}, which no source it reached has${lacks}${unreached}${fix ? `. For a newer one: ${fix}` : ''}`;
+}
+
+/** The short form of that sentence: the version, the floor, and the sources not reached (the long form says the rest). */
+export function belowFloorShort(c: Pick<Receipt['components'][number], 'name' | 'version' | 'belowFloor'>): string {
+  const b = c.belowFloor!;
+  const why = b.unreached.length ? `not reached: ${b.unreached.map(unreachedShort).join('; ')}` : 'no source it reached has one';
+  return `${c.name} ${c.version} is below the recommended ${b.floor.join(', ')} (${why}); --verbose says what it lacks and how to get a newer one`;
 }
 
 const ENV_FILE: Record<HintShell, string> = { sh: 'env.sh', fish: 'env.fish', pwsh: 'env.ps1' };

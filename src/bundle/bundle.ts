@@ -29,6 +29,24 @@ export function bundlePath(a: PlannedArchive, platform: TargetPlatform): string 
   return `files/${a.filename}`;
 }
 
+/**
+ * What the bundle is, by what it holds: a conda channel of its conda packages, a simple index only when it has wheels,
+ * and other archives (an apt .deb, a pinned zip) under files/, which only its lockfile reaches.
+ */
+export function bundleSummary(dir: string, files: { path: string }[], subdirs: string[]): string {
+  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+  const wheels = files.filter((f) => f.path.startsWith('simple/')).length;
+  const other = files.filter((f) => f.path.startsWith('files/')).length;
+  const conda = files.length - wheels - other;
+  const parts = [
+    `conda channel (${subdirs.join(', ')}: ${count(conda, 'package')})`,
+    wheels ? `PEP 503 simple index (${count(wheels, 'wheel')})` : '',
+    other ? `${count(other, 'other archive')} under files/, for the lockfile only (no index serves them)` : '',
+    LOCKFILE_NAME,
+  ];
+  return `bundle ${dir}: ${count(files.length, 'archive')}: ${parts.filter(Boolean).join(', ')}`;
+}
+
 /** `h6ad65f8_0` -> 0: conda build strings end in the build number. */
 function buildNumber(build: string | undefined): number {
   const m = /_(\d+)$/.exec(build ?? '');
@@ -142,6 +160,6 @@ export async function writeBundle(plans: InstallPlan[], out: string, deps: Deps,
   }
   await writeSimpleIndex(dir);
   await writeLockfile(lockFile, newLockfile(plans[0]!.request!, platforms));
-  reporter.info(`bundle ${dir}: ${files.length} archives, conda channel (${[...new Set(plans.map((p) => layoutFor(p.platform).condaSubdir))].join(', ')}), simple index, ${LOCKFILE_NAME}`);
+  reporter.info(bundleSummary(dir, files, [...new Set(plans.map((p) => layoutFor(p.platform).condaSubdir))]));
   return { out: dir, lockfile: lockFile, platforms: plans.map((p) => p.platform), files };
 }

@@ -154,6 +154,16 @@ export function urPlatformName(r: ProbeReport, env: Record<string, string | unde
   return on(env.UR_LOADER_USE_LEVEL_ZERO_V2) || on(env.SYCL_UR_USE_LEVEL_ZERO_V2) ? `${UR_L0_PLATFORM} V2` : UR_L0_PLATFORM;
 }
 
+/**
+ * Why PyTorch XPU would see no device through this stack, when it would not: PyTorch enumerates through UR's Level
+ * Zero platform, and a probe with no such platform (no UR loader, or its Level Zero adapter did not load) has none.
+ */
+export function pytorchSeesNothing(r: ProbeReport): string | undefined {
+  if (r.ur?.platforms.some((p) => p.startsWith(UR_L0_PLATFORM))) return undefined;
+  const why = r.ur ? `the UR loader ${r.ur.loaderPath} reported no Level Zero platform (its adapter did not load; \`probe --verbose\` says why)` : 'no Unified Runtime loader was found';
+  return `PyTorch XPU would see no device here: ${why}. These are the values it would report once UR's Level Zero adapter loads (platform_name is the one UR names)`;
+}
+
 /** PyTorch's answers for one device: the fields it would report, and each field left out with the reason. */
 export interface PytorchDevice {
   device: string;

@@ -6,6 +6,7 @@ import * as fs from 'node:fs/promises';
 import { REFDRIVER_REQUIREMENTS } from '../build/refdriver.js';
 import type { Deps } from '../deps.js';
 import { causeChain, isXpuError, XpuError } from '../errors.js';
+import { belowFloorShort } from '../hints.js';
 import { osLayout, runningPlatform } from '../host/index.js';
 import { githubEnv } from '../install/ci-env.js';
 import { receiptEnvVars } from '../install/env.js';
@@ -13,6 +14,7 @@ import { planSetup } from '../pipeline/plan.js';
 import { runSetup, type SetupResult } from '../pipeline/setup.js';
 import { actionInputs, cacheKey, downloadsRestoreKey, inActionTerms, prefixCacheKey, type ActionInputs } from './action-inputs.js';
 import { Output } from './output.js';
+import { renderPlan } from './render-plan.js';
 import { parsePlanOptions } from './setup-options.js';
 
 /** What `main` hands `post` through the runner's state file. */
@@ -88,12 +90,17 @@ function summary(r: SetupResult, inputs: ActionInputs, caches: { downloads?: str
   const smoke = r.verify?.smoke;
   const step = (st: typeof probe | typeof smoke, ok: string) =>
     !st ? (r.verifySkipped ? `skipped: ${r.verifySkipped}` : 'not run') : st.ok ? ok : st.skipped ? `skipped: ${st.skipped}` : `failed: ${st.error?.message ?? 'unknown'}`;
+  // The devices the probe itself reported, as the CLI prints them: a device with no known architecture (the CPU
+  // reference driver's) is still a device.
+  const devices = probe?.ok ? probe.value.devices : [];
+  const found = devices.length ? devices.map((d) => `device ${d.name}; architecture ${d.arch.name}`).join(', ') : 'no device';
   s.addList([
     `prefix: <code>${receipt.prefix}</code> (${r.install.changed ? 'installed' : 'up to date'})`,
-    `probe: ${step(probe, receipt.probe?.arch ? `device ${receipt.probe.device ?? ''} (${receipt.probe.arch})` : 'no device')}`,
+    `probe: ${step(probe, found)}`,
     `smoke test: ${inputs.smoke ? step(smoke, 'passed') : 'off (smoke: false)'}`,
     `download cache: ${!inputs.cache ? 'off (cache: false)' : caches.downloads === caches.key ? `restored (${caches.key})` : caches.downloads ? `restored an older one (${caches.downloads})` : `none yet (${caches.key})`}`,
     ...(inputs.cachePrefix ? [`prefix cache: ${caches.prefix ? `restored (${caches.prefix})` : 'none yet'}`] : []),
+    ...receipt.components.filter((c) => c.belowFloor).map((c) => `warning: ${inActionTerms(belowFloorShort(c))}`),
   ]);
   return s.write();
 }
@@ -106,7 +113,12 @@ export async function actionMain(deps: Deps): Promise<number> {
     if (!runningPlatform(deps)) throw new XpuError('USAGE', `xpu-setup runs on Linux or Windows x64, not ${deps.platform} ${deps.arch}`, { hints: ['runs-on: ubuntu-24.04 or windows-latest'] });
     const opts = parsePlanOptions(inputs.values, deps);
     const setup = { ...opts, refdriver: inputs.refdriver, smoke: inputs.smoke, requireDevice: inputs.requireDevice };
-    const plan = await core.group('Plan', () => planSetup(setup, deps, out));
+    // The Plan group holds the plan itself, as the CLI prints it, after the notes planning gave.
+    const plan = await core.group('Plan', async () => {
+      const p = await planSetup(setup, deps, out);
+      core.info(renderPlan(p, { full: inputs.verbose }));
+      return p;
+    });
     const key = cacheKey(deps.platform, deps.arch, plan.planKey);
     core.setOutput('cache-key', key);
     let downloads: string | undefined;

@@ -1,6 +1,6 @@
 // The values some options and arguments take, shared by the option tables (registry.ts) and the commands that check them.
 
-export const SHELL_NAMES = ['sh', 'bash', 'zsh', 'fish', 'pwsh', 'cmd', 'json', 'dotenv', 'github', 'lmod', 'tcl'] as const;
+export const SHELL_NAMES = ['sh', 'bash', 'zsh', 'fish', 'pwsh', 'cmd', 'json', 'dotenv', 'github', 'lmod', 'tcl', 'spack'] as const;
 /** Forms of `probe --format triton-env` that a child process sees. */
 export const TRITON_ENV_SHELLS = ['sh', 'fish', 'pwsh', 'dotenv', 'github'] as const;
 export const COMPLETION_SHELLS = ['bash', 'zsh', 'fish'] as const;

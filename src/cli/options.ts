@@ -108,6 +108,10 @@ export function parseCommandArgs(spec: CommandSpec, args: string[], expandPath: 
       const guess = unknown[1] === '--' ? nearest(unknown[2]!, names) : undefined;
       throw usageError(`unknown option ${flag} for "${spec.name}"`, spec, guess ? [`did you mean --${guess}?`] : []);
     }
+    // Node's `Option '--prefix <value>' argument missing`, said as the option's own help line says it.
+    const missing = /Option '(?:-\w, )?--([\w-]+) <value>' argument missing/.exec(message);
+    const def = missing && defs.find((d) => d.name === missing[1]);
+    if (def) throw usageError(`--${def.name} needs a value: --${def.name} ${def.value ?? 'VALUE'}`, spec);
     throw usageError(message.replace(/\. To specify a positional argument.*$/s, '').replace(/\.$/, ''), spec);
   }
   const { values, positionals } = parsed;

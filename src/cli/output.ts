@@ -16,6 +16,10 @@ export class Output implements Reporter {
   /** ora, loaded by loadSpinners() and only for a terminal: pipes, CI and --quiet never pay for it. */
   private spinners: typeof import('ora').default | undefined;
   private readonly color: boolean;
+  /** Warnings and notes already said this run: each is said once, however many stages come upon it. */
+  private readonly said = new Set<string>();
+  /** The spinner of what the run waits for (waiting()), cleared before anything else is written. */
+  private waitSpinner: Ora | undefined;
 
   constructor(opts: OutputOptions, env: Record<string, string | undefined> = process.env, stream: NodeJS.WriteStream = process.stderr) {
     this.opts = opts;
@@ -31,9 +35,50 @@ export class Output implements Reporter {
     if (this.fancy && !this.spinners) this.spinners = (await import('ora')).default;
   }
 
+  /** On a terminal without --verbose: one line per phase, the plan as one line, details left to --verbose. */
+  get compact(): boolean {
+    return this.fancy && !this.opts.verbose;
+  }
+
   /** Human text, always on stderr so stdout stays machine-readable. */
   line(text = ''): void {
+    this.clearWait();
     if (!this.opts.quiet) process.stderr.write(text + '\n');
+  }
+
+  /**
+   * A spinner naming what the run waits for (reading indexes, a lock), on a terminal only; it disappears when done, or
+   * when anything else is written. Elsewhere nothing: plain output has no frames to redraw.
+   */
+  waiting(title: string): { done(): void } {
+    this.clearWait();
+    if (!this.fancy || !this.spinners) return { done() {} };
+    const spinner = this.spinners({ text: title, stream: process.stderr, discardStdin: false }).start();
+    this.waitSpinner = spinner;
+    return { done: () => { if (this.waitSpinner === spinner) this.clearWait(); } };
+  }
+
+  /** `work`, with a spinner naming it on a terminal while it runs. */
+  async during<T>(title: string, work: () => Promise<T>): Promise<T> {
+    const w = this.waiting(title);
+    try {
+      return await work();
+    } finally {
+      w.done();
+    }
+  }
+
+  private clearWait(): void {
+    this.waitSpinner?.stop();
+    this.waitSpinner = undefined;
+  }
+
+  /** True the first time a message is said this run. */
+  private first(kind: string, message: string): boolean {
+    const key = `${kind}\0${message}`;
+    if (this.said.has(key)) return false;
+    this.said.add(key);
+    return true;
   }
 
   /** The command's main result for a person; goes to stdout unless --json. */
@@ -54,25 +99,38 @@ export class Output implements Reporter {
     this.line(message);
   }
 
-  warn(message: string): void {
-    if (!this.opts.quiet || this.opts.verbose) process.stderr.write(`${this.paint(33, 'warning:')} ${message}\n`);
+  note(message: string): void {
+    if (this.opts.quiet || !this.first('note', message)) return;
+    this.clearWait();
+    process.stderr.write(`${this.paint(2, 'note:')} ${message}\n`);
+  }
+
+  warn(message: string, detail?: string): void {
+    if ((this.opts.quiet && !this.opts.verbose) || !this.first('warn', message)) return;
+    this.clearWait();
+    process.stderr.write(`${this.paint(33, 'warning:')} ${message}\n`);
+    if (detail && this.opts.verbose) process.stderr.write(`  ${detail}\n`);
   }
 
   debug(message: string): void {
-    if (this.opts.verbose) process.stderr.write(`${this.paint(2, 'debug:')} ${message}\n`);
+    if (!this.opts.verbose) return;
+    this.clearWait();
+    process.stderr.write(`${this.paint(2, 'debug:')} ${message}\n`);
   }
 
   task(title: string): Task {
+    this.clearWait();
     if (this.fancy && this.spinners) {
       const spinner: Ora = this.spinners({ text: title, stream: process.stderr, discardStdin: false }).start();
       let shown = 0;
       return {
         // About as often as the spinner draws.
-        update: (text) => {
+        update: (text, fraction) => {
           const now = Date.now();
           if (now - shown >= 80) {
             shown = now;
-            spinner.text = `${title} ${text()}`;
+            const f = fraction?.();
+            spinner.text = `${title} ${f === undefined ? '' : `${bar(f)} `}${text()}`;
           }
         },
         // The same marks as the plain lines and the doctor, not ora's own.
@@ -96,6 +154,7 @@ export class Output implements Reporter {
   }
 
   error(e: unknown): void {
+    this.clearWait();
     if (this.opts.json) {
       this.json({ ok: false, error: errorToJson(e) });
     }
@@ -110,6 +169,13 @@ export class Output implements Reporter {
     }
     process.stderr.write(lines.join('\n') + '\n');
   }
+}
+
+/** A progress bar of 24 cells for a fraction done (0-1). */
+export function bar(fraction: number): string {
+  const cells = 24;
+  const full = Math.max(0, Math.min(cells, Math.round(fraction * cells)));
+  return `[${'█'.repeat(full)}${'░'.repeat(cells - full)}]`;
 }
 
 export function errorToJson(e: unknown): Record<string, unknown> {

@@ -94,6 +94,10 @@ const setupConflicts: Conflict[] = [
   { a: 'from', b: 'locked', why: '--from installs the bundle\'s own lockfile: drop --locked' },
   { a: 'no-probe', b: 'probe', why: '--no-probe skips the probe that --probe asks to run again' },
   { a: 'no-smoke', b: 'smoke', why: '--no-smoke skips the kernel that --smoke asks to run again' },
+  { a: 'no-probe', b: 'smoke', why: '--no-probe runs no probe and so no kernel, which --smoke asks to run again: pick one' },
+  { a: 'offline', b: 'refresh', why: '--offline asks no index and --refresh asks every index again: pick one' },
+  { a: 'from', b: 'conda-channel', why: '--from installs from the bundle alone: drop --conda-channel (a bundle is a conda channel itself)' },
+  { a: 'from', b: 'index-url', why: '--from installs from the bundle alone: drop --index-url (a bundle is a simple index itself)' },
 ];
 
 const setup: CommandSpec = {
@@ -138,7 +142,7 @@ const env: CommandSpec = {
   argument: { name: 'SHELL', description: 'the shell to print for (like --shell)', choices: SHELL_NAMES, optional: true },
   options: [
     prefixOption('the installed prefix'),
-    { name: 'shell', type: 'string', value: 'SHELL', choices: SHELL_NAMES, description: 'sh (bash, zsh, dash), fish, pwsh, cmd, json; dotenv (literal NAME=value lines), github (appended to GITHUB_ENV / GITHUB_PATH), lmod or tcl (a modulefile for Lmod or Environment Modules)', env: 'SHELL', default: 'the shell $SHELL names (Windows: pwsh)' },
+    { name: 'shell', type: 'string', value: 'SHELL', choices: SHELL_NAMES, description: 'sh (bash, zsh, dash), fish, pwsh, cmd, json; dotenv (literal NAME=value lines), github (appended to GITHUB_ENV / GITHUB_PATH), lmod or tcl (a modulefile for Lmod or Environment Modules), spack (a packages.yaml entry declaring the prefix an external oneapi-level-zero)', env: 'SHELL', default: 'the shell $SHELL names (Windows: pwsh)' },
     { name: 'compilers', type: 'boolean', description: 'only what compilers, pkg-config, CMake and Triton read: leaves LD_LIBRARY_PATH (Windows: PATH) alone, so a PyTorch wheel keeps its own loaders' },
     { name: 'unset', type: 'boolean', description: 'print the commands that take the prefix back out of the current environment' },
   ],

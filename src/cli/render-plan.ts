@@ -3,7 +3,8 @@ import type { PlanChanges } from '../plan/diff.js';
 import type { InstallPlan, PlannedComponent } from '../records/plan.js';
 
 function size(n?: number): string {
-  if (n === undefined) return '? B';
+  // A PEP 503 page gives no size; the download's Content-Length tells it later.
+  if (n === undefined) return 'size not listed by the index';
   return n >= 1048576 ? `${(n / 1048576).toFixed(1)} MiB` : `${(n / 1024).toFixed(0)} KiB`;
 }
 
@@ -80,6 +81,24 @@ export function renderPlan(plan: InstallPlan, opts: { standalone?: boolean; full
     if (e.urLoader) lines.push(`    UR loader ${e.urLoader.path}`);
   }
   return lines.join('\n');
+}
+
+/**
+ * The plan as one line, for a terminal: each component with its version, source and what its archives weigh, or why it
+ * is not there; the archives themselves, their URLs and hashes are for --verbose and `plan`.
+ */
+export function renderPlanLine(plan: InstallPlan): string {
+  const parts = plan.components.map((c) => {
+    if (c.status !== 'planned') {
+      const unreached = c.attempts.filter((a) => a.outcome === 'unreachable').length;
+      return `${c.name} not available${unreached ? ` (${unreached === c.attempts.length ? 'no' : 'not every'} source reached)` : ''}`;
+    }
+    const sizes = c.archives.map((a) => a.size);
+    const weight = sizes.every((n) => n !== undefined) ? `, ${size(sizes.reduce((a: number, b) => a + b!, 0))}` : '';
+    return `${c.name} ${c.version} from ${c.source}${c.fallbackFrom ? ', a fallback' : ''} (${c.archives.length} archive${c.archives.length === 1 ? '' : 's'}${weight})`;
+  });
+  const from = plan.from ? `; ${plan.from.kind === 'receipt' ? 'the plan recorded in the prefix' : plan.from.kind === 'lock' ? `lockfile ${plan.from.path}` : `bundle ${plan.from.path}`}, no index asked` : '';
+  return `plan: ${parts.join('; ') || 'nothing to install'}${from}`;
 }
 
 /** The verdict `plan` ends with: nothing to do, or what setup would add, remove and restore. */

@@ -155,11 +155,17 @@ async function fetchAll(
             onProgress: (p) => {
               received.set(archive.url, p.received);
               if (sizes.get(archive.url) === undefined && p.total) sizes.set(archive.url, p.total);
-              task.update(() => {
-                const done = [...received.values()].reduce((a, b) => a + b, 0);
+              const done = () => [...received.values()].reduce((a, b) => a + b, 0);
+              const total = () => {
                 const known = [...sizes.values()];
-                const total = known.every((s) => s !== undefined) ? known.reduce((a: number, b) => a + b!, 0) : undefined;
-                return total ? `${mib(done)} / ${mib(total)}` : mib(done);
+                return known.every((s) => s !== undefined) ? known.reduce((a: number, b) => a + b!, 0) : undefined;
+              };
+              task.update(() => {
+                const t = total();
+                return t ? `${mib(done())} / ${mib(t)}` : mib(done());
+              }, () => {
+                const t = total();
+                return t ? done() / t : undefined;
               });
             },
           });

@@ -193,6 +193,9 @@ export async function installPlan(
       if (c.belowFloor) rc.belowFloor = c.belowFloor;
       components.push(rc);
     }
+    const skipped = plan.components
+      .filter((c) => c.status !== 'planned')
+      .map((c) => ({ name: c.name, tried: c.attempts.map((a) => a.reason), unreached: c.attempts.filter((a) => a.outcome === 'unreachable').map((a) => a.reason) }));
     // What the components' roles add (the loader's pkg-config and CMake files, an ICD file and the machine's ICDs
     // beside it, the variables that find them): a file the archives shipped is re-rooted.
     const layout = layoutFor(plan.platform);
@@ -223,6 +226,7 @@ export async function installPlan(
       files: [...staging.files.values()].sort(byPath),
       extraEnv: Object.keys(extraEnv).length ? extraEnv : undefined,
       ...(searchPaths.length && { searchPaths }),
+      skipped: skipped.length ? skipped : undefined,
       request: plan.request,
       plan: opts.locked && recordedPlan(opts.locked, new Map(fetched.map((f) => [f.file.sha256, f.file.size]))),
     };

@@ -43,14 +43,17 @@ export async function uninstallPrefix(prefix: string, opts: { onWait?: (pid: num
   if (!st.isDirectory()) {
     throw new XpuError('NOT_OURS', `${prefix} is a file, not a prefix xpu-setup made; nothing was removed`, { details: { prefix } });
   }
+  const notOurs = () =>
+    new XpuError('NOT_OURS', `${prefix} has no readable ${RECEIPT_NAME}, so xpu-setup did not make it (or its install never finished); nothing was removed`, {
+      details: { prefix },
+      // Never "remove it yourself": the directory may be /etc. Point at the prefix that was meant instead.
+      hints: ['check the path: name the prefix you installed into with --prefix (`xpu-setup doctor` prints the one it looks at); without --prefix, the default one is removed'],
+    });
+  // Refused before the lock is taken: the lock file sits beside the prefix, and a directory not ours gets nothing written beside it.
+  if (!(await readPrefixState(prefix)).receipt) throw notOurs();
   return withPrefixLock(prefix, async () => {
     const { receipt } = await readPrefixState(prefix);
-    if (!receipt) {
-      throw new XpuError('NOT_OURS', `${prefix} has no readable ${RECEIPT_NAME}, so xpu-setup did not make it (or its install never finished); nothing was removed`, {
-        details: { prefix },
-        hints: ['xpu-setup removes only prefixes it made; remove this directory yourself if you are sure'],
-      });
-    }
+    if (!receipt) throw notOurs();
     const { files, bytes } = await tally(prefix);
     const aside = path.join(path.dirname(prefix), `${path.basename(prefix)}${REMOVING}${randomBytes(4).toString('hex')}`);
     try {

@@ -74,7 +74,10 @@ export async function resolvePypi(spec: PypiSourceSpec, ctx: SourceContext): Pro
     try {
       files = await (ctx.gateway ?? gatewayFor(ctx.deps)).pypiProjectFiles(indexUrl, project);
     } catch (e) {
-      if (e instanceof XpuError && e.code === 'NOT_FOUND') throw new NotAvailable(`${project} not found on ${indexUrl}`);
+      if (e instanceof XpuError && e.code === 'NOT_FOUND') {
+        // A 404 for the project's page is all a mistyped index URL gives too: say both readings.
+        throw new NotAvailable(`${project} not found on ${indexUrl} (HTTP 404: it has no ${project}, or it is not a PyPI simple index: check the URL)`);
+      }
       throw e;
     }
     const f = selectWheel(files, project, ctx.host, spec.versions, ctx.constraints);

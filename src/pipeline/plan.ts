@@ -184,7 +184,7 @@ async function planFor(
   const reuse = async (why: string): Promise<InstallPlan | undefined> => {
     const recorded = await intactRecordedPlan(mine, request, prefix, cacheDir);
     if (!recorded) return undefined;
-    reporter.warn(`${why}; ${prefix} holds the plan recorded for this request, intact and cached: keeping it`);
+    reporter.note(`${why}; ${prefix} holds the plan recorded for this request, intact and cached: keeping it`);
     return planFromLocked(host, manifests, recorded, { prefix, cacheDir, request, from: { kind: 'receipt', path: receiptFile, reason: why } });
   };
   // A plan made for the same request less than 10 minutes ago is reused (--refresh asks the indexes again). The key

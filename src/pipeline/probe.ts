@@ -8,6 +8,7 @@ import type { ProbeReport } from '../caps/model.js';
 import type { PrefixState } from '../install/prefix-state.js';
 import type { Receipt } from '../install/receipt.js';
 import type { Reporter } from '../reporter.js';
+import { selfCommand } from '../hints.js';
 import type { SmokeResult } from '../smoke/index.js';
 import type { OclocCheck } from '../smoke/ocloc.js';
 import type { OclocFound } from '../inspect/ocloc.js';
@@ -58,13 +59,15 @@ export async function verifyStack(prefix: string, opts: VerifyOptions): Promise<
   }
 
   let report: ProbeReport;
+  let loader: string | undefined;
   try {
     report = await probeStack(prefix, { deps, addonPath: build.ok ? build.value.output : undefined, receipt: opts.receipt });
+    loader = report.loader.path;
     requireDevices(report, deps);
   } catch (e) {
     if (opts.requireDevice || !isXpuError(e, 'NO_DEVICE')) throw e;
-    reporter.warn(`nothing could be run: ${e.message}`);
-    for (const h of e.hints) reporter.info(`  hint: ${h}`);
+    // Short: `doctor` is the place for why; the hints are the long form.
+    reporter.warn(`nothing could be run: ${e.message}${loader ? `; the loader was ${loader}` : ''} (\`${await selfCommand(deps)} doctor\` says why; --verbose shows the hints)`, e.hints.map((h) => `hint: ${h}`).join('\n  '));
     return { build, probe: failed(e), smoke: { ok: false, skipped: 'no device' } };
   }
 

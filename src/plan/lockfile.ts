@@ -152,6 +152,24 @@ export interface LockSource {
 
 const isHttp = (s: string): boolean => /^https?:\/\//i.test(s);
 
+/**
+ * A bundle directory's lockfile. A directory that is not there is a mistyped --from (a usage error); one without a
+ * lockfile is not a bundle. Neither is about writing a lockfile with `lock`.
+ */
+async function readBundleLockfile(asked: string, dir: string, where: string): Promise<Lockfile> {
+  const make = 'a bundle is a directory `xpu-setup bundle --platform ... --out DIR` wrote (or its URL)';
+  const stat = await fs.stat(dir).catch(() => undefined);
+  if (!stat) throw new XpuError('USAGE', `--from ${asked}: there is no directory ${dir}`, { details: { bundle: dir }, hints: [make] });
+  if (!stat.isDirectory()) throw new XpuError('USAGE', `--from ${asked}: ${dir} is a file, not a bundle directory`, { details: { bundle: dir }, hints: [make] });
+  let text: string;
+  try {
+    text = await fs.readFile(where, 'utf8');
+  } catch (e) {
+    throw new XpuError('LOCKFILE', `${dir} is not a bundle: it has no ${LOCKFILE_NAME}`, { cause: e, details: { file: where, bundle: dir }, hints: [make] });
+  }
+  return parseLockfile(text, where);
+}
+
 /** A lockfile on disk, or a bundle's (a directory, or a URL that serves one), read with no other request. */
 export async function loadLockSource(src: { file: string } | { bundle: string }, env: Record<string, string | undefined> = process.env): Promise<LockSource> {
   let lock: Lockfile;
@@ -174,7 +192,7 @@ export async function loadLockSource(src: { file: string } | { bundle: string },
   } else {
     const dir = path.resolve(src.bundle);
     where = path.join(dir, LOCKFILE_NAME);
-    lock = await readLockfile(where);
+    lock = await readBundleLockfile(src.bundle, dir, where);
     const realDir = realpathSync(dir);
     relocate = (u) => {
       // Only paths relative to the bundle: no scheme (http:, file:, ...), no absolute path, no way out by ".." or a link.

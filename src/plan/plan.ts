@@ -136,7 +136,7 @@ async function planComponent(
     pc.notes.push(...missingFeatures(m, version, r.source));
     if (index > 0) {
       pc.fallbackFrom = pc.attempts.slice(0, index).map((a) => a.reason);
-      ctx.reporter.warn(`${m.name}: falling back to ${label} ${r.version} because ${pc.fallbackFrom.join('; ')}`);
+      ctx.reporter.note(`${m.name}: falling back to ${label} ${r.version} because ${pc.fallbackFrom.join('; ')}`);
     }
     return pc;
   };
@@ -189,7 +189,7 @@ async function planComponent(
     await choose(best.r, best.spec, best.label, best.index);
     const unreached = pc.attempts.filter((a) => a.outcome === 'unreachable').map((a) => a.reason);
     pc.belowFloor = belowFloorOf(m, best.r.version, best.r.source, request, unreached);
-    ctx.reporter.warn(`${m.name}: no reachable source has a version that meets the recommended ${floors.preferred.map((c) => c.text).join(', ')}: using ${best.label} ${best.r.version}`);
+    ctx.reporter.note(`${m.name}: no reachable source has a version that meets the recommended ${floors.preferred.map((c) => c.text).join(', ')}: using ${best.label} ${best.r.version}`);
     return pc;
   }
   if (pc.attempts.length === 0) pc.notes.push(`no source of the kinds ${opts.sources.join(', ')} provides ${m.name} for ${host.platform}`);

@@ -80,6 +80,11 @@ export interface Receipt {
   request?: SetupRequest;
   /** The installed plan as lockfile data: lets a run with no index (or --offline) verify and reuse it. */
   plan?: LockedPlatform;
+  /**
+   * Components the request asked for (the default: every one) that no source could provide, with every source tried
+   * and why: doctor's fix for a missing one is then what could work here, not the same run again.
+   */
+  skipped?: { name: string; tried: string[]; unreached: string[] }[];
   /** The last build, probe and smoke answers and their inputs; absent until a verification ran. */
   proof?: ReceiptProof;
 }

@@ -1,7 +1,7 @@
 // The registry of component roles: what a manifest's `"roles"` names. Every other module asks this registry what a
 // role contributes; a new role is its module (role.ts says what it may provide) and one line in ROLES.
 import { gpuDriver } from './gpu-driver.js';
-import { ocloc } from './ocloc.js';
+import { offlineCompiler } from './offline-compiler.js';
 import { openclIcd } from './opencl-icd.js';
 import type { Role, RoleFile, RoleTarget, SearchPath } from './role.js';
 import { zeDriver } from './ze-driver.js';
@@ -12,7 +12,7 @@ import { zeLoader } from './ze-loader.js';
 
 export type { Role, RoleFile, RoleTarget, SearchPath } from './role.js';
 
-const ROLES: readonly Role[] = [zeLoader, zeHeaders, zeDriver, gpuDriver, openclIcd, ocloc];
+const ROLES: readonly Role[] = [zeLoader, zeHeaders, zeDriver, gpuDriver, openclIcd, offlineCompiler];
 
 export const ROLE_NAMES: readonly string[] = ROLES.map((r) => r.name);
 

@@ -417,7 +417,7 @@ class FullFileReader implements SubdirReader {
       } catch (e) {
         if (!(e instanceof XpuError) || e.code !== 'NOT_FOUND') throw e;
         this.plain = true;
-        this.reporter?.info(`${this.url}.zst is not there (HTTP 404); reading ${this.url} instead, gzip-compressed where the server can`);
+        this.reporter?.note(`${this.url}.zst is not there (HTTP 404); reading ${this.url} instead, gzip-compressed where the server can`);
       }
     }
     if (this.plain) {

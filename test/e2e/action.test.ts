@@ -115,10 +115,21 @@ describe('the action on a fake runner', () => {
 
   it('groups its log and writes a job summary of what, from where, and the probe', () => {
     for (const g of ['Plan', 'Restore the caches', 'Install']) expect(first.stdout).toContain(`::group::${g}`);
+    // The Plan group holds the plan, as the CLI prints it.
+    const plan = first.stdout.slice(first.stdout.indexOf('::group::Plan'), first.stdout.indexOf('::endgroup::', first.stdout.indexOf('::group::Plan')));
+    expect(plan).toMatch(/plan for linux-x64 -> .*\n(?:.*\n)*?  level-zero 1\.8\.12 from conda http/);
     expect(first.summary).toContain('<h3>xpu-setup</h3>');
     expect(first.summary).toMatch(/<td>level-zero<\/td><td>1\.8\.12<\/td><td>conda http:\/\/127\.0\.0\.1:\d+\//);
     expect(first.summary).toMatch(/<li>probe: [^<]+<\/li>/);
     expect(first.summary).toContain('<li>smoke test: off (smoke: false)</li>');
+  });
+
+  it('refdriver: true: the summary names the device the probe found beside the smoke test that ran on it', async () => {
+    const r = await job('refdriver', { ...base(), refdriver: 'true', smoke: 'true', cache: 'false', prefix: runnerPath('home', 'xpu-ref') }, { post: false });
+    expect(r.exitCode, r.stdout).toBe(0);
+    expect(r.summary).toMatch(/<li>probe: device xpu-setup CPU reference device \(PoCL\); architecture [^<]+<\/li>/);
+    expect(r.summary).not.toContain('no device');
+    expect(r.summary).toContain('<li>smoke test: passed</li>');
   });
 
   it('restores nothing on a first run and saves the download cache in post', () => {

@@ -80,6 +80,13 @@ describe('xpu-setup uninstall', () => {
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain(`${mine} has no readable xpu-setup.receipt.json, so xpu-setup did not make it`);
     expect(await fs.readFile(path.join(mine, 'notes.txt'), 'utf8')).toBe('keep me');
+    // Never an invitation to delete it by hand (it may be /etc), and nothing written beside it (no lock file).
+    expect(r.stderr).not.toMatch(/remove this directory yourself/);
+    expect(r.stderr).toContain('hint: check the path: name the prefix you installed into with --prefix');
+    expect((await fs.readdir(work)).filter((f) => f.startsWith('mine') && f !== 'mine')).toEqual([]);
+    const etc = await runCli(['uninstall', '--prefix', '/etc'], env);
+    expect(etc.exitCode).toBe(1);
+    expect(etc.stderr).toContain('/etc has no readable xpu-setup.receipt.json');
   });
 
   it('removes the prefix it made and names the start-up lines that load it; a second run says nothing is there', async () => {

@@ -168,7 +168,7 @@ eval "$(${cli} env --prefix ${q(prefix)} --compilers)"; printf '%s|%s\\n' "\${LD
     expect(await fs.readdir(cwd)).toEqual([]);
   });
 
-  it('XDG_DATA_HOME and XDG_CACHE_HOME move the default prefix and cache (README, "Options of setup and plan")', async () => {
+  it('XDG_DATA_HOME and XDG_CACHE_HOME move the default prefix and cache (docs/commands.md, "Options of setup and plan")', async () => {
     const xdg = { ...env, XDG_DATA_HOME: path.join(work, 'data'), XDG_CACHE_HOME: path.join(work, 'cachehome') };
     const v = await runCli(['--version', '--json'], xdg);
     expect(JSON.parse(v.stdout).prefix).toBe(path.join(work, 'data', 'xpu-setup'));

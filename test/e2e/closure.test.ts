@@ -101,7 +101,7 @@ describe('UR from PyPI brings what its adapters need', () => {
     expect(r.stdout).toMatch(/\n {6}└ tcmlib 1\.5\.0: .*\(required by umf 1\.1\.0: tcmlib >=1\.5\)/);
   });
 
-  it('plan shows every archive\'s URL and whole sha256 under it (README: "archives, URLs, sha256, sizes")', async () => {
+  it('plan shows every archive\'s URL and whole sha256 under it (docs/commands.md: "archives with sizes, each archive\'s URL and whole sha256")', async () => {
     const args = ['plan', '--prefix', path.join(work, 'pypi', 'other'), '--component', 'unified-runtime'];
     const [text, json] = await Promise.all([runCli(args, env), runCli([...args, '--json'], env)]);
     expect(text.exitCode, text.stderr).toBe(0);

@@ -105,7 +105,7 @@ describe('the request is remembered and enforced', () => {
     const r = await runCli(['--prefix', prefix, '--cache-dir', cache, '--no-smoke', '--refresh', '--json'], offline(bare));
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ changed: false, from: { kind: 'receipt' } });
-    expect(r.stderr).toMatch(/holds the plan recorded for this request, intact and cached: keeping it/);
+    expect(r.stderr).toMatch(/note: .*holds the plan recorded for this request, intact and cached: keeping it/);
     expect(r.stderr).toMatch(/is up to date/);
     expect(await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8')).toBe(before);
   });

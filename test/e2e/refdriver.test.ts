@@ -119,7 +119,7 @@ describe('probe through each reference profile', () => {
     expect(r.stderr).toMatch(/active Level Zero driver: the xpu-setup CPU reference driver/);
   });
 
-  it('--format triton-env prints export lines a child of the shell sees (README, "Commands": probe)', async () => {
+  it('--format triton-env prints export lines a child of the shell sees (docs/commands.md, "Commands": probe)', async () => {
     const r = await runCli(['probe', '--prefix', prefix, '--format', 'triton-env'], { ...env, XPU_SETUP_REFDRIVER_PROFILE: 'bmg' });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^export TRITON_INTEL_DEVICE_ARCH='bmg'\nexport TRITON_INTEL_DEVICE_EXTENSIONS='[^']*cl_intel_subgroup_matrix_multiply_accumulate[^']*cl_intel_subgroup_2d_block_io/);
@@ -141,6 +141,16 @@ describe('probe through each reference profile', () => {
     expect(cpu.stdout).toMatch(/^unset TRITON_INTEL_DEVICE_ARCH$/m);
     const cleared = await execa('sh', ['-c', `eval "$1"; echo "[$TRITON_INTEL_DEVICE_ARCH]"`, 'sh', cpu.stdout], { reject: false, env: { TRITON_INTEL_DEVICE_ARCH: 'pvc' } });
     expect(cleared.stdout).toBe('[]');
+  });
+
+  it('--format triton-env --shell github with no GITHUB_ENV says so, and says when there is nothing to write', async () => {
+    const { GITHUB_ENV: _unset, ...noGithub } = env;
+    const bmg = await runCli(['probe', '--prefix', prefix, '--format', 'triton-env', '--shell', 'github'], { ...noGithub, XPU_SETUP_REFDRIVER_PROFILE: 'bmg' });
+    expect(bmg.exitCode, bmg.stderr).toBe(0);
+    expect(bmg.stderr).toContain('GITHUB_ENV is not set (this is not a GitHub Actions step): printing what would be appended to it');
+    expect(bmg.stdout).toMatch(/^TRITON_INTEL_DEVICE_ARCH=bmg$/m);
+    const cpu = await runCli(['probe', '--prefix', prefix, '--format', 'triton-env', '--shell', 'github'], { ...noGithub, XPU_SETUP_REFDRIVER_PROFILE: 'default' });
+    expect(cpu.stderr).toMatch(/nothing to write: the probe gave Triton neither an architecture nor the extension list/);
   });
 
   it('--format triton-env --shell sh / dotenv: forms a child process sees', async () => {
@@ -224,6 +234,8 @@ describe('probe and smoke of the system\'s own Level Zero install', () => {
     const p = JSON.parse(r.stdout)[0];
     expect(p).toMatchObject({ platform_name: 'Intel(R) oneAPI Unified Runtime over Level-Zero', version: '12.60.7', has_fp64: true, has_fp16: true, has_subgroup_2d_block_io: true });
     expect(p.driver_version).toBe('1.17.39395+13');
+    // With no Unified Runtime here, PyTorch would enumerate nothing: said, beside the values it would report.
+    expect(r.stderr).toMatch(/warning: PyTorch XPU would see no device here: no Unified Runtime loader was found/);
   });
 });
 

@@ -69,8 +69,9 @@ describe('setup from a conda channel (Debian 12 loader and headers repacked as c
 
   it('builds the runtime addon, then says plainly that no device could run anything, and still exits 0', () => {
     expect(first.stderr).toMatch(/runtime addon built: .*\/lib\/xpu-setup\/xpu_addon-[0-9a-f]+\.so/);
-    expect(first.stderr).toMatch(/warning: nothing could be run: no Level Zero driver was found/);
-    expect(first.stderr).toMatch(/libze_intel_gpu\.so\.1/);
+    // One line: the doctor says why, --verbose adds the hints (which driver libraries the loader looked for).
+    expect(first.stderr).toMatch(/warning: nothing could be run: no Level Zero driver was found: .* \(`node \S+ doctor` says why; --verbose shows the hints\)/);
+    expect(first.stderr).not.toMatch(/hint: the loader .* looks for the driver libraries/);
   });
 
   it('--require-device turns "no device" into exit 1', async () => {
@@ -131,7 +132,7 @@ describe('setup from a conda channel (Debian 12 loader and headers repacked as c
     expect(json.changes).toMatchObject({ upToDate: true, add: [], remove: [], damaged: [] });
   });
 
-  it('plan takes every option of setup and says what setup would do with them (README, "Options of setup and plan")', async () => {
+  it('plan takes every option of setup and says what setup would do with them (docs/commands.md, "Options of setup and plan")', async () => {
     const flags = ['--refdriver', '--no-smoke', '--require-device', '--verify', '--refresh', '--max-unpacked', '1GiB', '--max-ratio', '300', '--probe'];
     const r = await runCli(['plan', '--prefix', prefix, '--conda-channel', index.condaChannelUrl('bookworm'), ...flags], env);
     expect(r.exitCode, r.stderr).toBe(0);
@@ -466,9 +467,11 @@ describe('the apt fallback on this Debian machine', () => {
     const { XPU_SETUP_INDEX_URL: _named, ...defaultsEnv } = env;
     const r = await runCli(['--prefix', prefix, '--cache-dir', path.join(work, 'apt', 'cache'), '--manifests', manifests, '--component', 'level-zero'], defaultsEnv);
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/warning: level-zero: falling back to apt 1\.8\.12 because conda http:\/\/127\.0\.0\.1:9\/conda-forge: cannot reach .*ECONNREFUSED/);
+    // The fallback is a note; what it costs is one short warning, said once.
+    expect(r.stderr).toMatch(/note: level-zero: falling back to apt 1\.8\.12 because conda http:\/\/127\.0\.0\.1:9\/conda-forge: cannot reach .*ECONNREFUSED/);
     expect(r.stderr).toMatch(/lacks ze_device_ip_version_ext_t/);
     expect(r.stderr).toMatch(/warning: level-zero 1\.8\.12 came from a fallback source \(apt Debian.*\); recorded in the receipt/);
+    expect(r.stderr.match(/^warning: level-zero/gm)).toHaveLength(1);
     expect(await exists(path.join(prefix, 'lib/libze_loader.so.1'))).toBe(true);
     const receipt = JSON.parse(await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8'));
     expect(receipt.components).toEqual([

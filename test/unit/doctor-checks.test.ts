@@ -1,7 +1,7 @@
 // Each doctor check against fixture machines: sysfs trees in temp dirs, scripted programs (fakes), real files.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -197,6 +197,30 @@ describe('loaders and headers (real files, real load tests)', () => {
     expect(noUr.fix).toBeUndefined();
     const noUrAtAll = get(await run({ ...realDeps(), env: { PATH: process.env.PATH } }, ['ur'], { prefix, readReceipt: async () => ({ ...receipt, components: receipt.components.slice(0, 1) }) }), 'ur');
     expect(noUrAtAll.fix).toBe(`run \`npx xpu-setup --prefix ${q()} --conda-channel https://mirror.example/conda-forge\` to install it into the prefix`);
+  });
+
+  it('fixes for what the last setup could not get come from what it saw: the unreached source, once reachable, or another; never that run again', async () => {
+    const prefix = prefixWithLoader();
+    cpSync('/usr/include/level_zero', path.join(prefix, 'include/level_zero'), { recursive: true });
+    writeFileSync(path.join(prefix, 'env.sh'), '');
+    const unreached = 'conda https://conda.example/conda-forge: cannot reach https://conda.example/conda-forge/linux-64/repodata_shards.msgpack.zst (ENOTFOUND)';
+    const receipt = {
+      schema: 1, prefix, files: [],
+      components: [{ name: 'level-zero', version: '1.8.12', source: 'apt Debian GNU/Linux 12 (bookworm)', notes: [], belowFloor: { floor: ['level-zero>=1.9'], lacks: [], unreached: [unreached] } }],
+      skipped: [{ name: 'unified-runtime', tried: ['pypi https://pypi.org/simple: cannot reach https://pypi.org/simple/intel-cmplr-lib-ur/ (ENOTFOUND)'], unreached: ['pypi https://pypi.org/simple: cannot reach https://pypi.org/simple/intel-cmplr-lib-ur/ (ENOTFOUND)'] }],
+    } as unknown as Receipt;
+    const deps = { ...realDeps(), env: { PATH: process.env.PATH } };
+    const headers = get(await run(deps, ['headers'], { prefix, readReceipt: async () => receipt }), 'headers');
+    expect(headers.fix).toBe(
+      `not reached: conda https://conda.example/conda-forge (ENOTFOUND). Once it is reachable (behind a proxy: HTTPS_PROXY): npx xpu-setup --prefix ${prefix} --refresh; ` +
+        `or npx xpu-setup --prefix ${prefix} --conda-channel URL (a mirror this machine reaches), or npx xpu-setup --prefix ${prefix} --from DIR (a bundle that \`xpu-setup bundle\` wrote where the index is reachable); ` +
+        `then \`. ${prefix}/env.sh\` puts them first`,
+    );
+    expect(headers.fix).not.toContain('--require');
+    const ur = get(await run(deps, ['ur'], { prefix, readReceipt: async () => receipt }), 'ur');
+    expect(ur.message).toContain('the last setup found no source for it (pypi https://pypi.org/simple: cannot reach');
+    expect(ur.fix).toMatch(/^not reached: pypi https:\/\/pypi\.org\/simple \(ENOTFOUND\)\. Once it is reachable .* --refresh; or .* --index-url URL \(a mirror this machine reaches\)/);
+    expect(ur.fix).not.toBe(`run \`npx xpu-setup --prefix ${prefix}\` to install it into the prefix`);
   });
 
   it('with the prefix first on LD_LIBRARY_PATH, the prefix loader wins and the distro one is named as shadowed', async () => {

@@ -55,6 +55,13 @@ describe('hints', () => {
     // `npx ./xpu-setup-0.1.0.tgz`: npx's install directory records the tarball, named again by its absolute file: path.
     writeFileSync(path.join(tmp, '_npx', 'abc', 'package.json'), JSON.stringify({ dependencies: { 'xpu-setup': 'file:../../my dir/xpu-setup-0.1.0.tgz' } }));
     expect(await selfCommand(deps(nodeDir, npxScript))).toBe(`npx 'file:${path.join(tmp, 'my dir', 'xpu-setup-0.1.0.tgz')}'`);
+    // `npx xpu-setup` inside a clone: npx links the clone into its install directory and runs the script through that
+    // link; the hint repeats npx of the clone, not node and the clone's script.
+    const viaLink = path.join(tmp, '_npx', 'def', 'node_modules');
+    mkdirSync(viaLink, { recursive: true });
+    symlinkSync(path.join(tmp, 'check out'), path.join(viaLink, 'xpu-setup'));
+    writeFileSync(path.join(tmp, '_npx', 'def', 'package.json'), JSON.stringify({ dependencies: { 'xpu-setup': 'file:../../check out' } }));
+    expect(await selfCommand(deps(nodeDir, path.join(viaLink, 'xpu-setup', 'bin', 'xpu-setup.js')))).toBe(`npx 'file:${path.join(tmp, 'check out')}'`);
     // The line works when pasted: sh runs the quoted path.
     writeFileSync(script, 'console.log("ran " + process.argv.slice(2).join(" "))');
     const line = await selfCommand(deps(`${nodeDir}:${other}`));

@@ -407,7 +407,7 @@ describe('server errors and missing files', () => {
     routes['/ch/linux-64/repodata.json'] = (req) =>
       /gzip/.test(String(req.headers['accept-encoding'])) ? { body: gzipSync(json), headers: { 'content-encoding': 'gzip', 'content-type': 'application/json' } } : { body: json };
     const said: string[] = [];
-    const reporter: Reporter = { ...silentReporter, info: (m) => said.push(m) };
+    const reporter: Reporter = { ...silentReporter, note: (m) => said.push(m) };
     expect((await run({ reporter }).condaRecords(`${base}/ch`, 'linux-64', ['level-zero'])).map((c) => c.name)).toEqual(['level-zero']);
     expect(requested('/ch/linux-64/repodata.json')[0]!.headers['accept-encoding']).toBe('gzip');
     expect(said).toEqual([expect.stringMatching(/repodata\.json\.zst is not there \(HTTP 404\); reading .*repodata\.json instead/)]);

@@ -105,10 +105,10 @@ describe('--index-url names the only PyPI index', () => {
   it('an index that answers "not here" lets the next source answer, never the default PyPI in its place', async () => {
     const p = await plan({ indexUrl: `${base}/empty/` });
     expect(p.components[0]!.attempts.map((a) => [a.source, a.outcome, a.reason])).toEqual([
-      ['pypi', 'not-found', `pypi ${base}/empty/: intel-cmplr-lib-ur not found on ${base}/empty/`],
+      ['pypi', 'not-found', `pypi ${base}/empty/: intel-cmplr-lib-ur not found on ${base}/empty/ (HTTP 404: it has no intel-cmplr-lib-ur, or it is not a PyPI simple index: check the URL)`],
       ['conda', 'chosen', `conda ${base}/conda: intel-cmplr-lib-ur 2025.2.1`],
     ]);
-    expect(p.components[0]).toMatchObject({ status: 'planned', source: 'conda', fallbackFrom: [`pypi ${base}/empty/: intel-cmplr-lib-ur not found on ${base}/empty/`] });
+    expect(p.components[0]).toMatchObject({ status: 'planned', source: 'conda', fallbackFrom: [`pypi ${base}/empty/: intel-cmplr-lib-ur not found on ${base}/empty/ (HTTP 404: it has no intel-cmplr-lib-ur, or it is not a PyPI simple index: check the URL)`] });
   });
 });
 

@@ -1,4 +1,4 @@
-// README, "Hardening": a prefix name the file system would refuse is said up front, as too long, with the limit.
+// docs/design-and-safety.md, "Safety": a prefix name the file system would refuse is said up front, as too long, with the limit.
 import { describe, expect, it } from 'vitest';
 import { checkPrefixName } from '../../src/install/prefix-state.js';
 import { XpuError } from '../../src/errors.js';

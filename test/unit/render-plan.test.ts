@@ -1,6 +1,6 @@
 // How the plan reads as text: `plan` and --dry-run give each archive's URL and whole sha256; setup's heading is one line each.
 import { describe, expect, it } from 'vitest';
-import { renderPlan } from '../../src/cli/render-plan.js';
+import { renderPlan, renderPlanLine } from '../../src/cli/render-plan.js';
 import type { InstallPlan } from '../../src/records/plan.js';
 
 const sha = (c: string) => c.repeat(64);
@@ -49,5 +49,27 @@ describe('renderPlan', () => {
     const text = renderPlan(plan);
     expect(text).toContain(`intel-cmplr-lib-ur-2025.3.1-py2.py3-none-manylinux_2_28_x86_64.whl  4 KiB  sha256 ${'a'.repeat(16)}…`);
     expect(text).not.toContain('https://files.example');
+  });
+
+  it('a size the index does not list (PEP 503) says so, not `? B`', () => {
+    const c = plan.components[0]!;
+    const unsized = { ...plan, components: [{ ...c, archives: c.archives.map((a) => ({ ...a, size: undefined })) }] } as unknown as InstallPlan;
+    const text = renderPlan(unsized);
+    expect(text).toContain('manylinux_2_28_x86_64.whl  size not listed by the index  sha256');
+    expect(text).not.toContain('? B');
+    // The one-line plan leaves a total it does not know out.
+    expect(renderPlanLine(unsized)).toBe('plan: unified-runtime 2025.3.1 from pypi (2 archives)');
+  });
+
+  it('one line on a terminal: each component, its source and weight, or why it is not there', () => {
+    const skipped = {
+      name: 'level-zero',
+      status: 'unavailable',
+      attempts: [{ source: 'conda', outcome: 'unreachable', reason: 'conda https://conda.example: cannot reach https://conda.example/linux-64/repodata.json (ENOTFOUND)' }],
+      notes: [],
+    };
+    const two = { ...plan, components: [...plan.components, skipped] } as unknown as InstallPlan;
+    expect(renderPlanLine(two)).toBe('plan: unified-runtime 2025.3.1 from pypi (2 archives, 8 KiB); level-zero not available (no source reached)');
+    expect(renderPlanLine({ ...plan, from: { kind: 'receipt', path: '/opt/xpu/xpu-setup.receipt.json' } } as unknown as InstallPlan)).toMatch(/; the plan recorded in the prefix, no index asked$/);
   });
 });

@@ -8,6 +8,8 @@ import { appendTo, CI_SHELLS, githubEnv, renderDotenv, resolveEnv, type CiShell 
 import { renderEnv, renderUnset, SHELLS, withoutPrefix, type Shell } from '../../install/env.js';
 import { installedEnvVars } from '../../install/installed-env.js';
 import { MODULE_SHELLS, renderModulefile, type ModuleShell } from '../../install/modulefile.js';
+import { renderSpackPackages } from '../../install/spack.js';
+import { shq } from '../../shell-words.js';
 import { readPrefixState } from '../../install/prefix-state.js';
 import { hintShell, selfCommand, setupLine } from '../../hints.js';
 import { str, type Command, type CommandContext } from '../command.js';
@@ -54,10 +56,12 @@ export const envCommand: Command = {
     const given = str(values, 'shell') ?? ctx.positionals[0];
     const ci = given !== undefined && (CI_SHELLS as readonly string[]).includes(given) ? (given as CiShell) : undefined;
     const module = given !== undefined && (MODULE_SHELLS as readonly string[]).includes(given) ? (given as ModuleShell) : undefined;
-    const shell = ci || module ? 'sh' : resolveShell(ctx);
+    const spack = given === 'spack';
+    const shell = ci || module || spack ? 'sh' : resolveShell(ctx);
     if (!SHELLS.includes(shell)) throw new XpuError('USAGE', `unknown shell "${shell}"`);
     if (ci && values.unset) throw new XpuError('USAGE', `--unset prints shell commands; ${ci} has none: drop --unset`);
     if (module && values.unset) throw new XpuError('USAGE', `a modulefile is unloaded with \`module unload\`, not --unset: drop --unset`);
+    if (spack && (values.unset || values.compilers)) throw new XpuError('USAGE', `--shell spack declares the prefix to Spack, which sets no variables: drop --${values.unset ? 'unset' : 'compilers'}`);
     const prefix = path.resolve(str(values, 'prefix') ?? defaultPrefix(deps));
     const { receipt, unreadable } = await readPrefixState(prefix);
     if (unreadable) throw unreadable;
@@ -66,6 +70,12 @@ export const envCommand: Command = {
         details: { prefix },
         hints: [`install first: ${setupLine(await selfCommand(deps), prefix, undefined, hintShell(deps))}`],
       });
+    }
+    if (spack) {
+      const yaml = renderSpackPackages({ prefix, components: receipt.components }, `${await selfCommand(deps)} env --prefix ${shq(prefix)} --shell spack`);
+      if (!yaml) throw new XpuError('NOT_FOUND', `${prefix} holds no level-zero, the one component Spack has a package (oneapi-level-zero) for`, { details: { prefix }, hints: [`install it: ${setupLine(await selfCommand(deps), prefix, receipt, hintShell(deps))} --component level-zero`] });
+      process.stdout.write(yaml);
+      return 0;
     }
     // A copied or moved prefix prints its own paths (env.json's variables, moved along).
     const vars = await installedEnvVars(prefix, receipt);

@@ -20,7 +20,7 @@ export const lockCommand: Command = {
     const opts = parsePlanOptions({ ...values, platform: undefined, locked: false, lockfile: undefined }, deps);
     const file = path.resolve(str(values, 'lockfile') ?? LOCKFILE_NAME);
     const extend = str(values, 'prefix') !== undefined;
-    const { lock, plans } = await lockSetup({ ...opts, refdriver: !!values.refdriver, extend }, [...new Set(platforms)], deps, out);
+    const { lock, plans } = await out.during('lock: reading the package indexes', () => lockSetup({ ...opts, refdriver: !!values.refdriver, extend }, [...new Set(platforms)], deps, out));
     await writeLockfile(file, lock);
     if (out.opts.json) out.json({ ok: true, lockfile: file, extends: plans.find((p) => p.extends)?.extends ?? null, ...lock });
     else {

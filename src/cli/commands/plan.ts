@@ -18,7 +18,7 @@ export const planCommand: Command = {
     // Every option of setup is taken, so a command line can be pasted into both: each says what setup would do.
     const opts = parseSetupOptions(values, deps);
     const prefix = await readPrefixState(opts.plan.prefix);
-    const plan = await planSetup(opts, deps, out, { withExisting: true, prefix });
+    const plan = await out.during('plan: reading the package indexes', () => planSetup(opts, deps, out, { withExisting: true, prefix }));
     await assertInstallable(plan);
     const changes = await prefixChanges(plan, prefix, { rehash: opts.rehash });
     const then = afterInstall(plan, opts);

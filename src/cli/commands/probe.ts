@@ -1,7 +1,7 @@
 // `xpu-setup probe`: what the devices are, through koffi (and the built addon when there is one).
 import { XpuError } from '../../errors.js';
 import { EnvVars } from '../../env-names.js';
-import { formatLines, formatPytorch, formatTritonEnv, formatVerbose, pytorchDevices, tritonEnv, tritonEnvVars } from '../../caps/format.js';
+import { formatLines, formatPytorch, pytorchSeesNothing, formatTritonEnv, formatVerbose, pytorchDevices, tritonEnv, tritonEnvVars } from '../../caps/format.js';
 import { appendTo, githubLines, renderDotenv, renderExports } from '../../install/ci-env.js';
 import { hintShell } from '../../hints.js';
 import { probeInstalled } from '../../pipeline/probe.js';
@@ -34,8 +34,14 @@ export const probeCommand: Command = {
     else if (format === 'triton-env' && shell === 'dotenv') process.stdout.write(renderDotenv(vars()));
     else if (format === 'triton-env' && shell === 'github') {
       const file = ctx.deps.env[EnvVars.GITHUB_ENV];
-      if (file) await appendTo(file, githubLines(vars()));
-      else process.stdout.write(githubLines(vars()));
+      const lines = githubLines(vars());
+      // Nothing silent: an empty answer and a missing GITHUB_ENV are both said.
+      if (!lines) ctx.out.line('nothing to write: the probe gave Triton neither an architecture nor the extension list (`probe --verbose` says why)');
+      if (file) await appendTo(file, lines);
+      else {
+        ctx.out.line('GITHUB_ENV is not set (this is not a GitHub Actions step): printing what would be appended to it');
+        process.stdout.write(lines);
+      }
     } else if (format === 'triton-env') {
       // What a shell evaluates (the default is the user's own shell): the variables, then the notes as comments; and
       // any Triton variable that must stay unset cleared, so an earlier value does not linger.
@@ -51,11 +57,15 @@ export const probeCommand: Command = {
         : `# no Triton in the active Python; Triton ${MIN_TRITON} or newer reads both variables`);
       process.stdout.write(renderExports(form, set, unset) + notes.map((n) => `${n}\n`).join(''));
     }
-    else if (format === 'pytorch') ctx.out.result(formatPytorch(report, ctx.deps.env));
-    else if (ctx.out.opts.verbose) ctx.out.result(formatVerbose(report));
+    else if (format === 'pytorch') {
+      const none = pytorchSeesNothing(report);
+      if (none) ctx.out.warn(none);
+      ctx.out.result(formatPytorch(report, ctx.deps.env));
+    } else if (ctx.out.opts.verbose) ctx.out.result(formatVerbose(report));
     else ctx.out.result(formatLines(report));
     for (const n of report.loader.windows?.notes ?? []) ctx.out.line(n);
-    for (const n of new Set(report.notes)) ctx.out.debug(n);
+    // formatVerbose lists the notes itself.
+    if (format !== 'text' || !ctx.out.opts.verbose) for (const n of new Set(report.notes)) ctx.out.debug(n);
     return 0;
   },
 };

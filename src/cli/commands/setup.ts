@@ -4,16 +4,16 @@ import { runSetup, type SetupResult } from '../../pipeline/setup.js';
 import { readPrefixState } from '../../install/prefix-state.js';
 import type { Deps } from '../../deps.js';
 import type { BelowFloor } from '../../records/plan.js';
-import { belowFloorSentence, envCommandLine, envFilesLine, hintShell, newerLine, selfCommand } from '../../hints.js';
+import { belowFloorSentence, belowFloorShort, envCommandLine, envFilesLine, hintShell, newerFix, selfCommand } from '../../hints.js';
 import type { Command } from '../command.js';
 import type { Output } from '../output.js';
-import { renderPlan } from '../render-plan.js';
+import { renderPlan, renderPlanLine } from '../render-plan.js';
 import { parseSetupOptions } from '../setup-options.js';
 
 async function summary(r: SetupResult, out: Output, seconds: string, deps: Deps): Promise<void> {
   for (const n of r.install.notes) out.warn(n);
   for (const n of r.plan.torch?.notes ?? []) out.line(`--match-torch: ${n}`);
-  if (r.plan.from?.kind === 'receipt') out.line(`no index asked: using the plan recorded in ${r.plan.from.path}`);
+  // The plan's heading already says it came from the receipt (`from the plan recorded in ...: no index asked`).
   if (!r.install.changed) {
     const what = `${r.install.receipt.files.length} files match the receipt`;
     if (r.install.requestUpdated) out.line(`${r.plan.prefix}: installed files unchanged (${what}); the receipt now records this request`);
@@ -21,10 +21,12 @@ async function summary(r: SetupResult, out: Output, seconds: string, deps: Deps)
   } else if (r.install.envChanged) {
     out.line(`${r.plan.prefix}: env files rewritten with new values`);
   }
+  const below = await belowFloor(r, deps);
   for (const c of r.plan.components) {
-    if (c.fallbackFrom) out.warn(`${c.name} ${c.version} came from a fallback source (${c.source} ${c.origin}); recorded in the receipt`);
+    // A component below its floor came from a fallback too: its warning says both.
+    if (c.fallbackFrom && !below.some((b) => b.component === c.name)) out.warn(`${c.name} ${c.version} came from a fallback source (${c.source} ${c.origin}); recorded in the receipt`);
   }
-  for (const b of await belowFloor(r, deps)) out.warn(b.message);
+  for (const b of below) out.warn(b.short, b.message);
   if (r.verifySkipped) out.line(`not verified: ${r.verifySkipped}`);
   const v = r.verify;
   if (v?.probe.ok) {
@@ -38,15 +40,18 @@ async function summary(r: SetupResult, out: Output, seconds: string, deps: Deps)
   out.line(`done in ${seconds} s.${await useHint(r, deps)}`);
 }
 
-/** Components installed below their recommended floor (from the receipt, so a re-run says it again), with the command for a newer one. */
-async function belowFloor(r: SetupResult, deps: Deps): Promise<(BelowFloor & { component: string; version: string; command: string; message: string })[]> {
+/**
+ * Components installed below their recommended floor (from the receipt, so a re-run says it again), with what would get
+ * a newer one on this machine: `short` is the warning, `message` its long form (--verbose, --json).
+ */
+async function belowFloor(r: SetupResult, deps: Deps): Promise<(BelowFloor & { component: string; version: string; fix: string; short: string; message: string })[]> {
   const receipt = r.install.receipt;
   const below = receipt.components.filter((c) => c.belowFloor);
   if (!below.length) return [];
   const self = await selfCommand(deps);
   return below.map((c) => {
-    const command = newerLine(self, r.plan.prefix, receipt, c.belowFloor!.floor, hintShell(deps));
-    return { component: c.name, version: c.version, ...c.belowFloor!, command, message: belowFloorSentence(c, command) };
+    const fix = newerFix(self, r.plan.prefix, receipt, c.belowFloor!.unreached, hintShell(deps));
+    return { component: c.name, version: c.version, ...c.belowFloor!, fix, short: belowFloorShort(c), message: belowFloorSentence(c, fix) };
   });
 }
 
@@ -65,7 +70,7 @@ export const setupCommand: Command = {
     const planStart = performance.now();
     // Read once, before planning: if another run changes the prefix while this one waits for the lock, it plans again.
     const prefix = await readPrefixState(opts.plan.prefix);
-    const plan = await planSetup(opts, deps, out, { recent: !values.refresh, prefix });
+    const plan = await out.during('plan: reading the package indexes', () => planSetup(opts, deps, out, { recent: !values.refresh, prefix }));
     out.debug(`plan: ${Math.round(performance.now() - planStart)} ms (${Math.round(process.uptime() * 1000)} ms since start)`);
     if (values['dry-run']) {
       await assertInstallable(plan);
@@ -73,8 +78,9 @@ export const setupCommand: Command = {
       else out.result(renderPlan(plan, { full: true }));
       return 0;
     }
-    // Installing, the plan is a heading: each archive on one line, its URL and whole sha256 with --verbose.
-    if (!out.opts.json) out.line(renderPlan(plan, { full: out.opts.verbose }));
+    // Installing, the plan is a heading: one line on a terminal; else each archive on one line, its URL and whole
+    // sha256 with --verbose.
+    if (!out.opts.json) out.line(out.compact ? renderPlanLine(plan) : renderPlan(plan, { full: out.opts.verbose }));
     const r = await runSetup(plan, opts, deps, out, { prefix, replan: (now) => planSetup(opts, deps, out, { recent: !values.refresh, prefix: now }) });
     // From the process's start: loading the modules and reading the indexes are part of the wait too.
     const seconds = process.uptime().toFixed(1);

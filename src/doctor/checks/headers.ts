@@ -1,7 +1,7 @@
 // Check: Level Zero headers are present, which API they declare, and whether they are newer than the loader in use.
 import type { HeaderInstallWithVersion, LoaderInstall } from '../../inspect/installs.js';
 import type { Check } from '../types.js';
-import { envLoadHint, setupHint } from './shared.js';
+import { envLoadHint, reachFix, setupHint } from './shared.js';
 
 /** Pure: compares "major.minor" of two release versions; positive when a is newer. */
 export function compareMajorMinor(a: string, b: string): number {
@@ -57,8 +57,11 @@ export const headersCheck: Check = {
       // Triton's launcher compiles against them (it calls only the 1.0 core API); what goes without is the architecture
       // name the probe reads from the device, which then comes from the PCI-id table.
       problems.push('these headers lack ze_device_ip_version_ext_t (added in 1.9), so the probe names the GPU architecture from the PCI-id table instead of the device; Triton\'s launcher still compiles against them (it uses only the 1.0 core API)');
+      // Below the floor because no source it reached had more: asking for the floor again would only fail.
+      const below = h.source === 'prefix' ? (await ctx.facts.receipt()).receipt?.components.find((c) => c.name === 'level-zero')?.belowFloor : undefined;
+      if (below) fixes.push(`${await reachFix(ctx, below.unreached)}; then ${envLoadHint(ctx)} puts them first`);
       // Asked for by version: the recorded request (or a floor lowered on purpose) would install the same headers again.
-      fixes.push(`run ${await setupHint(ctx, 'level-zero>=1.9')} to install headers 1.9 or newer into the prefix; then ${envLoadHint(ctx)} puts them first`);
+      else fixes.push(`run ${await setupHint(ctx, 'level-zero>=1.9')} to install headers 1.9 or newer into the prefix; then ${envLoadHint(ctx)} puts them first`);
     }
     const others = headers.slice(1).map((x) => `${x.header} (${x.source}, API ${x.info.apiVersion ?? '?'})`);
     if (others.length) details.alsoFound = others;

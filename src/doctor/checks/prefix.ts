@@ -4,9 +4,9 @@ import { hasOwnMarkers } from '../../install/prefix-state.js';
 import { RECEIPT_NAME } from '../../install/receipt.js';
 import { diskReader, verifyPrefix } from '../../install/verify.js';
 import type { Check } from '../types.js';
-import { belowFloorSentence, hintShell, newerLine, selfCommand } from '../../hints.js';
+import { belowFloorSentence, hintShell } from '../../hints.js';
 import { psq, shq } from '../../shell-words.js';
-import { setupHint } from './shared.js';
+import { reachFix, setupHint } from './shared.js';
 
 function listSome(paths: string[], max = 8): string {
   return paths.length <= max ? paths.join(', ') : `${paths.slice(0, max).join(', ')} and ${paths.length - max} more`;
@@ -108,13 +108,10 @@ async function receiptOutcome(ctx: Parameters<Check['run']>[0]): Promise<Outcome
   }
   const below = receipt.components.filter((c) => c.belowFloor);
   if (below.length) {
-    const self = await selfCommand(ctx.deps);
-    const floor = below.flatMap((c) => c.belowFloor!.floor);
-    const command = newerLine(self, ctx.prefix, receipt, floor, hintShell(ctx.deps));
     return {
       status: 'warn',
       message: `${diff.checked} files match the receipt, but ${below.map((c) => belowFloorSentence(c)).join('; ')}`,
-      fix: `\`${command}\` (installs a version that meets it, or says which source lacks one)`,
+      fix: await reachFix(ctx, below.flatMap((c) => c.belowFloor!.unreached)),
       details: { ...details, belowFloor: below.map((c) => ({ component: c.name, version: c.version, ...c.belowFloor })) },
     };
   }

@@ -3,7 +3,7 @@ import { referenceDriverIn } from '../../inspect/env-traps.js';
 import { isDebianLike } from '../../host/linux.js';
 import { isNative, nodeLayout, prefixLibrary } from '../../host/index.js';
 import type { Host } from '../../host/types.js';
-import { envCommandLine, envFileCommand, hintShell, selfCommand, setupLine } from '../../hints.js';
+import { envCommandLine, envFileCommand, hintShell, newerFix, selfCommand, setupLine } from '../../hints.js';
 import { psq, shq } from '../../shell-words.js';
 import type { DoctorContext } from '../types.js';
 import { chosenDrivers } from '../../roles/index.js';
@@ -30,6 +30,15 @@ export async function activeReferenceDriver(ctx: DoctorContext): Promise<{ libra
   const { receipt } = await ctx.facts.receipt();
   const fromPrefix = referenceDriverIn(chosenDrivers(receipt?.extraEnv));
   return fromPrefix ? { library: fromPrefix, from: 'prefix env' } : undefined;
+}
+
+/**
+ * What could bring a component the last setup could not get (or got only below its floor), from what that run saw of
+ * its sources as the receipt records it: a source it did not reach, once reachable, or another one; never the same run.
+ */
+export async function reachFix(ctx: DoctorContext, unreached: string[]): Promise<string> {
+  const { receipt } = await ctx.facts.receipt();
+  return newerFix(await selfCommand(ctx.deps), ctx.prefix, receipt, unreached, hintShell(ctx.deps));
 }
 
 /**

@@ -3,7 +3,7 @@ import { nodeLayout } from '../../host/index.js';
 import { tryLoadAll } from '../../inspect/load-check.js';
 import { urNames } from '../../inspect/ur.js';
 import type { Check } from '../types.js';
-import { setupHint } from './shared.js';
+import { reachFix, setupHint } from './shared.js';
 
 export const urCheck: Check = {
   id: 'ur',
@@ -23,10 +23,12 @@ export const urCheck: Check = {
           details,
         };
       }
+      // The last setup skipped it: running it again would skip it again, unless its sources are reached this time.
+      const skipped = receipt?.skipped?.find((s) => s.name === 'unified-runtime');
       return {
         status: 'warn',
-        message: `no UR loader (${names.loader}) found; SYCL, PyTorch XPU and Triton need one (their wheels may bring it)`,
-        fix: `run ${await setupHint(ctx)} to install it into the prefix`,
+        message: `no UR loader (${names.loader}) found; SYCL, PyTorch XPU and Triton need one (their wheels may bring it)${skipped ? `; the last setup found no source for it (${skipped.tried.join('; ')})` : ''}`,
+        fix: skipped ? await reachFix(ctx, skipped.unreached) : `run ${await setupHint(ctx)} to install it into the prefix`,
         details,
       };
     }

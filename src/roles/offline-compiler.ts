@@ -1,10 +1,10 @@
-// The ocloc role: Intel's offline compiler (ocloc and libocloc.so), which PyTorch Inductor runs to build native
+// The offline-compiler role: Intel's offline compiler (ocloc and libocloc.so), which PyTorch Inductor runs to build native
 // kernels and Triton asks about a device when there is no OpenCL GPU platform: both look for it on PATH.
 import { EnvVars } from '../env-names.js';
 import type { Role } from './role.js';
 
-export const ocloc: Role = {
-  name: 'ocloc',
+export const offlineCompiler: Role = {
+  name: 'offline-compiler',
   title: 'the offline compiler ocloc',
   single: true,
   searchPaths: [{ name: EnvVars.PATH, dir: 'bin' }],
