@@ -1,7 +1,7 @@
 // Every command's option table, help, examples and exit codes; its code is imported only when it runs.
 import type { CommandSpec, Conflict, OptionDef } from './options.js';
 import { TARGET_PLATFORMS } from '../host/types.js';
-import { SOURCE_KINDS } from '../kinds/index.js';
+import { KIND_NAMES } from '../kinds/names.js';
 import { CACHE_ACTIONS, COMPLETION_SHELLS, DOCTOR_CHECK_IDS, PROBE_FORMATS, SHELL_NAMES, TRITON_ENV_SHELLS } from './choices.js';
 
 
@@ -18,7 +18,7 @@ const prefixOption = (what: string): OptionDef => ({
 const planOptions: OptionDef[] = [
   prefixOption('where to install: include/, lib/, env files and the receipt'),
   { name: 'component', type: 'string', multiple: true, value: 'NAME', choices: ['level-zero', 'unified-runtime'], description: 'install only these components', default: 'all of them' },
-  { name: 'source', type: 'string', multiple: true, value: 'KIND', choices: SOURCE_KINDS, description: 'take components only from these kinds of source', default: 'each component\'s sources in manifest order' },
+  { name: 'source', type: 'string', multiple: true, value: 'KIND', choices: KIND_NAMES, description: 'take components only from these kinds of source', default: 'each component\'s sources in manifest order' },
   { name: 'conda-channel', type: 'string', multiple: true, value: 'URL|NAME', description: 'conda channel to read (a URL, or a name such as conda-forge)', env: 'XPU_SETUP_CONDA_CHANNELS', default: 'the manifest\'s channels (conda-forge)' },
   { name: 'index-url', type: 'string', value: 'URL', description: 'Python package index (simple or JSON API) for wheels', env: 'XPU_SETUP_INDEX_URL', default: 'https://pypi.org/simple' },
   { name: 'platform', type: 'string', value: 'PLATFORM', choices: [...TARGET_PLATFORMS], description: 'install for this platform (another one: nothing is run)', default: 'this machine' },

@@ -34,7 +34,7 @@ export function dedupe(n: ClosureNotes): ClosureNotes {
   return { runtime: [...new Set(n.runtime)], skipped: [...new Set(n.skipped)] };
 }
 
-const isStr = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+export const isStr = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 export const isStrArr = (v: unknown): v is string[] => Array.isArray(v) && v.length > 0 && v.every(isStr);
 
 /** A manifest entry's `skip` list, as validate() checks it. */

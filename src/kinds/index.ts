@@ -1,10 +1,12 @@
 // The registry of source kinds: what a manifest's `"kind"` names. Every other module asks this registry; none tells
-// kinds apart itself. A new kind is its module (kind.ts says what it provides) and one line in KINDS.
+// kinds apart itself. A new kind is its module (kind.ts says what it provides), one line in KINDS, and its name in
+// names.ts (the CLI's option table reads that alone, so that a start loads none of the kinds).
 import { XpuError } from '../errors.js';
 import type { PlannedArchive, SourceKind } from '../records/archive.js';
 import type { Ordering } from '../versions/order.js';
 import { apt } from './apt.js';
 import { conda } from './conda.js';
+import { KIND_NAMES } from './names.js';
 import type { Kind } from './kind.js';
 import { pypi } from './pypi.js';
 import { url } from './url.js';
@@ -22,6 +24,9 @@ export type SourceSpec = (typeof KINDS)[number] extends infer K ? (K extends Kin
 const ALL: readonly Kind<SourceSpec>[] = KINDS;
 
 export const SOURCE_KINDS: readonly SourceKind[] = ALL.map((k) => k.name);
+if (SOURCE_KINDS.join() !== KIND_NAMES.join()) {
+  throw new XpuError('INTERNAL', `kinds/names.ts lists ${KIND_NAMES.join(', ')} but the registry has ${SOURCE_KINDS.join(', ')}`, { details: {} });
+}
 
 /** The kind of that name, or undefined (a receipt or lockfile from another version may name one this one lacks). */
 export function findKind(name: string): Kind<SourceSpec> | undefined {

@@ -1,6 +1,7 @@
 // The url source kind: pinned archives at fixed URLs (the Level Zero Windows SDK zip); the manifest's hash is the only truth.
 import { formatOf } from '../formats/index.js';
 import { XpuError } from '../errors.js';
+import { isStr } from './closure.js';
 import { indexRoot, type Kind, type Resolution, type SourceBase } from './kind.js';
 
 export interface UrlSourceSpec extends SourceBase {
@@ -11,8 +12,6 @@ export interface UrlSourceSpec extends SourceBase {
   sha256: string;
   size?: number;
 }
-
-const isStr = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 
 export function resolveUrl(spec: UrlSourceSpec): Resolution {
   const filename = new URL(spec.url).pathname.split('/').pop() ?? spec.url;
