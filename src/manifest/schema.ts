@@ -56,6 +56,11 @@ export interface ComponentNeed {
   why: string;
 }
 
+/** The components a request naming none means: every manifest's, but those planned only when asked for. */
+export function defaultComponents(ms: readonly Pick<ComponentManifest, 'name' | 'byDefault'>[]): string[] {
+  return ms.filter((m) => m.byDefault !== false).map((m) => m.name);
+}
+
 function bad(file: string, what: string): XpuError {
   return new XpuError('BAD_MANIFEST', `manifest ${file}: ${what}`, {
     details: { file },

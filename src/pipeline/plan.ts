@@ -12,7 +12,7 @@ import { verifyPrefix } from '../install/verify.js';
 import { activeEnvDistributions } from '../inspect/python-dists.js';
 import { loadManifests } from '../manifest/load.js';
 import { verifyAbsent } from '../roles/index.js';
-import type { ComponentManifest } from '../manifest/schema.js';
+import { defaultComponents, type ComponentManifest } from '../manifest/schema.js';
 import { planChanges, type PlanChanges } from '../plan/diff.js';
 import { loadLockSource, lockedOf, newLockfile, planFromLocked, type LockedPlatform, type Lockfile } from '../plan/lockfile.js';
 import type { NamedBy, PlanOptions } from '../plan/plan.js';
@@ -132,7 +132,7 @@ async function planFor(
   }
 
   const merged = opts.flags
-    ? mergeRequest(mine?.request, opts.flags, installed, manifests.map((m) => m.name))
+    ? mergeRequest(mine?.request, opts.flags, installed, defaultComponents(manifests))
     : undefined;
   const request: SetupRequest = merged?.request ?? {
     components: opts.plan.components,
@@ -227,7 +227,7 @@ async function planFor(
     // its key differs, its plan would not (each of them is planned here), so that run finds this plan too.
     if (opts.flags && !opts.flags.remove?.length) {
       const installedNext = plan.components.filter((c) => c.status === 'planned').map((c) => c.name);
-      const next = mergeRequest(request, opts.flags, installedNext, manifests.map((m) => m.name));
+      const next = mergeRequest(request, opts.flags, installedNext, defaultComponents(manifests));
       const nextKey = keyOf(next.request, next.required, next.remove);
       if (nextKey !== key) await rememberPlan(cacheDir, nextKey, plan, deps.now());
     }

@@ -3,7 +3,7 @@ import type { Deps } from '../deps.js';
 import { isUnreachable, XpuError } from '../errors.js';
 import type { Host, TargetPlatform } from '../host/types.js';
 import { findKind, kindOf, NotAvailable, orderingOf, type Resolution, type SourceContext, type SourceKind, type SourceSpec } from '../kinds/index.js';
-import type { ComponentManifest } from '../manifest/schema.js';
+import { defaultComponents, type ComponentManifest } from '../manifest/schema.js';
 import type { Reporter } from '../reporter.js';
 import { gatewayFor } from '../sources/gateway.js';
 import { compareAcross, meetsAll, parseConstraint, type Constraint } from '../versions/order.js';
@@ -235,7 +235,8 @@ export async function makePlan(
       hints: [`components: ${known.join(', ')}`],
     });
   }
-  const chosen = opts.components.length ? manifests.filter((m) => required.has(m.name)) : manifests.filter((m) => m.byDefault !== false || required.has(m.name));
+  const byDefault = defaultComponents(manifests);
+  const chosen = manifests.filter((m) => (opts.components.length ? required.has(m.name) : byDefault.includes(m.name) || required.has(m.name)));
   // Every package any chosen component may ask of a kind, so an index read whole is read once for all of them.
   const runNames = new Map<SourceKind, string[]>();
   for (const s of chosen.flatMap((m) => m.platforms[host.platform]?.sources ?? [])) {

@@ -36,9 +36,10 @@ const componentOf = (text: string): string => parseConstraint(text).component;
 
 /**
  * The recorded request, changed only where this run said something. Components add up (an installed component stays
- * unless `--remove` names it); constraints replace the recorded ones of the components they name.
+ * unless `--remove` names it); constraints replace the recorded ones of the components they name. `byDefault` is what
+ * a request naming no component means (every manifest's component but those planned only when asked for).
  */
-export function mergeRequest(recorded: SetupRequest | undefined, flags: RequestFlags, installed: string[], known: string[]): MergedRequest {
+export function mergeRequest(recorded: SetupRequest | undefined, flags: RequestFlags, installed: string[], byDefault: string[]): MergedRequest {
   const base = recorded ?? EMPTY_REQUEST;
   const remove = flags.remove ?? [];
   const notInstalled = remove.filter((r) => !installed.includes(r));
@@ -52,7 +53,7 @@ export function mergeRequest(recorded: SetupRequest | undefined, flags: RequestF
   else if (base.components.length === 0) components = [];
   else components = [...new Set([...base.components, ...(flags.components ?? [])])];
   if (remove.length) {
-    components = (components.length ? components : known).filter((c) => !remove.includes(c));
+    components = (components.length ? components : byDefault).filter((c) => !remove.includes(c));
     if (!components.length) {
       throw new XpuError('USAGE', 'that would remove every component', { hints: ['to delete the prefix, remove its directory'] });
     }

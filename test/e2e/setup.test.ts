@@ -425,7 +425,7 @@ describe('failures leave nothing behind', () => {
   it('an unknown component is a usage error (exit 2)', async () => {
     const r = await runCli(['plan', '--component', 'cuda'], env);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toMatch(/unknown component "cuda"[\s\S]*hint: components: level-zero, unified-runtime/);
+    expect(r.stderr).toMatch(/unknown component "cuda"[\s\S]*hint: components: gpu-driver, level-zero, unified-runtime/);
   });
 
   it('refuses to replace a non-empty directory it did not make, in plan as in setup, before any request', async () => {
