@@ -9,6 +9,7 @@ import { PieceStream, piecesOf, pumpInto, type PieceSink, type Pump } from '../p
 import { DirectTransport, type RawResponse } from './direct.js';
 import { proxyFor, proxySettings, trustedCas, type ProxyChoice } from './proxy.js';
 import { parseRetryAfter, realClock, withRetries, type RetryClock } from './retry.js';
+import { isLinkLocal } from './url-rule.js';
 
 export interface OpenOptions {
   method?: 'GET' | 'HEAD';
@@ -19,8 +20,13 @@ export interface OpenOptions {
   maxBytes?: number;
   /** Epoch ms by which the whole body must have arrived (the per-download deadline). */
   deadlineAt?: number;
-  /** Apply the minimum-throughput rule of the config to the body. */
+  /** Apply the minimum-throughput rule of the config to the body (an index read always does). */
   minRate?: boolean;
+  /**
+   * An index read (a repodata file, a shard, a project page, a METADATA): the minimum rate applies, and the index
+   * deadline unless `deadlineAt` is given (one read's attempts share one deadline).
+   */
+  index?: boolean;
 }
 
 export interface HttpResponse {
@@ -251,13 +257,15 @@ export class Http {
     };
     const start = this.clock.now();
     let received = 0;
-    if (opts.deadlineAt !== undefined) {
-      const left = opts.deadlineAt - start;
-      const err = this.deadlineError(url, () => received);
+    const index = opts.index === true;
+    const deadlineAt = opts.deadlineAt ?? (index ? start + this.config.indexDeadlineMs : undefined);
+    if (deadlineAt !== undefined) {
+      const left = deadlineAt - start;
+      const err = this.deadlineError(url, () => received, index);
       if (left <= 0) throw err();
       timers.push(unref(setTimeout(() => ac.abort(err()), left)));
     }
-    if (opts.minRate && this.config.minBytesPerSecond > 0) this.watchRate(url, ac, timers, () => received);
+    if ((opts.minRate || index) && this.config.minBytesPerSecond > 0) this.watchRate(url, ac, timers, () => received, index);
     let res: RawResponse;
     try {
       res = await this.follow(url, opts, ac.signal);
@@ -375,23 +383,26 @@ export class Http {
       if (next.protocol !== 'http:' && next.protocol !== 'https:') {
         throw redirectError(url, `redirects to ${next.href}, which is not http or https`, 'UNSUPPORTED_SCHEME', ['use another index or mirror']);
       }
+      if (isLinkLocal(next.hostname) && next.host !== new URL(url).host) {
+        throw redirectError(url, `redirects to ${next.href}, a link-local address; refused`, 'LINK_LOCAL', ['a server may not send requests to link-local addresses (cloud metadata services answer there); name such a host yourself if you mean it']);
+      }
       seen.add(next.href);
       if (res.statusCode === 303 && method !== 'HEAD') method = 'GET';
       current = next;
     }
   }
 
-  private deadlineError(url: string, received: () => number): () => XpuError {
-    const s = this.config.downloadDeadlineMs / 1000;
+  private deadlineError(url: string, received: () => number, index: boolean): () => XpuError {
+    const ms = index ? this.config.indexDeadlineMs : this.config.downloadDeadlineMs;
     return () =>
-      new XpuError('DEADLINE', `download of ${url} did not finish within ${s} s (${received()} bytes arrived)`, {
-        details: { url, deadlineMs: this.config.downloadDeadlineMs, received: received() },
-        hints: [`the server or the network is too slow; try again later or use a mirror, or raise ${NET_ENV.deadlineSeconds}`],
+      new XpuError('DEADLINE', `${index ? 'reading' : 'download of'} ${url} did not finish within ${ms / 1000} s (${received()} bytes arrived)`, {
+        details: { url, deadlineMs: ms, received: received(), retryable: false },
+        hints: [`the server or the network is too slow; try again later or use a mirror, or raise ${index ? NET_ENV.indexDeadlineSeconds : NET_ENV.deadlineSeconds}`],
       });
   }
 
   /** Aborts when fewer than minBytesPerSecond arrived over the last rateWindowMs. */
-  private watchRate(url: string, ac: AbortController, timers: NodeJS.Timeout[], received: () => number): void {
+  private watchRate(url: string, ac: AbortController, timers: NodeJS.Timeout[], received: () => number, index: boolean): void {
     const { minBytesPerSecond: rate, rateWindowMs: window } = this.config;
     const samples: Array<{ at: number; bytes: number }> = [{ at: this.clock.now(), bytes: 0 }];
     const tick = Math.max(50, Math.min(1000, window / 4));
@@ -405,7 +416,7 @@ export class Http {
         clearInterval(timer);
         const got = received() - from.bytes;
         ac.abort(
-          new XpuError('TOO_SLOW', `download of ${url} slowed to ${Math.round((got * 1000) / (now - from.at))} bytes/s, under the minimum of ${rate} bytes/s over ${window / 1000} s`, {
+          new XpuError('TOO_SLOW', `${index ? 'reading' : 'download of'} ${url} slowed to ${Math.round((got * 1000) / (now - from.at))} bytes/s, under the minimum of ${rate} bytes/s over ${window / 1000} s`, {
             details: { url, minBytesPerSecond: rate, windowMs: window, received: received() },
             hints: [`the server or the network is stalling; try again later or use a mirror, or lower ${NET_ENV.minBytesPerSecond}`],
           }),
@@ -420,9 +431,11 @@ export class Http {
     return withRetries(this.config, this.clock, attempt, { signal, unreachableToo });
   }
 
+  /** A small index document whole (a lockfile, a project's JSON), under the index deadline and limits. */
   async getText(url: string, opts: OpenOptions = {}): Promise<TextResponse> {
+    const deadlineAt = opts.deadlineAt ?? this.clock.now() + this.config.indexDeadlineMs;
     return this.retry(async () => {
-      const res = await this.open(url, opts);
+      const res = await this.open(url, { index: true, maxBytes: this.config.limits.indexBytes, ...opts, deadlineAt });
       const parts: Buffer[] = [];
       for await (const chunk of res.body) parts.push(chunk);
       return { url, contentType: res.headers['content-type'] ?? '', body: Buffer.concat(parts).toString('utf8') };
@@ -447,8 +460,9 @@ export class Http {
    * is retried like any other request; errors `consume` raises itself pass through unchanged.
    */
   async consumeStream<T>(url: string, consume: (body: Readable) => Promise<T>, opts: OpenOptions = {}): Promise<T> {
+    const deadlineAt = opts.deadlineAt ?? this.clock.now() + this.config.indexDeadlineMs;
     return this.retry(async () => {
-      const res = await this.open(url, opts);
+      const res = await this.open(url, { index: true, maxBytes: this.config.limits.indexBytes, ...opts, deadlineAt });
       try {
         return await consume(res.body);
       } finally {

@@ -11,6 +11,8 @@ export interface IndexGetOptions {
   accept?: string;
   /** Accept-Encoding (the body is kept as sent; the consumer decodes it). */
   acceptEncoding?: string;
+  /** The most bytes the body may be as sent (default: the index limit of the config). */
+  maxBytes?: number;
 }
 
 /** What a consumer learns of the response besides its body. */
@@ -90,6 +92,9 @@ export class CachingHttp {
         entry = undefined;
       }
     }
+    // One deadline for the read, whatever its attempts.
+    const deadlineAt = this.http.clock.now() + this.http.config.indexDeadlineMs;
+    const maxBytes = opts.maxBytes ?? this.http.config.limits.indexBytes;
     return this.http.retry(async () => {
       const headers: Record<string, string> = {};
       if (opts.accept) headers.accept = opts.accept;
@@ -97,7 +102,7 @@ export class CachingHttp {
       if (entry?.etag) headers['if-none-match'] = entry.etag;
       if (entry?.lastModified) headers['if-modified-since'] = entry.lastModified;
       this.stats.requests++;
-      const res = await this.http.open(url, { headers });
+      const res = await this.http.open(url, { headers, index: true, deadlineAt, maxBytes });
       if (res.status === 304) {
         await res.discard();
         if (!entry) throw badStatus(url, 304);
