@@ -82,6 +82,7 @@ export const linuxLayout: PlatformLayout = {
   loadLibrary: 'dlopen',
   sharedLibSuffix: '.so',
   exeSuffix: '',
+  processGroups: true,
   runpath: true,
   sharedLibFlags: ['-fPIC'],
   compilerSearch: 'gnu',

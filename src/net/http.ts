@@ -10,6 +10,7 @@ import { DirectTransport, type RawResponse } from './direct.js';
 import { proxyFor, proxySettings, trustedCas, type ProxyChoice } from './proxy.js';
 import { parseRetryAfter, realClock, withRetries, type RetryClock } from './retry.js';
 import { isLinkLocal } from './url-rule.js';
+import { redactUrl, requestAuth } from './credentials.js';
 
 export interface OpenOptions {
   method?: 'GET' | 'HEAD';
@@ -245,7 +246,9 @@ export class Http {
   }
 
   /** One request, no retries; statuses >= 400 become typed errors (with Retry-After when the server sent one). */
-  async open(url: string, opts: OpenOptions = {}): Promise<HttpResponse> {
+  async open(named: string, opts: OpenOptions = {}): Promise<HttpResponse> {
+    // Every message says the URL with its credentials hidden; only the request itself has them.
+    const url = redactUrl(named);
     const proxy = this.proxyFor(url);
     const ac = new AbortController();
     const stopLink = link(opts.signal, ac);
@@ -268,7 +271,7 @@ export class Http {
     if ((opts.minRate || index) && this.config.minBytesPerSecond > 0) this.watchRate(url, ac, timers, () => received, index);
     let res: RawResponse;
     try {
-      res = await this.follow(url, opts, ac.signal);
+      res = await this.follow(named, opts, ac.signal);
     } catch (e) {
       stop();
       throw ac.signal.reason instanceof XpuError ? ac.signal.reason : networkError(url, e, undefined, proxy);
@@ -336,8 +339,10 @@ export class Http {
   }
 
   /** One request to `url` through the transport its proxy setting picks. */
-  private async send(url: string, method: string, opts: OpenOptions, signal: AbortSignal): Promise<RawResponse> {
-    const request = { method, headers: { 'user-agent': 'xpu-setup', ...opts.headers }, signal };
+  private async send(named: string, method: string, opts: OpenOptions, signal: AbortSignal): Promise<RawResponse> {
+    // Basic auth only where the user gave credentials for this very origin; the request line never carries them.
+    const { url, authorization } = requestAuth(named);
+    const request = { method, headers: { 'user-agent': 'xpu-setup', ...(authorization ? { authorization } : {}), ...opts.headers }, signal };
     const headersTimeoutMs = opts.headersTimeoutMs ?? this.config.headersTimeoutMs;
     if (this.proxyFor(url)) {
       const u = await undici();
@@ -358,8 +363,9 @@ export class Http {
    * never to an address already visited (a loop is said at once, not retried), never from https down to plain http
    * unless XPU_SETUP_ALLOW_HTTP_REDIRECT=1.
    */
-  private async follow(url: string, opts: OpenOptions, signal: AbortSignal): Promise<RawResponse> {
-    let current = new URL(url);
+  private async follow(named: string, opts: OpenOptions, signal: AbortSignal): Promise<RawResponse> {
+    const url = redactUrl(named);
+    let current = new URL(named);
     let method = opts.method ?? 'GET';
     const seen = new Set([current.href]);
     for (let hop = 0; ; hop++) {
@@ -369,22 +375,22 @@ export class Http {
       await res.dump().catch(() => undefined);
       const next = new URL(location, current);
       if (seen.has(next.href)) {
-        throw redirectError(url, `redirects in a loop (${[...seen, next.href].slice(-3).join(' -> ')})`, 'REDIRECT_LOOP', ['the server is misconfigured; stopped at the loop instead of asking again. Use another index or mirror, or tell who runs it']);
+        throw redirectError(url, `redirects in a loop (${[...seen, next.href].slice(-3).map(redactUrl).join(' -> ')})`, 'REDIRECT_LOOP', ['the server is misconfigured; stopped at the loop instead of asking again. Use another index or mirror, or tell who runs it']);
       }
       if (hop >= MAX_REDIRECTIONS) {
         throw redirectError(url, `more than ${MAX_REDIRECTIONS} redirects`, 'TOO_MANY_REDIRECTS', ['the server sends redirect after redirect; use another index or mirror']);
       }
       if (current.protocol === 'https:' && next.protocol === 'http:' && !this.config.allowHttpRedirect) {
-        throw redirectError(url, `redirects from https to plain http (${next.href}); refused`, 'REDIRECT_DOWNGRADE', [
+        throw redirectError(url, `redirects from https to plain http (${redactUrl(next.href)}); refused`, 'REDIRECT_DOWNGRADE', [
           'a redirect to plain http lets anyone on the path read and change what arrives; use an https mirror',
           `if you trust the network, allow it: ${NET_ENV.allowHttpRedirect}=1 (every archive is still checked against its sha256)`,
         ]);
       }
       if (next.protocol !== 'http:' && next.protocol !== 'https:') {
-        throw redirectError(url, `redirects to ${next.href}, which is not http or https`, 'UNSUPPORTED_SCHEME', ['use another index or mirror']);
+        throw redirectError(url, `redirects to ${redactUrl(next.href)}, which is not http or https`, 'UNSUPPORTED_SCHEME', ['use another index or mirror']);
       }
       if (isLinkLocal(next.hostname) && next.host !== new URL(url).host) {
-        throw redirectError(url, `redirects to ${next.href}, a link-local address; refused`, 'LINK_LOCAL', ['a server may not send requests to link-local addresses (cloud metadata services answer there); name such a host yourself if you mean it']);
+        throw redirectError(url, `redirects to ${redactUrl(next.href)}, a link-local address; refused`, 'LINK_LOCAL', ['a server may not send requests to link-local addresses (cloud metadata services answer there); name such a host yourself if you mean it']);
       }
       seen.add(next.href);
       if (res.statusCode === 303 && method !== 'HEAD') method = 'GET';

@@ -2,6 +2,7 @@
 // against the document that names it, http(s) only, never a step down from https, no link-local host the user did
 // not name; a local path only from an index the user named as local (a bundle, a file: channel).
 import { XpuError } from '../errors.js';
+import { redactUrl, rememberCredentials } from './credentials.js';
 
 /** 169.254.0.0/16 and fe80::/10: where cloud metadata services answer; nothing an index should send anyone to. */
 export function isLinkLocal(hostname: string): boolean {
@@ -26,15 +27,16 @@ export function urlFromIndex(value: string, document: string, field: string): st
   try {
     url = new URL(value, document);
   } catch {
-    throw urlRefused(document, field, JSON.stringify(value), 'not a URL');
+    throw urlRefused(document, field, JSON.stringify(redactUrl(value)), 'not a URL');
   }
   const from = new URL(document);
   if (url.protocol === 'file:') {
     if (from.protocol === 'file:') return url.href;
-    throw urlRefused(document, field, url.href, 'a remote index may not name a local path (local files are read only from a source named as local: --from DIR, a file: channel)');
+    throw urlRefused(document, field, redactUrl(url.href), 'a remote index may not name a local path (local files are read only from a source named as local: --from DIR, a file: channel)');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw urlRefused(document, field, url.href, 'only http and https URLs are followed');
-  if (from.protocol === 'https:' && url.protocol === 'http:') throw urlRefused(document, field, url.href, 'a step down from https to plain http');
-  if (isLinkLocal(url.hostname) && url.host !== from.host) throw urlRefused(document, field, url.href, 'a link-local address, which only the user may name');
-  return url.href;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw urlRefused(document, field, redactUrl(url.href), 'only http and https URLs are followed');
+  if (from.protocol === 'https:' && url.protocol === 'http:') throw urlRefused(document, field, redactUrl(url.href), 'a step down from https to plain http');
+  if (isLinkLocal(url.hostname) && url.host !== from.host) throw urlRefused(document, field, redactUrl(url.href), 'a link-local address, which only the user may name');
+  // Credentials an index writes into a URL go to that URL's host alone, and are not written anywhere either.
+  return rememberCredentials(url.href);
 }

@@ -491,7 +491,17 @@ export async function scanBody(
     const scanner = new RepodataScanner(names, opts.maxBytes);
     const bytes = encoding === 'zstd' ? body.pipe(batches()).pipe(await zstdDecompressor()) : encoding === 'gzip' ? body.pipe(gzipDecompressor()) : body;
     if (bytes !== body) body.on('error', (e) => bytes.destroy(e));
-    for await (const chunk of bytes) scanner.push(chunk as Buffer);
+    try {
+      for await (const chunk of bytes) scanner.push(chunk as Buffer);
+    } catch (e) {
+      // As the zstd scan does: the rest of the body is read (no reader left waiting on it), and a body that fails
+      // itself (a cached copy whose sha256 is checked at its end) is the better cause.
+      if (bytes !== body) {
+        body.unpipe();
+        for await (const _ of body) void _;
+      }
+      throw e;
+    }
     return scanner.result();
   } catch (e) {
     if (e instanceof XpuError || e instanceof CorruptBody) throw e;

@@ -27,6 +27,10 @@ interface Route {
 }
 let routes = new Map<string, Route>();
 const requests: string[] = [];
+/** Requests as host, path and the Authorization they carried. */
+const seen: Array<{ host: string; path: string; auth?: string }> = [];
+/** When set, /ch/ paths asked for on 127.0.0.1 without this Authorization answer 401. */
+let requireAuth: string | undefined;
 
 const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 const L0: Array<(a: FixtureArtifact, f: FixturePackages) => boolean> = [
@@ -40,6 +44,10 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     const p = new URL(req.url ?? '/', 'http://x').pathname;
     requests.push(p);
+    seen.push({ host: req.headers.host ?? '', path: p, auth: req.headers.authorization });
+    if (requireAuth && p.startsWith('/ch/') && req.headers.host?.startsWith('127.0.0.1') && req.headers.authorization !== requireAuth) {
+      return void res.writeHead(401, { 'content-length': 0, 'www-authenticate': 'Basic realm="private channel"' }).end();
+    }
     const r = routes.get(p);
     if (!r) return void res.writeHead(404, { 'content-length': 0 }).end();
     res.writeHead(200, { 'content-length': r.body.length, ...r.headers });
@@ -125,6 +133,8 @@ interface Outcome {
   exit: number;
   code: string;
   stderr: string;
+  stdout: string;
+  home: string;
   doc: { ok?: boolean; error?: { code?: string; message?: string; hints?: string[]; details?: Record<string, unknown> } };
   /** Peak resident set of the CLI process (GNU time's maximum RSS), in MB. */
   rssMb: number;
@@ -135,7 +145,7 @@ interface Outcome {
 let caseNo = 0;
 
 /** One setup run against the channel as the case left it; `--no-smoke --no-probe`, a sentinel tree beside it. */
-async function runCase(name: string, env: Record<string, string> = {}, extraArgs: string[] = []): Promise<Outcome> {
+async function runCase(name: string, env: Record<string, string> = {}, extraArgs: string[] = [], channel = `${base}/ch`): Promise<Outcome> {
   const dir = path.join(work, `case-${caseNo++}`);
   await makeSentinel(path.join(dir, 'outside'));
   await fs.mkdir(path.join(dir, 'home'));
@@ -143,7 +153,7 @@ async function runCase(name: string, env: Record<string, string> = {}, extraArgs
   const prefix = path.join(dir, 'prefix');
   const cache = path.join(dir, 'cache');
   const rssFile = path.join(dir, 'rss');
-  const args = ['--json', '--no-smoke', '--no-probe', '--prefix', prefix, '--cache-dir', cache, '--component', 'level-zero', '--source', 'conda', '--conda-channel', `${base}/ch`, ...extraArgs];
+  const args = ['--json', '--no-smoke', '--no-probe', '--prefix', prefix, '--cache-dir', cache, '--component', 'level-zero', '--source', 'conda', '--conda-channel', channel, ...extraArgs];
   const t0 = Date.now();
   const r = await execa('/usr/bin/time', ['-f', '%M', '-o', rssFile, process.execPath, BIN, ...args], {
     env: scrubbedEnv(path.join(dir, 'home'), { XPU_SETUP_HTTP_ATTEMPTS: '2', XPU_SETUP_HTTP_BACKOFF_SECONDS: '0.02', ...env }),
@@ -166,10 +176,30 @@ async function runCase(name: string, env: Record<string, string> = {}, extraArgs
   if (exit !== 0 && prefixExists) outside += '; PREFIX CREATED';
   table.add({ case: `${name} [${rssMb} MB]`, exit, code, ms, outside });
   expect(outside).toBe('unchanged');
-  return { exit, code, stderr: String(r.stderr), doc, rssMb, prefix, cache };
+  return { exit, code, stderr: String(r.stderr), stdout: String(r.stdout), doc, rssMb, prefix, cache, home: path.join(dir, 'home') };
 }
 
 const BOMB_RSS_MB = 200;
+
+/** Whether the process is gone (or a zombie waiting for its reaper), giving a killed one a moment to go. */
+async function ended(pid: number): Promise<boolean> {
+  for (let i = 0; i < 50; i++) {
+    const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+    if (stat === undefined || / Z /.test(stat.slice(stat.lastIndexOf(')')))) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return false;
+}
+
+/** The text of every regular file under dir (for a secret that must not be written anywhere). */
+async function filesUnder(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const f of await fs.readdir(dir, { recursive: true }).catch(() => [] as string[])) {
+    const abs = path.join(dir, f);
+    if ((await fs.lstat(abs)).isFile()) out.push((await fs.readFile(abs)).toString('latin1'));
+  }
+  return out;
+}
 
 describe('index fault matrix', () => {
   it('clean sharded channel (baseline)', async () => {
@@ -325,6 +355,56 @@ describe('index fault matrix', () => {
       expect(`${o.doc.error?.message}\n${o.doc.error?.hints?.join('\n')}`).toMatch(says);
     });
   }
+
+  // ---- 5. child processes -------------------------------------------------------------------------------------
+
+  it('--match-torch with a python that forks a sleeper and hangs: stopped as a group at its time limit', async () => {
+    routes = new Map();
+    await shardedChannel(await l0Records());
+    const py = path.join(work, 'hanging-python');
+    const pidFile = path.join(work, 'sleeper.pid');
+    await fs.writeFile(py, `#!/bin/sh\nsleep 3000 &\necho $! > '${pidFile}'\nsleep 3000\n`, { mode: 0o755 });
+    const o = await runCase('--match-torch: python forks a sleeper, hangs', {}, [`--match-torch=${py}`]);
+    expect([o.exit, o.code]).toEqual([1, 'MATCH_TORCH']);
+    expect(await ended(Number(await fs.readFile(pidFile, 'utf8')))).toBe(true);
+  });
+
+  it('--match-torch with a python that prints 300 MB: output capped, under 200 MB', async () => {
+    routes = new Map();
+    await shardedChannel(await l0Records());
+    const py = path.join(work, 'flooding-python');
+    await fs.writeFile(py, '#!/bin/sh\nhead -c 300000000 /dev/zero | tr "\\0" x\n', { mode: 0o755 });
+    const o = await runCase('--match-torch: python prints 300 MB', {}, [`--match-torch=${py}`]);
+    expect([o.exit, o.code]).toEqual([1, 'MATCH_TORCH']);
+    expect(o.rssMb).toBeLessThan(BOMB_RSS_MB);
+  });
+
+  // ---- 6. credentials in a channel URL ---------------------------------------------------------------------------
+
+  it('a private channel http://alice:s3cret@host/: Basic auth to that host only, written nowhere', async () => {
+    routes = new Map();
+    const port = (server.address() as AddressInfo).port;
+    // Packages on another origin (localhost, not 127.0.0.1): the index names it, the credentials must not follow.
+    await shardedChannel(await l0Records(), { info: { base_url: `http://localhost:${port}/files/linux-64/` } });
+    for (const [p, r] of [...routes]) if (p.startsWith('/ch/linux-64/') && p.endsWith('.conda')) routes.set(p.replace('/ch/', '/files/'), r);
+    requireAuth = `Basic ${Buffer.from('alice:s3cret').toString('base64')}`;
+    const from = seen.length;
+    try {
+      const o = await runCase('private channel alice:s3cret@', {}, [], `http://alice:s3cret@127.0.0.1:${port}/ch`);
+      expect([o.exit, o.code]).toEqual([0, '-']);
+      const asked = seen.slice(from);
+      expect(asked.filter((r) => r.path.startsWith('/ch/linux-64/')).every((r) => r.auth === requireAuth)).toBe(true);
+      const elsewhere = asked.filter((r) => r.path.startsWith('/files/'));
+      expect(elsewhere.length).toBeGreaterThan(0);
+      expect(elsewhere.map((r) => r.auth)).toEqual(elsewhere.map(() => undefined));
+      const doctor = await execa(process.execPath, [BIN, 'doctor', '--json', '--prefix', o.prefix, '--conda-channel', `http://alice:s3cret@127.0.0.1:${port}/ch`], { env: scrubbedEnv(o.home), extendEnv: false, reject: false });
+      const written = [o.stdout, o.stderr, String(doctor.stdout), String(doctor.stderr), ...(await filesUnder(o.prefix)), ...(await filesUnder(o.cache))].join('\n');
+      expect(written).not.toContain('s3cret');
+      expect(o.stdout).toContain(`alice:***@127.0.0.1:${port}/ch`);
+    } finally {
+      requireAuth = undefined;
+    }
+  });
 
   it('a record depending on __glibc >=2.17 and __unix: met, installed', async () => {
     routes = new Map();
