@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import { createSecureContext, type SecureContext } from 'node:tls';
 import type { buildConnector, Dispatcher } from 'undici';
 import { XpuError } from '../errors.js';
-import { DEFAULT_NET_CONFIG, NET_ENV, netConfigFromEnv, type NetConfig } from './config.js';
+import { DEFAULT_NET_CONFIG, NET_ENV, netConfigFromEnv, overLimit, type IndexLimits, type NetConfig } from './config.js';
 import { PieceStream, piecesOf, pumpInto, type PieceSink, type Pump } from '../pieces.js';
 import { DirectTransport, type RawResponse } from './direct.js';
 import { proxyFor, proxySettings, trustedCas, type ProxyChoice } from './proxy.js';
@@ -19,6 +19,8 @@ export interface OpenOptions {
   headersTimeoutMs?: number;
   /** Read no more than this many body bytes (the size the index declares); more fails at once. */
   maxBytes?: number;
+  /** Which index limit `maxBytes` is (said in the error, with its variable); none: the size the index declares. */
+  limit?: keyof IndexLimits;
   /** Epoch ms by which the whole body must have arrived (the per-download deadline). */
   deadlineAt?: number;
   /** Apply the minimum-throughput rule of the config to the body (an index read always does). */
@@ -289,7 +291,7 @@ export class Http {
     const contentLength = headers['content-length'] !== undefined && Number.isFinite(len) ? len : undefined;
     if (opts.maxBytes !== undefined && contentLength !== undefined && contentLength > opts.maxBytes) {
       await discard();
-      throw tooLarge(url, opts.maxBytes, contentLength);
+      throw opts.limit ? overLimit(url, 'is', opts.maxBytes, opts.limit, contentLength) : tooLarge(url, opts.maxBytes, contentLength);
     }
     const fail = (e: unknown) => (ac.signal.reason instanceof XpuError ? ac.signal.reason : networkError(url, e, received, proxy));
     // Each piece is counted as it passes (the deadline and the rate watch read the count); a short body fails at its end.
@@ -300,7 +302,7 @@ export class Http {
           res.pump,
           (piece) => {
             received += piece.length;
-            if (opts.maxBytes !== undefined && received > opts.maxBytes) throw tooLarge(url, opts.maxBytes, received);
+            if (opts.maxBytes !== undefined && received > opts.maxBytes) throw opts.limit ? overLimit(url, 'is', opts.maxBytes, opts.limit) : tooLarge(url, opts.maxBytes, received);
             return each(piece);
           },
           fail,
@@ -441,7 +443,7 @@ export class Http {
   async getText(url: string, opts: OpenOptions = {}): Promise<TextResponse> {
     const deadlineAt = opts.deadlineAt ?? this.clock.now() + this.config.indexDeadlineMs;
     return this.retry(async () => {
-      const res = await this.open(url, { index: true, maxBytes: this.config.limits.indexBytes, ...opts, deadlineAt });
+      const res = await this.open(url, { index: true, maxBytes: this.config.limits.indexBytes, limit: 'indexBytes', ...opts, deadlineAt });
       const parts: Buffer[] = [];
       for await (const chunk of res.body) parts.push(chunk);
       return { url, contentType: res.headers['content-type'] ?? '', body: Buffer.concat(parts).toString('utf8') };
@@ -468,7 +470,7 @@ export class Http {
   async consumeStream<T>(url: string, consume: (body: Readable) => Promise<T>, opts: OpenOptions = {}): Promise<T> {
     const deadlineAt = opts.deadlineAt ?? this.clock.now() + this.config.indexDeadlineMs;
     return this.retry(async () => {
-      const res = await this.open(url, { index: true, maxBytes: this.config.limits.indexBytes, ...opts, deadlineAt });
+      const res = await this.open(url, { index: true, maxBytes: this.config.limits.indexBytes, limit: 'indexBytes', ...opts, deadlineAt });
       try {
         return await consume(res.body);
       } finally {

@@ -5,6 +5,7 @@ import type { Host } from '../host/types.js';
 import { layoutFor } from '../host/index.js';
 import type { CondaSourceSpec, PypiSourceSpec, SkippedPackage, SourceSpec } from '../manifest/schema.js';
 import { httpFor } from '../net/http.js';
+import { overLimit } from '../net/config.js';
 import { better, condaRecords } from '../sources/conda.js';
 import { type CondaCandidate } from '../sources/repodata.js';
 import { checkVirtual, isVirtual, matchesSpec, parseMatchSpec } from '../sources/match-spec.js';
@@ -217,6 +218,9 @@ async function requiresDist(ctx: SourceContext, indexUrl: string, c: WheelPick):
   return requiresDistOf(await (ctx.gateway ?? gatewayFor(ctx.deps)).coreMetadata(file));
 }
 
+/** Project pages asked for ahead of the resolver, per wheel's requirements. */
+const PREFETCH = 8;
+
 function pypiProvider(
   ctx: SourceContext,
   indexUrl: string,
@@ -226,6 +230,8 @@ function pypiProvider(
 ): Provider<WheelPick> {
   const gateway = ctx.gateway ?? gatewayFor(ctx.deps);
   const cache = new Map<string, Promise<WheelPick[]>>();
+  const limit = httpFor(ctx.deps.env).config.limits.requirements;
+  let followed = 0;
   return {
     candidates(name) {
       const key = normalizeName(name);
@@ -259,7 +265,11 @@ function pypiProvider(
         }
         out.push({ name, spec: req.specifier, by, byName: c.name });
       }
-      for (const r of out) void this.candidates(r.name).catch(() => undefined);
+      followed += out.length;
+      if (followed > limit) throw overLimit(c.file.url, `(${by}) brings the requirements this closure follows to`, limit, 'requirements');
+      // The first few pages are asked for ahead, not all: the resolver stops at the first name the index lacks, and a
+      // METADATA of thousands of names would otherwise cost a request for each before that.
+      for (const r of out.slice(0, PREFETCH)) void this.candidates(r.name).catch(() => undefined);
       return out;
     },
   };

@@ -112,7 +112,7 @@ export class Gateway {
    */
   private shardIndex(url: string): Promise<ShardLookups> {
     const limits = this.http.config.limits;
-    return this.client.consume(url, { maxBytes: limits.shardIndexDecoded }, async (body, meta) => {
+    return this.client.consume(url, { maxBytes: limits.shardIndexDecoded, limit: 'shardIndexDecoded' }, async (body, meta) => {
       if (meta.sha256 && this.cache) {
         const kept = parseLookups(await this.cache.readDerived(meta.sha256, 'lookups'));
         if (kept) {
@@ -142,7 +142,7 @@ export class Gateway {
     let bytes = await this.cache?.readBody(sha).catch(() => undefined);
     if (!bytes) {
       // The body went away since this run found it (a `cache clean` in between): fetched again, whatever it is now.
-      bytes = (await this.client.bytes(url, { maxBytes: limits.shardIndexDecoded })).bytes;
+      bytes = (await this.client.bytes(url, { maxBytes: limits.shardIndexDecoded, limit: 'shardIndexDecoded' })).bytes;
       sha = createHash('sha256').update(bytes).digest('hex');
     }
     const raw = await decompressShardIndex(bytes, url, limits);
@@ -188,7 +188,7 @@ export class Gateway {
     const url = `${file.url}.metadata`;
     let p = this.metadata.get(url);
     if (!p) {
-      p = this.client.bytes(url).then(({ bytes }) => {
+      p = this.client.bytes(url, { maxBytes: this.http.config.limits.metadataBytes, limit: 'metadataBytes' }).then(({ bytes }) => {
         const want = file.coreMetadata === true ? undefined : file.coreMetadata;
         const got = createHash('sha256').update(bytes).digest('hex');
         if (want && got !== want) {
@@ -245,7 +245,7 @@ export class Gateway {
     const deadlineAt = this.http.clock.now() + this.http.config.indexDeadlineMs;
     const bytes = await this.http.retry(async () => {
       this.client.stats.requests++;
-      const res = await this.http.open(url, { index: true, deadlineAt, maxBytes: this.http.config.limits.shardDecoded });
+      const res = await this.http.open(url, { index: true, deadlineAt, maxBytes: this.http.config.limits.shardDecoded, limit: 'shardDecoded' });
       const parts: Buffer[] = [];
       try {
         for await (const c of res.body) {

@@ -145,7 +145,13 @@ interface Outcome {
 let caseNo = 0;
 
 /** One setup run against the channel as the case left it; `--no-smoke --no-probe`, a sentinel tree beside it. */
-async function runCase(name: string, env: Record<string, string> = {}, extraArgs: string[] = [], channel = `${base}/ch`): Promise<Outcome> {
+async function runCase(
+  name: string,
+  env: Record<string, string> = {},
+  extraArgs: string[] = [],
+  channel = `${base}/ch`,
+  source = ['--component', 'level-zero', '--source', 'conda', '--conda-channel', channel],
+): Promise<Outcome> {
   const dir = path.join(work, `case-${caseNo++}`);
   await makeSentinel(path.join(dir, 'outside'));
   await fs.mkdir(path.join(dir, 'home'));
@@ -153,7 +159,7 @@ async function runCase(name: string, env: Record<string, string> = {}, extraArgs
   const prefix = path.join(dir, 'prefix');
   const cache = path.join(dir, 'cache');
   const rssFile = path.join(dir, 'rss');
-  const args = ['--json', '--no-smoke', '--no-probe', '--prefix', prefix, '--cache-dir', cache, '--component', 'level-zero', '--source', 'conda', '--conda-channel', channel, ...extraArgs];
+  const args = ['--json', '--no-smoke', '--no-probe', '--prefix', prefix, '--cache-dir', cache, ...source, ...extraArgs];
   const t0 = Date.now();
   const r = await execa('/usr/bin/time', ['-f', '%M', '-o', rssFile, process.execPath, BIN, ...args], {
     env: scrubbedEnv(path.join(dir, 'home'), { XPU_SETUP_HTTP_ATTEMPTS: '2', XPU_SETUP_HTTP_BACKOFF_SECONDS: '0.02', ...env }),
@@ -377,6 +383,31 @@ describe('index fault matrix', () => {
     const o = await runCase('--match-torch: python prints 300 MB', {}, [`--match-torch=${py}`]);
     expect([o.exit, o.code]).toEqual([1, 'MATCH_TORCH']);
     expect(o.rssMb).toBeLessThan(BOMB_RSS_MB);
+  });
+
+  // ---- 7. cost bounds ----------------------------------------------------------------------------------------------
+
+  it('a METADATA with 10,000 Requires-Dist names the index lacks: stopped at the first, a few requests', async () => {
+    routes = new Map();
+    const ur = fixtures.artifacts.find((a) => a.format === 'wheel' && a.name === 'intel-cmplr-lib-ur' && a.version === fixtures.urVersions.newer && a.platform === 'linux-x64')!;
+    const names = Array.from({ length: 10_000 }, (_, i) => `Requires-Dist: missing-dependency-${i} >=1`);
+    const metadata = Buffer.from(`Metadata-Version: 2.1\nName: intel-cmplr-lib-ur\nVersion: ${ur.version}\n${names.join('\n')}\n\n`);
+    routes.set(`/files/${ur.filename}`, { body: await fs.readFile(ur.path) });
+    routes.set(`/files/${ur.filename}.metadata`, { body: metadata });
+    const page = { meta: { 'api-version': '1.1' }, name: 'intel-cmplr-lib-ur', files: [{ filename: ur.filename, url: `../../files/${ur.filename}`, hashes: { sha256: ur.sha256 }, size: ur.size, 'core-metadata': { sha256: sha(metadata) } }] };
+    routes.set('/simple/intel-cmplr-lib-ur/', { body: Buffer.from(JSON.stringify(page)), headers: { 'content-type': 'application/vnd.pypi.simple.v1+json' } });
+    const from = requests.length;
+    const o = await runCase('METADATA: 10,000 names the index lacks', {}, [], '', ['--component', 'unified-runtime', '--source', 'pypi', '--index-url', `${base}/simple`]);
+    expect([o.exit, o.code]).toEqual([1, 'RESOLUTION_CONFLICT']);
+    expect(o.doc.error?.message).toMatch(/missing-dependency-0/);
+    expect(requests.length - from).toBeLessThan(40);
+  });
+
+  it('a METADATA past the requirement limit: TOO_LARGE naming the limit', async () => {
+    // The index of the case above, with a lower limit.
+    const o = await runCase('METADATA: past XPU_SETUP_MAX_REQUIREMENTS=500', { XPU_SETUP_MAX_REQUIREMENTS: '500' }, [], '', ['--component', 'unified-runtime', '--source', 'pypi', '--index-url', `${base}/simple`]);
+    expect([o.exit, o.code]).toEqual([1, 'TOO_LARGE']);
+    expect(o.doc.error?.message).toMatch(/more than 500/);
   });
 
   // ---- 6. credentials in a channel URL ---------------------------------------------------------------------------
