@@ -165,9 +165,11 @@ async function attempt(http: Http, url: string, file: string, metaFile: string, 
     await out.end();
     throw e;
   }
-  // A body without a length that ends early ends like a whole one; the size the index declares tells them apart.
-  if (res.contentLength === undefined && expected.size !== undefined && received < expected.size) {
-    throw new XpuError('SIZE_MISMATCH', `download of ${url} ended after ${received} of ${expected.size} bytes`, {
+  // A body without a length, or with a Content-Length short of the file, ends like a whole one; the size the index
+  // declares tells them apart (and the bytes that came are resumed from, not hashed as if they were the file).
+  if (expected.size !== undefined && received < expected.size) {
+    const said = res.contentLength !== undefined ? ` (the server's Content-Length said ${offset + res.contentLength})` : '';
+    throw new XpuError('SIZE_MISMATCH', `download of ${url} ended after ${received} of ${expected.size} bytes${said}`, {
       details: { url, expected: expected.size, received, retryable: true },
       hints: ['the connection was cut; run the command again (the bytes received are kept and resumed)'],
     });

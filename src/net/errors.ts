@@ -73,11 +73,13 @@ export function networkError(url: string, e: unknown, received?: number, proxy?:
   const hints = unreachable
     ? ['check the address, your network, or HTTPS_PROXY / NO_PROXY; behind a TLS-intercepting proxy set NODE_EXTRA_CA_CERTS']
     : ['the connection broke; run the command again (downloads already verified are kept in the cache)'];
-  const what = received === undefined ? `cannot reach ${url}` : `the connection to ${url} broke after ${received} bytes`;
+  const to = (e as { redirectedTo?: string } | undefined)?.redirectedTo;
+  const where = to ? `${to} (where ${url} redirected)` : url;
+  const what = received === undefined ? `cannot reach ${where}` : `the connection to ${where} broke after ${received} bytes`;
   return new XpuError('NETWORK', `${what}${code ? ` (${code})` : ''}`, {
     cause: e,
     hints,
-    details: { url, code, unreachable, received, proxy: proxy?.url },
+    details: { url, code, unreachable, received, proxy: proxy?.url, ...(to ? { redirectedTo: to } : {}) },
   });
 }
 

@@ -26,7 +26,11 @@ export async function followRedirects(
   let current = new URL(named);
   const seen = new Set([current.href]);
   for (let hop = 0; ; hop++) {
-    const res = await send(current.href, method);
+    const res = hop === 0 ? await send(current.href, method) : await send(current.href, method).catch((e: unknown) => {
+      // The failure is the redirect target's: said with it, not only with the URL first asked.
+      if (e && typeof e === 'object' && !(e instanceof XpuError)) Object.assign(e, { redirectedTo: redactUrl(current.href) });
+      throw e;
+    });
     const location = res.headers.location;
     if (!REDIRECTS.has(res.statusCode) || typeof location !== 'string') return res;
     await res.dump().catch(() => undefined);
