@@ -4,6 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Readable } from 'node:stream';
+import { alive } from '../lock-owner.js';
 import { BatchedWriter, filePieces, PieceStream } from '../pieces.js';
 
 /** Where the index cache lives inside the download cache directory. */
@@ -221,14 +222,5 @@ async function sweepParts(dir: string): Promise<void> {
     if (!st) continue;
     const age = now - st.mtimeMs;
     if (age > ANY_WRITER_MS || (age > DEAD_WRITER_MS && !alive(Number(m[1])))) await fs.rm(file, { force: true }).catch(() => undefined);
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

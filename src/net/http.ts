@@ -70,18 +70,6 @@ export interface ReachAnswer {
   error?: XpuError;
 }
 
-
-
-
-
-
-
-
-
-
-
-
-
 export class Http {
   readonly config: NetConfig;
   private direct?: DirectTransport;
@@ -286,8 +274,6 @@ export class Http {
   }
 }
 
-
-
 function link(from: AbortSignal | undefined, to: AbortController): () => void {
   if (!from) return () => undefined;
   if (from.aborted) to.abort(from.reason);
@@ -295,7 +281,6 @@ function link(from: AbortSignal | undefined, to: AbortController): () => void {
   from.addEventListener('abort', on, { once: true });
   return () => from.removeEventListener('abort', on);
 }
-
 
 const clients = new WeakMap<object, Http>();
 
