@@ -18,6 +18,32 @@ export const EnvVars = {
   XPU_SETUP_CONDA_CHANNELS: 'XPU_SETUP_CONDA_CHANNELS',
   /** Version constraints, comma-separated (`--require`), e.g. `level-zero>=1.9`. */
   XPU_SETUP_REQUIRE: 'XPU_SETUP_REQUIRE',
+  // Network and index limits (src/net/config.ts reads them; README's network table says what each does).
+  XPU_SETUP_HTTP_ATTEMPTS: 'XPU_SETUP_HTTP_ATTEMPTS',
+  XPU_SETUP_HTTP_RETRY_SECONDS: 'XPU_SETUP_HTTP_RETRY_SECONDS',
+  XPU_SETUP_HTTP_BACKOFF_SECONDS: 'XPU_SETUP_HTTP_BACKOFF_SECONDS',
+  XPU_SETUP_DOWNLOAD_DEADLINE_SECONDS: 'XPU_SETUP_DOWNLOAD_DEADLINE_SECONDS',
+  XPU_SETUP_DOWNLOAD_MIN_BYTES_PER_SECOND: 'XPU_SETUP_DOWNLOAD_MIN_BYTES_PER_SECOND',
+  XPU_SETUP_DOWNLOAD_RATE_WINDOW_SECONDS: 'XPU_SETUP_DOWNLOAD_RATE_WINDOW_SECONDS',
+  XPU_SETUP_ALLOW_HTTP_REDIRECT: 'XPU_SETUP_ALLOW_HTTP_REDIRECT',
+  /** One index read (a repodata file, a shard index or shard, a project page, a METADATA), all attempts included. */
+  XPU_SETUP_INDEX_DEADLINE_SECONDS: 'XPU_SETUP_INDEX_DEADLINE_SECONDS',
+  /** The most bytes one index body may be as sent (a repodata file, compressed or not; a project page). */
+  XPU_SETUP_MAX_INDEX_BYTES: 'XPU_SETUP_MAX_INDEX_BYTES',
+  /** The most a repodata document may decompress to. */
+  XPU_SETUP_MAX_REPODATA_DECODED: 'XPU_SETUP_MAX_REPODATA_DECODED',
+  /** The most a shard index (repodata_shards.msgpack.zst) may decompress to. */
+  XPU_SETUP_MAX_SHARD_INDEX_DECODED: 'XPU_SETUP_MAX_SHARD_INDEX_DECODED',
+  /** The most one shard may decompress to. */
+  XPU_SETUP_MAX_SHARD_DECODED: 'XPU_SETUP_MAX_SHARD_DECODED',
+  /** The most bytes one wheel's METADATA may be. */
+  XPU_SETUP_MAX_METADATA_BYTES: 'XPU_SETUP_MAX_METADATA_BYTES',
+  /** The deepest nesting of arrays and maps a msgpack index document may have. */
+  XPU_SETUP_MAX_NESTING: 'XPU_SETUP_MAX_NESTING',
+  /** The most requirements one dependency closure follows. */
+  XPU_SETUP_MAX_REQUIREMENTS: 'XPU_SETUP_MAX_REQUIREMENTS',
+  /** The most bytes of output kept from one child process (a compiler, python, apt-get), stdout and stderr each. */
+  XPU_SETUP_MAX_CHILD_OUTPUT: 'XPU_SETUP_MAX_CHILD_OUTPUT',
   /** Test hook: the smoke test runs this SPIR-V (same kernel contract) instead of the shipped vector add. */
   XPU_SETUP_SMOKE_SPV: 'XPU_SETUP_SMOKE_SPV',
   /** `0`: bin/xpu-setup.js neither reads nor writes V8's code cache beside the bundle (it only saves compile time), and `cache` leaves it out. */

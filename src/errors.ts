@@ -22,6 +22,8 @@ export type ErrorCode =
   | 'LOCKFILE'
   | 'OFFLINE'
   | 'BAD_INDEX'
+  /** A URL an index hands out that xpu-setup does not follow (a local path, another scheme, a step down from https). */
+  | 'URL_REFUSED'
   | 'BAD_ARCHIVE'
   /** A library file that cannot be read as what its name says (a damaged DLL). */
   | 'BAD_LIBRARY'

@@ -43,7 +43,8 @@ export function processStartedAt(pid: number): number | undefined {
   }
 }
 
-function alive(pid: number): boolean {
+/** Whether a process with this pid runs on this machine (one this process may not signal runs too). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -4,6 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Readable } from 'node:stream';
+import { alive } from '../lock-owner.js';
 import { BatchedWriter, filePieces, PieceStream } from '../pieces.js';
 
 /** Where the index cache lives inside the download cache directory. */
@@ -181,9 +182,15 @@ export class IndexCache {
     };
   }
 
+  private swept = false;
+
   private async tempPath(): Promise<string> {
     const dir = path.join(this.root, 'tmp');
     await this.mkdir(dir);
+    if (!this.swept) {
+      this.swept = true;
+      await sweepParts(dir).catch(() => undefined);
+    }
     return path.join(dir, `${process.pid}-${randomBytes(6).toString('hex')}.part`);
   }
 
@@ -197,5 +204,23 @@ export class IndexCache {
       await fs.rm(tmp, { force: true }).catch(() => undefined);
       throw e;
     }
+  }
+}
+
+/** A part file this old with no live writer here is left over (its writer was killed); one a day old, whatever wrote it. */
+const DEAD_WRITER_MS = 10 * 60_000;
+const ANY_WRITER_MS = 24 * 3600_000;
+
+/** Removes `<pid>-*.part` files a killed run (kill -9, a lost machine) left in the index cache's tmp folder. */
+async function sweepParts(dir: string): Promise<void> {
+  const now = Date.now();
+  for (const name of await fs.readdir(dir)) {
+    const m = /^(\d+)-[0-9a-f]+\.part$/.exec(name);
+    if (!m) continue;
+    const file = path.join(dir, name);
+    const st = await fs.stat(file).catch(() => undefined);
+    if (!st) continue;
+    const age = now - st.mtimeMs;
+    if (age > ANY_WRITER_MS || (age > DEAD_WRITER_MS && !alive(Number(m[1])))) await fs.rm(file, { force: true }).catch(() => undefined);
   }
 }

@@ -15,6 +15,7 @@ import type { MatchTorchRequest } from '../records/plan.js';
 import { parseConstraint } from '../versions/order.js';
 import { list, splitList, str, type Values } from './command.js';
 import { EnvVars } from '../env-names.js';
+import { redactText, rememberCredentials } from '../net/credentials.js';
 import { DEFAULT_LIMITS, type UnpackLimits } from '../install/limits.js';
 
 /** Where a value came from, named as the user wrote it, so an error points at what to change. */
@@ -42,12 +43,13 @@ export function parseLimits(values: Values, deps: Deps): UnpackLimits {
 function checkUrl(g: Given, example: string): string {
   try {
     const u = new URL(g.value);
-    if (u.protocol === 'http:' || u.protocol === 'https:') return g.value;
+    // Credentials in it stay in this process: what is passed on (and written anywhere) shows `***` for them.
+    if (u.protocol === 'http:' || u.protocol === 'https:') return rememberCredentials(g.value);
   } catch {
     // reported below
   }
   const spaced = /\s/.test(g.value.trim()) ? [`${g.from} takes several values separated by commas (or newlines), not spaces`] : [];
-  throw new XpuError('USAGE', `${g.from} "${g.value}" is not an http(s) URL`, {
+  throw new XpuError('USAGE', `${g.from} "${redactText(g.value)}" is not an http(s) URL`, {
     hints: [...spaced, `example: ${g.from.startsWith('-') ? `${g.from} ${example}` : `${g.from}=${example}`}`],
   });
 }
@@ -79,7 +81,8 @@ const resolvedPath = (p: string | undefined): string | undefined => (p === undef
 
 /** `--from`: an http(s) URL as it is; a `file:` URL or a path (`~/`, or relative to the working directory) as an absolute path. */
 function bundleLocation(from: string | undefined, deps: Deps): string | undefined {
-  if (from === undefined || /^https?:\/\//i.test(from)) return from;
+  if (from === undefined) return from;
+  if (/^https?:\/\//i.test(from)) return rememberCredentials(from);
   if (!/^file:/i.test(from)) return path.resolve(expandHome(from, deps));
   try {
     return fileURLToPath(from);

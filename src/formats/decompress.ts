@@ -124,22 +124,82 @@ export function gzipDecompressor(): Duplex {
   return zlib.createGunzip({ chunkSize: DECOMPRESSED_CHUNK });
 }
 
+/** Decompressed output past the caller's limit: the decompression stopped there (a bomb is never held whole). */
+export class OutputTooLarge extends Error {
+  constructor(readonly limit: number) {
+    super(`it decompresses to more than ${limit} bytes`);
+  }
+}
+
 /**
- * A zstd document held whole (a conda shard, a shard index): node:zlib where Node has it; else fzstd for small ones
- * and, past 64 KiB, the stream decompressor (the zstd program when on PATH: several times faster than fzstd).
+ * Reads a decompressor's output whole, stopping (and destroying it) as soon as more than maxBytes came out. The
+ * decompressor is fed by the caller.
  */
-export async function zstdDecompressBytes(bytes: Uint8Array): Promise<Buffer> {
-  const native = (zlib as typeof zlib & { zstdDecompressSync?: (b: Uint8Array) => Buffer }).zstdDecompressSync;
-  if (native) return native(bytes);
-  if (bytes.length > 64 * 1024) {
+export async function collectCapped(d: Duplex, maxBytes: number): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const c of d) {
+    size += (c as Buffer).length;
+    if (size > maxBytes) {
+      d.destroy();
+      throw new OutputTooLarge(maxBytes);
+    }
+    parts.push(c as Buffer);
+  }
+  return Buffer.concat(parts);
+}
+
+/**
+ * A zstd document held whole (a conda shard, a shard index), never more than maxBytes of output: node:zlib where
+ * Node has it; else fzstd for small ones whose blocks cannot make more than that, and otherwise the stream
+ * decompressor (the zstd program when on PATH: several times faster than fzstd), stopped at the limit.
+ */
+export async function zstdDecompressBytes(bytes: Uint8Array, maxBytes = Number.MAX_SAFE_INTEGER): Promise<Buffer> {
+  const native = (zlib as typeof zlib & { zstdDecompressSync?: (b: Uint8Array, o?: { maxOutputLength?: number }) => Buffer }).zstdDecompressSync;
+  if (native) {
+    try {
+      return native(bytes, maxBytes < 2 ** 32 ? { maxOutputLength: maxBytes } : {});
+    } catch (e) {
+      if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw new OutputTooLarge(maxBytes);
+      throw e;
+    }
+  }
+  const bound = bytes.length <= 64 * 1024 ? zstdOutputBound(bytes) : undefined;
+  if (bound === undefined || bound > maxBytes) {
     const d = await zstdDecompressor();
-    const parts: Buffer[] = [];
     d.end(bytes);
-    for await (const c of d) parts.push(c as Buffer);
-    return Buffer.concat(parts);
+    return collectCapped(d, maxBytes);
   }
   const out = (await import('fzstd')).decompress(withFittedWindow(bytes));
   return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+}
+
+/**
+ * The most output the zstd frames in b can make, from their block headers (raw and RLE blocks their size, compressed
+ * ones 128 KiB at most); undefined when b is not a plain sequence of zstd frames (skippable frames, a dictionary).
+ */
+export function zstdOutputBound(b: Uint8Array): number | undefined {
+  let p = 0;
+  let bound = 0;
+  while (p < b.length) {
+    if (p + 6 > b.length || b[p] !== 0x28 || b[p + 1] !== 0xb5 || b[p + 2] !== 0x2f || b[p + 3] !== 0xfd) return undefined;
+    const descriptor = b[p + 4]!;
+    const single = (descriptor >> 5) & 1;
+    const fcsBytes = [single, 2, 4, 8][descriptor >> 6]!;
+    p += 5 + (single ? 0 : 1) + [0, 1, 2, 4][descriptor & 3]! + fcsBytes;
+    for (let last = 0; !last; ) {
+      if (p + 3 > b.length) return undefined;
+      const header = b[p]! | (b[p + 1]! << 8) | (b[p + 2]! << 16);
+      const type = (header >> 1) & 3;
+      const size = header >>> 3;
+      if (type === 3) return undefined;
+      last = header & 1;
+      bound += type === 2 ? MAX_BLOCK : size;
+      p += 3 + (type === 1 ? 1 : size);
+    }
+    if (descriptor & 4) p += 4;
+  }
+  return p === b.length ? bound : undefined;
 }
 
 const MAX_BLOCK = 128 * 1024;

@@ -93,7 +93,16 @@ export async function readTar(
       await visit({ path: p, type, mode: (entry.mode ?? 0o644) & 0o7777, linkTarget, size: entry.size ?? 0 }, type === 'file' ? (entry as unknown as Readable) : undefined);
     };
     chain = chain.then(work).catch((e) => {
-      failure ??= e;
+      // A member whose bytes stopped coming fails where it is written; the cause is the archive, not the staging tree.
+      const left = (entry as unknown as { remain?: number }).remain ?? 0;
+      const cut = left > 0 && !(e instanceof XpuError && e.code !== 'INSTALL' && e.code !== 'NO_SPACE');
+      failure ??= cut
+        ? new XpuError('BAD_ARCHIVE', `${archive}: member "${entry.path}" ends ${left} bytes early: the archive is cut short or damaged`, {
+            cause: e,
+            details: { archive, member: entry.path, missing: left },
+            hints: ['the download may be damaged: remove it from the cache and run again, or report the package to the index owner'],
+          })
+        : e;
       entry.resume();
       // Stop reading: a bomb or a hostile member must not be decompressed to its end only to be discarded.
       abort(failure);
@@ -111,14 +120,13 @@ export async function readTar(
   } catch (e) {
     // The stream broke first: whatever the member being written fails with afterwards is a consequence of that.
     const broken = !failure;
-    if (broken && active && !(active as unknown as { emittedEnd?: boolean }).emittedEnd) {
-      (active as unknown as Readable).destroy(new Error('the archive ended inside this member'));
-    }
+    const inside = broken && active && !(active as unknown as { emittedEnd?: boolean }).emittedEnd ? active : undefined;
+    if (inside) (inside as unknown as Readable).destroy(new Error('the archive ended inside this member'));
     await chain;
     if (failure && !broken) throw failure;
-    throw new XpuError('BAD_ARCHIVE', `${archive} is not a readable tar archive`, {
+    throw new XpuError('BAD_ARCHIVE', `${archive} is not a readable tar archive${inside ? `: it ends inside member "${inside.path}"` : ''}`, {
       cause: e,
-      details: { archive },
+      details: { archive, ...(inside ? { member: inside.path } : {}) },
       hints: ['the download may be damaged: remove it from the cache and run again'],
     });
   }

@@ -83,6 +83,7 @@ export const linuxLayout: PlatformLayout = {
   loadLibrary: 'dlopen',
   sharedLibSuffix: '.so',
   exeSuffix: '',
+  processGroups: true,
   runpath: true,
   sharedLibFlags: ['-fPIC'],
   compilerSearch: 'gnu',

@@ -126,6 +126,11 @@ export interface PlatformLayout {
   /** What a shared library's and a program's file names end with. */
   sharedLibSuffix: '.so' | '.dll';
   exeSuffix: '' | '.exe';
+  /**
+   * A child process is started in a process group of its own and stopped as a group (POSIX), so a program that forked
+   * (a python whose script starts a sleeper) cannot keep running, or keep its output pipe open, past its time.
+   */
+  processGroups: boolean;
   /** Shared libraries are found at run time through RPATH/RUNPATH (ELF), so a build records the prefix's lib dir. */
   runpath: boolean;
   /** GCC-style flags a shared library needs here (Windows code is position-independent already). */

@@ -88,6 +88,7 @@ export const win32Layout: PlatformLayout = {
   loadLibrary: 'LoadLibraryExW',
   sharedLibSuffix: '.dll',
   exeSuffix: '.exe',
+  processGroups: false,
   runpath: false,
   sharedLibFlags: [],
   compilerSearch: 'msvc-first',

@@ -4,6 +4,7 @@ import { XpuError } from '../errors.js';
 import type { Host } from '../host/types.js';
 import { layoutFor } from '../host/index.js';
 import { httpFor } from '../net/http.js';
+import { overLimit } from '../net/config.js';
 import { gatewayFor } from '../sources/gateway.js';
 import type { IndexFile } from '../sources/simple-index.js';
 import { meetsAll, type Constraint } from '../versions/order.js';
@@ -138,6 +139,9 @@ async function requiresDist(ctx: SourceContext, indexUrl: string, c: WheelPick):
   return requiresDistOf(await (ctx.gateway ?? gatewayFor(ctx.deps)).coreMetadata(file));
 }
 
+/** Project pages asked for ahead of the resolver, per wheel's requirements. */
+const PREFETCH = 8;
+
 function pypiProvider(
   ctx: SourceContext,
   indexUrl: string,
@@ -147,6 +151,8 @@ function pypiProvider(
 ): Provider<WheelPick> {
   const gateway = ctx.gateway ?? gatewayFor(ctx.deps);
   const cache = new Map<string, Promise<WheelPick[]>>();
+  const limit = httpFor(ctx.deps.env).config.limits.requirements;
+  let followed = 0;
   return {
     candidates(name) {
       const key = normalizeName(name);
@@ -180,7 +186,11 @@ function pypiProvider(
         }
         out.push({ name, spec: req.specifier, by, byName: c.name });
       }
-      for (const r of out) void this.candidates(r.name).catch(() => undefined);
+      followed += out.length;
+      if (followed > limit) throw overLimit(c.file.url, `(${by}) brings the requirements this closure follows to`, limit, 'requirements');
+      // The first few pages are asked for ahead, not all: the resolver stops at the first name the index lacks, and a
+      // METADATA of thousands of names would otherwise cost a request for each before that.
+      for (const r of out.slice(0, PREFETCH)) void this.candidates(r.name).catch(() => undefined);
       return out;
     },
   };

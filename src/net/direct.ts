@@ -4,28 +4,12 @@
 // read so, 12 ms into a kept buffer. One keep-alive pool per origin; timeouts as codes.
 import * as net from 'node:net';
 import * as tls from 'node:tls';
-import type { PieceSink, Pump } from '../pieces.js';
+import type { PieceSink } from '../pieces.js';
+import type { RawResponse, Transport, TransportRequest } from './transport.js';
 
-export interface RawResponse {
-  statusCode: number;
-  headers: Record<string, string | undefined>;
-  /** Hands the body to `each` piece by piece; settles when the body has ended, or with the error that cut it. */
-  pump: Pump;
-  /** Reads the rest of the body and throws it away, so the connection can serve the next request. */
-  dump(): Promise<void>;
-  /** Stops the body where it is (the connection is closed, not reused). */
-  cancel(): void;
-}
-
-export interface DirectOptions {
-  method: string;
-  headers: Record<string, string>;
-  signal: AbortSignal;
-  connectTimeoutMs: number;
-  headersTimeoutMs: number;
-  /** The longest silence while the body arrives. */
-  idleTimeoutMs: number;
-}
+export type { RawResponse } from './transport.js';
+/** What DirectTransport is asked (the transport interface's request). */
+export type DirectOptions = TransportRequest;
 
 /** An error with the code networkError() maps (the same words a timeout has in the rest of the code). */
 function codeError(code: string, message: string): Error {
@@ -452,7 +436,7 @@ interface Pool {
   waiting: (() => void)[];
 }
 
-export class DirectTransport {
+export class DirectTransport implements Transport {
   private readonly pools = new Map<string, Pool>();
 
   /** `secureContext` is asked for by the first https connection only: building one from a CA list costs ~25 ms. */

@@ -165,14 +165,18 @@ async function attempt(http: Http, url: string, file: string, metaFile: string, 
     await out.end();
     throw e;
   }
-  // A body without a length that ends early ends like a whole one; the size the index declares tells them apart.
-  if (res.contentLength === undefined && expected.size !== undefined && received < expected.size) {
-    throw new XpuError('SIZE_MISMATCH', `download of ${url} ended after ${received} of ${expected.size} bytes`, {
+  // A body without a length, or with a Content-Length short of the file, ends like a whole one; the size the index
+  // declares tells them apart, and the bytes that came are resumed from. (Bytes that are the file, by its sha256, are
+  // a size the index has wrong: said as that by the caller.)
+  const sha256 = hash.digest('hex');
+  if (expected.size !== undefined && received < expected.size && sha256 !== expected.sha256) {
+    const said = res.contentLength !== undefined ? ` (the server's Content-Length said ${offset + res.contentLength})` : '';
+    throw new XpuError('SIZE_MISMATCH', `download of ${url} ended after ${received} of ${expected.size} bytes${said}`, {
       details: { url, expected: expected.size, received, retryable: true },
       hints: ['the connection was cut; run the command again (the bytes received are kept and resumed)'],
     });
   }
-  return { sha256: hash.digest('hex'), size: received, resumed: offset > 0 };
+  return { sha256, size: received, resumed: offset > 0 };
 }
 
 /**

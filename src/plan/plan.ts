@@ -42,6 +42,9 @@ export interface PlanOptions {
   includeLoaderDll?: boolean;
 }
 
+/** What a source's index did that stops the run at once, under its own code (a limit, a refused URL, a stall). */
+const INDEX_REFUSALS = new Set(['URL_REFUSED', 'TOO_LARGE', 'TOO_SLOW', 'DEADLINE']);
+
 function orderSources(specs: SourceSpec[], prefer: SourceKind[]): SourceSpec[] {
   if (!prefer.length) return specs;
   return prefer.flatMap((kind) => specs.filter((s) => s.kind === kind));
@@ -167,6 +170,8 @@ async function planComponent(
           });
         }
         if (e.code === 'RESOLUTION_CONFLICT' && isNamed(s, opts)) throw e;
+        // A named index that points somewhere refused, sends a bomb or stalls: that is the error, said as it is.
+        if (INDEX_REFUSALS.has(e.code) && isNamed(s, opts)) throw e;
         const a: SourceAttempt = { source: s.kind, outcome: isUnreachable(e) ? 'unreachable' : 'error', reason: `${label}: ${e.message}` };
         if (OWN_HINTS.has(e.code) && e.hints.length) a.hints = e.hints;
         pc.attempts.push(a);

@@ -8,7 +8,7 @@ import { parentPort, Worker, workerData } from 'node:worker_threads';
 import { openZstdLibrary, ZstdInflater, type ZstdLibrary } from '../runtime/zstd-lib.js';
 import { piecesOf } from '../pieces.js';
 import type { Repodata } from './repodata.js';
-import { RepodataScanner } from './repodata-scan.js';
+import { DecodedTooLarge, RepodataScanner } from './repodata-scan.js';
 import { PipeAborted, PipeReader, PipeWriter, type SharedPipeMemory } from './shared-pipe.js';
 
 /** Output room asked of the scanner for each call: a zstd block is at most 128 KiB. */
@@ -29,8 +29,8 @@ export class ZstdRepodataScan {
   private readonly scanner: RepodataScanner;
   private readonly inflater: ZstdInflater;
 
-  constructor(lib: ZstdLibrary, names: Iterable<string>) {
-    this.scanner = new RepodataScanner(names);
+  constructor(lib: ZstdLibrary, names: Iterable<string>, maxBytes = Infinity) {
+    this.scanner = new RepodataScanner(names, maxBytes);
     this.inflater = new ZstdInflater(lib);
   }
 
@@ -69,10 +69,11 @@ export class ZstdRepodataScan {
 interface WorkerInput {
   library: string | null;
   names: string[];
+  maxBytes: number;
   pipe: SharedPipeMemory;
 }
 
-type WorkerAnswer = { doc: Repodata } | { error: string };
+type WorkerAnswer = { doc: Repodata } | { error: string; limit?: number };
 
 /**
  * Scans a repodata.json.zst body for `names`: in a worker thread started from `opts.worker` (by default the bundle's
@@ -83,11 +84,12 @@ export async function scanZstdRepodata(
   body: Readable,
   names: readonly string[],
   lib: ZstdLibrary,
-  opts: { size?: number; worker?: string | false } = {},
+  opts: { size?: number; worker?: string | false; maxBytes?: number } = {},
 ): Promise<Repodata> {
   const worker = opts.worker ?? (worthAWorker(opts.size) ? bundledWorker() : undefined);
+  const maxBytes = opts.maxBytes ?? Infinity;
   if (!worker) {
-    const scan = new ZstdRepodataScan(lib, names);
+    const scan = new ZstdRepodataScan(lib, names, maxBytes);
     try {
       await eachChunk(body, (chunk) => scan.feed(chunk));
     } catch (e) {
@@ -97,10 +99,10 @@ export async function scanZstdRepodata(
     return scan.result();
   }
   const pipe = new PipeWriter(PIPE_BYTES);
-  const input: WorkerInput = { library: lib.name, names: [...names], pipe: pipe.memory };
+  const input: WorkerInput = { library: lib.name, names: [...names], maxBytes, pipe: pipe.memory };
   const thread = new Worker(worker, { workerData: input });
   const answer = new Promise<Repodata>((resolve, reject) => {
-    thread.once('message', (m: WorkerAnswer) => ('doc' in m ? resolve(m.doc) : reject(new Error(m.error))));
+    thread.once('message', (m: WorkerAnswer) => ('doc' in m ? resolve(m.doc) : reject(m.limit !== undefined ? new DecodedTooLarge(m.limit) : new Error(m.error))));
     thread.once('error', reject);
     thread.once('exit', (code) => reject(new Error(`the scan's worker thread ended (exit ${code}) without an answer`)));
   });
@@ -153,20 +155,20 @@ function bundledWorker(): string | undefined {
 
 /** The worker thread's side: decompresses and scans what arrives through the pipe, and answers once. */
 export function runScanWorker(): void {
-  const { library, names, pipe: memory } = workerData as WorkerInput;
+  const { library, names, maxBytes, pipe: memory } = workerData as WorkerInput;
   const pipe = new PipeReader(memory);
   let scan: ZstdRepodataScan | undefined;
   let answer: WorkerAnswer;
   try {
     const lib = openZstdLibrary(library);
     if (!lib) throw new Error(`zstd (${library ?? 'the program\'s own'}) could not be opened in the worker thread`);
-    scan = new ZstdRepodataScan(lib, names);
+    scan = new ZstdRepodataScan(lib, names, maxBytes);
     for (let run = pipe.read(); run; run = pipe.read()) pipe.consumed(scan.step(run).read);
     answer = { doc: scan.result() };
   } catch (e) {
     scan?.close();
     pipe.abort();
-    answer = { error: (e as Error).message };
+    answer = { error: (e as Error).message, ...(e instanceof DecodedTooLarge ? { limit: e.limit } : {}) };
   }
   parentPort!.postMessage(answer);
 }

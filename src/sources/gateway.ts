@@ -7,12 +7,13 @@ import type { Deps } from '../deps.js';
 import { XpuError } from '../errors.js';
 import { gzipDecompressor, zstdDecompressor } from '../formats/decompress.js';
 import { systemZstd, type ZstdLibrary } from '../runtime/zstd-lib.js';
+import { overLimit } from '../net/config.js';
 import { httpFor, type Http } from '../net/http.js';
 import type { Reporter } from '../reporter.js';
 import { CONDA_RUNTIME_PACKAGES, parseRepodata, type CondaCandidate, type Repodata } from './repodata.js';
 import { CachingHttp, type BodyMeta, type IndexStats } from './http-cache.js';
 import { parseProjectPage, projectPageRequest, type IndexFile } from './simple-index.js';
-import { RepodataScanner } from './repodata-scan.js';
+import { DecodedTooLarge, RepodataScanner } from './repodata-scan.js';
 import { scanZstdRepodata } from './full-scan.js';
 import { readRemoteWheelMetadata } from './wheel-metadata.js';
 import { decodeShardIndex, decompressShardIndex, parseShard, readShardIndex, SHARD_INDEX_FILE, shardUrl, shardUrls, type ShardIndex, type ShardIndexInfo } from './shards.js';
@@ -110,7 +111,8 @@ export class Gateway {
    * names). The index itself is kept decompressed: starting the zstd program for a MB costs more than a warm plan.
    */
   private shardIndex(url: string): Promise<ShardLookups> {
-    return this.client.consume(url, {}, async (body, meta) => {
+    const limits = this.http.config.limits;
+    return this.client.consume(url, { maxBytes: limits.shardIndexDecoded, limit: 'shardIndexDecoded' }, async (body, meta) => {
       if (meta.sha256 && this.cache) {
         const kept = parseLookups(await this.cache.readDerived(meta.sha256, 'lookups'));
         if (kept) {
@@ -118,9 +120,9 @@ export class Gateway {
           return new ShardLookups(this, url, meta.sha256, kept);
         }
       }
-      const { bytes, raw } = await readShardIndex(body, url);
+      const { bytes, raw } = await readShardIndex(body, url, limits);
       const sha = meta.sha256 ?? createHash('sha256').update(bytes).digest('hex');
-      const index = await decodeShardIndex(raw, url);
+      const index = await decodeShardIndex(raw, url, limits);
       await this.cache?.putDerived(sha, 'msgpack', raw).catch(() => undefined);
       return new ShardLookups(this, url, sha, { info: index.info, shards: {} }, index);
     });
@@ -128,10 +130,11 @@ export class Gateway {
 
   /** The shard index whose body has this sha256: its kept decompressed form, or its kept body decompressed again. */
   async decodedShardIndex(url: string, sha: string): Promise<ShardIndex> {
+    const limits = this.http.config.limits;
     const kept = await this.cache?.readDerived(sha, 'msgpack');
     if (kept) {
       try {
-        return await decodeShardIndex(kept, url);
+        return await decodeShardIndex(kept, url, limits);
       } catch {
         // damaged: decompressed again below
       }
@@ -139,11 +142,11 @@ export class Gateway {
     let bytes = await this.cache?.readBody(sha).catch(() => undefined);
     if (!bytes) {
       // The body went away since this run found it (a `cache clean` in between): fetched again, whatever it is now.
-      bytes = (await this.client.bytes(url)).bytes;
+      bytes = (await this.client.bytes(url, { maxBytes: limits.shardIndexDecoded, limit: 'shardIndexDecoded' })).bytes;
       sha = createHash('sha256').update(bytes).digest('hex');
     }
-    const raw = await decompressShardIndex(bytes, url);
-    const index = await decodeShardIndex(raw, url);
+    const raw = await decompressShardIndex(bytes, url, limits);
+    const index = await decodeShardIndex(raw, url, limits);
     await this.cache?.putDerived(sha, 'msgpack', raw).catch(() => undefined);
     return index;
   }
@@ -158,7 +161,7 @@ export class Gateway {
       this.client.stats.fresh++;
       return kept;
     }
-    const doc = await parseShard(await this.immutable(url, sha256, what), url);
+    const doc = await parseShard(await this.immutable(url, sha256, what), url, this.http.config.limits);
     await this.cache?.putDerived(sha256, 'json', Buffer.from(JSON.stringify(doc))).catch(() => undefined);
     return doc;
   }
@@ -185,7 +188,7 @@ export class Gateway {
     const url = `${file.url}.metadata`;
     let p = this.metadata.get(url);
     if (!p) {
-      p = this.client.bytes(url).then(({ bytes }) => {
+      p = this.client.bytes(url, { maxBytes: this.http.config.limits.metadataBytes, limit: 'metadataBytes' }).then(({ bytes }) => {
         const want = file.coreMetadata === true ? undefined : file.coreMetadata;
         const got = createHash('sha256').update(bytes).digest('hex');
         if (want && got !== want) {
@@ -239,9 +242,10 @@ export class Gateway {
     } catch {
       // a damaged copy was removed; download it again
     }
+    const deadlineAt = this.http.clock.now() + this.http.config.indexDeadlineMs;
     const bytes = await this.http.retry(async () => {
       this.client.stats.requests++;
-      const res = await this.http.open(url);
+      const res = await this.http.open(url, { index: true, deadlineAt, maxBytes: this.http.config.limits.shardDecoded, limit: 'shardDecoded' });
       const parts: Buffer[] = [];
       try {
         for await (const c of res.body) {
@@ -413,7 +417,7 @@ class FullFileReader implements SubdirReader {
     let scanned: Scanned;
     if (!this.plain) {
       try {
-        scanned = await this.gw.client.consume(`${this.url}.zst`, {}, (body, meta) => this.scanKept(body, meta, batch, () => scanBody(body, `${this.url}.zst`, batch, 'zstd', { size: meta.size })));
+        scanned = await this.gw.client.consume(`${this.url}.zst`, {}, (body, meta) => this.scanKept(body, meta, batch, () => scanBody(body, `${this.url}.zst`, batch, 'zstd', { size: meta.size, maxBytes: this.gw.http.config.limits.repodataDecoded })));
       } catch (e) {
         if (!(e instanceof XpuError) || e.code !== 'NOT_FOUND') throw e;
         this.plain = true;
@@ -422,7 +426,7 @@ class FullFileReader implements SubdirReader {
     }
     if (this.plain) {
       try {
-        scanned = await this.gw.client.consume(this.url, { acceptEncoding: 'gzip' }, (body, meta) => this.scanKept(body, meta, batch, () => scanBody(body, this.url, batch, encodingOf(meta))));
+        scanned = await this.gw.client.consume(this.url, { acceptEncoding: 'gzip' }, (body, meta) => this.scanKept(body, meta, batch, () => scanBody(body, this.url, batch, encodingOf(meta), { size: meta.size, maxBytes: this.gw.http.config.limits.repodataDecoded })));
       } catch (e) {
         if (e instanceof XpuError && e.code === 'NOT_FOUND') this.missing = e;
         throw e;
@@ -479,18 +483,29 @@ export async function scanBody(
   url: string,
   names: readonly string[],
   encoding: 'zstd' | 'gzip' | 'identity',
-  opts: { zstd?: ZstdLibrary | false; size?: number } = {},
+  opts: { zstd?: ZstdLibrary | false; size?: number; maxBytes?: number } = {},
 ): Promise<Repodata> {
   try {
     const lib = encoding === 'zstd' && opts.zstd !== false ? (opts.zstd ?? systemZstd()) : undefined;
-    if (lib) return await scanZstdRepodata(body, names, lib, { size: opts.size });
-    const scanner = new RepodataScanner(names);
+    if (lib) return await scanZstdRepodata(body, names, lib, { size: opts.size, maxBytes: opts.maxBytes });
+    const scanner = new RepodataScanner(names, opts.maxBytes);
     const bytes = encoding === 'zstd' ? body.pipe(batches()).pipe(await zstdDecompressor()) : encoding === 'gzip' ? body.pipe(gzipDecompressor()) : body;
     if (bytes !== body) body.on('error', (e) => bytes.destroy(e));
-    for await (const chunk of bytes) scanner.push(chunk as Buffer);
+    try {
+      for await (const chunk of bytes) scanner.push(chunk as Buffer);
+    } catch (e) {
+      // As the zstd scan does: the rest of the body is read (no reader left waiting on it), and a body that fails
+      // itself (a cached copy whose sha256 is checked at its end) is the better cause.
+      if (bytes !== body) {
+        body.unpipe();
+        for await (const _ of body) void _;
+      }
+      throw e;
+    }
     return scanner.result();
   } catch (e) {
     if (e instanceof XpuError || e instanceof CorruptBody) throw e;
+    if (e instanceof DecodedTooLarge) throw overLimit(url, encoding === 'identity' ? 'is' : 'decompresses to', e.limit, 'repodataDecoded', opts.size);
     throw new XpuError('BAD_INDEX', `${url} is not valid${encoding === 'identity' ? '' : ` ${encoding}-compressed`} repodata JSON: ${(e as Error).message}`, {
       cause: e,
       details: { url },

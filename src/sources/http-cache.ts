@@ -3,6 +3,7 @@
 import type { Readable } from 'node:stream';
 import { CorruptBody, type IndexCache, type IndexEntry } from '../cache/index-cache.js';
 import { XpuError } from '../errors.js';
+import type { IndexLimits } from '../net/config.js';
 import type { Http } from '../net/http.js';
 import { PieceStream, type PieceSink, type Pump } from '../pieces.js';
 
@@ -11,6 +12,9 @@ export interface IndexGetOptions {
   accept?: string;
   /** Accept-Encoding (the body is kept as sent; the consumer decodes it). */
   acceptEncoding?: string;
+  /** The most bytes the body may be as sent, and which limit that is (default: the index limit of the config). */
+  maxBytes?: number;
+  limit?: keyof IndexLimits;
 }
 
 /** What a consumer learns of the response besides its body. */
@@ -90,6 +94,10 @@ export class CachingHttp {
         entry = undefined;
       }
     }
+    // One deadline for the read, whatever its attempts.
+    const deadlineAt = this.http.clock.now() + this.http.config.indexDeadlineMs;
+    const maxBytes = opts.maxBytes ?? this.http.config.limits.indexBytes;
+    const limit = opts.maxBytes === undefined ? 'indexBytes' : opts.limit;
     return this.http.retry(async () => {
       const headers: Record<string, string> = {};
       if (opts.accept) headers.accept = opts.accept;
@@ -97,7 +105,7 @@ export class CachingHttp {
       if (entry?.etag) headers['if-none-match'] = entry.etag;
       if (entry?.lastModified) headers['if-modified-since'] = entry.lastModified;
       this.stats.requests++;
-      const res = await this.http.open(url, { headers });
+      const res = await this.http.open(url, { headers, index: true, deadlineAt, maxBytes, limit });
       if (res.status === 304) {
         await res.discard();
         if (!entry) throw badStatus(url, 304);

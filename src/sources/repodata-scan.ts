@@ -90,8 +90,13 @@ export class RepodataScanner {
   private lastByte = -1;
   private tablesSeen = false;
   private readonly doc: Repodata = {};
+  /** Bytes of the document so far, against `maxBytes`. */
+  private decoded = 0;
 
-  constructor(names: Iterable<string>) {
+  constructor(
+    names: Iterable<string>,
+    private readonly maxBytes = Infinity,
+  ) {
     this.names = new Set(names);
   }
 
@@ -117,6 +122,9 @@ export class RepodataScanner {
   /** Takes the `n` bytes just written at the start of `space()`. */
   wrote(n: number): void {
     if (!n) return;
+    this.decoded += n;
+    // A bomb (GBs of whitespace behind a few KB) is stopped here, not scanned to its end.
+    if (this.decoded > this.maxBytes) throw new DecodedTooLarge(this.maxBytes);
     for (let i = this.filled + n - 1; i >= this.filled; i--) {
       if (!isSpace(this.buf[i])) {
         this.lastByte = this.buf[i]!;
@@ -262,5 +270,12 @@ export class RepodataScanner {
     if (this.lastByte !== CLOSE_BRACE) throw new Error('the JSON text ended early');
     if (this.tablesSeen) this.doc.packages ??= {};
     return this.doc;
+  }
+}
+
+/** A document that decodes to more than the limit allows (said with its URL by whoever knows it). */
+export class DecodedTooLarge extends Error {
+  constructor(readonly limit: number) {
+    super(`the document decodes to more than ${limit} bytes`);
   }
 }

@@ -2,6 +2,7 @@
 // and the runtime packages a closure on a conda channel asks for next. Imports nothing of the index readers, so the
 // gateway, the scanners and the conda source all read it.
 import { XpuError } from '../errors.js';
+import { urlFromIndex } from '../net/url-rule.js';
 
 /**
  * The GCC runtime packages conda-forge's compilers put in every C/C++ package's run dependencies (`run_exports`), and
@@ -49,7 +50,7 @@ export function parseRepodata(doc: Repodata, repodataUrl: string): CondaCandidat
     });
   }
   const dir = repodataUrl.slice(0, repodataUrl.lastIndexOf('/') + 1);
-  const base = doc.repodata_version === 2 && doc.info?.base_url ? new URL(doc.info.base_url, dir).href : dir;
+  const base = doc.repodata_version === 2 && doc.info?.base_url ? urlFromIndex(doc.info.base_url, repodataUrl, 'info.base_url') : dir;
   const removed = new Set(doc.removed ?? []);
   const out: CondaCandidate[] = [];
   for (const table of [doc['packages.conda'], doc.packages]) {

@@ -2,7 +2,9 @@
 // msgpack documents whose records are those of repodata.json with sha256 and md5 as bytes.
 import { XpuError } from '../errors.js';
 import type { Readable } from 'node:stream';
-import { zstdDecompressBytes, zstdDecompressor } from '../formats/decompress.js';
+import { collectCapped, OutputTooLarge, zstdDecompressBytes, zstdDecompressor } from '../formats/decompress.js';
+import { DEFAULT_INDEX_LIMITS, LIMIT_ENV, overLimit, type IndexLimits } from '../net/config.js';
+import { urlFromIndex } from '../net/url-rule.js';
 import type { Repodata, RepodataRecord } from './repodata.js';
 
 export const SHARD_INDEX_FILE = 'repodata_shards.msgpack.zst';
@@ -48,10 +50,24 @@ function bad(url: string, what: string, cause?: unknown): XpuError {
   });
 }
 
-async function decodeZstdMsgpack(bytes: Uint8Array, url: string): Promise<Record<string, unknown>> {
+/** Nesting deeper than the limit, found by walking the bytes (with recursion no deeper than the limit) before decoding. */
+function checkNesting(raw: Buffer, url: string, limits: IndexLimits): void {
+  const r = new MsgpackReader(raw, url, limits.nesting);
+  r.skip();
+}
+
+async function decodeZstdMsgpack(bytes: Uint8Array, url: string, limits: IndexLimits = DEFAULT_INDEX_LIMITS): Promise<Record<string, unknown>> {
   let doc: unknown;
+  let raw: Buffer;
   try {
-    doc = await decodeMsgpack(await zstdDecompressBytes(bytes));
+    raw = await zstdDecompressBytes(bytes, limits.shardDecoded);
+  } catch (e) {
+    if (e instanceof OutputTooLarge) throw overLimit(url, 'decompresses to', e.limit, 'shardDecoded', bytes.length);
+    throw bad(url, (e as Error).message, e);
+  }
+  checkNesting(raw, url, limits);
+  try {
+    doc = await decodeMsgpack(raw);
   } catch (e) {
     throw bad(url, (e as Error).message, e);
   }
@@ -59,18 +75,18 @@ async function decodeZstdMsgpack(bytes: Uint8Array, url: string): Promise<Record
   return doc as Record<string, unknown>;
 }
 
-/** A directory URL (ending in `/`) resolved against the shard index's own URL. */
-function dirUrl(value: unknown, indexUrl: string): string {
-  const base = new URL('./', indexUrl).href;
-  if (typeof value !== 'string' || !value) return base;
-  const abs = new URL(value, base).href;
+/** A directory URL (ending in `/`) resolved against the shard index's own URL, under the rule for URLs an index names. */
+function dirUrl(value: unknown, indexUrl: string, field: string): string {
+  if (typeof value !== 'string' || !value) return new URL('./', indexUrl).href;
+  const abs = urlFromIndex(value, indexUrl, field);
   return abs.endsWith('/') ? abs : `${abs}/`;
 }
 
-export async function decompressShardIndex(bytes: Uint8Array, url: string): Promise<Buffer> {
+export async function decompressShardIndex(bytes: Uint8Array, url: string, limits: IndexLimits = DEFAULT_INDEX_LIMITS): Promise<Buffer> {
   try {
-    return await zstdDecompressBytes(bytes);
+    return await zstdDecompressBytes(bytes, limits.shardIndexDecoded);
   } catch (e) {
+    if (e instanceof OutputTooLarge) throw overLimit(url, 'decompresses to', e.limit, 'shardIndexDecoded', bytes.length);
     throw bad(url, (e as Error).message, e);
   }
 }
@@ -79,19 +95,16 @@ export async function decompressShardIndex(bytes: Uint8Array, url: string): Prom
  * A shard index's body as it arrives, and its decompressed bytes: the decompressor (the zstd program on Node 20) starts
  * while the index downloads and is done soon after its last byte, instead of starting then.
  */
-export async function readShardIndex(body: Readable, url: string): Promise<{ bytes: Buffer; raw: Buffer }> {
+export async function readShardIndex(body: Readable, url: string, limits: IndexLimits = DEFAULT_INDEX_LIMITS): Promise<{ bytes: Buffer; raw: Buffer }> {
   const d = await zstdDecompressor();
-  const out: Buffer[] = [];
-  const decoded = (async () => {
-    for await (const c of d) out.push(c as Buffer);
-    return Buffer.concat(out);
-  })();
+  const decoded = collectCapped(d, limits.shardIndexDecoded);
   decoded.catch(() => undefined);
   const parts: Buffer[] = [];
   try {
     for await (const c of body) {
       parts.push(c as Buffer);
-      // A decompressor that failed takes no more: its error is told below.
+      // A decompressor that failed (or stopped at the limit) takes no more: its error is told below.
+      if (d.destroyed) break;
       if (!d.write(c)) await Promise.race([new Promise((r) => d.once('drain', r)), decoded.catch(() => undefined)]);
     }
     d.end();
@@ -102,6 +115,7 @@ export async function readShardIndex(body: Readable, url: string): Promise<{ byt
   try {
     return { bytes: Buffer.concat(parts), raw: await decoded };
   } catch (e) {
+    if (e instanceof OutputTooLarge) throw overLimit(url, 'decompresses to', e.limit, 'shardIndexDecoded', parts.reduce((n, p) => n + p.length, 0));
     throw bad(url, (e as Error).message, e);
   }
 }
@@ -111,8 +125,8 @@ export async function readShardIndex(body: Readable, url: string): Promise<{ byt
  * an object per entry, noting where each entry starts; a name asked for is then found with a native search for its
  * bytes followed by a digest's header, accepted only where its key starts an entry.
  */
-export async function decodeShardIndex(raw: Buffer, url: string): Promise<ShardIndex> {
-  const r = new MsgpackReader(raw, url);
+export async function decodeShardIndex(raw: Buffer, url: string, limits: IndexLimits = DEFAULT_INDEX_LIMITS): Promise<ShardIndex> {
+  const r = new MsgpackReader(raw, url, limits.nesting);
   const top = r.mapLength();
   let info: Record<string, unknown> = {};
   let starts: Int32Array | undefined;
@@ -166,7 +180,7 @@ const DIGEST_HEADER = Buffer.from([0xc4, 32]);
 
 /** Where packages and shards are, from a shard index's `info` (directories relative to the index's own URL). */
 export function shardUrls(info: ShardIndexInfo, url: string): { baseUrl: string; shardsBaseUrl: string } {
-  return { baseUrl: dirUrl(info.base_url, url), shardsBaseUrl: dirUrl(info.shards_base_url, url) };
+  return { baseUrl: dirUrl(info.base_url, url, 'info.base_url'), shardsBaseUrl: dirUrl(info.shards_base_url, url, 'info.shards_base_url') };
 }
 
 /** Just enough msgpack to walk a shard index: map and string headers, 32-byte digests, and skipping anything else. */
@@ -176,6 +190,8 @@ class MsgpackReader {
   constructor(
     private readonly b: Buffer,
     private readonly url: string,
+    /** Arrays and maps inside each other deeper than this are refused (recursion stays this shallow). */
+    private readonly maxDepth: number,
   ) {}
 
   private need(n: number): void {
@@ -265,19 +281,26 @@ class MsgpackReader {
     return [at, at];
   }
 
-  skip(): void {
+  skip(depth = 0): void {
     const t = this.byte();
     const str = this.strLength(t);
     if (str !== undefined) return this.advance(str);
     if (t <= 0x7f || t >= 0xe0 || t === 0xc0 || t === 0xc2 || t === 0xc3) return;
-    if (t >= 0x80 && t <= 0x8f) return this.skipMany((t & 0x0f) * 2);
-    if (t >= 0x90 && t <= 0x9f) return this.skipMany(t & 0x0f);
+    const container = (t >= 0x80 && t <= 0x9f) || (t >= 0xdc && t <= 0xdf);
+    if (container && depth >= this.maxDepth) {
+      throw new XpuError('BAD_INDEX', `${this.url} nests arrays and maps more than ${this.maxDepth} deep (at byte ${this.pos - 1}); refused before decoding`, {
+        details: { url: this.url, limit: this.maxDepth, variable: LIMIT_ENV.nesting },
+        hints: ['no conda index nests that deep (a shard is 4 levels); the channel serves something hostile or damaged. Report it to the channel owner'],
+      });
+    }
+    if (t >= 0x80 && t <= 0x8f) return this.skipMany((t & 0x0f) * 2, depth + 1);
+    if (t >= 0x90 && t <= 0x9f) return this.skipMany(t & 0x0f, depth + 1);
     const fixed: Record<number, number> = { 0xcc: 1, 0xcd: 2, 0xce: 4, 0xcf: 8, 0xd0: 1, 0xd1: 2, 0xd2: 4, 0xd3: 8, 0xca: 4, 0xcb: 8, 0xd4: 2, 0xd5: 3, 0xd6: 5, 0xd7: 9, 0xd8: 17 };
     if (fixed[t] !== undefined) return this.advance(fixed[t]);
     if (t === 0xc4 || t === 0xc5 || t === 0xc6) return this.advance(this.uint(t === 0xc4 ? 1 : t === 0xc5 ? 2 : 4));
     if (t === 0xc7 || t === 0xc8 || t === 0xc9) return this.advance(this.uint(t === 0xc7 ? 1 : t === 0xc8 ? 2 : 4) + 1);
-    if (t === 0xdc || t === 0xdd) return this.skipMany(this.uint(t === 0xdc ? 2 : 4));
-    if (t === 0xde || t === 0xdf) return this.skipMany(this.uint(t === 0xde ? 2 : 4) * 2);
+    if (t === 0xdc || t === 0xdd) return this.skipMany(this.uint(t === 0xdc ? 2 : 4), depth + 1);
+    if (t === 0xde || t === 0xdf) return this.skipMany(this.uint(t === 0xde ? 2 : 4) * 2, depth + 1);
     throw bad(this.url, `byte ${this.pos - 1} is not msgpack`);
   }
 
@@ -286,8 +309,8 @@ class MsgpackReader {
     this.pos += n;
   }
 
-  private skipMany(n: number): void {
-    for (let i = 0; i < n; i++) this.skip();
+  private skipMany(n: number, depth: number): void {
+    for (let i = 0; i < n; i++) this.skip(depth);
   }
 }
 
@@ -306,8 +329,8 @@ function record(v: unknown): RepodataRecord {
 }
 
 /** One shard (as fetched, zstd-compressed) as a repodata document of that package's records. */
-export async function parseShard(bytes: Uint8Array, url: string): Promise<Repodata> {
-  const doc = await decodeZstdMsgpack(bytes, url);
+export async function parseShard(bytes: Uint8Array, url: string, limits: IndexLimits = DEFAULT_INDEX_LIMITS): Promise<Repodata> {
+  const doc = await decodeZstdMsgpack(bytes, url, limits);
   const out: Repodata = { packages: {}, 'packages.conda': {}, removed: [] };
   for (const t of ['packages', 'packages.conda'] as const) {
     const table = doc[t];

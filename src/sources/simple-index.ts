@@ -2,6 +2,7 @@
 // of a project. Imports nothing of the index readers, so the gateway and the PyPI source both read it.
 import { XpuError } from '../errors.js';
 import { normalizeName } from '../versions/pep508.js';
+import { urlFromIndex } from '../net/url-rule.js';
 
 export interface IndexFile {
   filename: string;
@@ -17,8 +18,8 @@ export interface IndexFile {
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", apos: "'" };
 const unescape = (s: string) => s.replace(/&(amp|lt|gt|quot|#39|apos);/g, (_, e: string) => ENTITIES[e] ?? _);
 
-function fileFromUrl(href: string, pageUrl: string): Pick<IndexFile, 'url' | 'sha256' | 'filename'> {
-  const abs = new URL(href, pageUrl);
+function fileFromUrl(href: string, pageUrl: string, field: string): Pick<IndexFile, 'url' | 'sha256' | 'filename'> {
+  const abs = new URL(urlFromIndex(href, pageUrl, field));
   const frag = /^sha256=([0-9a-f]{64})$/i.exec(abs.hash.slice(1));
   abs.hash = '';
   const filename = decodeURIComponent(abs.pathname.slice(abs.pathname.lastIndexOf('/') + 1));
@@ -28,13 +29,14 @@ function fileFromUrl(href: string, pageUrl: string): Pick<IndexFile, 'url' | 'sh
 /** PEP 503 HTML: anchors with #sha256= fragments and data-* attributes. */
 export function parseSimpleHtml(html: string, pageUrl: string): IndexFile[] {
   const out: IndexFile[] = [];
+  let n = 0;
   for (const m of html.matchAll(/<a\s([^>]*)>([^<]*)<\/a>/gi)) {
     const attrs: Record<string, string> = {};
     for (const a of m[1]!.matchAll(/([\w-]+)\s*=\s*("([^"]*)"|'([^']*)'|([^\s>]+))/g)) {
       attrs[a[1]!.toLowerCase()] = unescape(a[3] ?? a[4] ?? a[5] ?? '');
     }
     if (!attrs.href) continue;
-    const f = fileFromUrl(attrs.href, pageUrl);
+    const f = fileFromUrl(attrs.href, pageUrl, `the href of link ${++n}`);
     out.push({
       ...f,
       filename: unescape(m[2]!.trim()) || f.filename,
@@ -75,9 +77,9 @@ export function parseSimpleJson(doc: Pep691, pageUrl: string): IndexFile[] {
   if (!doc || !Array.isArray(doc.files)) {
     throw new XpuError('BAD_INDEX', `${pageUrl} is not a PEP 691 project page (no "files")`, { details: { url: pageUrl } });
   }
-  return doc.files.map((f) => ({
+  return doc.files.map((f, i) => ({
     filename: f.filename,
-    url: new URL(f.url, pageUrl).href,
+    url: urlFromIndex(f.url, pageUrl, `files[${i}].url`),
     sha256: f.hashes?.sha256?.toLowerCase(),
     size: f.size,
     yanked: f.yanked !== undefined && f.yanked !== false,
@@ -94,14 +96,14 @@ export function parseJsonApi(doc: JsonApi, pageUrl: string): IndexFile[] {
   if (!doc || typeof doc.releases !== 'object') {
     throw new XpuError('BAD_INDEX', `${pageUrl} is not a PyPI JSON API document (no "releases")`, { details: { url: pageUrl } });
   }
-  return Object.values(doc.releases).flat().map((f) => ({
+  return Object.entries(doc.releases).flatMap(([version, files]) => files.map((f, i) => ({
     filename: f.filename,
-    url: new URL(f.url, pageUrl).href,
+    url: urlFromIndex(f.url, pageUrl, `releases["${version}"][${i}].url`),
     sha256: f.digests?.sha256?.toLowerCase(),
     size: f.size,
     yanked: !!f.yanked,
     requiresPython: f.requires_python ?? undefined,
-  }));
+  })));
 }
 
 /** The request for a project's page: `/pypi` URLs use the JSON API, anything else the simple API (JSON or HTML). */

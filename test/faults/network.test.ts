@@ -222,6 +222,22 @@ describe('network fault matrix', () => {
     expect(allowed.exit).toBe(0);
   });
 
+  it('a Content-Length short of the file: SIZE_MISMATCH, retried, resumed, installed', async () => {
+    const o = await runCase('Content-Length short of the file, once', [{ kind: 'short-length', bytes: 20_000 }, { kind: 'ok' }], QUICK);
+    expect(o.exit, o.stderr).toBe(0);
+    expect(requestsOf(srv, o.path).map((r) => [r.status, r.range])).toEqual([[200, undefined], [206, 'bytes=20000-']]);
+    const always = await runCase('Content-Length short of the file, always', [{ kind: 'short-length', bytes: 20_000 }], QUICK);
+    expect([always.exit, always.code]).toEqual([1, 'SIZE_MISMATCH']);
+    expect(always.stderr).toMatch(/ended after 20000 of \d+ bytes \(the server's Content-Length said 20000\)/);
+  });
+
+  it('a redirect to a closed port names the address it could not reach', async () => {
+    const dead = `http://127.0.0.1:${await deadPort()}/moved/level-zero-win-sdk-1.21.9.zip`;
+    const o = await runCase('redirect to a closed port', [{ kind: 'status', status: 302, headers: { location: dead } }], QUICK);
+    expect([o.exit, o.code]).toEqual([1, 'NETWORK']);
+    expect(o.stderr).toContain(`cannot reach ${dead} (where ${srv.url}${o.path} redirected)`);
+  });
+
   it('a body cut short without a length: a retried truncation, resumed, installed', async () => {
     const o = await runCase('cut short, no Content-Length (HTTP/1.0 style)', [{ kind: 'short', bytes: 20_000 }, { kind: 'ok' }], QUICK);
     expect(o.exit, o.stderr).toBe(0);

@@ -11,6 +11,8 @@ export type Behaviour =
   | { kind: 'cut'; bytes: number; etag?: string; bare?: boolean }
   /** No Content-Length and no chunks (HTTP/1.0 style): the first `bytes` of the file, then the connection closed cleanly. */
   | { kind: 'short'; bytes: number }
+  /** A Content-Length of `bytes`, short of the file, and that many bytes: a whole-looking answer that is not the file. */
+  | { kind: 'short-length'; bytes: number }
   | { kind: 'status'; status: number; headers?: Record<string, string> }
   /** Headers at once, then one byte every intervalMs. */
   | { kind: 'drip'; intervalMs: number }
@@ -108,6 +110,12 @@ export async function startFaultyServer(opts: { tls?: { key: string; cert: strin
       rec.sent = Math.min(b.bytes, file.length);
       const etag = `"${sha256(file).slice(0, 16)}"`;
       req.socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\nETag: ${etag}\r\nConnection: close\r\n\r\n`), file.subarray(0, b.bytes)]));
+      return;
+    }
+    if (b.kind === 'short-length') {
+      rec.status = 200;
+      rec.sent = Math.min(b.bytes, file.length);
+      res.writeHead(200, { 'Content-Length': rec.sent, 'Content-Type': 'application/octet-stream' }).end(file.subarray(0, rec.sent));
       return;
     }
     if (b.kind === 'hold') {

@@ -154,7 +154,7 @@ describe('tar reader', () => {
         throw err;
       }
     }));
-    expect([e.code, e.message, e.details]).toEqual(['BAD_ARCHIVE', `${file} is not a readable tar archive`, { archive: file }]);
+    expect([e.code, e.message, e.details]).toEqual(['BAD_ARCHIVE', `${file} is not a readable tar archive: it ends inside member "pkg/big"`, { archive: file, member: 'pkg/big' }]);
     expect(e.hints).toEqual(['the download may be damaged: remove it from the cache and run again']);
     expect(bodyError).toBe('the archive ended inside this member');
   });

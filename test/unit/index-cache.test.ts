@@ -28,6 +28,20 @@ async function store(cache: IndexCache, chunks: Buffer[]): Promise<{ sha256: str
 }
 
 describe('IndexCache body writer', () => {
+  it('removes part files a killed run left (its writer gone, 10 minutes quiet), and keeps a live writer\'s', async () => {
+    const tmp = path.join(root, 'tmp');
+    await fs.mkdir(tmp, { recursive: true });
+    // pid 2^22+1 is past Linux's pid_max: no process has it.
+    const dead = path.join(tmp, `${2 ** 22 + 1}-abcdef.part`);
+    const live = path.join(tmp, `${process.pid}-012345.part`);
+    const fresh = path.join(tmp, `${2 ** 22 + 1}-fedcba.part`);
+    for (const f of [dead, live, fresh]) await fs.writeFile(f, 'partial');
+    const old = new Date(Date.now() - 3600_000);
+    for (const f of [dead, live]) await fs.utimes(f, old, old);
+    await store(new IndexCache(root), [Buffer.from('body')]);
+    expect((await fs.readdir(tmp)).sort()).toEqual([path.basename(live), path.basename(fresh)].sort());
+  });
+
   it('stores exactly the bytes written, in chunks of any size, under their sha256', async () => {
     const cache = new IndexCache(root);
     const body = randomBytes(3_600_000);

@@ -1,0 +1,42 @@
+// The one rule for a URL that an index hands out (a repodata or shard index base_url, a PyPI file URL): resolved
+// against the document that names it, http(s) only, never a step down from https, no link-local host the user did
+// not name; a local path only from an index the user named as local (a bundle, a file: channel).
+import { XpuError } from '../errors.js';
+import { redactUrl, rememberCredentials } from './credentials.js';
+
+/** 169.254.0.0/16 and fe80::/10: where cloud metadata services answer; nothing an index should send anyone to. */
+export function isLinkLocal(hostname: string): boolean {
+  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return /^169\.254\.\d{1,3}\.\d{1,3}$/.test(h) || /^fe[89ab][0-9a-f]?:/.test(h);
+}
+
+/** A refusal: the same document names the same thing every time, so it is never retried. */
+export function urlRefused(document: string, field: string, value: string, why: string): XpuError {
+  return new XpuError('URL_REFUSED', `${field} of ${document} names ${value}: ${why}; refused`, {
+    details: { url: document, field, value, retryable: false },
+    hints: ['the index points somewhere xpu-setup does not follow from it; nothing was read from there. Use another index or mirror, or tell who runs it'],
+  });
+}
+
+/**
+ * `value` resolved against `document` (the URL the index was read from), or URL_REFUSED saying which field of which
+ * document named what. `field` is the place in the document (`info.base_url`, `files[3].url`).
+ */
+export function urlFromIndex(value: string, document: string, field: string): string {
+  let url: URL;
+  try {
+    url = new URL(value, document);
+  } catch {
+    throw urlRefused(document, field, JSON.stringify(redactUrl(value)), 'not a URL');
+  }
+  const from = new URL(document);
+  if (url.protocol === 'file:') {
+    if (from.protocol === 'file:') return url.href;
+    throw urlRefused(document, field, redactUrl(url.href), 'a remote index may not name a local path (local files are read only from a source named as local: --from DIR, a file: channel)');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw urlRefused(document, field, redactUrl(url.href), 'only http and https URLs are followed');
+  if (from.protocol === 'https:' && url.protocol === 'http:') throw urlRefused(document, field, redactUrl(url.href), 'a step down from https to plain http');
+  if (isLinkLocal(url.hostname) && url.host !== from.host) throw urlRefused(document, field, redactUrl(url.href), 'a link-local address, which only the user may name');
+  // Credentials an index writes into a URL go to that URL's host alone, and are not written anywhere either.
+  return rememberCredentials(url.href);
+}
