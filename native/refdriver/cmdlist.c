@@ -18,37 +18,29 @@ static void deadline_after(struct timespec *ts, uint64_t ns)
     ts->tv_nsec = (long)(total % 1000000000ull);
 }
 
-/* Waits under sync_lock until *flag is set; timeout follows L0: 0 = poll, UINT64_MAX = forever. */
-static ze_result_t wait_flag(const int *flag, uint64_t timeout)
+static int is_set(const void *flag)
 {
-    struct timespec dl;
-    if (timeout != UINT64_MAX)
-        deadline_after(&dl, timeout);
-    pthread_mutex_lock(&sync_lock);
-    int rc = 0;
-    while (!*flag && rc != ETIMEDOUT) {
-        if (timeout == 0)
-            break;
-        rc = timeout == UINT64_MAX ? pthread_cond_wait(&sync_cv, &sync_lock) : pthread_cond_timedwait(&sync_cv, &sync_lock, &dl);
-    }
-    int done = *flag;
-    pthread_mutex_unlock(&sync_lock);
-    return done ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
+    return *(const int *)flag != 0;
 }
 
-/* Waits under sync_lock until *count is zero, with the same timeout rules. */
-static ze_result_t wait_zero(const unsigned *count, uint64_t timeout)
+static int is_zero(const void *count)
+{
+    return *(const unsigned *)count == 0;
+}
+
+/* Waits under sync_lock until done(word); timeout follows L0: 0 = poll, UINT64_MAX = forever. */
+static ze_result_t wait_until(int (*done)(const void *), const void *word, uint64_t timeout)
 {
     struct timespec dl;
     if (timeout != UINT64_MAX)
         deadline_after(&dl, timeout);
     pthread_mutex_lock(&sync_lock);
     int rc = 0;
-    while (*count != 0 && rc != ETIMEDOUT && timeout != 0)
+    while (!done(word) && rc != ETIMEDOUT && timeout != 0)
         rc = timeout == UINT64_MAX ? pthread_cond_wait(&sync_cv, &sync_lock) : pthread_cond_timedwait(&sync_cv, &sync_lock, &dl);
-    int done = *count == 0;
+    int ok = done(word);
     pthread_mutex_unlock(&sync_lock);
-    return done ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
+    return ok ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
 }
 
 static void set_flag(int *flag, int value)
@@ -151,14 +143,14 @@ ze_result_t rdEventHostSynchronize(ze_event_handle_t e, uint64_t timeout)
 {
     if (!rd_valid(e, RD_TAG_EVENT))
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    return wait_flag(&e->signaled, timeout);
+    return wait_until(is_set, &e->signaled, timeout);
 }
 
 ze_result_t rdEventQueryStatus(ze_event_handle_t e)
 {
     if (!rd_valid(e, RD_TAG_EVENT))
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    return wait_flag(&e->signaled, 0);
+    return wait_until(is_set, &e->signaled, 0);
 }
 
 ze_result_t rdEventHostReset(ze_event_handle_t e)
@@ -177,7 +169,7 @@ ze_result_t rdEventQueryKernelTimestamp(ze_event_handle_t e, ze_kernel_timestamp
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     if (!(e->pool->flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP))
         return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    if (wait_flag(&e->signaled, 0) != ZE_RESULT_SUCCESS)
+    if (wait_until(is_set, &e->signaled, 0) != ZE_RESULT_SUCCESS)
         return ZE_RESULT_NOT_READY;
     r->global.kernelStart = r->context.kernelStart = e->ts_start;
     r->global.kernelEnd = r->context.kernelEnd = e->ts_end;
@@ -239,7 +231,7 @@ ze_result_t rdEventGetWaitScope(ze_event_handle_t e, ze_event_scope_flags_t *sco
 static void wait_events(const rd_cmd *c)
 {
     for (uint32_t i = 0; i < c->nwait; i++)
-        wait_flag(&c->wait[i]->signaled, UINT64_MAX);
+        wait_until(is_set, &c->wait[i]->signaled, UINT64_MAX);
 }
 
 static ze_result_t run_launch(const rd_cmd *c)
@@ -660,14 +652,14 @@ ze_result_t rdFenceHostSynchronize(ze_fence_handle_t f, uint64_t timeout)
 {
     if (!rd_valid(f, RD_TAG_FENCE))
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    return wait_flag(&f->signaled, timeout);
+    return wait_until(is_set, &f->signaled, timeout);
 }
 
 ze_result_t rdFenceQueryStatus(ze_fence_handle_t f)
 {
     if (!rd_valid(f, RD_TAG_FENCE))
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    return wait_flag(&f->signaled, 0);
+    return wait_until(is_set, &f->signaled, 0);
 }
 
 ze_result_t rdFenceReset(ze_fence_handle_t f)
@@ -738,7 +730,7 @@ ze_result_t rdCommandListDestroy(ze_command_list_handle_t l)
         engine_wait(&l->engine, 0, UINT64_MAX);
         engine_stop(&l->engine);
     } else {
-        wait_zero(&l->inflight, UINT64_MAX); /* a queue may still be running it */
+        wait_until(is_zero, &l->inflight, UINT64_MAX); /* a queue may still be running it */
     }
     clear_cmds(l);
     free(l->cmds);
@@ -762,7 +754,7 @@ ze_result_t rdCommandListReset(ze_command_list_handle_t l)
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (l->immediate)
         return engine_wait(&l->engine, 0, UINT64_MAX);
-    wait_zero(&l->inflight, UINT64_MAX);
+    wait_until(is_zero, &l->inflight, UINT64_MAX);
     clear_cmds(l);
     l->closed = 0;
     return ZE_RESULT_SUCCESS;
@@ -775,7 +767,7 @@ ze_result_t rdCommandListHostSynchronize(ze_command_list_handle_t l, uint64_t ti
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (l->immediate)
         return engine_wait(&l->engine, 0, timeout);
-    return wait_zero(&l->inflight, timeout);
+    return wait_until(is_zero, &l->inflight, timeout);
 }
 
 ze_result_t rdCommandListGetDeviceHandle(ze_command_list_handle_t l, ze_device_handle_t *ph)

@@ -205,7 +205,7 @@ typedef struct _ze_kernel_handle_t {
     cl_ulong local_mem;
     cl_ulong private_mem;
     ze_kernel_indirect_access_flags_t indirect;
-    unsigned refs; /* the handle plus each recorded launch: freed when the last goes (under the launch lock) */
+    unsigned refs; /* the handle plus each recorded launch (atomic): the object goes with the last */
 } rd_kernel;
 void rd_kernel_unref(rd_kernel *k);
 

@@ -3,6 +3,7 @@
    Built against whatever headers the test picks: the host-synchronise sequence needs 1.6+ headers and loader. */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
+#include "l0_check.h"
 #include <level_zero/ze_api.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -12,14 +13,6 @@
 #include <time.h>
 
 #define N 1024
-#define CHECK(call)                                                                        \
-    do {                                                                                   \
-        ze_result_t r_ = (call);                                                           \
-        if (r_ != ZE_RESULT_SUCCESS) {                                                     \
-            printf("error=%s returned 0x%x at line %d\n", #call, (unsigned)r_, __LINE__); \
-            exit(2);                                                                       \
-        }                                                                                  \
-    } while (0)
 
 #if defined(ZE_API_VERSION_CURRENT_M) && ZE_API_VERSION_CURRENT_M >= ZE_MAKE_VERSION(1, 6)
 #define HAVE_HOST_SYNCHRONIZE 1
@@ -30,24 +23,6 @@ static ze_device_handle_t dev;
 static ze_context_handle_t ctx;
 static const ze_device_mem_alloc_desc_t dd = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC};
 static const ze_host_mem_alloc_desc_t hd = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC};
-
-static unsigned char *read_all(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        printf("error=cannot open %s\n", path);
-        exit(2);
-    }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *buf = malloc((size_t)n);
-    if (fread(buf, 1, (size_t)n, f) != (size_t)n)
-        exit(2);
-    fclose(f);
-    *size = (size_t)n;
-    return buf;
-}
 
 static ze_module_handle_t load_module(const char *path)
 {
