@@ -83,7 +83,7 @@ static const ze_group_count_t groups = {N / 64, 1, 1};
 /* Every kind of allocation at every alignment a GPU driver grants, then what must be refused. */
 static int align_mode(const char *spv)
 {
-    static const size_t aligns[] = {0, 1, 16, 64, 128, 256, 512, 4096, 65536};
+    static const size_t aligns[] = {0, 1, 16, 64, 128, 256, 512, 4096, 65536, 8388608};
     static const char *const kinds[] = {"host", "device", "shared"};
     static const ze_memory_type_t types[] = {ZE_MEMORY_TYPE_HOST, ZE_MEMORY_TYPE_DEVICE, ZE_MEMORY_TYPE_SHARED};
     const size_t size = 1000;
@@ -131,7 +131,7 @@ static int align_mode(const char *spv)
     void *p = NULL;
     printf("align.host.3=0x%x\n", (unsigned)zeMemAllocHost(ctx, &hd, 64, 3, &p));
     printf("align.device.384=0x%x\n", (unsigned)zeMemAllocDevice(ctx, &dd, 64, 384, dev, &p));
-    printf("align.shared.131072=0x%x\n", (unsigned)zeMemAllocShared(ctx, &dd, &hd, 64, 131072, dev, &p));
+    printf("align.shared.16777216=0x%x\n", (unsigned)zeMemAllocShared(ctx, &dd, &hd, 64, 16777216, dev, &p));
     printf("align.nullAfterRefusal=%d\n", p == NULL);
 
     /* A kernel reads and writes 64 KiB-aligned buffers of all three kinds. */
