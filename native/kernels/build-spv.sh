@@ -5,9 +5,15 @@ out=$(cd "${OUT_DIR:-$(dirname "$0")}" && pwd)
 cd "$(dirname "$0")"
 CLANG=${CLANG:-clang-14}
 LLVM_SPIRV=${LLVM_SPIRV:-llvm-spirv-14}
+LLVM_AS=${LLVM_AS:-llvm-as-14}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for name in vector_add vector_add_wrong vector_add_last_wrong vector_add_partial; do
     "$CLANG" -cl-std=CL1.2 -target spir64 -O2 -emit-llvm -c "$name.cl" -o "$tmp/$name.bc"
+    "$LLVM_SPIRV" "$tmp/$name.bc" -o "$out/$name.spv"
+done
+# Kernels OpenCL C cannot express are written as LLVM IR.
+for name in struct_arg; do
+    "$LLVM_AS" "$name.ll" -o "$tmp/$name.bc"
     "$LLVM_SPIRV" "$tmp/$name.bc" -o "$out/$name.spv"
 done

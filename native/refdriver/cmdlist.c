@@ -18,22 +18,29 @@ static void deadline_after(struct timespec *ts, uint64_t ns)
     ts->tv_nsec = (long)(total % 1000000000ull);
 }
 
-/* Waits under sync_lock until *flag is set; timeout follows L0: 0 = poll, UINT64_MAX = forever. */
-static ze_result_t wait_flag(const int *flag, uint64_t timeout)
+static int is_set(const void *flag)
+{
+    return *(const int *)flag != 0;
+}
+
+static int is_zero(const void *count)
+{
+    return *(const unsigned *)count == 0;
+}
+
+/* Waits under sync_lock until done(word); timeout follows L0: 0 = poll, UINT64_MAX = forever. */
+static ze_result_t wait_until(int (*done)(const void *), const void *word, uint64_t timeout)
 {
     struct timespec dl;
     if (timeout != UINT64_MAX)
         deadline_after(&dl, timeout);
     pthread_mutex_lock(&sync_lock);
     int rc = 0;
-    while (!*flag && rc != ETIMEDOUT) {
-        if (timeout == 0)
-            break;
+    while (!done(word) && rc != ETIMEDOUT && timeout != 0)
         rc = timeout == UINT64_MAX ? pthread_cond_wait(&sync_cv, &sync_lock) : pthread_cond_timedwait(&sync_cv, &sync_lock, &dl);
-    }
-    int done = *flag;
+    int ok = done(word);
     pthread_mutex_unlock(&sync_lock);
-    return done ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
+    return ok ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
 }
 
 static void set_flag(int *flag, int value)
@@ -66,6 +73,7 @@ ze_result_t rdEventPoolCreate(ze_context_handle_t ctx, const ze_event_pool_desc_
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     }
     p->tag = RD_TAG_EVENT_POOL;
+    p->ctx = ctx;
     p->flags = desc->flags;
     p->count = desc->count;
     *ph = p;
@@ -101,6 +109,8 @@ ze_result_t rdEventCreate(ze_event_pool_handle_t p, const ze_event_desc_t *desc,
     e->tag = RD_TAG_EVENT;
     e->pool = p;
     e->index = desc->index;
+    e->signal_scope = desc->signal;
+    e->wait_scope = desc->wait;
     pthread_mutex_lock(&sync_lock);
     p->slots[desc->index] = e;
     pthread_mutex_unlock(&sync_lock);
@@ -133,14 +143,14 @@ ze_result_t rdEventHostSynchronize(ze_event_handle_t e, uint64_t timeout)
 {
     if (!rd_valid(e, RD_TAG_EVENT))
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    return wait_flag(&e->signaled, timeout);
+    return wait_until(is_set, &e->signaled, timeout);
 }
 
 ze_result_t rdEventQueryStatus(ze_event_handle_t e)
 {
     if (!rd_valid(e, RD_TAG_EVENT))
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    return wait_flag(&e->signaled, 0);
+    return wait_until(is_set, &e->signaled, 0);
 }
 
 ze_result_t rdEventHostReset(ze_event_handle_t e)
@@ -159,10 +169,60 @@ ze_result_t rdEventQueryKernelTimestamp(ze_event_handle_t e, ze_kernel_timestamp
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     if (!(e->pool->flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP))
         return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    if (wait_flag(&e->signaled, 0) != ZE_RESULT_SUCCESS)
+    if (wait_until(is_set, &e->signaled, 0) != ZE_RESULT_SUCCESS)
         return ZE_RESULT_NOT_READY;
     r->global.kernelStart = r->context.kernelStart = e->ts_start;
     r->global.kernelEnd = r->context.kernelEnd = e->ts_end;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t rdEventPoolGetContextHandle(ze_event_pool_handle_t p, ze_context_handle_t *ph)
+{
+    if (!rd_valid(p, RD_TAG_EVENT_POOL))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (ph == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    *ph = p->ctx;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t rdEventPoolGetFlags(ze_event_pool_handle_t p, ze_event_pool_flags_t *flags)
+{
+    if (!rd_valid(p, RD_TAG_EVENT_POOL))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (flags == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    *flags = p->flags;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t rdEventGetEventPool(ze_event_handle_t e, ze_event_pool_handle_t *ph)
+{
+    if (!rd_valid(e, RD_TAG_EVENT))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (ph == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    *ph = e->pool;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t rdEventGetSignalScope(ze_event_handle_t e, ze_event_scope_flags_t *scope)
+{
+    if (!rd_valid(e, RD_TAG_EVENT))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (scope == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    *scope = e->signal_scope;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t rdEventGetWaitScope(ze_event_handle_t e, ze_event_scope_flags_t *scope)
+{
+    if (!rd_valid(e, RD_TAG_EVENT))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (scope == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    *scope = e->wait_scope;
     return ZE_RESULT_SUCCESS;
 }
 
@@ -171,7 +231,7 @@ ze_result_t rdEventQueryKernelTimestamp(ze_event_handle_t e, ze_kernel_timestamp
 static void wait_events(const rd_cmd *c)
 {
     for (uint32_t i = 0; i < c->nwait; i++)
-        wait_flag(&c->wait[i]->signaled, UINT64_MAX);
+        wait_until(is_set, &c->wait[i]->signaled, UINT64_MAX);
 }
 
 static ze_result_t run_launch(const rd_cmd *c)
@@ -269,16 +329,76 @@ struct rd_job {
     uint32_t nlists;
     rd_cmd *single; /* immediate lists: one owned command */
     rd_fence *fence;
+    rd_alloc_rec **holds; /* allocations the commands name, released when the job is done */
+    size_t nholds, capholds;
 };
 
 static void free_cmd(rd_cmd *c)
 {
     free(c->wait);
-    if (c->kind == RD_CMD_LAUNCH && c->u.launch.args) {
-        for (uint32_t i = 0; i < c->u.launch.kernel->info->nparams; i++)
-            free(c->u.launch.args[i].bytes);
+    if (c->kind == RD_CMD_LAUNCH && c->u.launch.kernel) {
+        if (c->u.launch.args)
+            for (uint32_t i = 0; i < c->u.launch.kernel->info->nparams; i++)
+                free(c->u.launch.args[i].bytes);
         free(c->u.launch.args);
+        rd_kernel_unref(c->u.launch.kernel);
     }
+}
+
+static int hold(rd_job *j, const void *ptr)
+{
+    rd_alloc_rec *r = rd_alloc_hold(ptr);
+    if (r == NULL)
+        return 1; /* not this driver's memory (host stack, malloc): nothing to keep */
+    if (j->nholds == j->capholds) {
+        size_t cap = j->capholds ? j->capholds * 2 : 8;
+        rd_alloc_rec **grown = realloc(j->holds, cap * sizeof *grown);
+        if (grown == NULL) {
+            rd_alloc_release(r);
+            return 0;
+        }
+        j->holds = grown;
+        j->capholds = cap;
+    }
+    j->holds[j->nholds++] = r;
+    return 1;
+}
+
+/* Holds every allocation a command names directly (pointer arguments, copy and fill ends), so zeMemFree waits for it.
+   Memory a kernel reaches only through pointers stored in other memory is not seen. */
+static int hold_cmd(rd_job *j, const rd_cmd *c)
+{
+    int ok = 1;
+    switch (c->kind) {
+    case RD_CMD_LAUNCH:
+        for (uint32_t i = 0; i < c->u.launch.kernel->info->nparams; i++)
+            if (c->u.launch.args[i].kind == RD_ARG_GLOBAL_PTR)
+                ok &= hold(j, c->u.launch.args[i].ptr);
+        ok &= hold(j, c->u.launch.indirect);
+        break;
+    case RD_CMD_COPY:
+        ok = hold(j, c->u.copy.dst) & hold(j, c->u.copy.src);
+        break;
+    case RD_CMD_COPY_REGION:
+        ok = hold(j, c->u.region.dst) & hold(j, c->u.region.src);
+        break;
+    case RD_CMD_FILL:
+        ok = hold(j, c->u.fill.dst);
+        break;
+    case RD_CMD_TIMESTAMP:
+        ok = hold(j, c->u.timestamp.dst);
+        break;
+    default:
+        break;
+    }
+    return ok;
+}
+
+static void release_holds(rd_job *j)
+{
+    for (size_t i = 0; i < j->nholds; i++)
+        rd_alloc_release(j->holds[i]);
+    free(j->holds);
 }
 
 static void *engine_main(void *arg)
@@ -306,6 +426,14 @@ static void *engine_main(void *arg)
             for (size_t i = 0; i < j->lists[l]->ncmds; i++)
                 if ((rr = run_cmd(&j->lists[l]->cmds[i])) != ZE_RESULT_SUCCESS && r == ZE_RESULT_SUCCESS)
                     r = rr;
+        release_holds(j);
+        if (j->nlists) {
+            pthread_mutex_lock(&sync_lock);
+            for (uint32_t l = 0; l < j->nlists; l++)
+                j->lists[l]->inflight--;
+            pthread_cond_broadcast(&sync_cv);
+            pthread_mutex_unlock(&sync_lock);
+        }
         if (j->fence)
             set_flag(&j->fence->signaled, 1);
         free(j->lists);
@@ -452,6 +580,20 @@ ze_result_t rdCommandQueueExecuteCommandLists(ze_command_queue_handle_t q, uint3
     memcpy(j->lists, lists, n * sizeof *lists);
     j->nlists = n;
     j->fence = fence;
+    int held = 1;
+    for (uint32_t l = 0; l < n; l++)
+        for (size_t i = 0; i < lists[l]->ncmds; i++)
+            held &= hold_cmd(j, &lists[l]->cmds[i]);
+    if (!held) {
+        release_holds(j);
+        free(j->lists);
+        free(j);
+        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    pthread_mutex_lock(&sync_lock);
+    for (uint32_t l = 0; l < n; l++)
+        lists[l]->inflight++;
+    pthread_mutex_unlock(&sync_lock);
     uint64_t ticket = engine_submit(&q->engine, j);
     if (q->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS)
         return engine_wait(&q->engine, ticket, UINT64_MAX);
@@ -463,6 +605,22 @@ ze_result_t rdCommandQueueSynchronize(ze_command_queue_handle_t q, uint64_t time
     if (!rd_valid(q, RD_TAG_QUEUE))
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     return engine_wait(&q->engine, 0, timeout);
+}
+
+/* This device has one queue group with one queue. */
+ze_result_t rdCommandQueueGetOrdinal(ze_command_queue_handle_t q, uint32_t *ordinal)
+{
+    if (!rd_valid(q, RD_TAG_QUEUE))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (ordinal == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    *ordinal = 0;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t rdCommandQueueGetIndex(ze_command_queue_handle_t q, uint32_t *index)
+{
+    return rdCommandQueueGetOrdinal(q, index);
 }
 
 ze_result_t rdFenceCreate(ze_command_queue_handle_t q, const ze_fence_desc_t *desc, ze_fence_handle_t *ph)
@@ -494,14 +652,14 @@ ze_result_t rdFenceHostSynchronize(ze_fence_handle_t f, uint64_t timeout)
 {
     if (!rd_valid(f, RD_TAG_FENCE))
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    return wait_flag(&f->signaled, timeout);
+    return wait_until(is_set, &f->signaled, timeout);
 }
 
 ze_result_t rdFenceQueryStatus(ze_fence_handle_t f)
 {
     if (!rd_valid(f, RD_TAG_FENCE))
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    return wait_flag(&f->signaled, 0);
+    return wait_until(is_set, &f->signaled, 0);
 }
 
 ze_result_t rdFenceReset(ze_fence_handle_t f)
@@ -527,6 +685,7 @@ ze_result_t rdCommandListCreate(ze_context_handle_t ctx, ze_device_handle_t dev,
     if (l == NULL)
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     l->tag = RD_TAG_CMDLIST;
+    l->ctx = ctx;
     *ph = l;
     return ZE_RESULT_SUCCESS;
 }
@@ -549,6 +708,7 @@ ze_result_t rdCommandListCreateImmediate(ze_context_handle_t ctx, ze_device_hand
         return r;
     }
     l->tag = RD_TAG_CMDLIST;
+    l->ctx = ctx;
     l->immediate = 1;
     l->mode = desc->mode;
     *ph = l;
@@ -569,6 +729,8 @@ ze_result_t rdCommandListDestroy(ze_command_list_handle_t l)
     if (l->immediate) {
         engine_wait(&l->engine, 0, UINT64_MAX);
         engine_stop(&l->engine);
+    } else {
+        wait_until(is_zero, &l->inflight, UINT64_MAX); /* a queue may still be running it */
     }
     clear_cmds(l);
     free(l->cmds);
@@ -592,8 +754,71 @@ ze_result_t rdCommandListReset(ze_command_list_handle_t l)
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (l->immediate)
         return engine_wait(&l->engine, 0, UINT64_MAX);
+    wait_until(is_zero, &l->inflight, UINT64_MAX);
     clear_cmds(l);
     l->closed = 0;
+    return ZE_RESULT_SUCCESS;
+}
+
+/* An immediate list: everything appended so far. A regular list: every execution of it still queued or running. */
+ze_result_t rdCommandListHostSynchronize(ze_command_list_handle_t l, uint64_t timeout)
+{
+    if (!rd_valid(l, RD_TAG_CMDLIST))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (l->immediate)
+        return engine_wait(&l->engine, 0, timeout);
+    return wait_until(is_zero, &l->inflight, timeout);
+}
+
+ze_result_t rdCommandListGetDeviceHandle(ze_command_list_handle_t l, ze_device_handle_t *ph)
+{
+    if (!rd_valid(l, RD_TAG_CMDLIST))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (ph == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    *ph = &rd.device;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t rdCommandListGetContextHandle(ze_command_list_handle_t l, ze_context_handle_t *ph)
+{
+    if (!rd_valid(l, RD_TAG_CMDLIST))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (ph == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    *ph = l->ctx;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t rdCommandListGetOrdinal(ze_command_list_handle_t l, uint32_t *ordinal)
+{
+    if (!rd_valid(l, RD_TAG_CMDLIST))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (ordinal == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    *ordinal = 0;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t rdCommandListImmediateGetIndex(ze_command_list_handle_t l, uint32_t *index)
+{
+    if (!rd_valid(l, RD_TAG_CMDLIST))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (index == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (!l->immediate)
+        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    *index = 0;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t rdCommandListIsImmediate(ze_command_list_handle_t l, ze_bool_t *immediate)
+{
+    if (!rd_valid(l, RD_TAG_CMDLIST))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (immediate == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    *immediate = l->immediate != 0;
     return ZE_RESULT_SUCCESS;
 }
 
@@ -639,6 +864,13 @@ static ze_result_t commit(rd_cmdlist *l, rd_cmd *c)
         }
         *owned = *c;
         j->single = owned;
+        if (!hold_cmd(j, owned)) {
+            release_holds(j);
+            free_cmd(owned);
+            free(owned);
+            free(j);
+            return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+        }
         uint64_t ticket = engine_submit(&l->engine, j);
         if (l->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS)
             return engine_wait(&l->engine, ticket, UINT64_MAX);
@@ -678,6 +910,7 @@ static ze_result_t append_launch(ze_command_list_handle_t l, ze_kernel_handle_t 
         return r;
     }
     c.u.launch.kernel = k;
+    __atomic_add_fetch(&k->refs, 1, __ATOMIC_RELAXED);
     if (indirect)
         c.u.launch.indirect = count;
     else

@@ -42,8 +42,6 @@ static int begin_table(ze_api_version_t version, void *table, size_t size)
         return ZE_RESULT_SUCCESS;                                                    \
     }
 
-#define RD_NONE(X)
-
 RD_GETTER(zeGetGlobalProcAddrTable, ze_global_dditable_t, RD_GLOBAL_ENTRYPOINTS)
 RD_GETTER(zeGetDriverProcAddrTable, ze_driver_dditable_t, RD_DRIVER_ENTRYPOINTS)
 RD_GETTER(zeGetDeviceProcAddrTable, ze_device_dditable_t, RD_DEVICE_ENTRYPOINTS)

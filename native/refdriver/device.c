@@ -15,14 +15,16 @@ struct rd_state rd = {
     .device = {RD_TAG_DEVICE},
 };
 
+/* The calling thread's last message, for zeDriverGetLastErrorDescription. */
+static __thread char last_error[512];
+
 void rd_log(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("xpu-setup refdriver: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
     va_end(ap);
+    fprintf(stderr, "xpu-setup refdriver: %s\n", last_error);
 }
 
 int rd_valid(const void *h, uint32_t tag)
@@ -155,6 +157,20 @@ static ze_result_t init_locked(void)
     clGetDeviceInfo(rd.cl_dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof rd.max_group_size, &rd.max_group_size, NULL);
     clGetDeviceInfo(rd.cl_dev, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof rd.max_item_sizes, rd.max_item_sizes, NULL);
     clGetDeviceInfo(rd.cl_dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof rd.max_alloc, &rd.max_alloc, NULL);
+    cl_uint base_align_bits = 0;
+    clGetDeviceInfo(rd.cl_dev, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof base_align_bits, &base_align_bits, NULL);
+    rd.svm_alignment = base_align_bits >= 64 ? base_align_bits / 8 : sizeof(cl_long16);
+    /* cl_ext_float_atomics capabilities use the bit values of ze_device_fp_atomic_ext_flags_t; a device without the
+       extension rejects the query and has none. */
+    static const cl_device_info fp_atomic_queries[3] = {RD_CL_DEVICE_HALF_FP_ATOMIC_CAPABILITIES_EXT,
+                                                        RD_CL_DEVICE_SINGLE_FP_ATOMIC_CAPABILITIES_EXT,
+                                                        RD_CL_DEVICE_DOUBLE_FP_ATOMIC_CAPABILITIES_EXT};
+    for (int i = 0; i < 3; i++) {
+        cl_bitfield caps = 0;
+        if (clGetDeviceInfo(rd.cl_dev, fp_atomic_queries[i], sizeof caps, &caps, NULL) != CL_SUCCESS)
+            caps = 0;
+        rd.fp_atomics[i] = (ze_device_fp_atomic_ext_flags_t)(caps & RD_FP_ATOMIC_FLAGS);
+    }
     clGetDeviceInfo(rd.cl_dev, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof rd.global_mem, &rd.global_mem, NULL);
     clGetDeviceInfo(rd.cl_dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof rd.local_mem, &rd.local_mem, NULL);
     clGetDeviceInfo(rd.cl_dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof rd.compute_units, &rd.compute_units, NULL);
@@ -287,6 +303,8 @@ static const struct {
     {"ZE_intel_experimental_device_module_dp_properties", ZE_MAKE_VERSION(1, 0)},
     {"ZE_intel_experimental_device_block_array_properties", ZE_MAKE_VERSION(1, 0)},
     {"ZE_intel_get_driver_version_string", ZE_MAKE_VERSION(1, 0)},
+    {"ZE_extension_float_atomics", ZE_MAKE_VERSION(1, 0)},
+    {"ZE_extension_kernel_max_group_size_properties", ZE_MAKE_VERSION(1, 0)},
 };
 
 /* zeIntelGetDriverVersionString (compute-runtime's ze_intel_gpu.h): with *pSize == 0 or no buffer it reports the
@@ -327,6 +345,18 @@ ze_result_t rdDriverGetExtensionProperties(ze_driver_handle_t h, uint32_t *pCoun
     *pCount = n;
     return ZE_RESULT_SUCCESS;
 }
+
+#if RD_HEADERS_HAVE(6)
+ze_result_t rdDriverGetLastErrorDescription(ze_driver_handle_t h, const char **ppString)
+{
+    if (!rd_valid(h, RD_TAG_DRIVER))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (ppString == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    *ppString = last_error;
+    return ZE_RESULT_SUCCESS;
+}
+#endif
 
 ze_result_t rdDriverGetExtensionFunctionAddress(ze_driver_handle_t h, const char *name, void **ppFunction)
 {
@@ -469,9 +499,17 @@ ze_result_t rdDeviceGetModuleProperties(ze_device_handle_t h, ze_device_module_p
     p->maxArgumentsSize = 1024;
     p->printfBufferSize = 1024 * 1024;
     memset(&p->nativeKernelSupported, 0, sizeof p->nativeKernelSupported);
-    for (ze_base_properties_t *ext = p->pNext; ext != NULL; ext = ext->pNext)
-        if (ext->stype == RD_STYPE_INTEL_DEVICE_MODULE_DP_EXP_PROPERTIES)
+    for (ze_base_properties_t *ext = p->pNext; ext != NULL; ext = ext->pNext) {
+        if (ext->stype == RD_STYPE_INTEL_DEVICE_MODULE_DP_EXP_PROPERTIES) {
             ((rd_intel_flags_props_t *)ext)->flags = rd.profile->dp_flags;
+        } else if (ext->stype == ZE_STRUCTURE_TYPE_FLOAT_ATOMIC_EXT_PROPERTIES) {
+            /* Every profile answers what the PoCL device runs: a float atomic it lacks would not build. */
+            ze_float_atomic_ext_properties_t *fa = (ze_float_atomic_ext_properties_t *)ext;
+            fa->fp16Flags = rd.fp_atomics[0];
+            fa->fp32Flags = rd.fp_atomics[1];
+            fa->fp64Flags = rd.fp_atomics[2];
+        }
+    }
     return ZE_RESULT_SUCCESS;
 }
 
@@ -503,6 +541,8 @@ ze_result_t rdDeviceGetMemoryProperties(ze_device_handle_t h, uint32_t *pCount, 
         *pCount = 1;
         return ZE_RESULT_SUCCESS;
     }
+    /* Host memory seen through PoCL: neither OpenCL nor Linux (without root and SMBIOS) says its clock or bus width,
+       and 0 is what Intel's driver reports for a value it does not know. */
     p[0].flags = 0;
     p[0].maxClockRate = 0;
     p[0].maxBusWidth = 0;
@@ -588,6 +628,18 @@ ze_result_t rdDeviceGetStatus(ze_device_handle_t h)
 {
     return rd_valid(h, RD_TAG_DEVICE) ? ZE_RESULT_SUCCESS : ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
 }
+
+#if RD_HEADERS_HAVE(7)
+ze_result_t rdDeviceGetRootDevice(ze_device_handle_t h, ze_device_handle_t *root)
+{
+    if (!rd_valid(h, RD_TAG_DEVICE))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (root == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    *root = NULL; /* the device is a root device */
+    return ZE_RESULT_SUCCESS;
+}
+#endif
 
 ze_result_t rdDeviceGetGlobalTimestamps(ze_device_handle_t h, uint64_t *host, uint64_t *dev)
 {

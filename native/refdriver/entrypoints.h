@@ -4,14 +4,50 @@
 
 #include "refdriver.h"
 
-/* Per table: X(table, slot, first API minor version (1.x) that has the slot) */
+/* Per table: X(table, slot, first API minor version (1.x) that has the slot). Slots newer than the headers the driver
+   is built against do not exist in their tables, so each group of them is compiled only with headers that have it
+   (headers before 1.10 define no ZE_API_VERSION_CURRENT_M: they count as the 1.4 of Debian's 1.8.12). */
+#ifdef ZE_API_VERSION_CURRENT_M
+#define RD_HEADERS_HAVE(minor) (ZE_API_VERSION_CURRENT_M >= ZE_MAKE_VERSION(1, minor))
+#else
+#define RD_HEADERS_HAVE(minor) ((minor) <= 4)
+#endif
+#define RD_NONE(X)
 
-/* zeInitDrivers exists from API 1.10; built against older headers the slot is simply absent. */
-#if defined(ZE_API_VERSION_CURRENT_M) && ZE_API_VERSION_CURRENT_M >= ZE_MAKE_VERSION(1, 10)
+#if RD_HEADERS_HAVE(10)
 typedef ze_pfnInitDrivers_t ze_pfnGlobalInitDrivers_t;
 #define RD_GLOBAL_ENTRYPOINTS(X) X(Global, Init, 0) X(Global, InitDrivers, 10)
 #else
 #define RD_GLOBAL_ENTRYPOINTS(X) X(Global, Init, 0)
+#endif
+
+#if RD_HEADERS_HAVE(6)
+#define RD_DRIVER_1_6(X) X(Driver, GetLastErrorDescription, 6)
+#define RD_COMMANDLIST_1_6(X) X(CommandList, HostSynchronize, 6)
+#else
+#define RD_DRIVER_1_6 RD_NONE
+#define RD_COMMANDLIST_1_6 RD_NONE
+#endif
+#if RD_HEADERS_HAVE(7)
+#define RD_DEVICE_1_7(X) X(Device, GetRootDevice, 7)
+#else
+#define RD_DEVICE_1_7 RD_NONE
+#endif
+#if RD_HEADERS_HAVE(9)
+#define RD_COMMANDQUEUE_1_9(X) X(CommandQueue, GetOrdinal, 9) X(CommandQueue, GetIndex, 9)
+#define RD_COMMANDLIST_1_9(X)              \
+    X(CommandList, GetDeviceHandle, 9)     \
+    X(CommandList, GetContextHandle, 9)    \
+    X(CommandList, GetOrdinal, 9)          \
+    X(CommandList, ImmediateGetIndex, 9)   \
+    X(CommandList, IsImmediate, 9)
+#define RD_EVENTPOOL_1_9(X) X(EventPool, GetContextHandle, 9) X(EventPool, GetFlags, 9)
+#define RD_EVENT_1_9(X) X(Event, GetEventPool, 9) X(Event, GetSignalScope, 9) X(Event, GetWaitScope, 9)
+#else
+#define RD_COMMANDQUEUE_1_9 RD_NONE
+#define RD_COMMANDLIST_1_9 RD_NONE
+#define RD_EVENTPOOL_1_9 RD_NONE
+#define RD_EVENT_1_9 RD_NONE
 #endif
 
 #define RD_DRIVER_ENTRYPOINTS(X)               \
@@ -20,7 +56,8 @@ typedef ze_pfnInitDrivers_t ze_pfnGlobalInitDrivers_t;
     X(Driver, GetProperties, 0)                \
     X(Driver, GetIpcProperties, 0)             \
     X(Driver, GetExtensionProperties, 0)       \
-    X(Driver, GetExtensionFunctionAddress, 1)
+    X(Driver, GetExtensionFunctionAddress, 1)  \
+    RD_DRIVER_1_6(X)
 
 #define RD_DEVICE_ENTRYPOINTS(X)                  \
     X(Device, Get, 0)                             \
@@ -37,7 +74,8 @@ typedef ze_pfnInitDrivers_t ze_pfnGlobalInitDrivers_t;
     X(Device, GetP2PProperties, 0)                \
     X(Device, CanAccessPeer, 0)                   \
     X(Device, GetStatus, 0)                       \
-    X(Device, GetGlobalTimestamps, 1)
+    X(Device, GetGlobalTimestamps, 1)             \
+    RD_DEVICE_1_7(X)
 
 #define RD_CONTEXT_ENTRYPOINTS(X)      \
     X(Context, Create, 0)              \
@@ -51,7 +89,8 @@ typedef ze_pfnInitDrivers_t ze_pfnGlobalInitDrivers_t;
     X(CommandQueue, Create, 0)               \
     X(CommandQueue, Destroy, 0)              \
     X(CommandQueue, ExecuteCommandLists, 0)  \
-    X(CommandQueue, Synchronize, 0)
+    X(CommandQueue, Synchronize, 0)          \
+    RD_COMMANDQUEUE_1_9(X)
 
 #define RD_COMMANDLIST_ENTRYPOINTS(X)              \
     X(CommandList, Create, 0)                      \
@@ -71,7 +110,9 @@ typedef ze_pfnInitDrivers_t ze_pfnGlobalInitDrivers_t;
     X(CommandList, AppendWaitOnEvents, 0)          \
     X(CommandList, AppendEventReset, 0)            \
     X(CommandList, AppendLaunchKernel, 0)          \
-    X(CommandList, AppendLaunchKernelIndirect, 0)
+    X(CommandList, AppendLaunchKernelIndirect, 0)  \
+    RD_COMMANDLIST_1_6(X)                          \
+    RD_COMMANDLIST_1_9(X)
 
 #define RD_FENCE_ENTRYPOINTS(X)   \
     X(Fence, Create, 0)           \
@@ -82,7 +123,8 @@ typedef ze_pfnInitDrivers_t ze_pfnGlobalInitDrivers_t;
 
 #define RD_EVENTPOOL_ENTRYPOINTS(X)  \
     X(EventPool, Create, 0)          \
-    X(EventPool, Destroy, 0)
+    X(EventPool, Destroy, 0)         \
+    RD_EVENTPOOL_1_9(X)
 
 #define RD_EVENT_ENTRYPOINTS(X)        \
     X(Event, Create, 0)                \
@@ -91,7 +133,8 @@ typedef ze_pfnInitDrivers_t ze_pfnGlobalInitDrivers_t;
     X(Event, HostSynchronize, 0)       \
     X(Event, QueryStatus, 0)           \
     X(Event, HostReset, 0)             \
-    X(Event, QueryKernelTimestamp, 0)
+    X(Event, QueryKernelTimestamp, 0)  \
+    RD_EVENT_1_9(X)
 
 #define RD_MODULE_ENTRYPOINTS(X)  \
     X(Module, Create, 0)          \
@@ -111,6 +154,7 @@ typedef ze_pfnInitDrivers_t ze_pfnGlobalInitDrivers_t;
     X(Kernel, SuggestGroupSize, 0)     \
     X(Kernel, SetArgumentValue, 0)     \
     X(Kernel, SetIndirectAccess, 0)    \
+    X(Kernel, GetIndirectAccess, 0)    \
     X(Kernel, GetSourceAttributes, 0)  \
     X(Kernel, GetProperties, 0)        \
     X(Kernel, GetName, 0)
@@ -121,7 +165,8 @@ typedef ze_pfnInitDrivers_t ze_pfnGlobalInitDrivers_t;
     X(Mem, AllocHost, 0)           \
     X(Mem, Free, 0)                \
     X(Mem, GetAllocProperties, 0)  \
-    X(Mem, GetAddressRange, 0)
+    X(Mem, GetAddressRange, 0)     \
+    X(Mem, FreeExt, 3)
 
 #define RD_ENTRYPOINTS(X)             \
     RD_GLOBAL_ENTRYPOINTS(X)          \

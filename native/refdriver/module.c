@@ -360,6 +360,7 @@ ze_result_t rdKernelCreate(ze_module_handle_t mod, const ze_kernel_desc_t *desc,
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     }
     k->tag = RD_TAG_KERNEL;
+    k->refs = 1;
     k->module = mod;
     k->info = info;
     k->cl = cl;
@@ -379,16 +380,24 @@ ze_result_t rdKernelCreate(ze_module_handle_t mod, const ze_kernel_desc_t *desc,
     return ZE_RESULT_SUCCESS;
 }
 
-ze_result_t rdKernelDestroy(ze_kernel_handle_t k)
+void rd_kernel_unref(rd_kernel *k)
 {
-    if (!rd_valid(k, RD_TAG_KERNEL))
-        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (__atomic_sub_fetch(&k->refs, 1, __ATOMIC_ACQ_REL) != 0)
+        return;
     for (uint32_t i = 0; i < k->info->nparams; i++)
         free(k->args[i].bytes);
     free(k->args);
     clReleaseKernel(k->cl);
-    k->tag = RD_TAG_DEAD;
     free(k);
+}
+
+/* A launch still queued keeps the kernel: the handle dies now, the object with its last recorded launch. */
+ze_result_t rdKernelDestroy(ze_kernel_handle_t k)
+{
+    if (!rd_valid(k, RD_TAG_KERNEL))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    k->tag = RD_TAG_DEAD;
+    rd_kernel_unref(k);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -480,16 +489,31 @@ ze_result_t rdKernelSetArgumentValue(ze_kernel_handle_t k, uint32_t index, size_
         break;
     }
     default:
+        rd_log("kernel %s argument %u is an image, sampler or pipe: not supported by the CPU reference driver", k->info->name,
+               index);
         return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
     }
     a->set = 1;
     return ZE_RESULT_SUCCESS;
 }
 
+/* All memory is host memory: indirect access needs no residency work, the flags are only kept to be read back. */
 ze_result_t rdKernelSetIndirectAccess(ze_kernel_handle_t k, ze_kernel_indirect_access_flags_t flags)
 {
-    (void)flags; /* all memory is host memory: indirect access needs no residency work */
-    return rd_valid(k, RD_TAG_KERNEL) ? ZE_RESULT_SUCCESS : ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (!rd_valid(k, RD_TAG_KERNEL))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    k->indirect = flags;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t rdKernelGetIndirectAccess(ze_kernel_handle_t k, ze_kernel_indirect_access_flags_t *flags)
+{
+    if (!rd_valid(k, RD_TAG_KERNEL))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (flags == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    *flags = k->indirect;
+    return ZE_RESULT_SUCCESS;
 }
 
 ze_result_t rdKernelSetCacheConfig(ze_kernel_handle_t k, ze_cache_config_flags_t flags)
@@ -546,6 +570,8 @@ ze_result_t rdKernelGetProperties(ze_kernel_handle_t k, ze_kernel_properties_t *
     for (ze_base_properties_t *ext = p->pNext; ext != NULL; ext = ext->pNext)
         if (ext->stype == ZE_STRUCTURE_TYPE_KERNEL_PREFERRED_GROUP_SIZE_PROPERTIES)
             ((ze_kernel_preferred_group_size_properties_t *)ext)->preferredMultiple = (uint32_t)k->preferred_multiple;
+        else if (ext->stype == RD_STYPE_KERNEL_MAX_GROUP_SIZE_EXT_PROPERTIES)
+            ((rd_kernel_max_group_size_ext_t *)ext)->maxGroupSize = (uint32_t)k->cl_max_group;
     return ZE_RESULT_SUCCESS;
 }
 

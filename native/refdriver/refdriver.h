@@ -24,12 +24,25 @@
 #define RD_STYPE_DEVICE_IP_VERSION_EXT ((ze_structure_type_t)0x0001000f)
 #define RD_STYPE_INTEL_DEVICE_BLOCK_ARRAY_EXP_PROPERTIES ((ze_structure_type_t)0x00030007)
 #define RD_STYPE_INTEL_DEVICE_MODULE_DP_EXP_PROPERTIES ((ze_structure_type_t)0x00030013)
+/* cl_ext_float_atomics (OpenCL 3.0): queries and the capability bits, which match ze_device_fp_atomic_ext_flags_t. */
+#define RD_CL_DEVICE_SINGLE_FP_ATOMIC_CAPABILITIES_EXT 0x4231
+#define RD_CL_DEVICE_DOUBLE_FP_ATOMIC_CAPABILITIES_EXT 0x4232
+#define RD_CL_DEVICE_HALF_FP_ATOMIC_CAPABILITIES_EXT 0x4233
+#define RD_FP_ATOMIC_FLAGS 0x70007u
+#define RD_STYPE_KERNEL_MAX_GROUP_SIZE_EXT_PROPERTIES ((ze_structure_type_t)0x00010013)
 
 typedef struct rd_device_ip_version_ext {
     ze_structure_type_t stype;
     void *pNext;
     uint32_t ipVersion;
 } rd_device_ip_version_ext_t;
+
+/* ze_kernel_max_group_size_ext_properties_t (ZE_extension_kernel_max_group_size_properties, spec 1.11). */
+typedef struct rd_kernel_max_group_size_ext {
+    ze_structure_type_t stype;
+    void *pNext;
+    uint32_t maxGroupSize;
+} rd_kernel_max_group_size_ext_t;
 
 typedef struct rd_intel_flags_props {
     ze_structure_type_t stype;
@@ -106,6 +119,8 @@ struct rd_state {
     size_t max_group_size;
     size_t max_item_sizes[3];
     cl_ulong max_alloc;
+    size_t svm_alignment; /* the largest alignment clSVMAlloc grants (CL_DEVICE_MEM_BASE_ADDR_ALIGN) */
+    ze_device_fp_atomic_ext_flags_t fp_atomics[3]; /* fp16, fp32, fp64: what the PoCL device reports */
     cl_ulong global_mem;
     cl_ulong local_mem;
     cl_uint compute_units;
@@ -132,6 +147,11 @@ typedef struct rd_alloc {
     uint64_t id;
 } rd_alloc;
 int rd_alloc_lookup(const void *ptr, rd_alloc *out);
+/* Marks the allocation holding ptr as used by a queued command (NULL: not this driver's memory); zeMemFree waits
+   until every hold is released. */
+typedef struct rd_alloc_rec rd_alloc_rec;
+rd_alloc_rec *rd_alloc_hold(const void *ptr);
+void rd_alloc_release(rd_alloc_rec *r);
 
 /* SPIR-V kernel interface: what each parameter is, for zeKernelSetArgumentValue. */
 enum rd_arg_kind { RD_ARG_VALUE, RD_ARG_GLOBAL_PTR, RD_ARG_LOCAL_PTR, RD_ARG_UNSUPPORTED };
@@ -184,10 +204,14 @@ typedef struct _ze_kernel_handle_t {
     size_t preferred_multiple;
     cl_ulong local_mem;
     cl_ulong private_mem;
+    ze_kernel_indirect_access_flags_t indirect;
+    unsigned refs; /* the handle plus each recorded launch (atomic): the object goes with the last */
 } rd_kernel;
+void rd_kernel_unref(rd_kernel *k);
 
 typedef struct _ze_event_pool_handle_t {
     uint32_t tag;
+    ze_context_handle_t ctx;
     ze_event_pool_flags_t flags;
     uint32_t count;
     struct _ze_event_handle_t **slots;
@@ -197,6 +221,7 @@ typedef struct _ze_event_handle_t {
     uint32_t tag;
     rd_event_pool *pool;
     uint32_t index;
+    ze_event_scope_flags_t signal_scope, wait_scope;
     int signaled;
     uint64_t ts_start, ts_end;
 } rd_event;
@@ -275,8 +300,10 @@ typedef struct _ze_command_queue_handle_t {
 
 typedef struct _ze_command_list_handle_t {
     uint32_t tag;
+    ze_context_handle_t ctx;
     int immediate;
     int closed;
+    unsigned inflight; /* regular lists: executions queued or running (under the sync lock) */
     ze_command_queue_mode_t mode;
     rd_cmd *cmds;
     size_t ncmds, cap;

@@ -4,9 +4,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { driverBuildArgs, driverEnv, KERNELS_DIR, runKeyValues } from '../support/refdriver.js';
 
 const root = path.join(import.meta.dirname, '..', '..');
-const kernels = path.join(root, 'native', 'kernels');
+const kernels = KERNELS_DIR;
 const ZE_RESULT_ERROR_MODULE_BUILD_FAILURE = 0x70000004;
 const ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE = 0x70020000;
 const ZE_RESULT_ERROR_UNINITIALIZED = 0x78000001;
@@ -15,32 +16,7 @@ let dir = '';
 let driver = '';
 let smoke = '';
 
-/** The exact command the build stage runs; kept in step with native/refdriver/build.sh. */
-function driverBuildArgs(include: string, out: string): string[] {
-  const sources = fs.readdirSync(path.join(root, 'native', 'refdriver'))
-    .filter((f) => f.endsWith('.c'))
-    .sort()
-    .map((f) => path.join(root, 'native', 'refdriver', f));
-  return ['-std=gnu11', '-shared', '-fPIC', '-O2', '-fvisibility=hidden', `-I${include}`, ...sources, '-o', out, '-lOpenCL', '-ldl', '-lpthread'];
-}
-
-function cleanEnv(extra: Record<string, string>): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v !== undefined && !k.startsWith('ZE_') && !k.startsWith('XPU_SETUP_')) env[k] = v;
-  }
-  return { ...env, TMPDIR: dir, POCL_CACHE_DIR: path.join(dir, 'pocl-cache'), ...extra };
-}
-
-async function runSmoke(args: string[], extra: Record<string, string>) {
-  const r = await execa(smoke, args, { env: cleanEnv(extra), extendEnv: false, reject: false, timeout: 120_000 });
-  const values = new Map<string, string>();
-  for (const line of r.stdout.split('\n')) {
-    const eq = line.indexOf('=');
-    if (eq > 0) values.set(line.slice(0, eq), line.slice(eq + 1));
-  }
-  return { exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr, values };
-}
+const runSmoke = (args: string[], extra: Record<string, string>) => runKeyValues(smoke, args, driverEnv(dir, extra));
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpu-refdriver-test-'));
@@ -240,7 +216,7 @@ describe.skipIf(process.platform !== 'linux')('CPU reference driver through the 
     const out = path.join(dir, 'spv');
     fs.mkdirSync(out);
     await execa('sh', [path.join(kernels, 'build-spv.sh')], { env: { OUT_DIR: out } });
-    for (const name of ['vector_add.spv', 'vector_add_wrong.spv']) {
+    for (const name of ['vector_add.spv', 'vector_add_wrong.spv', 'struct_arg.spv']) {
       expect(fs.readFileSync(path.join(out, name)).equals(fs.readFileSync(path.join(kernels, name)))).toBe(true);
     }
   });

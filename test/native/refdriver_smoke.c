@@ -1,18 +1,11 @@
 /* Exercises the CPU reference driver through the real Level Zero loader; prints key=value lines for the test to read. */
+#include "l0_check.h"
 #include <level_zero/ze_api.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define N 1024
-#define CHECK(call)                                                                        \
-    do {                                                                                   \
-        ze_result_t r_ = (call);                                                           \
-        if (r_ != ZE_RESULT_SUCCESS) {                                                     \
-            printf("error=%s returned 0x%x at line %d\n", #call, (unsigned)r_, __LINE__); \
-            exit(2);                                                                       \
-        }                                                                                  \
-    } while (0)
 
 /* Structures the 1.8.12 headers lack, laid out as in newer headers and compute-runtime's ze_intel_gpu.h. */
 typedef struct {
@@ -20,24 +13,6 @@ typedef struct {
     void *pNext;
     uint32_t value;
 } ext_u32;
-
-static unsigned char *read_all(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        printf("error=cannot open %s\n", path);
-        exit(2);
-    }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *buf = malloc((size_t)n);
-    if (fread(buf, 1, (size_t)n, f) != (size_t)n)
-        exit(2);
-    fclose(f);
-    *size = (size_t)n;
-    return buf;
-}
 
 static void props(ze_device_handle_t dev, int d)
 {

@@ -1,0 +1,468 @@
+/* What a real client (SYCL/Unified Runtime, PyTorch, Intel's conformance tests) asks of the CPU reference driver,
+   through the real Level Zero loader; prints key=value lines for the test to read.
+   Built against whatever headers the test picks: the host-synchronise sequence needs 1.6+ headers and loader. */
+#define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>
+#include "l0_check.h"
+#include <level_zero/ze_api.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define N 1024
+
+#if defined(ZE_API_VERSION_CURRENT_M) && ZE_API_VERSION_CURRENT_M >= ZE_MAKE_VERSION(1, 9)
+#define HAVE_HOST_SYNCHRONIZE 1
+#include <dlfcn.h>
+#include <level_zero/ze_ddi.h>
+
+/* The command-list entry points after API 1.4, as this run reaches them: exported by the loader when it has them
+   (1.2x), else from the driver's own command-list table (Debian's 1.8.12 loader neither exports nor routes them; with
+   one driver and no interception the loader hands the driver's own handles to the application, so the driver's
+   functions take them as they are). */
+static ze_pfnCommandListHostSynchronize_t host_synchronize;
+static ze_pfnCommandListIsImmediate_t is_immediate;
+static ze_pfnCommandListGetContextHandle_t get_context_handle;
+static const char *route = "loader";
+
+static int resolve_newer_entry_points(void)
+{
+    host_synchronize = (ze_pfnCommandListHostSynchronize_t)dlsym(RTLD_DEFAULT, "zeCommandListHostSynchronize");
+    is_immediate = (ze_pfnCommandListIsImmediate_t)dlsym(RTLD_DEFAULT, "zeCommandListIsImmediate");
+    get_context_handle = (ze_pfnCommandListGetContextHandle_t)dlsym(RTLD_DEFAULT, "zeCommandListGetContextHandle");
+    if (host_synchronize && is_immediate && get_context_handle) return 0;
+    const char *driver = getenv("ZE_ENABLE_ALT_DRIVERS");
+    void *lib = driver ? dlopen(driver, RTLD_NOW | RTLD_NOLOAD) : NULL;
+    ze_pfnGetCommandListProcAddrTable_t get = lib ? (ze_pfnGetCommandListProcAddrTable_t)dlsym(lib, "zeGetCommandListProcAddrTable") : NULL;
+    ze_command_list_dditable_t table;
+    memset(&table, 0, sizeof table);
+    if (!get || get(ZE_API_VERSION_CURRENT, &table) != ZE_RESULT_SUCCESS) return -1;
+    host_synchronize = table.pfnHostSynchronize;
+    is_immediate = table.pfnIsImmediate;
+    get_context_handle = table.pfnGetContextHandle;
+    route = "driver";
+    return host_synchronize && is_immediate && get_context_handle ? 0 : -1;
+}
+#endif
+
+static ze_driver_handle_t drv;
+static ze_device_handle_t dev;
+static ze_context_handle_t ctx;
+static const ze_device_mem_alloc_desc_t dd = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC};
+static const ze_host_mem_alloc_desc_t hd = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC};
+
+static ze_module_handle_t load_module(const char *path)
+{
+    size_t size;
+    unsigned char *spv = read_all(path, &size);
+    ze_module_desc_t md = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_IL_SPIRV, size, spv, "", NULL};
+    ze_module_handle_t mod;
+    CHECK(zeModuleCreate(ctx, dev, &md, &mod, NULL));
+    free(spv);
+    return mod;
+}
+
+static ze_kernel_handle_t make_kernel(ze_module_handle_t mod, const char *name)
+{
+    ze_kernel_desc_t kd = {ZE_STRUCTURE_TYPE_KERNEL_DESC, NULL, 0, name};
+    ze_kernel_handle_t k;
+    CHECK(zeKernelCreate(mod, &kd, &k));
+    return k;
+}
+
+static void set_vector_add_args(ze_kernel_handle_t k, float *a, float *b, float *c)
+{
+    CHECK(zeKernelSetArgumentValue(k, 0, sizeof a, &a));
+    CHECK(zeKernelSetArgumentValue(k, 1, sizeof b, &b));
+    CHECK(zeKernelSetArgumentValue(k, 2, sizeof c, &c));
+    CHECK(zeKernelSetGroupSize(k, 64, 1, 1));
+}
+
+static void fill_inputs(float *a, float *b)
+{
+    for (int i = 0; i < N; i++) {
+        a[i] = (float)i;
+        b[i] = (float)(2 * i) + 0.5f;
+    }
+}
+
+static const char *verdict(const float *a, const float *b, const float *c)
+{
+    static char text[128];
+    for (int i = 0; i < N; i++)
+        if (c[i] != a[i] + b[i]) {
+            snprintf(text, sizeof text, "mismatch index %d got %g expected %g", i, c[i], a[i] + b[i]);
+            return text;
+        }
+    return "ok";
+}
+
+static ze_command_list_handle_t immediate_list(ze_command_queue_mode_t mode)
+{
+    ze_command_queue_desc_t qd = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, 0, 0, 0, mode, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+    ze_command_list_handle_t l;
+    CHECK(zeCommandListCreateImmediate(ctx, dev, &qd, &l));
+    return l;
+}
+
+static const ze_group_count_t groups = {N / 64, 1, 1};
+
+/* Every kind of allocation at every alignment a GPU driver grants, then what must be refused. */
+static int align_mode(const char *spv)
+{
+    static const size_t aligns[] = {0, 1, 16, 64, 128, 256, 512, 4096, 65536, 8388608};
+    static const char *const kinds[] = {"host", "device", "shared"};
+    static const ze_memory_type_t types[] = {ZE_MEMORY_TYPE_HOST, ZE_MEMORY_TYPE_DEVICE, ZE_MEMORY_TYPE_SHARED};
+    const size_t size = 1000;
+    for (int kind = 0; kind < 3; kind++)
+        for (size_t i = 0; i < sizeof aligns / sizeof aligns[0]; i++) {
+            void *p = NULL, *p2 = NULL;
+            ze_result_t r = ZE_RESULT_SUCCESS, r2 = ZE_RESULT_SUCCESS;
+            /* two in a row: the second must not overlap the first's padding */
+            for (int n = 0; n < 2; n++) {
+                void **out = n ? &p2 : &p;
+                ze_result_t *res = n ? &r2 : &r;
+                if (kind == 0)
+                    *res = zeMemAllocHost(ctx, &hd, size, aligns[i], out);
+                else if (kind == 1)
+                    *res = zeMemAllocDevice(ctx, &dd, size, aligns[i], dev, out);
+                else
+                    *res = zeMemAllocShared(ctx, &dd, &hd, size, aligns[i], dev, out);
+            }
+            const char *what = "ok";
+            ze_memory_allocation_properties_t ap = {ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES};
+            void *base = NULL;
+            size_t range = 0;
+            if (r != ZE_RESULT_SUCCESS || r2 != ZE_RESULT_SUCCESS || p == NULL || p2 == NULL)
+                what = "alloc failed";
+            else if (aligns[i] > 1 && (((uintptr_t)p | (uintptr_t)p2) & (aligns[i] - 1)))
+                what = "misaligned";
+            else if ((char *)p2 < (char *)p + size && (char *)p < (char *)p2 + size)
+                what = "overlap";
+            else if (zeMemGetAllocProperties(ctx, (char *)p + size - 1, &ap, NULL) != ZE_RESULT_SUCCESS || ap.type != types[kind])
+                what = "wrong type from an interior pointer";
+            else if (zeMemGetAddressRange(ctx, (char *)p + 17, &base, &range) != ZE_RESULT_SUCCESS || base != p || range != size)
+                what = "wrong address range";
+            else if (zeMemGetAllocProperties(ctx, (char *)p + size, &ap, NULL) != ZE_RESULT_SUCCESS || ap.type != ZE_MEMORY_TYPE_UNKNOWN)
+                what = "one past the end is still the allocation";
+            else if (zeMemFree(ctx, (char *)p + 1) != ZE_RESULT_ERROR_INVALID_ARGUMENT)
+                what = "an interior pointer was freed";
+            if (p)
+                memset(p, 0x5a, size);
+            if (p && zeMemFree(ctx, p) != ZE_RESULT_SUCCESS)
+                what = "free failed";
+            if (p2 && zeMemFree(ctx, p2) != ZE_RESULT_SUCCESS)
+                what = "free failed";
+            printf("align.%s.%zu=%s (0x%x)\n", kinds[kind], aligns[i], what, (unsigned)r);
+        }
+    void *p = NULL;
+    printf("align.host.3=0x%x\n", (unsigned)zeMemAllocHost(ctx, &hd, 64, 3, &p));
+    printf("align.device.384=0x%x\n", (unsigned)zeMemAllocDevice(ctx, &dd, 64, 384, dev, &p));
+    printf("align.shared.16777216=0x%x\n", (unsigned)zeMemAllocShared(ctx, &dd, &hd, 64, 16777216, dev, &p));
+    printf("align.nullAfterRefusal=%d\n", p == NULL);
+
+    /* A kernel reads and writes 64 KiB-aligned buffers of all three kinds. */
+    ze_module_handle_t mod = load_module(spv);
+    ze_kernel_handle_t k = make_kernel(mod, "vector_add");
+    float *a, *b, *c;
+    CHECK(zeMemAllocHost(ctx, &hd, N * sizeof(float), 65536, (void **)&a));
+    CHECK(zeMemAllocShared(ctx, &dd, &hd, N * sizeof(float), 65536, dev, (void **)&b));
+    CHECK(zeMemAllocDevice(ctx, &dd, N * sizeof(float), 65536, dev, (void **)&c));
+    fill_inputs(a, b);
+    set_vector_add_args(k, a, b, c);
+    ze_command_list_handle_t l = immediate_list(ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
+    CHECK(zeCommandListAppendLaunchKernel(l, k, &groups, NULL, 0, NULL));
+    printf("align.kernel=%s\n", verdict(a, b, c));
+    CHECK(zeCommandListDestroy(l));
+    CHECK(zeMemFree(ctx, a));
+    CHECK(zeMemFree(ctx, b));
+    CHECK(zeMemFree(ctx, c));
+    CHECK(zeKernelDestroy(k));
+    CHECK(zeModuleDestroy(mod));
+    return 0;
+}
+
+/* The properties clients read, and what the PoCL device itself says about float atomics. */
+static int props_mode(const char *spv)
+{
+    ze_float_atomic_ext_properties_t fa = {ZE_STRUCTURE_TYPE_FLOAT_ATOMIC_EXT_PROPERTIES};
+    ze_device_module_properties_t m = {ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES, &fa};
+    CHECK(zeDeviceGetModuleProperties(dev, &m));
+    printf("props.fp16Atomics=0x%x\nprops.fp32Atomics=0x%x\nprops.fp64Atomics=0x%x\n", fa.fp16Flags, fa.fp32Flags, fa.fp64Flags);
+
+    cl_platform_id platforms[8];
+    cl_uint np = 0;
+    clGetPlatformIDs(8, platforms, &np);
+    for (cl_uint i = 0; i < np; i++) {
+        char name[256] = {0};
+        clGetPlatformInfo(platforms[i], CL_PLATFORM_NAME, sizeof name - 1, name, NULL);
+        cl_device_id cpu;
+        if (strstr(name, "Portable Computing Language") == NULL || clGetDeviceIDs(platforms[i], CL_DEVICE_TYPE_CPU, 1, &cpu, NULL) != CL_SUCCESS)
+            continue;
+        static const cl_device_info queries[3] = {0x4233, 0x4231, 0x4232}; /* cl_ext_float_atomics: half, single, double */
+        static const char *const names[3] = {"fp16", "fp32", "fp64"};
+        for (int q = 0; q < 3; q++) {
+            cl_bitfield caps = 0;
+            cl_int err = clGetDeviceInfo(cpu, queries[q], sizeof caps, &caps, NULL);
+            printf("opencl.%sAtomics=%s0x%llx\n", names[q], err == CL_SUCCESS ? "" : "refused:", (unsigned long long)caps);
+        }
+        break;
+    }
+
+    uint32_t n = 1;
+    ze_device_memory_properties_t mem = {ZE_STRUCTURE_TYPE_DEVICE_MEMORY_PROPERTIES};
+    CHECK(zeDeviceGetMemoryProperties(dev, &n, &mem));
+    printf("props.memoryBusWidth=%u\nprops.memoryTotalSize=%llu\n", mem.maxBusWidth, (unsigned long long)mem.totalSize);
+    ze_device_compute_properties_t cp = {ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES};
+    CHECK(zeDeviceGetComputeProperties(dev, &cp));
+    printf("props.maxTotalGroupSize=%u\n", cp.maxTotalGroupSize);
+
+    uint32_t next = 0;
+    CHECK(zeDriverGetExtensionProperties(drv, &next, NULL));
+    ze_driver_extension_properties_t *ext = calloc(next, sizeof *ext);
+    CHECK(zeDriverGetExtensionProperties(drv, &next, ext));
+    printf("props.extensions=");
+    for (uint32_t i = 0; i < next; i++)
+        printf("%s%s", i ? "," : "", ext[i].name);
+    printf("\n");
+    free(ext);
+
+    /* ze_kernel_max_group_size_ext_properties_t (spec 1.11), laid out as in newer headers. */
+    struct {
+        ze_structure_type_t stype;
+        void *pNext;
+        uint32_t maxGroupSize;
+    } mg = {(ze_structure_type_t)0x00010013, NULL, 0};
+    ze_module_handle_t mod = load_module(spv);
+    ze_kernel_handle_t k = make_kernel(mod, "vector_add");
+    ze_kernel_properties_t kp = {ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES, &mg};
+    CHECK(zeKernelGetProperties(k, &kp));
+    printf("props.kernelMaxGroupSize=%u\n", mg.maxGroupSize);
+    printf("props.kernelMaxGroupSizeAccepted=0x%x\n", (unsigned)zeKernelSetGroupSize(k, mg.maxGroupSize, 1, 1));
+    printf("props.kernelAboveMaxGroupSize=0x%x\n", (unsigned)zeKernelSetGroupSize(k, mg.maxGroupSize + 1, 1, 1));
+    CHECK(zeKernelDestroy(k));
+    CHECK(zeModuleDestroy(mod));
+    return 0;
+}
+
+/* What SYCL over Unified Runtime does for q.parallel_for(...).wait(): an asynchronous immediate list, one launch,
+   zeCommandListHostSynchronize, then the frees. */
+static int sequence_mode(const char *spv)
+{
+#ifdef HAVE_HOST_SYNCHRONIZE
+    if (resolve_newer_entry_points() != 0) {
+        printf("sequence.result=neither the loader nor the driver has zeCommandListHostSynchronize\n");
+        return 1;
+    }
+    printf("sequence.route=%s\n", route);
+    ze_module_handle_t mod = load_module(spv);
+    ze_kernel_handle_t k = make_kernel(mod, "vector_add");
+    float *a, *b, *c;
+    CHECK(zeMemAllocShared(ctx, &dd, &hd, N * sizeof(float), 256, dev, (void **)&a));
+    CHECK(zeMemAllocShared(ctx, &dd, &hd, N * sizeof(float), 256, dev, (void **)&b));
+    CHECK(zeMemAllocDevice(ctx, &dd, N * sizeof(float), 4096, dev, (void **)&c));
+    fill_inputs(a, b);
+    ze_command_list_handle_t l = immediate_list(ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    set_vector_add_args(k, a, b, c);
+    CHECK(zeCommandListAppendLaunchKernel(l, k, &groups, NULL, 0, NULL));
+    CHECK(host_synchronize(l, UINT64_MAX));
+    printf("sequence.result=%s\n", verdict(a, b, c));
+    ze_bool_t immediate = 0;
+    CHECK(is_immediate(l, &immediate));
+    ze_context_handle_t owner = NULL;
+    CHECK(get_context_handle(l, &owner));
+    printf("sequence.isImmediate=%u\nsequence.contextMatches=%d\n", (unsigned)immediate, owner == ctx);
+    /* A second launch and a zero timeout: the poll answers at once, then the full wait. */
+    CHECK(zeCommandListAppendLaunchKernel(l, k, &groups, NULL, 0, NULL));
+    ze_result_t poll = host_synchronize(l, 0);
+    printf("sequence.poll=%s\n", poll == ZE_RESULT_SUCCESS || poll == ZE_RESULT_NOT_READY ? "ok" : "bad");
+    CHECK(host_synchronize(l, UINT64_MAX));
+    CHECK(zeMemFree(ctx, a));
+    CHECK(zeMemFree(ctx, b));
+    CHECK(zeMemFree(ctx, c));
+    CHECK(zeCommandListDestroy(l));
+    CHECK(zeKernelDestroy(k));
+    CHECK(zeModuleDestroy(mod));
+    return 0;
+#else
+    (void)spv;
+    printf("sequence.result=built against headers without zeCommandListHostSynchronize\n");
+    return 3;
+#endif
+}
+
+static void *signal_later(void *event)
+{
+    struct timespec ts = {0, 200 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    zeEventHostSignal((ze_event_handle_t)event);
+    return NULL;
+}
+
+/* zeMemFree while a launch and a copy that use the memory still wait for an event another thread signals later: the
+   free must wait for both (freeing first is a write into freed memory, which valgrind or ASan reports). */
+static int freewait_mode(const char *spv)
+{
+    ze_module_handle_t mod = load_module(spv);
+    ze_kernel_handle_t k = make_kernel(mod, "vector_add");
+    float *a, *b, *c, *d;
+    CHECK(zeMemAllocShared(ctx, &dd, &hd, N * sizeof(float), 0, dev, (void **)&a));
+    CHECK(zeMemAllocShared(ctx, &dd, &hd, N * sizeof(float), 0, dev, (void **)&b));
+    CHECK(zeMemAllocDevice(ctx, &dd, N * sizeof(float), 0, dev, (void **)&c));
+    CHECK(zeMemAllocHost(ctx, &hd, N * sizeof(float), 0, (void **)&d));
+    fill_inputs(a, b);
+    ze_event_pool_desc_t pd = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL, ZE_EVENT_POOL_FLAG_HOST_VISIBLE, 3};
+    ze_event_pool_handle_t pool;
+    CHECK(zeEventPoolCreate(ctx, &pd, 1, &dev, &pool));
+    ze_event_handle_t gate, launched, copied;
+    ze_event_desc_t ed = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, 0, 0, ZE_EVENT_SCOPE_FLAG_HOST};
+    CHECK(zeEventCreate(pool, &ed, &gate));
+    ed.index = 1;
+    CHECK(zeEventCreate(pool, &ed, &launched));
+    ed.index = 2;
+    CHECK(zeEventCreate(pool, &ed, &copied));
+    ze_command_list_handle_t l = immediate_list(ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    set_vector_add_args(k, a, b, c);
+    CHECK(zeCommandListAppendLaunchKernel(l, k, &groups, launched, 1, &gate));
+    CHECK(zeCommandListAppendMemoryCopy(l, d, c, N * sizeof(float), copied, 0, NULL));
+    pthread_t t;
+    pthread_create(&t, NULL, signal_later, gate);
+    CHECK(zeMemFree(ctx, c));
+    printf("freewait.launchDoneAtFree=%d\n", zeEventQueryStatus(launched) == ZE_RESULT_SUCCESS);
+    printf("freewait.copyDoneAtFree=%d\n", zeEventQueryStatus(copied) == ZE_RESULT_SUCCESS);
+    printf("freewait.result=%s\n", verdict(a, b, d));
+    pthread_join(t, NULL);
+    CHECK(zeEventHostSynchronize(copied, UINT64_MAX));
+    CHECK(zeCommandListDestroy(l));
+    CHECK(zeMemFree(ctx, a));
+    CHECK(zeMemFree(ctx, b));
+    CHECK(zeMemFree(ctx, d));
+    CHECK(zeEventDestroy(gate));
+    CHECK(zeEventDestroy(launched));
+    CHECK(zeEventDestroy(copied));
+    CHECK(zeEventPoolDestroy(pool));
+    CHECK(zeKernelDestroy(k));
+    CHECK(zeModuleDestroy(mod));
+    return 0;
+}
+
+/* What the driver does not implement answers UNSUPPORTED_FEATURE (0x78000003), each printed by name. */
+static int refuse_mode(const char *spv, const char *struct_spv)
+{
+    ze_module_handle_t mod = load_module(spv);
+    ze_kernel_handle_t k = make_kernel(mod, "vector_add");
+    void *p = NULL;
+    CHECK(zeMemAllocDevice(ctx, &dd, 4096, 0, dev, &p));
+
+    /* Not a refusal: a by-value struct holding a pointer runs, since every allocation has one address on host and
+       device. */
+    ze_module_handle_t smod = load_module(struct_spv);
+    ze_kernel_handle_t sk = make_kernel(smod, "struct_arg");
+    struct {
+        float *out;
+        float value;
+    } target = {p, 1.5f};
+    CHECK(zeKernelSetArgumentValue(sk, 0, sizeof target, &target));
+    CHECK(zeKernelSetGroupSize(sk, 64, 1, 1));
+    ze_command_list_handle_t l = immediate_list(ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
+    CHECK(zeCommandListAppendLaunchKernel(l, sk, &groups, NULL, 0, NULL));
+    int wrong = 0;
+    for (int i = 0; i < N; i++)
+        wrong += ((float *)p)[i] != 1.5f;
+    printf("struct.wrong=%d\n", wrong);
+
+    printf("refuse.moduleLink=0x%x\n", (unsigned)zeModuleDynamicLink(1, &mod, NULL));
+    uint32_t id = 7, value = 1;
+    const void *values[] = {&value};
+    ze_module_constants_t consts = {1, &id, values};
+    size_t size;
+    unsigned char *bytes = read_all(spv, &size);
+    ze_module_desc_t md = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_IL_SPIRV, size, bytes, "", &consts};
+    ze_module_handle_t other = NULL;
+    printf("refuse.specConstants=0x%x\n", (unsigned)zeModuleCreate(ctx, dev, &md, &other, NULL));
+    md.pConstants = NULL;
+    md.format = ZE_MODULE_FORMAT_NATIVE;
+    printf("refuse.nativeBinary=0x%x\n", (unsigned)zeModuleCreate(ctx, dev, &md, &other, NULL));
+    free(bytes);
+    size_t nbin = 0;
+    printf("refuse.getNativeBinary=0x%x\n", (unsigned)zeModuleGetNativeBinary(mod, &nbin, NULL));
+    void *gp = NULL;
+    printf("refuse.globalPointer=0x%x\n", (unsigned)zeModuleGetGlobalPointer(mod, "counter", &size, &gp));
+    printf("refuse.functionPointer=0x%x\n", (unsigned)zeModuleGetFunctionPointer(mod, "vector_add", &gp));
+
+    ze_event_pool_desc_t pd = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL, ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP, 1};
+    ze_event_pool_handle_t pool;
+    CHECK(zeEventPoolCreate(ctx, &pd, 1, &dev, &pool));
+    ze_event_desc_t ed = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, 0, 0, 0};
+    ze_event_handle_t ev;
+    CHECK(zeEventCreate(pool, &ed, &ev));
+    printf("refuse.queryKernelTimestamps=0x%x\n", (unsigned)zeCommandListAppendQueryKernelTimestamps(l, 1, &ev, p, NULL, NULL, 0, NULL));
+    printf("refuse.cooperativeLaunch=0x%x\n", (unsigned)zeCommandListAppendLaunchCooperativeKernel(l, k, &groups, NULL, 0, NULL));
+    printf("refuse.copyFromContext=0x%x\n", (unsigned)zeCommandListAppendMemoryCopyFromContext(l, p, ctx, p, 16, NULL, 0, NULL));
+
+    ze_ipc_mem_handle_t ipc;
+    printf("refuse.ipcMemHandle=0x%x\n", (unsigned)zeMemGetIpcHandle(ctx, p, &ipc));
+    ze_event_pool_desc_t ipd = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL, ZE_EVENT_POOL_FLAG_IPC, 1};
+    ze_event_pool_handle_t ipool = NULL;
+    printf("refuse.ipcEventPool=0x%x\n", (unsigned)zeEventPoolCreate(ctx, &ipd, 1, &dev, &ipool));
+
+    void *va = NULL;
+    printf("refuse.virtualReserve=0x%x\n", (unsigned)zeVirtualMemReserve(ctx, NULL, 1 << 21, &va));
+    size_t page = 0;
+    printf("refuse.virtualPageSize=0x%x\n", (unsigned)zeVirtualMemQueryPageSize(ctx, dev, 1 << 21, &page));
+    ze_physical_mem_desc_t phd = {ZE_STRUCTURE_TYPE_PHYSICAL_MEM_DESC, NULL, 0, 1 << 21};
+    ze_physical_mem_handle_t phys;
+    printf("refuse.physicalMem=0x%x\n", (unsigned)zePhysicalMemCreate(ctx, dev, &phd, &phys));
+
+    ze_image_desc_t id2 = {ZE_STRUCTURE_TYPE_IMAGE_DESC};
+    id2.type = ZE_IMAGE_TYPE_2D;
+    id2.format.layout = ZE_IMAGE_FORMAT_LAYOUT_8_8_8_8;
+    id2.width = 16;
+    id2.height = 16;
+    ze_image_handle_t img;
+    printf("refuse.image=0x%x\n", (unsigned)zeImageCreate(ctx, dev, &id2, &img));
+    ze_sampler_desc_t sd = {ZE_STRUCTURE_TYPE_SAMPLER_DESC};
+    ze_sampler_handle_t sampler;
+    printf("refuse.sampler=0x%x\n", (unsigned)zeSamplerCreate(ctx, dev, &sd, &sampler));
+
+    CHECK(zeEventDestroy(ev));
+    CHECK(zeEventPoolDestroy(pool));
+    CHECK(zeCommandListDestroy(l));
+    CHECK(zeKernelDestroy(sk));
+    CHECK(zeModuleDestroy(smod));
+    CHECK(zeKernelDestroy(k));
+    CHECK(zeModuleDestroy(mod));
+    CHECK(zeMemFree(ctx, p));
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s align|props|sequence|freewait <vector_add.spv> | refuse <vector_add.spv> <struct_arg.spv>\n", argv[0]);
+        return 2;
+    }
+    CHECK(zeInit(0));
+    uint32_t n = 1;
+    CHECK(zeDriverGet(&n, &drv));
+    n = 1;
+    CHECK(zeDeviceGet(drv, &n, &dev));
+    ze_context_desc_t cd = {ZE_STRUCTURE_TYPE_CONTEXT_DESC};
+    CHECK(zeContextCreate(drv, &cd, &ctx));
+    int rc = 2;
+    if (strcmp(argv[1], "align") == 0)
+        rc = align_mode(argv[2]);
+    else if (strcmp(argv[1], "props") == 0)
+        rc = props_mode(argv[2]);
+    else if (strcmp(argv[1], "sequence") == 0)
+        rc = sequence_mode(argv[2]);
+    else if (strcmp(argv[1], "freewait") == 0)
+        rc = freewait_mode(argv[2]);
+    else if (strcmp(argv[1], "refuse") == 0 && argc > 3)
+        rc = refuse_mode(argv[2], argv[3]);
+    CHECK(zeContextDestroy(ctx));
+    return rc;
+}
