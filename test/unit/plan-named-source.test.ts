@@ -47,6 +47,13 @@ beforeAll(async () => {
         'umf-1.0.2-h2_0.conda': { name: 'umf', version: '1.0.2', build: 'h2_0', build_number: 0, depends: [], sha256: SHA, size: 10 },
       };
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ info: { subdir: 'win-64' }, packages: {}, 'packages.conda': packages, repodata_version: 1 }));
+    } else if (url === '/nosha/win-64/repodata.json') {
+      // Records as an old channel tool writes them: md5 only.
+      const packages = {
+        'intel-cmplr-lib-ur-2025.2.1-h0_0.conda': { name: 'intel-cmplr-lib-ur', version: '2025.2.1', build: 'h0_0', build_number: 0, md5: 'b'.repeat(32), size: 10 },
+        'intel-cmplr-lib-ur-2025.2.0-h0_0.conda': { name: 'intel-cmplr-lib-ur', version: '2025.2.0', build: 'h0_0', build_number: 0, md5: 'c'.repeat(32), size: 10 },
+      };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ info: { subdir: 'win-64' }, packages: {}, 'packages.conda': packages, repodata_version: 1 }));
     } else if (url === '/conda/win-64/repodata.json' || url === '/other/win-64/repodata.json') {
       const packages = url.startsWith('/conda/')
         ? { 'intel-cmplr-lib-ur-2025.2.1-h0_0.conda': { name: 'intel-cmplr-lib-ur', version: '2025.2.1', build: 'h0_0', build_number: 0, sha256: SHA, size: 10 } }
@@ -121,6 +128,15 @@ describe('--conda-channel names the only conda channels', () => {
       details: { source: 'conda', outcome: 'unreachable', namedBy: '--conda-channel' },
     });
     expect(askedConda()).toEqual([]);
+  });
+
+  it('a channel whose records have no sha256 says so, naming the channel and a record, and what to do', async () => {
+    await expect(plan({ sources: ['conda'], condaChannels: [`${base}/nosha`] })).rejects.toMatchObject({
+      code: 'NO_SOURCE',
+      hints: expect.arrayContaining([
+        `tried unified-runtime: conda ${base}/nosha: ${base}/nosha (win-64) lists intel-cmplr-lib-ur-2025.2.1-h0_0.conda and 1 more record without a sha256, so the download could not be verified and it is not used: ask the channel's maintainers to publish sha256 in its repodata, or name another channel with --conda-channel`,
+      ]),
+    });
   });
 
   it('a named channel without the package is not replaced by the manifest\'s channel', async () => {
