@@ -29,6 +29,13 @@ beforeAll(async () => {
     requests.push(url);
     if (url === '/simple/intel-cmplr-lib-ur/') {
       res.writeHead(200, { 'content-type': 'text/html' }).end(`<a href="/files/${WHEEL}#sha256=${SHA}" data-core-metadata="true">${WHEEL}</a>\n`);
+    } else if (url === '/yanked/intel-cmplr-lib-ur/' || url === '/allyanked/intel-cmplr-lib-ur/') {
+      // PEP 592: the newest release withdrawn, with its reason; /yanked/ keeps the one before it.
+      const yanked = WHEEL.replace('2025.2.1', '2025.3.0');
+      res.writeHead(200, { 'content-type': 'text/html' }).end(
+        `<a href="/files/${yanked}#sha256=${SHA}" data-yanked="broken loader, use 2025.3.1">${yanked}</a>\n` +
+          (url.startsWith('/yanked/') ? `<a href="/files/${WHEEL}#sha256=${SHA}" data-core-metadata="true">${WHEEL}</a>\n` : ''),
+      );
     } else if (url === `/files/${WHEEL}.metadata`) {
       res.writeHead(200).end('Metadata-Version: 2.1\nName: intel-cmplr-lib-ur\nVersion: 2025.2.1\n\n');
     } else if (url === '/pinned/win-64/repodata.json') {
@@ -116,6 +123,29 @@ describe('--index-url names the only PyPI index', () => {
       ['conda', 'chosen', `conda ${base}/conda: intel-cmplr-lib-ur 2025.2.1`],
     ]);
     expect(p.components[0]).toMatchObject({ status: 'planned', source: 'conda', fallbackFrom: [`pypi ${base}/empty/: intel-cmplr-lib-ur not found on ${base}/empty/ (HTTP 404: it has no intel-cmplr-lib-ur, or it is not a PyPI simple index: check the URL)`] });
+  });
+});
+
+describe('a yanked wheel', () => {
+  it('pinned: says it is yanked, the index\'s reason, and the version to pin instead', async () => {
+    await expect(plan({ sources: ['pypi'], indexUrl: `${base}/yanked/`, requires: ['unified-runtime==2025.3.0'] })).rejects.toMatchObject({
+      hints: expect.arrayContaining([
+        `tried unified-runtime: pypi ${base}/yanked/: intel-cmplr-lib-ur 2025.3.0 on ${base}/yanked/ is yanked ("broken loader, use 2025.3.1"), and a yanked release is never installed: pin another version, e.g. --require 'unified-runtime==2025.2.1' (the newest not yanked)`,
+      ]),
+    });
+  });
+
+  it('the only release: says it is yanked and that no other version fits', async () => {
+    await expect(plan({ sources: ['pypi'], indexUrl: `${base}/allyanked/` })).rejects.toMatchObject({
+      hints: expect.arrayContaining([
+        `tried unified-runtime: pypi ${base}/allyanked/: intel-cmplr-lib-ur 2025.3.0 on ${base}/allyanked/ is yanked ("broken loader, use 2025.3.1"), and a yanked release is never installed: no other intel-cmplr-lib-ur version fits; name another index with --index-url or another source with --source`,
+      ]),
+    });
+  });
+
+  it('newest yanked, unpinned: the one before it is planned', async () => {
+    const p = await plan({ sources: ['pypi'], indexUrl: `${base}/yanked/` });
+    expect(p.components[0]).toMatchObject({ status: 'planned', source: 'pypi', version: '2025.2.1' });
   });
 });
 
