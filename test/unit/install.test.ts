@@ -294,6 +294,23 @@ describe('the swap of the new tree onto the prefix', () => {
     expect((await fs.readdir(work)).sort()).toEqual(['cache', 'prefix']);
   });
 
+  for (const below of ['prefix', 'deeper/prefix']) {
+    it(`a --prefix under a regular file (…/file/${below}) names the file, and nothing is changed`, async () => {
+      const { work, plan, fetched } = await setup();
+      const file = path.join(work, 'file');
+      await fs.writeFile(file, 'a file the user keeps here\n');
+      const p = { ...plan, prefix: path.join(file, below) };
+      await expect(installPlan(p, fetched, silentReporter)).rejects.toMatchObject({
+        code: 'INSTALL',
+        message: `${p.prefix} cannot be made: ${file} is a file, not a directory`,
+        details: { prefix: p.prefix, file },
+        hints: [`the prefix would be a directory inside ${file}; nothing was changed`, `choose a --prefix outside it, or move ${file} away if a directory belongs there`],
+      });
+      expect(await fs.readFile(file, 'utf8')).toBe('a file the user keeps here\n');
+      expect((await fs.readdir(work)).sort()).toEqual(['cache', 'file']);
+    });
+  }
+
   it('the recorded plan keeps its constraints and fallback notes through a re-run from that record', async () => {
     const { plan, fetched, host, manifest } = await setup();
     const constrained: InstallPlan = {
