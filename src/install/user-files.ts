@@ -61,7 +61,8 @@ export async function carryUserFiles(prefix: string, receipt: Receipt, staging: 
     await fs.mkdir(path.dirname(to), { recursive: true });
     const st = await fs.lstat(from);
     if (st.isSymbolicLink()) await fs.symlink(await fs.readlink(from), to);
-    else await fs.link(from, to).catch(() => fs.copyFile(from, to));
+    // A fifo or socket is linked only: copying one would read it.
+    else await fs.link(from, to).catch((e: unknown) => (st.isFile() ? fs.copyFile(from, to) : Promise.reject(e)));
     kept.push(rel);
   }
   return { kept, replaced };
