@@ -18,6 +18,7 @@ import { writeEnvFiles, writeReceipt } from './prefix-writer.js';
 import { DEFAULT_LIMITS, type UnpackLimits } from './limits.js';
 import { relocateConda } from './relocate.js';
 import { Staging } from './staging.js';
+import { carryUserFiles, sayUserFiles } from './user-files.js';
 import { checkPrefixOwnership, recordedPlan, type PrefixState } from './prefix-state.js';
 
 /**
@@ -240,6 +241,12 @@ export async function installPlan(
           'choose another version or source (--source, --conda-channel), or fix what the message names',
         ],
       });
+    }
+    // The swap replaces the prefix whole: files the old receipt does not list are the user's, said before they go.
+    if (state.receipt) {
+      const said = sayUserFiles(prefix, await carryUserFiles(prefix, state.receipt, stagingDir));
+      if (said.kept) notes.push(said.kept);
+      if (said.replaced) reporter.warn(said.replaced, 'their old copies go with the previous prefix; a file of yours is kept across runs under a path no package installs');
     }
     await writeEnvFiles(stagingDir, receipt);
     await writeReceipt(stagingDir, receipt);

@@ -160,6 +160,16 @@ export async function hasOwnMarkers(prefix: string): Promise<boolean> {
   }
 }
 
+/** The nearest existing directory above `prefix` when it is not a directory (a regular file, a device): the prefix cannot be made under it. */
+async function fileAbove(prefix: string): Promise<string | undefined> {
+  for (let dir = path.dirname(prefix); ; dir = path.dirname(dir)) {
+    const st = await fs.stat(dir).catch((e: NodeJS.ErrnoException) => (e.code === 'ENOENT' || e.code === 'ENOTDIR' ? undefined : null));
+    if (st === null) return undefined;
+    if (st) return st.isDirectory() ? undefined : dir;
+    if (path.dirname(dir) === dir) return undefined;
+  }
+}
+
 /**
  * The read-only half of checkPrefixOwnership, on the prefix as the run read it: safe before the lock is taken and
  * before any index is read. Returns a note when the prefix is xpu-setup's but its receipt is damaged: then the run
@@ -177,6 +187,13 @@ export async function refuseForeignPrefix(state: PrefixState): Promise<string | 
         'setup replaces its prefix whole, which would put a directory where the link is; nothing was changed',
         target ? `name the directory it points to: --prefix ${target}` : 'name a real directory with --prefix',
       ],
+    });
+  }
+  const blocker = await fileAbove(prefix);
+  if (blocker) {
+    throw new XpuError('INSTALL', `${prefix} cannot be made: ${blocker} is a file, not a directory`, {
+      details: { prefix, file: blocker },
+      hints: [`the prefix would be a directory inside ${blocker}; nothing was changed`, `choose a --prefix outside it, or move ${blocker} away if a directory belongs there`],
     });
   }
   const previous = state.receipt;

@@ -9,6 +9,7 @@ import type { LiveDownload } from '../fetch/live.js';
 import { checkLinksInside, installMode, resolveInTree, safeLinkTarget, safePath, TargetNames } from '../formats/safe-path.js';
 import type { MapRule } from '../manifest/schema.js';
 import { fsWriteError } from '../fs-errors.js';
+import { nodeLayout } from '../host/index.js';
 import { piecesOf, writeWhole } from '../pieces.js';
 import type { ReceiptFile } from './receipt.js';
 import { mapMember } from './map.js';
@@ -101,9 +102,23 @@ export class Staging {
         });
       }
     }
+    this.checkNameLength(parts, archive);
     this.names.claim(rel, archive);
     for (let i = 1; i < parts.length; i++) this.dirs.add(parts.slice(0, i).join('/'));
     this.owners.set(rel, archive);
+  }
+
+  /** A member name with one part longer than the file system allows: said with the archive, the name shortened, and the limit. */
+  private checkNameLength(parts: string[], archive: string): void {
+    const limits = nodeLayout(process.platform).nameLimits;
+    const size = (s: string) => (limits.unit === 'bytes' ? Buffer.byteLength(s) : s.length);
+    const long = parts.find((p) => size(p) > limits.name);
+    if (long === undefined) return;
+    const shown = parts.map((p) => (p === long ? `${p.slice(0, 24)}…${p.slice(-8)}` : p)).join('/');
+    throw new XpuError('NAME_TOO_LONG', `${archive} has a member whose name is too long for this file system: ${shown} (a name of ${size(long)} ${limits.unit}; the limit is ${limits.name})`, {
+      details: { archive, member: parts.join('/'), length: size(long), limit: limits.name, unit: limits.unit },
+      hints: [`no prefix can hold it, whatever its path; ${UNCHANGED}`, 'choose another version or source of the component (--source), or report the package to its maintainers'],
+    });
   }
 
   /** Makes the parent directory and proves it is the real directory under the root, not somewhere a link leads. */

@@ -137,6 +137,16 @@ export async function resolveConda(spec: CondaSourceSpec, ctx: SourceContext): P
     }
     const set = selectCondaSet([...arch, ...noarch], spec.packages, spec.versions, ctx.constraints);
     if (!set) {
+      // A record without sha256 is never chosen (its download could not be verified): when those are all there is, say so.
+      const unverifiable = [...arch, ...noarch].filter((c) => spec.packages.includes(c.name) && !c.sha256);
+      const fitWithThem = unverifiable.length > 0 && selectCondaSet([...arch, ...noarch].map((c) => ({ ...c, sha256: c.sha256 || '-' })), spec.packages, spec.versions, ctx.constraints);
+      if (fitWithThem) {
+        const more = unverifiable.length > 1 ? ` and ${unverifiable.length - 1} more record${unverifiable.length > 2 ? 's' : ''}` : '';
+        misses.push(
+          `${ch} (${subdir}) lists ${unverifiable[0]!.filename}${more} without a sha256, so the download could not be verified and it is not used: ask the channel's maintainers to publish sha256 in its repodata, or name another channel with --conda-channel`,
+        );
+        continue;
+      }
       const newest = ctx.constraints?.length ? selectCondaSet([...arch, ...noarch], spec.packages, spec.versions)?.[0]?.version : undefined;
       misses.push(
         newest

@@ -66,6 +66,25 @@ export function selectWheel(files: IndexFile[], project: string, host: Host, ran
 /** The index a run reads: the named one (--index-url) or PyPI's. */
 const indexOf = (named: NamedIndexes): string => named.indexUrl ?? DEFAULT_INDEX_URL;
 
+/**
+ * When the only wheel that fits is yanked (PEP 592), says so, with the index's reason, instead of "none for this
+ * platform": a yanked release is never installed, even when pinned, so the way out is another version.
+ */
+function refuseYanked(files: IndexFile[], project: string, indexUrl: string, range: string | undefined, ctx: SourceContext): void {
+  const unyanked = new Map(files.map((x) => [{ ...x, yanked: false }, x]));
+  const pick = selectWheel([...unyanked.keys()], project, ctx.host, range, ctx.constraints);
+  const yanked = pick && unyanked.get(pick);
+  if (!yanked?.yanked) return;
+  const v = parseWheelFilename(yanked.filename)!.version;
+  const other = selectWheel(files, project, ctx.host, range);
+  const component = ctx.constraints?.[0]?.component ?? project;
+  const otherV = other && parseWheelFilename(other.filename)!.version;
+  throw new NotAvailable(
+    `${project} ${v} on ${indexUrl} is yanked (${yanked.yankedReason ? `"${yanked.yankedReason}"` : 'the index gives no reason'}), and a yanked release is never installed: ` +
+      (otherV ? `pin another version, e.g. --require '${component}==${otherV}' (the newest not yanked)` : `no other ${project} version fits; name another index with --index-url or another source with --source`),
+  );
+}
+
 export async function resolvePypi(spec: PypiSourceSpec, ctx: SourceContext): Promise<Resolution> {
   await loadPep440();
   const indexUrl = indexOf(ctx);
@@ -82,6 +101,7 @@ export async function resolvePypi(spec: PypiSourceSpec, ctx: SourceContext): Pro
       throw e;
     }
     const f = selectWheel(files, project, ctx.host, spec.versions, ctx.constraints);
+    if (!f) refuseYanked(files, project, indexUrl, spec.versions, ctx);
     const unconstrained = !f && ctx.constraints?.length ? selectWheel(files, project, ctx.host, spec.versions) : undefined;
     if (unconstrained) {
       const v = parseWheelFilename(unconstrained.filename)!.version;

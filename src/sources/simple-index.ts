@@ -10,6 +10,8 @@ export interface IndexFile {
   sha256?: string;
   size?: number;
   yanked: boolean;
+  /** PEP 592: why it was yanked, when the index says. */
+  yankedReason?: string;
   requiresPython?: string;
   /** PEP 658: the index serves the wheel's METADATA at `<url>.metadata`; its sha256 when the index gives one. */
   coreMetadata?: string | true;
@@ -41,6 +43,7 @@ export function parseSimpleHtml(html: string, pageUrl: string): IndexFile[] {
       ...f,
       filename: unescape(m[2]!.trim()) || f.filename,
       yanked: 'data-yanked' in attrs,
+      ...(attrs['data-yanked'] && { yankedReason: attrs['data-yanked'] }),
       requiresPython: attrs['data-requires-python'],
       ...coreMetadataOf(attrs['data-core-metadata'] ?? attrs['data-dist-info-metadata']),
     });
@@ -83,13 +86,14 @@ export function parseSimpleJson(doc: Pep691, pageUrl: string): IndexFile[] {
     sha256: f.hashes?.sha256?.toLowerCase(),
     size: f.size,
     yanked: f.yanked !== undefined && f.yanked !== false,
+    ...(typeof f.yanked === 'string' && f.yanked && { yankedReason: f.yanked }),
     requiresPython: f['requires-python'],
     ...coreMetadataOf(f['core-metadata'] ?? f['data-dist-info-metadata'] ?? f['dist-info-metadata']),
   }));
 }
 
 interface JsonApi {
-  releases?: Record<string, { filename: string; url: string; digests?: { sha256?: string }; size?: number; yanked?: boolean; requires_python?: string | null }[]>;
+  releases?: Record<string, { filename: string; url: string; digests?: { sha256?: string }; size?: number; yanked?: boolean; yanked_reason?: string | null; requires_python?: string | null }[]>;
 }
 
 export function parseJsonApi(doc: JsonApi, pageUrl: string): IndexFile[] {
@@ -102,6 +106,7 @@ export function parseJsonApi(doc: JsonApi, pageUrl: string): IndexFile[] {
     sha256: f.digests?.sha256?.toLowerCase(),
     size: f.size,
     yanked: !!f.yanked,
+    ...(f.yanked && f.yanked_reason && { yankedReason: f.yanked_reason }),
     requiresPython: f.requires_python ?? undefined,
   })));
 }

@@ -161,8 +161,17 @@ const CASES: Case[] = [
     serve: async (f) => ({ pick: L0_DEVEL_CONDA, bytes: Buffer.concat([await fs.readFile(f.artifacts.find((a) => L0_DEVEL_CONDA(a, f))!.path), zero(4 << 20)]), listedSize: f.artifacts.find((a) => L0_DEVEL_CONDA(a, f))!.size }) },
   { name: 'good packages, --max-unpacked 64KiB', component: 'level-zero', channel: 'bookworm', args: ['--max-unpacked', '64KiB'], exit: 1, code: 'TOO_LARGE' },
   { name: 'good packages, XPU_SETUP_MAX_UNPACKED=0 (no limit)', component: 'level-zero', channel: 'bookworm', env: { XPU_SETUP_MAX_UNPACKED: '0' }, exit: 0, code: '-' },
-  { name: 'conda: member name too long for the file system', component: 'level-zero', channel: 'bookworm', exit: 1, code: 'INSTALL',
+  { name: 'conda: member name too long for the file system', component: 'level-zero', channel: 'bookworm', exit: 1, code: 'NAME_TOO_LONG',
     serve: rebuilt(L0_DEVEL_CONDA, 'conda', (real) => [...real, { path: `lib/${'n'.repeat(300)}.so`, type: 'file', data: Buffer.from('x') }]) },
+  { name: 'reinstall over a file of yours (not in the receipt): kept and named', component: 'level-zero', channel: 'bookworm', baseline: true, exit: 0, code: '-',
+    says: /kept 1 file of yours in .* that xpu-setup did not install: etc\/mine\.conf/,
+    prepare: async (prefix) => {
+      await fs.mkdir(path.join(prefix, 'etc'), { recursive: true });
+      await fs.writeFile(path.join(prefix, 'etc', 'mine.conf'), 'mine\n');
+      // An installed file edited: the run reinstalls rather than finding the prefix up to date.
+      await fs.appendFile(path.join(prefix, 'include/level_zero/ze_api.h'), '\n/* edited */\n');
+    },
+    check: async (prefix) => expect(await fs.readFile(path.join(prefix, 'etc', 'mine.conf'), 'utf8')).toBe('mine\n') },
   { name: 'conda: upgrade whose loader does not load here (working prefix kept)', component: 'level-zero', channel: 'bookworm', baseline: true, exit: 1, code: 'PREFIX_CHECK',
     serve: rebuilt(L0_RUNTIME_CONDA, 'conda', (real) => real.map((e) => (e.path === 'lib/libze_loader.so.1.8.0' ? { ...e, data: Buffer.from('\x7fELF not really a library\n') } : e))) },
   { name: 'conda: header that does not compile (working prefix kept)', component: 'level-zero', channel: 'bookworm', baseline: true, exit: 1, code: 'PREFIX_CHECK',

@@ -111,13 +111,14 @@ describe('duplicate members', () => {
     expect((r.error as Error).message).toMatch(/puts lib\/x\/y under lib\/x, which is a file/);
   });
 
-  it('a name too long for the file system says so', async () => {
+  it('a member name too long for the file system names the archive, the member shortened and the limit', async () => {
     const long = `lib/${'n'.repeat(300)}.so`;
     const b = await buildHostile('tar.bz2', [{ path: long, type: 'file', data: Buffer.from('f') }], id);
     const r = await attempt('tar.bz2', b.filename, b.bytes);
-    expect(r.error).toMatchObject({ code: 'INSTALL', details: { errno: 'ENAMETOOLONG' } });
-    expect((r.error as Error).message).toMatch(/path is too long for this file system/);
-    expect((r.error as XpuLike).hints.join(' ')).not.toMatch(/free space/);
+    expect(r.error).toMatchObject({ code: 'NAME_TOO_LONG', details: { archive: expect.stringContaining(b.filename), member: long, length: 303, limit: 255 } });
+    // The archive, the member shortened (not 300 characters of it, nor the staging path), the limit.
+    expect((r.error as Error).message).toBe(`${(r.error as XpuLike & { details: { archive: string } }).details.archive} has a member whose name is too long for this file system: lib/${'n'.repeat(24)}…nnnnn.so (a name of 303 bytes; the limit is 255)`);
+    expect((r.error as XpuLike).hints.join(' ')).not.toMatch(/free space|shorter --prefix/);
   });
 });
 

@@ -1,5 +1,6 @@
 // The install stage on its own: a plan and fetched archives -> a prefix with files, receipt and env files; no CLI.
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -110,15 +111,59 @@ describe('installPlan', () => {
     await expect(checkPrefixOwnership(foreign)).rejects.toMatchObject({ code: 'INSTALL', message: `${foreign} exists, is not empty, and was not made by xpu-setup` });
     await expect(checkPrefixOwnership(path.join(work, 'new'))).resolves.toEqual({ prefix: path.join(work, 'new') });
   });
-  it('replaces an existing prefix whole and leaves nothing beside it', async () => {
+  it('replaces an existing prefix and leaves nothing beside it', async () => {
     const { work, plan, fetched } = await setup();
     await installPlan(plan, fetched, silentReporter);
-    await fs.writeFile(path.join(plan.prefix, 'lib', 'stale.so'), 'from the previous install\n');
     const r = await installPlan(plan, fetched, silentReporter);
     expect(r.changed).toBe(true);
-    await expect(fs.access(path.join(plan.prefix, 'lib', 'stale.so'))).rejects.toThrow();
+    expect(r.notes).toEqual([]);
     expect(await fs.readFile(path.join(plan.prefix, 'include/level_zero/ze_api.h'), 'utf8')).toBe(HEADER);
     expect((await fs.readdir(work)).sort()).toEqual(['cache', 'prefix']);
+  });
+
+  it("keeps the user's own files (those the receipt does not list) in the new tree, and names them", async () => {
+    const { work, plan, fetched } = await setup();
+    await installPlan(plan, fetched, silentReporter);
+    await fs.writeFile(path.join(plan.prefix, 'lib', 'mine.so'), 'a library the user put beside ours\n');
+    await fs.mkdir(path.join(plan.prefix, 'etc', 'site'), { recursive: true });
+    await fs.writeFile(path.join(plan.prefix, 'etc', 'site', 'settings.ini'), 'k=v\n');
+    await fs.symlink('mine.so', path.join(plan.prefix, 'lib', 'mine-link.so'));
+    const warns: string[] = [];
+    const r = await installPlan(plan, fetched, { ...silentReporter, warn: (m) => warns.push(m) });
+    expect(r.notes).toEqual([`kept 3 files of yours in ${plan.prefix} that xpu-setup did not install: etc/site/settings.ini, lib/mine-link.so, lib/mine.so`]);
+    expect(warns).toEqual([]);
+    expect(await fs.readFile(path.join(plan.prefix, 'lib', 'mine.so'), 'utf8')).toBe('a library the user put beside ours\n');
+    expect(await fs.readFile(path.join(plan.prefix, 'etc', 'site', 'settings.ini'), 'utf8')).toBe('k=v\n');
+    expect(await fs.readlink(path.join(plan.prefix, 'lib', 'mine-link.so'))).toBe('mine.so');
+    // They stay the user's: the new receipt does not list them, and the prefix still verifies.
+    const receipt = (await readReceipt(plan.prefix))!;
+    expect(receipt.files.map((f) => f.path)).not.toContain('lib/mine.so');
+    expect(await verifyPrefix(plan.prefix, receipt)).toEqual([]);
+    expect((await fs.readdir(work)).sort()).toEqual(['cache', 'prefix']);
+  });
+
+  it("warns before the swap, naming it, of a user's file the new tree puts its own file in place of", async () => {
+    const { plan, fetched } = await setup();
+    await installPlan(plan, fetched, silentReporter);
+    // As if the installed version did not ship the header and the user had put their own there.
+    const receiptFile = path.join(plan.prefix, 'xpu-setup.receipt.json');
+    const old = JSON.parse(await fs.readFile(receiptFile, 'utf8')) as { files: { path: string }[] };
+    old.files = old.files.filter((f) => f.path !== 'include/level_zero/ze_api.h');
+    await fs.writeFile(receiptFile, JSON.stringify(old));
+    await fs.writeFile(path.join(plan.prefix, 'include/level_zero/ze_api.h'), '/* the user header */\n');
+    const warns: string[] = [];
+    let prefixAtWarning: string | undefined;
+    const r = await installPlan(plan, fetched, {
+      ...silentReporter,
+      warn: (m) => {
+        warns.push(m);
+        prefixAtWarning ??= readFileSync(path.join(plan.prefix, 'include/level_zero/ze_api.h'), 'utf8');
+      },
+    });
+    expect(warns).toEqual([`1 file of yours in ${plan.prefix} will be replaced by the new install's own at the same path: include/level_zero/ze_api.h`]);
+    expect(prefixAtWarning).toBe('/* the user header */\n');
+    expect(r.notes).toEqual([]);
+    expect(await fs.readFile(path.join(plan.prefix, 'include/level_zero/ze_api.h'), 'utf8')).toBe(HEADER);
   });
 });
 
@@ -248,6 +293,23 @@ describe('the swap of the new tree onto the prefix', () => {
     expect(await fs.readFile(plan.prefix, 'utf8')).toBe('a file the user keeps here\n');
     expect((await fs.readdir(work)).sort()).toEqual(['cache', 'prefix']);
   });
+
+  for (const below of ['prefix', 'deeper/prefix']) {
+    it(`a --prefix under a regular file (…/file/${below}) names the file, and nothing is changed`, async () => {
+      const { work, plan, fetched } = await setup();
+      const file = path.join(work, 'file');
+      await fs.writeFile(file, 'a file the user keeps here\n');
+      const p = { ...plan, prefix: path.join(file, below) };
+      await expect(installPlan(p, fetched, silentReporter)).rejects.toMatchObject({
+        code: 'INSTALL',
+        message: `${p.prefix} cannot be made: ${file} is a file, not a directory`,
+        details: { prefix: p.prefix, file },
+        hints: [`the prefix would be a directory inside ${file}; nothing was changed`, `choose a --prefix outside it, or move ${file} away if a directory belongs there`],
+      });
+      expect(await fs.readFile(file, 'utf8')).toBe('a file the user keeps here\n');
+      expect((await fs.readdir(work)).sort()).toEqual(['cache', 'file']);
+    });
+  }
 
   it('the recorded plan keeps its constraints and fallback notes through a re-run from that record', async () => {
     const { plan, fetched, host, manifest } = await setup();

@@ -29,6 +29,13 @@ beforeAll(async () => {
     requests.push(url);
     if (url === '/simple/intel-cmplr-lib-ur/') {
       res.writeHead(200, { 'content-type': 'text/html' }).end(`<a href="/files/${WHEEL}#sha256=${SHA}" data-core-metadata="true">${WHEEL}</a>\n`);
+    } else if (url === '/yanked/intel-cmplr-lib-ur/' || url === '/allyanked/intel-cmplr-lib-ur/') {
+      // PEP 592: the newest release withdrawn, with its reason; /yanked/ keeps the one before it.
+      const yanked = WHEEL.replace('2025.2.1', '2025.3.0');
+      res.writeHead(200, { 'content-type': 'text/html' }).end(
+        `<a href="/files/${yanked}#sha256=${SHA}" data-yanked="broken loader, use 2025.3.1">${yanked}</a>\n` +
+          (url.startsWith('/yanked/') ? `<a href="/files/${WHEEL}#sha256=${SHA}" data-core-metadata="true">${WHEEL}</a>\n` : ''),
+      );
     } else if (url === `/files/${WHEEL}.metadata`) {
       res.writeHead(200).end('Metadata-Version: 2.1\nName: intel-cmplr-lib-ur\nVersion: 2025.2.1\n\n');
     } else if (url === '/pinned/win-64/repodata.json') {
@@ -45,6 +52,13 @@ beforeAll(async () => {
         'intel-cmplr-lib-ur-2025.3.1-h0_0.conda': { name: 'intel-cmplr-lib-ur', version: '2025.3.1', build: 'h0_0', build_number: 0, depends: ['umf ==1.0.2 h2_0'], sha256: SHA, size: 10 },
         'umf-1.0.3-h2_0.conda': { name: 'umf', version: '1.0.3', build: 'h2_0', build_number: 0, depends: [], sha256: SHA, size: 10 },
         'umf-1.0.2-h2_0.conda': { name: 'umf', version: '1.0.2', build: 'h2_0', build_number: 0, depends: [], sha256: SHA, size: 10 },
+      };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ info: { subdir: 'win-64' }, packages: {}, 'packages.conda': packages, repodata_version: 1 }));
+    } else if (url === '/nosha/win-64/repodata.json') {
+      // Records as an old channel tool writes them: md5 only.
+      const packages = {
+        'intel-cmplr-lib-ur-2025.2.1-h0_0.conda': { name: 'intel-cmplr-lib-ur', version: '2025.2.1', build: 'h0_0', build_number: 0, md5: 'b'.repeat(32), size: 10 },
+        'intel-cmplr-lib-ur-2025.2.0-h0_0.conda': { name: 'intel-cmplr-lib-ur', version: '2025.2.0', build: 'h0_0', build_number: 0, md5: 'c'.repeat(32), size: 10 },
       };
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ info: { subdir: 'win-64' }, packages: {}, 'packages.conda': packages, repodata_version: 1 }));
     } else if (url === '/conda/win-64/repodata.json' || url === '/other/win-64/repodata.json') {
@@ -112,6 +126,29 @@ describe('--index-url names the only PyPI index', () => {
   });
 });
 
+describe('a yanked wheel', () => {
+  it('pinned: says it is yanked, the index\'s reason, and the version to pin instead', async () => {
+    await expect(plan({ sources: ['pypi'], indexUrl: `${base}/yanked/`, requires: ['unified-runtime==2025.3.0'] })).rejects.toMatchObject({
+      hints: expect.arrayContaining([
+        `tried unified-runtime: pypi ${base}/yanked/: intel-cmplr-lib-ur 2025.3.0 on ${base}/yanked/ is yanked ("broken loader, use 2025.3.1"), and a yanked release is never installed: pin another version, e.g. --require 'unified-runtime==2025.2.1' (the newest not yanked)`,
+      ]),
+    });
+  });
+
+  it('the only release: says it is yanked and that no other version fits', async () => {
+    await expect(plan({ sources: ['pypi'], indexUrl: `${base}/allyanked/` })).rejects.toMatchObject({
+      hints: expect.arrayContaining([
+        `tried unified-runtime: pypi ${base}/allyanked/: intel-cmplr-lib-ur 2025.3.0 on ${base}/allyanked/ is yanked ("broken loader, use 2025.3.1"), and a yanked release is never installed: no other intel-cmplr-lib-ur version fits; name another index with --index-url or another source with --source`,
+      ]),
+    });
+  });
+
+  it('newest yanked, unpinned: the one before it is planned', async () => {
+    const p = await plan({ sources: ['pypi'], indexUrl: `${base}/yanked/` });
+    expect(p.components[0]).toMatchObject({ status: 'planned', source: 'pypi', version: '2025.2.1' });
+  });
+});
+
 describe('--conda-channel names the only conda channels', () => {
   it('an unreachable named channel fails the plan naming it: the manifest\'s channel is not asked', async () => {
     const dead = `http://127.0.0.1:${await deadPort()}/ch`;
@@ -121,6 +158,15 @@ describe('--conda-channel names the only conda channels', () => {
       details: { source: 'conda', outcome: 'unreachable', namedBy: '--conda-channel' },
     });
     expect(askedConda()).toEqual([]);
+  });
+
+  it('a channel whose records have no sha256 says so, naming the channel and a record, and what to do', async () => {
+    await expect(plan({ sources: ['conda'], condaChannels: [`${base}/nosha`] })).rejects.toMatchObject({
+      code: 'NO_SOURCE',
+      hints: expect.arrayContaining([
+        `tried unified-runtime: conda ${base}/nosha: ${base}/nosha (win-64) lists intel-cmplr-lib-ur-2025.2.1-h0_0.conda and 1 more record without a sha256, so the download could not be verified and it is not used: ask the channel's maintainers to publish sha256 in its repodata, or name another channel with --conda-channel`,
+      ]),
+    });
   });
 
   it('a named channel without the package is not replaced by the manifest\'s channel', async () => {

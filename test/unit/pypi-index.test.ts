@@ -32,7 +32,7 @@ describe('PEP 503 HTML', () => {
       yanked: false,
       requiresPython: '>=3.9',
     });
-    expect(files[3]!.yanked).toBe(true);
+    expect(files[3]).toMatchObject({ yanked: true, yankedReason: 'broken build' });
     expect(files[4]!.sha256).toBeUndefined();
   });
 
@@ -56,16 +56,16 @@ describe('PEP 691 JSON and the JSON API', () => {
       },
       'http://h/simple/x/',
     );
-    expect(files[0]).toMatchObject({ url: 'http://h/files/x-1.0-py3-none-any.whl', sha256: sha('a'), yanked: true, size: 3 });
+    expect(files[0]).toMatchObject({ url: 'http://h/files/x-1.0-py3-none-any.whl', sha256: sha('a'), yanked: true, yankedReason: 'bad', size: 3 });
     expect(files[1]).toMatchObject({ url: 'http://h/simple/x/x-1.1-py3-none-any.whl', yanked: false, sha256: undefined });
   });
 
   it('reads the /pypi/<name>/json releases', () => {
     const files: IndexFile[] = parseJsonApi(
-      { releases: { '1.0': [{ filename: 'x-1.0-py3-none-any.whl', url: 'https://f/x-1.0-py3-none-any.whl', digests: { sha256: sha('e') }, size: 9, yanked: true }] } },
+      { releases: { '1.0': [{ filename: 'x-1.0-py3-none-any.whl', url: 'https://f/x-1.0-py3-none-any.whl', digests: { sha256: sha('e') }, size: 9, yanked: true, yanked_reason: 'withdrawn' }] } },
       'http://h/pypi/x/json',
     );
-    expect(files).toEqual([{ filename: 'x-1.0-py3-none-any.whl', url: 'https://f/x-1.0-py3-none-any.whl', sha256: sha('e'), size: 9, yanked: true, requiresPython: undefined }]);
+    expect(files).toEqual([{ filename: 'x-1.0-py3-none-any.whl', url: 'https://f/x-1.0-py3-none-any.whl', sha256: sha('e'), size: 9, yanked: true, yankedReason: 'withdrawn', requiresPython: undefined }]);
   });
 
   it('refuses documents of the wrong kind, naming the URL', () => {
