@@ -10,3 +10,14 @@ export async function failure(p: Promise<unknown>): Promise<XpuError> {
   }
   throw new Error('expected a failure');
 }
+
+/** The USAGE error a call throws; anything else (a return, another error) fails the test. */
+export function usage(f: () => unknown): XpuError {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof XpuError && e.code === 'USAGE') return e;
+    throw e;
+  }
+  throw new Error('no usage error');
+}

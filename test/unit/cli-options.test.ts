@@ -8,18 +8,9 @@ import { DOCTOR_CHECK_IDS } from '../../src/cli/choices.js';
 import { COMMANDS, findCommand } from '../../src/cli/registry.js';
 import { channelUrl } from '../../src/cli/setup-options.js';
 import { ALL_CHECKS } from '../../src/doctor/index.js';
-import { isXpuError } from '../../src/errors.js';
+import { usage } from '../support/failure.js';
 
 const spec = (name: string) => findCommand(name)!;
-const usage = (f: () => unknown): { message: string; hints: string[] } => {
-  try {
-    f();
-  } catch (e) {
-    if (isXpuError(e, 'USAGE')) return e;
-    throw e;
-  }
-  throw new Error('no usage error');
-};
 
 describe('option tables', () => {
   it('every option has a description, and every command examples and exit codes', () => {

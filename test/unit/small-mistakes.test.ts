@@ -9,20 +9,11 @@ import { COMMANDS, findCommand } from '../../src/cli/registry.js';
 import { bundleSummary } from '../../src/bundle/bundle.js';
 import { pytorchSeesNothing } from '../../src/caps/format.js';
 import type { ProbeReport } from '../../src/caps/model.js';
-import { isXpuError } from '../../src/errors.js';
 import { renderModulefile } from '../../src/install/modulefile.js';
 import { loadLockSource } from '../../src/plan/lockfile.js';
+import { usage } from '../support/failure.js';
 
 const spec = (name: string) => findCommand(name)!;
-const usage = (f: () => unknown): { message: string; hints: string[] } => {
-  try {
-    f();
-  } catch (e) {
-    if (isXpuError(e, 'USAGE')) return e;
-    throw e;
-  }
-  throw new Error('no usage error');
-};
 
 describe('typos', () => {
   it('two neighbouring letters swapped are one edit: `setpu` means setup, as `docter` means doctor', () => {
