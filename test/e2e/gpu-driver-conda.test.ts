@@ -150,7 +150,9 @@ describe('a binary-mode placeholder (intel-graphics-compiler built in an unpadde
     const r = await setupFrom('gpu-driver-short', at);
     expect(r.exitCode).not.toBe(0);
     expect(r.stderr).toContain(`${shortPrefix.file} from ${igc.name}-${igc.version}-${shortPrefix.build}.conda`);
-    expect(r.stderr).toContain(`is longer than the package's build placeholder (${shortPrefix.placeholder.length} bytes)`);
+    expect(r.stderr).toContain(`the prefix ${at} (${at.length} bytes) is longer than the package's build placeholder (${shortPrefix.placeholder.length} bytes)`);
+    expect(r.stderr).toContain(`hint: choose a prefix of at most ${shortPrefix.placeholder.length} bytes`);
+    expect(r.stderr).toContain('the prefix was left as it was');
     await expect(fs.access(at)).rejects.toThrow();
   });
 

@@ -98,7 +98,9 @@ export function inGpuDriverChannel(a: FixtureArtifact, channel: 'gpu-driver' | '
 async function inputKey(debs: GpuDriverDebs): Promise<string> {
   const h = createHash('sha256');
   h.update(await readFile(fileURLToPath(import.meta.url)));
-  h.update(await readFile(fileURLToPath(new URL('./packages.ts', import.meta.url))));
+  // The package writer's source (packages.js where scripts/fixture-index.sh compiled these files).
+  const writer = ['./packages.ts', './packages.js'].map((f) => fileURLToPath(new URL(f, import.meta.url))).find((f) => existsSync(f))!;
+  h.update(await readFile(writer));
   h.update(debs.version);
   for (const n of (await readdir(dirname(debs.root))).filter((f) => f.endsWith('.deb')).sort()) h.update(`${n}\n`);
   return h.digest('hex').slice(0, 16);
