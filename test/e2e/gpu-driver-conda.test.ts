@@ -120,6 +120,12 @@ describe('gpu-driver from a conda channel shaped like conda-forge (Debian 12 fil
     expect(r.stdout).toMatch(/Platform #\d: Portable Computing Language/);
   });
 
+  it("doctor finds the prefix's driver, as a program started after the env file does, and it loads", async () => {
+    const r = await runCli(['doctor', '--prefix', prefix, '--json'], env);
+    const check = JSON.parse(r.stdout).checks.find((c: { id: string }) => c.id === 'user-driver');
+    expect(check).toMatchObject({ status: 'ok', message: `${prefix}/lib/libze_intel_gpu.so.1 (the prefix's, found once its env file is loaded) loads` });
+  });
+
   it('every library and program of the prefix resolves all it needs, the driver set from the prefix', async () => {
     const files: string[] = [];
     const walk = async (d: string): Promise<void> => {
