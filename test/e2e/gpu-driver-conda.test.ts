@@ -45,6 +45,20 @@ async function compileForDg2(at: string, dir: string): Promise<Buffer> {
   return fs.readFile(path.join(dir, bin!));
 }
 
+/** The ELF files (not links) under the prefix's lib/ and bin/. */
+async function elfFiles(at: string): Promise<string[]> {
+  const files: string[] = [];
+  const walk = async (d: string): Promise<void> => {
+    for (const e of await fs.readdir(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) await walk(p);
+      else if (e.isFile() && readElfNeeds(await fs.readFile(p))) files.push(p);
+    }
+  };
+  for (const d of ['lib', 'bin']) await walk(path.join(at, d));
+  return files;
+}
+
 beforeAll(async () => {
   const [base, gpu] = await Promise.all([buildFixturePackages(), buildGpuDriverConda()]);
   index = await startFixtureIndex({ fixtures: { ...base, artifacts: [...base.artifacts, ...gpu] } });
@@ -75,7 +89,14 @@ describe('gpu-driver from a conda channel shaped like conda-forge (Debian 12 fil
     expect([...packages].sort()).toEqual([gmmlib.name, runtime.name, igc.name].sort());
     const planned = receipt.plan.components.find((c: { name: string }) => c.name === 'gpu-driver');
     expect(planned.archives.find((a: JsonArchive) => a.package === igc.name)).toMatchObject({ version: igc.version, requiredBy: [`${runtime.name} ${runtime.version}: ${igc.name} >=${igc.version},<2.0a0`] });
-    // Every ELF here needs at most GLIBCXX_3.4.30 (Debian 12's build), which this machine's libstdc++ defines.
+    // Why: every version of libstdc++ the set's ELFs need (at most GLIBCXX_3.4.30: Debian 12's build) is one this machine's defines.
+    const hostCxx = readElfNeeds(await fs.readFile(await fs.realpath('/usr/lib/x86_64-linux-gnu/libstdc++.so.6')))!;
+    const needed = new Set<string>();
+    for (const f of await elfFiles(prefix)) {
+      for (const v of readElfNeeds(await fs.readFile(f))!.versionNeeds.filter((n) => n.file === 'libstdc++.so.6')) v.versions.forEach((x) => needed.add(x));
+    }
+    expect(needed).toContain('GLIBCXX_3.4.30');
+    expect([...needed].filter((v) => !hostCxx.versionDefs.includes(v))).toEqual([]);
     const left: JsonArchive[] = planned.leftToHost;
     expect(left.map((a) => a.package).sort()).toEqual(RUNTIME);
     for (const a of left) expect(a.runtime, a.package).toEqual({ install: false, why: 'satisfied by the host' });
@@ -127,16 +148,7 @@ describe('gpu-driver from a conda channel shaped like conda-forge (Debian 12 fil
   });
 
   it('every library and program of the prefix resolves all it needs, the driver set from the prefix', async () => {
-    const files: string[] = [];
-    const walk = async (d: string): Promise<void> => {
-      for (const e of await fs.readdir(d, { withFileTypes: true })) {
-        const p = path.join(d, e.name);
-        if (e.isDirectory()) await walk(p);
-        else if (e.isFile() && readElfNeeds(await fs.readFile(p))) files.push(p);
-      }
-    };
-    await walk(path.join(prefix, 'lib'));
-    await walk(path.join(prefix, 'bin'));
+    const files = await elfFiles(prefix);
     expect(files.length).toBeGreaterThanOrEqual(9);
     const ownSonames = ['libigdgmm.so.12', 'libocloc.so', 'libigc.so.1', 'libopencl-clang.so.14', 'libiga64.so.1'];
     for (const f of files) {
