@@ -13,6 +13,7 @@ import {
   type FixturePackages,
   zstdCompress,
 } from './packages.js';
+import { inGpuDriverChannel } from './gpu-driver-conda.js';
 
 export type FaultKind = 'truncate' | 'corrupt' | 'status-404' | 'status-500' | 'reset' | 'slow';
 
@@ -68,7 +69,7 @@ export interface FixtureIndex {
   close(): Promise<void>;
 }
 
-export type CondaChannelName = 'bookworm' | 'trixie' | 'all' | 'tarbz2' | 'v2' | 'gcc14';
+export type CondaChannelName = 'bookworm' | 'trixie' | 'all' | 'tarbz2' | 'v2' | 'gcc14' | 'gpu-driver' | 'gpu-driver-short';
 
 export interface FixtureIndexOptions {
   fixtures?: FixturePackages;
@@ -134,6 +135,10 @@ const CHANNELS: ChannelDef[] = [
         (L0_NAMES.has(a.name) && a.version === RUNTIME_FIXTURE.l0) ||
         (L0_NAMES.has(a.name) && a.version === f.l0Versions.bookworm && a.format === 'conda')),
   },
+  // The GPU driver in conda-forge's shape (gpu-driver-conda.ts, when the fixtures given include it) and the GCC 14 runtime it depends on.
+  ...(['gpu-driver', 'gpu-driver-short'] as const).map(
+    (name): ChannelDef => ({ name, repodataVersion: 1, select: (a) => isConda(a) && (RUNTIME_NAMES.has(a.name) || inGpuDriverChannel(a, name)) }),
+  ),
   {
     name: 'v2',
     repodataVersion: 2,

@@ -197,6 +197,14 @@ describe('loaders and headers (real files, real load tests)', () => {
     expect(noUr.fix).toBeUndefined();
     const noUrAtAll = get(await run({ ...realDeps(), env: { PATH: process.env.PATH } }, ['ur'], { prefix, readReceipt: async () => ({ ...receipt, components: receipt.components.slice(0, 1) }) }), 'ur');
     expect(noUrAtAll.fix).toBe(`run \`npx xpu-setup --prefix ${q()} --conda-channel https://mirror.example/conda-forge\` to install it into the prefix`);
+    // A prefix set up for its GPU driver alone: the command that brings headers or UR names that component too.
+    const request = { components: ['gpu-driver'], sources: ['conda'], condaChannels: ['https://mirror.example/conda-forge'], requires: [], refdriver: false };
+    const driverOnly = { ...receipt, components: [{ name: 'gpu-driver', version: '26.18.38308.1', source: 'conda https://mirror.example/conda-forge', notes: [] }], request } as unknown as Receipt;
+    const asked = (component: string) => `npx xpu-setup --prefix ${q()} --component gpu-driver,${component} --source conda --conda-channel https://mirror.example/conda-forge`;
+    const old = get(await run({ ...realDeps(), env: { PATH: process.env.PATH } }, ['headers'], { prefix, readReceipt: async () => driverOnly }), 'headers');
+    expect(old.fix).toContain(`run \`${asked('level-zero')} --require 'level-zero>=1.9'\` to install headers 1.9 or newer`);
+    const ur = get(await run({ ...realDeps(), env: { PATH: process.env.PATH } }, ['ur'], { prefix, readReceipt: async () => driverOnly }), 'ur');
+    expect(ur.fix).toBe(`run \`${asked('unified-runtime')}\` to install it into the prefix`);
   });
 
   it('fixes for what the last setup could not get come from what it saw: the unreached source, once reachable, or another; never that run again', async () => {

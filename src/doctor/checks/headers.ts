@@ -39,7 +39,7 @@ export const headersCheck: Check = {
       return {
         status: 'warn',
         message: 'no level_zero/ze_api.h found (needed to compile against Level Zero, e.g. Triton\'s host stub)',
-        fix: `run ${await setupHint(ctx)} to install headers into the prefix (or sudo apt install libze-dev)`,
+        fix: `run ${await setupHint(ctx, undefined, 'level-zero')} to install headers into the prefix (or sudo apt install libze-dev)`,
         details,
       };
     }

@@ -43,15 +43,21 @@ export async function reachFix(ctx: DoctorContext, unreached: string[]): Promise
 
 /**
  * The install command for this prefix, with the channels and indexes its receipt records, ready to paste. `require`
- * replaces what the recorded request asks of that package, so the command asks for something the last run did not.
+ * replaces what the recorded request asks of that package, so the command asks for something the last run did not;
+ * `component` (else the package `require` names) is added to a recorded request that named its components.
  */
-export async function setupHint(ctx: DoctorContext, require?: string): Promise<string> {
-  const { receipt } = await ctx.facts.receipt();
+export async function setupHint(ctx: DoctorContext, require?: string, component?: string): Promise<string> {
+  const { receipt: recorded } = await ctx.facts.receipt();
   const shell = hintShell(ctx.deps);
   // A prefix made for another platform (`--platform win-x64` on Linux) is set up for that platform again.
-  const platform = receipt?.platform && !isNative(ctx.deps, receipt.platform) ? ` --platform ${receipt.platform}` : '';
-  if (!require) return `\`${setupLine(await selfCommand(ctx.deps), ctx.prefix, receipt, shell)}${platform}\``;
+  const platform = recorded?.platform && !isNative(ctx.deps, recorded.platform) ? ` --platform ${recorded.platform}` : '';
   const nameOf = (constraint: string) => /^[A-Za-z0-9_.-]+/.exec(constraint)?.[0] ?? constraint;
+  // A request that named its components (`--component gpu-driver`) would leave out the one the fix installs.
+  const wanted = component ?? (require ? nameOf(require) : undefined);
+  const named = recorded?.request?.components ?? [];
+  const receipt =
+    recorded?.request && wanted && named.length && !named.includes(wanted) ? { ...recorded, request: { ...recorded.request, components: [...named, wanted] } } : recorded;
+  if (!require) return `\`${setupLine(await selfCommand(ctx.deps), ctx.prefix, receipt, shell)}${platform}\``;
   const asked = receipt?.request
     ? { ...receipt, request: { ...receipt.request, requires: receipt.request.requires.filter((r) => nameOf(r) !== nameOf(require)) } }
     : receipt;

@@ -28,7 +28,7 @@ export const urCheck: Check = {
       return {
         status: 'warn',
         message: `no UR loader (${names.loader}) found; SYCL, PyTorch XPU and Triton need one (their wheels may bring it)${skipped ? `; the last setup found no source for it (${skipped.tried.join('; ')})` : ''}`,
-        fix: skipped ? await reachFix(ctx, skipped.unreached) : `run ${await setupHint(ctx)} to install it into the prefix`,
+        fix: skipped ? await reachFix(ctx, skipped.unreached) : `run ${await setupHint(ctx, undefined, 'unified-runtime')} to install it into the prefix`,
         details,
       };
     }
@@ -64,7 +64,7 @@ export const urCheck: Check = {
     if (missingL0) problems.push('no Level Zero adapter: UR will not see Intel GPUs');
     if (problems.length) {
       // Installing the prefix helps only when the UR in use is not the prefix's own; the prefix's would come back the same.
-      const fix = fixes[0] ?? (ur.loader.inPrefix ? undefined : `run ${await setupHint(ctx)} to install the UR loader and adapters into the prefix, then load its env file`);
+      const fix = fixes[0] ?? (ur.loader.inPrefix ? undefined : `run ${await setupHint(ctx, undefined, 'unified-runtime')} to install the UR loader and adapters into the prefix, then load its env file`);
       return { status: 'warn', message: `${what}; ${problems.join('; ')}`, ...(fix ? { fix } : {}), details };
     }
     details.companionsMissing = missingCompanions;

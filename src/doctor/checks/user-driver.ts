@@ -1,8 +1,9 @@
 // Check: the Level Zero GPU driver (libze_intel_gpu.so.1 / ze_intel_gpu64.dll) is installed and loads.
+import { nodeLayout } from '../../host/index.js';
 import { tryLoad } from '../../inspect/load-check.js';
 import { detectUserModeDriver, LINUX_UMD } from '../../inspect/user-driver.js';
 import type { Check } from '../types.js';
-import { activeReferenceDriver, computeRuntimeInstallHint } from './shared.js';
+import { activeReferenceDriver, computeRuntimeInstallHint, prefixFirstEnv } from './shared.js';
 
 export const userDriverCheck: Check = {
   id: 'user-driver',
@@ -11,7 +12,10 @@ export const userDriverCheck: Check = {
   async run(ctx) {
     const [{ found: gpus }, ld] = await Promise.all([ctx.facts.gpus(), ctx.facts.ldcache()]);
     const hasGpu = gpus.intel.length > 0;
-    const { found, tried } = await detectUserModeDriver(ctx.deps, { ldcache: ld.found, gpus: gpus.intel });
+    // The driver a program started after loading the prefix's env file gets (the prefix's own, when it has one).
+    const { env, libDir } = await prefixFirstEnv(ctx);
+    const seen = { ...ctx.deps, env };
+    const { found, tried } = await detectUserModeDriver(seen, { ldcache: ld.found, gpus: gpus.intel });
     const packages = found.packages.map((p) => `${p.name} ${p.version}`);
     const details: Record<string, unknown> = { packages, tried };
     // The display driver's answer (Windows) says where its DLL is; a kernel-module driver's library is searched for.
@@ -43,10 +47,11 @@ export const userDriverCheck: Check = {
         details,
       };
     }
-    const load = await tryLoad(ctx.deps, chosen.path);
+    const load = await tryLoad(seen, chosen.path);
     details.load = load;
     const umdPkg = found.packages.find((p) => /ze-intel-gpu|level-zero-gpu|compute-runtime|intel-level-zero/.test(p.name));
-    const what = `${chosen.path}${umdPkg ? ` (${umdPkg.name} ${umdPkg.version})` : ''}`;
+    const own = nodeLayout(ctx.deps.platform).path.dirname(chosen.path) === libDir;
+    const what = `${chosen.path}${own ? " (the prefix's, found once its env file is loaded)" : umdPkg ? ` (${umdPkg.name} ${umdPkg.version})` : ''}`;
     if (!load.ok) {
       return {
         status: 'fail',

@@ -31,7 +31,7 @@ export const zeLoaderCheck: Check = {
       return {
         status: 'fail',
         message: `${name} not found on the library search path${ctx.prefixExplicit ? ` nor in ${ctx.prefix}` : ''}`,
-        fix: nodeLayout(ctx.deps.platform).remedies.noZeLoader(await setupHint(ctx)),
+        fix: nodeLayout(ctx.deps.platform).remedies.noZeLoader(await setupHint(ctx, undefined, 'level-zero')),
         details,
       };
     }
