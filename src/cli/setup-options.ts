@@ -17,6 +17,7 @@ import { list, splitList, str, type Values } from './command.js';
 import { EnvVars } from '../env-names.js';
 import { redactText, rememberCredentials } from '../net/credentials.js';
 import { DEFAULT_LIMITS, type UnpackLimits } from '../install/limits.js';
+import type { CachePolicy } from '../sources/http-cache.js';
 
 /** Where a value came from, named as the user wrote it, so an error points at what to change. */
 interface Given {
@@ -104,7 +105,8 @@ export interface ParsedPlanOptions {
   flags: RequestFlags;
   locked?: string;
   from?: string;
-  offline: boolean;
+  /** `--offline`: `cache-only`; `--refresh` (setup and plan): `refresh`. */
+  cachePolicy: CachePolicy;
   platform?: TargetPlatform;
   manifestsDir?: string;
 }
@@ -165,7 +167,7 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
     flags,
     locked: values.locked || lockfile ? path.resolve(lockfile ?? LOCKFILE_NAME) : undefined,
     from,
-    offline: !!values.offline,
+    cachePolicy: values.offline ? 'cache-only' : 'use-cache',
     platform,
     manifestsDir: resolvedPath(str(values, 'manifests') ?? (env[EnvVars.XPU_SETUP_MANIFESTS] ? expandHome(env[EnvVars.XPU_SETUP_MANIFESTS]!, deps) : undefined)),
   };
@@ -174,7 +176,7 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
 /** Everything `setup` takes (and `plan`, which says what setup would do with the same flags). */
 export function parseSetupOptions(values: Values, deps: Deps): SetupOptions {
   const parsed = parsePlanOptions(values, deps);
-  if (values.refresh) parsed.plan.refresh = true;
+  if (values.refresh) parsed.cachePolicy = 'refresh';
   return {
     ...parsed,
     refdriver: !!values.refdriver && !values['no-refdriver'],

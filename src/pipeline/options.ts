@@ -3,6 +3,7 @@ import type { TargetPlatform } from '../host/types.js';
 import type { UnpackLimits } from '../install/limits.js';
 import type { PlanOptions } from '../plan/plan.js';
 import type { RequestFlags } from '../plan/request.js';
+import type { CachePolicy } from '../sources/http-cache.js';
 
 export interface SetupOptions {
   plan: PlanOptions;
@@ -15,8 +16,11 @@ export interface SetupOptions {
   locked?: string;
   /** A bundle (directory or URL): its lockfile, with archives fetched from the bundle only. */
   from?: string;
-  /** Use the download cache only; a missing archive is an error naming its URL and hash. */
-  offline?: boolean;
+  /**
+   * How the run uses its caches (the gateway holds it): `cache-only` (`--offline`) asks no index and downloads nothing,
+   * a missing archive is an error naming its URL and hash; `refresh` (`--refresh`) asks every index again.
+   */
+  cachePolicy?: CachePolicy;
   platform?: TargetPlatform;
   manifestsDir?: string;
   /** Build the CPU reference driver into the prefix and make the env files select it. */
@@ -38,7 +42,7 @@ export interface SetupOptions {
 }
 
 export type PlanSetupOptions = Pick<SetupOptions, 'plan' | 'platform' | 'manifestsDir'> &
-  Partial<Pick<SetupOptions, 'flags' | 'locked' | 'from' | 'offline' | 'refdriver'>> & {
+  Partial<Pick<SetupOptions, 'flags' | 'locked' | 'from' | 'cachePolicy' | 'refdriver'>> & {
     /**
      * `lock` and `bundle` without `--prefix`: the request is the command line's alone. No prefix is read (its receipt,
      * its installed components) or refused.

@@ -24,6 +24,8 @@ import { readTorchMatch, torchMismatch, TORCH_RUNTIME_PACKAGES } from '../plan/t
 import type { Reporter } from '../reporter.js';
 import { loadPep440 } from '../versions/pep440.js';
 import type { PlannedArchive } from '../records/archive.js';
+import type { FetchNet } from '../fetch/fetch.js';
+import type { Gateway } from '../sources/gateway.js';
 import { VERSION } from '../version.js';
 import type { PlanSetupOptions, SetupOptions } from './options.js';
 
@@ -38,9 +40,20 @@ export interface PlanRun {
   recent?: boolean;
   /** The prefix as the run read it where it started; read here when not given (and never when `standalone`). */
   prefix?: PrefixState;
+  /** The run's index gateway (openGateway), shared by every plan the run makes. */
+  gateway: Gateway;
 }
 
-export async function planSetup(opts: PlanSetupOptions, deps: Deps, reporter: Reporter, run: PlanRun = {}): Promise<InstallPlan> {
+/**
+ * The run's gateway, built once where a command starts, with the run's cache policy and the download cache's index
+ * folder; every plan, lock and fetch of the run goes through it (and its one HTTP client).
+ */
+export async function openRunGateway(opts: Pick<PlanSetupOptions, 'plan' | 'cachePolicy'>, deps: Deps, reporter: Reporter): Promise<Gateway> {
+  const { openGateway } = await import('../sources/gateway.js');
+  return openGateway(deps, { cacheDir: opts.plan.cacheDir, policy: opts.cachePolicy ?? 'use-cache', reporter });
+}
+
+export async function planSetup(opts: PlanSetupOptions, deps: Deps, reporter: Reporter, run: PlanRun): Promise<InstallPlan> {
   const withExisting = run.withExisting ?? false;
   // Plans, lockfiles and receipts may hold PyPI versions, compared from here on in PEP 440's order.
   const [host, state] = await Promise.all([
@@ -55,13 +68,13 @@ export async function planSetup(opts: PlanSetupOptions, deps: Deps, reporter: Re
   }
   const manifests = await loadManifests(opts.manifestsDir);
   const [plan, existing] = await Promise.all([
-    planFor(host, manifests, opts, deps, reporter, installedFor(state, host.platform), !!run.recent && !withExisting),
+    planFor(host, manifests, opts, deps, reporter, run.gateway, installedFor(state, host.platform), !!run.recent && !withExisting),
     host.native && withExisting ? existingInstalls(deps, opts.plan.prefix, reporter) : undefined,
   ]);
-  if (withExisting) await fillSizes(plan, deps);
+  if (withExisting) await fillSizes(plan, run.gateway.http);
   if (host.native && !plan.request?.matchTorch) await noteTorchMismatch(plan, deps, reporter);
   // `plan` decides the runtime libraries early where the cache already holds what the decision reads.
-  const decided = withExisting && host.native ? await decideRuntimeLibraries(plan, deps, reporter, { cacheOnly: true }) : plan;
+  const decided = withExisting && host.native ? await decideRuntimeLibraries(plan, deps, reporter, { http: run.gateway.http, policy: 'cache-only' }, { quiet: true }) : plan;
   return existing ? { ...decided, existing } : decided;
 }
 
@@ -109,6 +122,7 @@ async function planFor(
   opts: PlanSetupOptions,
   deps: Deps,
   reporter: Reporter,
+  gateway: Gateway,
   mine: Receipt | undefined,
   recent = false,
 ): Promise<InstallPlan> {
@@ -117,7 +131,7 @@ async function planFor(
   const installed = mine?.components.map((c) => c.name) ?? [];
 
   if (opts.locked || opts.from) {
-    const src = await loadLockSource(opts.from ? { bundle: opts.from } : { file: opts.locked! }, deps.env);
+    const src = await loadLockSource(opts.from ? { bundle: opts.from } : { file: opts.locked! }, gateway.http);
     const entry = src.entry(host.platform);
     const plan = planFromLocked(host, manifests, entry, {
       prefix,
@@ -147,7 +161,7 @@ async function planFor(
   for (const n of merged?.notes ?? []) reporter.info(n);
   const extended = merged && mine?.request ? receiptFile : undefined;
 
-  if (opts.offline) {
+  if (gateway.policy === 'cache-only') {
     const recorded = mine?.plan && sameRequest(mine.request, request) ? mine.plan : undefined;
     if (!recorded) {
       throw new XpuError('OFFLINE', `--offline needs a plan that asks no index, and ${prefix} records none for this request`, {
@@ -204,7 +218,7 @@ async function planFor(
   try {
     // The planner and every index client load only when a plan is made, not when a recent one is reused.
     const { makePlan } = await import('../plan/plan.js');
-    plan = await makePlan(host, manifests, planOpts, deps, reporter);
+    plan = await makePlan(host, manifests, planOpts, deps, reporter, gateway);
   } catch (e) {
     if (noIndexAnswered(e)) {
       const kept = await reuse(`an index could not be reached (${(e as Error).message.split('\n')[0]})`);
@@ -239,10 +253,9 @@ async function planFor(
  * Sizes an index did not give (PEP 503 HTML has none) come from a HEAD request's Content-Length, so the printed plan
  * says `? B` only when neither knows. `plan` and `lock` ask; setup and bundle learn the size from the download itself.
  */
-async function fillSizes(plan: InstallPlan, deps: Deps): Promise<void> {
+async function fillSizes(plan: InstallPlan, http: Gateway['http']): Promise<void> {
   const unknown = plan.components.flatMap((c) => c.archives).filter((a) => a.size === undefined && /^https?:/.test(a.url));
   if (!unknown.length) return;
-  const http = (await import('../net/http.js')).httpFor(deps.env);
   await Promise.all(unknown.map(async (a) => {
     const r = await http.reach(a.url, 5000);
     if (r.size !== undefined) a.size = r.size;
@@ -305,16 +318,17 @@ export function afterInstall(plan: InstallPlan, opts: Pick<SetupOptions, 'refdri
 /**
  * The runtime library packages of a plan (libstdcxx, libgcc, ...), decided from the binaries of the other archives
  * against this machine's libraries (plan/runtime.ts): those archives are fetched and verified first, and the runtime
- * packages only when a need is unmet. With `cacheOnly` (`plan`), only what the cache holds is read, and what needs
- * more stays undecided.
+ * packages only when a need is unmet. Under the `cache-only` policy (`--offline`, and `plan`, which downloads nothing),
+ * only what the cache holds is read, and what needs more stays undecided (a fetch under it names what is missing).
+ * `quiet` (`plan`): the decisions are shown with the plan, not told one by one.
  */
-export async function decideRuntimeLibraries(plan: InstallPlan, deps: Deps, reporter: Reporter, opts: { offline?: boolean; cacheOnly?: boolean }): Promise<InstallPlan> {
+export async function decideRuntimeLibraries(plan: InstallPlan, deps: Deps, reporter: Reporter, net: FetchNet, opts: { quiet?: boolean } = {}): Promise<InstallPlan> {
   if (!plan.components.some((c) => c.archives.some((a) => a.runtime?.install === undefined && a.runtime))) return plan;
   const [rt, { readLdconfig }] = await Promise.all([import('../plan/runtime.js'), import('../inspect/ldconfig.js')]);
   const cache = new DownloadCache(plan.cacheDir);
   const files = new Map<string, string>();
   const bring = async (archives: PlannedArchive[]): Promise<void> => {
-    if (opts.cacheOnly) {
+    if (net.policy === 'cache-only') {
       for (const a of archives) {
         const hit = await cache.lookup(a.sha256);
         if (hit) files.set(a.sha256, hit.path);
@@ -323,12 +337,12 @@ export async function decideRuntimeLibraries(plan: InstallPlan, deps: Deps, repo
     }
     const { fetchPlan } = await import('../fetch/fetch.js');
     const only = { ...plan, components: plan.components.map((c) => ({ ...c, archives: c.archives.filter((a) => archives.includes(a)) })) };
-    for (const f of await fetchPlan(only, deps, reporter, { offline: opts.offline })) files.set(f.archive.sha256, f.file.path);
+    for (const f of await fetchPlan(only, deps, reporter, net)) files.set(f.archive.sha256, f.file.path);
   };
   await bring(rt.componentArchives(plan));
   const ldcache = (await readLdconfig(deps)).found;
   const decided = await rt.settleRuntime(plan, deps, ldcache, async (a) => files.get(a.sha256), () => bring(rt.runtimeArchives(plan)));
-  if (!opts.cacheOnly) {
+  if (!opts.quiet) {
     for (const c of decided.components) {
       for (const a of c.archives.filter((x) => x.runtime)) reporter.info(`runtime library ${a.package} ${a.version}: ${a.runtime!.why}: installed`);
       for (const a of c.leftToHost ?? []) reporter.info(`runtime library ${a.package} ${a.version}: ${a.runtime!.why}: not installed`);
@@ -346,6 +360,7 @@ export async function lockSetup(
   platforms: TargetPlatform[],
   deps: Deps,
   reporter: Reporter,
+  gateway: Gateway,
 ): Promise<{ lock: Lockfile; plans: InstallPlan[] }> {
   const plans: InstallPlan[] = [];
   const { plan: planOpts, manifestsDir, refdriver, flags } = opts;
@@ -355,11 +370,11 @@ export async function lockSetup(
       opts.extend ? { plan: planOpts, manifestsDir, refdriver, flags, platform } : { plan: planOpts, manifestsDir, refdriver, platform, standalone: true },
       deps,
       reporter,
-      { prefix },
+      { prefix, gateway },
     );
     await assertInstallable(plan);
     for (const c of plan.components.filter((x) => x.status !== 'planned')) reporter.warn(`${platform}: ${c.name} is not in the lockfile: no source could provide it`);
-    await fillSizes(plan, deps);
+    await fillSizes(plan, gateway.http);
     plans.push(plan);
   }
   const platformsEntry: Lockfile['platforms'] = {};

@@ -17,6 +17,7 @@ import { lockedOf } from '../plan/lockfile.js';
 import type { InstallPlan } from '../records/plan.js';
 import { fileMark, proofInputs } from '../probe/inputs.js';
 import type { Reporter } from '../reporter.js';
+import type { Gateway } from '../sources/gateway.js';
 import { VERSION } from '../version.js';
 import type { SetupOptions } from './options.js';
 import { assertInstallable, afterInstall, decideRuntimeLibraries, sameRequest } from './plan.js';
@@ -58,7 +59,7 @@ function refdriverOf(plan: InstallPlan, opts: SetupOptions): boolean {
   return refdriver;
 }
 
-export async function runSetup(planned: InstallPlan, opts: SetupOptions, deps: Deps, reporter: Reporter, again?: Replan): Promise<SetupResult> {
+export async function runSetup(planned: InstallPlan, opts: SetupOptions, deps: Deps, reporter: Reporter, gateway: Gateway, again?: Replan): Promise<SetupResult> {
   await assertInstallable(planned);
   refdriverOf(planned, opts);
   const onWait = (pid: number, lock: string) => reporter.info(`waiting for another xpu-setup (pid ${pid}) that is installing into ${planned.prefix} (lock file ${lock})`);
@@ -74,7 +75,7 @@ export async function runSetup(planned: InstallPlan, opts: SetupOptions, deps: D
       plan = await again.replan(now);
       await assertInstallable(plan);
     }
-    plan = await decideRuntimeLibraries(plan, deps, reporter, { offline: opts.offline });
+    plan = await decideRuntimeLibraries(plan, deps, reporter, gateway);
     const refdriver = refdriverOf(plan, opts);
     const before = installedFor(now, plan.platform);
     const diff = diffPlan(before, plan);
@@ -107,7 +108,7 @@ export async function runSetup(planned: InstallPlan, opts: SetupOptions, deps: D
       const [{ startFetch }, { checkStagedComponent, checkStagedTree }, { installPlan }] = await Promise.all([import('../fetch/fetch.js'), import('../build/staged-check.js'), import('../install/install.js')]);
       const reused = plan.reusedFrom;
       try {
-        install = await installPlan(plan, startFetch(plan, deps, reporter, { offline: opts.offline }), reporter, {
+        install = await installPlan(plan, startFetch(plan, deps, reporter, gateway), reporter, {
           limits: opts.limits,
           check: (dir, c, p) => checkStagedComponent(dir, c, p, deps),
           checkTree: (dir, p) => checkStagedTree(dir, p, deps),
