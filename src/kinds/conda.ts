@@ -3,10 +3,9 @@
 import { isUnreachable } from '../errors.js';
 import { formatOf } from '../formats/index.js';
 import { layoutFor } from '../host/index.js';
-import type { Http } from '../net/http.js';
 import type { PlannedArchive } from '../records/archive.js';
-import { scanBody, type Gateway } from '../sources/gateway.js';
-import { CONDA_RUNTIME_PACKAGES, type CondaCandidate, type Repodata } from '../sources/repodata.js';
+import type { Gateway } from '../sources/gateway.js';
+import { CONDA_RUNTIME_PACKAGES, type CondaCandidate } from '../sources/repodata.js';
 import { checkVirtual, isVirtual, matchesSpec, parseMatchSpec } from '../versions/match-spec.js';
 import { compareConda, meetsAll, type Constraint } from '../versions/order.js';
 import { inRange } from '../versions/range.js';
@@ -85,11 +84,6 @@ export function selectCondaSet(
     return packages.map((p) => chosen.get(p)!);
   }
   return undefined;
-}
-
-/** Streams one repodata document (zstd-compressed or plain) through the scanner, keeping only these packages' records. */
-export async function scanRepodata(http: Http, url: string, names: readonly string[], zstd: boolean): Promise<Repodata> {
-  return http.consumeStream(url, (body) => scanBody(body, url, names, zstd ? 'zstd' : 'identity'));
 }
 
 /** The records of `names` in one channel, the target's subdir and noarch, through the run's gateway: what the dependency closure reads. */

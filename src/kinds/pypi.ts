@@ -150,7 +150,7 @@ async function requiresDist(ctx: SourceContext, indexUrl: string, c: WheelPick):
   const base = indexUrl.replace(/\/+$/, '');
   if (!file.coreMetadata && /\/pypi$/.test(base)) {
     const url = `${base}/${c.name}/${c.version}/json`;
-    const doc = await ctx.gateway.http.getJson<{ info?: { requires_dist?: string[] | null } }>(url);
+    const doc = await ctx.gateway.json<{ info?: { requires_dist?: string[] | null } }>(url);
     if (!doc?.info) throw new XpuError('BAD_INDEX', `${url} is not a PyPI JSON API release document (no "info")`, { details: { url } });
     return doc.info.requires_dist ?? [];
   }

@@ -1,5 +1,6 @@
 // The one owner of index reads in a run: conda subdirs (sharded repodata when the channel offers it, else the full
-// repodata.json.zst) and PyPI project pages, each read once per run and kept with its HTTP validators across runs.
+// repodata.json.zst), PyPI project pages and what they point at (METADATA files, JSON API releases), each read once
+// per run and kept with its HTTP validators across runs, under the run's cache policy.
 import { createHash } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 import { CorruptBody, IndexCache, indexCacheDir } from '../cache/index-cache.js';
@@ -50,6 +51,7 @@ export class Gateway {
   private readonly io: IndexIo;
   private readonly subdirs = new Map<string, Promise<SubdirReader>>();
   private readonly projects = new Map<string, Promise<IndexFile[]>>();
+  private readonly documents = new Map<string, Promise<unknown>>();
   private readonly metadata = new Map<string, Promise<string>>();
   private readonly reporter?: Reporter;
 
@@ -115,6 +117,26 @@ export class Gateway {
   pypiProjectFiles(indexUrl: string, project: string): Promise<IndexFile[]> {
     const { url, accept, jsonApi } = projectPageRequest(indexUrl, project);
     return once(this.projects, url, () => this.client.bytes(url, { accept }).then(({ bytes, meta }) => parseProjectPage(bytes.toString('utf8'), url, meta.contentType, jsonApi)));
+  }
+
+  /**
+   * A small JSON document of an index (a PyPI JSON API release: `…/pypi/<project>/<version>/json`), read once per run
+   * and kept with its validators like every other index answer.
+   */
+  json<T>(url: string): Promise<T> {
+    return once(this.documents, url, () =>
+      this.client.bytes(url, { accept: 'application/json' }).then(({ bytes }) => {
+        try {
+          return JSON.parse(bytes.toString('utf8')) as T;
+        } catch (e) {
+          throw new XpuError('BAD_INDEX', `${url} did not return valid JSON`, {
+            cause: e,
+            details: { url },
+            hints: ['check that the URL points at the index itself (not a web page or a login portal)'],
+          });
+        }
+      }),
+    ) as Promise<T>;
   }
 
   /**
@@ -483,7 +505,7 @@ function encodingOf(meta: BodyMeta): 'gzip' | 'identity' {
  * the zstd this process can call when there is one (`zstd` says which; false: the stream decompressors), in a worker
  * thread when the body is large or of unknown `size`, else to a stream.
  */
-export async function scanBody(
+async function scanBody(
   body: Readable,
   url: string,
   names: readonly string[],
