@@ -24,8 +24,7 @@ import { readTorchMatch, torchMismatch, TORCH_RUNTIME_PACKAGES } from '../plan/t
 import type { Reporter } from '../reporter.js';
 import { loadPep440 } from '../versions/pep440.js';
 import type { PlannedArchive } from '../records/archive.js';
-import type { FetchNet } from '../fetch/fetch.js';
-import type { Gateway } from '../sources/gateway.js';
+import type { CachePolicy, Gateway } from '../sources/gateway.js';
 import { VERSION } from '../version.js';
 import type { PlanSetupOptions, SetupOptions } from './options.js';
 
@@ -36,21 +35,31 @@ export interface PlanRun {
    * for it, not every setup run.
    */
   withExisting?: boolean;
-  /** Reuse a plan made for the same request less than 10 minutes ago. */
+  /** Reuse a plan made for the same request less than 10 minutes ago (under the `use-cache` policy only). */
   recent?: boolean;
   /** The prefix as the run read it where it started; read here when not given (and never when `standalone`). */
   prefix?: PrefixState;
-  /** The run's index gateway (openGateway), shared by every plan the run makes. */
-  gateway: Gateway;
+  /** The run's indexes (openRunIndex), shared by every plan the run makes. */
+  index: RunIndex;
 }
 
 /**
- * The run's gateway, built once where a command starts, with the run's cache policy and the download cache's index
- * folder; every plan, lock and fetch of the run goes through it (and its one HTTP client).
+ * The run's indexes as a command holds them, made once where it starts: the run's cache policy, and its one gateway
+ * (one HTTP client, one index cache) that every plan, lock and fetch of the run reads through. The gateway is built
+ * when first asked for, so a run that reuses a plan and finds the prefix up to date loads no index client.
  */
-export async function openRunGateway(opts: Pick<PlanSetupOptions, 'plan' | 'cachePolicy'>, deps: Deps, reporter: Reporter): Promise<Gateway> {
-  const { openGateway } = await import('../sources/gateway.js');
-  return openGateway(deps, { cacheDir: opts.plan.cacheDir, policy: opts.cachePolicy ?? 'use-cache', reporter });
+export interface RunIndex {
+  readonly policy: CachePolicy;
+  gateway(): Promise<Gateway>;
+}
+
+export function openRunIndex(opts: Pick<PlanSetupOptions, 'plan' | 'cachePolicy'>, deps: Deps, reporter: Reporter): RunIndex {
+  const policy = opts.cachePolicy ?? 'use-cache';
+  let made: Promise<Gateway> | undefined;
+  return {
+    policy,
+    gateway: () => (made ??= import('../sources/gateway.js').then((m) => m.openGateway(deps, { cacheDir: opts.plan.cacheDir, policy, reporter }))),
+  };
 }
 
 export async function planSetup(opts: PlanSetupOptions, deps: Deps, reporter: Reporter, run: PlanRun): Promise<InstallPlan> {
@@ -68,13 +77,13 @@ export async function planSetup(opts: PlanSetupOptions, deps: Deps, reporter: Re
   }
   const manifests = await loadManifests(opts.manifestsDir);
   const [plan, existing] = await Promise.all([
-    planFor(host, manifests, opts, deps, reporter, run.gateway, installedFor(state, host.platform), !!run.recent && !withExisting),
+    planFor(host, manifests, opts, deps, reporter, run.index, installedFor(state, host.platform), !!run.recent && !withExisting),
     host.native && withExisting ? existingInstalls(deps, opts.plan.prefix, reporter) : undefined,
   ]);
-  if (withExisting) await fillSizes(plan, run.gateway.http);
+  if (withExisting) await fillSizes(plan, run.index);
   if (host.native && !plan.request?.matchTorch) await noteTorchMismatch(plan, deps, reporter);
   // `plan` decides the runtime libraries early where the cache already holds what the decision reads.
-  const decided = withExisting && host.native ? await decideRuntimeLibraries(plan, deps, reporter, { http: run.gateway.http, policy: 'cache-only' }, { quiet: true }) : plan;
+  const decided = withExisting && host.native ? await decideRuntimeLibraries(plan, deps, reporter, { ...run.index, policy: 'cache-only' }, { quiet: true }) : plan;
   return existing ? { ...decided, existing } : decided;
 }
 
@@ -122,7 +131,7 @@ async function planFor(
   opts: PlanSetupOptions,
   deps: Deps,
   reporter: Reporter,
-  gateway: Gateway,
+  index: RunIndex,
   mine: Receipt | undefined,
   recent = false,
 ): Promise<InstallPlan> {
@@ -131,7 +140,7 @@ async function planFor(
   const installed = mine?.components.map((c) => c.name) ?? [];
 
   if (opts.locked || opts.from) {
-    const src = await loadLockSource(opts.from ? { bundle: opts.from } : { file: opts.locked! }, gateway.http);
+    const src = await loadLockSource(opts.from ? { bundle: opts.from } : { file: opts.locked! }, { getText: async (url) => (await index.gateway()).http.getText(url) });
     const entry = src.entry(host.platform);
     const plan = planFromLocked(host, manifests, entry, {
       prefix,
@@ -161,7 +170,7 @@ async function planFor(
   for (const n of merged?.notes ?? []) reporter.info(n);
   const extended = merged && mine?.request ? receiptFile : undefined;
 
-  if (gateway.policy === 'cache-only') {
+  if (index.policy === 'cache-only') {
     const recorded = mine?.plan && sameRequest(mine.request, request) ? mine.plan : undefined;
     if (!recorded) {
       throw new XpuError('OFFLINE', `--offline needs a plan that asks no index, and ${prefix} records none for this request`, {
@@ -206,7 +215,7 @@ async function planFor(
   // included; lockfiles, bundles and --offline never get here.
   const keyOf = (req: SetupRequest, required: string[] | undefined, remove: string[]) =>
     planRequestKey({ tool: VERSION, host, manifests, options: { ...optionsFor(req, required), namedBy: undefined }, request: req, remove });
-  const key = recent ? keyOf(request, planOpts.required, merged?.remove ?? []) : undefined;
+  const key = recent && index.policy === 'use-cache' ? keyOf(request, planOpts.required, merged?.remove ?? []) : undefined;
   if (key) {
     const made = await recentPlan(cacheDir, key, deps.now());
     if (made) {
@@ -218,7 +227,7 @@ async function planFor(
   try {
     // The planner and every index client load only when a plan is made, not when a recent one is reused.
     const { makePlan } = await import('../plan/plan.js');
-    plan = await makePlan(host, manifests, planOpts, deps, reporter, gateway);
+    plan = await makePlan(host, manifests, planOpts, deps, reporter, await index.gateway());
   } catch (e) {
     if (noIndexAnswered(e)) {
       const kept = await reuse(`an index could not be reached (${(e as Error).message.split('\n')[0]})`);
@@ -253,9 +262,10 @@ async function planFor(
  * Sizes an index did not give (PEP 503 HTML has none) come from a HEAD request's Content-Length, so the printed plan
  * says `? B` only when neither knows. `plan` and `lock` ask; setup and bundle learn the size from the download itself.
  */
-async function fillSizes(plan: InstallPlan, http: Gateway['http']): Promise<void> {
+async function fillSizes(plan: InstallPlan, index: RunIndex): Promise<void> {
   const unknown = plan.components.flatMap((c) => c.archives).filter((a) => a.size === undefined && /^https?:/.test(a.url));
   if (!unknown.length) return;
+  const { http } = await index.gateway();
   await Promise.all(unknown.map(async (a) => {
     const r = await http.reach(a.url, 5000);
     if (r.size !== undefined) a.size = r.size;
@@ -322,13 +332,13 @@ export function afterInstall(plan: InstallPlan, opts: Pick<SetupOptions, 'refdri
  * only what the cache holds is read, and what needs more stays undecided (a fetch under it names what is missing).
  * `quiet` (`plan`): the decisions are shown with the plan, not told one by one.
  */
-export async function decideRuntimeLibraries(plan: InstallPlan, deps: Deps, reporter: Reporter, net: FetchNet, opts: { quiet?: boolean } = {}): Promise<InstallPlan> {
+export async function decideRuntimeLibraries(plan: InstallPlan, deps: Deps, reporter: Reporter, index: RunIndex, opts: { quiet?: boolean } = {}): Promise<InstallPlan> {
   if (!plan.components.some((c) => c.archives.some((a) => a.runtime?.install === undefined && a.runtime))) return plan;
   const [rt, { readLdconfig }] = await Promise.all([import('../plan/runtime.js'), import('../inspect/ldconfig.js')]);
   const cache = new DownloadCache(plan.cacheDir);
   const files = new Map<string, string>();
   const bring = async (archives: PlannedArchive[]): Promise<void> => {
-    if (net.policy === 'cache-only') {
+    if (index.policy === 'cache-only') {
       for (const a of archives) {
         const hit = await cache.lookup(a.sha256);
         if (hit) files.set(a.sha256, hit.path);
@@ -337,7 +347,7 @@ export async function decideRuntimeLibraries(plan: InstallPlan, deps: Deps, repo
     }
     const { fetchPlan } = await import('../fetch/fetch.js');
     const only = { ...plan, components: plan.components.map((c) => ({ ...c, archives: c.archives.filter((a) => archives.includes(a)) })) };
-    for (const f of await fetchPlan(only, deps, reporter, net)) files.set(f.archive.sha256, f.file.path);
+    for (const f of await fetchPlan(only, deps, reporter, await index.gateway())) files.set(f.archive.sha256, f.file.path);
   };
   await bring(rt.componentArchives(plan));
   const ldcache = (await readLdconfig(deps)).found;
@@ -360,7 +370,7 @@ export async function lockSetup(
   platforms: TargetPlatform[],
   deps: Deps,
   reporter: Reporter,
-  gateway: Gateway,
+  index: RunIndex,
 ): Promise<{ lock: Lockfile; plans: InstallPlan[] }> {
   const plans: InstallPlan[] = [];
   const { plan: planOpts, manifestsDir, refdriver, flags } = opts;
@@ -370,11 +380,11 @@ export async function lockSetup(
       opts.extend ? { plan: planOpts, manifestsDir, refdriver, flags, platform } : { plan: planOpts, manifestsDir, refdriver, platform, standalone: true },
       deps,
       reporter,
-      { prefix, gateway },
+      { prefix, index },
     );
     await assertInstallable(plan);
     for (const c of plan.components.filter((x) => x.status !== 'planned')) reporter.warn(`${platform}: ${c.name} is not in the lockfile: no source could provide it`);
-    await fillSizes(plan, gateway.http);
+    await fillSizes(plan, index);
     plans.push(plan);
   }
   const platformsEntry: Lockfile['platforms'] = {};
