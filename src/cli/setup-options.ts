@@ -1,4 +1,4 @@
-// Options shared by `setup` and `plan`, and their translation into PlanOptions (flags first, then XPU_SETUP_* env).
+// Options shared by `setup` and `plan`: where the plan goes and what this command line (or XPU_SETUP_* env) asks.
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Deps } from '../deps.js';
@@ -7,8 +7,7 @@ import { nearest } from '../spelling.js';
 import { defaultCacheDir, defaultPrefix, expandHome, parseTargetPlatform, isNative } from '../host/index.js';
 import type { TargetPlatform } from '../host/types.js';
 import { SOURCE_KINDS, type SourceKind } from '../manifest/schema.js';
-import type { PlanOptions } from '../plan/plan.js';
-import type { SetupOptions } from '../pipeline/options.js';
+import type { PlanPlace, SetupOptions } from '../pipeline/options.js';
 import { LOCKFILE_NAME } from '../plan/lockfile.js';
 import type { RequestFlags } from '../plan/request.js';
 import type { MatchTorchRequest } from '../records/plan.js';
@@ -100,7 +99,7 @@ function matchTorchOf(value: string | undefined): MatchTorchRequest | undefined 
 }
 
 export interface ParsedPlanOptions {
-  plan: PlanOptions;
+  plan: PlanPlace;
   /** Only what this command line (or XPU_SETUP_* variables) said. */
   flags: RequestFlags;
   locked?: string;
@@ -155,13 +154,6 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
     plan: {
       prefix: path.resolve(str(values, 'prefix') ?? fallbackPrefix),
       cacheDir: path.resolve(str(values, 'cache-dir') ?? defaultCacheDir(deps)),
-      components,
-      sources: sources as SourceKind[],
-      condaChannels,
-      indexUrl: flags.indexUrl,
-      requires,
-      ...(matchTorch ? { matchTorch } : {}),
-      ...(values['include-loader-dll'] ? { includeLoaderDll: true } : {}),
       namedBy: { ...(channels.length ? { '--conda-channel': channels[0]!.from } : {}), ...(indexUrl ? { '--index-url': indexUrl.from } : {}) },
     },
     flags,

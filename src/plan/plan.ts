@@ -12,7 +12,7 @@ import { checkConstrains, closeOver } from './closure.js';
 import { pinAsker, pinRequirements } from './torch.js';
 import { newInstallPlan } from './key.js';
 import { unmetNeedError, unmetNeeds } from './needs.js';
-import type { InstallPlan, MatchTorchRequest, PlannedComponent, SetupRequest, SourceAttempt, TorchMatch } from '../records/plan.js';
+import type { InstallPlan, PlannedComponent, SetupRequest, SourceAttempt, TorchMatch } from '../records/plan.js';
 
 /** Failures whose own hints name the remedy (add the CA, fix the proxy): every error built from them keeps them. */
 const OWN_HINTS = new Set(['TLS', 'PROXY', 'RESOLUTION_CONFLICT']);
@@ -32,8 +32,6 @@ export interface PlanOptions {
   required?: string[];
   /** What named the conda channels and the index URL, for errors about them (default: the options). */
   namedBy?: NamedBy;
-  /** `--match-torch[=PYTHON]` as asked (the request of a plan that no prefix's request went into). */
-  matchTorch?: MatchTorchRequest;
   /** What `--match-torch` read: exact versions of the runtime packages in a Python environment. */
   torch?: TorchMatch;
   /** `--include-loader-dll`: take the map rules marked with that opt-in (Windows' ze_loader.dll). */

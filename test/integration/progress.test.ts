@@ -23,7 +23,8 @@ afterAll(async () => {
 });
 
 const planOpts = () => ({
-  plan: { prefix: path.join(work, 'prefix'), cacheDir: path.join(work, 'cache'), components: ['unified-runtime'], sources: ['pypi' as const], condaChannels: [], indexUrl: index.htmlOnlySimpleUrl },
+  plan: { prefix: path.join(work, 'prefix'), cacheDir: path.join(work, 'cache') },
+  flags: { components: ['unified-runtime'], sources: ['pypi' as const], indexUrl: index.htmlOnlySimpleUrl },
 });
 
 describe('sizes the index does not give (PEP 503 HTML)', () => {

@@ -18,7 +18,7 @@ export const bundleCommand: Command = {
     const extend = str(values, 'prefix') !== undefined;
     const index = openRunIndex(opts, deps, out);
     const plans = opts.locked
-      ? await Promise.all(platforms.map((platform) => planSetup({ ...opts, flags: undefined, platform, standalone: true }, deps, out, { index })))
+      ? await Promise.all(platforms.map((platform) => planSetup({ ...opts, flags: {}, platform, standalone: true }, deps, out, { index })))
       : (await lockSetup({ ...opts, refdriver: false, extend }, platforms, deps, out, index)).plans;
     if (!opts.locked) out.line(requestLine(opts.plan.prefix, extend, plans));
     const r = await writeBundle(plans, dir, deps, out, await index.gateway());
