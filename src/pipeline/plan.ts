@@ -143,7 +143,7 @@ async function planFor(s: PlanScope, recent: boolean): Promise<InstallPlan> {
   if (s.opts.locked || s.opts.from) return lockedPlan(s);
   const asked = askedRequest(s);
   for (const n of asked.notes) s.reporter.info(n);
-  // --offline: the plan the receipt recorded for this request, or none at all.
+  // --offline: the plan the receipt recorded for this request (without one, recordedPlan stops the run).
   if (s.index.policy === 'cache-only') return (await recordedPlan(s, asked.request, '--offline'))!;
   const planOpts = await plannerOptions(s, asked);
   // A plan made for the same request less than 10 minutes ago is reused (--refresh asks the indexes again). The key
@@ -156,6 +156,7 @@ async function planFor(s: PlanScope, recent: boolean): Promise<InstallPlan> {
     return made;
   }
   const plan = await indexPlan(s, asked.request, planOpts);
+  // The receipt's plan, kept because no index answered, stays as it was recorded.
   if (plan.from) return plan;
   plan.request = asked.request;
   if (asked.extends) plan.extends = asked.extends;
