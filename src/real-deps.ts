@@ -151,9 +151,10 @@ export function realDeps(): Deps {
   return {
     platform: process.platform,
     arch: process.arch,
-    // The HTTP client loads when the network is first asked, not at start.
+    // The HTTP client loads when the network is first asked, not at start; one client for the check of one URL.
     reach: async (url, timeoutMs, env) => {
-      const r = await (await import('./net/http.js')).httpFor(env).reach(url, timeoutMs);
+      const { Http } = await import('./net/http.js');
+      const r = await new Http(env).reach(url, timeoutMs);
       const out: ReachAnswer = { ok: r.ok };
       if (r.status !== undefined) out.status = r.status;
       if (r.error) out.error = { message: r.error.message, code: r.error.code, details: r.error.details };

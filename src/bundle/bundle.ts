@@ -4,7 +4,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Deps } from '../deps.js';
 import { XpuError } from '../errors.js';
-import { fetchPlan } from '../fetch/fetch.js';
+import { fetchPlan, type FetchNet } from '../fetch/fetch.js';
 import type { TargetPlatform } from '../host/types.js';
 import { layoutFor } from '../host/index.js';
 import { LOCKFILE_NAME, lockedOf, newLockfile, readLockfile, writeLockfile, type Lockfile } from '../plan/lockfile.js';
@@ -127,7 +127,7 @@ async function writeSimpleIndex(out: string): Promise<void> {
  * Fetches every archive of each plan (verified, through the cache) and lays the bundle out under `out`. A bundle
  * already there keeps its other platforms: their lock entries, repodata and wheels stay.
  */
-export async function writeBundle(plans: InstallPlan[], out: string, deps: Deps, reporter: Reporter): Promise<BundleResult> {
+export async function writeBundle(plans: InstallPlan[], out: string, deps: Deps, reporter: Reporter, net: FetchNet): Promise<BundleResult> {
   const dir = path.resolve(out);
   await fs.mkdir(dir, { recursive: true });
   const lockFile = path.join(dir, LOCKFILE_NAME);
@@ -136,7 +136,7 @@ export async function writeBundle(plans: InstallPlan[], out: string, deps: Deps,
   const files: BundleResult['files'] = [];
   for (const plan of plans) {
     if (!plan.request) throw new XpuError('INTERNAL', 'a bundle needs a plan that records its request');
-    const fetched = await fetchPlan(plan, deps, reporter);
+    const fetched = await fetchPlan(plan, deps, reporter, net);
     for (const f of fetched) {
       const rel = bundlePath(f.archive, plan.platform);
       const dest = path.join(dir, ...rel.split('/'));

@@ -10,7 +10,7 @@ import { belowFloorShort } from '../hints.js';
 import { osLayout, runningPlatform } from '../host/index.js';
 import { githubEnv } from '../install/ci-env.js';
 import { receiptEnvVars } from '../install/env.js';
-import { planSetup } from '../pipeline/plan.js';
+import { openRunIndex, planSetup } from '../pipeline/plan.js';
 import { runSetup, type SetupResult } from '../pipeline/setup.js';
 import { actionInputs, cacheKey, downloadsRestoreKey, inActionTerms, prefixCacheKey, type ActionInputs } from './action-inputs.js';
 import { Output } from './output.js';
@@ -114,8 +114,9 @@ export async function actionMain(deps: Deps): Promise<number> {
     const opts = parsePlanOptions(inputs.values, deps);
     const setup = { ...opts, refdriver: inputs.refdriver, smoke: inputs.smoke, requireDevice: inputs.requireDevice };
     // The Plan group holds the plan itself, as the CLI prints it, after the notes planning gave.
+    const index = openRunIndex(setup, deps, out);
     const plan = await core.group('Plan', async () => {
-      const p = await planSetup(setup, deps, out);
+      const p = await planSetup(setup, deps, out, { index });
       core.info(renderPlan(p, { full: inputs.verbose }));
       return p;
     });
@@ -138,7 +139,7 @@ export async function actionMain(deps: Deps): Promise<number> {
       core.saveState(STATE.downloadsHit, String(downloads === key));
     }
     if (inputs.refdriver) await installRefdriverPackages(deps);
-    const r = await core.group('Install', () => runSetup(plan, setup, deps, out));
+    const r = await core.group('Install', () => runSetup(plan, setup, deps, out, index));
     const receipt = r.install.receipt;
     if (inputs.cachePrefix) {
       core.saveState(STATE.prefix, receipt.prefix);

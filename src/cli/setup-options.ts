@@ -1,4 +1,4 @@
-// Options shared by `setup` and `plan`, and their translation into PlanOptions (flags first, then XPU_SETUP_* env).
+// Options shared by `setup` and `plan`: where the plan goes and what this command line (or XPU_SETUP_* env) asks.
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Deps } from '../deps.js';
@@ -7,8 +7,7 @@ import { nearest } from '../spelling.js';
 import { defaultCacheDir, defaultPrefix, expandHome, parseTargetPlatform, isNative } from '../host/index.js';
 import type { TargetPlatform } from '../host/types.js';
 import { SOURCE_KINDS, type SourceKind } from '../manifest/schema.js';
-import type { PlanOptions } from '../plan/plan.js';
-import type { SetupOptions } from '../pipeline/options.js';
+import type { PlanPlace, SetupOptions } from '../pipeline/options.js';
 import { LOCKFILE_NAME } from '../plan/lockfile.js';
 import type { RequestFlags } from '../plan/request.js';
 import type { MatchTorchRequest } from '../records/plan.js';
@@ -17,6 +16,7 @@ import { list, splitList, str, type Values } from './command.js';
 import { EnvVars } from '../env-names.js';
 import { redactText, rememberCredentials } from '../net/credentials.js';
 import { DEFAULT_LIMITS, type UnpackLimits } from '../install/limits.js';
+import type { CachePolicy } from '../sources/http-cache.js';
 
 /** Where a value came from, named as the user wrote it, so an error points at what to change. */
 interface Given {
@@ -99,12 +99,13 @@ function matchTorchOf(value: string | undefined): MatchTorchRequest | undefined 
 }
 
 export interface ParsedPlanOptions {
-  plan: PlanOptions;
+  plan: PlanPlace;
   /** Only what this command line (or XPU_SETUP_* variables) said. */
   flags: RequestFlags;
   locked?: string;
   from?: string;
-  offline: boolean;
+  /** `--offline`: `cache-only`; `--refresh` (setup and plan): `refresh`. */
+  cachePolicy: CachePolicy;
   platform?: TargetPlatform;
   manifestsDir?: string;
 }
@@ -153,19 +154,12 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
     plan: {
       prefix: path.resolve(str(values, 'prefix') ?? fallbackPrefix),
       cacheDir: path.resolve(str(values, 'cache-dir') ?? defaultCacheDir(deps)),
-      components,
-      sources: sources as SourceKind[],
-      condaChannels,
-      indexUrl: flags.indexUrl,
-      requires,
-      ...(matchTorch ? { matchTorch } : {}),
-      ...(values['include-loader-dll'] ? { includeLoaderDll: true } : {}),
       namedBy: { ...(channels.length ? { '--conda-channel': channels[0]!.from } : {}), ...(indexUrl ? { '--index-url': indexUrl.from } : {}) },
     },
     flags,
     locked: values.locked || lockfile ? path.resolve(lockfile ?? LOCKFILE_NAME) : undefined,
     from,
-    offline: !!values.offline,
+    cachePolicy: values.offline ? 'cache-only' : 'use-cache',
     platform,
     manifestsDir: resolvedPath(str(values, 'manifests') ?? (env[EnvVars.XPU_SETUP_MANIFESTS] ? expandHome(env[EnvVars.XPU_SETUP_MANIFESTS]!, deps) : undefined)),
   };
@@ -174,7 +168,7 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
 /** Everything `setup` takes (and `plan`, which says what setup would do with the same flags). */
 export function parseSetupOptions(values: Values, deps: Deps): SetupOptions {
   const parsed = parsePlanOptions(values, deps);
-  if (values.refresh) parsed.plan.refresh = true;
+  if (values.refresh) parsed.cachePolicy = 'refresh';
   return {
     ...parsed,
     refdriver: !!values.refdriver && !values['no-refdriver'],

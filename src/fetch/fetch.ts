@@ -5,11 +5,12 @@ import { DownloadCache, hashMismatch, sha256File, type CachedFile } from '../cac
 import { XpuError } from '../errors.js';
 import { ownFetcherOf } from '../kinds/index.js';
 import type { Deps } from '../deps.js';
-import { httpFor } from '../net/http.js';
+import type { Http } from '../net/http.js';
 import type { InstallPlan } from '../records/plan.js';
 import type { Reporter } from '../reporter.js';
 import type { PlannedArchive } from '../records/archive.js';
 import { downloadToCache } from '../net/download.js';
+import type { CachePolicy } from '../sources/http-cache.js';
 import { LiveDownload } from './live.js';
 
 export interface FetchedArchive {
@@ -24,9 +25,13 @@ function mib(n: number): string {
   return `${(n / 1048576).toFixed(1)} MiB`;
 }
 
-export interface FetchOptions {
-  /** The cache only: every missing archive is named with its URL and hash, and nothing is downloaded. */
-  offline?: boolean;
+/**
+ * What a fetch goes through: the run's HTTP client and its cache policy (the run's gateway is one). Under
+ * `cache-only` every missing archive is named with its URL and hash, and nothing is downloaded.
+ */
+export interface FetchNet {
+  readonly http: Http;
+  readonly policy: CachePolicy;
 }
 
 /** A bundle on disk: the archive is copied into the cache and verified like a download. */
@@ -71,7 +76,7 @@ function plannedJobs(plan: InstallPlan): { archive: PlannedArchive; component: s
 }
 
 /** Starts fetching every planned archive, several at once; nothing waits for it until a promise is awaited. */
-export function startFetch(plan: InstallPlan, deps: Deps, reporter: Reporter, opts: FetchOptions = {}): Fetching {
+export function startFetch(plan: InstallPlan, deps: Deps, reporter: Reporter, net: FetchNet): Fetching {
   const jobs = plannedJobs(plan);
   const settle: Settle[] = [];
   const archives = jobs.map(() => new Promise<FetchedArchive>((resolve, reject) => settle.push({ resolve, reject })));
@@ -79,7 +84,7 @@ export function startFetch(plan: InstallPlan, deps: Deps, reporter: Reporter, op
   for (const p of archives) p.catch(() => undefined);
   const stop = new AbortController();
   const lives = jobs.map(() => new LiveDownload());
-  const all = fetchAll(plan, jobs, settle, lives, stop, deps, reporter, opts).catch((e: unknown) => {
+  const all = fetchAll(plan, jobs, settle, lives, stop, deps, reporter, net).catch((e: unknown) => {
     for (const s of settle) s.reject(e);
     for (const l of lives) l.end(e);
     throw e;
@@ -96,8 +101,8 @@ export function startFetch(plan: InstallPlan, deps: Deps, reporter: Reporter, op
   };
 }
 
-export async function fetchPlan(plan: InstallPlan, deps: Deps, reporter: Reporter, opts: FetchOptions = {}): Promise<FetchedArchive[]> {
-  return startFetch(plan, deps, reporter, opts).all;
+export async function fetchPlan(plan: InstallPlan, deps: Deps, reporter: Reporter, net: FetchNet): Promise<FetchedArchive[]> {
+  return startFetch(plan, deps, reporter, net).all;
 }
 
 async function fetchAll(
@@ -108,16 +113,16 @@ async function fetchAll(
   stop: AbortController,
   deps: Deps,
   reporter: Reporter,
-  opts: FetchOptions,
+  net: FetchNet,
 ): Promise<FetchedArchive[]> {
   const cache = new DownloadCache(plan.cacheDir, {
     damaged: (entry, what) => reporter.warn(`the cache entry ${entry} was damaged (${what} where a downloaded file belongs): removed, and the archive fetched again`),
   });
-  const http = httpFor(deps.env);
+  const http = net.http;
   const swept = await cache.sweep();
   if (swept) reporter.debug(`removed ${swept} stale partial download(s) from ${plan.cacheDir}`);
   if (!jobs.length) return [];
-  if (opts.offline) {
+  if (net.policy === 'cache-only') {
     const missing: PlannedArchive[] = [];
     // A local file (a bundle directory's archives) is its own offline source: only what needs the network can be missing.
     for (const j of jobs) if (!j.archive.url.startsWith('file:') && !(await cache.lookup(j.archive.sha256))) missing.push(j.archive);

@@ -3,10 +3,9 @@
 import { isUnreachable } from '../errors.js';
 import { formatOf } from '../formats/index.js';
 import { layoutFor } from '../host/index.js';
-import type { Http } from '../net/http.js';
 import type { PlannedArchive } from '../records/archive.js';
-import { gatewayFor, scanBody, type Gateway } from '../sources/gateway.js';
-import { CONDA_RUNTIME_PACKAGES, type CondaCandidate, type Repodata } from '../sources/repodata.js';
+import type { Gateway } from '../sources/gateway.js';
+import { CONDA_RUNTIME_PACKAGES, type CondaCandidate } from '../sources/repodata.js';
 import { checkVirtual, isVirtual, matchesSpec, parseMatchSpec } from '../versions/match-spec.js';
 import { compareConda, meetsAll, type Constraint } from '../versions/order.js';
 import { inRange } from '../versions/range.js';
@@ -87,16 +86,10 @@ export function selectCondaSet(
   return undefined;
 }
 
-/** Streams one repodata document (zstd-compressed or plain) through the scanner, keeping only these packages' records. */
-export async function scanRepodata(http: Http, url: string, names: readonly string[], zstd: boolean): Promise<Repodata> {
-  return http.consumeStream(url, (body) => scanBody(body, url, names, zstd ? 'zstd' : 'identity'));
-}
-
 /** The records of `names` in one channel, the target's subdir and noarch, through the run's gateway: what the dependency closure reads. */
 export async function condaRecords(ctx: SourceContext, channel: string, names: string[]): Promise<CondaCandidate[]> {
   const ch = channel.replace(/\/+$/, '');
-  const gateway = ctx.gateway ?? gatewayFor(ctx.deps);
-  const [arch, noarch] = await subdirAndNoarch(gateway, ch, layoutFor(ctx.host.platform).condaSubdir, names);
+  const [arch, noarch] = await subdirAndNoarch(ctx.gateway, ch, layoutFor(ctx.host.platform).condaSubdir, names);
   return [...arch, ...noarch];
 }
 
@@ -117,7 +110,6 @@ const channelsOf = (spec: CondaSourceSpec, named: NamedIndexes): string[] => (na
 export async function resolveConda(spec: CondaSourceSpec, ctx: SourceContext): Promise<Resolution> {
   const channels = channelsOf(spec, ctx);
   const subdir = layoutFor(ctx.host.platform).condaSubdir;
-  const gateway = ctx.gateway ?? gatewayFor(ctx.deps);
   const misses: string[] = [];
   let unreachable: unknown;
   for (const channel of channels) {
@@ -127,7 +119,7 @@ export async function resolveConda(spec: CondaSourceSpec, ctx: SourceContext): P
     try {
       // Every name the run may ask for goes into the first read, so a channel without shards is scanned once.
       const names = [...new Set([...spec.packages, ...(ctx.runNames?.get(conda.name) ?? [])])];
-      [arch, noarch] = await subdirAndNoarch(gateway, ch, subdir, names);
+      [arch, noarch] = await subdirAndNoarch(ctx.gateway, ch, subdir, names);
     } catch (e) {
       // One unreachable channel is not the end: the next channel may answer.
       if (!isUnreachable(e)) throw e;

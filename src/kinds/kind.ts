@@ -47,8 +47,8 @@ export interface SourceContext extends NamedIndexes {
   reporter: Reporter;
   /** Version floors and pins of the component being resolved, checked in the source's own version order. */
   constraints?: Constraint[];
-  /** The run's index reader, shared by every component, platform and command. */
-  gateway?: Gateway;
+  /** The run's index reader, built where the run starts and shared by every component and platform: every index read goes through it. */
+  gateway: Gateway;
   /**
    * Per kind, every package any component of the run may ask of it (Kind.runNames): an index read whole (a conda
    * channel without shards) is read once for all of them, however many components read it.

@@ -3,9 +3,7 @@
 import { XpuError } from '../errors.js';
 import type { Host } from '../host/types.js';
 import { layoutFor } from '../host/index.js';
-import { httpFor } from '../net/http.js';
 import { overLimit } from '../net/config.js';
-import { gatewayFor } from '../sources/gateway.js';
 import type { IndexFile } from '../sources/simple-index.js';
 import { meetsAll, type Constraint } from '../versions/order.js';
 import { comparePep440, isPep440PreRelease, loadPep440, pep440Holds, satisfiesPep440 } from '../versions/pep440.js';
@@ -92,7 +90,7 @@ export async function resolvePypi(spec: PypiSourceSpec, ctx: SourceContext): Pro
   for (const project of spec.packages) {
     let files: IndexFile[];
     try {
-      files = await (ctx.gateway ?? gatewayFor(ctx.deps)).pypiProjectFiles(indexUrl, project);
+      files = await ctx.gateway.pypiProjectFiles(indexUrl, project);
     } catch (e) {
       if (e instanceof XpuError && e.code === 'NOT_FOUND') {
         // A 404 for the project's page is all a mistyped index URL gives too: say both readings.
@@ -152,11 +150,11 @@ async function requiresDist(ctx: SourceContext, indexUrl: string, c: WheelPick):
   const base = indexUrl.replace(/\/+$/, '');
   if (!file.coreMetadata && /\/pypi$/.test(base)) {
     const url = `${base}/${c.name}/${c.version}/json`;
-    const doc = await httpFor(ctx.deps.env).getJson<{ info?: { requires_dist?: string[] | null } }>(url);
+    const doc = await ctx.gateway.json<{ info?: { requires_dist?: string[] | null } }>(url);
     if (!doc?.info) throw new XpuError('BAD_INDEX', `${url} is not a PyPI JSON API release document (no "info")`, { details: { url } });
     return doc.info.requires_dist ?? [];
   }
-  return requiresDistOf(await (ctx.gateway ?? gatewayFor(ctx.deps)).coreMetadata(file));
+  return requiresDistOf(await ctx.gateway.coreMetadata(file));
 }
 
 /** Project pages asked for ahead of the resolver, per wheel's requirements. */
@@ -169,9 +167,9 @@ function pypiProvider(
   notes: ClosureNotes,
   env: MarkerEnv,
 ): Provider<WheelPick> {
-  const gateway = ctx.gateway ?? gatewayFor(ctx.deps);
+  const gateway = ctx.gateway;
   const cache = new Map<string, Promise<WheelPick[]>>();
-  const limit = httpFor(ctx.deps.env).config.limits.requirements;
+  const limit = gateway.http.config.limits.requirements;
   let followed = 0;
   return {
     candidates(name) {

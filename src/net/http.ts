@@ -281,15 +281,3 @@ function link(from: AbortSignal | undefined, to: AbortController): () => void {
   from.addEventListener('abort', on, { once: true });
   return () => from.removeEventListener('abort', on);
 }
-
-const clients = new WeakMap<object, Http>();
-
-/** The client for an environment (one connection pool per environment object, so deps.env is read, never process.env). */
-export function httpFor(env: Record<string, string | undefined>): Http {
-  let c = clients.get(env);
-  if (!c) {
-    c = new Http(env);
-    clients.set(env, c);
-  }
-  return c;
-}

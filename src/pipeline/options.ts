@@ -3,20 +3,27 @@ import type { TargetPlatform } from '../host/types.js';
 import type { UnpackLimits } from '../install/limits.js';
 import type { PlanOptions } from '../plan/plan.js';
 import type { RequestFlags } from '../plan/request.js';
+import type { CachePolicy } from '../sources/http-cache.js';
+
+/** Where a run's plan goes, and who named its indexes (for errors about them); what is asked is in `flags`. */
+export type PlanPlace = Pick<PlanOptions, 'prefix' | 'cacheDir' | 'namedBy'>;
 
 export interface SetupOptions {
-  plan: PlanOptions;
+  plan: PlanPlace;
   /**
-   * What this run's flags said. With a receipt in the prefix, everything not said is repeated from its recorded
-   * request; without flags, `plan` is the whole request.
+   * What this run's command line (or environment) said: the one request shape parsing makes. With a receipt in the
+   * prefix, everything not said is repeated from its recorded request (plan/request.ts: mergeRequest).
    */
-  flags?: RequestFlags;
+  flags: RequestFlags;
   /** Install exactly this lockfile's entry for the platform; no index is asked. */
   locked?: string;
   /** A bundle (directory or URL): its lockfile, with archives fetched from the bundle only. */
   from?: string;
-  /** Use the download cache only; a missing archive is an error naming its URL and hash. */
-  offline?: boolean;
+  /**
+   * How the run uses its caches (the gateway holds it): `cache-only` (`--offline`) asks no index and downloads nothing,
+   * a missing archive is an error naming its URL and hash; `refresh` (`--refresh`) asks every index again.
+   */
+  cachePolicy?: CachePolicy;
   platform?: TargetPlatform;
   manifestsDir?: string;
   /** Build the CPU reference driver into the prefix and make the env files select it. */
@@ -37,8 +44,8 @@ export interface SetupOptions {
   limits?: UnpackLimits;
 }
 
-export type PlanSetupOptions = Pick<SetupOptions, 'plan' | 'platform' | 'manifestsDir'> &
-  Partial<Pick<SetupOptions, 'flags' | 'locked' | 'from' | 'offline' | 'refdriver'>> & {
+export type PlanSetupOptions = Pick<SetupOptions, 'plan' | 'flags' | 'platform' | 'manifestsDir'> &
+  Partial<Pick<SetupOptions, 'locked' | 'from' | 'cachePolicy' | 'refdriver'>> & {
     /**
      * `lock` and `bundle` without `--prefix`: the request is the command line's alone. No prefix is read (its receipt,
      * its installed components) or refused.

@@ -16,14 +16,15 @@ import { defaultComponents, type ComponentManifest } from '../manifest/schema.js
 import { planChanges, type PlanChanges } from '../plan/diff.js';
 import { loadLockSource, lockedOf, newLockfile, planFromLocked, type LockedPlatform, type Lockfile } from '../plan/lockfile.js';
 import type { NamedBy, PlanOptions } from '../plan/plan.js';
-import type { ExistingInstalls, InstallPlan } from '../records/plan.js';
+import type { ExistingInstalls, InstallPlan, TorchMatch } from '../records/plan.js';
 import { planRequestKey, recentPlan, rememberPlan } from '../plan/recent.js';
-import { mergeRequest } from '../plan/request.js';
+import { mergeRequest, type MergedRequest } from '../plan/request.js';
 import type { SetupRequest } from '../records/plan.js';
 import { readTorchMatch, torchMismatch, TORCH_RUNTIME_PACKAGES } from '../plan/torch.js';
 import type { Reporter } from '../reporter.js';
 import { loadPep440 } from '../versions/pep440.js';
 import type { PlannedArchive } from '../records/archive.js';
+import type { CachePolicy, Gateway } from '../sources/gateway.js';
 import { VERSION } from '../version.js';
 import type { PlanSetupOptions, SetupOptions } from './options.js';
 
@@ -34,13 +35,34 @@ export interface PlanRun {
    * for it, not every setup run.
    */
   withExisting?: boolean;
-  /** Reuse a plan made for the same request less than 10 minutes ago. */
+  /** Reuse a plan made for the same request less than 10 minutes ago (under the `use-cache` policy only). */
   recent?: boolean;
   /** The prefix as the run read it where it started; read here when not given (and never when `standalone`). */
   prefix?: PrefixState;
+  /** The run's indexes (openRunIndex), shared by every plan the run makes. */
+  index: RunIndex;
 }
 
-export async function planSetup(opts: PlanSetupOptions, deps: Deps, reporter: Reporter, run: PlanRun = {}): Promise<InstallPlan> {
+/**
+ * The run's indexes as a command holds them, made once where it starts: the run's cache policy, and its one gateway
+ * (one HTTP client, one index cache) that every plan, lock and fetch of the run reads through. The gateway is built
+ * when first asked for, so a run that reuses a plan and finds the prefix up to date loads no index client.
+ */
+export interface RunIndex {
+  readonly policy: CachePolicy;
+  gateway(): Promise<Gateway>;
+}
+
+export function openRunIndex(opts: Pick<PlanSetupOptions, 'plan' | 'cachePolicy'>, deps: Deps, reporter: Reporter): RunIndex {
+  const policy = opts.cachePolicy ?? 'use-cache';
+  let made: Promise<Gateway> | undefined;
+  return {
+    policy,
+    gateway: () => (made ??= import('../sources/gateway.js').then((m) => m.openGateway(deps, { cacheDir: opts.plan.cacheDir, policy, reporter }))),
+  };
+}
+
+export async function planSetup(opts: PlanSetupOptions, deps: Deps, reporter: Reporter, run: PlanRun): Promise<InstallPlan> {
   const withExisting = run.withExisting ?? false;
   // Plans, lockfiles and receipts may hold PyPI versions, compared from here on in PEP 440's order.
   const [host, state] = await Promise.all([
@@ -55,13 +77,13 @@ export async function planSetup(opts: PlanSetupOptions, deps: Deps, reporter: Re
   }
   const manifests = await loadManifests(opts.manifestsDir);
   const [plan, existing] = await Promise.all([
-    planFor(host, manifests, opts, deps, reporter, installedFor(state, host.platform), !!run.recent && !withExisting),
+    planFor({ host, manifests, opts, deps, reporter, index: run.index, mine: installedFor(state, host.platform), receiptFile: path.join(opts.plan.prefix, RECEIPT_NAME) }, !!run.recent && !withExisting),
     host.native && withExisting ? existingInstalls(deps, opts.plan.prefix, reporter) : undefined,
   ]);
-  if (withExisting) await fillSizes(plan, deps);
+  if (withExisting) await fillSizes(plan, run.index);
   if (host.native && !plan.request?.matchTorch) await noteTorchMismatch(plan, deps, reporter);
   // `plan` decides the runtime libraries early where the cache already holds what the decision reads.
-  const decided = withExisting && host.native ? await decideRuntimeLibraries(plan, deps, reporter, { cacheOnly: true }) : plan;
+  const decided = withExisting && host.native ? await decideRuntimeLibraries(plan, deps, reporter, { ...run.index, policy: 'cache-only' }, { quiet: true }) : plan;
   return existing ? { ...decided, existing } : decided;
 }
 
@@ -103,75 +125,100 @@ function noIndexAnswered(e: unknown): boolean {
   return (e.code === 'NO_SOURCE' && e.details.unreachable === true) || (e.code === 'SOURCE_FAILED' && e.details.outcome === 'unreachable');
 }
 
-async function planFor(
-  host: Host,
-  manifests: ComponentManifest[],
-  opts: PlanSetupOptions,
-  deps: Deps,
-  reporter: Reporter,
-  mine: Receipt | undefined,
-  recent = false,
-): Promise<InstallPlan> {
-  const { prefix, cacheDir } = opts.plan;
-  const receiptFile = path.join(prefix, RECEIPT_NAME);
-  const installed = mine?.components.map((c) => c.name) ?? [];
+/** What the steps of one plan share: the host and manifests, the run's options and indexes, the prefix's receipt. */
+interface PlanScope {
+  host: Host;
+  manifests: ComponentManifest[];
+  opts: PlanSetupOptions;
+  deps: Deps;
+  reporter: Reporter;
+  index: RunIndex;
+  /** The receipt of this platform in the prefix, as the run read it (none when `standalone`). */
+  mine: Receipt | undefined;
+  receiptFile: string;
+}
 
-  if (opts.locked || opts.from) {
-    const src = await loadLockSource(opts.from ? { bundle: opts.from } : { file: opts.locked! }, deps.env);
-    const entry = src.entry(host.platform);
-    const plan = planFromLocked(host, manifests, entry, {
-      prefix,
-      cacheDir,
-      request: { ...src.lock.request, refdriver: opts.flags?.refdriver ?? src.lock.request.refdriver },
-      from: { kind: opts.from ? 'bundle' : 'lock', path: src.where },
-      relocate: src.relocate,
-    });
-    const gone = installed.filter((c) => !plan.components.some((p) => p.name === c));
-    plan.remove = gone.filter((c) => opts.flags?.remove?.includes(c));
-    return plan;
+/** The plan of one platform: a lockfile's or bundle's, the receipt's (no index asked), a recent one, or a new one. */
+async function planFor(s: PlanScope, recent: boolean): Promise<InstallPlan> {
+  if (s.opts.locked || s.opts.from) return lockedPlan(s);
+  const asked = askedRequest(s);
+  for (const n of asked.notes) s.reporter.info(n);
+  // --offline: the plan the receipt recorded for this request (without one, recordedPlan stops the run).
+  if (s.index.policy === 'cache-only') return (await recordedPlan(s, asked.request, '--offline'))!;
+  const planOpts = await plannerOptions(s, asked);
+  // A plan made for the same request less than 10 minutes ago is reused (--refresh asks the indexes again). The key
+  // covers everything the plan is computed from besides the indexes' answers, the request repeated from the receipt
+  // included; lockfiles, bundles and --offline never get here.
+  const key = recent && s.index.policy === 'use-cache' ? requestKey(s, planOpts, asked) : undefined;
+  const made = key ? await recentPlan(s.opts.plan.cacheDir, key, s.deps.now()) : undefined;
+  if (made) {
+    s.reporter.debug('plan: reusing the plan made for the same request less than 10 minutes ago (--refresh asks the indexes again)');
+    return made;
   }
+  const plan = await indexPlan(s, asked.request, planOpts);
+  // The receipt's plan, kept because no index answered, stays as it was recorded.
+  if (plan.from) return plan;
+  plan.request = asked.request;
+  if (asked.extends) plan.extends = asked.extends;
+  if (asked.remove.length) plan.remove = asked.remove;
+  if (asked.notes.length) plan.notes = asked.notes;
+  if (key) await rememberRecent(s, plan, planOpts, key);
+  return plan;
+}
 
-  const merged = opts.flags
-    ? mergeRequest(mine?.request, opts.flags, installed, defaultComponents(manifests))
-    : undefined;
-  const request: SetupRequest = merged?.request ?? {
-    components: opts.plan.components,
-    sources: opts.plan.sources,
-    condaChannels: opts.plan.condaChannels,
-    ...(opts.plan.indexUrl ? { indexUrl: opts.plan.indexUrl } : {}),
-    requires: opts.plan.requires ?? [],
-    refdriver: !!opts.refdriver,
-    ...(opts.plan.matchTorch ? { matchTorch: opts.plan.matchTorch } : {}),
-    ...(opts.plan.includeLoaderDll ? { includeLoaderDll: true as const } : {}),
-  };
-  for (const n of merged?.notes ?? []) reporter.info(n);
-  const extended = merged && mine?.request ? receiptFile : undefined;
+/** `--locked` / `--from`: the lockfile's entry for the platform, with the request it records; no index is asked. */
+async function lockedPlan(s: PlanScope): Promise<InstallPlan> {
+  const { opts, index } = s;
+  const src = await loadLockSource(opts.from ? { bundle: opts.from } : { file: opts.locked! }, { getText: async (url) => (await index.gateway()).http.getText(url) });
+  const plan = planFromLocked(s.host, s.manifests, src.entry(s.host.platform), {
+    prefix: opts.plan.prefix,
+    cacheDir: opts.plan.cacheDir,
+    request: { ...src.lock.request, refdriver: opts.flags.refdriver ?? src.lock.request.refdriver },
+    from: { kind: opts.from ? 'bundle' : 'lock', path: src.where },
+    relocate: src.relocate,
+  });
+  const installed = s.mine?.components.map((c) => c.name) ?? [];
+  plan.remove = installed.filter((c) => !plan.components.some((p) => p.name === c) && opts.flags.remove?.includes(c));
+  return plan;
+}
 
-  if (opts.offline) {
-    const recorded = mine?.plan && sameRequest(mine.request, request) ? mine.plan : undefined;
-    if (!recorded) {
-      throw new XpuError('OFFLINE', `--offline needs a plan that asks no index, and ${prefix} records none for this request`, {
-        details: { prefix },
-        hints: [
-          'install from a lockfile: xpu-setup --locked --offline (write it online with: xpu-setup lock)',
-          'or from a bundle: xpu-setup --from DIR (make it with: xpu-setup bundle --platform ... --out DIR)',
-          'or run once online with the same flags; later --offline runs repeat that plan from the cache',
-        ],
-      });
-    }
-    return planFromLocked(host, manifests, recorded, { prefix, cacheDir, request, from: { kind: 'receipt', path: receiptFile, reason: '--offline' } });
-  }
+/** The request this plan answers, from what the run said and the request the receipt recorded. */
+interface AskedRequest extends MergedRequest {
+  /** The receipt whose recorded request this one extends. */
+  extends?: string;
+}
 
+/**
+ * What the run asks: its flags over the receipt's recorded request (mergeRequest). A standalone `lock` or `bundle`
+ * reads no receipt, and only the components it names are required.
+ */
+function askedRequest(s: PlanScope): AskedRequest {
+  const installed = s.mine?.components.map((c) => c.name) ?? [];
+  const merged = mergeRequest(s.mine?.request, s.opts.flags, installed, defaultComponents(s.manifests));
+  if (s.opts.standalone) return { ...merged, required: merged.request.components };
+  return { ...merged, ...(s.mine?.request ? { extends: s.receiptFile } : {}) };
+}
+
+/** What the planner is asked for this request: the request itself, where the plan goes, who named its indexes, the pins. */
+async function plannerOptions(s: PlanScope, asked: AskedRequest): Promise<PlanOptions> {
+  const { request } = asked;
+  const { flags, standalone } = s.opts;
   // Channels and an index repeated from the receipt were named there: errors about them say so.
-  const namedBy: NamedBy = { ...opts.plan.namedBy };
-  if (merged && !opts.flags?.condaChannels && request.condaChannels.length) namedBy['--conda-channel'] = `the conda channels recorded in ${receiptFile}`;
-  if (merged && !opts.flags?.indexUrl && request.indexUrl) namedBy['--index-url'] = `the index URL recorded in ${receiptFile}`;
+  const namedBy: NamedBy = { ...s.opts.plan.namedBy };
+  if (!standalone && !flags.condaChannels && request.condaChannels.length) namedBy['--conda-channel'] = `the conda channels recorded in ${s.receiptFile}`;
+  if (!standalone && !flags.indexUrl && request.indexUrl) namedBy['--index-url'] = `the index URL recorded in ${s.receiptFile}`;
   // --match-torch reads the interpreter on every planning run: what it has installed is part of what is asked.
-  const torch = request.matchTorch ? await readTorchMatch(deps, request.matchTorch.python) : undefined;
-  const optionsFor = (req: SetupRequest, required: string[] | undefined): PlanOptions => ({
-    ...opts.plan,
-    torch,
-    namedBy,
+  const torch = request.matchTorch ? await readTorchMatch(s.deps, request.matchTorch.python) : undefined;
+  return optionsOf(s, request, asked.required, namedBy, torch);
+}
+
+/** The one conversion of a request into what the planner reads. */
+function optionsOf(s: PlanScope, req: SetupRequest, required: string[] | undefined, namedBy?: NamedBy, torch?: TorchMatch): PlanOptions {
+  return {
+    prefix: s.opts.plan.prefix,
+    cacheDir: s.opts.plan.cacheDir,
+    ...(namedBy ? { namedBy } : {}),
+    ...(torch ? { torch } : {}),
     components: req.components,
     sources: req.sources,
     condaChannels: req.condaChannels,
@@ -179,70 +226,82 @@ async function planFor(
     requires: req.requires,
     required,
     includeLoaderDll: !!req.includeLoaderDll,
-  });
-  const planOpts = optionsFor(request, merged?.required ?? opts.plan.required);
-  const reuse = async (why: string): Promise<InstallPlan | undefined> => {
-    const recorded = await intactRecordedPlan(mine, request, prefix, cacheDir);
-    if (!recorded) return undefined;
-    reporter.note(`${why}; ${prefix} holds the plan recorded for this request, intact and cached: keeping it`);
-    return planFromLocked(host, manifests, recorded, { prefix, cacheDir, request, from: { kind: 'receipt', path: receiptFile, reason: why } });
   };
-  // A plan made for the same request less than 10 minutes ago is reused (--refresh asks the indexes again). The key
-  // covers everything the plan is computed from besides the indexes' answers, the request repeated from the receipt
-  // included; lockfiles, bundles and --offline never get here.
-  const keyOf = (req: SetupRequest, required: string[] | undefined, remove: string[]) =>
-    planRequestKey({ tool: VERSION, host, manifests, options: { ...optionsFor(req, required), namedBy: undefined }, request: req, remove });
-  const key = recent ? keyOf(request, planOpts.required, merged?.remove ?? []) : undefined;
-  if (key) {
-    const made = await recentPlan(cacheDir, key, deps.now());
-    if (made) {
-      reporter.debug('plan: reusing the plan made for the same request less than 10 minutes ago (--refresh asks the indexes again)');
-      return made;
-    }
-  }
+}
+
+function requestKey(s: PlanScope, planOpts: PlanOptions, asked: Pick<MergedRequest, 'request' | 'required' | 'remove'>): string {
+  const options = { ...optionsOf(s, asked.request, asked.required, undefined, planOpts.torch), namedBy: undefined };
+  return planRequestKey({ tool: VERSION, host: s.host, manifests: s.manifests, options, request: asked.request, remove: asked.remove });
+}
+
+/**
+ * A plan from the indexes. When none could be reached, the plan the receipt recorded for this request is kept
+ * instead where the prefix is intact and every archive is cached (the run then needs no network at all).
+ */
+async function indexPlan(s: PlanScope, request: SetupRequest, planOpts: PlanOptions): Promise<InstallPlan> {
   let plan: InstallPlan;
   try {
-    // The planner and every index client load only when a plan is made, not when a recent one is reused.
+    // The planner loads only when a plan is made, not when a recent or recorded one is reused.
     const { makePlan } = await import('../plan/plan.js');
-    plan = await makePlan(host, manifests, planOpts, deps, reporter);
+    plan = await makePlan(s.host, s.manifests, planOpts, s.deps, s.reporter, await s.index.gateway());
   } catch (e) {
-    if (noIndexAnswered(e)) {
-      const kept = await reuse(`an index could not be reached (${(e as Error).message.split('\n')[0]})`);
-      if (kept) return kept;
-    }
+    const kept = noIndexAnswered(e) ? await recordedPlan(s, request, `an index could not be reached (${(e as Error).message.split('\n')[0]})`) : undefined;
+    if (kept) return kept;
     throw e;
   }
   const unreachable = plan.components.flatMap((c) => c.attempts.filter((a) => a.outcome === 'unreachable').map((a) => `${c.name}: ${a.reason}`));
-  if (unreachable.length) {
-    const kept = await reuse(`an index could not be reached (${unreachable[0]})`);
-    if (kept) return kept;
+  const kept = unreachable.length ? await recordedPlan(s, request, `an index could not be reached (${unreachable[0]})`) : undefined;
+  return kept ?? plan;
+}
+
+/**
+ * The plan the receipt recorded for this request, kept when no index is asked: the one way a run plans without the
+ * indexes. Under the `cache-only` policy (`--offline`) it is the plan, and without one the run stops (OFFLINE); when an
+ * index could not be reached (`why`), it is kept only where the prefix is intact and every archive is cached.
+ */
+async function recordedPlan(s: PlanScope, request: SetupRequest, why: string): Promise<InstallPlan | undefined> {
+  const { prefix, cacheDir } = s.opts.plan;
+  const offline = s.index.policy === 'cache-only';
+  const recorded = offline ? (s.mine?.plan && sameRequest(s.mine.request, request) ? s.mine.plan : undefined) : await intactRecordedPlan(s.mine, request, prefix, cacheDir);
+  if (!recorded) {
+    if (!offline) return undefined;
+    throw new XpuError('OFFLINE', `--offline needs a plan that asks no index, and ${prefix} records none for this request`, {
+      details: { prefix },
+      hints: [
+        'install from a lockfile: xpu-setup --locked --offline (write it online with: xpu-setup lock)',
+        'or from a bundle: xpu-setup --from DIR (make it with: xpu-setup bundle --platform ... --out DIR)',
+        'or run once online with the same flags; later --offline runs repeat that plan from the cache',
+      ],
+    });
   }
-  plan.request = request;
-  if (extended) plan.extends = extended;
-  if (merged?.remove.length) plan.remove = merged.remove;
-  if (merged?.notes.length) plan.notes = merged.notes;
-  if (key && plan.components.some((c) => c.status === 'planned')) {
-    await rememberPlan(cacheDir, key, plan, deps.now());
-    // The next run with the same flags finds these components installed, and installed components are required:
-    // its key differs, its plan would not (each of them is planned here), so that run finds this plan too.
-    if (opts.flags && !opts.flags.remove?.length) {
-      const installedNext = plan.components.filter((c) => c.status === 'planned').map((c) => c.name);
-      const next = mergeRequest(request, opts.flags, installedNext, defaultComponents(manifests));
-      const nextKey = keyOf(next.request, next.required, next.remove);
-      if (nextKey !== key) await rememberPlan(cacheDir, nextKey, plan, deps.now());
-    }
-  }
-  return plan;
+  if (!offline) s.reporter.note(`${why}; ${prefix} holds the plan recorded for this request, intact and cached: keeping it`);
+  return planFromLocked(s.host, s.manifests, recorded, { prefix, cacheDir, request, from: { kind: 'receipt', path: s.receiptFile, reason: why } });
+}
+
+/**
+ * Keeps the plan for 10 minutes under its key. The next run with the same flags finds these components installed, and
+ * installed components are required: its key differs, its plan would not (each of them is planned here), so that run
+ * finds this plan too.
+ */
+async function rememberRecent(s: PlanScope, plan: InstallPlan, planOpts: PlanOptions, key: string): Promise<void> {
+  if (!plan.components.some((c) => c.status === 'planned')) return;
+  const { cacheDir } = s.opts.plan;
+  await rememberPlan(cacheDir, key, plan, s.deps.now());
+  if (s.opts.standalone || s.opts.flags.remove?.length) return;
+  const installedNext = plan.components.filter((c) => c.status === 'planned').map((c) => c.name);
+  const next = mergeRequest(plan.request, s.opts.flags, installedNext, defaultComponents(s.manifests));
+  const nextKey = requestKey(s, planOpts, next);
+  if (nextKey !== key) await rememberPlan(cacheDir, nextKey, plan, s.deps.now());
 }
 
 /**
  * Sizes an index did not give (PEP 503 HTML has none) come from a HEAD request's Content-Length, so the printed plan
  * says `? B` only when neither knows. `plan` and `lock` ask; setup and bundle learn the size from the download itself.
  */
-async function fillSizes(plan: InstallPlan, deps: Deps): Promise<void> {
+async function fillSizes(plan: InstallPlan, index: RunIndex): Promise<void> {
   const unknown = plan.components.flatMap((c) => c.archives).filter((a) => a.size === undefined && /^https?:/.test(a.url));
   if (!unknown.length) return;
-  const http = (await import('../net/http.js')).httpFor(deps.env);
+  const { http } = await index.gateway();
   await Promise.all(unknown.map(async (a) => {
     const r = await http.reach(a.url, 5000);
     if (r.size !== undefined) a.size = r.size;
@@ -305,16 +364,17 @@ export function afterInstall(plan: InstallPlan, opts: Pick<SetupOptions, 'refdri
 /**
  * The runtime library packages of a plan (libstdcxx, libgcc, ...), decided from the binaries of the other archives
  * against this machine's libraries (plan/runtime.ts): those archives are fetched and verified first, and the runtime
- * packages only when a need is unmet. With `cacheOnly` (`plan`), only what the cache holds is read, and what needs
- * more stays undecided.
+ * packages only when a need is unmet. Under the `cache-only` policy (`--offline`, and `plan`, which downloads nothing),
+ * only what the cache holds is read, and what needs more stays undecided (a fetch under it names what is missing).
+ * `quiet` (`plan`): the decisions are shown with the plan, not told one by one.
  */
-export async function decideRuntimeLibraries(plan: InstallPlan, deps: Deps, reporter: Reporter, opts: { offline?: boolean; cacheOnly?: boolean }): Promise<InstallPlan> {
+export async function decideRuntimeLibraries(plan: InstallPlan, deps: Deps, reporter: Reporter, index: RunIndex, opts: { quiet?: boolean } = {}): Promise<InstallPlan> {
   if (!plan.components.some((c) => c.archives.some((a) => a.runtime?.install === undefined && a.runtime))) return plan;
   const [rt, { readLdconfig }] = await Promise.all([import('../plan/runtime.js'), import('../inspect/ldconfig.js')]);
   const cache = new DownloadCache(plan.cacheDir);
   const files = new Map<string, string>();
   const bring = async (archives: PlannedArchive[]): Promise<void> => {
-    if (opts.cacheOnly) {
+    if (index.policy === 'cache-only') {
       for (const a of archives) {
         const hit = await cache.lookup(a.sha256);
         if (hit) files.set(a.sha256, hit.path);
@@ -323,12 +383,12 @@ export async function decideRuntimeLibraries(plan: InstallPlan, deps: Deps, repo
     }
     const { fetchPlan } = await import('../fetch/fetch.js');
     const only = { ...plan, components: plan.components.map((c) => ({ ...c, archives: c.archives.filter((a) => archives.includes(a)) })) };
-    for (const f of await fetchPlan(only, deps, reporter, { offline: opts.offline })) files.set(f.archive.sha256, f.file.path);
+    for (const f of await fetchPlan(only, deps, reporter, await index.gateway())) files.set(f.archive.sha256, f.file.path);
   };
   await bring(rt.componentArchives(plan));
   const ldcache = (await readLdconfig(deps)).found;
   const decided = await rt.settleRuntime(plan, deps, ldcache, async (a) => files.get(a.sha256), () => bring(rt.runtimeArchives(plan)));
-  if (!opts.cacheOnly) {
+  if (!opts.quiet) {
     for (const c of decided.components) {
       for (const a of c.archives.filter((x) => x.runtime)) reporter.info(`runtime library ${a.package} ${a.version}: ${a.runtime!.why}: installed`);
       for (const a of c.leftToHost ?? []) reporter.info(`runtime library ${a.package} ${a.version}: ${a.runtime!.why}: not installed`);
@@ -346,20 +406,21 @@ export async function lockSetup(
   platforms: TargetPlatform[],
   deps: Deps,
   reporter: Reporter,
+  index: RunIndex,
 ): Promise<{ lock: Lockfile; plans: InstallPlan[] }> {
   const plans: InstallPlan[] = [];
   const { plan: planOpts, manifestsDir, refdriver, flags } = opts;
   const prefix = opts.extend ? await readPrefixState(planOpts.prefix) : undefined;
   for (const platform of platforms) {
     const plan = await planSetup(
-      opts.extend ? { plan: planOpts, manifestsDir, refdriver, flags, platform } : { plan: planOpts, manifestsDir, refdriver, platform, standalone: true },
+      { plan: planOpts, manifestsDir, refdriver, flags, platform, ...(opts.extend ? {} : { standalone: true }) },
       deps,
       reporter,
-      { prefix },
+      { prefix, index },
     );
     await assertInstallable(plan);
     for (const c of plan.components.filter((x) => x.status !== 'planned')) reporter.warn(`${platform}: ${c.name} is not in the lockfile: no source could provide it`);
-    await fillSizes(plan, deps);
+    await fillSizes(plan, index);
     plans.push(plan);
   }
   const platformsEntry: Lockfile['platforms'] = {};

@@ -19,7 +19,7 @@ import { fileMark, proofInputs } from '../probe/inputs.js';
 import type { Reporter } from '../reporter.js';
 import { VERSION } from '../version.js';
 import type { SetupOptions } from './options.js';
-import { assertInstallable, afterInstall, decideRuntimeLibraries, sameRequest } from './plan.js';
+import { assertInstallable, afterInstall, decideRuntimeLibraries, sameRequest, type RunIndex } from './plan.js';
 import { verifyStack, type VerifyResult } from './probe.js';
 
 export interface SetupResult {
@@ -58,7 +58,7 @@ function refdriverOf(plan: InstallPlan, opts: SetupOptions): boolean {
   return refdriver;
 }
 
-export async function runSetup(planned: InstallPlan, opts: SetupOptions, deps: Deps, reporter: Reporter, again?: Replan): Promise<SetupResult> {
+export async function runSetup(planned: InstallPlan, opts: SetupOptions, deps: Deps, reporter: Reporter, index: RunIndex, again?: Replan): Promise<SetupResult> {
   await assertInstallable(planned);
   refdriverOf(planned, opts);
   const onWait = (pid: number, lock: string) => reporter.info(`waiting for another xpu-setup (pid ${pid}) that is installing into ${planned.prefix} (lock file ${lock})`);
@@ -74,7 +74,7 @@ export async function runSetup(planned: InstallPlan, opts: SetupOptions, deps: D
       plan = await again.replan(now);
       await assertInstallable(plan);
     }
-    plan = await decideRuntimeLibraries(plan, deps, reporter, { offline: opts.offline });
+    plan = await decideRuntimeLibraries(plan, deps, reporter, index);
     const refdriver = refdriverOf(plan, opts);
     const before = installedFor(now, plan.platform);
     const diff = diffPlan(before, plan);
@@ -107,7 +107,7 @@ export async function runSetup(planned: InstallPlan, opts: SetupOptions, deps: D
       const [{ startFetch }, { checkStagedComponent, checkStagedTree }, { installPlan }] = await Promise.all([import('../fetch/fetch.js'), import('../build/staged-check.js'), import('../install/install.js')]);
       const reused = plan.reusedFrom;
       try {
-        install = await installPlan(plan, startFetch(plan, deps, reporter, { offline: opts.offline }), reporter, {
+        install = await installPlan(plan, startFetch(plan, deps, reporter, await index.gateway()), reporter, {
           limits: opts.limits,
           check: (dir, c, p) => checkStagedComponent(dir, c, p, deps),
           checkTree: (dir, p) => checkStagedTree(dir, p, deps),

@@ -14,6 +14,7 @@ import { newInstallPlan } from './key.js';
 import type { InstallPlan, PlannedComponent } from '../records/plan.js';
 import { belowFloorOf } from './request.js';
 import type { SetupRequest } from '../records/plan.js';
+import type { Http } from '../net/http.js';
 
 export const LOCKFILE_NAME = 'xpu-setup.lock.json';
 export { LOCKFILE_SCHEMA, type LockedComponent, type LockedPlatform, type Lockfile } from '../records/lock.js';
@@ -170,8 +171,8 @@ async function readBundleLockfile(asked: string, dir: string, where: string): Pr
   return parseLockfile(text, where);
 }
 
-/** A lockfile on disk, or a bundle's (a directory, or a URL that serves one), read with no other request. */
-export async function loadLockSource(src: { file: string } | { bundle: string }, env: Record<string, string | undefined> = process.env): Promise<LockSource> {
+/** A lockfile on disk, or a bundle's (a directory, or a URL that serves one, read with the run's client), read with no other request. */
+export async function loadLockSource(src: { file: string } | { bundle: string }, http: Pick<Http, 'getText'>): Promise<LockSource> {
   let lock: Lockfile;
   let where: string;
   let relocate: ((url: string) => string) | undefined;
@@ -181,8 +182,7 @@ export async function loadLockSource(src: { file: string } | { bundle: string },
   } else if (isHttp(src.bundle)) {
     const base = src.bundle.endsWith('/') ? src.bundle : `${src.bundle}/`;
     where = new URL(LOCKFILE_NAME, base).href;
-    const { httpFor } = await import('../net/http.js');
-    lock = parseLockfile((await httpFor(env).getText(where)).body, where);
+    lock = parseLockfile((await http.getText(where)).body, where);
     const root = new URL(base);
     relocate = (u) => {
       const abs = new URL(u, base);

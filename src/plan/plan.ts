@@ -5,14 +5,14 @@ import type { Host, TargetPlatform } from '../host/types.js';
 import { findKind, kindOf, NotAvailable, orderingOf, type Resolution, type SourceContext, type SourceKind, type SourceSpec } from '../kinds/index.js';
 import { defaultComponents, type ComponentManifest } from '../manifest/schema.js';
 import type { Reporter } from '../reporter.js';
-import { gatewayFor } from '../sources/gateway.js';
+import type { Gateway } from '../sources/gateway.js';
 import { compareAcross, meetsAll, parseConstraint, type Constraint } from '../versions/order.js';
 import { belowFloorOf, featuresLacking, floorsFor } from './request.js';
 import { checkConstrains, closeOver } from './closure.js';
 import { pinAsker, pinRequirements } from './torch.js';
 import { newInstallPlan } from './key.js';
 import { unmetNeedError, unmetNeeds } from './needs.js';
-import type { InstallPlan, MatchTorchRequest, PlannedComponent, SetupRequest, SourceAttempt, TorchMatch } from '../records/plan.js';
+import type { InstallPlan, PlannedComponent, SetupRequest, SourceAttempt, TorchMatch } from '../records/plan.js';
 
 /** Failures whose own hints name the remedy (add the CA, fix the proxy): every error built from them keeps them. */
 const OWN_HINTS = new Set(['TLS', 'PROXY', 'RESOLUTION_CONFLICT']);
@@ -30,12 +30,8 @@ export interface PlanOptions {
   requires?: string[];
   /** Components that must be planned although not named with --component (installed ones, constrained ones). */
   required?: string[];
-  /** Ask the indexes about every cached answer, fresh or not (`--refresh`); unchanged ones are not downloaded again. */
-  refresh?: boolean;
   /** What named the conda channels and the index URL, for errors about them (default: the options). */
   namedBy?: NamedBy;
-  /** `--match-torch[=PYTHON]` as asked (the request of a plan that no prefix's request went into). */
-  matchTorch?: MatchTorchRequest;
   /** What `--match-torch` read: exact versions of the runtime packages in a Python environment. */
   torch?: TorchMatch;
   /** `--include-loader-dll`: take the map rules marked with that opt-in (Windows' ze_loader.dll). */
@@ -227,6 +223,7 @@ export async function makePlan(
   opts: PlanOptions,
   deps: Deps,
   reporter: Reporter,
+  gateway: Gateway,
 ): Promise<InstallPlan> {
   const known = manifests.map((m) => m.name);
   const unknown = opts.components.filter((c) => !known.includes(c));
@@ -254,14 +251,14 @@ export async function makePlan(
     reporter,
     condaChannels: opts.condaChannels,
     indexUrl: opts.indexUrl,
-    gateway: gatewayFor(deps, { cacheDir: opts.cacheDir, refresh: opts.refresh, reporter }),
+    gateway,
     runNames,
   };
   const requires = { requires: opts.requires ?? [] };
   const components = await Promise.all(
     chosen.map((m) => planComponent(m, required.has(m.name), host, opts, ctx, requires)),
   );
-  const s = ctx.gateway!.stats;
+  const s = gateway.stats;
   reporter.debug(`index: ${s.requests} requests, ${s.downloadedBytes} bytes downloaded, ${s.notModified} answered 304, ${s.fresh} from the cache without asking`);
   // --source names the kinds to use, a constraint names the versions: a component none of them could provide was
   // asked for and not delivered.

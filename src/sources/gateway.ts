@@ -1,5 +1,6 @@
 // The one owner of index reads in a run: conda subdirs (sharded repodata when the channel offers it, else the full
-// repodata.json.zst) and PyPI project pages, each read once per run and kept with its HTTP validators across runs.
+// repodata.json.zst), PyPI project pages and what they point at (METADATA files, JSON API releases), each read once
+// per run and kept with its HTTP validators across runs, under the run's cache policy.
 import { createHash } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 import { CorruptBody, IndexCache, indexCacheDir } from '../cache/index-cache.js';
@@ -8,23 +9,32 @@ import { XpuError } from '../errors.js';
 import { gzipDecompressor, zstdDecompressor } from '../formats/decompress.js';
 import { systemZstd, type ZstdLibrary } from '../runtime/zstd-lib.js';
 import { overLimit } from '../net/config.js';
-import { httpFor, type Http } from '../net/http.js';
+import { Http } from '../net/http.js';
 import type { Reporter } from '../reporter.js';
 import { CONDA_RUNTIME_PACKAGES, parseRepodata, type CondaCandidate, type Repodata } from './repodata.js';
-import { CachingHttp, type BodyMeta, type IndexStats } from './http-cache.js';
+import { CachingHttp, offlineMiss, type BodyMeta, type CachePolicy, type IndexStats } from './http-cache.js';
 import { parseProjectPage, projectPageRequest, type IndexFile } from './simple-index.js';
 import { DecodedTooLarge, RepodataScanner } from './repodata-scan.js';
 import { scanZstdRepodata } from './full-scan.js';
 import { readRemoteWheelMetadata } from './wheel-metadata.js';
 import { decodeShardIndex, decompressShardIndex, parseShard, readShardIndex, SHARD_INDEX_FILE, shardUrl, shardUrls, type ShardIndex, type ShardIndexInfo } from './shards.js';
 
+export type { CachePolicy } from './http-cache.js';
+
 export interface GatewayOptions {
   /** The download cache directory; the index cache is its `index/` folder. None: nothing is kept across runs. */
   cacheDir?: string;
-  /** Revalidate every cached index response once in this run (`--refresh`). */
-  refresh?: boolean;
+  /** How the run uses what is cached (default `use-cache`; `--refresh`: `refresh`; `--offline`: `cache-only`). */
+  policy?: CachePolicy;
   reporter?: Reporter;
   now?: () => number;
+}
+
+/** What a reader of one index is handed: the caching client (and through it the HTTP client) and the index cache. */
+interface IndexIo {
+  readonly client: CachingHttp;
+  /** undefined: nothing is kept across runs. */
+  readonly cache?: IndexCache;
 }
 
 /** One conda subdir as the gateway reads it: by shard, or by scans of the full file. */
@@ -37,8 +47,11 @@ interface SubdirReader {
 export class Gateway {
   readonly client: CachingHttp;
   readonly cache?: IndexCache;
+  readonly policy: CachePolicy;
+  private readonly io: IndexIo;
   private readonly subdirs = new Map<string, Promise<SubdirReader>>();
   private readonly projects = new Map<string, Promise<IndexFile[]>>();
+  private readonly documents = new Map<string, Promise<unknown>>();
   private readonly metadata = new Map<string, Promise<string>>();
   private readonly reporter?: Reporter;
 
@@ -49,8 +62,10 @@ export class Gateway {
     opts: GatewayOptions = {},
   ) {
     this.cacheDir = opts.cacheDir;
+    this.policy = opts.policy ?? 'use-cache';
     this.cache = opts.cacheDir ? new IndexCache(indexCacheDir(opts.cacheDir)) : undefined;
-    this.client = new CachingHttp(http, this.cache, opts.now ?? Date.now, !!opts.refresh);
+    this.client = new CachingHttp(http, this.cache, opts.now ?? Date.now, this.policy);
+    this.io = { client: this.client, cache: this.cache };
     this.reporter = opts.reporter;
   }
 
@@ -81,101 +96,47 @@ export class Gateway {
 
   private subdir(channel: string, subdir: string): Promise<SubdirReader> {
     const dir = `${channel.replace(/\/+$/, '')}/${subdir}`;
-    let r = this.subdirs.get(dir);
-    if (!r) {
-      r = this.openSubdir(dir);
-      this.subdirs.set(dir, r);
-      // A failure (unreachable, say) is not kept: a later query in the same run may ask again.
-      r.catch(() => this.subdirs.delete(dir));
-    }
-    return r;
+    return once(this.subdirs, dir, () => this.openSubdir(dir));
   }
 
   private async openSubdir(dir: string): Promise<SubdirReader> {
     const indexUrl = `${dir}/${SHARD_INDEX_FILE}`;
-    const full = () => new FullFileReader(this, `${dir}/repodata.json`, this.reporter);
+    const full = () => new FullFileReader(this.io, `${dir}/repodata.json`, this.reporter);
     // A full file still fresh in the cache was read because there was no shard index: no need to ask again yet.
     if (await this.client.isFresh(`${dir}/repodata.json.zst`)) return full();
     let index: ShardLookups | undefined;
     try {
-      index = await this.shardIndex(indexUrl);
+      index = await shardLookups(this.io, indexUrl);
     } catch (e) {
       if (!(e instanceof XpuError) || e.code !== 'NOT_FOUND') throw e;
     }
-    return index ? new ShardedReader(this, `${dir}/repodata.json`, index) : full();
-  }
-
-  /**
-   * A shard index as the run looks names up in it. What earlier runs looked up in the same index body is kept beside
-   * it: a plan whose names were all looked up before neither reads nor decodes the index (a MB, tens of thousands of
-   * names). The index itself is kept decompressed: starting the zstd program for a MB costs more than a warm plan.
-   */
-  private shardIndex(url: string): Promise<ShardLookups> {
-    const limits = this.http.config.limits;
-    return this.client.consume(url, { maxBytes: limits.shardIndexDecoded, limit: 'shardIndexDecoded' }, async (body, meta) => {
-      if (meta.sha256 && this.cache) {
-        const kept = parseLookups(await this.cache.readDerived(meta.sha256, 'lookups'));
-        if (kept) {
-          body.destroy();
-          return new ShardLookups(this, url, meta.sha256, kept);
-        }
-      }
-      const { bytes, raw } = await readShardIndex(body, url, limits);
-      const sha = meta.sha256 ?? createHash('sha256').update(bytes).digest('hex');
-      const index = await decodeShardIndex(raw, url, limits);
-      await this.cache?.putDerived(sha, 'msgpack', raw).catch(() => undefined);
-      return new ShardLookups(this, url, sha, { info: index.info, shards: {} }, index);
-    });
-  }
-
-  /** The shard index whose body has this sha256: its kept decompressed form, or its kept body decompressed again. */
-  async decodedShardIndex(url: string, sha: string): Promise<ShardIndex> {
-    const limits = this.http.config.limits;
-    const kept = await this.cache?.readDerived(sha, 'msgpack');
-    if (kept) {
-      try {
-        return await decodeShardIndex(kept, url, limits);
-      } catch {
-        // damaged: decompressed again below
-      }
-    }
-    let bytes = await this.cache?.readBody(sha).catch(() => undefined);
-    if (!bytes) {
-      // The body went away since this run found it (a `cache clean` in between): fetched again, whatever it is now.
-      bytes = (await this.client.bytes(url, { maxBytes: limits.shardIndexDecoded, limit: 'shardIndexDecoded' })).bytes;
-      sha = createHash('sha256').update(bytes).digest('hex');
-    }
-    const raw = await decompressShardIndex(bytes, url, limits);
-    const index = await decodeShardIndex(raw, url, limits);
-    await this.cache?.putDerived(sha, 'msgpack', raw).catch(() => undefined);
-    return index;
-  }
-
-  /**
-   * One shard as repodata: a content-addressed document, kept for good once its sha256 is checked, and kept decoded
-   * beside it (decompressing and decoding msgpack cost a warm plan more than reading a few KB of JSON).
-   */
-  async shard(url: string, sha256: string, what: string): Promise<Repodata> {
-    const kept = parseKeptRepodata(await this.cache?.readDerived(sha256, 'json'));
-    if (kept) {
-      this.client.stats.fresh++;
-      return kept;
-    }
-    const doc = await parseShard(await this.immutable(url, sha256, what), url, this.http.config.limits);
-    await this.cache?.putDerived(sha256, 'json', Buffer.from(JSON.stringify(doc))).catch(() => undefined);
-    return doc;
+    return index ? new ShardedReader(this.io, `${dir}/repodata.json`, index) : full();
   }
 
   /** The files of one project on a PyPI-style index (`/pypi` URLs: the JSON API; others: the simple API). */
   pypiProjectFiles(indexUrl: string, project: string): Promise<IndexFile[]> {
     const { url, accept, jsonApi } = projectPageRequest(indexUrl, project);
-    let p = this.projects.get(url);
-    if (!p) {
-      p = this.client.bytes(url, { accept }).then(({ bytes, meta }) => parseProjectPage(bytes.toString('utf8'), url, meta.contentType, jsonApi));
-      this.projects.set(url, p);
-      p.catch(() => this.projects.delete(url));
-    }
-    return p;
+    return once(this.projects, url, () => this.client.bytes(url, { accept }).then(({ bytes, meta }) => parseProjectPage(bytes.toString('utf8'), url, meta.contentType, jsonApi)));
+  }
+
+  /**
+   * A small JSON document of an index (a PyPI JSON API release: `…/pypi/<project>/<version>/json`), read once per run
+   * and kept with its validators like every other index answer.
+   */
+  json<T>(url: string): Promise<T> {
+    return once(this.documents, url, () =>
+      this.client.bytes(url, { accept: 'application/json' }).then(({ bytes }) => {
+        try {
+          return JSON.parse(bytes.toString('utf8')) as T;
+        } catch (e) {
+          throw new XpuError('BAD_INDEX', `${url} did not return valid JSON`, {
+            cause: e,
+            details: { url },
+            hints: ['check that the URL points at the index itself (not a web page or a login portal)'],
+          });
+        }
+      }),
+    ) as Promise<T>;
   }
 
   /**
@@ -186,9 +147,8 @@ export class Gateway {
   coreMetadata(file: IndexFile): Promise<string> {
     if (!file.coreMetadata) return this.metadataFromWheel(file);
     const url = `${file.url}.metadata`;
-    let p = this.metadata.get(url);
-    if (!p) {
-      p = this.client.bytes(url, { maxBytes: this.http.config.limits.metadataBytes, limit: 'metadataBytes' }).then(({ bytes }) => {
+    return once(this.metadata, url, () =>
+      this.client.bytes(url, { maxBytes: this.http.config.limits.metadataBytes, limit: 'metadataBytes' }).then(({ bytes }) => {
         const want = file.coreMetadata === true ? undefined : file.coreMetadata;
         const got = createHash('sha256').update(bytes).digest('hex');
         if (want && got !== want) {
@@ -198,84 +158,151 @@ export class Gateway {
           });
         }
         return bytes.toString('utf8');
-      });
-      this.metadata.set(url, p);
-      p.catch(() => this.metadata.delete(url));
-    }
-    return p;
+      }),
+    );
   }
 
   private metadataFromWheel(file: IndexFile): Promise<string> {
-    let p = this.metadata.get(file.url);
-    if (!p) {
-      p = (async () => {
-        const sha256 = file.sha256;
-        if (!sha256) throw new XpuError('BAD_INDEX', `${file.url}: the index gives no sha256 for it, so it is not read`, { details: { url: file.url } });
-        const kept = await this.cache?.readDerived(sha256, 'wheel-metadata');
-        if (kept) {
-          this.client.stats.fresh++;
-          return kept.toString('utf8');
-        }
-        const { metadata, read } = await readRemoteWheelMetadata(this.http, { ...file, sha256 }, this.client.stats, this.cacheDir);
-        this.reporter?.debug(
-          read.how === 'range'
-            ? `${file.filename}: no metadata file on the index; METADATA read from the wheel by Range requests (${read.fetched} of ${read.size} bytes)`
-            : `${file.filename}: no metadata file on the index and no Range requests on its server; the wheel was downloaded whole (${read.size} bytes) for its METADATA`,
-        );
-        await this.cache?.putDerived(sha256, 'wheel-metadata', metadata).catch(() => undefined);
-        return metadata.toString('utf8');
-      })();
-      this.metadata.set(file.url, p);
-      p.catch(() => this.metadata.delete(file.url));
-    }
-    return p;
-  }
-
-  /** A content-addressed document (a shard): from the cache when there, else downloaded, checked, kept for good. */
-  async immutable(url: string, sha256: string, what: string): Promise<Buffer> {
-    try {
-      const kept = await this.cache?.readBody(sha256);
+    return once(this.metadata, file.url, async () => {
+      const sha256 = file.sha256;
+      if (!sha256) throw new XpuError('BAD_INDEX', `${file.url}: the index gives no sha256 for it, so it is not read`, { details: { url: file.url } });
+      const kept = await this.cache?.readDerived(sha256, 'wheel-metadata');
       if (kept) {
         this.client.stats.fresh++;
-        return kept;
+        return kept.toString('utf8');
       }
-    } catch {
-      // a damaged copy was removed; download it again
-    }
-    const deadlineAt = this.http.clock.now() + this.http.config.indexDeadlineMs;
-    const bytes = await this.http.retry(async () => {
-      this.client.stats.requests++;
-      const res = await this.http.open(url, { index: true, deadlineAt, maxBytes: this.http.config.limits.shardDecoded, limit: 'shardDecoded' });
-      const parts: Buffer[] = [];
-      try {
-        for await (const c of res.body) {
-          parts.push(c as Buffer);
-          this.client.stats.downloadedBytes += (c as Buffer).length;
-        }
-      } finally {
-        await res.discard();
-      }
-      return Buffer.concat(parts);
-    }).catch((e: unknown) => {
-      if (e instanceof XpuError && e.code === 'NOT_FOUND') {
-        throw new XpuError('BAD_INDEX', `${what} is missing: ${url} answered HTTP ${String(e.details.status)}`, {
-          cause: e,
-          details: { url, status: e.details.status },
-          hints: ['the channel lists a shard it does not serve; try again later (it may be mid-update), or report it to the channel owner'],
-        });
-      }
-      throw e;
+      if (this.policy === 'cache-only') throw offlineMiss(file.url);
+      const { metadata, read } = await readRemoteWheelMetadata(this.http, { ...file, sha256 }, this.client.stats, this.cacheDir);
+      this.reporter?.debug(
+        read.how === 'range'
+          ? `${file.filename}: no metadata file on the index; METADATA read from the wheel by Range requests (${read.fetched} of ${read.size} bytes)`
+          : `${file.filename}: no metadata file on the index and no Range requests on its server; the wheel was downloaded whole (${read.size} bytes) for its METADATA`,
+      );
+      await this.cache?.putDerived(sha256, 'wheel-metadata', metadata).catch(() => undefined);
+      return metadata.toString('utf8');
     });
-    const got = createHash('sha256').update(bytes).digest('hex');
-    if (got !== sha256) {
-      throw new XpuError('HASH_MISMATCH', `sha256 mismatch for ${what} (${url}): the shard index promised ${sha256}, got ${got}`, {
-        details: { url, expected: sha256, actual: got },
-        hints: ['the shard differs from what the channel\'s shard index lists; nothing was used. Try again later, or report it to the channel owner'],
+  }
+}
+
+/** The run's one answer for `key`: made once, and made again by a later ask when it failed (unreachable, say). */
+function once<T>(memo: Map<string, Promise<T>>, key: string, make: () => Promise<T>): Promise<T> {
+  let p = memo.get(key);
+  if (!p) {
+    p = make();
+    memo.set(key, p);
+    p.catch(() => memo.delete(key));
+  }
+  return p;
+}
+
+/**
+ * A shard index as the run looks names up in it. What earlier runs looked up in the same index body is kept beside
+ * it: a plan whose names were all looked up before neither reads nor decodes the index (a MB, tens of thousands of
+ * names). The index itself is kept decompressed: starting the zstd program for a MB costs more than a warm plan.
+ */
+function shardLookups(io: IndexIo, url: string): Promise<ShardLookups> {
+  const limits = io.client.http.config.limits;
+  return io.client.consume(url, { maxBytes: limits.shardIndexDecoded, limit: 'shardIndexDecoded' }, async (body, meta) => {
+    if (meta.sha256 && io.cache) {
+      const kept = parseLookups(await io.cache.readDerived(meta.sha256, 'lookups'));
+      if (kept) {
+        body.destroy();
+        return new ShardLookups(io, url, meta.sha256, kept);
+      }
+    }
+    const { bytes, raw } = await readShardIndex(body, url, limits);
+    const sha = meta.sha256 ?? createHash('sha256').update(bytes).digest('hex');
+    const index = await decodeShardIndex(raw, url, limits);
+    await io.cache?.putDerived(sha, 'msgpack', raw).catch(() => undefined);
+    return new ShardLookups(io, url, sha, { info: index.info, shards: {} }, index);
+  });
+}
+
+/** The shard index whose body has this sha256: its kept decompressed form, or its kept body decompressed again. */
+async function decodedShardIndex(io: IndexIo, url: string, sha: string): Promise<ShardIndex> {
+  const limits = io.client.http.config.limits;
+  const kept = await io.cache?.readDerived(sha, 'msgpack');
+  if (kept) {
+    try {
+      return await decodeShardIndex(kept, url, limits);
+    } catch {
+      // damaged: decompressed again below
+    }
+  }
+  let bytes = await io.cache?.readBody(sha).catch(() => undefined);
+  if (!bytes) {
+    // The body went away since this run found it (a `cache clean` in between): fetched again, whatever it is now.
+    bytes = (await io.client.bytes(url, { maxBytes: limits.shardIndexDecoded, limit: 'shardIndexDecoded' })).bytes;
+    sha = createHash('sha256').update(bytes).digest('hex');
+  }
+  const raw = await decompressShardIndex(bytes, url, limits);
+  const index = await decodeShardIndex(raw, url, limits);
+  await io.cache?.putDerived(sha, 'msgpack', raw).catch(() => undefined);
+  return index;
+}
+
+/**
+ * One shard as repodata: a content-addressed document, kept for good once its sha256 is checked, and kept decoded
+ * beside it (decompressing and decoding msgpack cost a warm plan more than reading a few KB of JSON).
+ */
+async function readShardDoc(io: IndexIo, url: string, sha256: string, what: string): Promise<Repodata> {
+  const kept = parseKeptRepodata(await io.cache?.readDerived(sha256, 'json'));
+  if (kept) {
+    io.client.stats.fresh++;
+    return kept;
+  }
+  const doc = await parseShard(await immutable(io, url, sha256, what), url, io.client.http.config.limits);
+  await io.cache?.putDerived(sha256, 'json', Buffer.from(JSON.stringify(doc))).catch(() => undefined);
+  return doc;
+}
+
+/** A content-addressed document (a shard): from the cache when there, else downloaded, checked, kept for good. */
+async function immutable(io: IndexIo, url: string, sha256: string, what: string): Promise<Buffer> {
+  const { client, cache } = io;
+  const http = client.http;
+  try {
+    const kept = await cache?.readBody(sha256);
+    if (kept) {
+      client.stats.fresh++;
+      return kept;
+    }
+  } catch {
+    // a damaged copy was removed; download it again
+  }
+  if (client.policy === 'cache-only') throw offlineMiss(url);
+  const deadlineAt = http.clock.now() + http.config.indexDeadlineMs;
+  const bytes = await http.retry(async () => {
+    client.stats.requests++;
+    const res = await http.open(url, { index: true, deadlineAt, maxBytes: http.config.limits.shardDecoded, limit: 'shardDecoded' });
+    const parts: Buffer[] = [];
+    try {
+      for await (const c of res.body) {
+        parts.push(c as Buffer);
+        client.stats.downloadedBytes += (c as Buffer).length;
+      }
+    } finally {
+      await res.discard();
+    }
+    return Buffer.concat(parts);
+  }).catch((e: unknown) => {
+    if (e instanceof XpuError && e.code === 'NOT_FOUND') {
+      throw new XpuError('BAD_INDEX', `${what} is missing: ${url} answered HTTP ${String(e.details.status)}`, {
+        cause: e,
+        details: { url, status: e.details.status },
+        hints: ['the channel lists a shard it does not serve; try again later (it may be mid-update), or report it to the channel owner'],
       });
     }
-    await this.cache?.putBody(bytes, sha256).catch(() => undefined);
-    return bytes;
+    throw e;
+  });
+  const got = createHash('sha256').update(bytes).digest('hex');
+  if (got !== sha256) {
+    throw new XpuError('HASH_MISMATCH', `sha256 mismatch for ${what} (${url}): the shard index promised ${sha256}, got ${got}`, {
+      details: { url, expected: sha256, actual: got },
+      hints: ['the shard differs from what the channel\'s shard index lists; nothing was used. Try again later, or report it to the channel owner'],
+    });
   }
+  await cache?.putBody(bytes, sha256).catch(() => undefined);
+  return bytes;
 }
 
 /** What was looked up in one shard index body: its `info` directories, and name -> shard sha256 (null: no such name). */
@@ -313,7 +340,7 @@ class ShardLookups {
   private saving = Promise.resolve();
 
   constructor(
-    private readonly gw: Gateway,
+    private readonly io: IndexIo,
     readonly url: string,
     private readonly sha256: string,
     private readonly kept: Lookups,
@@ -327,12 +354,12 @@ class ShardLookups {
   async shardsOf(names: readonly string[]): Promise<Map<string, string | undefined>> {
     const fresh = names.filter((n) => !(n in this.kept.shards));
     if (fresh.length) {
-      this.index ??= this.gw.decodedShardIndex(this.url, this.sha256);
+      this.index ??= decodedShardIndex(this.io, this.url, this.sha256);
       this.index.catch(() => (this.index = undefined));
       const index = await this.index;
       for (const n of fresh) this.kept.shards[n] = index.shardOf(n) ?? null;
       const doc = Buffer.from(JSON.stringify(this.kept));
-      this.saving = this.saving.then(() => this.gw.cache?.putDerived(this.sha256, 'lookups', doc).catch(() => undefined));
+      this.saving = this.saving.then(() => this.io.cache?.putDerived(this.sha256, 'lookups', doc).catch(() => undefined));
       await this.saving;
     }
     return new Map(names.map((n) => [n, this.kept.shards[n] ?? undefined]));
@@ -345,7 +372,7 @@ class ShardedReader implements SubdirReader {
   private readonly byName = new Map<string, Promise<CondaCandidate[]>>();
 
   constructor(
-    private readonly gw: Gateway,
+    private readonly io: IndexIo,
     private readonly repodataUrl: string,
     private readonly index: ShardLookups,
   ) {}
@@ -371,7 +398,7 @@ class ShardedReader implements SubdirReader {
   private async load(name: string, sha: string | undefined): Promise<CondaCandidate[]> {
     if (!sha) return [];
     const url = shardUrl(this.index.urls.shardsBaseUrl, sha);
-    const doc = await this.gw.shard(url, sha, `the shard of ${name} in ${this.index.url}`);
+    const doc = await readShardDoc(this.io, url, sha, `the shard of ${name} in ${this.index.url}`);
     const all = parseRepodata({ ...doc, info: { base_url: this.index.urls.baseUrl }, repodata_version: 2 }, this.repodataUrl);
     return all.filter((c) => c.name === name);
   }
@@ -392,7 +419,7 @@ class FullFileReader implements SubdirReader {
   private missing?: XpuError;
 
   constructor(
-    private readonly gw: Gateway,
+    private readonly io: IndexIo,
     private readonly url: string,
     private readonly reporter?: Reporter,
   ) {}
@@ -417,7 +444,7 @@ class FullFileReader implements SubdirReader {
     let scanned: Scanned;
     if (!this.plain) {
       try {
-        scanned = await this.gw.client.consume(`${this.url}.zst`, {}, (body, meta) => this.scanKept(body, meta, batch, () => scanBody(body, `${this.url}.zst`, batch, 'zstd', { size: meta.size, maxBytes: this.gw.http.config.limits.repodataDecoded })));
+        scanned = await this.io.client.consume(`${this.url}.zst`, {}, (body, meta) => this.scanKept(body, meta, batch, () => scanBody(body, `${this.url}.zst`, batch, 'zstd', { size: meta.size, maxBytes: this.io.client.http.config.limits.repodataDecoded })));
       } catch (e) {
         if (!(e instanceof XpuError) || e.code !== 'NOT_FOUND') throw e;
         this.plain = true;
@@ -426,7 +453,7 @@ class FullFileReader implements SubdirReader {
     }
     if (this.plain) {
       try {
-        scanned = await this.gw.client.consume(this.url, { acceptEncoding: 'gzip' }, (body, meta) => this.scanKept(body, meta, batch, () => scanBody(body, this.url, batch, encodingOf(meta), { size: meta.size, maxBytes: this.gw.http.config.limits.repodataDecoded })));
+        scanned = await this.io.client.consume(this.url, { acceptEncoding: 'gzip' }, (body, meta) => this.scanKept(body, meta, batch, () => scanBody(body, this.url, batch, encodingOf(meta), { size: meta.size, maxBytes: this.io.client.http.config.limits.repodataDecoded })));
       } catch (e) {
         if (e instanceof XpuError && e.code === 'NOT_FOUND') this.missing = e;
         throw e;
@@ -444,7 +471,7 @@ class FullFileReader implements SubdirReader {
    * downloaded body once the body itself is kept (after `consume` returns: `keeping`).
    */
   private async scanKept(body: Readable, meta: BodyMeta, names: string[], scan: () => Promise<Repodata>): Promise<Scanned> {
-    const cache = this.gw.cache;
+    const cache = this.io.cache;
     if (!cache) return { doc: await scan() };
     const form = `records-${createHash('sha256').update([...names].sort().join('\n')).digest('hex').slice(0, 16)}` as const;
     if (!meta.sha256) {
@@ -478,7 +505,7 @@ function encodingOf(meta: BodyMeta): 'gzip' | 'identity' {
  * the zstd this process can call when there is one (`zstd` says which; false: the stream decompressors), in a worker
  * thread when the body is large or of unknown `size`, else to a stream.
  */
-export async function scanBody(
+async function scanBody(
   body: Readable,
   url: string,
   names: readonly string[],
@@ -537,17 +564,10 @@ function batches(): Transform {
   });
 }
 
-const gateways = new WeakMap<object, Gateway>();
-
 /**
- * The run's gateway: one per Deps (a run has one), so setup, plan, lock and bundle for several platforms share every
- * index read. `refresh` set by any caller holds for the run.
+ * The run's gateway, built once where a run starts (pipeline/) and handed to every plan, lock and fetch of that run:
+ * one HTTP client (one connection pool) and one index cache, so several platforms share every index read.
  */
-export function gatewayFor(deps: Deps, opts: Omit<GatewayOptions, 'now'> = {}): Gateway {
-  let g = gateways.get(deps);
-  if (!g || (opts.refresh && !g.client.refresh)) {
-    g = new Gateway(httpFor(deps.env), { ...opts, now: () => deps.now() });
-    gateways.set(deps, g);
-  }
-  return g;
+export function openGateway(deps: Pick<Deps, 'env' | 'now'>, opts: Omit<GatewayOptions, 'now'> = {}): Gateway {
+  return new Gateway(new Http(deps.env), { ...opts, now: () => deps.now() });
 }

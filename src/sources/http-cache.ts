@@ -49,23 +49,39 @@ export function freshnessMs(headers: Record<string, string | undefined>): number
   return Math.max(0, (Number(m[2]) - (Number.isFinite(age) ? age : 0)) * 1000);
 }
 
+/**
+ * How a run uses what the caches hold, one value for the whole run (the gateway holds it):
+ * - `use-cache`: a kept answer within its max-age is used without asking, an older one is asked about (304 or new);
+ * - `cache-only` (`--offline`): nothing is asked of the network; what is kept is used whatever its age, and what is
+ *   not is an OFFLINE error naming the URL;
+ * - `refresh` (`--refresh`): every kept answer is asked about once, fresh or not; an unchanged body is not sent again.
+ */
+export type CachePolicy = 'use-cache' | 'cache-only' | 'refresh';
+
+/** The error of a read the cache cannot answer under `cache-only`. */
+export function offlineMiss(url: string): XpuError {
+  return new XpuError('OFFLINE', `--offline: ${url} is not in the index cache, and nothing is asked of the network`, {
+    details: { url },
+    hints: ['run once with the network (same flags, without --offline) to fill the cache, or install from a lockfile or a bundle'],
+  });
+}
+
 export class CachingHttp {
   readonly stats: IndexStats = { requests: 0, downloadedBytes: 0, notModified: 0, fresh: 0 };
 
   constructor(
-    private readonly http: Http,
+    readonly http: Http,
     /** undefined: nothing is kept (no cache directory). */
     private readonly cache: IndexCache | undefined,
     private readonly now: () => number,
-    /** Ask the server about every cached response, fresh or not (`--refresh`); an unchanged body is still not sent again. */
-    readonly refresh = false,
+    readonly policy: CachePolicy = 'use-cache',
   ) {}
 
   /** Whether a response for url is kept and may be used now without asking (never under `refresh`). */
   async isFresh(url: string, opts: IndexGetOptions = {}): Promise<boolean> {
-    if (this.refresh || !this.cache) return false;
+    if (this.policy === 'refresh' || !this.cache) return false;
     const entry = await this.cache.read(url, variantOf(opts));
-    return !!entry && this.entryFresh(entry);
+    return !!entry && this.usable(entry);
   }
 
   /** The whole body of url (for documents of a few MB at most). */
@@ -84,7 +100,7 @@ export class CachingHttp {
   async consume<T>(url: string, opts: IndexGetOptions, consume: (body: Readable, meta: BodyMeta) => Promise<T>): Promise<T> {
     const variant = variantOf(opts);
     let entry = await this.cache?.read(url, variant);
-    if (entry && !this.refresh && this.entryFresh(entry)) {
+    if (entry && this.policy !== 'refresh' && this.usable(entry)) {
       try {
         const r = await consume(this.cache!.openBody(entry.sha256), metaOf(entry, 'fresh'));
         this.stats.fresh++;
@@ -94,6 +110,7 @@ export class CachingHttp {
         entry = undefined;
       }
     }
+    if (this.policy === 'cache-only') throw offlineMiss(url);
     // One deadline for the read, whatever its attempts.
     const deadlineAt = this.http.clock.now() + this.http.config.indexDeadlineMs;
     const maxBytes = opts.maxBytes ?? this.http.config.limits.indexBytes;
@@ -178,7 +195,9 @@ export class CachingHttp {
     });
   }
 
-  private entryFresh(e: IndexEntry): boolean {
+  /** A kept answer used without asking: within its max-age, or any under `cache-only`. */
+  private usable(e: IndexEntry): boolean {
+    if (this.policy === 'cache-only') return true;
     const age = this.now() - e.checkedAt;
     return age >= 0 && age < e.maxAgeMs;
   }

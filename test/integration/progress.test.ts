@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { realDeps } from '../../src/real-deps.js';
 import { fetchPlan } from '../../src/fetch/fetch.js';
-import { planSetup } from '../../src/pipeline/plan.js';
+import { openRunIndex, planSetup } from '../../src/pipeline/plan.js';
 import type { Reporter } from '../../src/reporter.js';
 import { silentReporter } from '../../src/reporter.js';
 import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
@@ -23,17 +23,19 @@ afterAll(async () => {
 });
 
 const planOpts = () => ({
-  plan: { prefix: path.join(work, 'prefix'), cacheDir: path.join(work, 'cache'), components: ['unified-runtime'], sources: ['pypi' as const], condaChannels: [], indexUrl: index.htmlOnlySimpleUrl },
+  plan: { prefix: path.join(work, 'prefix'), cacheDir: path.join(work, 'cache') },
+  flags: { components: ['unified-runtime'], sources: ['pypi' as const], indexUrl: index.htmlOnlySimpleUrl },
 });
 
 describe('sizes the index does not give (PEP 503 HTML)', () => {
   it('setup\'s plan has no size, and the fetch line still shows a total taken from Content-Length', async () => {
-    const plan = await planSetup(planOpts(), realDeps(), silentReporter);
+    const run = openRunIndex(planOpts(), realDeps(), silentReporter);
+    const plan = await planSetup(planOpts(), realDeps(), silentReporter, { index: run });
     const archive = plan.components[0]!.archives[0]!;
     expect(archive.size).toBeUndefined();
     const updates: string[] = [];
     const reporter: Reporter = { ...silentReporter, task: () => ({ update: (t) => updates.push(t()), succeed() {}, fail() {} }) };
-    await fetchPlan(plan, realDeps(), reporter);
+    await fetchPlan(plan, realDeps(), reporter, await run.gateway());
     expect(updates.length).toBeGreaterThan(0);
     // The total is every archive of the plan (UR and its closure), each size taken from its Content-Length.
     const urls = plan.components.flatMap((c) => c.archives.map((a) => a.url));
@@ -44,7 +46,7 @@ describe('sizes the index does not give (PEP 503 HTML)', () => {
   });
 
   it('the printed plan asks the server (HEAD) for the size instead of saying "? B"', async () => {
-    const plan = await planSetup(planOpts(), realDeps(), silentReporter, { withExisting: true });
+    const plan = await planSetup(planOpts(), realDeps(), silentReporter, { withExisting: true, index: openRunIndex(planOpts(), realDeps(), silentReporter) });
     const archive = plan.components[0]!.archives[0]!;
     expect(archive.size).toBe(index.packages.find((p) => p.url === archive.url)!.size);
     expect(index.requests.some((r) => r.method === 'HEAD' && archive.url.endsWith(r.path))).toBe(true);

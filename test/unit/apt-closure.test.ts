@@ -8,6 +8,7 @@ import { apt, meetsRelation, parseAptCacheShow, parseRelationGroup } from '../..
 import { NotAvailable, type SourceContext } from '../../src/kinds/kind.js';
 import { silentReporter } from '../../src/reporter.js';
 import { absentFiles } from '../fixtures/detect/fake-deps.js';
+import { openGateway } from '../../src/sources/gateway.js';
 
 const fixture = (name: string): string => fs.readFileSync(new URL(`../fixtures/apt/${name}`, import.meta.url), 'utf8');
 const SHOW = fixture('bookworm-gpu-driver.apt-cache-show.txt');
@@ -40,7 +41,7 @@ function machine(status: string | undefined, show = SHOW): { deps: Deps; asked: 
 const spec = { kind: 'apt' as const, packages: ['intel-opencl-icd'], map: [{ from: 'usr/lib/x86_64-linux-gnu/', to: 'lib/' }] };
 
 async function close(deps: Deps) {
-  const ctx: SourceContext = { host: debian, deps, reporter: silentReporter };
+  const ctx: SourceContext = { host: debian, deps, reporter: silentReporter, gateway: openGateway(deps) };
   const r = await apt.resolve(spec, ctx);
   return apt.closure!(spec, r, ctx, 'gpu-driver', []);
 }

@@ -5,6 +5,7 @@ import { silentReporter } from '../../src/reporter.js';
 import { resolveApt } from '../../src/kinds/apt.js';
 import { NotAvailable } from '../../src/kinds/kind.js';
 import { absentFiles } from '../fixtures/detect/fake-deps.js';
+import { openGateway } from '../../src/sources/gateway.js';
 
 const debian: Host = {
   platform: 'linux-x64', os: 'linux', arch: 'x64', native: true, glibc: '2.36',
@@ -38,7 +39,7 @@ describe('apt source', () => {
   it('asks apt-cache once for every package and plans apt: URLs with the listed SHA256', async () => {
     const calls: string[][] = [];
     const deps = depsAnswering(`${stanza('libze1', 'a')}\n${stanza('libze-dev', 'b')}`, calls);
-    const r = await resolveApt(spec, { host: debian, deps, reporter: silentReporter });
+    const r = await resolveApt(spec, { host: debian, deps, reporter: silentReporter, gateway: openGateway(deps) });
     expect(calls).toEqual([['apt-cache', 'show', '--no-all-versions', 'libze1', 'libze-dev']]);
     expect(r).toMatchObject({ source: 'apt', version: '1.8.12', origin: 'Debian GNU/Linux 12 (bookworm)' });
     expect(r.archives.map((a) => [a.url, a.sha256, a.filename])).toEqual([
@@ -49,14 +50,14 @@ describe('apt source', () => {
 
   it('names the package apt does not know', async () => {
     const deps = depsAnswering(stanza('libze1', 'a'), []);
-    const err = await resolveApt(spec, { host: debian, deps, reporter: silentReporter }).catch((e: unknown) => e);
+    const err = await resolveApt(spec, { host: debian, deps, reporter: silentReporter, gateway: openGateway(deps) }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NotAvailable);
     expect((err as NotAvailable).reason).toMatch(/apt knows no package libze-dev/);
   });
 
   it('is not used for another platform or a non-Debian distro', async () => {
     const deps = depsAnswering('', []);
-    await expect(resolveApt(spec, { host: { ...debian, native: false }, deps, reporter: silentReporter })).rejects.toBeInstanceOf(NotAvailable);
-    await expect(resolveApt(spec, { host: { ...debian, distro: { id: 'fedora', idLike: [] } }, deps, reporter: silentReporter })).rejects.toBeInstanceOf(NotAvailable);
+    await expect(resolveApt(spec, { host: { ...debian, native: false }, deps, reporter: silentReporter, gateway: openGateway(deps) })).rejects.toBeInstanceOf(NotAvailable);
+    await expect(resolveApt(spec, { host: { ...debian, distro: { id: 'fedora', idLike: [] } }, deps, reporter: silentReporter, gateway: openGateway(deps) })).rejects.toBeInstanceOf(NotAvailable);
   });
 });

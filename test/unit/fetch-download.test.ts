@@ -531,7 +531,7 @@ describe('fetchPlan: the fetch stage over every source kind', () => {
       return { exitCode: 0, stdout: '', stderr: '' };
     };
     const before = srv.requests.length;
-    const got = await fetchPlan(plan, { env: {}, exec } as unknown as Deps, silentReporter);
+    const got = await fetchPlan(plan, { env: {}, exec } as unknown as Deps, silentReporter, { http: new Http({}), policy: 'use-cache' });
     expect(got.map((g) => [g.component, g.archive.package, g.file.cached])).toEqual([
       ['a', 'p0', false],
       ['a', 'libze1', false],

@@ -19,6 +19,11 @@ import { silentReporter } from '../../src/reporter.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
 import { zipBuffer } from '../support/packages.js';
 import { sha256, startFaultyServer, type FaultyServer } from '../support/faulty-server.js';
+import { openGateway } from '../../src/sources/gateway.js';
+import { Http } from '../../src/net/http.js';
+
+/** The fetch's network: one client, the cache used as setup uses it. */
+const net = { http: new Http({}), policy: 'use-cache' as const };
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -63,7 +68,7 @@ async function twoComponents(opts: { bytes?: (Buffer | undefined)[]; urls?: stri
     });
   }
   const host: Host = { platform: 'linux-x64', os: 'linux', arch: 'x64', native: false };
-  const plan = await makePlan(host, manifests, { prefix: path.join(work, 'prefix'), cacheDir: path.join(work, 'cache'), components: [], sources: [], condaChannels: [] }, fakeDeps(), silentReporter);
+  const plan = await makePlan(host, manifests, { prefix: path.join(work, 'prefix'), cacheDir: path.join(work, 'cache'), components: [], sources: [], condaChannels: [] }, fakeDeps(), silentReporter, openGateway(fakeDeps(), { cacheDir: path.join(work, 'cache') }));
   const fetched = plan.components.map((c, i) => ({ archive: c.archives[0]!, component: c.name, file: { path: files[i]!.file, sha256: files[i]!.sha, size: files[i]!.size, cached: true } }));
   return { work, plan, fetched };
 }
@@ -204,7 +209,7 @@ describe('startFetch', () => {
     } as unknown as InstallPlan;
     let err: unknown;
     try {
-      const run = startFetch(plan, { env: {} } as unknown as Deps, silentReporter);
+      const run = startFetch(plan, { env: {} } as unknown as Deps, silentReporter, net);
       const first = await run.archives[0]!;
       expect(createHash('sha256').update(await fs.readFile(first.file.path)).digest('hex')).toBe(sha256(quick));
       await until(() => (srv.requests.find((r) => r.path === '/overlap/slow.zip')?.sent ?? 0) > 0);
@@ -246,7 +251,7 @@ describe('unpacking a zip while it downloads', () => {
       },
     };
     const host: Host = { platform: 'linux-x64', os: 'linux', arch: 'x64', native: false };
-    const plan = await makePlan(host, [manifest], { prefix: path.join(work, 'prefix'), cacheDir: path.join(work, 'cache'), components: [], sources: [], condaChannels: [] }, fakeDeps(), silentReporter);
+    const plan = await makePlan(host, [manifest], { prefix: path.join(work, 'prefix'), cacheDir: path.join(work, 'cache'), components: [], sources: [], condaChannels: [] }, fakeDeps(), silentReporter, openGateway(fakeDeps(), { cacheDir: path.join(work, 'cache') }));
     const debug: string[] = [];
     return { work, plan, debug, reporter: { ...silentReporter, debug: (m: string) => debug.push(m) } };
   }
@@ -263,7 +268,7 @@ describe('unpacking a zip while it downloads', () => {
     srv.script(`/live/${name}`, zip, [{ kind: 'hold', bytes: 400_000, release: new Promise<void>((r) => (release = r)) }]);
     const { work, plan, debug, reporter } = await served(name, zip, { sized });
     expect(plan.components[0]!.archives[0]!.size).toBe(sized ? zip.length : undefined);
-    const done = installPlan(plan, startFetch(plan, { env: {} } as unknown as Deps, reporter), reporter);
+    const done = installPlan(plan, startFetch(plan, { env: {} } as unknown as Deps, reporter, net), reporter);
     try {
       let staged = '';
       await until(async () => {
@@ -290,7 +295,7 @@ describe('unpacking a zip while it downloads', () => {
     // Cut after the first member; the resume's If-Range no longer matches, so the answer is the whole file again.
     srv.script('/live/restart.zip', zip, [{ kind: 'cut', bytes: Math.floor(zip.length * 0.7), etag: '"one"' }, { kind: 'ok', etag: '"two"' }]);
     const { plan, debug, reporter } = await served('restart.zip', zip);
-    const r = await installPlan(plan, startFetch(plan, { env: {} } as unknown as Deps, reporter), reporter);
+    const r = await installPlan(plan, startFetch(plan, { env: {} } as unknown as Deps, reporter, net), reporter);
     expect(debug).toContain(`${plan.components[0]!.archives[0]!.filename}: unpacked from the finished file (not readable front to back: the download started over)`);
     expect((await fs.readFile(path.join(plan.prefix, 'lib/liba.so'))).equals(a)).toBe(true);
     expect((await fs.readFile(path.join(plan.prefix, 'lib/libb.so'))).equals(b)).toBe(true);
@@ -303,7 +308,7 @@ describe('unpacking a zip while it downloads', () => {
     const other = Buffer.from(zip);
     other[other.length >> 1] = other[other.length >> 1]! ^ 0xff;
     srv.script('/live/bad.zip', other, [{ kind: 'ok' }]);
-    await expect(installPlan(plan, startFetch(plan, { env: {} } as unknown as Deps, reporter), reporter)).rejects.toMatchObject({ code: 'HASH_MISMATCH' });
+    await expect(installPlan(plan, startFetch(plan, { env: {} } as unknown as Deps, reporter, net), reporter)).rejects.toMatchObject({ code: 'HASH_MISMATCH' });
     expect(await exists(plan.prefix)).toBe(false);
     expect(await stagingDirs(work)).toEqual([]);
   });

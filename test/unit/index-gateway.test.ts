@@ -13,7 +13,7 @@ import { IndexCache } from '../../src/cache/index-cache.js';
 import { Http } from '../../src/net/http.js';
 import type { PieceStream } from '../../src/pieces.js';
 import { CONDA_RUNTIME_PACKAGES } from '../../src/sources/repodata.js';
-import { Gateway } from '../../src/sources/gateway.js';
+import { Gateway, type CachePolicy } from '../../src/sources/gateway.js';
 import type { Reporter } from '../../src/reporter.js';
 import { silentReporter } from '../../src/reporter.js';
 import { zstdCompress } from '../support/packages.js';
@@ -55,7 +55,7 @@ beforeEach(async () => {
 afterEach(() => fs.rm(cacheDir, { recursive: true, force: true }));
 
 const client = () => new Http({}, { attempts: 3, baseDelayMs: 1, maxDelayMs: 2 });
-const run = (opts: { refresh?: boolean; reporter?: Reporter } = {}) => new Gateway(client(), { cacheDir, now: () => clock, reporter: silentReporter, ...opts });
+const run = (opts: { policy?: CachePolicy; reporter?: Reporter } = {}) => new Gateway(client(), { cacheDir, now: () => clock, reporter: silentReporter, ...opts });
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const requested = (p: string) => seen.filter((s) => s.url === p);
 
@@ -327,7 +327,7 @@ describe('the HTTP cache of index responses', () => {
     await fullRepodata('linux-64', ['level-zero'], { 'cache-control': 'max-age=600', etag: '"v1"' });
     await run().condaRecords(`${base}/ch`, 'linux-64', ['level-zero']);
     seen = [];
-    const gw = run({ refresh: true });
+    const gw = run({ policy: 'refresh' });
     await gw.condaRecords(`${base}/ch`, 'linux-64', ['level-zero']);
     expect(requested('/ch/linux-64/repodata.json.zst')).toMatchObject([{ status: 304 }]);
   });

@@ -18,6 +18,7 @@ import type { InstallPlan } from '../../src/records/plan.js';
 import { silentReporter } from '../../src/reporter.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
 import { zipBuffer } from '../support/packages.js';
+import { openGateway } from '../../src/sources/gateway.js';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -50,7 +51,7 @@ async function setup(provides: Provided[] = [{ path: 'include/level_zero/ze_api.
     },
   };
   const host: Host = { platform: 'linux-x64', os: 'linux', arch: 'x64', native: false };
-  const plan = await makePlan(host, [manifest], { prefix: path.join(work, 'prefix'), cacheDir: path.join(work, 'cache'), components: [], sources: [], condaChannels: [] }, fakeDeps(), silentReporter);
+  const plan = await makePlan(host, [manifest], { prefix: path.join(work, 'prefix'), cacheDir: path.join(work, 'cache'), components: [], sources: [], condaChannels: [] }, fakeDeps(), silentReporter, openGateway(fakeDeps(), { cacheDir: path.join(work, 'cache') }));
   const archive = plan.components[0]!.archives[0]!;
   return { work, plan, host, manifest, fetched: [{ archive, component: 'level-zero', file: { path: file, sha256, size: zip.length, cached: true } }] };
 }

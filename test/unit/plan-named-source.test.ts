@@ -9,6 +9,7 @@ import { makePlan, type PlanOptions } from '../../src/plan/plan.js';
 import { silentReporter } from '../../src/reporter.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
 import { deadPort } from '../support/faulty-server.js';
+import { openGateway } from '../../src/sources/gateway.js';
 
 // Planning for Windows from Linux: nothing is executed, and the wheel and conda subdir are fixed (win_amd64, win-64).
 const host: Host = { platform: 'win-x64', os: 'win32', arch: 'x64', native: false };
@@ -91,7 +92,7 @@ function ur(): ComponentManifest {
 
 function plan(o: Partial<PlanOptions>) {
   const opts: PlanOptions = { prefix: '/tmp/p', cacheDir: '/tmp/c', components: ['unified-runtime'], sources: [], condaChannels: [], ...o };
-  return makePlan(host, [ur()], opts, fakeDeps({ platform: 'linux' }), silentReporter);
+  return makePlan(host, [ur()], opts, fakeDeps({ platform: 'linux' }), silentReporter, openGateway(fakeDeps(), { cacheDir: opts.cacheDir }));
 }
 
 const askedConda = () => requests.filter((r) => r.startsWith('/conda/'));

@@ -8,6 +8,7 @@ import { validateManifest, type ComponentManifest } from '../../src/manifest/sch
 import { makePlan, type PlanOptions } from '../../src/plan/plan.js';
 import { silentReporter } from '../../src/reporter.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
+import { openGateway } from '../../src/sources/gateway.js';
 
 // Planned for Windows from Linux: nothing is executed, and no runtime library of this machine takes part.
 const host: Host = { platform: 'win-x64', os: 'win32', arch: 'x64', native: false };
@@ -57,7 +58,7 @@ function manifests(loaderChannels: string[]): ComponentManifest[] {
 
 function plan(loaderChannels: string[], o: Partial<PlanOptions> = {}) {
   const opts: PlanOptions = { prefix: '/tmp/p', cacheDir: '/tmp/c', components: [], sources: [], condaChannels: [], ...o };
-  return makePlan(host, manifests(loaderChannels), opts, fakeDeps({ platform: 'linux' }), silentReporter);
+  return makePlan(host, manifests(loaderChannels), opts, fakeDeps({ platform: 'linux' }), silentReporter, openGateway(fakeDeps(), { cacheDir: opts.cacheDir }));
 }
 const versions = (p: Awaited<ReturnType<typeof plan>>) => Object.fromEntries(p.components.map((c) => [c.name, c.version]));
 

@@ -7,6 +7,7 @@ import type { ComponentManifest } from '../../src/manifest/schema.js';
 import { makePlan } from '../../src/plan/plan.js';
 import { silentReporter } from '../../src/reporter.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
+import { openGateway } from '../../src/sources/gateway.js';
 
 const N = 16;
 const host: Host = { platform: 'win-x64', os: 'win32', arch: 'x64', native: false };
@@ -46,7 +47,7 @@ function manifest(i: number): ComponentManifest {
 describe('planning many components from one channel', () => {
   it(`plans ${N} components with one read of each repodata document`, async () => {
     const ms = Array.from({ length: N }, (_, i) => manifest(i));
-    const p = await makePlan(host, ms, { prefix: '/tmp/p', cacheDir: '/tmp/c', components: [], sources: [], condaChannels: [] }, fakeDeps({ platform: 'linux' }), silentReporter);
+    const p = await makePlan(host, ms, { prefix: '/tmp/p', cacheDir: '/tmp/c', components: [], sources: [], condaChannels: [] }, fakeDeps({ platform: 'linux' }), silentReporter, openGateway(fakeDeps(), { cacheDir: '/tmp/c' }));
     expect(p.components.map((c) => [c.name, c.status, c.archives[0]?.filename])).toEqual(ms.map((m, i) => [m.name, 'planned', `pkg-${i}-1.0-h0_0.conda`]));
     const reads = (u: string) => requests.filter((r) => r === u).length;
     expect(reads('/ch/win-64/repodata.json.zst')).toBe(1);
@@ -70,7 +71,9 @@ describe('planning two platforms in one run (bundle, lock)', () => {
     const opts = { prefix: '/tmp/p', cacheDir: '', components: [], sources: [], condaChannels: [] };
     const linux: Host = { platform: 'linux-x64', os: 'linux', arch: 'x64', native: false };
     requests.length = 0;
-    const plans = await Promise.all([makePlan(linux, [m], opts, deps, silentReporter), makePlan(host, [m], opts, deps, silentReporter)]);
+    // One gateway for the run, handed to both plans.
+    const gateway = openGateway(deps);
+    const plans = await Promise.all([makePlan(linux, [m], opts, deps, silentReporter, gateway), makePlan(host, [m], opts, deps, silentReporter, gateway)]);
     expect(plans.map((p) => p.components[0]!.status)).toEqual(['planned', 'planned']);
     const reads = (u: string) => requests.filter((r) => r === u).length;
     expect([reads('/two/noarch/repodata.json'), reads('/two/linux-64/repodata.json'), reads('/two/win-64/repodata.json')]).toEqual([1, 1, 1]);

@@ -6,6 +6,7 @@ import { planKeyOf } from '../../src/plan/key.js';
 import { makePlan, type PlanOptions } from '../../src/plan/plan.js';
 import { silentReporter } from '../../src/reporter.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
+import { openGateway } from '../../src/sources/gateway.js';
 
 // Planning for another platform: nothing is executed, so apt is never asked and url sources resolve from data alone.
 const winHost: Host = { platform: 'win-x64', os: 'win32', arch: 'x64', native: false };
@@ -24,7 +25,7 @@ function manifest(name: string, sources: SourceSpec[], extra: Partial<ComponentM
   };
 }
 
-const plan = (ms: ComponentManifest[], o: Partial<PlanOptions> = {}) => makePlan(winHost, ms, { ...opts, ...o }, fakeDeps({ platform: 'linux' }), silentReporter);
+const plan = (ms: ComponentManifest[], o: Partial<PlanOptions> = {}) => makePlan(winHost, ms, { ...opts, ...o }, fakeDeps({ platform: 'linux' }), silentReporter, openGateway(fakeDeps(), { cacheDir: o.cacheDir ?? opts.cacheDir }));
 
 describe('makePlan', () => {
   it('turns a pinned URL into a planned archive, and carries the loader flag from the manifest', async () => {

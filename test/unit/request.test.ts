@@ -19,6 +19,8 @@ import { setupLine } from '../../src/hints.js';
 import { silentReporter } from '../../src/reporter.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
 import { failure } from '../support/failure.js';
+import { openGateway } from '../../src/sources/gateway.js';
+import { Http } from '../../src/net/http.js';
 
 const KNOWN = ['level-zero', 'unified-runtime'];
 
@@ -72,7 +74,7 @@ const manifest = (sources: SourceSpec[], requires?: string[]): ComponentManifest
   schema: 1, name: 'level-zero', summary: '', features: [], roles: ['ze-loader', 'ze-headers'], ...(requires ? { requires } : {}),
   platforms: { 'win-x64': { provides: [], sources } },
 });
-const plan = (ms: ComponentManifest[], o: Partial<PlanOptions> = {}) => makePlan(winHost, ms, { ...opts, ...o }, fakeDeps({ platform: 'linux' }), silentReporter);
+const plan = (ms: ComponentManifest[], o: Partial<PlanOptions> = {}) => makePlan(winHost, ms, { ...opts, ...o }, fakeDeps({ platform: 'linux' }), silentReporter, openGateway(fakeDeps(), { cacheDir: o.cacheDir ?? opts.cacheDir }));
 
 describe('setupLine', () => {
   it('spells the recorded request out as a command that repeats it', () => {
@@ -183,7 +185,7 @@ describe('a bundle reads only under its root', () => {
     'a lockfile naming %j is refused before anything is fetched',
     async (u) => {
       const dir = await bundleWith(u);
-      const src = await loadLockSource({ bundle: dir });
+      const src = await loadLockSource({ bundle: dir }, new Http({}));
       const e = await failure(Promise.resolve().then(() => planFromLocked(winHost, [manifest([])], src.entry('win-x64'), { prefix: '/tmp/p', cacheDir: '/tmp/c', from: { kind: 'bundle', path: src.where }, relocate: src.relocate })));
       expect([e.code, e.message]).toEqual(['LOCKFILE', `${src.where} names the archive "${u}", which is not under the bundle ${dir}`]);
       expect(e.hints[0]).toMatch(/reads only files under the bundle itself/);
@@ -192,7 +194,7 @@ describe('a bundle reads only under its root', () => {
 
   it('a path under the root is taken, as a file: URL; one through a link that leaves the root is refused', async () => {
     const dir = await bundleWith('files/sdk.zip');
-    const src = await loadLockSource({ bundle: dir });
+    const src = await loadLockSource({ bundle: dir }, new Http({}));
     const p = planFromLocked(winHost, [manifest([])], src.entry('win-x64'), { prefix: '/tmp/p', cacheDir: '/tmp/c', from: { kind: 'bundle', path: src.where }, relocate: src.relocate });
     expect(p.components[0]!.archives[0]!.url).toBe(pathToFileURL(path.join(dir, 'files', 'sdk.zip')).href);
     await fs.symlink(os.tmpdir(), path.join(dir, 'files'));
@@ -212,7 +214,7 @@ describe('a bundle reads only under its root', () => {
     try {
       for (const [u, ok] of [['http://127.0.0.2:1/b/x.zip', false], ['../x.zip', false], ['/x.zip', false], ['files/x.zip', true]] as const) {
         body = await text(u);
-        const src = await loadLockSource({ bundle: base }, {});
+        const src = await loadLockSource({ bundle: base }, new Http({}));
         const make = () => planFromLocked(winHost, [manifest([])], src.entry('win-x64'), { prefix: '/tmp/p', cacheDir: '/tmp/c', from: { kind: 'bundle', path: src.where }, relocate: src.relocate });
         if (ok) expect(make().components[0]!.archives[0]!.url).toBe(`${base}files/x.zip`);
         else expect(make).toThrow(/not under the bundle/);

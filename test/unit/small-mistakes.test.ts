@@ -12,6 +12,7 @@ import type { ProbeReport } from '../../src/caps/model.js';
 import { renderModulefile } from '../../src/install/modulefile.js';
 import { loadLockSource } from '../../src/plan/lockfile.js';
 import { usage } from '../support/failure.js';
+import { Http } from '../../src/net/http.js';
 
 const spec = (name: string) => findCommand(name)!;
 
@@ -52,7 +53,7 @@ describe('options', () => {
 
 describe('--from DIR', () => {
   it('a directory that is not there is a usage error about the bundle, not advice to write a lockfile', async () => {
-    const e = await loadLockSource({ bundle: path.join(os.tmpdir(), 'no-such-bundle-xpu') }).catch((x: unknown) => x);
+    const e = await loadLockSource({ bundle: path.join(os.tmpdir(), 'no-such-bundle-xpu') }, new Http({})).catch((x: unknown) => x);
     expect(e).toMatchObject({ code: 'USAGE', message: expect.stringMatching(/^--from .*no-such-bundle-xpu: there is no directory /) });
     expect((e as { hints: string[] }).hints.join(' ')).not.toMatch(/xpu-setup lock|--locked/);
     expect((e as { hints: string[] }).hints).toEqual(['a bundle is a directory `xpu-setup bundle --platform ... --out DIR` wrote (or its URL)']);
@@ -61,7 +62,7 @@ describe('--from DIR', () => {
   it('a directory without a lockfile is not a bundle', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpu-empty-'));
     try {
-      const e = await loadLockSource({ bundle: dir }).catch((x: unknown) => x);
+      const e = await loadLockSource({ bundle: dir }, new Http({})).catch((x: unknown) => x);
       expect(e).toMatchObject({ code: 'LOCKFILE', message: `${dir} is not a bundle: it has no xpu-setup.lock.json` });
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

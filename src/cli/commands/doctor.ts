@@ -18,7 +18,7 @@ export const EXIT_DOCTOR_BROKEN = 3;
  */
 async function manifestIndexes(deps: Deps): Promise<string[]> {
   const platform = runningPlatform(deps);
-  const { plan: chosen, manifestsDir } = parsePlanOptions({}, deps);
+  const { flags: chosen, manifestsDir } = parsePlanOptions({}, deps);
   const urls = new Set<string>();
   for (const m of await loadManifests(manifestsDir)) {
     const spec = platform ? m.platforms[platform] : undefined;

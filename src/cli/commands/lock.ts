@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { parseTargetPlatform, runningPlatform } from '../../host/index.js';
 import type { TargetPlatform } from '../../host/types.js';
 import { LOCKFILE_NAME, writeLockfile } from '../../plan/lockfile.js';
-import { lockSetup } from '../../pipeline/plan.js';
+import { lockSetup, openRunIndex } from '../../pipeline/plan.js';
 import { list, str, type Command } from '../command.js';
 import { renderPlan, requestLine } from '../render-plan.js';
 import { parsePlanOptions } from '../setup-options.js';
@@ -20,7 +20,8 @@ export const lockCommand: Command = {
     const opts = parsePlanOptions({ ...values, platform: undefined, locked: false, lockfile: undefined }, deps);
     const file = path.resolve(str(values, 'lockfile') ?? LOCKFILE_NAME);
     const extend = str(values, 'prefix') !== undefined;
-    const { lock, plans } = await out.during('lock: reading the package indexes', () => lockSetup({ ...opts, refdriver: !!values.refdriver, extend }, [...new Set(platforms)], deps, out));
+    const index = openRunIndex(opts, deps, out);
+    const { lock, plans } = await out.during('lock: reading the package indexes', () => lockSetup({ ...opts, refdriver: !!values.refdriver, extend }, [...new Set(platforms)], deps, out, index));
     await writeLockfile(file, lock);
     if (out.opts.json) out.json({ ok: true, lockfile: file, extends: plans.find((p) => p.extends)?.extends ?? null, ...lock });
     else {

@@ -1,6 +1,6 @@
 // `xpu-setup plan`: what setup would do, without fetching or installing anything; the same verdict and exit code.
 import { readPrefixState } from '../../install/prefix-state.js';
-import { afterInstall, assertInstallable, planSetup, prefixChanges, type AfterInstall } from '../../pipeline/plan.js';
+import { afterInstall, assertInstallable, openRunIndex, planSetup, prefixChanges, type AfterInstall } from '../../pipeline/plan.js';
 import type { Command } from '../command.js';
 import { renderChanges, renderPlan } from '../render-plan.js';
 import { parseSetupOptions } from '../setup-options.js';
@@ -18,7 +18,8 @@ export const planCommand: Command = {
     // Every option of setup is taken, so a command line can be pasted into both: each says what setup would do.
     const opts = parseSetupOptions(values, deps);
     const prefix = await readPrefixState(opts.plan.prefix);
-    const plan = await out.during('plan: reading the package indexes', () => planSetup(opts, deps, out, { withExisting: true, prefix }));
+    const index = openRunIndex(opts, deps, out);
+    const plan = await out.during('plan: reading the package indexes', () => planSetup(opts, deps, out, { withExisting: true, prefix, index }));
     await assertInstallable(plan);
     const changes = await prefixChanges(plan, prefix, { rehash: opts.rehash });
     const then = afterInstall(plan, opts);

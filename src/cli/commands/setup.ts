@@ -1,5 +1,5 @@
 // `xpu-setup` / `xpu-setup setup`: the whole job, then a short account of what was done and how to use it.
-import { assertInstallable, planSetup } from '../../pipeline/plan.js';
+import { assertInstallable, openRunIndex, planSetup } from '../../pipeline/plan.js';
 import { runSetup, type SetupResult } from '../../pipeline/setup.js';
 import { readPrefixState } from '../../install/prefix-state.js';
 import type { Deps } from '../../deps.js';
@@ -70,7 +70,8 @@ export const setupCommand: Command = {
     const planStart = performance.now();
     // Read once, before planning: if another run changes the prefix while this one waits for the lock, it plans again.
     const prefix = await readPrefixState(opts.plan.prefix);
-    const plan = await out.during('plan: reading the package indexes', () => planSetup(opts, deps, out, { recent: !values.refresh, prefix }));
+    const index = openRunIndex(opts, deps, out);
+    const plan = await out.during('plan: reading the package indexes', () => planSetup(opts, deps, out, { recent: true, prefix, index }));
     out.debug(`plan: ${Math.round(performance.now() - planStart)} ms (${Math.round(process.uptime() * 1000)} ms since start)`);
     if (values['dry-run']) {
       await assertInstallable(plan);
@@ -81,7 +82,7 @@ export const setupCommand: Command = {
     // Installing, the plan is a heading: one line on a terminal; else each archive on one line, its URL and whole
     // sha256 with --verbose.
     if (!out.opts.json) out.line(out.compact ? renderPlanLine(plan) : renderPlan(plan, { full: out.opts.verbose }));
-    const r = await runSetup(plan, opts, deps, out, { prefix, replan: (now) => planSetup(opts, deps, out, { recent: !values.refresh, prefix: now }) });
+    const r = await runSetup(plan, opts, deps, out, index, { prefix, replan: (now) => planSetup(opts, deps, out, { recent: true, prefix: now, index }) });
     // From the process's start: loading the modules and reading the indexes are part of the wait too.
     const seconds = process.uptime().toFixed(1);
     await summary(r, out, seconds, deps);
