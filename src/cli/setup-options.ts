@@ -123,6 +123,11 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
   const indexUrl: Given | undefined = indexFlag !== undefined
     ? { value: indexFlag, from: '--index-url' }
     : envIndex ? { value: envIndex, from: EnvVars.XPU_SETUP_INDEX_URL } : undefined;
+  const githubFlag = str(values, 'github-url');
+  const envGithub = env[EnvVars.XPU_SETUP_GITHUB_URL];
+  const githubUrl: Given | undefined = githubFlag !== undefined
+    ? { value: githubFlag, from: '--github-url' }
+    : envGithub ? { value: envGithub, from: EnvVars.XPU_SETUP_GITHUB_URL } : undefined;
   const platformValue = str(values, 'platform');
   const platform = platformValue === undefined ? undefined : parseTargetPlatform(platformValue);
   // A prefix for another platform never shares the default with this machine's own prefix.
@@ -137,6 +142,7 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
   if (sources.length) flags.sources = sources as SourceKind[];
   if (condaChannels.length) flags.condaChannels = condaChannels;
   if (indexUrl !== undefined) flags.indexUrl = checkUrl(indexUrl, 'https://pypi.org/simple');
+  if (githubUrl !== undefined) flags.githubUrl = checkUrl(githubUrl, 'https://api.github.com');
   if (requires.length) flags.requires = requires;
   if (remove.length) flags.remove = remove;
   if (values.refdriver) flags.refdriver = true;
@@ -157,10 +163,11 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
       sources: sources as SourceKind[],
       condaChannels,
       indexUrl: flags.indexUrl,
+      ...(flags.githubUrl ? { githubUrl: flags.githubUrl } : {}),
       requires,
       ...(matchTorch ? { matchTorch } : {}),
       ...(values['include-loader-dll'] ? { includeLoaderDll: true } : {}),
-      namedBy: { ...(channels.length ? { '--conda-channel': channels[0]!.from } : {}), ...(indexUrl ? { '--index-url': indexUrl.from } : {}) },
+      namedBy: { ...(channels.length ? { '--conda-channel': channels[0]!.from } : {}), ...(indexUrl ? { '--index-url': indexUrl.from } : {}), ...(githubUrl ? { '--github-url': githubUrl.from } : {}) },
     },
     flags,
     locked: values.locked || lockfile ? path.resolve(lockfile ?? LOCKFILE_NAME) : undefined,

@@ -139,6 +139,7 @@ async function planFor(
     sources: opts.plan.sources,
     condaChannels: opts.plan.condaChannels,
     ...(opts.plan.indexUrl ? { indexUrl: opts.plan.indexUrl } : {}),
+    ...(opts.plan.githubUrl ? { githubUrl: opts.plan.githubUrl } : {}),
     requires: opts.plan.requires ?? [],
     refdriver: !!opts.refdriver,
     ...(opts.plan.matchTorch ? { matchTorch: opts.plan.matchTorch } : {}),
@@ -166,6 +167,7 @@ async function planFor(
   const namedBy: NamedBy = { ...opts.plan.namedBy };
   if (merged && !opts.flags?.condaChannels && request.condaChannels.length) namedBy['--conda-channel'] = `the conda channels recorded in ${receiptFile}`;
   if (merged && !opts.flags?.indexUrl && request.indexUrl) namedBy['--index-url'] = `the index URL recorded in ${receiptFile}`;
+  if (merged && !opts.flags?.githubUrl && request.githubUrl) namedBy['--github-url'] = `the GitHub API URL recorded in ${receiptFile}`;
   // --match-torch reads the interpreter on every planning run: what it has installed is part of what is asked.
   const torch = request.matchTorch ? await readTorchMatch(deps, request.matchTorch.python) : undefined;
   const optionsFor = (req: SetupRequest, required: string[] | undefined): PlanOptions => ({
@@ -176,6 +178,7 @@ async function planFor(
     sources: req.sources,
     condaChannels: req.condaChannels,
     indexUrl: req.indexUrl,
+    githubUrl: req.githubUrl,
     requires: req.requires,
     required,
     includeLoaderDll: !!req.includeLoaderDll,

@@ -26,6 +26,7 @@ export interface PlanOptions {
   sources: SourceKind[];
   condaChannels: string[];
   indexUrl?: string;
+  githubUrl?: string;
   /** Version constraints (`level-zero>=1.9`). */
   requires?: string[];
   /** Components that must be planned although not named with --component (installed ones, constrained ones). */
@@ -254,6 +255,7 @@ export async function makePlan(
     reporter,
     condaChannels: opts.condaChannels,
     indexUrl: opts.indexUrl,
+    githubUrl: opts.githubUrl,
     gateway: gatewayFor(deps, { cacheDir: opts.cacheDir, refresh: opts.refresh, reporter }),
     runNames,
   };
