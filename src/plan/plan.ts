@@ -14,8 +14,8 @@ import { newInstallPlan } from './key.js';
 import { unmetNeedError, unmetNeeds } from './needs.js';
 import type { InstallPlan, MatchTorchRequest, PlannedComponent, SetupRequest, SourceAttempt, TorchMatch } from '../records/plan.js';
 
-/** Failures whose own hints name the remedy (add the CA, fix the proxy): every error built from them keeps them. */
-const OWN_HINTS = new Set(['TLS', 'PROXY', 'RESOLUTION_CONFLICT']);
+/** Failures whose own hints name the remedy (add the CA, fix the proxy, take another release): every error built from them keeps them. */
+const OWN_HINTS = new Set(['TLS', 'PROXY', 'RESOLUTION_CONFLICT', 'HASH_MISMATCH']);
 
 export interface PlanOptions {
   prefix: string;
