@@ -175,11 +175,23 @@ interface Reader {
   text(url: string, accept?: string): Promise<string>;
 }
 
+/** GitHub's answer when it will not serve more: 403 or 429 (60 requests an hour per address without a token). */
+function rateLimited(e: unknown, url: string): never {
+  const status = e instanceof XpuError && e.code === 'HTTP_STATUS' ? e.details.status : undefined;
+  if (status !== 403 && status !== 429) throw e;
+  throw new XpuError('HTTP_STATUS', `GET ${url} answered HTTP ${String(status)}: the GitHub API refuses this address more requests for now (its limit without a token is 60 an hour); wait and run again, or name a mirror of the API with --github-url`, {
+    cause: e,
+    details: { url, status },
+    hints: ['wait an hour and run again (answers already read are kept in the cache), or name a mirror of the API with --github-url, or take another source with --source'],
+  });
+}
+
 function readerFor(ctx: SourceContext): Reader {
   const client = (ctx.gateway ?? gatewayFor(ctx.deps)).client;
+  const get = (url: string, accept?: string) => client.bytes(url, accept ? { accept } : {}).catch((e: unknown) => rateLimited(e, url));
   return {
-    json: async (url) => parseReleases((await client.bytes(url, { accept: API_JSON })).bytes.toString('utf8'), url),
-    text: async (url, accept) => (await client.bytes(url, accept ? { accept } : {})).bytes.toString('utf8'),
+    json: async (url) => parseReleases((await get(url, API_JSON)).bytes.toString('utf8'), url),
+    text: async (url, accept) => (await get(url, accept)).bytes.toString('utf8'),
   };
 }
 

@@ -122,6 +122,12 @@ describe('gpu-driver from GitHub: what is refused, and nothing installed', () =>
     expect(r.stderr).toContain(`${MISSING_ASSET} of release ${CR_TAG} is not in its sum list`);
   });
 
+  it('an API that refuses more requests (403, rate limit): said as that, with what to do', async () => {
+    const r = await refused('rate-limited');
+    expect(r.stderr).toMatch(/answered HTTP 403: the GitHub API refuses this address more requests for now/);
+    expect(r.stderr).toContain('name a mirror of the API with --github-url');
+  });
+
   it('a manifest.yml that pins IGC at a commit, not a release: no IGC release is guessed', async () => {
     const r = await refused('igc-by-commit');
     expect(r.stderr).toContain('pins igc at 7da96420a6c5be941b7710646a9f729b7760a9bc, which is not a release');

@@ -284,8 +284,8 @@ version: '1'
 export const sumList = (entries: { name: string; sha256: string }[]): string => entries.map((e) => `${e.sha256}  ${e.name}\n`).join('');
 
 /** What one API root serves: a working set, or one with a fault in its sum list, its digests or its pins. */
-export type GithubVariant = 'good' | 'wrong-sum' | 'wrong-sum-no-digest' | 'missing-sum' | 'igc-by-commit';
-const VARIANTS: GithubVariant[] = ['good', 'wrong-sum', 'wrong-sum-no-digest', 'missing-sum', 'igc-by-commit'];
+export type GithubVariant = 'good' | 'wrong-sum' | 'wrong-sum-no-digest' | 'missing-sum' | 'igc-by-commit' | 'rate-limited';
+const VARIANTS: GithubVariant[] = ['good', 'wrong-sum', 'wrong-sum-no-digest', 'missing-sum', 'igc-by-commit', 'rate-limited'];
 
 export interface GithubServer {
   url: string;
@@ -345,6 +345,15 @@ export async function startGithubServer(): Promise<GithubServer> {
     const dl = /^\/(api-[a-z-]+)\/download\/([^/]+\/[^/]+)\/releases\/download\/([^/]+)\/([^/]+)$/.exec(u.pathname);
     const variant = (m?.[1] ?? dl?.[1])?.slice(4) as GithubVariant | undefined;
     if (!variant || !VARIANTS.includes(variant)) return send(404, 'application/json', JSON.stringify({ message: 'Not Found', documentation_url: 'https://docs.github.com/rest' }));
+    if (variant === 'rate-limited' && m) {
+      // What api.github.com answers an address past its hourly limit.
+      return send(403, 'application/json; charset=utf-8', JSON.stringify({ message: 'API rate limit exceeded for 127.0.0.1. (But here\'s the good news: Authenticated requests get a higher rate limit. Check out the documentation for more details.)', documentation_url: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api' }), {
+        'x-ratelimit-limit': '60',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset': '1700000000',
+        'x-ratelimit-resource': 'core',
+      });
+    }
     const releases = releasesOf(variant);
     if (dl) {
       const rel = releases.get(dl[2]!)?.find((r) => r.tag === decodeURIComponent(dl[3]!));
