@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CR_DRAFT_TAG,
+  CR_OLDER_TAG,
   CR_TAG,
   GMM_VERSION,
   IGC_NEWER_TAG,
@@ -68,6 +69,18 @@ describe('gpu-driver from GitHub release assets', () => {
     expect(server.requests).toContain(`/api-good/repos/intel/compute-runtime/contents/manifests/manifest.yml?ref=${CR_TAG}`);
     expect(server.requests.filter((r) => r.includes(CR_DRAFT_TAG))).toEqual([]);
     expect(server.requests).toContain(`/api-good/download/intel/compute-runtime/releases/download/${CR_TAG}/ww43.sum`);
+  });
+
+  it('a --require below the newest takes the newest release within it, by the tags\' numeric order, with its own sum list', async () => {
+    const r = await runCli(
+      ['--component', 'gpu-driver', '--source', 'github', '--github-url', server.api('good'), '--prefix', path.join(work, 'p-older'), '--require', `gpu-driver<${CR_TAG}`, '--dry-run', '--json'],
+      scrubbedEnv(path.join(work, 'home')),
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    const [c] = JSON.parse(r.stdout).plan.components;
+    expect(c.version).toBe(CR_OLDER_TAG);
+    expect(c.archives.map((a: { filename: string }) => a.filename)).toEqual(expect.arrayContaining([`intel-ocloc_${CR_OLDER_TAG}-0_amd64.deb`, `intel-igc-core-2_${IGC_VERSION}+12504_amd64.deb`]));
+    expect(server.requests).toContain(`/api-good/download/intel/compute-runtime/releases/download/${CR_OLDER_TAG}/ww39.sum`);
   });
 
   it('lays the driver, the ICD, IGC (from usr/local/lib), gmmlib and ocloc into the prefix', async () => {
