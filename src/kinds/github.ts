@@ -282,7 +282,15 @@ export async function resolveGithub(spec: GithubSourceSpec, ctx: SourceContext):
     let pinned: Map<string, Record<string, string>> | undefined;
     if (spec.pins) {
       const pinsUrl = `${api}/repos/${spec.repository}/contents/${spec.pins}?ref=${encodeURIComponent(release.tag)}`;
-      pinned = parsePinsFile(await read.text(pinsUrl, RAW), pinsUrl);
+      const text = await read.text(pinsUrl, RAW).catch((e: unknown) => {
+        if (e instanceof XpuError && e.code === 'NOT_FOUND') return undefined;
+        throw e;
+      });
+      if (text === undefined) {
+        misses.push(`release ${release.tag} has no ${spec.pins} (${pinsUrl}: HTTP 404), so what goes with it is not known`);
+        continue;
+      }
+      pinned = parsePinsFile(text, pinsUrl);
       for (const [name, fields] of pinned) {
         const v = fields.revision && versionOfRevision(fields.revision);
         if (v) values[name] = v;

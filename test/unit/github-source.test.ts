@@ -1,7 +1,14 @@
 // The github kind's readers on text shaped like the real documents: a compute-runtime `ww<WW>.sum` (sha256sum's
 // output), `manifests/manifest.yml` as compute-runtime writes it at a release tag, and the REST API's release JSON.
 import { describe, expect, it } from 'vitest';
-import { github, parsePinsFile, parseReleases, parseSumList, versionOfRevision } from '../../src/kinds/github.js';
+import { XpuError } from '../../src/errors.js';
+import type { Host } from '../../src/host/types.js';
+import { github, parsePinsFile, parseReleases, parseSumList, resolveGithub, versionOfRevision, type GithubSourceSpec } from '../../src/kinds/github.js';
+import { NotAvailable, type SourceContext } from '../../src/kinds/kind.js';
+import { silentReporter } from '../../src/reporter.js';
+import type { Gateway } from '../../src/sources/gateway.js';
+import { parseConstraint } from '../../src/versions/order.js';
+import { fakeDeps } from '../fixtures/detect/fake-deps.js';
 
 const SUM_URL = 'https://github.com/intel/compute-runtime/releases/download/25.48.36300.8/ww48.sum';
 const A = 'a'.repeat(64);
@@ -160,5 +167,79 @@ describe('the github kind', () => {
     expect(() => github.validate({ ...spec, assets: ['notes.txt'] }, bad)).toThrow(/archive names/);
     expect(() => github.validate({ ...spec, with: [{ component: 'igc', repository: 'intel/intel-graphics-compiler', assets: ['a_{version}.deb'] }] }, bad)).toThrow(/needs "pins"/);
     expect(() => github.validate(spec, bad)).not.toThrow();
+  });
+});
+
+describe('resolve, through a stand-in gateway that answers from a table of URLs (a test double)', () => {
+  const API = 'https://api.github.com';
+  const host: Host = { platform: 'linux-x64', os: 'linux', arch: 'x64', native: true };
+  const dl = (tag: string, name: string) => `https://github.com/intel/compute-runtime/releases/download/${tag}/${name}`;
+  const rel = (tag: string, names: string[], extra: Record<string, unknown> = {}) => ({
+    tag_name: tag,
+    draft: false,
+    prerelease: false,
+    assets: names.map((name) => ({ name, size: 10, digest: null, browser_download_url: dl(tag, name) })),
+    ...extra,
+  });
+  const debs = (tag: string) => [`intel-ocloc_${tag}-0_amd64.deb`, 'libigdgmm12_22.8.2_amd64.deb'];
+  const pins = MANIFEST_YML;
+  const spec: GithubSourceSpec = { kind: 'github', repository: 'intel/compute-runtime', sums: 'ww{ww}.sum', assets: ['intel-ocloc_{tag}-0_amd64.deb', 'libigdgmm12_{gmmlib}_amd64.deb'], pins: 'manifests/manifest.yml', map: [] };
+  /** Answers GET url from the table; any other URL is a 404, as the API says it. */
+  const stand = (table: Record<string, string>): { ctx: SourceContext; asked: string[] } => {
+    const asked: string[] = [];
+    const bytes = async (url: string) => {
+      asked.push(url);
+      if (!(url in table)) throw new XpuError('NOT_FOUND', `GET ${url} answered HTTP 404`, { details: { url, status: 404 } });
+      return { bytes: Buffer.from(table[url]!), meta: { contentType: '', outcome: 'downloaded' as const } };
+    };
+    const gateway = { client: { bytes } } as unknown as Gateway;
+    return { ctx: { host, deps: fakeDeps({ platform: 'linux' }), reporter: silentReporter, gateway }, asked };
+  };
+  const list = `${API}/repos/intel/compute-runtime/releases?per_page=100`;
+  const pinsAt = (tag: string) => `${API}/repos/intel/compute-runtime/contents/manifests/manifest.yml?ref=${tag}`;
+  const sum = (tag: string, week: string) => ({ [dl(tag, `ww${week}.sum`)]: debs(tag).map((n, i) => `${String(i).repeat(64)}  ${n}\n`).join('') });
+
+  it('passes over pre-releases, tags that are not dotted numbers, releases without their sum list or pins file, and says why', async () => {
+    const { ctx } = stand({
+      [list]: JSON.stringify([
+        rel('26.31.39395.13', [...debs('26.31.39395.13'), 'ww31.sum'], { prerelease: true }),
+        rel('26.27.39122.14-legacy1', [...debs('26.27.39122.14-legacy1'), 'ww27.sum']),
+        rel('26.22.38646.7', debs('26.22.38646.7')),
+        rel('26.18.38308.1', [...debs('26.18.38308.1'), 'ww18.sum']),
+        rel('25.48.36300.8', [...debs('25.48.36300.8'), 'ww48.sum']),
+      ]),
+      [pinsAt('25.48.36300.8')]: pins,
+      ...sum('25.48.36300.8', '48'),
+    });
+    const r = await resolveGithub(spec, ctx);
+    expect(r.version).toBe('25.48.36300.8');
+    expect(r.archives.map((a) => [a.filename, a.sha256])).toEqual([
+      ['intel-ocloc_25.48.36300.8-0_amd64.deb', '0'.repeat(64)],
+      ['libigdgmm12_22.8.2_amd64.deb', '1'.repeat(64)],
+    ]);
+    expect(r.origin).toBe(API);
+  });
+
+  it('orders tags by number, not text (25.5 before 25.48), and keeps to --require', async () => {
+    const tags = ['25.5.32567.17', '25.48.36300.8', '25.13.33276.16'];
+    const table: Record<string, string> = { [list]: JSON.stringify(tags.map((t) => rel(t, [...debs(t), `ww${t.split('.')[1]}.sum`]))) };
+    for (const t of tags) Object.assign(table, { [pinsAt(t)]: pins }, sum(t, t.split('.')[1]!));
+    expect((await resolveGithub(spec, stand(table).ctx)).version).toBe('25.48.36300.8');
+    const floor = [parseConstraint('gpu-driver<25.40')];
+    expect((await resolveGithub(spec, { ...stand(table).ctx, constraints: floor })).version).toBe('25.13.33276.16');
+  });
+
+  it('says what each newest release lacked when none fits', async () => {
+    const { ctx } = stand({ [list]: JSON.stringify([rel('26.18.38308.1', debs('26.18.38308.1')), rel('25.48.36300.8', ['ww48.sum'])]), [pinsAt('25.48.36300.8')]: pins });
+    const e = await resolveGithub(spec, ctx).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(NotAvailable);
+    expect((e as NotAvailable).reason).toBe('release 26.18.38308.1 has no sum list ww18.sum; release 25.48.36300.8 has no asset intel-ocloc_25.48.36300.8-0_amd64.deb, libigdgmm12_22.8.2_amd64.deb');
+  });
+
+  it('reads the API --github-url names in place of GitHub\'s', async () => {
+    const mirror = 'https://ghe.example.com/api/v3';
+    const { ctx, asked } = stand({});
+    await expect(resolveGithub(spec, { ...ctx, githubUrl: `${mirror}/` })).rejects.toThrow(NotAvailable);
+    expect(asked).toEqual([`${mirror}/repos/intel/compute-runtime/releases?per_page=100`]);
   });
 });
