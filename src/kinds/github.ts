@@ -195,7 +195,7 @@ function readerFor(ctx: SourceContext): Reader {
   };
 }
 
-/** The archive of one asset, its sha256 from the sum list, checked against the digest GitHub lists where it lists one. */
+/** The archive a plan names for one asset, with the sha256 it was verified by (fetch checks the download against it). */
 function archiveOf(asset: ReleaseAsset, sha256: string, spec: GithubSourceSpec): PlannedArchive {
   const [pkg = asset.name, version = ''] = asset.name.replace(/\.deb$/, '').split('_');
   return { package: pkg, version, filename: asset.name, url: asset.url, sha256, ...(asset.size !== undefined && { size: asset.size }), format: formatOf(asset.name)!, map: spec.map };
