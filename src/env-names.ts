@@ -10,6 +10,8 @@ export const EnvVars = {
   XPU_SETUP_MANIFESTS: 'XPU_SETUP_MANIFESTS',
   /** A PyPI simple index (`--index-url`). */
   XPU_SETUP_INDEX_URL: 'XPU_SETUP_INDEX_URL',
+  /** A GitHub REST API root for release assets (`--github-url`). */
+  XPU_SETUP_GITHUB_URL: 'XPU_SETUP_GITHUB_URL',
   /** The most one archive may unpack to (`--max-unpacked`). */
   XPU_SETUP_MAX_UNPACKED: 'XPU_SETUP_MAX_UNPACKED',
   /** The largest unpacked/packed ratio of one archive (`--max-ratio`). */

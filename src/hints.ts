@@ -107,6 +107,7 @@ export function requestArgs(r: NonNullable<Receipt['request']>): string[] {
   if (r.sources.length) args.push('--source', r.sources.join(','));
   for (const c of r.condaChannels) args.push('--conda-channel', c);
   if (r.indexUrl) args.push('--index-url', r.indexUrl);
+  if (r.githubUrl) args.push('--github-url', r.githubUrl);
   for (const q of r.requires) args.push('--require', q);
   if (r.refdriver) args.push('--refdriver');
   // The interpreter goes with its option in one word (`--match-torch=PYTHON`), quoted whole when pasted.

@@ -21,6 +21,7 @@ const planOptions: OptionDef[] = [
   { name: 'source', type: 'string', multiple: true, value: 'KIND', choices: KIND_NAMES, description: 'take components only from these kinds of source', default: 'each component\'s sources in manifest order' },
   { name: 'conda-channel', type: 'string', multiple: true, value: 'URL|NAME', description: 'conda channel to read (a URL, or a name such as conda-forge)', env: 'XPU_SETUP_CONDA_CHANNELS', default: 'the manifest\'s channels (conda-forge)' },
   { name: 'index-url', type: 'string', value: 'URL', description: 'Python package index (simple or JSON API) for wheels', env: 'XPU_SETUP_INDEX_URL', default: 'https://pypi.org/simple' },
+  { name: 'github-url', type: 'string', value: 'URL', description: 'GitHub REST API root for release assets (a mirror of its /repos/... paths)', env: 'XPU_SETUP_GITHUB_URL', default: 'https://api.github.com' },
   { name: 'platform', type: 'string', value: 'PLATFORM', choices: [...TARGET_PLATFORMS], description: 'install for this platform (another one: nothing is run)', default: 'this machine' },
   { name: 'cache-dir', type: 'string', value: 'DIR', description: 'where downloaded archives are kept, by sha256', env: 'XPU_SETUP_CACHE_DIR', default: '$XDG_CACHE_HOME/xpu-setup or ~/.cache/xpu-setup', complete: 'dir' },
   { name: 'manifests', type: 'string', value: 'DIR', description: 'read component manifests from this directory', env: 'XPU_SETUP_MANIFESTS', default: 'the manifests shipped with xpu-setup', complete: 'dir' },

@@ -124,6 +124,11 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
   const indexUrl: Given | undefined = indexFlag !== undefined
     ? { value: indexFlag, from: '--index-url' }
     : envIndex ? { value: envIndex, from: EnvVars.XPU_SETUP_INDEX_URL } : undefined;
+  const githubFlag = str(values, 'github-url');
+  const envGithub = env[EnvVars.XPU_SETUP_GITHUB_URL];
+  const githubUrl: Given | undefined = githubFlag !== undefined
+    ? { value: githubFlag, from: '--github-url' }
+    : envGithub ? { value: envGithub, from: EnvVars.XPU_SETUP_GITHUB_URL } : undefined;
   const platformValue = str(values, 'platform');
   const platform = platformValue === undefined ? undefined : parseTargetPlatform(platformValue);
   // A prefix for another platform never shares the default with this machine's own prefix.
@@ -138,6 +143,7 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
   if (sources.length) flags.sources = sources as SourceKind[];
   if (condaChannels.length) flags.condaChannels = condaChannels;
   if (indexUrl !== undefined) flags.indexUrl = checkUrl(indexUrl, 'https://pypi.org/simple');
+  if (githubUrl !== undefined) flags.githubUrl = checkUrl(githubUrl, 'https://api.github.com');
   if (requires.length) flags.requires = requires;
   if (remove.length) flags.remove = remove;
   if (values.refdriver) flags.refdriver = true;
@@ -154,7 +160,7 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
     plan: {
       prefix: path.resolve(str(values, 'prefix') ?? fallbackPrefix),
       cacheDir: path.resolve(str(values, 'cache-dir') ?? defaultCacheDir(deps)),
-      namedBy: { ...(channels.length ? { '--conda-channel': channels[0]!.from } : {}), ...(indexUrl ? { '--index-url': indexUrl.from } : {}) },
+      namedBy: { ...(channels.length ? { '--conda-channel': channels[0]!.from } : {}), ...(indexUrl ? { '--index-url': indexUrl.from } : {}), ...(githubUrl ? { '--github-url': githubUrl.from } : {}) },
     },
     flags,
     locked: values.locked || lockfile ? path.resolve(lockfile ?? LOCKFILE_NAME) : undefined,

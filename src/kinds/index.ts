@@ -6,6 +6,7 @@ import type { PlannedArchive, SourceKind } from '../records/archive.js';
 import type { Ordering } from '../versions/order.js';
 import { apt } from './apt.js';
 import { conda } from './conda.js';
+import { github } from './github.js';
 import { KIND_NAMES } from './names.js';
 import type { Kind } from './kind.js';
 import { pypi } from './pypi.js';
@@ -16,7 +17,7 @@ export type { Kind, NamedIndexes, Resolution, SourceContext, SkippedPackage, Clo
 export { NotAvailable } from './kind.js';
 
 /** In the order `--source` lists them. */
-const KINDS = [conda, pypi, url, apt] as const;
+const KINDS = [conda, pypi, url, apt, github] as const;
 
 /** A manifest source of any kind (each kind's module declares its own fields). */
 export type SourceSpec = (typeof KINDS)[number] extends infer K ? (K extends Kind<infer S> ? S : never) : never;

@@ -26,10 +26,12 @@ export interface SourceBase {
   versions?: string;
 }
 
-/** The indexes a run was told to read in place of the manifests' own (`--conda-channel`, `--index-url`). */
+/** The indexes a run was told to read in place of the manifests' own (`--conda-channel`, `--index-url`, `--github-url`). */
 export interface NamedIndexes {
   condaChannels?: string[];
   indexUrl?: string;
+  /** A GitHub REST API root (a mirror of `https://api.github.com`). */
+  githubUrl?: string;
 }
 
 /** What a source resolves to: the version it chose and its archives. */

@@ -207,6 +207,7 @@ async function plannerOptions(s: PlanScope, asked: AskedRequest): Promise<PlanOp
   const namedBy: NamedBy = { ...s.opts.plan.namedBy };
   if (!standalone && !flags.condaChannels && request.condaChannels.length) namedBy['--conda-channel'] = `the conda channels recorded in ${s.receiptFile}`;
   if (!standalone && !flags.indexUrl && request.indexUrl) namedBy['--index-url'] = `the index URL recorded in ${s.receiptFile}`;
+  if (!standalone && !flags.githubUrl && request.githubUrl) namedBy['--github-url'] = `the GitHub API URL recorded in ${s.receiptFile}`;
   // --match-torch reads the interpreter on every planning run: what it has installed is part of what is asked.
   const torch = request.matchTorch ? await readTorchMatch(s.deps, request.matchTorch.python) : undefined;
   return optionsOf(s, request, asked.required, namedBy, torch);
@@ -223,6 +224,7 @@ function optionsOf(s: PlanScope, req: SetupRequest, required: string[] | undefin
     sources: req.sources,
     condaChannels: req.condaChannels,
     indexUrl: req.indexUrl,
+    githubUrl: req.githubUrl,
     requires: req.requires,
     required,
     includeLoaderDll: !!req.includeLoaderDll,

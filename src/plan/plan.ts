@@ -14,8 +14,8 @@ import { newInstallPlan } from './key.js';
 import { unmetNeedError, unmetNeeds } from './needs.js';
 import type { InstallPlan, PlannedComponent, SetupRequest, SourceAttempt, TorchMatch } from '../records/plan.js';
 
-/** Failures whose own hints name the remedy (add the CA, fix the proxy): every error built from them keeps them. */
-const OWN_HINTS = new Set(['TLS', 'PROXY', 'RESOLUTION_CONFLICT']);
+/** Failures whose own hints name the remedy (add the CA, fix the proxy, take another release): every error built from them keeps them. */
+const OWN_HINTS = new Set(['TLS', 'PROXY', 'RESOLUTION_CONFLICT', 'HASH_MISMATCH']);
 
 export interface PlanOptions {
   prefix: string;
@@ -26,6 +26,7 @@ export interface PlanOptions {
   sources: SourceKind[];
   condaChannels: string[];
   indexUrl?: string;
+  githubUrl?: string;
   /** Version constraints (`level-zero>=1.9`). */
   requires?: string[];
   /** Components that must be planned although not named with --component (installed ones, constrained ones). */
@@ -251,6 +252,7 @@ export async function makePlan(
     reporter,
     condaChannels: opts.condaChannels,
     indexUrl: opts.indexUrl,
+    githubUrl: opts.githubUrl,
     gateway,
     runNames,
   };

@@ -11,6 +11,7 @@ export interface RequestFlags {
   sources?: SourceKind[];
   condaChannels?: string[];
   indexUrl?: string;
+  githubUrl?: string;
   requires?: string[];
   refdriver?: boolean;
   /** `--match-torch[=PYTHON]`; null: `--no-match-torch` (forget a recorded one). */
@@ -65,6 +66,7 @@ export function mergeRequest(recorded: SetupRequest | undefined, flags: RequestF
     sources: flags.sources ?? base.sources,
     condaChannels: flags.condaChannels ?? base.condaChannels,
     indexUrl: flags.indexUrl ?? base.indexUrl,
+    githubUrl: flags.githubUrl ?? base.githubUrl,
     requires,
     refdriver: flags.refdriver ?? base.refdriver,
   };
@@ -72,6 +74,7 @@ export function mergeRequest(recorded: SetupRequest | undefined, flags: RequestF
   if (matchTorch) request.matchTorch = matchTorch;
   if (flags.includeLoaderDll ?? base.includeLoaderDll) request.includeLoaderDll = true;
   if (!request.indexUrl) delete request.indexUrl;
+  if (!request.githubUrl) delete request.githubUrl;
   const kept = installed.filter((c) => !remove.includes(c) && !(flags.components ?? []).includes(c));
   const notes: string[] = [];
   if (recorded && flags.components && kept.length) {

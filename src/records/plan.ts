@@ -22,6 +22,8 @@ export interface SetupRequest {
   sources: SourceKind[];
   condaChannels: string[];
   indexUrl?: string;
+  /** `--github-url`: a GitHub REST API root in place of https://api.github.com. */
+  githubUrl?: string;
   /** Version constraints as written (`level-zero>=1.9`); manifest defaults are not copied here. */
   requires: string[];
   refdriver: boolean;
