@@ -24,6 +24,7 @@ import { readTorchMatch, torchMismatch, TORCH_RUNTIME_PACKAGES } from '../plan/t
 import type { Reporter } from '../reporter.js';
 import { loadPep440 } from '../versions/pep440.js';
 import type { PlannedArchive } from '../records/archive.js';
+import type { FetchedArchive } from '../fetch/fetch.js';
 import { VERSION } from '../version.js';
 import type { PlanSetupOptions, SetupOptions } from './options.js';
 
@@ -308,7 +309,12 @@ export function afterInstall(plan: InstallPlan, opts: Pick<SetupOptions, 'refdri
  * packages only when a need is unmet. With `cacheOnly` (`plan`), only what the cache holds is read, and what needs
  * more stays undecided.
  */
-export async function decideRuntimeLibraries(plan: InstallPlan, deps: Deps, reporter: Reporter, opts: { offline?: boolean; cacheOnly?: boolean }): Promise<InstallPlan> {
+export async function decideRuntimeLibraries(
+  plan: InstallPlan,
+  deps: Deps,
+  reporter: Reporter,
+  opts: { offline?: boolean; cacheOnly?: boolean; fetched?: Map<string, FetchedArchive> },
+): Promise<InstallPlan> {
   if (!plan.components.some((c) => c.archives.some((a) => a.runtime?.install === undefined && a.runtime))) return plan;
   const [rt, { readLdconfig }] = await Promise.all([import('../plan/runtime.js'), import('../inspect/ldconfig.js')]);
   const cache = new DownloadCache(plan.cacheDir);
@@ -323,7 +329,10 @@ export async function decideRuntimeLibraries(plan: InstallPlan, deps: Deps, repo
     }
     const { fetchPlan } = await import('../fetch/fetch.js');
     const only = { ...plan, components: plan.components.map((c) => ({ ...c, archives: c.archives.filter((a) => archives.includes(a)) })) };
-    for (const f of await fetchPlan(only, deps, reporter, { offline: opts.offline })) files.set(f.archive.sha256, f.file.path);
+    for (const f of await fetchPlan(only, deps, reporter, { offline: opts.offline })) {
+      files.set(f.archive.sha256, f.file.path);
+      opts.fetched?.set(f.archive.sha256, f);
+    }
   };
   await bring(rt.componentArchives(plan));
   const ldcache = (await readLdconfig(deps)).found;

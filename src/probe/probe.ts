@@ -164,7 +164,7 @@ async function whyNoLevelZeroAdapter(deps: Deps, urPath: string): Promise<string
 /** Probes one loader by path: L0 (koffi, and the addon when given), the OpenCL twin, UR; then the env's device filters. */
 export async function probeLoader(loader: string, opts: ProbeOptions & { urPath?: string; installedVersion?: string }): Promise<ProbeReport> {
   const { deps } = opts;
-  const ze = probeZe(loader);
+  const ze = probeZe(loader, deps.env);
   const notes: string[] = [];
   if (opts.addonPath) {
     const viaAddon = probeViaAddon(opts.addonPath, loader);

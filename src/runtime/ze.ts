@@ -5,7 +5,7 @@ import { Arena, Block, koffi, loadLibrary, type Lib } from './ffi.js';
 import { nodeLayout, prefixLibrary } from '../host/index.js';
 import { DEVICE_TYPE, EXT, LAYOUT, STYPE, apiVersionString, zeResultName } from './ze-abi.js';
 import type { RawDevice, RawDriver, RawLoaderComponent, RawZeProbe } from './types.js';
-import { EnvVars } from '../env-names.js';
+import { EnvVars, LOADER_ENV_PREFIXES } from '../env-names.js';
 import type { NoDriverExplanation } from '../inspect/ze-drivers.js';
 
 type Fn = (...args: unknown[]) => number;
@@ -422,9 +422,9 @@ export function probeDrivers(api: ZeApi): RawDriver[] {
   }
 }
 
-/** Initialises the loader (once per process) and reads everything the probe reports. */
-export function probeZe(loaderPath: string): RawZeProbe {
-  const api = zeApiFor(loaderPath);
+/** Initialises the loader (once per process) with the run's environment and reads everything the probe reports. */
+export function probeZe(loaderPath: string, env: Readonly<Record<string, string | undefined>>): RawZeProbe {
+  const api = zeApiFor(loaderPath, env);
   const init = api.init();
   const drivers = init === 0 ? probeDrivers(api) : [];
   const components = readComponents(api);
@@ -435,8 +435,21 @@ export function probeZe(loaderPath: string): RawZeProbe {
 
 let shared: { path: string; api: ZeApi } | undefined;
 
-/** One ZeApi per loader path per process: the loader keeps its own global state. */
-export function zeApiFor(loaderPath: string): ZeApi {
+/**
+ * The loader and its drivers are libraries in this process: they read their settings (the driver choice, an affinity
+ * mask, the reference driver's profile) from its own environment as they load and initialise, never from the run's
+ * `env`. So the run's values of them are put there first; the rest of `env` stays the run's.
+ */
+function handToLoader(env: Readonly<Record<string, string | undefined>>): void {
+  if (env === process.env) return;
+  for (const [k, v] of Object.entries(env)) {
+    if (v !== undefined && process.env[k] !== v && LOADER_ENV_PREFIXES.some((p) => k.startsWith(p))) process.env[k] = v;
+  }
+}
+
+/** One ZeApi per loader path per process (the loader keeps its own global state), loaded with the run's environment. */
+export function zeApiFor(loaderPath: string, env: Readonly<Record<string, string | undefined>>): ZeApi {
+  handToLoader(env);
   if (!shared || shared.path !== loaderPath) shared = { path: loaderPath, api: new ZeApi(loaderPath) };
   return shared.api;
 }

@@ -105,7 +105,7 @@ export async function runSmoke(prefix: string, opts: SmokeOptions): Promise<Smok
   if (!(await deps.exists(loader))) throw new XpuError('NOT_FOUND', `no Level Zero loader in the prefix: ${loader} does not exist`, { hints: [`run \`xpu-setup --prefix ${prefix}\``] });
 
   const task = opts.reporter.task('kernel smoke test');
-  const api = zeApiFor(loader);
+  const api = zeApiFor(loader, deps.env);
   const a = new Arena();
   const cleanup: (() => void)[] = [];
   try {
