@@ -1,14 +1,13 @@
 // What probe and smoke do first: choose the Level Zero install (a prefix, or the system's own), take on a prefix's
 // recorded environment, and say plainly (on stderr) when the device about to be used is the CPU reference driver.
 import * as path from 'node:path';
-import { referenceDriverIn } from '../inspect/env-traps.js';
 import { defaultPrefix } from '../host/index.js';
 import { withPrefixEnv } from '../install/prefix-env.js';
 import { readPrefixState, type PrefixState } from '../install/prefix-state.js';
 import { zeLoaderPath } from '../runtime/ze.js';
 import type { Deps } from '../deps.js';
 import { str, type CommandContext } from './command.js';
-import { EnvVars } from '../env-names.js';
+import { chosenDrivers, referenceDriverIn } from '../roles/index.js';
 
 /** `state`: the prefix as this run read it where it started; `deps`: the run's, with the prefix's recorded environment. */
 export type RuntimeTarget = ({ kind: 'prefix'; prefix: string; state: PrefixState } | { kind: 'system' }) & { deps: Deps };
@@ -33,7 +32,7 @@ export async function runtimeTarget(ctx: CommandContext): Promise<RuntimeTarget>
 }
 
 export function sayActiveDriver(ctx: CommandContext, deps: Pick<Deps, 'env'>): void {
-  const alt = deps.env[EnvVars.ZE_ENABLE_ALT_DRIVERS];
+  const alt = chosenDrivers(deps.env);
   if (referenceDriverIn(alt)) {
     ctx.out.line(`active Level Zero driver: the xpu-setup CPU reference driver (${alt}), not an Intel GPU`);
   }

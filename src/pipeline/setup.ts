@@ -93,10 +93,11 @@ async function setupLocked(planned: InstallPlan, opts: SetupOptions, deps: Deps,
   result.refdriver = driven.refdriver;
   const altDrivers = driven.refdriver?.output;
   // The driver role's variables, for this run's probe and smoke: the loader reads its choice when it is loaded.
-  const driverEnv = altDrivers ? driverChoiceEnv([altDrivers], { prefix: plan.prefix, layout: nodeLayout(deps.platform) }) : {};
+  const installed = plan.components.filter((c) => c.status === 'planned');
+  const driverEnv = altDrivers ? driverChoiceEnv([altDrivers], { prefix: plan.prefix, layout: nodeLayout(deps.platform) }, installed) : {};
   const runDeps: Deps = altDrivers ? { ...deps, env: { ...deps.env, ...driverEnv } } : deps;
 
-  const replayed = install.changed ? undefined : await replayProof(plan.prefix, install.receipt, altDrivers, opts, runDeps);
+  const replayed = install.changed ? undefined : await replayProof(plan.prefix, install.receipt, chosenDrivers(driverEnv), opts, runDeps);
   if (replayed) {
     result.verify = replayed.verify;
     result.verifyReplayedFrom = replayed.at;
@@ -285,13 +286,13 @@ async function writeEnd(result: SetupResult, written: Receipt): Promise<SetupRes
 async function replayProof(
   prefix: string,
   receipt: Receipt,
-  altDrivers: string | undefined,
+  choice: string | undefined,
   opts: SetupOptions,
   deps: Deps,
 ): Promise<{ verify: VerifyResult; at: string } | undefined> {
   const p = receipt.proof;
   if (!p || opts.reprobe || opts.resmoke) return undefined;
-  if (chosenDrivers(receipt.extraEnv) !== altDrivers) return undefined;
+  if (chosenDrivers(receipt.extraEnv) !== choice) return undefined;
   // The receipt's proof is written by this file only, from a VerifyResult.
   const verify = p.verify as VerifyResult;
   // A kernel that could have run (a device was there) but was not asked to then must run now.

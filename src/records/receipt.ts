@@ -72,7 +72,7 @@ export interface Receipt {
   probe?: { arch?: string; extensions?: string[]; device?: string; driver?: string };
   /** Libraries the build stage made in the prefix (and their stamps), by role; also listed in `files`. */
   builds?: Partial<Record<'addon' | 'refdriver', string[]>>;
-  /** Extra env vars the env files export (e.g. ZE_ENABLE_ALT_DRIVERS for the reference driver). */
+  /** Extra env vars the env files export (the reference driver's driver choice, say). */
   extraEnv?: Record<string, string>;
   /** Prefix directories the components' roles put in front of search paths beyond the platform's (ocloc: PATH bin). */
   searchPaths?: { name: string; dir: string }[];

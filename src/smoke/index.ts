@@ -11,6 +11,7 @@ import { deviceIpVersion, driverHandles, listDevices, noDriverError, zeApiFor, z
 import { explainNoDriver } from '../inspect/ze-drivers.js';
 import { EnvVars } from '../env-names.js';
 import { applyDeviceSelector, pickDevice } from '../runtime/select.js';
+import { driversChosenIn } from '../roles/index.js';
 
 export const SMOKE_KERNEL = 'vector_add';
 /** Test-only: run another SPIR-V with the same kernel contract (e.g. the wrong-result fixture). */
@@ -125,7 +126,10 @@ async function chooseDevice(s: Session, loader: string, opts: SmokeOptions): Pro
   const t0 = process.hrtime.bigint();
   const init = s.api.init();
   const initMs = ms(t0);
-  if (init !== 0) throw noDriverError(loader, init, deps.env, deps.platform, await explainNoDriver(deps));
+  if (init !== 0) {
+    const chosen = driversChosenIn(deps.env);
+    throw noDriverError(loader, init, chosen, deps.platform, await explainNoDriver(deps, chosen.entries));
+  }
   const drivers = driverHandles(s.api, s.a);
   const all = listDevices(s.api, s.a, drivers);
   const visible = applyDeviceSelector(all, deps.env[EnvVars.ONEAPI_DEVICE_SELECTOR]);
