@@ -7,6 +7,13 @@ import type { BelowFloor, SetupRequest } from './plan.js';
 export const RECEIPT_NAME = 'xpu-setup.receipt.json';
 export const RECEIPT_SCHEMA = 1;
 
+/** A file the receipt records that the prefix no longer holds as recorded (install/verify.ts finds them). */
+export interface PrefixProblem {
+  path: string;
+  /** outside: the receipt names a path that leaves the prefix (`..`, absolute, through a link); it is never read. */
+  problem: 'missing' | 'changed' | 'outside';
+}
+
 export interface ReceiptFile {
   /** Path inside the prefix, always with forward slashes. */
   path: string;
