@@ -113,5 +113,11 @@ export const EnvVars = {
  */
 export const PROBE_ENV_PREFIXES = ['ZE_', 'UR_', 'ONEAPI_', 'SYCL_', 'OCL_ICD', 'POCL_', 'XPU_SETUP_REFDRIVER', 'XPU_SETUP_SMOKE', 'LD_LIBRARY_PATH'] as const;
 
+/**
+ * Prefixes of the variables the loader, its drivers and the reference driver read from this process's own
+ * environment when they are loaded into it: a run's values of them are put there before the loader loads.
+ */
+export const LOADER_ENV_PREFIXES = ['ZE_', 'XPU_SETUP_REFDRIVER'] as const;
+
 /** The variables setup writes from its own choices (driver, probe answers); a new run replaces all of them. */
 export const RUN_ENV_VARS = [EnvVars.ZE_ENABLE_ALT_DRIVERS, EnvVars.TRITON_INTEL_DEVICE_ARCH, EnvVars.TRITON_INTEL_DEVICE_EXTENSIONS] as const;

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import type { Deps } from '../deps.js';
 import { osLayout } from '../host/index.js';
 import { EnvVars } from '../env-names.js';
-import { chosenDrivers } from '../roles/index.js';
+import { chosenDrivers, referenceDriverIn } from '../roles/index.js';
 import { XpuError } from '../errors.js';
 import type { Reporter } from '../reporter.js';
 import { nativeDir } from '../package-dir.js';
@@ -98,7 +98,7 @@ export async function checkRefDriverRequirements(deps: Deps): Promise<void> {
 export async function keptRefDriver(prefix: string, receipt: Receipt, version: string, deps: Pick<Deps, 'readFile' | 'exists'>): Promise<string | undefined> {
   if (receipt.tool.version !== version) return undefined;
   const output = await lastBuilt({ name: REFDRIVER_NAME, outDir: path.join(prefix, 'lib') }, deps);
-  if (!output || chosenDrivers(receipt.extraEnv) !== output) return undefined;
+  if (!output || referenceDriverIn(chosenDrivers(receipt.extraEnv)) !== output) return undefined;
   const rel = path.relative(prefix, output).split(path.sep).join('/');
   return receipt.builds?.refdriver?.includes(rel) ? output : undefined;
 }

@@ -1,5 +1,5 @@
 // Probe and smoke for the doctor, run as child processes of the CLI (`probe --json`, `smoke --json`) with the stack's
-// environment: a loader that crashes (e.g. on a bad ZE_ENABLE_ALT_DRIVERS) cannot take the doctor down with it.
+// environment: a loader that crashes (on a driver choice with an empty entry, say) cannot take the doctor down with it.
 import type { Deps } from '../deps.js';
 import { packagePath } from '../package-dir.js';
 import { zeResultName } from '../runtime/ze-abi.js';

@@ -34,6 +34,11 @@ export interface FetchNet {
   readonly policy: CachePolicy;
 }
 
+export interface FetchOptions {
+  /** Archives this run has fetched already, by sha256 (the ones a runtime decision read): not fetched again. */
+  fetched?: ReadonlyMap<string, FetchedArchive>;
+}
+
 /** A bundle on disk: the archive is copied into the cache and verified like a download. */
 async function fromFile(archive: PlannedArchive, cache: DownloadCache): Promise<CachedFile> {
   const hit = await cache.lookup(archive.sha256);
@@ -75,9 +80,29 @@ function plannedJobs(plan: InstallPlan): { archive: PlannedArchive; component: s
     .flatMap((c) => c.archives.map((archive) => ({ archive, component: c.name })));
 }
 
-/** Starts fetching every planned archive, several at once; nothing waits for it until a promise is awaited. */
-export function startFetch(plan: InstallPlan, deps: Deps, reporter: Reporter, net: FetchNet): Fetching {
+/**
+ * Starts fetching every planned archive, several at once; nothing waits for it until a promise is awaited. An
+ * archive in `opts.fetched` is handed on as it is, and only the others make up the fetch.
+ */
+export function startFetch(plan: InstallPlan, deps: Deps, reporter: Reporter, net: FetchNet, opts: FetchOptions = {}): Fetching {
   const jobs = plannedJobs(plan);
+  const have = opts.fetched;
+  if (!have?.size) return startJobs(plan, jobs, deps, reporter, net);
+  const rest = jobs.flatMap((j, i) => (have.has(j.archive.sha256) ? [] : [i]));
+  const run = startJobs(plan, rest.map((i) => jobs[i]!), deps, reporter, net);
+  const archives = jobs.map((j, i) => {
+    const k = rest.indexOf(i);
+    return k >= 0 ? run.archives[k]! : Promise.resolve({ ...have.get(j.archive.sha256)!, archive: j.archive, component: j.component });
+  });
+  return {
+    archives,
+    all: run.all.then(() => Promise.all(archives)),
+    live: (i) => (rest.includes(i) ? run.live?.(rest.indexOf(i)) : undefined),
+    cancel: run.cancel,
+  };
+}
+
+function startJobs(plan: InstallPlan, jobs: { archive: PlannedArchive; component: string }[], deps: Deps, reporter: Reporter, net: FetchNet): Fetching {
   const settle: Settle[] = [];
   const archives = jobs.map(() => new Promise<FetchedArchive>((resolve, reject) => settle.push({ resolve, reject })));
   // A caller that stopped early (its own failure) no longer awaits the rest: their rejections are not unhandled.
@@ -101,8 +126,8 @@ export function startFetch(plan: InstallPlan, deps: Deps, reporter: Reporter, ne
   };
 }
 
-export async function fetchPlan(plan: InstallPlan, deps: Deps, reporter: Reporter, net: FetchNet): Promise<FetchedArchive[]> {
-  return startFetch(plan, deps, reporter, net).all;
+export async function fetchPlan(plan: InstallPlan, deps: Deps, reporter: Reporter, net: FetchNet, opts: FetchOptions = {}): Promise<FetchedArchive[]> {
+  return startFetch(plan, deps, reporter, net, opts).all;
 }
 
 async function fetchAll(

@@ -59,7 +59,7 @@ export interface PlatformLayout {
    * present when a tree for this platform is checked on another system.
    */
   hostLibraries?: { system: string[]; driver: string[] };
-  /** The driver libraries a Level Zero loader tries when ZE_ENABLE_ALT_DRIVERS is not set. */
+  /** The driver libraries a Level Zero loader tries when no driver choice replaces them. */
   zeDriverLibraries: string[];
   /** The OpenCL ICD loader. */
   openclLibrary: string;

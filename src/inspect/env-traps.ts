@@ -1,4 +1,5 @@
-// Environment variables that silently change what Level Zero, UR and SYCL see; a pure scan of the environment.
+// Environment variables that silently change what Level Zero, UR and SYCL see; a pure scan of the environment (the
+// driver choice is its role's to judge: roles/, roleEnvTraps).
 import { EnvVars } from '../env-names.js';
 
 export interface EnvTrap {
@@ -11,20 +12,6 @@ export interface EnvTrap {
 }
 
 const FLAT_HIERARCHY_VALUES = ['COMPOSITE', 'FLAT', 'COMBINED'];
-
-/** The library named by each ZE_ENABLE_ALT_DRIVERS entry that looks like the project's CPU reference driver. */
-export function referenceDriverIn(value: string | undefined): string | undefined {
-  return (value ?? '').split(',').find((e) => /refdriver/i.test(e.split(/[\\/]/).pop() ?? ''));
-}
-
-export function altDriversEntries(value: string): string[] {
-  return value.split(',');
-}
-
-/** ZE_ENABLE_ALT_DRIVERS with the empty entries removed (what the user meant). */
-export function cleanAltDrivers(value: string): string {
-  return value.split(',').filter((e) => e !== '').join(',');
-}
 
 /**
  * ONEAPI_DEVICE_SELECTOR is a ';'-separated list of backend:devices terms; terms starting with '!' remove devices.
@@ -41,34 +28,14 @@ export function selectorAllowsLevelZero(selector: string): boolean {
   return pos.some((t) => backend(t) === 'level_zero' || backend(t) === '*');
 }
 
-export function findEnvTraps(env: Record<string, string | undefined>): EnvTrap[] {
+/** The traps of `env`, but for the variables in `judgedElsewhere` (a role's own, which its role judges). */
+export function findEnvTraps(env: Record<string, string | undefined>, judgedElsewhere: readonly string[] = []): EnvTrap[] {
   const traps: EnvTrap[] = [];
   const add = (t: EnvTrap): void => void traps.push(t);
   for (const [k, raw] of Object.entries(env).sort(([a], [b]) => a.localeCompare(b))) {
-    if (raw === undefined) continue;
+    if (raw === undefined || judgedElsewhere.includes(k)) continue;
     const v = raw;
-    if (k === EnvVars.ZE_ENABLE_ALT_DRIVERS) {
-      const entries = altDriversEntries(v);
-      if (v === '' || entries.some((e) => e === '')) {
-        add({
-          variable: k,
-          value: v,
-          severity: 'fail',
-          message: 'has an empty entry (a leading, trailing or doubled comma): the loader passes "" to dlopen, gets the program itself back, and crashes',
-          fix: v.replace(/,/g, '') === '' ? 'unset ZE_ENABLE_ALT_DRIVERS' : `export ZE_ENABLE_ALT_DRIVERS=${cleanAltDrivers(v)}`,
-        });
-      } else if (referenceDriverIn(v)) {
-        add({ variable: k, value: v, severity: 'info', message: `selects the CPU reference driver ${referenceDriverIn(v)} instead of the GPU driver` });
-      } else {
-        add({
-          variable: k,
-          value: v,
-          severity: 'warn',
-          message: 'replaces the default driver list: libze_intel_gpu.so.1 is not loaded unless it is listed here',
-          fix: 'unset ZE_ENABLE_ALT_DRIVERS unless you mean to use another driver',
-        });
-      }
-    } else if (k === EnvVars.ZE_AFFINITY_MASK) {
+    if (k === EnvVars.ZE_AFFINITY_MASK) {
       add({
         variable: k,
         value: v,

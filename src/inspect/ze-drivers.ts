@@ -1,7 +1,6 @@
 // Why zeInit found no driver: which driver libraries the loader would open do load here, and what the kernel side lacks.
 import * as path from 'node:path';
 import type { Deps } from '../deps.js';
-import { EnvVars } from '../env-names.js';
 import { nodeLayout } from '../host/index.js';
 import { detectGpus } from './gpu.js';
 import { readLdconfig } from './ldconfig.js';
@@ -11,7 +10,7 @@ import { detectRenderNodes, renderVerdict } from './render-nodes.js';
 import type { DetectOptions } from './types.js';
 
 export interface DriverLoad {
-  /** The name the loader opens (bare soname, or a ZE_ENABLE_ALT_DRIVERS entry as written). */
+  /** The name the loader opens (bare soname, or an entry of the driver choice as written). */
   name: string;
   /** The file the dynamic linker picks for it, when one is on the search path. */
   path?: string;
@@ -26,10 +25,9 @@ export interface NoDriverExplanation {
   kernel: string[];
 }
 
-/** The driver libraries the loader tries: ZE_ENABLE_ALT_DRIVERS replaces the default list (split on ',', untrimmed, as the loader does). */
-export function driverNames(env: Record<string, string | undefined>, defaults: readonly string[]): string[] {
-  const alt = env[EnvVars.ZE_ENABLE_ALT_DRIVERS];
-  return alt ? alt.split(',').filter(Boolean) : [...defaults];
+/** The driver libraries the loader tries: a driver choice (split on ',', untrimmed, as the loader does) replaces the default list. */
+export function driverNames(chosen: readonly string[] | undefined, defaults: readonly string[]): string[] {
+  return chosen?.join(',') ? chosen.filter(Boolean) : [...defaults];
 }
 
 /**
@@ -37,11 +35,11 @@ export function driverNames(env: Record<string, string | undefined>, defaults: r
  * driver whose zeInit fails, so this process cannot tell afterwards), and reads the kernel-side facts that leave a
  * loaded driver without a device. Empty on a platform whose display driver registers its own Level Zero driver.
  */
-export async function explainNoDriver(deps: Deps, opts: DetectOptions = {}): Promise<NoDriverExplanation> {
+export async function explainNoDriver(deps: Deps, chosen: readonly string[] | undefined, opts: DetectOptions = {}): Promise<NoDriverExplanation> {
   const layout = nodeLayout(deps.platform);
   if (layout.gpuDriver === 'display-driver') return { drivers: [], kernel: [] };
   const ld = layout.ldconfig ? (await readLdconfig(deps)).found : [];
-  const names = driverNames(deps.env, layout.zeDriverLibraries);
+  const names = driverNames(chosen, layout.zeDriverLibraries);
   const drivers: DriverLoad[] = [];
   for (const name of names) {
     if (name.includes('/')) {

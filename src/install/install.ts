@@ -14,7 +14,7 @@ import type { Reporter, Task } from '../reporter.js';
 import { VERSION } from '../version.js';
 import { byPath, RECEIPT_SCHEMA, type Receipt, type ReceiptComponent } from './receipt.js';
 import { fsWriteError } from '../fs-errors.js';
-import { writeEnvFiles, writeReceipt } from './prefix-writer.js';
+import { writePrefixFiles } from './prefix-writer.js';
 import { DEFAULT_LIMITS, type UnpackLimits } from './limits.js';
 import { relocateConda } from './relocate.js';
 import { Staging } from './staging.js';
@@ -86,6 +86,178 @@ async function readIcds(dirs: readonly string[]): Promise<{ name: string; text: 
   return out;
 }
 
+/** The staging tree beside the prefix, made and marked for removal on an interrupt. */
+interface Stage {
+  prefix: string;
+  dir: string;
+  /** The prefix as the run found it. */
+  state: PrefixState;
+  /** Unmarks the tree: from the swap on it is the prefix, and an interrupt leaves it to the next run's recovery. */
+  forget: () => void;
+}
+
+const UNCHANGED = 'the prefix was not changed';
+
+async function makeStage(plan: InstallPlan, run: Fetching, opts: InstallOptions): Promise<Stage> {
+  const prefix = path.resolve(plan.prefix);
+  const parent = path.dirname(prefix);
+  // Named, and marked for removal on Ctrl-C or SIGTERM, before it exists: a signal that comes as it is made finds it
+  // marked (with mkdtemp, one that came between the directory's creation and its marking would leave it behind).
+  const dir = path.join(parent, `.${path.basename(prefix)}.xpu-setup-staging-${randomBytes(3).toString('hex')}`);
+  const forget = removeOnInterrupt(dir);
+  try {
+    const state = opts.prefixState ?? (await checkPrefixOwnership(prefix));
+    await fs.mkdir(parent, { recursive: true });
+    await fs.mkdir(dir, { mode: 0o700 });
+    return { prefix, dir, state, forget };
+  } catch (e) {
+    forget();
+    // No download may outlive the install that wanted it.
+    await run.cancel();
+    throw fsWriteError(e, parent, { tree: parent, unchanged: UNCHANGED });
+  }
+}
+
+/** What unpacking left: members per component, and the archives in the order they were unpacked. */
+interface Unpacked {
+  landed: Map<string, number>;
+  fetched: FetchedArchive[];
+}
+
+/**
+ * Unpacks every archive in plan order as it arrives (a zip still downloading, from the download itself), re-roots
+ * conda packages, and starts a component's check as soon as its last archive is in (into `checks`).
+ */
+async function unpackAll(plan: InstallPlan, run: Fetching, stage: Stage, staging: Staging, reporter: Reporter, opts: InstallOptions, checks: Promise<string[]>[]): Promise<Unpacked> {
+  const planned = plan.components.filter((c) => c.status === 'planned');
+  const archivesLeft = new Map(planned.map((c) => [c.name, c.archives.length]));
+  const landed = new Map<string, number>();
+  const fetched: FetchedArchive[] = [];
+  const order = planned.flatMap((c) => c.archives);
+  const sep = layoutFor(plan.platform).path.sep;
+  for (const [i, pending] of run.archives.entries()) {
+    const archive = order[i]!;
+    const label = `${archive.filename} (${archive.url})`;
+    // A zip still downloading is unpacked as it arrives; anything else, from the verified file.
+    const live = run.live?.(i);
+    const streamed = live && readsLive(archive.format) ? await staging.extractLive(archive.format, live, label, archive.map) : undefined;
+    if (typeof streamed === 'object') reporter.debug(`${archive.filename}: unpacked from the finished file (${streamed.notLive})`);
+    const f = await pending;
+    fetched.push(f);
+    const n = typeof streamed === 'number' ? streamed : await staging.extract(f.archive.format, f.file.path, label, f.archive.map);
+    landed.set(f.component, (landed.get(f.component) ?? 0) + n);
+    reporter.debug(`${f.archive.filename}: ${n} members installed`);
+    if (f.archive.format === 'conda' || f.archive.format === 'tar.bz2') {
+      const relocated = await relocateConda(staging, f.archive.format, f.file.path, label, f.archive.map, stage.prefix, sep);
+      if (relocated.length) reporter.debug(`${f.archive.filename}: build prefix rewritten to ${stage.prefix} in ${relocated.join(', ')}`);
+    }
+    const left = archivesLeft.get(f.component)! - 1;
+    archivesLeft.set(f.component, left);
+    if (left === 0 && opts.check) {
+      const check = opts.check(stage.dir, planned.find((x) => x.name === f.component)!, plan);
+      // Awaited by the caller; until then a failure must not count as unhandled.
+      check.catch(() => undefined);
+      checks.push(check);
+    }
+  }
+  return { landed, fetched };
+}
+
+/**
+ * Each planned component as the receipt records it, once its files are known to have landed: a component that
+ * brings none of its files, or lacks a required one, is refused; a missing optional file is a note.
+ */
+async function landedComponents(plan: InstallPlan, landed: Map<string, number>, staging: Staging, notes: string[]): Promise<ReceiptComponent[]> {
+  const components: ReceiptComponent[] = [];
+  for (const c of plan.components.filter((x) => x.status === 'planned')) {
+    // A package that brings nothing (a wheel without .data members) would replace a working component with an empty one.
+    const present = await Promise.all(c.provides.map((p) => staging.has(p.path)));
+    if (!landed.get(c.name) || (c.provides.length && !present.some(Boolean))) {
+      throw new XpuError('PREFIX_CHECK', `${c.name} ${c.version} from ${c.origin} installs none of the component's files (${c.provides.map((p) => p.path).join(', ')})`, {
+        details: { component: c.name, landed: landed.get(c.name) ?? 0 },
+        hints: ['the package is empty or laid out differently than the manifest expects; the prefix was not changed', 'choose another source with --source, or report the package layout change'],
+      });
+    }
+    for (const p of c.provides) {
+      if (await staging.has(p.path)) continue;
+      const why = p.missing ?? `the ${c.source} package does not contain it`;
+      if (p.required) {
+        throw new XpuError('PREFIX_CHECK', `${c.name} ${c.version} from ${c.origin} lacks ${p.path}`, {
+          details: { component: c.name, path: p.path },
+          hints: [why, 'the prefix was not changed; choose another source with --source, or report the package layout change'],
+        });
+      }
+      notes.push(`${c.name}: no ${p.path}: ${why}`);
+    }
+    const rc: ReceiptComponent = { name: c.name, version: c.version!, source: `${c.source} ${c.origin}`, notes: c.notes };
+    if (c.fallbackFrom) rc.fallbackFrom = c.fallbackFrom;
+    if (c.belowFloor) rc.belowFloor = c.belowFloor;
+    components.push(rc);
+  }
+  return components;
+}
+
+/**
+ * What the components' roles add (the loader's pkg-config and CMake files, an ICD file and the machine's ICDs beside
+ * it), written into the staging tree (a file the archives shipped is re-rooted), and the variables that find them.
+ */
+async function addRoleFiles(plan: InstallPlan, prefix: string, staging: Staging, extraEnv: Record<string, string> | undefined): Promise<Pick<Receipt, 'extraEnv' | 'searchPaths'>> {
+  const layout = layoutFor(plan.platform);
+  const installing = plan.components.filter((c) => c.status === 'planned');
+  const at = { prefix, layout, systemIcds: plan.host.native ? await readIcds(layout.openclVendorDirs) : [] };
+  for (const f of roleFiles(installing, at)) {
+    await staging.writeText(f.path, f.reroot && (await staging.has(f.path)) ? f.reroot(await fs.readFile(staging.abs(f.path), 'utf8')) : f.text);
+  }
+  const env = { ...roleEnv(installing, at), ...extraEnv };
+  const searchPaths = roleSearchPaths(installing);
+  return { extraEnv: Object.keys(env).length ? env : undefined, ...(searchPaths.length && { searchPaths }) };
+}
+
+/** The receipt of the staged tree, drafted once: written into it just before the swap. */
+function draftInstallReceipt(plan: InstallPlan, prefix: string, staging: Staging, unpacked: Unpacked, components: ReceiptComponent[], roles: Pick<Receipt, 'extraEnv' | 'searchPaths'>, locked: LockedPlatform | undefined): Receipt {
+  const { fetched } = unpacked;
+  const skipped = plan.components
+    .filter((c) => c.status !== 'planned')
+    .map((c) => ({ name: c.name, tried: c.attempts.map((a) => a.reason), unreached: c.attempts.filter((a) => a.outcome === 'unreachable').map((a) => a.reason) }));
+  return {
+    schema: RECEIPT_SCHEMA,
+    tool: { name: 'xpu-setup', version: VERSION },
+    platform: plan.platform,
+    prefix,
+    installedAt: new Date().toISOString(),
+    planKey: plan.planKey,
+    components,
+    archives: fetched.map((f) => ({
+      component: f.component,
+      source: plan.components.find((c) => c.name === f.component)?.source ?? '',
+      package: f.archive.package,
+      version: f.archive.version,
+      url: f.archive.url,
+      sha256: f.file.sha256,
+      size: f.file.size,
+    })),
+    files: [...staging.files.values()].sort(byPath),
+    extraEnv: roles.extraEnv,
+    ...(roles.searchPaths && { searchPaths: roles.searchPaths }),
+    skipped: skipped.length ? skipped : undefined,
+    request: plan.request,
+    plan: locked && recordedPlan(locked, new Map(fetched.map((f) => [f.file.sha256, f.file.size]))),
+  };
+}
+
+/** Refuses the staged tree when a check found it does not work here; the message says the prefix was kept. */
+function refuseProblems(prefix: string, problems: string[], state: PrefixState): void {
+  if (!problems.length) return;
+  throw new XpuError('PREFIX_CHECK', `the new tree for ${prefix} does not work here, so it was not installed: ${problems[0]}`, {
+    details: { prefix, problems },
+    hints: [
+      state.receipt ? 'the previous prefix was kept as it was and still works as before' : 'nothing was installed',
+      ...problems.slice(1),
+      'choose another version or source (--source, --conda-channel), or fix what the message names',
+    ],
+  });
+}
+
 /**
  * Installs the fetched archives. Given a fetch under way, each archive is unpacked as soon as it and those before it
  * are in, while the rest still download; unpacking keeps plan order, so the outcome never depends on which download
@@ -100,63 +272,16 @@ export async function installPlan(
   const run: Fetching = Array.isArray(fetching)
     ? { archives: fetching.map((f) => Promise.resolve(f)), all: Promise.resolve(fetching), cancel: async () => undefined }
     : fetching;
-  const extraEnv: Record<string, string> = { ...opts.extraEnv };
-  const prefix = path.resolve(plan.prefix);
-  const parent = path.dirname(prefix);
-  const unchanged = 'the prefix was not changed';
-  let state: PrefixState;
-  // Named, and marked for removal on Ctrl-C or SIGTERM, before it exists: a signal that comes as it is made finds it
-  // marked (with mkdtemp, one that came between the directory's creation and its marking would leave it behind).
-  const stagingDir = path.join(parent, `.${path.basename(prefix)}.xpu-setup-staging-${randomBytes(3).toString('hex')}`);
-  const forgetStaging = removeOnInterrupt(stagingDir);
-  try {
-    state = opts.prefixState ?? (await checkPrefixOwnership(prefix));
-    await fs.mkdir(parent, { recursive: true });
-    await fs.mkdir(stagingDir, { mode: 0o700 });
-  } catch (e) {
-    forgetStaging();
-    // No download may outlive the install that wanted it.
-    await run.cancel();
-    throw fsWriteError(e, parent, { tree: parent, unchanged });
-  }
+  const stage = await makeStage(plan, run, opts);
+  const { prefix, dir: stagingDir, state } = stage;
   const staging = new Staging(stagingDir, opts.limits ?? DEFAULT_LIMITS, layoutFor(plan.platform).fileNames);
   const notes: string[] = [];
   // The line for this stage starts once the fetch has said its last word, so two progress lines never interleave.
   let task: Task | undefined;
   void run.all.then(() => (task = reporter.task('installing')), () => undefined);
-  const planned = plan.components.filter((c) => c.status === 'planned');
-  const archivesLeft = new Map(planned.map((c) => [c.name, c.archives.length]));
   const checks: Promise<string[]>[] = [];
   try {
-    const landed = new Map<string, number>();
-    const fetched: FetchedArchive[] = [];
-    const order = planned.flatMap((c) => c.archives);
-    for (const [i, pending] of run.archives.entries()) {
-      const archive = order[i]!;
-      const label = `${archive.filename} (${archive.url})`;
-      // A zip still downloading is unpacked as it arrives; anything else, from the verified file.
-      const live = run.live?.(i);
-      const streamed = live && readsLive(archive.format) ? await staging.extractLive(archive.format, live, label, archive.map) : undefined;
-      if (typeof streamed === 'object') reporter.debug(`${archive.filename}: unpacked from the finished file (${streamed.notLive})`);
-      const f = await pending;
-      fetched.push(f);
-      const n = typeof streamed === 'number' ? streamed : await staging.extract(f.archive.format, f.file.path, label, f.archive.map);
-      landed.set(f.component, (landed.get(f.component) ?? 0) + n);
-      reporter.debug(`${f.archive.filename}: ${n} members installed`);
-      if (f.archive.format === 'conda' || f.archive.format === 'tar.bz2') {
-        const relocated = await relocateConda(staging, f.archive.format, f.file.path, label, f.archive.map, prefix, layoutFor(plan.platform).path.sep);
-        if (relocated.length) reporter.debug(`${f.archive.filename}: build prefix rewritten to ${prefix} in ${relocated.join(', ')}`);
-      }
-      const left = archivesLeft.get(f.component)! - 1;
-      archivesLeft.set(f.component, left);
-      const c = planned.find((x) => x.name === f.component)!;
-      if (left === 0 && opts.check) {
-        const check = opts.check(stagingDir, c, plan);
-        // Awaited below; until then a failure must not count as unhandled.
-        check.catch(() => undefined);
-        checks.push(check);
-      }
-    }
+    const unpacked = await unpackAll(plan, run, stage, staging, reporter, opts, checks);
     // Every archive is in, so the fetch has finished and this stage's line has started.
     await run.all;
     staging.checkLinks();
@@ -168,92 +293,21 @@ export async function installPlan(
       : Promise.resolve([]);
     treeCheck.catch(() => undefined);
     checks.push(treeCheck);
-    const components: ReceiptComponent[] = [];
-    for (const c of planned) {
-      // A package that brings nothing (a wheel without .data members) would replace a working component with an empty one.
-      const present = await Promise.all(c.provides.map((p) => staging.has(p.path)));
-      if (!landed.get(c.name) || (c.provides.length && !present.some(Boolean))) {
-        throw new XpuError('PREFIX_CHECK', `${c.name} ${c.version} from ${c.origin} installs none of the component's files (${c.provides.map((p) => p.path).join(', ')})`, {
-          details: { component: c.name, landed: landed.get(c.name) ?? 0 },
-          hints: ['the package is empty or laid out differently than the manifest expects; the prefix was not changed', 'choose another source with --source, or report the package layout change'],
-        });
-      }
-      for (const p of c.provides) {
-        if (await staging.has(p.path)) continue;
-        const why = p.missing ?? `the ${c.source} package does not contain it`;
-        if (p.required) {
-          throw new XpuError('PREFIX_CHECK', `${c.name} ${c.version} from ${c.origin} lacks ${p.path}`, {
-            details: { component: c.name, path: p.path },
-            hints: [why, 'the prefix was not changed; choose another source with --source, or report the package layout change'],
-          });
-        }
-        notes.push(`${c.name}: no ${p.path}: ${why}`);
-      }
-      const rc: ReceiptComponent = { name: c.name, version: c.version!, source: `${c.source} ${c.origin}`, notes: c.notes };
-      if (c.fallbackFrom) rc.fallbackFrom = c.fallbackFrom;
-      if (c.belowFloor) rc.belowFloor = c.belowFloor;
-      components.push(rc);
-    }
-    const skipped = plan.components
-      .filter((c) => c.status !== 'planned')
-      .map((c) => ({ name: c.name, tried: c.attempts.map((a) => a.reason), unreached: c.attempts.filter((a) => a.outcome === 'unreachable').map((a) => a.reason) }));
-    // What the components' roles add (the loader's pkg-config and CMake files, an ICD file and the machine's ICDs
-    // beside it, the variables that find them): a file the archives shipped is re-rooted.
-    const layout = layoutFor(plan.platform);
-    const installing = plan.components.filter((c) => c.status === 'planned');
-    const at = { prefix, layout, systemIcds: plan.host.native ? await readIcds(layout.openclVendorDirs) : [] };
-    for (const f of roleFiles(installing, at)) {
-      await staging.writeText(f.path, f.reroot && (await staging.has(f.path)) ? f.reroot(await fs.readFile(staging.abs(f.path), 'utf8')) : f.text);
-    }
-    Object.assign(extraEnv, { ...roleEnv(installing, at), ...opts.extraEnv });
-    const searchPaths = roleSearchPaths(installing);
-    const receipt: Receipt = {
-      schema: RECEIPT_SCHEMA,
-      tool: { name: 'xpu-setup', version: VERSION },
-      platform: plan.platform,
-      prefix,
-      installedAt: new Date().toISOString(),
-      planKey: plan.planKey,
-      components,
-      archives: fetched.map((f) => ({
-        component: f.component,
-        source: plan.components.find((c) => c.name === f.component)?.source ?? '',
-        package: f.archive.package,
-        version: f.archive.version,
-        url: f.archive.url,
-        sha256: f.file.sha256,
-        size: f.file.size,
-      })),
-      files: [...staging.files.values()].sort(byPath),
-      extraEnv: Object.keys(extraEnv).length ? extraEnv : undefined,
-      ...(searchPaths.length && { searchPaths }),
-      skipped: skipped.length ? skipped : undefined,
-      request: plan.request,
-      plan: opts.locked && recordedPlan(opts.locked, new Map(fetched.map((f) => [f.file.sha256, f.file.size]))),
-    };
-    const problems = (await Promise.all(checks)).flat();
-    if (problems.length) {
-      throw new XpuError('PREFIX_CHECK', `the new tree for ${prefix} does not work here, so it was not installed: ${problems[0]}`, {
-        details: { prefix, problems },
-        hints: [
-          state.receipt ? 'the previous prefix was kept as it was and still works as before' : 'nothing was installed',
-          ...problems.slice(1),
-          'choose another version or source (--source, --conda-channel), or fix what the message names',
-        ],
-      });
-    }
+    const components = await landedComponents(plan, unpacked.landed, staging, notes);
+    const roles = await addRoleFiles(plan, prefix, staging, opts.extraEnv);
+    const receipt = draftInstallReceipt(plan, prefix, staging, unpacked, components, roles, opts.locked);
+    refuseProblems(prefix, (await Promise.all(checks)).flat(), state);
     // The swap replaces the prefix whole: files the old receipt does not list are the user's, said before they go.
     if (state.receipt) {
       const said = sayUserFiles(prefix, await carryUserFiles(prefix, state.receipt, stagingDir));
       if (said.kept) notes.push(said.kept);
       if (said.replaced) reporter.warn(said.replaced, 'their old copies go with the previous prefix; a file of yours is kept across runs under a path no package installs');
     }
-    await writeEnvFiles(stagingDir, receipt);
-    await writeReceipt(stagingDir, receipt);
+    await writePrefixFiles(stagingDir, receipt);
     // mkdtemp makes the directory private; a prefix is read by compilers and loaders of any user.
     await fs.chmod(stagingDir, 0o755);
     // From here the tree is the new prefix: an interrupt mid-swap leaves it for the next run's recovery.
-    forgetStaging();
+    stage.forget();
     await swapIn(stagingDir, prefix, opts.rename ?? fs.rename);
     task?.succeed(`installed ${receipt.files.length} files into ${prefix}`);
     return { prefix, changed: true, receipt, notes };
@@ -262,7 +316,7 @@ export async function installPlan(
     await Promise.all([run.cancel(), Promise.allSettled(checks)]);
     task?.fail('install failed; the prefix was left as it was');
     await fs.rm(stagingDir, { recursive: true, force: true });
-    forgetStaging();
-    throw fsWriteError(e, prefix, { tree: prefix, unchanged });
+    stage.forget();
+    throw fsWriteError(e, prefix, { tree: prefix, unchanged: UNCHANGED });
   }
 }

@@ -1,14 +1,13 @@
-// After install: apply a prefix's recorded environment to this process (the loader reads it at zeInit).
+// After install: the environment probe and smoke of a prefix run with (the loader reads it when it is loaded).
 import type { Deps } from '../deps.js';
 import type { Receipt } from './receipt.js';
 
 /**
- * Variables the prefix's env files set for the runtime (ZE_ENABLE_ALT_DRIVERS for the reference driver) are set
- * here too unless the caller's environment already has them, so probe and smoke see what a user who sourced
- * env.sh would see. The loader reads them at zeInit, which has not happened yet in this process.
+ * `deps` with the variables the prefix's env files set for the runtime (the reference driver's choice) added where
+ * its environment lacks them, so probe and smoke see what a user who sourced env.sh would see. The caller's
+ * environment is left as it was: the loader is handed this one when it is loaded (runtime/ze.ts).
  */
-export function applyPrefixEnv(receipt: Receipt | undefined, deps: Pick<Deps, 'env'>): void {
-  for (const [k, v] of Object.entries(receipt?.extraEnv ?? {})) {
-    if (deps.env[k] === undefined) deps.env[k] = v;
-  }
+export function withPrefixEnv<D extends Pick<Deps, 'env'>>(receipt: Receipt | undefined, deps: D): D {
+  const added = Object.entries(receipt?.extraEnv ?? {}).filter(([k]) => deps.env[k] === undefined);
+  return added.length ? { ...deps, env: { ...deps.env, ...Object.fromEntries(added) } } : deps;
 }

@@ -36,16 +36,27 @@ export async function writeReceipt(dir: string, receipt: Receipt): Promise<void>
   await replaceFile(dir, RECEIPT_NAME, JSON.stringify(receipt, null, 2) + '\n');
 }
 
+/** Writes the receipt and the env files that follow from it into dir: at the swap (the staging tree) and at a run's end. */
+export async function writePrefixFiles(dir: string, receipt: Receipt): Promise<void> {
+  await writeEnvFiles(dir, receipt);
+  await writeReceipt(dir, receipt);
+}
+
+/** A copy of `current` after `mutate`, written nowhere: a run drafts the receipt it writes once, at its end. */
+export async function draftReceipt(current: Receipt, mutate: (r: Receipt) => void | Promise<void>): Promise<Receipt> {
+  const receipt = structuredClone(current);
+  await mutate(receipt);
+  if (receipt.extraEnv && Object.keys(receipt.extraEnv).length === 0) delete receipt.extraEnv;
+  return receipt;
+}
+
 /**
  * Rewrites the receipt and the env files of an installed prefix after `mutate` changed a copy of `current`, the
  * receipt as the run holds it (it holds the prefix lock, so the file says the same); returns the receipt written.
  */
 export async function updateReceipt(prefix: string, current: Receipt, mutate: (r: Receipt) => void | Promise<void>): Promise<Receipt> {
-  const receipt = structuredClone(current);
-  await mutate(receipt);
-  if (receipt.extraEnv && Object.keys(receipt.extraEnv).length === 0) delete receipt.extraEnv;
-  await writeEnvFiles(prefix, receipt);
-  await writeReceipt(prefix, receipt);
+  const receipt = await draftReceipt(current, mutate);
+  await writePrefixFiles(prefix, receipt);
   return receipt;
 }
 
@@ -58,12 +69,12 @@ function inside(prefix: string, abs: string): string {
 }
 
 /**
- * Records this run's build outputs in the receipt (so the no-op check and doctor verify them like any installed
- * file) and removes the outputs of a role this run did not build (a run without --refdriver removes the driver
- * library an earlier run built). Only files the receipt recorded as build outputs are ever removed.
+ * Records this run's build outputs in a draft of the receipt (so the no-op check and doctor verify them like any
+ * installed file) and removes the outputs of a role this run did not build (a run without --refdriver removes the
+ * driver library an earlier run built). Only files the receipt recorded as build outputs are ever removed.
  */
-export async function recordBuilds(prefix: string, current: Receipt, built: Partial<Record<BuildRole, BuildOutput>>, drop: BuildRole[] = []): Promise<Receipt> {
-  return updateReceipt(prefix, current, async (r) => {
+export async function draftBuilds(prefix: string, current: Receipt, built: Partial<Record<BuildRole, BuildOutput>>, drop: BuildRole[] = []): Promise<Receipt> {
+  return draftReceipt(current, async (r) => {
     const builds = { ...(r.builds ?? {}) };
     const files = new Map(r.files.map((f) => [f.path, f]));
     const removeRecorded = async (rel: string) => {
@@ -98,4 +109,11 @@ export async function recordBuilds(prefix: string, current: Receipt, built: Part
     r.builds = Object.keys(builds).length ? builds : undefined;
     r.files = [...files.values()].sort(byPath);
   });
+}
+
+/** draftBuilds, written into the prefix. */
+export async function recordBuilds(prefix: string, current: Receipt, built: Partial<Record<BuildRole, BuildOutput>>, drop: BuildRole[] = []): Promise<Receipt> {
+  const receipt = await draftBuilds(prefix, current, built, drop);
+  await writePrefixFiles(prefix, receipt);
+  return receipt;
 }

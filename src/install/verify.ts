@@ -4,12 +4,9 @@ import * as path from 'node:path';
 import { sha256File } from '../cache/store.js';
 import type { Deps } from '../deps.js';
 import { byPath, type Receipt } from './receipt.js';
+import type { PrefixProblem } from '../records/receipt.js';
 
-export interface PrefixProblem {
-  path: string;
-  /** outside: the receipt names a path that leaves the prefix (`..`, absolute, through a link); it is never read. */
-  problem: 'missing' | 'changed' | 'outside';
-}
+export type { PrefixProblem };
 
 /**
  * How files are looked at: the part of Deps this needs; each answers undefined when the file is not there. A reader

@@ -25,6 +25,7 @@ import type { Reporter } from '../reporter.js';
 import { loadPep440 } from '../versions/pep440.js';
 import type { PlannedArchive } from '../records/archive.js';
 import type { CachePolicy, Gateway } from '../sources/gateway.js';
+import type { FetchedArchive } from '../fetch/fetch.js';
 import { VERSION } from '../version.js';
 import type { PlanSetupOptions, SetupOptions } from './options.js';
 
@@ -370,7 +371,13 @@ export function afterInstall(plan: InstallPlan, opts: Pick<SetupOptions, 'refdri
  * only what the cache holds is read, and what needs more stays undecided (a fetch under it names what is missing).
  * `quiet` (`plan`): the decisions are shown with the plan, not told one by one.
  */
-export async function decideRuntimeLibraries(plan: InstallPlan, deps: Deps, reporter: Reporter, index: RunIndex, opts: { quiet?: boolean } = {}): Promise<InstallPlan> {
+export async function decideRuntimeLibraries(
+  plan: InstallPlan,
+  deps: Deps,
+  reporter: Reporter,
+  index: RunIndex,
+  opts: { quiet?: boolean; fetched?: Map<string, FetchedArchive> } = {},
+): Promise<InstallPlan> {
   if (!plan.components.some((c) => c.archives.some((a) => a.runtime?.install === undefined && a.runtime))) return plan;
   const [rt, { readLdconfig }] = await Promise.all([import('../plan/runtime.js'), import('../inspect/ldconfig.js')]);
   const cache = new DownloadCache(plan.cacheDir);
@@ -385,7 +392,10 @@ export async function decideRuntimeLibraries(plan: InstallPlan, deps: Deps, repo
     }
     const { fetchPlan } = await import('../fetch/fetch.js');
     const only = { ...plan, components: plan.components.map((c) => ({ ...c, archives: c.archives.filter((a) => archives.includes(a)) })) };
-    for (const f of await fetchPlan(only, deps, reporter, await index.gateway())) files.set(f.archive.sha256, f.file.path);
+    for (const f of await fetchPlan(only, deps, reporter, await index.gateway())) {
+      files.set(f.archive.sha256, f.file.path);
+      opts.fetched?.set(f.archive.sha256, f);
+    }
   };
   await bring(rt.componentArchives(plan));
   const ldcache = (await readLdconfig(deps)).found;

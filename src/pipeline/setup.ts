@@ -5,10 +5,11 @@ import { XpuError } from '../errors.js';
 import { addonSpec } from '../build/addon.js';
 import { lastBuilt, type CompileResult } from '../build/compile.js';
 import { EnvVars, RUN_ENV_VARS } from '../env-names.js';
+import type { FetchedArchive } from '../fetch/fetch.js';
 import type { InstallResult } from '../install/install.js';
 import { withPrefixLock } from '../install/lock.js';
 import { checkPrefixOwnership, installedFor, isUpToDate, recordedPlan, type PrefixState } from '../install/prefix-state.js';
-import { recordBuilds, updateReceipt } from '../install/prefix-writer.js';
+import { draftBuilds, draftReceipt, writePrefixFiles } from '../install/prefix-writer.js';
 import type { Receipt } from '../install/receipt.js';
 import { nodeLayout } from '../host/index.js';
 import { chosenDrivers, driverChoiceEnv } from '../roles/index.js';
@@ -62,144 +63,221 @@ export async function runSetup(planned: InstallPlan, opts: SetupOptions, deps: D
   await assertInstallable(planned);
   refdriverOf(planned, opts);
   const onWait = (pid: number, lock: string) => reporter.info(`waiting for another xpu-setup (pid ${pid}) that is installing into ${planned.prefix} (lock file ${lock})`);
-  return withPrefixLock(planned.prefix, async () => {
-    // The prefix as this run replaces it, read once the lock is held: every step below is handed this, or the receipt
-    // this run wrote after it.
-    const now = await checkPrefixOwnership(planned.prefix);
-    let plan = planned;
-    // The plan was made before the lock was taken: another run may have changed the prefix (removed a component,
-    // say) while this one waited. Planned over again from what the prefix holds now, never undone.
-    if (again && prefixBasis(now) !== prefixBasis(again.prefix)) {
-      reporter.info(`${plan.prefix} changed while this run waited for another xpu-setup: planning again from what it holds now`);
-      plan = await again.replan(now);
-      await assertInstallable(plan);
-    }
-    plan = await decideRuntimeLibraries(plan, deps, reporter, index);
-    const refdriver = refdriverOf(plan, opts);
-    const before = installedFor(now, plan.platform);
-    const diff = diffPlan(before, plan);
-    const unasked = diff.changes.filter((c) => c.kind === 'remove' && !(plan.remove ?? []).includes(c.component)).map((c) => c.component);
-    if (diff.lines.length) {
-      reporter.info(`changes to ${plan.prefix}:`);
-      for (const l of diff.lines) reporter.info(`  ${l}`);
-    }
-    if (unasked.length) {
-      throw new XpuError('REMOVAL', `this run would remove ${unasked.join(', ')} from ${plan.prefix}, which was not asked`, {
-        details: { prefix: plan.prefix, components: unasked },
-        hints: [`to remove ${unasked.length === 1 ? 'it' : 'them'}, say so: --remove ${unasked.join(',')}`, 'nothing was changed'],
+  const onStale = (why: string) => reporter.debug(`took over the lock of ${planned.prefix}: ${why}`);
+  return withPrefixLock(planned.prefix, () => setupLocked(planned, opts, deps, reporter, index, again), { onWait, onStale });
+}
+
+/**
+ * Under the prefix lock: decide everything the plan leaves open, install (or find it installed), then build, probe
+ * and smoke. The receipt is drafted as the run goes and written twice at most: at the swap and at the end.
+ */
+async function setupLocked(planned: InstallPlan, opts: SetupOptions, deps: Deps, reporter: Reporter, index: RunIndex, again?: Replan): Promise<SetupResult> {
+  // The prefix as this run replaces it, read once the lock is held: every step below is handed this, or the receipt
+  // this run drafted after it.
+  const now = await checkPrefixOwnership(planned.prefix);
+  // The archives the runtime decision read are the install's too: each is fetched once.
+  const fetched = new Map<string, FetchedArchive>();
+  const plan = await decide(planned, now, deps, reporter, index, again, fetched);
+  const refdriver = refdriverOf(plan, opts);
+  const before = installedFor(now, plan.platform);
+  sayChanges(plan, before, reporter);
+  const { install, written } = await installOrKeep(plan, now, opts, deps, reporter, index, fetched);
+  const result: SetupResult = { plan, install };
+  const skipped = afterInstall(plan, opts).skipped;
+  if (skipped) {
+    result.verifySkipped = skipped;
+    return writeEnd(result, written);
+  }
+  const envBefore = JSON.stringify(before?.extraEnv ?? {});
+  const driven = await chooseRefDriver(plan, install, refdriver, opts, deps, reporter);
+  result.refdriver = driven.refdriver;
+  const altDrivers = driven.refdriver?.output;
+  // The driver role's variables, for this run's probe and smoke: the loader reads its choice when it is loaded.
+  const installed = plan.components.filter((c) => c.status === 'planned');
+  const driverEnv = altDrivers ? driverChoiceEnv([altDrivers], { prefix: plan.prefix, layout: nodeLayout(deps.platform) }, installed) : {};
+  const runDeps: Deps = altDrivers ? { ...deps, env: { ...deps.env, ...driverEnv } } : deps;
+
+  const replayed = install.changed ? undefined : await replayProof(plan.prefix, install.receipt, chosenDrivers(driverEnv), opts, runDeps);
+  if (replayed) {
+    result.verify = replayed.verify;
+    result.verifyReplayedFrom = replayed.at;
+    reporter.info(`build, probe and smoke: nothing they depend on changed since ${replayed.at}; this is that run's answer (--probe, --smoke run them again)`);
+    if (!replayed.verify.probe.ok) reporter.warn(`nothing could be run: ${String(replayed.verify.probe.error?.message ?? replayed.verify.probe.skipped ?? 'no device')}`);
+    result.install.receipt = driven.receipt;
+    return writeEnd(result, written);
+  }
+  result.install.receipt = await verifyAndRecord(plan, driven.receipt, driverEnv, opts, runDeps, reporter, result);
+  await writeEnd(result, written);
+  // The env files changed when the variables they export did: then this run changed the prefix.
+  if (before && JSON.stringify(result.install.receipt.extraEnv ?? {}) !== envBefore) {
+    result.install.changed = true;
+    result.install.envChanged = true;
+  }
+  return result;
+}
+
+/**
+ * The plan as this run acts on it: planned again when another run changed the prefix while this one waited for the
+ * lock, and its runtime libraries decided (the archives read for that land in `fetched`).
+ */
+async function decide(
+  planned: InstallPlan,
+  now: PrefixState,
+  deps: Deps,
+  reporter: Reporter,
+  index: RunIndex,
+  again: Replan | undefined,
+  fetched: Map<string, FetchedArchive>,
+): Promise<InstallPlan> {
+  let plan = planned;
+  // The plan was made before the lock was taken: another run may have changed the prefix (removed a component,
+  // say) while this one waited. Planned over again from what the prefix holds now, never undone.
+  if (again && prefixBasis(now) !== prefixBasis(again.prefix)) {
+    reporter.info(`${plan.prefix} changed while this run waited for another xpu-setup: planning again from what it holds now`);
+    plan = await again.replan(now);
+    await assertInstallable(plan);
+  }
+  return decideRuntimeLibraries(plan, deps, reporter, index, { fetched });
+}
+
+/** Says the +/- lines of this run; refuses a removal that was not asked for. */
+function sayChanges(plan: InstallPlan, before: Receipt | undefined, reporter: Reporter): void {
+  const diff = diffPlan(before, plan);
+  const unasked = diff.changes.filter((c) => c.kind === 'remove' && !(plan.remove ?? []).includes(c.component)).map((c) => c.component);
+  if (diff.lines.length) {
+    reporter.info(`changes to ${plan.prefix}:`);
+    for (const l of diff.lines) reporter.info(`  ${l}`);
+  }
+  if (unasked.length) {
+    throw new XpuError('REMOVAL', `this run would remove ${unasked.join(', ')} from ${plan.prefix}, which was not asked`, {
+      details: { prefix: plan.prefix, components: unasked },
+      hints: [`to remove ${unasked.length === 1 ? 'it' : 'them'}, say so: --remove ${unasked.join(',')}`, 'nothing was changed'],
+    });
+  }
+}
+
+/**
+ * The prefix installed from the plan, or found up to date. `written`: the receipt as the prefix holds it now (the
+ * swap's, or the one found); `install.receipt` is the run's draft, which records the request as asked now.
+ */
+async function installOrKeep(
+  plan: InstallPlan,
+  now: PrefixState,
+  opts: SetupOptions,
+  deps: Deps,
+  reporter: Reporter,
+  index: RunIndex,
+  fetched: ReadonlyMap<string, FetchedArchive>,
+): Promise<{ install: InstallResult; written: Receipt }> {
+  const current = await isUpToDate(plan, now, { rehash: opts.rehash });
+  if (current) {
+    const install: InstallResult = { prefix: plan.prefix, changed: false, receipt: current, notes: [] };
+    // Same files, new words for them (a constraint added, say): the receipt records the request as asked now.
+    if (plan.request && !sameRequest(current.request, plan.request)) {
+      install.receipt = await draftReceipt(current, (r) => {
+        r.request = plan.request;
+        r.plan = recordedPlan(lockedOf(plan));
       });
+      install.requestUpdated = true;
     }
-    const current = await isUpToDate(plan, now, { rehash: opts.rehash });
-    let install: InstallResult;
-    if (current) {
-      install = { prefix: plan.prefix, changed: false, receipt: current, notes: [] };
-      // Same files, new words for them (a constraint added, say): the receipt records the request as asked now.
-      if (plan.request && !sameRequest(current.request, plan.request)) {
-        install.receipt = await updateReceipt(plan.prefix, current, (r) => {
-          r.request = plan.request;
-          r.plan = recordedPlan(lockedOf(plan));
-        });
-        install.requestUpdated = true;
-      }
-    } else {
-      const start = performance.now();
-      // The fetch, the unpacking, the archive readers and the pre-swap check load only when something is installed.
-      const [{ startFetch }, { checkStagedComponent, checkStagedTree }, { installPlan }] = await Promise.all([import('../fetch/fetch.js'), import('../build/staged-check.js'), import('../install/install.js')]);
-      const reused = plan.reusedFrom;
-      try {
-        install = await installPlan(plan, startFetch(plan, deps, reporter, await index.gateway()), reporter, {
-          limits: opts.limits,
-          check: (dir, c, p) => checkStagedComponent(dir, c, p, deps),
-          checkTree: (dir, p) => checkStagedTree(dir, p, deps),
-          prefixState: now,
-          locked: lockedOf(plan),
-        });
-      } catch (e) {
-        // The index may have been re-published since the plan this run reused was made: the server is not to blame.
-        if (reused && e instanceof XpuError && (e.code === 'HASH_MISMATCH' || e.code === 'SIZE_MISMATCH')) {
-          e.hints.unshift(`this run reused the plan made at ${reused} for the same request; the index may have been re-published since: run again with --refresh to ask it again`);
-        }
-        throw e;
-      }
-      reporter.debug(`fetch and install: ${Math.round(performance.now() - start)} ms`);
-    }
-    const envBefore = JSON.stringify(before?.extraEnv ?? {});
-    const result: SetupResult = { plan, install };
-
-    const skipped = afterInstall(plan, opts).skipped;
-    if (skipped) {
-      result.verifySkipped = skipped;
-      return result;
-    }
-
-    // The receipt as this run last wrote it; result.install.receipt stays the install's until the end.
-    let receipt = install.receipt;
-    if (refdriver) {
-      const { buildRefDriver, keptRefDriver } = await import('../build/refdriver.js');
-      // A run that installed nothing keeps the driver an earlier run of this version built and selected: it is in the
-      // receipt and verified with the other files, so no compiler is asked (--probe builds again).
-      const kept = install.changed || opts.reprobe ? undefined : await keptRefDriver(plan.prefix, install.receipt, VERSION, deps);
-      if (kept) reporter.info(`CPU reference driver up to date: ${kept} (built by an earlier run; --probe builds it again)`);
-      result.refdriver = kept ? { output: kept } : { output: '', build: await buildRefDriver(plan.prefix, { deps, reporter }) };
-      if (result.refdriver.build) {
-        result.refdriver.output = result.refdriver.build.output;
-        receipt = await recordBuilds(plan.prefix, receipt, { refdriver: result.refdriver.build });
-      }
-    } else if (receipt.builds?.refdriver) {
-      // Not asked for now: the driver an earlier run built leaves the prefix.
-      receipt = await recordBuilds(plan.prefix, receipt, {}, ['refdriver']);
-    }
-    const altDrivers = result.refdriver?.output;
-    // The driver role's variables: the loader reads its choice at zeInit, and this process has not initialised it yet.
-    const driverEnv = altDrivers ? driverChoiceEnv([altDrivers], { prefix: plan.prefix, layout: nodeLayout(deps.platform) }) : {};
-    Object.assign(deps.env, driverEnv);
-
-    const replayed = install.changed ? undefined : await replayProof(plan.prefix, install.receipt, altDrivers, opts, deps);
-    if (replayed) {
-      result.verify = replayed.verify;
-      result.verifyReplayedFrom = replayed.at;
-      reporter.info(`build, probe and smoke: nothing they depend on changed since ${replayed.at}; this is that run's answer (--probe, --smoke run them again)`);
-      if (!replayed.verify.probe.ok) reporter.warn(`nothing could be run: ${String(replayed.verify.probe.error?.message ?? replayed.verify.probe.skipped ?? 'no device')}`);
-      return result;
-    }
-
-    // The env files follow this run's choice of driver now, and lose any earlier probe's answers until this one's.
-    const cleared = await updateReceipt(plan.prefix, receipt, (r) => {
-      const extra = { ...(r.extraEnv ?? {}) };
-      for (const k of RUN_ENV_VARS) delete extra[k];
-      Object.assign(extra, driverEnv);
-      r.extraEnv = extra;
-      delete r.probe;
-      delete r.proof;
+    return { install, written: current };
+  }
+  const start = performance.now();
+  // The fetch, the unpacking, the archive readers and the pre-swap check load only when something is installed.
+  const [{ startFetch }, { checkStagedComponent, checkStagedTree }, { installPlan }] = await Promise.all([import('../fetch/fetch.js'), import('../build/staged-check.js'), import('../install/install.js')]);
+  try {
+    const install = await installPlan(plan, startFetch(plan, deps, reporter, await index.gateway(), { fetched }), reporter, {
+      limits: opts.limits,
+      check: (dir, c, p) => checkStagedComponent(dir, c, p, deps),
+      checkTree: (dir, p) => checkStagedTree(dir, p, deps),
+      prefixState: now,
+      locked: lockedOf(plan),
     });
-
-    const verify = await verifyStack(plan.prefix, { deps, reporter, smoke: opts.smoke, requireDevice: opts.requireDevice, receipt: cleared });
-    result.verify = verify;
-    const t = verify.tritonEnv;
-    const extra: Record<string, string> = { ...(cleared.extraEnv ?? {}) };
-    if (t?.arch) extra[EnvVars.TRITON_INTEL_DEVICE_ARCH] = t.arch;
-    if (t?.extensions.length) extra[EnvVars.TRITON_INTEL_DEVICE_EXTENSIONS] = t.extensions.join(' ');
-    // A failed build is not an answer to keep: the next run tries again (a compiler may have been installed since).
-    const inputs = verify.build.ok
-      ? await proofInputs(plan.prefix, { planKey: plan.planKey, extraEnv: Object.keys(extra).length ? extra : undefined }, deps, {
-          addon: await fileMark(verify.build.value.output),
-        })
-      : undefined;
-    const proved = await updateReceipt(plan.prefix, cleared, (r) => {
-      r.extraEnv = extra;
-      if (t) r.probe = { arch: t.arch, extensions: t.extensions, device: t.device, driver: t.driver };
-      if (inputs) r.proof = { inputs: inputs.key, at: new Date().toISOString(), smoke: verify.smoke.ok, verify };
-    });
-    // The addon joins the receipt, so the no-op check and doctor verify it like any installed file.
-    const addon = result.verify.build.ok ? result.verify.build.value : undefined;
-    result.install.receipt = await recordBuilds(plan.prefix, proved, { addon });
-    // The env files changed when the variables they export did: then this run changed the prefix.
-    if (before && JSON.stringify(result.install.receipt.extraEnv ?? {}) !== envBefore) {
-      result.install.changed = true;
-      result.install.envChanged = true;
+    reporter.debug(`fetch and install: ${Math.round(performance.now() - start)} ms`);
+    return { install, written: install.receipt };
+  } catch (e) {
+    // The index may have been re-published since the plan this run reused was made: the server is not to blame.
+    if (plan.reusedFrom && e instanceof XpuError && (e.code === 'HASH_MISMATCH' || e.code === 'SIZE_MISMATCH')) {
+      e.hints.unshift(`this run reused the plan made at ${plan.reusedFrom} for the same request; the index may have been re-published since: run again with --refresh to ask it again`);
     }
-    return result;
-  }, { onWait, onStale: (why) => reporter.debug(`took over the lock of ${planned.prefix}: ${why}`) });
+    throw e;
+  }
+}
+
+/**
+ * The reference driver this run selects, built now or kept from an earlier run of this version, and the draft that
+ * records it; without --refdriver, the draft without the driver an earlier run built (its files leave the prefix).
+ */
+async function chooseRefDriver(
+  plan: InstallPlan,
+  install: InstallResult,
+  refdriver: boolean,
+  opts: SetupOptions,
+  deps: Deps,
+  reporter: Reporter,
+): Promise<{ refdriver?: SetupResult['refdriver']; receipt: Receipt }> {
+  if (!refdriver) {
+    // Not asked for now: the driver an earlier run built leaves the prefix.
+    return { receipt: install.receipt.builds?.refdriver ? await draftBuilds(plan.prefix, install.receipt, {}, ['refdriver']) : install.receipt };
+  }
+  const { buildRefDriver, keptRefDriver } = await import('../build/refdriver.js');
+  // A run that installed nothing keeps the driver an earlier run of this version built and selected: it is in the
+  // receipt and verified with the other files, so no compiler is asked (--probe builds again).
+  const kept = install.changed || opts.reprobe ? undefined : await keptRefDriver(plan.prefix, install.receipt, VERSION, deps);
+  if (kept) {
+    reporter.info(`CPU reference driver up to date: ${kept} (built by an earlier run; --probe builds it again)`);
+    return { refdriver: { output: kept }, receipt: install.receipt };
+  }
+  const build = await buildRefDriver(plan.prefix, { deps, reporter });
+  return { refdriver: { output: build.output, build }, receipt: await draftBuilds(plan.prefix, install.receipt, { refdriver: build }) };
+}
+
+/**
+ * Builds, probes and smoke-tests the prefix with this run's driver choice, and drafts the receipt that records the
+ * answers: the env files follow the choice, lose any earlier probe's answers and gain this one's.
+ */
+async function verifyAndRecord(
+  plan: InstallPlan,
+  draft: Receipt,
+  driverEnv: Record<string, string>,
+  opts: SetupOptions,
+  deps: Deps,
+  reporter: Reporter,
+  result: SetupResult,
+): Promise<Receipt> {
+  const cleared = await draftReceipt(draft, (r) => {
+    const extra = { ...(r.extraEnv ?? {}) };
+    for (const k of RUN_ENV_VARS) delete extra[k];
+    Object.assign(extra, driverEnv);
+    r.extraEnv = extra;
+    delete r.probe;
+    delete r.proof;
+  });
+  const verify = await verifyStack(plan.prefix, { deps, reporter, smoke: opts.smoke, requireDevice: opts.requireDevice, receipt: cleared });
+  result.verify = verify;
+  const t = verify.tritonEnv;
+  const extra: Record<string, string> = { ...(cleared.extraEnv ?? {}) };
+  if (t?.arch) extra[EnvVars.TRITON_INTEL_DEVICE_ARCH] = t.arch;
+  if (t?.extensions.length) extra[EnvVars.TRITON_INTEL_DEVICE_EXTENSIONS] = t.extensions.join(' ');
+  // A failed build is not an answer to keep: the next run tries again (a compiler may have been installed since).
+  const inputs = verify.build.ok
+    ? await proofInputs(plan.prefix, { planKey: plan.planKey, extraEnv: Object.keys(extra).length ? extra : undefined }, deps, {
+        addon: await fileMark(verify.build.value.output),
+      })
+    : undefined;
+  const proved = await draftReceipt(cleared, (r) => {
+    r.extraEnv = extra;
+    if (t) r.probe = { arch: t.arch, extensions: t.extensions, device: t.device, driver: t.driver };
+    if (inputs) r.proof = { inputs: inputs.key, at: new Date().toISOString(), smoke: verify.smoke.ok, verify };
+  });
+  // The addon joins the receipt, so the no-op check and doctor verify it like any installed file.
+  return draftBuilds(plan.prefix, proved, { addon: verify.build.ok ? verify.build.value : undefined });
+}
+
+/** The run's end: its draft of the receipt (and the env files) written, unless the prefix holds it already. */
+async function writeEnd(result: SetupResult, written: Receipt): Promise<SetupResult> {
+  if (result.install.receipt !== written) await writePrefixFiles(result.install.prefix, result.install.receipt);
+  return result;
 }
 
 /**
@@ -209,13 +287,13 @@ export async function runSetup(planned: InstallPlan, opts: SetupOptions, deps: D
 async function replayProof(
   prefix: string,
   receipt: Receipt,
-  altDrivers: string | undefined,
+  choice: string | undefined,
   opts: SetupOptions,
   deps: Deps,
 ): Promise<{ verify: VerifyResult; at: string } | undefined> {
   const p = receipt.proof;
   if (!p || opts.reprobe || opts.resmoke) return undefined;
-  if (chosenDrivers(receipt.extraEnv) !== altDrivers) return undefined;
+  if (chosenDrivers(receipt.extraEnv) !== choice) return undefined;
   // The receipt's proof is written by this file only, from a VerifyResult.
   const verify = p.verify as VerifyResult;
   // A kernel that could have run (a device was there) but was not asked to then must run now.

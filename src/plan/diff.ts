@@ -1,8 +1,7 @@
 // What a plan changes in its prefix, compared with the prefix's receipt: one comparison per component, read two ways,
 // the +/- lines setup shows before anything is replaced (diffPlan) and the add/keep/remove verdict `plan` prints
 // (planChanges).
-import type { Receipt, ReceiptComponent } from '../records/receipt.js';
-import type { PrefixProblem } from '../install/verify.js';
+import type { PrefixProblem, Receipt, ReceiptComponent } from '../records/receipt.js';
 import type { SourceKind } from '../manifest/schema.js';
 import { orderingOf } from '../kinds/index.js';
 import { compareAcross } from '../versions/order.js';

@@ -24,7 +24,7 @@ async function marks(files: string[]): Promise<FileMark[]> {
 
 /**
  * Every copy of every driver library the loader would try, by size and mtime (stat follows the symlink to the
- * versioned file, so a driver upgrade changes the mark): the ZE_ENABLE_ALT_DRIVERS list when set, else the default
+ * versioned file, so a driver upgrade changes the mark): the driver choice's list when set, else the default
  * driver names, each along the library search path.
  */
 export function driverCandidates(deps: Pick<Deps, 'platform' | 'env'>, recordedAltDrivers?: string): string[] {

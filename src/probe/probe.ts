@@ -17,6 +17,7 @@ import { resolveLibrary } from '../inspect/loaders.js';
 import { windowsLoaderFacts } from '../runtime/win-loader.js';
 import { buildReport, type ProbeReport } from '../caps/model.js';
 import { applyDeviceSelector } from '../runtime/select.js';
+import { driversChosenIn } from '../roles/index.js';
 
 export interface ProbeOptions {
   deps: Deps;
@@ -164,7 +165,7 @@ async function whyNoLevelZeroAdapter(deps: Deps, urPath: string): Promise<string
 /** Probes one loader by path: L0 (koffi, and the addon when given), the OpenCL twin, UR; then the env's device filters. */
 export async function probeLoader(loader: string, opts: ProbeOptions & { urPath?: string; installedVersion?: string }): Promise<ProbeReport> {
   const { deps } = opts;
-  const ze = probeZe(loader);
+  const ze = probeZe(loader, deps.env);
   const notes: string[] = [];
   if (opts.addonPath) {
     const viaAddon = probeViaAddon(opts.addonPath, loader);
@@ -186,7 +187,7 @@ export async function probeLoader(loader: string, opts: ProbeOptions & { urPath?
   }
   // A failed zeInit says nothing about why; the loader has closed the driver again, so load it apart to tell
   // "no driver" from "a driver and no device".
-  const noDriver = ze.init !== 0 ? await explainNoDriver(deps) : undefined;
+  const noDriver = ze.init !== 0 ? await explainNoDriver(deps, driversChosenIn(deps.env).entries) : undefined;
   const report = buildReport({
     ze,
     opencl: opencl?.devices,
@@ -223,7 +224,7 @@ export function applySelection(report: ProbeReport, env: Record<string, string |
 /** Raises NO_DEVICE with the reason when the report has nothing to run on. */
 export function requireDevices(report: ProbeReport, deps: Pick<Deps, 'env' | 'platform'>): void {
   if (report.zeInit !== 0) {
-    const e = noDriverError(report.loader.path, report.zeInit, deps.env, deps.platform, report.noDriver);
+    const e = noDriverError(report.loader.path, report.zeInit, driversChosenIn(deps.env), deps.platform, report.noDriver);
     e.hints.push(...(report.loader.windows?.notes ?? []));
     throw e;
   }

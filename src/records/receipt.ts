@@ -7,6 +7,13 @@ import type { BelowFloor, SetupRequest } from './plan.js';
 export const RECEIPT_NAME = 'xpu-setup.receipt.json';
 export const RECEIPT_SCHEMA = 1;
 
+/** A file the receipt records that the prefix no longer holds as recorded (install/verify.ts finds them). */
+export interface PrefixProblem {
+  path: string;
+  /** outside: the receipt names a path that leaves the prefix (`..`, absolute, through a link); it is never read. */
+  problem: 'missing' | 'changed' | 'outside';
+}
+
 export interface ReceiptFile {
   /** Path inside the prefix, always with forward slashes. */
   path: string;
@@ -72,7 +79,7 @@ export interface Receipt {
   probe?: { arch?: string; extensions?: string[]; device?: string; driver?: string };
   /** Libraries the build stage made in the prefix (and their stamps), by role; also listed in `files`. */
   builds?: Partial<Record<'addon' | 'refdriver', string[]>>;
-  /** Extra env vars the env files export (e.g. ZE_ENABLE_ALT_DRIVERS for the reference driver). */
+  /** Extra env vars the env files export (the reference driver's driver choice, say). */
   extraEnv?: Record<string, string>;
   /** Prefix directories the components' roles put in front of search paths beyond the platform's (ocloc: PATH bin). */
   searchPaths?: { name: string; dir: string }[];

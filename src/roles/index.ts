@@ -3,14 +3,14 @@
 import { gpuDriver } from './gpu-driver.js';
 import { offlineCompiler } from './offline-compiler.js';
 import { openclIcd } from './opencl-icd.js';
-import type { Role, RoleFile, RoleTarget, SearchPath } from './role.js';
+import type { DriverChoice, Role, RoleFile, RoleTarget, RoleTrap, SearchPath } from './role.js';
 import { zeDriver } from './ze-driver.js';
 
-export { chosenDrivers, DRIVER_CHOICE } from './ze-driver.js';
+export { chosenDrivers, cleanAltDrivers, DRIVER_CHOICE, referenceDriverIn } from './ze-driver.js';
 import { zeHeaders } from './ze-headers.js';
 import { zeLoader } from './ze-loader.js';
 
-export type { Role, RoleFile, RoleTarget, SearchPath } from './role.js';
+export type { DriverChoice, Role, RoleFile, RoleTarget, RoleTrap, SearchPath } from './role.js';
 
 const ROLES: readonly Role[] = [zeLoader, zeHeaders, zeDriver, gpuDriver, openclIcd, offlineCompiler];
 
@@ -69,7 +69,37 @@ export function verifyAbsent(components: readonly HasRoles[]): string | undefine
   return through[0]?.verifiesThrough?.absent ?? 'no component setup verifies through was installed';
 }
 
-/** The variables that choose these driver files (built, not installed from a source) for the loader. */
-export function driverChoiceEnv(built: string[], at: Omit<RoleTarget, 'version' | 'built'>): Record<string, string> {
-  return zeDriver.env!({ ...at, built });
+/**
+ * The variables that choose these driver files (built, not installed from a source) for the loader. The choice
+ * replaces the loader's own search, so the drivers of `installed` components it would have found (the GPU driver)
+ * are listed after them.
+ */
+export function driverChoiceEnv(built: string[], at: Omit<RoleTarget, 'version' | 'built' | 'otherDrivers'>, installed: readonly HasRoles[] = []): Record<string, string> {
+  const otherDrivers = installed.flatMap((c) => rolesOf(c).flatMap((r) => r.loaderDrivers?.(at) ?? []));
+  return zeDriver.env!({ ...at, built, otherDrivers: otherDrivers.filter((d, i) => !built.includes(d) && otherDrivers.indexOf(d) === i) });
+}
+
+/** The variable that tells the loader which drivers to open, as the probe and doctor read it. */
+export function driverChoice(): DriverChoice {
+  return ROLES.find((r) => r.choice)!.choice!;
+}
+
+/** The driver choice an environment makes: the variable's name, and the libraries it lists when it is set. */
+export function driversChosenIn(env: Readonly<Record<string, string | undefined>> | undefined): { variable: string; entries?: string[] } {
+  const c = driverChoice();
+  const entries = c.entries(env);
+  return entries ? { variable: c.variable, entries } : { variable: c.variable };
+}
+
+/** The variables roles judge themselves (the driver choice): other scans of the environment leave them out. */
+export function roleVariables(): string[] {
+  return ROLES.flatMap((r) => (r.choice ? [r.choice.variable] : []));
+}
+
+/** What doctor says of the role variables an environment sets (a driver choice with an empty entry, say). */
+export function roleEnvTraps(env: Readonly<Record<string, string | undefined>>): RoleTrap[] {
+  return ROLES.flatMap((r) => {
+    const v = r.choice ? env[r.choice.variable] : undefined;
+    return r.choice && v !== undefined ? r.choice.traps(v) : [];
+  });
 }

@@ -16,6 +16,8 @@ export interface RoleTarget {
    * replaces the system's directory, and the ICDs already there (PoCL, say) must stay visible.
    */
   systemIcds?: { name: string; text: string }[];
+  /** The drivers the loader would open on its own that are installed beside it (a driver choice lists them too). */
+  otherDrivers?: string[];
 }
 
 /** A directory of the prefix put in front of a search-path variable (`PATH`: `bin`). */
@@ -29,6 +31,30 @@ export interface RoleFile {
   path: string;
   text: string;
   reroot?: (shipped: string) => string;
+}
+
+/** What doctor says of a variable's value: as inspect/env-traps.ts says it of the others. */
+export interface RoleTrap {
+  variable: string;
+  value: string;
+  severity: 'fail' | 'warn' | 'info';
+  message: string;
+  fix?: string;
+}
+
+/**
+ * The variable through which the loader is told which driver libraries to open in place of its own search: what the
+ * probe reads of it (the list) and what doctor checks of a value.
+ */
+export interface DriverChoice {
+  /** The variable's name, for messages and fixes. */
+  readonly variable: string;
+  /** The libraries a value lists, as the loader splits it (empty entries kept); undefined when unset. */
+  entries(env: Readonly<Record<string, string | undefined>> | undefined): string[] | undefined;
+  /** The entry that is this project's CPU reference driver, when one is. */
+  referenceDriver(value: string | undefined): string | undefined;
+  /** What doctor reports of a value: a crash-causing empty entry, the reference driver chosen, the default list replaced. */
+  traps(value: string): RoleTrap[];
 }
 
 export interface Role {
@@ -46,4 +72,8 @@ export interface Role {
   searchPaths?: readonly SearchPath[];
   /** Setup builds, probes and smoke-tests only when a component of this role is installed; this says why not. */
   readonly verifiesThrough?: { absent: string };
+  /** The driver libraries of it the loader opens on its own; a driver choice that replaces the loader's search lists them. */
+  loaderDrivers?(t: RoleTarget): string[];
+  /** The variable that chooses the loader's drivers, when this role is told through one (the probe and doctor read it). */
+  readonly choice?: DriverChoice;
 }

@@ -5,7 +5,7 @@ import { Arena, Block, koffi, loadLibrary, type Lib } from './ffi.js';
 import { nodeLayout, prefixLibrary } from '../host/index.js';
 import { DEVICE_TYPE, EXT, LAYOUT, STYPE, apiVersionString, zeResultName } from './ze-abi.js';
 import type { RawDevice, RawDriver, RawLoaderComponent, RawZeProbe } from './types.js';
-import { EnvVars } from '../env-names.js';
+import { LOADER_ENV_PREFIXES } from '../env-names.js';
 import type { NoDriverExplanation } from '../inspect/ze-drivers.js';
 
 type Fn = (...args: unknown[]) => number;
@@ -130,6 +130,12 @@ export function zeLoaderPath(prefix: string, platform: NodeJS.Platform): string 
   return prefixLibrary(platform, prefix, nodeLayout(platform).zeLoaderRuntime);
 }
 
+/** The driver choice as the caller reads it (roles/): the variable that makes it, and the list it sets, when it does. */
+export interface ChosenDrivers {
+  variable: string;
+  entries?: string[];
+}
+
 /**
  * The error every caller raises when zeInit fails. With `explained` (which driver libraries load here, what the kernel
  * side lacks) it tells a driver that loaded and found no device apart from no driver at all.
@@ -137,13 +143,13 @@ export function zeLoaderPath(prefix: string, platform: NodeJS.Platform): string 
 export function noDriverError(
   loaderPath: string,
   result: number,
-  env: Record<string, string | undefined>,
+  chosen: ChosenDrivers,
   platform: NodeJS.Platform,
   explained?: NoDriverExplanation,
 ): XpuError {
   const libs = nodeLayout(platform).zeDriverLibraries;
-  const alt = env[EnvVars.ZE_ENABLE_ALT_DRIVERS];
-  const details = { loader: loaderPath, zeInit: result, driverLibraries: alt ? alt.split(',') : [...libs], ...(explained ? { drivers: explained.drivers, kernel: explained.kernel } : {}) };
+  const alt = chosen.entries?.join(',');
+  const details = { loader: loaderPath, zeInit: result, driverLibraries: alt ? chosen.entries! : [...libs], ...(explained ? { drivers: explained.drivers, kernel: explained.kernel } : {}) };
   const loaded = explained?.drivers.filter((d) => d.loaded) ?? [];
   if (loaded.length) {
     const which = loaded.map((d) => `${d.name}${d.path && d.path !== d.name ? ` (${d.path})` : ''}`).join(', ');
@@ -156,7 +162,7 @@ export function noDriverError(
   }
   const looked = explained?.drivers.length
     ? explained.drivers.map((d) => `${d.name}: ${d.why ?? 'did not load'}`).join('; ')
-    : `${alt ? `ZE_ENABLE_ALT_DRIVERS=${alt}` : libs.join(', ')}${alt ? '' : ' (or the list in ZE_ENABLE_ALT_DRIVERS)'}; none of them loaded`;
+    : `${alt ? `${chosen.variable}=${alt}` : libs.join(', ')}${alt ? '' : ` (or the list in ${chosen.variable})`}; none of them loaded`;
   return new XpuError('NO_DEVICE', `no Level Zero driver was found: zeInit returned ${zeResultName(result)}`, {
     hints: [`the loader ${loaderPath} looks for the driver libraries ${looked}`, ...nodeLayout(platform).remedies.noGpuDriver],
     details,
@@ -422,9 +428,9 @@ export function probeDrivers(api: ZeApi): RawDriver[] {
   }
 }
 
-/** Initialises the loader (once per process) and reads everything the probe reports. */
-export function probeZe(loaderPath: string): RawZeProbe {
-  const api = zeApiFor(loaderPath);
+/** Initialises the loader (once per process) with the run's environment and reads everything the probe reports. */
+export function probeZe(loaderPath: string, env: Readonly<Record<string, string | undefined>>): RawZeProbe {
+  const api = zeApiFor(loaderPath, env);
   const init = api.init();
   const drivers = init === 0 ? probeDrivers(api) : [];
   const components = readComponents(api);
@@ -435,8 +441,21 @@ export function probeZe(loaderPath: string): RawZeProbe {
 
 let shared: { path: string; api: ZeApi } | undefined;
 
-/** One ZeApi per loader path per process: the loader keeps its own global state. */
-export function zeApiFor(loaderPath: string): ZeApi {
+/**
+ * The loader and its drivers are libraries in this process: they read their settings (the driver choice, an affinity
+ * mask, the reference driver's profile) from its own environment as they load and initialise, never from the run's
+ * `env`. So the run's values of them are put there first; the rest of `env` stays the run's.
+ */
+function handToLoader(env: Readonly<Record<string, string | undefined>>): void {
+  if (env === process.env) return;
+  for (const [k, v] of Object.entries(env)) {
+    if (v !== undefined && process.env[k] !== v && LOADER_ENV_PREFIXES.some((p) => k.startsWith(p))) process.env[k] = v;
+  }
+}
+
+/** One ZeApi per loader path per process (the loader keeps its own global state), loaded with the run's environment. */
+export function zeApiFor(loaderPath: string, env: Readonly<Record<string, string | undefined>>): ZeApi {
+  handToLoader(env);
   if (!shared || shared.path !== loaderPath) shared = { path: loaderPath, api: new ZeApi(loaderPath) };
   return shared.api;
 }

@@ -56,7 +56,7 @@ describe('addon and koffi agree', () => {
   it('both see zeInit fail with no driver, and report the same drivers (none)', async () => {
     const built = await buildAddon(prefix, { deps, reporter: silentReporter });
     const loader = zeLoaderPath(prefix, 'linux');
-    const viaKoffi = probeZe(loader);
+    const viaKoffi = probeZe(loader, deps.env);
     const viaAddon = probeViaAddon(built.output, loader);
     expect(viaKoffi.init).toBe(0x78000001);
     expect(viaAddon.init).toBe(0x78000001);

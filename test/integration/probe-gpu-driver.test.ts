@@ -63,7 +63,7 @@ describe('the 22.43 driver on a machine without a GPU', () => {
     const script = `
       const { zeApiFor, driverHandles } = await import(${JSON.stringify(path.join(repoRoot(), 'dist', 'runtime', 'ze.js'))});
       const { Arena } = await import(${JSON.stringify(path.join(repoRoot(), 'dist', 'runtime', 'ffi.js'))});
-      const api = zeApiFor(${JSON.stringify(path.join(prefix, 'lib', 'libze_loader.so.1'))});
+      const api = zeApiFor(${JSON.stringify(path.join(prefix, 'lib', 'libze_loader.so.1'))}, process.env);
       const init = api.init();
       try { driverHandles(api, new Arena()); console.log('enumerated'); } catch (e) { console.log(init.toString(16), e.message); }`;
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: driverEnv() });

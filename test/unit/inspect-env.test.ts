@@ -1,8 +1,10 @@
 // Environment traps: each variable that hides devices, changes the driver list or crashes the loader.
 import { describe, expect, it } from 'vitest';
-import { cleanAltDrivers, findEnvTraps, referenceDriverIn, selectorAllowsLevelZero } from '../../src/inspect/env-traps.js';
+import { findEnvTraps, selectorAllowsLevelZero } from '../../src/inspect/env-traps.js';
+import { cleanAltDrivers, referenceDriverIn, roleEnvTraps, roleVariables } from '../../src/roles/index.js';
 
-const only = (env: Record<string, string>) => findEnvTraps(env);
+/** What doctor's env check reports of an environment: inspect/'s traps and the roles' (the driver choice). */
+const only = (env: Record<string, string>) => [...findEnvTraps(env, roleVariables()), ...roleEnvTraps(env)];
 
 describe('environment traps', () => {
   it('finds nothing in a clean environment', () => {

@@ -24,16 +24,17 @@ export const probeCommand: Command = {
     }
     const json = ctx.out.opts.json || format === 'json';
     const target = await runtimeTarget(ctx);
-    const report = await probeInstalled(target.kind === 'prefix' ? target.state : undefined, ctx.deps, str(ctx.values, 'device'));
+    const deps = target.deps;
+    const report = await probeInstalled(target.kind === 'prefix' ? target.state : undefined, deps, str(ctx.values, 'device'));
     const vars = () => tritonEnvVars(report);
     if (json) {
       // The fields --format pytorch leaves out, each with why.
-      const pytorch = pytorchDevices(report, ctx.deps.env).map(({ device, omitted }) => ({ device, omitted }));
+      const pytorch = pytorchDevices(report, deps.env).map(({ device, omitted }) => ({ device, omitted }));
       ctx.out.json({ ok: true, ...report, tritonEnv: tritonEnv(report), pytorch });
     }
     else if (format === 'triton-env' && shell === 'dotenv') process.stdout.write(renderDotenv(vars()));
     else if (format === 'triton-env' && shell === 'github') {
-      const file = ctx.deps.env[EnvVars.GITHUB_ENV];
+      const file = deps.env[EnvVars.GITHUB_ENV];
       const lines = githubLines(vars());
       // Nothing silent: an empty answer and a missing GITHUB_ENV are both said.
       if (!lines) ctx.out.line('nothing to write: the probe gave Triton neither an architecture nor the extension list (`probe --verbose` says why)');
@@ -45,13 +46,13 @@ export const probeCommand: Command = {
     } else if (format === 'triton-env') {
       // What a shell evaluates (the default is the user's own shell): the variables, then the notes as comments; and
       // any Triton variable that must stay unset cleared, so an earlier value does not linger.
-      const form = shell === 'sh' || shell === 'fish' || shell === 'pwsh' ? shell : hintShell(ctx.deps);
+      const form = shell === 'sh' || shell === 'fish' || shell === 'pwsh' ? shell : hintShell(deps);
       const set = vars();
       const unset = [EnvVars.TRITON_INTEL_DEVICE_ARCH, EnvVars.TRITON_INTEL_DEVICE_EXTENSIONS].filter((n) => !set.some((v) => v.name === n));
       const notes = formatTritonEnv(report).split('\n').filter((l) => l.startsWith('#'));
       // Which of them the active Python's Triton reads (3.4 has no TRITON_INTEL_DEVICE_ARCH, 3.3 reads neither).
       const { MIN_TRITON, installedTriton, tritonReads } = await import('../../caps/triton.js');
-      const triton = (await installedTriton(ctx.deps)).found;
+      const triton = (await installedTriton(deps)).found;
       notes.push(triton
         ? `# ${tritonReads(triton.version, tritonEnv(report)?.sycl ?? 'unknown').note} (${triton.dist} in ${triton.python})`
         : `# no Triton in the active Python; Triton ${MIN_TRITON} or newer reads both variables`);
@@ -60,7 +61,7 @@ export const probeCommand: Command = {
     else if (format === 'pytorch') {
       const none = pytorchSeesNothing(report);
       if (none) ctx.out.warn(none);
-      ctx.out.result(formatPytorch(report, ctx.deps.env));
+      ctx.out.result(formatPytorch(report, deps.env));
     } else if (ctx.out.opts.verbose) ctx.out.result(formatVerbose(report));
     else ctx.out.result(formatLines(report));
     for (const n of report.loader.windows?.notes ?? []) ctx.out.line(n);

@@ -7,7 +7,7 @@ export const smokeCommand: Command = {
   name: 'smoke',
   async run(ctx) {
     const target = await runtimeTarget(ctx);
-    const r = await smokeInstalled(target.kind === 'prefix' ? target.prefix : undefined, ctx.deps, ctx.out, {
+    const r = await smokeInstalled(target.kind === 'prefix' ? target.prefix : undefined, target.deps, ctx.out, {
       device: str(ctx.values, 'device'),
       ocloc: str(ctx.values, 'ocloc'),
       oclocDevice: str(ctx.values, 'ocloc-device'),

@@ -1,9 +1,9 @@
 // Check: environment variables that hide devices, change the driver list or crash the loader.
 import * as path from 'node:path';
 import { osLayout } from '../../host/index.js';
-import { altDriversEntries, findEnvTraps, type EnvTrap } from '../../inspect/env-traps.js';
+import { findEnvTraps, type EnvTrap } from '../../inspect/env-traps.js';
+import { driverChoice, roleEnvTraps, roleVariables } from '../../roles/index.js';
 import type { Check, DoctorContext } from '../types.js';
-import { EnvVars } from '../../env-names.js';
 import { envCommandHint } from './shared.js';
 
 /**
@@ -32,34 +32,45 @@ async function shadowedPythonUr(ctx: DoctorContext): Promise<EnvTrap | undefined
   };
 }
 
+/** The traps of an environment: the variables inspect/ knows, and the roles' own (the driver choice), by name. */
+function allTraps(env: Record<string, string | undefined>): EnvTrap[] {
+  return [...findEnvTraps(env, roleVariables()), ...roleEnvTraps(env)].sort((a, b) => a.variable.localeCompare(b.variable));
+}
+
+/** The loader skips an entry of the driver choice it cannot load without a word: each path that does not exist. */
+async function missingChosenDrivers(ctx: DoctorContext, prefixEnv: Record<string, string>): Promise<(EnvTrap & { from: string })[]> {
+  const choice = driverChoice();
+  const fromEnv = ctx.deps.env[choice.variable];
+  const fromFiles = prefixEnv[choice.variable];
+  const out: (EnvTrap & { from: string })[] = [];
+  for (const [from, value] of [['environment', fromEnv], ['prefix env files', fromFiles === fromEnv ? undefined : fromFiles]] as const) {
+    for (const e of (value ?? '').split(',').filter((x) => x !== '' && /[\\/]/.test(x))) {
+      if (await ctx.deps.exists(e)) continue;
+      out.push({
+        variable: choice.variable,
+        value: value!,
+        severity: 'warn',
+        message: `entry ${e} does not exist: the loader skips it silently`,
+        fix: `fix the path or remove ${path.basename(e)} from ${choice.variable}`,
+        from,
+      });
+    }
+  }
+  return out;
+}
+
 export const envCheck: Check = {
   id: 'env',
   title: 'Environment variables',
   group: 'toolchain',
   async run(ctx) {
     const { receipt } = await ctx.facts.receipt();
-    const traps: (EnvTrap & { from: string })[] = findEnvTraps(ctx.deps.env).map((t) => ({ ...t, from: 'environment' }));
+    const traps: (EnvTrap & { from: string })[] = allTraps(ctx.deps.env).map((t) => ({ ...t, from: 'environment' }));
     const prefixEnv = receipt?.extraEnv ?? {};
     // A shell that loaded the env files has the same variable twice over: one note, not two.
     const same = (a: EnvTrap, b: EnvTrap) => a.variable === b.variable && a.value === b.value && a.message === b.message;
-    for (const t of findEnvTraps(prefixEnv)) if (!traps.some((x) => same(x, t))) traps.push({ ...t, from: 'prefix env files' });
-    // The loader skips an ALT_DRIVERS entry it cannot load without a word.
-    const altFromEnv = ctx.deps.env[EnvVars.ZE_ENABLE_ALT_DRIVERS];
-    const altFromFiles = prefixEnv[EnvVars.ZE_ENABLE_ALT_DRIVERS];
-    for (const [from, value] of [['environment', altFromEnv], ['prefix env files', altFromFiles === altFromEnv ? undefined : altFromFiles]] as const) {
-      for (const e of altDriversEntries(value ?? '').filter((x) => x !== '' && /[\\/]/.test(x))) {
-        if (!(await ctx.deps.exists(e))) {
-          traps.push({
-            variable: 'ZE_ENABLE_ALT_DRIVERS',
-            value: value!,
-            severity: 'warn',
-            message: `entry ${e} does not exist: the loader skips it silently`,
-            fix: `fix the path or remove ${path.basename(e)} from ZE_ENABLE_ALT_DRIVERS`,
-            from,
-          });
-        }
-      }
-    }
+    for (const t of allTraps(prefixEnv)) if (!traps.some((x) => same(x, t))) traps.push({ ...t, from: 'prefix env files' });
+    traps.push(...(await missingChosenDrivers(ctx, prefixEnv)));
     const shadow = await shadowedPythonUr(ctx);
     if (shadow) traps.push({ ...shadow, from: 'environment' });
     const details = { traps };

@@ -2,6 +2,7 @@
 import * as path from 'node:path';
 import type { Check } from '../types.js';
 import { activeReferenceDriver } from './shared.js';
+import { DRIVER_CHOICE } from '../../roles/index.js';
 
 export const gpuCheck: Check = {
   id: 'gpu',
@@ -26,7 +27,7 @@ export const gpuCheck: Check = {
       // The README's no-GPU path: the user chose the reference driver, so the stack is judged on it (probe, smoke).
       return {
         status: 'warn',
-        message: `${none}. ZE_ENABLE_ALT_DRIVERS (${ref.from === 'environment' ? 'this environment' : 'the prefix\'s env files'}) selects the CPU reference driver ${ref.library}, so the stack is judged on it; \`--smoke\` runs a kernel there`,
+        message: `${none}. ${DRIVER_CHOICE} (${ref.from === 'environment' ? 'this environment' : 'the prefix\'s env files'}) selects the CPU reference driver ${ref.library}, so the stack is judged on it; \`--smoke\` runs a kernel there`,
         details: { ...details, referenceDriver: ref },
       };
     }

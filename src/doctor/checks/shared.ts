@@ -1,12 +1,11 @@
 // Small helpers the checks share: the environment the stack runs with, the reference driver, distro-specific fixes.
-import { referenceDriverIn } from '../../inspect/env-traps.js';
 import { isDebianLike } from '../../host/linux.js';
 import { isNative, nodeLayout, prefixLibrary } from '../../host/index.js';
 import type { Host } from '../../host/types.js';
 import { envCommandLine, envFileCommand, hintShell, newerFix, selfCommand, setupLine } from '../../hints.js';
 import { psq, shq } from '../../shell-words.js';
 import type { DoctorContext } from '../types.js';
-import { chosenDrivers } from '../../roles/index.js';
+import { chosenDrivers, referenceDriverIn } from '../../roles/index.js';
 
 /** The process environment with the prefix's extra variables (from its receipt) applied on top. */
 export async function stackEnv(ctx: DoctorContext): Promise<Record<string, string | undefined>> {
@@ -23,7 +22,7 @@ export async function prefixFirstEnv(ctx: DoctorContext): Promise<{ env: Record<
   return { env: { ...env, [layout.libraryPathVar]: search }, libDir };
 }
 
-/** The CPU reference driver named by ZE_ENABLE_ALT_DRIVERS, in this environment or in the prefix's env files. */
+/** The CPU reference driver the driver choice names, in this environment or in the prefix's env files. */
 export async function activeReferenceDriver(ctx: DoctorContext): Promise<{ library: string; from: 'environment' | 'prefix env' } | undefined> {
   const fromEnv = referenceDriverIn(chosenDrivers(ctx.deps.env));
   if (fromEnv) return { library: fromEnv, from: 'environment' };

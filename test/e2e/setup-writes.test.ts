@@ -1,0 +1,89 @@
+// Setup decides, then acts once, seen from outside the process: strace counts every rename that lands the receipt or
+// an env file (each write is a temp file renamed into place), and --verbose names every archive a fetch pass handles.
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, scrubbedEnv, tempDir } from './cli.js';
+import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
+
+let index: FixtureIndex;
+let work: string;
+let env: Record<string, string>;
+
+const RECEIPT = 'xpu-setup.receipt.json';
+const ENV_FILES = ['env.sh', 'env.fish', 'env.ps1', 'env.bat', 'env.json'];
+
+interface Traced {
+  exitCode: number;
+  stderr: string;
+  /** Renames onto each of the prefix's own files (in the staging tree or the prefix), by file name. */
+  writes: Map<string, number>;
+  /** How often a fetch pass handled each archive (downloaded it or found it in the cache), by file name. */
+  fetched: Map<string, number>;
+  /** Fetch passes: one progress line each. */
+  passes: number;
+}
+
+async function traced(name: string, args: string[]): Promise<Traced> {
+  const log = path.join(work, `${name}.strace`);
+  const r = await execa('strace', ['-f', '-qq', '-e', 'trace=rename,renameat,renameat2', '-o', log, process.execPath, BIN, '--verbose', ...args], {
+    env,
+    extendEnv: false,
+    reject: false,
+    timeout: 300_000,
+  });
+  const stderr = String(r.stderr);
+  const writes = new Map<string, number>();
+  for (const line of (await fs.readFile(log, 'utf8')).split('\n')) {
+    // rename("/p/xpu-setup.receipt.json.1a2b3c4d.tmp", "/p/xpu-setup.receipt.json") = 0
+    const m = /rename(?:at2?)?\(.*"([^"]+)"(?:, \w+)?\) = 0/.exec(line);
+    const target = m ? path.basename(m[1]!) : undefined;
+    if (target && (target === RECEIPT || ENV_FILES.includes(target))) writes.set(target, (writes.get(target) ?? 0) + 1);
+  }
+  const fetched = new Map<string, number>();
+  for (const m of stderr.matchAll(/\b(?:cached|fetched) (\S+) sha256 [0-9a-f]{64}/g)) fetched.set(m[1]!, (fetched.get(m[1]!) ?? 0) + 1);
+  const passes = [...stderr.matchAll(/fetched and verified \d+ archives?/g)].length;
+  return { exitCode: r.exitCode ?? -1, stderr, writes, fetched, passes };
+}
+
+beforeAll(async () => {
+  index = await startFixtureIndex();
+  work = await tempDir('setup-writes');
+  env = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
+});
+
+afterAll(async () => {
+  await index?.close();
+  await fs.rm(work, { recursive: true, force: true });
+});
+
+describe('one setup run writes the receipt and env files twice at most and fetches each archive once', () => {
+  it('a fresh --refdriver setup that builds, probes and smoke-tests: the receipt at the swap and at the end', async () => {
+    const prefix = path.join(work, 'refdriver', 'prefix');
+    const r = await traced('refdriver', ['--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--conda-channel', index.condaChannelUrl('bookworm'), '--refdriver']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/CPU reference driver/);
+    console.log(`refdriver setup: writes ${JSON.stringify(Object.fromEntries(r.writes))}, fetch passes ${r.passes}, per archive ${JSON.stringify(Object.fromEntries(r.fetched))}`);
+    expect(r.writes.get(RECEIPT)).toBe(2);
+    for (const f of ENV_FILES) expect(r.writes.get(f), f).toBe(2);
+    expect([...r.fetched.values()].every((n) => n === 1), JSON.stringify(Object.fromEntries(r.fetched))).toBe(true);
+    // The receipt names the driver the run built and its choice, as the end of the run wrote it.
+    const receipt = JSON.parse(await fs.readFile(path.join(prefix, RECEIPT), 'utf8'));
+    expect(receipt.builds.refdriver.length).toBeGreaterThan(0);
+    expect(receipt.extraEnv.ZE_ENABLE_ALT_DRIVERS).toMatch(/libze_xpu_setup_refdriver-[0-9a-f]+\.so/);
+    expect(await fs.readFile(path.join(prefix, 'env.sh'), 'utf8')).toContain(receipt.extraEnv.ZE_ENABLE_ALT_DRIVERS);
+  }, 600_000);
+
+  it('a setup that decides its runtime libraries from the fetched archives fetches each archive once', async () => {
+    const prefix = path.join(work, 'gcc14', 'prefix');
+    // --no-probe: the fixture libstdc++ is a test double that no program may load.
+    const r = await traced('gcc14', ['--prefix', prefix, '--cache-dir', path.join(work, 'cache-gcc14'), '--component', 'level-zero', '--conda-channel', index.condaChannelUrl('gcc14'), '--no-probe']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/runtime library libstdcxx .*: installed/);
+    console.log(`runtime-library setup: writes ${JSON.stringify(Object.fromEntries(r.writes))}, fetch passes ${r.passes}, per archive ${JSON.stringify(Object.fromEntries(r.fetched))}`);
+    expect(r.fetched.size).toBeGreaterThan(1);
+    expect([...r.fetched.values()].every((n) => n === 1), JSON.stringify(Object.fromEntries(r.fetched))).toBe(true);
+    expect(r.writes.get(RECEIPT)).toBe(1);
+  }, 600_000);
+});
