@@ -4,7 +4,7 @@ import { startFixtureIndex } from './index-server.js';
 const index = await startFixtureIndex();
 const urls = {
   url: index.url,
-  conda: { bookworm: index.condaChannelUrl('bookworm'), trixie: index.condaChannelUrl('trixie'), all: index.condaChannelUrl('all') },
+  conda: { bookworm: index.condaChannelUrl('bookworm'), trixie: index.condaChannelUrl('trixie'), all: index.condaChannelUrl('all'), newer: index.condaChannelUrl('newer') },
   simple: index.simpleUrl,
   htmlOnlySimple: index.htmlOnlySimpleUrl,
   jsonApi: index.jsonApiUrl,
