@@ -10,6 +10,10 @@
 #             dir; the system's apt configuration of sources is never touched. Trixie's Release file is
 #             checked against debian-archive-keyring, which on Debian 12 (2023.3+deb12u1 and later)
 #             already carries the trixie archive keys.
+#   sid:      Debian unstable's libze-dev, libze1 and libze-intel-gpu1 as sid has them the day the cache is made
+#             (recorded in sid/versions), the same way as trixie. Built against glibc 2.38 and newer, their
+#             libraries do not load on Debian 12: the fixtures take sid's headers (a loader >= 1.25's API) and
+#             its driver as one this host must refuse.
 #
 # Layout: $XPU_SETUP_TEST_CACHE/debs/<suite>/{*.deb, root/usr/..., version}. A second run with the files
 # in place does nothing and makes no network call. Root is not needed (apt-get download writes to cwd).
@@ -119,6 +123,48 @@ fetch_trixie() {
   rm -rf "$apt"
 }
 
+SID_PACKAGES=(libze-dev libze1 libze-intel-gpu1)
+
+fetch_sid() {
+  local dir="$debs/sid" apt="$debs/sid/apt"
+  rm -rf "$dir"
+  mkdir -p "$apt/parts" "$apt/prefs" "$apt/state/lists/partial" "$apt/cache/archives/partial"
+  printf 'deb [signed-by=%s] %s sid main\n' "$KEYRING" "$TRIXIE_MIRROR" > "$apt/sources.list"
+  local opts=(
+    -o "Dir::Etc::SourceList=$apt/sources.list"
+    -o "Dir::Etc::SourceParts=$apt/parts"
+    -o "Dir::Etc::Preferences=/dev/null"
+    -o "Dir::Etc::PreferencesParts=$apt/prefs"
+    -o "Dir::State=$apt/state"
+    -o "Dir::Cache=$apt/cache"
+    -o "Acquire::Languages=none"
+    -o "Debug::NoLocking=1"
+    "${sandbox[@]}"
+  )
+  if ! apt-get "${opts[@]}" -q update >&2; then
+    echo "fixtures: apt-get update for sid failed (mirror $TRIXIE_MIRROR, keyring $KEYRING)" >&2
+    exit 1
+  fi
+  local pkg version versions=()
+  for pkg in "${SID_PACKAGES[@]}"; do
+    version="$(apt-cache "${opts[@]}" show "$pkg" 2>/dev/null | awk '/^Version:/ { print $2; exit }')"
+    if [ -z "$version" ]; then
+      echo "fixtures: sid has no $pkg" >&2
+      exit 1
+    fi
+    versions+=("$pkg=$version")
+  done
+  if ! (cd "$dir" && apt-get "${opts[@]}" -q download "${versions[@]}"); then
+    echo "fixtures: 'apt-get download ${versions[*]}' from sid failed" >&2
+    exit 1
+  fi
+  rm -rf "$apt"
+  mkdir -p "$dir/root.tmp"
+  for f in "$dir"/*.deb; do dpkg-deb -x "$f" "$dir/root.tmp"; done
+  mv "$dir/root.tmp" "$dir/root"
+  printf '%s\n' "${versions[@]}" > "$dir/versions"
+}
+
 # Test files run in parallel processes: one of them fetches, the others wait for it.
 exec 9> "$debs/.lock"
 flock 9
@@ -133,4 +179,11 @@ fi
 if ! done_already trixie "$TRIXIE_VERSION"; then
   fetch_trixie
   unpack trixie "$TRIXIE_VERSION"
+fi
+if ! { [ -f "$debs/sid/versions" ] && [ -d "$debs/sid/root/usr/include/level_zero" ] && [ "$(wc -l < "$debs/sid/versions")" = "${#SID_PACKAGES[@]}" ]; }; then
+  if [ -z "$TRIXIE_MIRROR" ]; then
+    echo "fixtures: cannot tell which Debian archive this machine's apt uses; set XPU_SETUP_TRIXIE_MIRROR" >&2
+    exit 1
+  fi
+  fetch_sid
 fi

@@ -14,6 +14,7 @@ export const ACTION_INPUTS = {
   'index-url': 'string',
   source: 'list',
   'match-torch': 'string',
+  'include-loader-dll': 'boolean',
   refdriver: 'boolean',
   lockfile: 'string',
   from: 'string',
@@ -61,6 +62,8 @@ export function actionInputs(env: Record<string, string | undefined>): ActionInp
     });
   };
   const refdriver = bool('refdriver', false);
+  // Unset: as the prefix's recorded request says; `true` asks for ze_loader.dll, `false` drops one asked for before.
+  const loaderDll = raw('include-loader-dll') === undefined ? undefined : bool('include-loader-dll', false);
   const values: Values = {
     component: many('components'),
     source: many('source'),
@@ -72,6 +75,7 @@ export function actionInputs(env: Record<string, string | undefined>): ActionInp
     const v = raw(key);
     if (v) values[key] = v;
   }
+  if (loaderDll !== undefined) values[loaderDll ? 'include-loader-dll' : 'no-include-loader-dll'] = true;
   // `true`: the python the job's PATH (or active environment) has; a path: that interpreter; `false`: forget it.
   const match = raw('match-torch');
   if (match && !FALSE.test(match)) values['match-torch'] = TRUE.test(match) ? '' : match;
@@ -117,6 +121,8 @@ const FLAG_INPUT: Record<string, { input: ActionInput; set?: string }> = {
   source: { input: 'source' },
   'match-torch': { input: 'match-torch' },
   'no-match-torch': { input: 'match-torch', set: 'false' },
+  'include-loader-dll': { input: 'include-loader-dll', set: 'true' },
+  'no-include-loader-dll': { input: 'include-loader-dll', set: 'false' },
   refdriver: { input: 'refdriver', set: 'true' },
   'no-refdriver': { input: 'refdriver', set: 'false' },
   lockfile: { input: 'lockfile' },

@@ -299,6 +299,10 @@ export function describeUnmet(u: UnmetNeed): string {
   if (u.symbols) return describeUnresolved(u);
   if (u.delayed) return `${u.file} delay-loads ${u.library}, which is neither in the new tree nor on this system, so its first call into it fails${from}`;
   if (!u.version) return `${u.file} needs ${u.library}, which is neither in the new tree nor on this system${from}`;
+  // The C library is this machine's, never the tree's: say it in the terms of the glibc release.
+  if (/^GLIBC_/.test(u.version) && u.newest && u.foundAt && path.isAbsolute(u.foundAt)) {
+    return `${u.file} needs ${u.version}, this host has ${u.newest.replace(/^GLIBC_/, '')} (${u.foundAt}): it was built for a newer distribution; take a build for this glibc (conda-forge's, or this distribution's own)`;
+  }
   return `${u.file} needs ${u.version} of ${u.library}, which the copy at ${u.foundAt} lacks${u.newest ? ` (it has up to ${u.newest})` : ''}${from}`;
 }
 

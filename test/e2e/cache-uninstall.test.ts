@@ -4,7 +4,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
-import { REPO, runCli, scrubbedEnv, tempDir } from './cli.js';
+import { DEBIAN_12_STACK, REPO, runCli, scrubbedEnv, tempDir } from './cli.js';
 
 let index: FixtureIndex;
 let work: string;
@@ -20,7 +20,7 @@ beforeAll(async () => {
   cache = path.join(home, '.cache', 'xpu-setup');
   prefix = path.join(home, 'xpu');
   await fs.mkdir(home, { recursive: true });
-  env = scrubbedEnv(home, { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
+  env = scrubbedEnv(home, { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: DEBIAN_12_STACK });
   const setup = await runCli(['--prefix', prefix, '--conda-channel', index.condaChannelUrl('bookworm'), '--no-probe'], env);
   expect(setup.exitCode, setup.stderr).toBe(0);
 }, 300_000);

@@ -14,6 +14,12 @@ export interface CliRun {
   stderr: string;
 }
 
+/**
+ * XPU_SETUP_REQUIRE for runs over Debian 12's Level Zero 1.8.12 (the fixture channel `bookworm`): below the shipped
+ * floor of 1.9, and too old for UR 2026's adapters (they call what loader 1.25 added), so these runs take UR 2025.
+ */
+export const DEBIAN_12_STACK = 'level-zero>=1.8,unified-runtime<2026';
+
 export async function tempDir(name: string): Promise<string> {
   return fs.mkdtemp(path.join(os.tmpdir(), `xpu-${name}-`));
 }

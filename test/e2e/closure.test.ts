@@ -14,7 +14,8 @@ let env: Record<string, string>;
 beforeAll(async () => {
   index = await startFixtureIndex();
   work = await tempDir('closure');
-  // The fixture channels serve Debian 12's Level Zero 1.8.12 (the newer 1.20.6 loader does not load here).
+  // The fixture channels serve Debian 12's Level Zero 1.8.12 (the newer 1.20.6 loader does not load here), and `newer`
+  // a loader >= 1.25 (the forwarding double), which UR 2026's adapters need.
   env = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
 });
 
@@ -36,6 +37,16 @@ async function manifestsSkipping(dir: string, platform: 'linux-x64' | 'win-x64',
   const sources = ur.platforms[platform].sources as { kind: string; skip?: unknown }[];
   const spec = source === 'conda' ? sources.find((s) => s.kind === 'conda')! : sources[0]!;
   spec.skip = [{ package: pkg, reason: 'left out to see the check refuse the tree' }];
+  await fs.writeFile(path.join(dir, 'unified-runtime.json'), JSON.stringify(ur));
+  await fs.copyFile(path.join(REPO, 'manifests', 'level-zero.json'), path.join(dir, 'level-zero.json'));
+  return dir;
+}
+
+/** The shipped manifests with UR's "needs" left out: what UR's own records say, without the plan's rule for the loader. */
+async function manifestsWithoutNeeds(dir: string): Promise<string> {
+  await fs.mkdir(dir, { recursive: true });
+  const ur = await readJson(path.join(REPO, 'manifests', 'unified-runtime.json'));
+  delete ur.needs;
   await fs.writeFile(path.join(dir, 'unified-runtime.json'), JSON.stringify(ur));
   await fs.copyFile(path.join(REPO, 'manifests', 'level-zero.json'), path.join(dir, 'level-zero.json'));
   return dir;
@@ -67,7 +78,7 @@ describe('UR from PyPI brings what its adapters need', () => {
 
   beforeAll(async () => {
     prefix = path.join(work, 'pypi', 'prefix');
-    const r = await runCli(['--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--conda-channel', index.condaChannelUrl('bookworm'), '--no-smoke'], env);
+    const r = await runCli(['--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--conda-channel', index.condaChannelUrl('newer'), '--no-smoke'], env);
     expect(r.exitCode, r.stderr).toBe(0);
   });
 
@@ -174,7 +185,7 @@ describe('a tree with a library that cannot load is not swapped in', () => {
     const before = await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8');
     const manifests = await manifestsSkipping(path.join(work, 'manifests'), 'linux-x64', 'umf');
     const r = await runCli(
-      ['--manifests', manifests, '--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--conda-channel', index.condaChannelUrl('bookworm'), '--no-smoke'],
+      ['--manifests', manifests, '--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--conda-channel', index.condaChannelUrl('newer'), '--no-smoke'],
       env,
     );
     expect(r.exitCode).toBe(1);
@@ -205,7 +216,7 @@ describe('doctor', () => {
 describe('UR for Windows from PyPI, set up on Linux: DLLs that import each other', () => {
   let prefix: string;
   let setup: { exitCode: number; stderr: string };
-  const winArgs = (p: string) => ['--platform', 'win-x64', '--prefix', p, '--cache-dir', path.join(work, 'cache'), '--conda-channel', index.condaChannelUrl('bookworm')];
+  const winArgs = (p: string) => ['--platform', 'win-x64', '--prefix', p, '--cache-dir', path.join(work, 'cache'), '--conda-channel', index.condaChannelUrl('newer')];
 
   beforeAll(async () => {
     prefix = path.join(work, 'win', 'prefix');
@@ -306,8 +317,10 @@ describe('UR from conda brings its depends', () => {
 
   it("refuses UR's constraint on Level Zero against the Level Zero the plan chose, naming both, before any download", async () => {
     const from = index.requests.length;
+    // Without the manifest's "needs", whose refusal of loader 1.8.12 for UR 2026 would come first.
+    const manifests = await manifestsWithoutNeeds(path.join(work, 'manifests-no-needs'));
     const r = await runCli(
-      ['plan', '--prefix', path.join(work, 'conda', 'other'), '--source', 'conda', '--conda-channel', index.condaChannelUrl('all'), '--require', 'level-zero==1.8.12'],
+      ['plan', '--manifests', manifests, '--prefix', path.join(work, 'conda', 'other'), '--source', 'conda', '--conda-channel', index.condaChannelUrl('all'), '--require', 'level-zero==1.8.12'],
       env,
     );
     expect(r.exitCode).toBe(1);
@@ -325,7 +338,7 @@ describe('a bundle carries the closure for pip too', () => {
 
   beforeAll(async () => {
     bundle = path.join(work, 'bundle');
-    const r = await runCli(['bundle', '--platform', 'linux-x64', '--out', bundle, '--conda-channel', index.condaChannelUrl('bookworm'), '--cache-dir', path.join(work, 'cache')], env);
+    const r = await runCli(['bundle', '--platform', 'linux-x64', '--out', bundle, '--conda-channel', index.condaChannelUrl('newer'), '--cache-dir', path.join(work, 'cache')], env);
     expect(r.exitCode, r.stderr).toBe(0);
     server = await serveDirectory(bundle);
   });

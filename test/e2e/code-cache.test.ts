@@ -5,7 +5,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureIndex } from '../support/index-server.js';
-import { REPO, scrubbedEnv, tempDir } from './cli.js';
+import { DEBIAN_12_STACK, REPO, scrubbedEnv, tempDir } from './cli.js';
 
 let app: string;
 let env: Record<string, string>;
@@ -84,7 +84,7 @@ describe('the code cache', () => {
       const install = (prefix: string, extra: Record<string, string> = {}) =>
         run(['--prefix', path.join(app, prefix), '--cache-dir', path.join(app, `${prefix}-cache`), '--conda-channel', index.condaChannelUrl('bookworm'), '--no-probe', '--quiet'], {
           XPU_SETUP_INDEX_URL: index.simpleUrl,
-          XPU_SETUP_REQUIRE: 'level-zero>=1.8',
+          XPU_SETUP_REQUIRE: DEBIAN_12_STACK,
           ...extra,
         });
       expect((await install('p0', { XPU_SETUP_CODE_CACHE: '0' })).exitCode).toBe(0);

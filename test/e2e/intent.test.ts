@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
 import { serveDirectory, type StaticServer } from '../support/static-server.js';
-import { listTree, runCli, scrubbedEnv, tempDir } from './cli.js';
+import { DEBIAN_12_STACK, listTree, runCli, scrubbedEnv, tempDir } from './cli.js';
 
 let index: FixtureIndex;
 let work: string;
@@ -20,8 +20,8 @@ beforeAll(async () => {
   index = await startFixtureIndex();
   work = await tempDir('intent');
   // The fixture channels serve Debian 12's Level Zero 1.8.12; the shipped floor is 1.9, so these runs lower it.
-  env = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
-  bare = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
+  env = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: DEBIAN_12_STACK });
+  bare = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_REQUIRE: DEBIAN_12_STACK });
 });
 
 afterAll(async () => {
@@ -48,7 +48,7 @@ describe('the request is remembered and enforced', () => {
 
   it('records the request in the receipt', async () => {
     expect((await receipt()).request).toEqual({
-      components: [], sources: [], condaChannels: [index.condaChannelUrl('bookworm')], indexUrl: index.simpleUrl, requires: ['level-zero>=1.8'], refdriver: false,
+      components: [], sources: [], condaChannels: [index.condaChannelUrl('bookworm')], indexUrl: index.simpleUrl, requires: DEBIAN_12_STACK.split(','), refdriver: false,
     });
   });
 

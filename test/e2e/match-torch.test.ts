@@ -9,6 +9,8 @@ import { runCli, scrubbedEnv, tempDir } from './cli.js';
 
 const TORCH_210 = { ur: '2025.3.1', umf: '1.0.2', tcmlib: '1.4.1' };
 const TORCH_211 = { ur: '2025.3.2', umf: '1.0.3', tcmlib: '1.4.1' };
+/** torch 2.13.0+xpu pins intel-cmplr-lib-ur 2026.0.0, whose Level Zero adapters need a loader >= 1.25. */
+const TORCH_213 = { ur: '2026.0.0', umf: '1.1.0', tcmlib: '1.5.0' };
 
 let index: FixtureIndex;
 let work: string;
@@ -73,6 +75,33 @@ describe('--match-torch with the active virtual environment', () => {
   });
 });
 
+describe('--match-torch and the loader the matched UR needs', () => {
+  let torch213: { root: string; python: string };
+  beforeAll(async () => {
+    torch213 = await makeVenv(path.join(work, 'venv213'), [torchXpuDist('2.13.0+xpu', TORCH_213), ...intelRuntimeDists(TORCH_213)]);
+  });
+  const plan = (channel: 'bookworm' | 'newer', prefix: string, more: string[] = []) =>
+    runCli(['plan', '--json', `--match-torch=${torch213.python}`, '--prefix', path.join(work, prefix), '--conda-channel', index.condaChannelUrl(channel), ...more], base);
+
+  it('a torch whose UR is 2026 gets a loader >= 1.25 where a source has one, and the plan says why', async () => {
+    // apt first: its 1.8.12 is the first choice, and the need sends the plan on to the channel's loader.
+    const r = await plan('newer', 'p213a', ['--source', 'apt,pypi,conda']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const p = JSON.parse(r.stdout) as { components: { name: string; version: string; notes: string[] }[] };
+    expect(Object.fromEntries(p.components.map((c) => [c.name, c.version]))).toEqual({ 'level-zero': index.fixtures.l0Versions.newer, 'unified-runtime': '2026.0.0' });
+    expect(p.components.find((c) => c.name === 'level-zero')!.notes).toContainEqual(expect.stringMatching(/^level-zero [\d.]+: unified-runtime 2026\.0\.0 needs level-zero>=1\.25 \(its Level Zero adapters call zeDeviceSynchronize/));
+  });
+
+  it('over Debian 12\'s loader alone, the pinned UR 2026 is refused before any download, naming the pin and the way out', async () => {
+    const r = await plan('bookworm', 'p213b');
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain(`error: unified-runtime 2026.0.0 needs level-zero >=1.25 (its Level Zero adapters call zeDeviceSynchronize and zeCommandListAppendLaunchKernelWithArguments, which the loader exports from 1.25.0 on); no reachable source has one`);
+    expect(r.stderr).toContain(`hint: --match-torch (torch 2.13.0+xpu in ${torch213.python}) pins unified-runtime 2026.0.0; plan without the match: --no-match-torch`);
+    expect(r.stderr).toContain('hint: nothing was downloaded');
+    expect(index.requests.filter((q) => /\.(whl|conda)$/.test(q.path) && q.path.includes('2026.0.0'))).toEqual([]);
+  });
+});
+
 describe('--match-torch=PYTHON with PYTHONPATH', () => {
   it('a torch with none of the runtime packages beside it is matched by its release\'s pins, and the plan says so', async () => {
     const site = path.join(work, 'pythonpath');
@@ -98,7 +127,7 @@ describe('--match-torch=PYTHON with PYTHONPATH', () => {
 describe('the request remembers --match-torch', () => {
   const prefix = () => path.join(work, 'prefix');
   const run = (args: string[], env = inVenv()) =>
-    runCli([...args, '--prefix', prefix(), '--cache-dir', path.join(work, 'cache'), '--conda-channel', index.condaChannelUrl('bookworm'), '--no-probe'], env);
+    runCli([...args, '--prefix', prefix(), '--cache-dir', path.join(work, 'cache'), '--conda-channel', index.condaChannelUrl('newer'), '--no-probe'], env);
 
   it('setup records it; a bare re-run reads the environment again and follows its torch; --no-match-torch forgets it', async () => {
     const first = await run(['--match-torch']);

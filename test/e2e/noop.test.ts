@@ -4,7 +4,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, runCli, scrubbedEnv, tempDir } from './cli.js';
+import { BIN, DEBIAN_12_STACK, runCli, scrubbedEnv, tempDir } from './cli.js';
 import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
 
 let index: FixtureIndex;
@@ -20,7 +20,7 @@ beforeAll(async () => {
   work = await tempDir('noop');
   prefix = path.join(work, 'prefix');
   // The fixture channels serve Debian 12's Level Zero 1.8.12; the shipped floor is 1.9, so these runs lower it.
-  env = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
+  env = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: DEBIAN_12_STACK });
   args = ['--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--conda-channel', index.condaChannelUrl('bookworm')];
   const first = await runCli(args, env);
   expect(first.exitCode, first.stderr).toBe(0);

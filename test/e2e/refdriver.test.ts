@@ -5,7 +5,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
-import { REPO, runCli, scrubbedEnv, tempDir, type CliRun } from './cli.js';
+import { DEBIAN_12_STACK, REPO, runCli, scrubbedEnv, tempDir, type CliRun } from './cli.js';
 
 let index: FixtureIndex;
 let work: string;
@@ -17,7 +17,7 @@ beforeAll(async () => {
   index = await startFixtureIndex();
   work = await tempDir('refdriver');
   // The fixture channels serve Debian 12's Level Zero 1.8.12; the shipped floor is 1.9, so these runs lower it.
-  env = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
+  env = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: DEBIAN_12_STACK });
   prefix = path.join(work, 'prefix');
   setup = await runCli(['--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--conda-channel', index.condaChannelUrl('bookworm'), '--refdriver', '--json'], env);
 });

@@ -34,7 +34,12 @@ const L0_RUNTIME_CONDA: Pick = (a, f) => a.format === 'conda' && a.name === 'lev
 const L0_DEVEL_CONDA: Pick = (a, f) => a.format === 'conda' && a.name === 'level-zero-devel' && a.version === f.l0Versions.bookworm && a.platform === 'linux-x64';
 const L0_DEVEL_TARBZ2: Pick = (a, f) =>
   a.format === 'tar.bz2' && a.name === 'level-zero-devel' && a.version === f.l0Versions.trixie && a.platform === 'linux-x64' && a.conda?.build_number === 0;
-const UR_WHEEL: Pick = (a, f) => a.format === 'wheel' && a.name === 'intel-cmplr-lib-ur' && a.version === f.urVersions.newer && a.platform === 'linux-x64';
+/**
+ * UR installed alone loads with this machine's loader, Debian 12's 1.8.12, so the Linux cases take the newest UR before
+ * 2026 (whose adapters call what loader 1.25 added, and are refused before the swap here).
+ */
+const UR_FOR_DEBIAN_12 = { require: 'unified-runtime<2026', version: '2025.3.2' };
+const UR_WHEEL: Pick = (a) => a.format === 'wheel' && a.name === 'intel-cmplr-lib-ur' && a.version === UR_FOR_DEBIAN_12.version && a.platform === 'linux-x64';
 const UR_WIN_WHEEL: Pick = (a, f) => a.format === 'wheel' && a.name === 'intel-cmplr-lib-ur' && a.version === f.urVersions.newer && a.platform === 'win-x64';
 
 /** The payload of a real fixture package, read with the project's own reader, to be altered. */
@@ -274,7 +279,8 @@ describe('fault matrix: archives and install', () => {
       const args = ['setup', '--prefix', prefix, '--cache-dir', cache, '--component', c.component, '--no-smoke', '--json', ...(c.args ?? [])];
       if (c.channel) args.push('--conda-channel', index.condaChannelUrl(c.channel));
       if (c.platform) args.push('--platform', c.platform);
-      return runCli(args, scrubbedEnv(home, { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8', ...(c.env ?? {}) }), { umask: c.umask });
+      const requires = ['level-zero>=1.8', ...(c.component === 'unified-runtime' && !c.platform ? [UR_FOR_DEBIAN_12.require] : [])];
+      return runCli(args, scrubbedEnv(home, { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: requires.join(','), ...(c.env ?? {}) }), { umask: c.umask });
     };
     const body = async () => {
       await makeSentinel(path.join(parent, 'sentinel'));

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { processStartTime } from '../../src/lock-owner.js';
-import { BIN, runCli, scrubbedEnv, tempDir } from '../e2e/cli.js';
+import { BIN, DEBIAN_12_STACK, runCli, scrubbedEnv, tempDir } from '../e2e/cli.js';
 import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
 import { FaultTable } from './matrix.js';
 
@@ -18,7 +18,7 @@ let env: Record<string, string>;
 beforeAll(async () => {
   index = await startFixtureIndex();
   work = await tempDir('faults-races');
-  env = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
+  env = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: DEBIAN_12_STACK });
 });
 
 afterAll(async () => {

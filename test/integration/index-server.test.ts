@@ -199,7 +199,7 @@ print(len(z.namelist()))
 });
 
 describe('conda channels', () => {
-  const channels = ['bookworm', 'trixie', 'all', 'tarbz2', 'v2', 'gcc14', 'gpu-driver', 'gpu-driver-short'] as const;
+  const channels = ['bookworm', 'trixie', 'all', 'newer', 'tarbz2', 'v2', 'gcc14', 'gpu-driver', 'gpu-driver-short'] as const;
 
   it('every repodata record matches the bytes served at its URL (sha256, md5, size), base_url included', async () => {
     let records = 0;

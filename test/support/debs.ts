@@ -1,4 +1,4 @@
-// The real Debian Level Zero packages (bookworm 1.8.12, trixie 1.20.6) the fixtures are built from, unpacked in the test cache.
+// The real Debian Level Zero packages (bookworm 1.8.12, trixie 1.20.6, sid's headers and driver) the fixtures are built from, unpacked in the test cache.
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -138,4 +138,51 @@ export function ensureDebs(): Promise<Record<DebSuite, DebSet>> {
   })();
   pending.catch(() => (pending = undefined));
   return pending;
+}
+
+/** Debian unstable's Level Zero headers, loader and GPU driver as the cache got them (`sid/versions`), unpacked. */
+export interface SidDebs {
+  /** Debian versions by package: `libze-dev` -> `1.32.0-1`. */
+  versions: Record<string, string>;
+  /** The loader's upstream version (`1.32.0`): that of its headers. */
+  l0Version: string;
+  debs: Record<string, string>;
+  root: string;
+  includeDir: string;
+  libDir: string;
+}
+
+function sidDebs(): SidDebs | undefined {
+  const dir = join(fixtureCacheDir(), 'debs', 'sid');
+  const stamp = join(dir, 'versions');
+  if (!existsSync(stamp) || !existsSync(join(dir, 'root', 'usr', 'include', 'level_zero', 'ze_api.h'))) return undefined;
+  const versions = Object.fromEntries(readFileSync(stamp, 'utf8').trim().split('\n').map((l) => l.split('=') as [string, string]));
+  const debs = Object.fromEntries(Object.entries(versions).map(([p, v]) => [p, join(dir, `${p}_${v.replace(/^\d+:/, '')}_amd64.deb`)]));
+  if (Object.values(debs).some((f) => !existsSync(f))) return undefined;
+  const root = join(dir, 'root');
+  return {
+    versions,
+    l0Version: versions['libze-dev']!.replace(/-[^-]+$/, ''),
+    debs,
+    root,
+    includeDir: join(root, 'usr', 'include'),
+    libDir: join(root, 'usr', 'lib', 'x86_64-linux-gnu'),
+  };
+}
+
+let pendingSid: Promise<SidDebs> | undefined;
+
+/** Makes sure sid's packages are downloaded and unpacked (.ci/fixtures.sh fetches them with the others). */
+export function ensureSidDebs(): Promise<SidDebs> {
+  pendingSid ??= (async () => {
+    let set = sidDebs();
+    if (!set) {
+      await runFixtures();
+      set = sidDebs();
+      if (!set) throw new Error(`.ci/fixtures.sh finished but ${join(fixtureCacheDir(), 'debs', 'sid')} is incomplete`);
+    }
+    return set;
+  })();
+  pendingSid.catch(() => (pendingSid = undefined));
+  return pendingSid;
 }

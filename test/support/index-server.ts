@@ -69,7 +69,7 @@ export interface FixtureIndex {
   close(): Promise<void>;
 }
 
-export type CondaChannelName = 'bookworm' | 'trixie' | 'all' | 'tarbz2' | 'v2' | 'gcc14' | 'gpu-driver' | 'gpu-driver-short';
+export type CondaChannelName = 'bookworm' | 'trixie' | 'all' | 'newer' | 'tarbz2' | 'v2' | 'gcc14' | 'gpu-driver' | 'gpu-driver-short';
 
 export interface FixtureIndexOptions {
   fixtures?: FixturePackages;
@@ -117,7 +117,14 @@ const CHANNELS: ChannelDef[] = [
   {
     name: 'all',
     repodataVersion: 1,
-    select: (a) => a.format === 'conda' && ((L0_NAMES.has(a.name) && a.version !== RUNTIME_FIXTURE.l0) || a.name === UR || UR_DEPENDENCIES.has(a.name)),
+    select: (a, f) =>
+      a.format === 'conda' && ((L0_NAMES.has(a.name) && a.version !== RUNTIME_FIXTURE.l0 && a.version !== f.l0Versions.newer) || a.name === UR || UR_DEPENDENCIES.has(a.name)),
+  },
+  {
+    // A Level Zero >= 1.25: what UR 2026's adapters need.
+    name: 'newer',
+    repodataVersion: 1,
+    select: (a, f) => a.format === 'conda' && L0_NAMES.has(a.name) && a.version === f.l0Versions.newer,
   },
   {
     name: 'tarbz2',

@@ -1,13 +1,16 @@
 // Builds the packages the fixture index serves, in their real formats, from real Debian files and the UR test double.
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, readlink, lstat, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import yazl from 'yazl';
-import { ensureDebs, fixtureCacheDir, repoRoot, type DebSet } from './debs.js';
+import { ensureDebs, ensureSidDebs, fixtureCacheDir, repoRoot, type DebSet, type SidDebs } from './debs.js';
+
+const execFileP = promisify(execFile);
 
 /** Every archive member gets this mtime (2025-01-01T00:00:00Z) so that a rebuild gives the same bytes. */
 export const FIXTURE_MTIME_MS = Date.UTC(2025, 0, 1);
@@ -64,7 +67,8 @@ export interface FixtureArtifact {
 
 export interface FixturePackages {
   dir: string;
-  l0Versions: { bookworm: string; trixie: string };
+  /** `newer`: the loader >= 1.25 (the forwarding double, with sid's headers of that version). */
+  l0Versions: { bookworm: string; trixie: string; newer: string };
   urVersions: { older: string; newer: string; yanked: string };
   /** The closure each UR release pulls in on PyPI: its UMF (by Requires-Dist) and the newest tcmlib that UMF accepts. */
   urClosure: Record<string, { umf: string; tcmlib: string }>;
@@ -515,6 +519,65 @@ export const zeLoaderDouble = (calls: readonly string[]): ElfSpec => {
   return { ...stub, source: `${stub.source}${EXPORT} const char xpu_setup_fixture_loader[] = "xpu-setup test double of libze_loader (exports ${calls.join(', ')})";\n` };
 };
 
+/** The functions loader 1.25.0 added that the 2026 UR Level Zero adapters call (intel/torch-xpu-ops#4787). */
+export const LOADER_1_25_CALLS = ['zeDeviceSynchronize', 'zeCommandListAppendLaunchKernelWithArguments'] as const;
+
+/** Where the forwarding loader double's package keeps the real loader it forwards to: under lib/, off the library path. */
+export const FORWARDED_LOADER_DIR = 'xpu-setup-loader-double';
+
+/**
+ * A test double of a Level Zero loader `version` >= 1.25, for want of a real one that loads on Debian 12 (sid's
+ * libze1 needs GLIBC_2.38 and GLIBCXX_3.4.32). It is `libze_loader.so.1` exporting every C function the real loader
+ * `real` exports, each a jump into that loader (dlopened from `lib/xpu-setup-loader-double/<realFile>` beside the
+ * double), and `adds`, which answer ZE_RESULT_ERROR_UNSUPPORTED_FEATURE; zelLoaderGetVersions reports `version` for
+ * the loader. So zeInit, drivers and layers are the real loader's; only the 1.25 entry points are not.
+ */
+export async function forwardingLoaderDouble(version: string, real: string, adds: readonly string[]): Promise<ElfSpec> {
+  const realFile = posix.basename(real);
+  const own = new Set(['zelLoaderGetVersions', ...adds]);
+  const { stdout } = await execFileP('nm', ['-D', '--defined-only', '--format=posix', real]);
+  const names = [...new Set(stdout.split('\n').flatMap((l) => {
+    const n = /^(ze[lst]?[A-Z]\w*) [TW] /.exec(l)?.[1];
+    return n && !own.has(n) ? [n] : [];
+  }))].sort();
+  if (!names.includes('zeInit')) throw new Error(`${realFile}: no zeInit in its dynamic symbols: not a Level Zero loader`);
+  const [major, minor, patch] = version.split('.').map(Number);
+  const jumps = names.map((n, i) => `".globl ${n}\\n.type ${n}, @function\\n${n}:\\n\\tjmp *xpu_setup_forward+${i * 8}(%rip)\\n.size ${n}, .-${n}\\n"`);
+  const source = `#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+${EXPORT} const char xpu_setup_fixture_loader[] = "xpu-setup test double of libze_loader ${version}: forwards to the real ${realFile}, adds ${adds.join(', ')}";
+static const char *const xpu_setup_names[${names.length}] = { ${names.map((n) => `"${n}"`).join(', ')} };
+__attribute__((visibility("hidden"))) void *xpu_setup_forward[${names.length}];
+__asm__(".text\\n"
+${jumps.join('\n')});
+typedef struct { int major, minor, patch; } xpu_setup_version_t;
+typedef struct { char name[64]; uint32_t spec; xpu_setup_version_t lib; } xpu_setup_component_t;
+static int (*xpu_setup_real_versions)(size_t *, xpu_setup_component_t *);
+${EXPORT} int zelLoaderGetVersions(size_t *n, xpu_setup_component_t *v) {
+  int r = xpu_setup_real_versions ? xpu_setup_real_versions(n, v) : 0x78000003;
+  if (r == 0 && v) for (size_t i = 0; i < *n; i++) if (!strcmp(v[i].name, "loader")) v[i].lib = (xpu_setup_version_t){ ${major}, ${minor}, ${patch} };
+  return r;
+}
+${adds.map((f) => `${EXPORT} int ${f}(void) { return 0x78000003; }`).join('\n')}
+__attribute__((constructor)) static void xpu_setup_forward_init(void) {
+  Dl_info self;
+  if (!dladdr((void *)&xpu_setup_forward_init, &self) || !self.dli_fname) abort();
+  const char *slash = strrchr(self.dli_fname, '/');
+  char path[4096];
+  snprintf(path, sizeof path, "%.*s/${FORWARDED_LOADER_DIR}/${realFile}", slash ? (int)(slash - self.dli_fname) : 1, slash ? self.dli_fname : ".");
+  void *real = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!real) { fprintf(stderr, "xpu-setup loader double: %s\\n", dlerror()); abort(); }
+  for (size_t i = 0; i < ${names.length}; i++) xpu_setup_forward[i] = dlsym(real, xpu_setup_names[i]);
+  xpu_setup_real_versions = (int (*)(size_t *, xpu_setup_component_t *))dlsym(real, "zelLoaderGetVersions");
+}
+`;
+  return { soname: 'libze_loader.so.1', source };
+}
+
 /** How a UR release's Level Zero adapters are built: the loader functions they call beyond zeDriverGet, and `-z now`. */
 export interface UrAdapterBuild {
   /** Loader functions the adapters call (the 2026 adapters: zeDeviceSynchronize, zeCommandListAppendLaunchKernelWithArguments). */
@@ -884,6 +947,9 @@ async function urWindowsCondaSpecs(work: string, urDlls: Map<string, Map<string,
   return specs;
 }
 
+/** How each UR release's Linux Level Zero adapters are linked: `-z now`, and from 2026 on calling what loader 1.25 added. */
+export const urAdapterBuild = (version: string): UrAdapterBuild => ({ bindNow: true, zeCalls: Number(version.split('.')[0]) >= 2026 ? LOADER_1_25_CALLS : [] });
+
 interface Planned {
   make: () => Promise<BuiltPackage>;
   meta: Pick<FixtureArtifact, 'format' | 'name' | 'version' | 'platform'>;
@@ -891,7 +957,7 @@ interface Planned {
   wheel?: { requiresPython?: string; yanked?: string };
 }
 
-async function planAll(debs: Record<'bookworm' | 'trixie', DebSet>, work: string): Promise<Planned[]> {
+async function planAll(debs: Record<'bookworm' | 'trixie', DebSet>, sid: SidDebs, work: string): Promise<Planned[]> {
   const plans: Planned[] = [];
 
   const condaPlan = (spec: CondaSpec, format: 'conda' | 'tar.bz2', platform: FixturePlatform): void => {
@@ -950,6 +1016,51 @@ async function planAll(debs: Record<'bookworm' | 'trixie', DebSet>, work: string
     }
   }
 
+  // A Level Zero >= 1.25 as conda-forge's level-zero and level-zero-devel lay it out: no real one loads on Debian 12,
+  // so its loader is the forwarding double over Debian 12's real 1.8.12, its headers sid's real ones of that version.
+  const newer = sid.l0Version;
+  const realLoader = (await walk(debs.bookworm.libDir, 'lib')).find((e) => e.type === 'file' && /^lib\/libze_loader\.so\.\d+\.\d+\.\d+$/.test(e.path));
+  if (realLoader?.type !== 'file') throw new Error(`${debs.bookworm.libDir}: no libze_loader.so.1.x.y`);
+  const realFile = posix.basename(realLoader.path);
+  const double = await compileElf(await forwardingLoaderDouble(newer, join(debs.bookworm.libDir, realFile), LOADER_1_25_CALLS), join(work, 'l0-double', newer));
+  const layers = (await walk(debs.bookworm.libDir, 'lib')).filter((e) => /^libze_(tracing|validation)_layer\.so\.\d/.test(posix.basename(e.path)));
+  const newerBuild = condaBuild('level-zero', newer, 'linux-64', 0);
+  condaPlan(
+    {
+      name: 'level-zero', version: newer, build: newerBuild, buildNumber: 0, subdir: 'linux-64',
+      depends: ['__glibc >=2.17,<3.0.a0', 'libgcc >=13', 'libstdcxx >=13'], license: 'LicenseRef-xpu-setup-test-double',
+      payload: [
+        { path: `lib/libze_loader.so.${newer}`, type: 'file', data: double, mode: 0o755 },
+        { path: 'lib/libze_loader.so.1', type: 'symlink', target: `libze_loader.so.${newer}` },
+        { path: `lib/${FORWARDED_LOADER_DIR}/${realFile}`, type: 'file', data: realLoader.data, mode: 0o755 },
+        ...layers,
+      ],
+    },
+    'conda',
+    'linux-x64',
+  );
+  const sidPcs = (await walk(join(sid.libDir, 'pkgconfig'), 'lib/pkgconfig')).map((e) => (e.type === 'file' ? { ...e, data: Buffer.from(condaForgePc(e.data.toString('utf8'))) } : e));
+  condaPlan(
+    {
+      name: 'level-zero-devel', version: newer, build: condaBuild('level-zero-devel', newer, 'linux-64', 0), buildNumber: 0, subdir: 'linux-64',
+      depends: [`level-zero ==${newer} ${newerBuild}`], license: 'LicenseRef-xpu-setup-test-double',
+      payload: [...(await walk(sid.includeDir, 'include')), { path: 'lib/libze_loader.so', type: 'symlink', target: 'libze_loader.so.1' }, ...sidPcs],
+    },
+    'conda',
+    'linux-x64',
+  );
+
+  // For Windows, as the other releases: the ze_loader.dll stand-in and its layers, sid's headers, the import libraries.
+  const newerWin = await l0WindowsPayloads({ ...debs.bookworm, version: newer, includeDir: sid.includeDir }, work);
+  const newerWinBuild = condaBuild('level-zero', newer, 'win-64', 0);
+  const winDeps = ['ucrt >=10.0.20348.0', 'vc >=14.3', 'vc14_runtime >=14.40.33810'];
+  condaPlan({ name: 'level-zero', version: newer, build: newerWinBuild, buildNumber: 0, subdir: 'win-64', depends: winDeps, payload: newerWin.runtime }, 'conda', 'win-x64');
+  condaPlan(
+    { name: 'level-zero-devel', version: newer, build: condaBuild('level-zero-devel', newer, 'win-64', 0), buildNumber: 0, subdir: 'win-64', depends: [`level-zero ==${newer} ${newerWinBuild}`], payload: newerWin.devel },
+    'conda',
+    'win-x64',
+  );
+
   // Unified Runtime: the test double, as PyPI wheels and as linux-64 and win-64 conda packages.
   const urWheelSummary = "xpu-setup test double of Intel's Unified Runtime libraries (not the real intel-cmplr-lib-ur)";
   const urWinDlls = new Map<string, Map<string, Buffer>>();
@@ -958,7 +1069,7 @@ async function planAll(debs: Record<'bookworm' | 'trixie', DebSet>, work: string
   // Each release's libraries and DLLs differ only in the version they carry; they are compiled side by side.
   const urBuilds = await Promise.all(
     Object.entries(UR_UMF).map(([version, umf]) =>
-      Promise.all([compileUrDouble(version, join(work, 'ur', version), umf), compileUrWindowsDouble(version, join(work, 'ur-win', version), umf)]),
+      Promise.all([compileUrDouble(version, join(work, 'ur', version), umf, urAdapterBuild(version)), compileUrWindowsDouble(version, join(work, 'ur-win', version), umf)]),
     ),
   );
   for (const [i, [version, umf]] of Object.entries(UR_UMF).entries()) {
@@ -1146,7 +1257,7 @@ async function planAll(debs: Record<'bookworm' | 'trixie', DebSet>, work: string
   return plans;
 }
 
-async function inputKey(debs: Record<'bookworm' | 'trixie', DebSet>): Promise<string> {
+async function inputKey(debs: Record<'bookworm' | 'trixie', DebSet>, sid: SidDebs): Promise<string> {
   const h = createHash('sha256');
   h.update(`format ${BUILD_FORMAT}\n`);
   h.update(await readFile(fileURLToPath(import.meta.url)));
@@ -1155,6 +1266,7 @@ async function inputKey(debs: Record<'bookworm' | 'trixie', DebSet>): Promise<st
     h.update(await readFile(set.debs.libze1));
     h.update(await readFile(set.debs.libzeDev));
   }
+  h.update(await readFile(sid.debs['libze-dev']!));
   return h.digest('hex').slice(0, 16);
 }
 
@@ -1191,10 +1303,10 @@ async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Prom
   return results;
 }
 
-async function buildInto(dir: string, debs: Record<'bookworm' | 'trixie', DebSet>): Promise<FixturePackages> {
+async function buildInto(dir: string, debs: Record<'bookworm' | 'trixie', DebSet>, sid: SidDebs): Promise<FixturePackages> {
   const work = await mkdtemp(join(tmpdir(), 'xpu-setup-fixture-build-'));
   try {
-    const plans = await planAll(debs, work);
+    const plans = await planAll(debs, sid, work);
     const artifacts = await mapLimited(
       plans,
       4,
@@ -1221,7 +1333,7 @@ async function buildInto(dir: string, debs: Record<'bookworm' | 'trixie', DebSet
     );
     return {
       dir,
-      l0Versions: { bookworm: debs.bookworm.version, trixie: debs.trixie.version },
+      l0Versions: { bookworm: debs.bookworm.version, trixie: debs.trixie.version, newer: sid.l0Version },
       urVersions: { ...UR_VERSIONS },
       urClosure: Object.fromEntries(
         Object.entries(UR_UMF).map(([ur, umf]) => [
@@ -1244,9 +1356,9 @@ let memo: Promise<FixturePackages> | undefined;
  */
 export function buildFixturePackages(): Promise<FixturePackages> {
   memo ??= (async () => {
-    const debs = await ensureDebs();
+    const [debs, sid] = await Promise.all([ensureDebs(), ensureSidDebs()]);
     const root = join(fixtureCacheDir(), 'packages');
-    const dir = join(root, await inputKey(debs));
+    const dir = join(root, await inputKey(debs, sid));
     const cached = await loadManifest(dir);
     if (cached) return cached;
     // Only a complete build is ever renamed into place, so one that fails the check was damaged later
@@ -1256,7 +1368,7 @@ export function buildFixturePackages(): Promise<FixturePackages> {
     const tmp = join(root, `.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
     await mkdir(tmp);
     try {
-      const built = await buildInto(tmp, debs);
+      const built = await buildInto(tmp, debs, sid);
       await writeFile(join(tmp, 'manifest.json'), JSON.stringify(built, null, 1));
       await rename(tmp, dir).catch(async (err: NodeJS.ErrnoException) => {
         if (err.code !== 'ENOTEMPTY' && err.code !== 'EEXIST') throw err;

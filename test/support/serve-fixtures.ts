@@ -7,7 +7,7 @@ const [base, gpuDriver] = await Promise.all([buildFixturePackages(), buildGpuDri
 const index = await startFixtureIndex({ fixtures: { ...base, artifacts: [...base.artifacts, ...gpuDriver] } });
 const urls = {
   url: index.url,
-  conda: { bookworm: index.condaChannelUrl('bookworm'), trixie: index.condaChannelUrl('trixie'), all: index.condaChannelUrl('all'), gpuDriver: index.condaChannelUrl('gpu-driver') },
+  conda: { bookworm: index.condaChannelUrl('bookworm'), trixie: index.condaChannelUrl('trixie'), all: index.condaChannelUrl('all'), newer: index.condaChannelUrl('newer'), gpuDriver: index.condaChannelUrl('gpu-driver') },
   simple: index.simpleUrl,
   htmlOnlySimple: index.htmlOnlySimpleUrl,
   jsonApi: index.jsonApiUrl,

@@ -20,6 +20,15 @@ describe('action inputs', () => {
     expect(inActionTerms('name it: --match-torch=/opt/venv/bin/python')).toBe('name it: match-torch: /opt/venv/bin/python');
   });
 
+  it('include-loader-dll: true asks for ze_loader.dll, false drops one asked for before, unset leaves the recorded request', () => {
+    expect(actionInputs({ 'INPUT_INCLUDE-LOADER-DLL': 'true' }).values).toMatchObject({ 'include-loader-dll': true });
+    expect(actionInputs({ 'INPUT_INCLUDE-LOADER-DLL': 'false' }).values).toMatchObject({ 'no-include-loader-dll': true });
+    const unset = actionInputs({ 'INPUT_INCLUDE-LOADER-DLL': '' }).values;
+    expect([unset['include-loader-dll'], unset['no-include-loader-dll']]).toEqual([undefined, undefined]);
+    expect(() => actionInputs({ 'INPUT_INCLUDE-LOADER-DLL': 'yes' })).toThrow('input `include-loader-dll` is "yes": it takes true or false');
+    expect(inActionTerms('--include-loader-dll adds the package\'s copy')).toBe('include-loader-dll: true adds the package\'s copy');
+  });
+
   it('a boolean that is not true or false is an error naming the input', () => {
     let err: unknown;
     try {

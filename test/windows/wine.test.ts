@@ -370,7 +370,8 @@ describe('Windows under Wine: node.exe, a real ze_loader.dll, the null driver', 
 
     it('sets up UR with its UMF, tcmlib and hwloc DLLs; the probe walks UR and gets the Level Zero adapter', async () => {
       const setup = await runCliWin(
-        ['--prefix', winPath(urPrefix()), '--cache-dir', winPath(path.join(work, 'ur-cache')), '--conda-channel', index.condaChannelUrl('bookworm'), '--no-smoke'],
+        // The channel whose Level Zero is one UR 2026's adapters can use (>= 1.25).
+        ['--prefix', winPath(urPrefix()), '--cache-dir', winPath(path.join(work, 'ur-cache')), '--conda-channel', index.condaChannelUrl('newer'), '--no-smoke'],
         { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' },
       );
       expect(setup.exitCode, show(setup)).toBe(0);

@@ -1,0 +1,149 @@
+// UR 2026's Level Zero adapters (linked -z now) call what loader 1.25 added: the plan pairs UR with a loader that has
+// it or stops before any download, the pre-swap check refuses such a tree when the plan's rule is bypassed, and beside
+// a loader that has it the real UR walk loads the adapters.
+import { execa } from 'execa';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
+import { REPO, runCli, scrubbedEnv, tempDir } from './cli.js';
+
+let index: FixtureIndex;
+let work: string;
+let env: Record<string, string>;
+/** A port nothing listens on: connection refused, like an index that is down. */
+const DEAD = 'http://127.0.0.1:9';
+const WHY = 'its Level Zero adapters call zeDeviceSynchronize and zeCommandListAppendLaunchKernelWithArguments, which the loader exports from 1.25.0 on';
+
+beforeAll(async () => {
+  index = await startFixtureIndex();
+  work = await tempDir('ur-needs');
+  // Debian 12's loader is below the shipped floor of 1.9: these runs lower it, as the other suites over it do.
+  env = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
+});
+
+afterAll(async () => {
+  await index?.close();
+  await fs.rm(work, { recursive: true, force: true });
+});
+
+const exists = (p: string) => fs.lstat(p).then(() => true, () => false);
+/** Package files (not indexes) the fixture index was asked for since `from`. */
+const packagesAsked = (from: number) => index.requests.slice(from).filter((q) => /\.(whl|conda|tar\.bz2)$/.test(q.path));
+const args = (name: string, channel: 'bookworm' | 'newer', more: string[] = []) => [
+  '--prefix', path.join(work, name, 'p'), '--cache-dir', path.join(work, name, 'cache'), '--conda-channel', index.condaChannelUrl(channel), ...more,
+];
+
+describe('UR 2026 where the only loader reachable is Debian 12\'s 1.8.12', () => {
+  it('stops before anything is fetched, naming both versions, why, and the ways out', async () => {
+    const from = index.requests.length;
+    const r = await runCli(args('old', 'bookworm'), env);
+    expect(r.exitCode).toBe(1);
+    const channel = index.condaChannelUrl('bookworm');
+    expect(r.stderr).toContain(
+      `error: unified-runtime ${index.fixtures.urVersions.newer} needs level-zero >=1.25 (${WHY}); no reachable source has one: the level-zero the sources offer is 1.8.12 (conda ${channel})\n` +
+        "  hint: use a unified-runtime older than 2026: --require 'unified-runtime<2026'\n" +
+        '  hint: or a bundle made where a level-zero >=1.25 is reachable (xpu-setup bundle), or a channel that has one (--conda-channel)\n' +
+        `  hint: tried level-zero: conda ${channel}: newest level-zero in ${channel} (linux-64) is 1.8.12, which does not meet level-zero>=1.8, level-zero>=1.25\n` +
+        '  hint: tried level-zero: apt: apt has libze1 1.8.12-1, which does not meet level-zero>=1.8, level-zero>=1.25\n' +
+        '  hint: nothing was downloaded',
+    );
+    expect(packagesAsked(from)).toEqual([]);
+    expect(await exists(path.join(work, 'old', 'p'))).toBe(false);
+  });
+
+  it('--json gives the refusal as data: the component, its version, the need and what was reachable', async () => {
+    const r = await runCli([...args('old-json', 'bookworm'), '--json'], env);
+    expect(r.exitCode).toBe(1);
+    expect(JSON.parse(r.stdout).error).toMatchObject({
+      code: 'RESOLUTION_CONFLICT',
+      details: { component: 'unified-runtime', version: index.fixtures.urVersions.newer, needs: 'level-zero>=1.25', reachable: '1.8.12 (conda)' },
+    });
+  });
+
+  it('takes UR 2025 over that loader when asked, as the hint says', async () => {
+    const r = await runCli(['plan', '--json', ...args('old-2025', 'bookworm', ['--require', 'unified-runtime<2026'])], env);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const versions = Object.fromEntries(JSON.parse(r.stdout).components.map((c: { name: string; version: string }) => [c.name, c.version]));
+    expect(versions).toEqual({ 'level-zero': '1.8.12', 'unified-runtime': '2025.3.2' });
+  });
+
+  it('with the rule bypassed (a manifest without "needs"), the pre-swap check refuses the tree, naming the adapter and the symbols', async () => {
+    const manifests = path.join(work, 'manifests-no-needs');
+    await fs.mkdir(manifests, { recursive: true });
+    for (const m of ['level-zero.json', 'unified-runtime.json']) {
+      const j = JSON.parse(await fs.readFile(path.join(REPO, 'manifests', m), 'utf8'));
+      delete j.needs;
+      await fs.writeFile(path.join(manifests, m), JSON.stringify(j));
+    }
+    const r = await runCli(['--manifests', manifests, ...args('bypassed', 'bookworm')], env);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain('✗ install failed; the prefix was left as it was');
+    for (const adapter of ['libur_adapter_level_zero.so.0', 'libur_adapter_level_zero_v2.so.0']) {
+      expect(r.stderr).toContain(`lib/${adapter} calls zeCommandListAppendLaunchKernelWithArguments and zeDeviceSynchronize, which no library it loads with defines (looked in lib/${adapter}, lib/libumf.so.1, lib/libze_loader.so.1, `);
+    }
+    expect(r.stderr).toContain("install level-zero >= 1.25.0 (`--require 'level-zero>=1.25.0'`)");
+    expect(await exists(path.join(work, 'bypassed', 'p'))).toBe(false);
+  });
+});
+
+describe('UR 2026 where a channel has a loader >= 1.25 (the fixture channel newer: the forwarding loader double)', () => {
+  let prefix: string;
+  let setup: Awaited<ReturnType<typeof runCli>>;
+  beforeAll(async () => {
+    prefix = path.join(work, 'newer', 'p');
+    setup = await runCli([...args('newer', 'newer'), '--no-probe'], env);
+  });
+
+  it('asks the loader\'s other sources when the first one\'s is too old, and says why', async () => {
+    // apt first: Debian 12's 1.8.12 is the first choice, and the need sends the plan on to the channel's loader.
+    const r = await runCli(['plan', '--json', ...args('newer-plan', 'newer', ['--source', 'apt,pypi,conda'])], env);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const l0 = JSON.parse(r.stdout).components.find((c: { name: string }) => c.name === 'level-zero');
+    expect(l0).toMatchObject({ version: index.fixtures.l0Versions.newer, source: 'conda', constraints: ['level-zero>=1.8', 'level-zero>=1.25'] });
+    expect(l0.notes).toContain(`level-zero ${index.fixtures.l0Versions.newer}: unified-runtime ${index.fixtures.urVersions.newer} needs level-zero>=1.25 (${WHY})`);
+  });
+
+  it('plans that loader with the reason, and installs both', async () => {
+    expect(setup.exitCode, setup.stderr).toBe(0);
+    const receipt = JSON.parse(await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8'));
+    expect(Object.fromEntries(receipt.components.map((c: { name: string; version: string }) => [c.name, c.version]))).toEqual({
+      'level-zero': index.fixtures.l0Versions.newer,
+      'unified-runtime': index.fixtures.urVersions.newer,
+    });
+    expect(await fs.readlink(path.join(prefix, 'lib', 'libze_loader.so.1'))).toBe(`libze_loader.so.${index.fixtures.l0Versions.newer}`);
+  });
+
+  it('the real UR walk, in a shell that sourced env.sh, loads both Level Zero adapters\' loader and reaches the level_zero platform', async () => {
+    const script = `const { probeUr } = await import(${JSON.stringify(path.join(REPO, 'dist', 'runtime', 'ur.js'))});
+      process.stdout.write(JSON.stringify(probeUr(process.argv[1])));`;
+    const walk = (extra: Record<string, string> = {}) =>
+      execa('sh', ['-c', `. '${prefix}/env.sh' && exec "$0" --input-type=module -e "$1" "$2"`, process.execPath, script, path.join(prefix, 'lib', 'libur_loader.so.0')], {
+        env: { PATH: '/usr/bin:/bin', HOME: env.HOME!, XPU_SETUP_UR_DOUBLE_DEVICES: '1', ...extra },
+        extendEnv: false,
+      });
+    expect(JSON.parse((await walk()).stdout)).toMatchObject({ init: 0, adapters: 2, backends: [1, 2], platforms: ['xpu-setup UR test double level_zero', 'xpu-setup UR test double opencl'] });
+    expect(JSON.parse((await walk({ UR_LOADER_USE_LEVEL_ZERO_V2: '1' })).stdout).platforms).toEqual(['xpu-setup UR test double level_zero_v2', 'xpu-setup UR test double opencl']);
+  });
+
+  it('a program built with pkg-config against the prefix reaches the real loader under the double: zeInit answers 0x78000001', async () => {
+    const src = path.join(work, 'zeinit.c');
+    await fs.writeFile(src, '#include <stdio.h>\n#include <level_zero/ze_api.h>\nint main(void){printf("0x%x\\n",(unsigned)zeInit(0));return 0;}\n');
+    const exe = path.join(work, 'zeinit');
+    const r = await execa('sh', ['-c', `. '${prefix}/env.sh' && cc '${src}' $(pkg-config --cflags --libs level-zero) -o '${exe}' && '${exe}'`], { env: { PATH: '/usr/bin:/bin' }, extendEnv: false, reject: false });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe('0x78000001');
+  });
+});
+
+describe('the README\'s first command on a machine that reaches no conda channel and no PyPI', () => {
+  it('installs Debian\'s loader from apt and leaves UR out, without the rule stopping it', async () => {
+    const p = path.join(work, 'readme', 'p');
+    // Every https index (conda-forge, Intel's channel, PyPI) goes through a proxy that refuses; apt's archive is http.
+    const r = await runCli(['--prefix', p, '--cache-dir', path.join(work, 'readme', 'cache'), '--no-probe'], scrubbedEnv(path.join(work, 'readme', 'home'), { HTTPS_PROXY: DEAD }));
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain('needs level-zero');
+    const receipt = JSON.parse(await fs.readFile(path.join(p, 'xpu-setup.receipt.json'), 'utf8'));
+    expect(receipt.components.map((c: { name: string; version: string; source: string }) => `${c.name} ${c.version} ${c.source.split(' ')[0]}`)).toEqual(['level-zero 1.8.12 apt']);
+  });
+});
