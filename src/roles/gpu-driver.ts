@@ -10,4 +10,5 @@ export const gpuDriver: Role = {
   name: 'gpu-driver',
   title: 'the Intel GPU Level Zero driver',
   single: true,
+  drivesHostGpu: true,
 };

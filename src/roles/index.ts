@@ -38,6 +38,11 @@ export function checkRoles(roles: unknown, bad: (what: string) => Error): void {
   if (unknown !== undefined) throw bad(`unknown role "${unknown}" (roles: ${ROLE_NAMES.join(', ')})`);
 }
 
+/** The manifest whose component drives the host's Intel GPU (the GPU driver), if one is given. */
+export function hostGpuDriverOf<M extends HasRoles>(ms: readonly M[]): M | undefined {
+  return ms.find((m) => rolesOf(m).some((r) => r.drivesHostGpu));
+}
+
 /** The roles more than one of these manifests claim that only one may have, each with the names claiming it. */
 export function overclaimed(ms: readonly (HasRoles & { name: string })[]): { role: Role; names: string[] }[] {
   return ROLES.filter((r) => r.single).flatMap((role) => {

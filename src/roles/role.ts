@@ -38,6 +38,8 @@ export interface Role {
   readonly title: string;
   /** At most one manifest takes it (the loader setup probes through). */
   readonly single?: boolean;
+  /** It drives the host's Intel GPU: a request naming no component gets it where that GPU has no usable driver. */
+  readonly drivesHostGpu?: boolean;
   /** Files written into the prefix for it (pkg-config, CMake, an ICD file). */
   files?(t: RoleTarget): RoleFile[];
   /** Variables the prefix's env files export for it (a driver choice, a vendors directory). */
