@@ -57,8 +57,10 @@ export function roleFiles(components: readonly (HasRoles & { version?: string })
 }
 
 /** The variables the roles of these components export (an OpenCL vendors directory), in component order. */
-export function roleEnv(components: readonly HasRoles[], at: Omit<RoleTarget, 'version'>): Record<string, string> {
-  return Object.assign({}, ...components.flatMap((c) => rolesOf(c).map((r) => r.env?.(at) ?? {})));
+export function roleEnv(components: readonly (HasRoles & { version?: string })[], at: Omit<RoleTarget, 'version'>): Record<string, string> {
+  const loaderVersion = components.find((c) => rolesOf(c).includes(zeLoader))?.version;
+  const target = loaderVersion ? { ...at, loaderVersion } : at;
+  return Object.assign({}, ...components.flatMap((c) => rolesOf(c).map((r) => r.env?.(target) ?? {})));
 }
 
 /** The prefix directories the roles of these components add to search paths, each once. */

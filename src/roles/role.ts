@@ -9,6 +9,8 @@ export interface RoleTarget {
   layout: PlatformLayout;
   /** The version of the component that has the role (installed from a source). */
   version?: string;
+  /** The version of the Level Zero loader the prefix installs (its ze-loader component), if it has one. */
+  loaderVersion?: string;
   /** The files that stand for a source's archives when a role's files come from build/ (the reference driver). */
   built?: string[];
   /**
