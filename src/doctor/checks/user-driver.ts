@@ -2,7 +2,7 @@
 import { tryLoad } from '../../inspect/load-check.js';
 import { detectUserModeDriver, LINUX_UMD } from '../../inspect/user-driver.js';
 import type { Check } from '../types.js';
-import { activeReferenceDriver, computeRuntimeInstallHint } from './shared.js';
+import { activeReferenceDriver, computeRuntimeInstallHint, gpuDriverFix } from './shared.js';
 
 export const userDriverCheck: Check = {
   id: 'user-driver',
@@ -39,7 +39,7 @@ export const userDriverCheck: Check = {
       return {
         status: hasGpu ? 'fail' : 'warn',
         message: `${LINUX_UMD} not found${hasGpu ? ': Level Zero has no driver for the GPU' : ' (it is needed once an Intel GPU is present)'}${packages.length ? `; installed: ${packages.join(', ')}` : ''}`,
-        fix: computeRuntimeInstallHint(host),
+        fix: await gpuDriverFix(ctx, host),
         details,
       };
     }
