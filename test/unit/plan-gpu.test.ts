@@ -184,6 +184,16 @@ describe('the default request and the GPU driver', () => {
     expect(ok.components.find((c) => c.name === 'gpu-driver')!.version).toBe('22.43.24595.41');
   });
 
+  it('a Gen9 iGPU beside a BMG card: the driver must drive both, a release from 24.31 up to the last of the 24.35 line', async () => {
+    // The card is the second DRM device beside the iGPU: card1 and renderD129.
+    const card = BMG_XE_REBAR.devices.map((d) => ({ ...d, card: 'card1', renderNode: 'renderD129' }));
+    const both: Tree = { ...SKL_I915, devices: [...SKL_I915.devices, ...card], modules: ['i915', 'xe'] };
+    const p = await plan(both, { versions: ['26.18.38308.1', '24.35.30872.45', '22.43.24595.41'] });
+    expect(p.gpuDriver).toMatchObject({ decision: 'added', needs: ['>=24.31.30508.5', '<=24.35.30872.45'] });
+    expect(p.gpuDriver!.why).toMatch(/^gpu-driver: this host's HD Graphics 530 \(SKL, 0x1912\) and Arc B580 \(BMG, 0xe20b\) have no Level Zero driver: adding it/);
+    expect(p.components.find((c) => c.name === 'gpu-driver')!.version).toBe('24.35.30872.45');
+  });
+
   it('Apollo Lake (OpenCL only) and no GPU at all: not added; asked for by name, installed with no version asked of it', async () => {
     const bxt = await plan(BXT_I915);
     expect(bxt.gpuDriver).toMatchObject({ decision: 'not-needed' });
