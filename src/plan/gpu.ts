@@ -60,20 +60,21 @@ interface Needs {
   said: string[];
 }
 
-/** The releases that drive every Level Zero GPU of `gpus`: the newest first release, the oldest last one (legacy). */
+/** The releases that drive every Level Zero GPU of `gpus`: the newest (exact) first release, the oldest last one (legacy). */
 function needsOf(gpus: HostGpu[], table: Map<string, FamilySupport>): Needs {
   let first: { support: FamilySupport; gpu: HostGpu } | undefined;
   let last: { support: FamilySupport; gpu: HostGpu } | undefined;
   for (const gpu of gpus) {
     const s = gpu.family ? table.get(gpu.family) : undefined;
     if (!s?.levelZero) continue;
-    if (!first || driverBuild(s.firstRelease)! > driverBuild(first.support.firstRelease)!) first = { support: s, gpu };
+    // A first release that is only the oldest tag read (older ones may drive it too) sets no floor.
+    if (s.firstReleaseExact && (!first || driverBuild(s.firstRelease)! > driverBuild(first.support.firstRelease)!)) first = { support: s, gpu };
     if (s.lastRelease && (!last || driverBuild(s.lastRelease)! < driverBuild(last.support.lastRelease!)!)) last = { support: s, gpu };
   }
   const out: Needs = { constraints: [], said: [] };
   if (first) {
     out.constraints.push(`>=${first.support.firstRelease}`);
-    out.said.push(`compute-runtime drives ${gpuLabel(first.gpu)} from ${first.support.firstRelease}${first.support.firstReleaseExact ? '' : ' (or earlier)'}`);
+    out.said.push(`compute-runtime drives ${gpuLabel(first.gpu)} from ${first.support.firstRelease}`);
   }
   if (last) {
     out.constraints.push(`<=${last.support.lastRelease}`);
