@@ -142,7 +142,7 @@ export function chooseGpuDriver<M extends HasRoles & { name: string }>(
     return {
       component,
       decision: 'left-alone',
-      why: `${component}: this host's ${gpusLabel(l0)} has a Level Zero driver, ${host.driver!.path} (${judged}): leaving it alone (--component ${component} puts one in the prefix anyway)`,
+      why: `${component}: this host's ${gpusLabel(l0)} ${l0.length === 1 ? 'has' : 'have'} a Level Zero driver, ${host.driver!.path} (${judged}): leaving it alone (--component ${component} puts one in the prefix anyway)`,
       host,
     };
   }
