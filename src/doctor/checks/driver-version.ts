@@ -45,8 +45,7 @@ export const driverVersionCheck: Check = {
       } else if (v.kind === 'too-old') {
         const needs = driverBuild(v.needs)!;
         problems.push(`${gpu}: this driver (build ${build}) predates ${g.family}, which compute-runtime drives from ${v.needs} (build ${needs})`);
-        fixes.add(`install compute-runtime ${v.needs} or newer (Intel's packages from ${RELEASES}, or conda-forge's intel-compute-runtime, which loads on old distributions); the distribution's own driver here is too old for this GPU`);
-        fixes.add(await gpuDriverFix(ctx, await ctx.facts.host()));
+        fixes.add(`compute-runtime ${v.needs} or newer drives it: ${await gpuDriverFix(ctx, false)}; or Intel's packages from ${RELEASES}, or conda-forge's intel-compute-runtime, which loads on old distributions`);
       } else {
         problems.push(`${gpu}: ${v.support.generation} left the regular packages at ${LEGACY_SPLIT}; this driver (build ${build}) no longer drives it`);
         fixes.add(`install the frozen -legacy1 packages of the 24.35 line (intel-level-zero-gpu-legacy1 and intel-opencl-icd-legacy1, ${v.support.lastRelease ?? 'releases/24.35'}) from ${RELEASES}`);
