@@ -167,6 +167,15 @@ async function fetchAll(
   const received = new Map<string, number>();
   const task = reporter.task(`fetching ${jobs.length} archive${jobs.length === 1 ? '' : 's'}`);
   const results: FetchedArchive[] = new Array(jobs.length);
+  // A kind that fetches many archives at once (apt) is asked once, for every archive of the plan it fetches.
+  const batches = new Map<unknown, Promise<Map<string, CachedFile>>>();
+  for (const j of jobs) {
+    const own = ownFetcherOf(j.archive);
+    if (!own?.fetchMany || batches.has(own)) continue;
+    const batch = own.fetchMany(jobs.filter((k) => ownFetcherOf(k.archive) === own).map((k) => k.archive), cache, deps);
+    batch.catch(() => undefined);
+    batches.set(own, batch);
+  }
   let next = 0;
   let reused = 0;
   const signal = stop.signal;
@@ -175,7 +184,10 @@ async function fetchAll(
       const i = next++;
       const { archive, component } = jobs[i]!;
       const own = ownFetcherOf(archive);
-      const file = own
+      const batch = own && batches.get(own);
+      const file = batch
+        ? (await batch).get(archive.sha256)!
+        : own
         ? await own.fetch(archive, cache, deps)
         : archive.url.startsWith('file:')
           ? await fromFile(archive, cache)

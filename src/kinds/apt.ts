@@ -218,25 +218,57 @@ async function aptClosure(spec: AptSourceSpec, r: Resolution, ctx: SourceContext
 
 /** Downloads an `apt:` archive with apt-get into the cache, then checks it against the SHA256 apt-cache listed. */
 export async function fetchApt(archive: PlannedArchive, cache: DownloadCache, deps: Deps): Promise<CachedFile> {
-  const hit = await cache.lookup(archive.sha256);
-  if (hit) return hit;
-  const spec = archive.url.slice(SCHEME.length);
-  const dir = path.dirname(await cache.tempFile(archive.filename));
+  return (await fetchAptMany([archive], cache, deps)).get(archive.sha256)!;
+}
+
+/**
+ * Downloads every `apt:` archive the cache lacks with one `apt-get download` (one start of apt, one read of its lists,
+ * its own parallel downloads), then checks each file against the SHA256 apt-cache listed; the answer maps each
+ * archive's sha256 to its cached file. A package apt could not bring, or brought with another hash, is named.
+ */
+export async function fetchAptMany(archives: readonly PlannedArchive[], cache: DownloadCache, deps: Deps): Promise<Map<string, CachedFile>> {
+  const out = new Map<string, CachedFile>();
+  const missing: PlannedArchive[] = [];
+  for (const a of archives) {
+    if (out.has(a.sha256) || missing.some((m) => m.sha256 === a.sha256)) continue;
+    const hit = await cache.lookup(a.sha256);
+    if (hit) out.set(a.sha256, hit);
+    else missing.push(a);
+  }
+  if (!missing.length) return out;
+  const specs = missing.map((a) => a.url.slice(SCHEME.length));
+  const dir = path.dirname(await cache.tempFile(missing[0]!.filename));
   const work = await fs.mkdtemp(path.join(dir, 'apt-'));
   try {
-    const r = await deps.exec('apt-get', ['download', '-q', '-o', 'APT::Sandbox::User=root', spec], { cwd: work, timeoutMs: 300_000 });
-    const got = (await fs.readdir(work)).filter((n) => n.endsWith('.deb'));
-    if (r.exitCode !== 0 || got.length !== 1) {
-      throw new XpuError('NETWORK', `apt-get download ${spec} failed`, {
-        details: { url: archive.url, stderr: r.stderr || r.failedToStart },
+    const r = await deps.exec('apt-get', ['download', '-q', '-o', 'APT::Sandbox::User=root', ...specs], { cwd: work, timeoutMs: 300_000 });
+    const files = (await fs.readdir(work)).filter((n) => n.endsWith('.deb'));
+    const byHash = new Map<string, string>();
+    for (const f of files) byHash.set(await sha256File(path.join(work, f)), f);
+    const failed: PlannedArchive[] = [];
+    const brought: [PlannedArchive, string][] = [];
+    for (const a of missing) {
+      const f = byHash.get(a.sha256);
+      if (f) {
+        brought.push([a, path.join(work, f)]);
+        continue;
+      }
+      // apt-get names the file package_version_arch.deb (an epoch's colon written %3a).
+      const other = files.find((n) => n.startsWith(`${a.package}_`));
+      if (other) throw hashMismatch(a.url, a.sha256, [...byHash].find(([, n]) => n === other)![0]);
+      failed.push(a);
+    }
+    if (failed.length || r.exitCode !== 0) {
+      const unbrought = failed.length ? failed : missing;
+      const named = unbrought.filter((a) => r.stderr.includes(a.package));
+      const blamed = named.length ? named : unbrought;
+      const what = blamed.map((a) => a.url.slice(SCHEME.length)).join(', ');
+      throw new XpuError('NETWORK', `apt-get download ${what} failed${specs.length > 1 ? ` (one call for ${specs.length} packages)` : ''}`, {
+        details: { url: blamed[0]!.url, ...(blamed.length > 1 ? { urls: blamed.map((a) => a.url) } : {}), stderr: r.stderr || r.failedToStart },
         hints: ['check that apt can reach its archive (apt-get update), or choose another source with --source'],
       });
     }
-    const file = path.join(work, got[0]!);
-    const actual = await sha256File(file);
-    if (actual !== archive.sha256) throw hashMismatch(archive.url, archive.sha256, actual);
-    const size = (await fs.stat(file)).size;
-    return await cache.adopt(file, actual, size);
+    for (const [a, file] of brought) out.set(a.sha256, await cache.adopt(file, a.sha256, (await fs.stat(file)).size));
+    return out;
   } finally {
     await fs.rm(work, { recursive: true, force: true });
   }
@@ -255,5 +287,5 @@ export const apt: Kind<AptSourceSpec> = {
   // apt reads the machine's own sources.list through apt-get, not an index of ours.
   indexes: () => [],
   recordedIndexes: () => [],
-  fetcher: { scheme: SCHEME, fetch: fetchApt },
+  fetcher: { scheme: SCHEME, fetch: fetchApt, fetchMany: fetchAptMany },
 };

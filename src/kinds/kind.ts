@@ -111,7 +111,12 @@ export interface Kind<S extends SourceBase = SourceBase> {
    */
   option?: { flag: string; named(n: NamedIndexes): boolean; values(origin: string): string[] };
   /** Archives whose URL starts with `scheme` are fetched by the kind itself, into the verified cache. */
-  fetcher?: { scheme: string; fetch(archive: PlannedArchive, cache: DownloadCache, deps: Deps): Promise<CachedFile> };
+  fetcher?: {
+    scheme: string;
+    fetch(archive: PlannedArchive, cache: DownloadCache, deps: Deps): Promise<CachedFile>;
+    /** All of a plan's archives of this scheme in one go (one apt-get download): each archive's sha256 to its file. */
+    fetchMany?(archives: readonly PlannedArchive[], cache: DownloadCache, deps: Deps): Promise<Map<string, CachedFile>>;
+  };
 }
 
 /** An index root as the doctor checks it: one trailing slash. */

@@ -16,6 +16,7 @@ import { defaultComponents, type ComponentManifest } from '../manifest/schema.js
 import { planChanges, type PlanChanges } from '../plan/diff.js';
 import { loadLockSource, lockedOf, newLockfile, planFromLocked, type LockedPlatform, type Lockfile } from '../plan/lockfile.js';
 import type { NamedBy, PlanOptions } from '../plan/plan.js';
+import { readHostGpus } from '../plan/gpu.js';
 import type { ExistingInstalls, InstallPlan, TorchMatch } from '../records/plan.js';
 import { planRequestKey, recentPlan, rememberPlan } from '../plan/recent.js';
 import { mergeRequest, type MergedRequest } from '../plan/request.js';
@@ -76,9 +77,13 @@ export async function planSetup(opts: PlanSetupOptions, deps: Deps, reporter: Re
     const damaged = await refuseForeignPrefix(state);
     if (damaged) reporter.warn(damaged);
   }
-  const manifests = await loadManifests(opts.manifestsDir);
+  const [manifests, hostGpus] = await Promise.all([
+    loadManifests(opts.manifestsDir),
+    opts.standalone || opts.locked || opts.from ? undefined : readHostGpus(deps, host, opts.plan.prefix),
+  ]);
+  const asked = hostGpus ? { ...opts, plan: { ...opts.plan, hostGpus } } : opts;
   const [plan, existing] = await Promise.all([
-    planFor({ host, manifests, opts, deps, reporter, index: run.index, mine: installedFor(state, host.platform), receiptFile: path.join(opts.plan.prefix, RECEIPT_NAME) }, !!run.recent && !withExisting),
+    planFor({ host, manifests, opts: asked, deps, reporter, index: run.index, mine: installedFor(state, host.platform), receiptFile: path.join(opts.plan.prefix, RECEIPT_NAME) }, !!run.recent && !withExisting),
     host.native && withExisting ? existingInstalls(deps, opts.plan.prefix, reporter) : undefined,
   ]);
   if (withExisting) await fillSizes(plan, run.index);

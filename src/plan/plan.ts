@@ -12,7 +12,8 @@ import { checkConstrains, closeOver } from './closure.js';
 import { pinAsker, pinRequirements } from './torch.js';
 import { newInstallPlan } from './key.js';
 import { unmetNeedError, unmetNeeds } from './needs.js';
-import type { InstallPlan, PlannedComponent, SetupRequest, SourceAttempt, TorchMatch } from '../records/plan.js';
+import { chooseGpuDriver, gpuRequires, settleGpuDriver } from './gpu.js';
+import type { HostGpus, InstallPlan, PlannedComponent, SetupRequest, SourceAttempt, TorchMatch } from '../records/plan.js';
 
 /** Failures whose own hints name the remedy (add the CA, fix the proxy, take another release): every error built from them keeps them. */
 const OWN_HINTS = new Set(['TLS', 'PROXY', 'RESOLUTION_CONFLICT', 'HASH_MISMATCH']);
@@ -37,6 +38,8 @@ export interface PlanOptions {
   torch?: TorchMatch;
   /** `--include-loader-dll`: take the map rules marked with that opt-in (Windows' ze_loader.dll). */
   includeLoaderDll?: boolean;
+  /** This host's Intel GPUs and its own Level Zero driver (plan/gpu.ts: readHostGpus), when the plan is for this host. */
+  hostGpus?: HostGpus;
 }
 
 /** What a source's index did that stops the run at once, under its own code (a limit, a refused URL, a stall). */
@@ -238,7 +241,8 @@ export async function makePlan(
       hints: [`components: ${known.join(', ')}`],
     });
   }
-  const byDefault = defaultComponents(manifests);
+  const gpu = chooseGpuDriver(opts.hostGpus, manifests, { components: opts.components, required, requires: opts.requires ?? [] });
+  const byDefault = [...defaultComponents(manifests), ...(gpu?.decision === 'added' ? [gpu.component] : [])];
   const chosen = manifests.filter((m) => (opts.components.length ? required.has(m.name) : byDefault.includes(m.name) || required.has(m.name)));
   // Every package any chosen component may ask of a kind, so an index read whole is read once for all of them.
   const runNames = new Map<SourceKind, string[]>();
@@ -256,12 +260,13 @@ export async function makePlan(
     gateway,
     runNames,
   };
-  const requires = { requires: opts.requires ?? [] };
+  const requires = { requires: gpuRequires(gpu, opts.requires ?? []) };
   const components = await Promise.all(
     chosen.map((m) => planComponent(m, required.has(m.name), host, opts, ctx, requires)),
   );
   const s = gateway.stats;
   reporter.debug(`index: ${s.requests} requests, ${s.downloadedBytes} bytes downloaded, ${s.notModified} answered 304, ${s.fresh} from the cache without asking`);
+  components.splice(0, components.length, ...settleGpuDriver(components, gpu, reporter));
   // --source names the kinds to use, a constraint names the versions: a component none of them could provide was
   // asked for and not delivered.
   const missing = components.filter(
@@ -279,5 +284,5 @@ export async function makePlan(
   checkConstrains(components.filter((c) => c.status === 'planned'));
   // Map rules left to an opt-in (the Windows loader DLL) are taken only when the request opted in.
   for (const c of components) c.archives = c.archives.map((a) => ({ ...a, map: a.map.filter((r) => !r.optIn || (r.optIn === 'include-loader-dll' && !!opts.includeLoaderDll)) }));
-  return { ...newInstallPlan(host, opts, components), ...(opts.torch ? { torch: opts.torch } : {}) };
+  return { ...newInstallPlan(host, opts, components), ...(opts.torch ? { torch: opts.torch } : {}), ...(gpu ? { gpuDriver: gpu } : {}) };
 }

@@ -113,6 +113,41 @@ export interface InstallPlan {
   notes?: string[];
   /** `--match-torch`: the interpreter read and the exact versions the plan keeps. */
   torch?: TorchMatch;
+  /** What the plan did about the GPU driver component for this host's Intel GPU, and why. */
+  gpuDriver?: GpuDriverChoice;
+}
+
+/** An Intel GPU of the host the plan was made on, as sysfs shows it. */
+export interface HostGpu {
+  /** `Intel(R) Arc(tm) B580 Graphics (bmg, 8086:e20b)` */
+  name: string;
+  pciId: string;
+  family?: string;
+  /** The kernel driver bound to it now (i915, xe), if any. */
+  kernelDriver?: string;
+}
+
+/** The host's Intel GPUs and the Level Zero GPU driver a program there gets from outside the prefix. */
+export interface HostGpus {
+  gpus: HostGpu[];
+  /** `libze_intel_gpu.so.1` as the library search finds it, with the version its file name carries. */
+  driver?: { path: string; version?: string };
+  tried: string[];
+}
+
+/**
+ * The GPU driver component and this host's GPU: `added` to a request naming no component (the GPU has no usable
+ * driver); `left-alone` (the host's driver drives it); `not-needed` (no Intel GPU, or none Level Zero drives);
+ * `not-asked` (components were named without it); `asked` (named or installed); `dropped` (added, but no source has a
+ * version that drives the GPU).
+ */
+export interface GpuDriverChoice {
+  component: string;
+  decision: 'added' | 'left-alone' | 'not-needed' | 'not-asked' | 'asked' | 'dropped';
+  why: string;
+  /** The versions that drive every Intel GPU here (`>=24.31.30508.5`), asked of the component's sources. */
+  needs?: string[];
+  host: HostGpus;
 }
 
 /** `--match-torch[=PYTHON]` as the request records it: the interpreter named, or none for the active one. */

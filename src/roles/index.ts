@@ -38,6 +38,11 @@ export function checkRoles(roles: unknown, bad: (what: string) => Error): void {
   if (unknown !== undefined) throw bad(`unknown role "${unknown}" (roles: ${ROLE_NAMES.join(', ')})`);
 }
 
+/** The manifest whose component drives the host's Intel GPU (the GPU driver), if one is given. */
+export function hostGpuDriverOf<M extends HasRoles>(ms: readonly M[]): M | undefined {
+  return ms.find((m) => rolesOf(m).some((r) => r.drivesHostGpu));
+}
+
 /** The roles more than one of these manifests claim that only one may have, each with the names claiming it. */
 export function overclaimed(ms: readonly (HasRoles & { name: string })[]): { role: Role; names: string[] }[] {
   return ROLES.filter((r) => r.single).flatMap((role) => {
@@ -52,8 +57,10 @@ export function roleFiles(components: readonly (HasRoles & { version?: string })
 }
 
 /** The variables the roles of these components export (an OpenCL vendors directory), in component order. */
-export function roleEnv(components: readonly HasRoles[], at: Omit<RoleTarget, 'version'>): Record<string, string> {
-  return Object.assign({}, ...components.flatMap((c) => rolesOf(c).map((r) => r.env?.(at) ?? {})));
+export function roleEnv(components: readonly (HasRoles & { version?: string })[], at: Omit<RoleTarget, 'version'>): Record<string, string> {
+  const loaderVersion = components.find((c) => rolesOf(c).includes(zeLoader))?.version;
+  const target = loaderVersion ? { ...at, loaderVersion } : at;
+  return Object.assign({}, ...components.flatMap((c) => rolesOf(c).map((r) => r.env?.(target) ?? {})));
 }
 
 /** The prefix directories the roles of these components add to search paths, each once. */

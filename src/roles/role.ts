@@ -9,6 +9,8 @@ export interface RoleTarget {
   layout: PlatformLayout;
   /** The version of the component that has the role (installed from a source). */
   version?: string;
+  /** The version of the Level Zero loader the prefix installs (its ze-loader component), if it has one. */
+  loaderVersion?: string;
   /** The files that stand for a source's archives when a role's files come from build/ (the reference driver). */
   built?: string[];
   /**
@@ -64,6 +66,8 @@ export interface Role {
   readonly title: string;
   /** At most one manifest takes it (the loader setup probes through). */
   readonly single?: boolean;
+  /** It drives the host's Intel GPU: a request naming no component gets it where that GPU has no usable driver. */
+  readonly drivesHostGpu?: boolean;
   /** Files written into the prefix for it (pkg-config, CMake, an ICD file). */
   files?(t: RoleTarget): RoleFile[];
   /** Variables the prefix's env files export for it (a driver choice, a vendors directory). */

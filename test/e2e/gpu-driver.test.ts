@@ -94,4 +94,16 @@ describe('gpu-driver from apt on Debian 12', () => {
     expect(r.stderr).toContain(`file=${prefix}/lib/intel-opencl/libigdrcl.so [0];  generating link map`);
     expect(r.stdout).toMatch(/Platform #0: Portable Computing Language/);
   });
+
+  it("plan --json records what it read of this machine's GPU (none) and why the driver is planned; the env file names no ZE_ENABLE_ALT_DRIVERS", async () => {
+    const r = await runCli(['plan', '--component', 'gpu-driver', '--source', 'apt', '--prefix', path.join(work, 'q'), '--cache-dir', path.join(work, 'cache'), '--json'], env);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).gpuDriver).toEqual({
+      component: 'gpu-driver',
+      decision: 'asked',
+      why: 'gpu-driver: no Intel GPU on this host: installed as asked (its compiler, ocloc, works without one)',
+      host: { gpus: [], tried: [expect.stringMatching(/^\/sys\/bus\/pci\/devices: \d+ devices, 0 display controllers$/)] },
+    });
+    expect(await fs.readFile(path.join(prefix, 'env.sh'), 'utf8')).not.toContain('ZE_ENABLE_ALT_DRIVERS');
+  });
 });

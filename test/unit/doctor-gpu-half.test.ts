@@ -121,7 +121,15 @@ describe('doctor on captured sysfs shapes', () => {
     const v = get(r, 'driver-version');
     expect(v.status).toBe('fail');
     expect(v.message).toContain('this driver (build 24595) predates bmg, which compute-runtime drives from 24.31.30508.5 (build 30508)');
-    expect(v.fix).toContain('install compute-runtime 24.31.30508.5 or newer');
+    expect(v.fix).toMatch(/^compute-runtime 24\.31\.30508\.5 or newer drives it: without root, into this prefix: /);
+    expect(v.fix).toMatch(/without root, into this prefix: `.+ --prefix \S+ --component gpu-driver` \(a release that drives this GPU/);
+  });
+
+  it('BMG with no Level Zero driver anywhere: the driver into the prefix without root first, then the machine-wide way', async () => {
+    const r = await doctor(BMG_XE_REBAR, ['user-driver'], {});
+    const u = get(r, 'user-driver');
+    expect(u).toMatchObject({ status: 'fail', message: expect.stringMatching(/^libze_intel_gpu\.so\.1 not found: Level Zero has no driver for the GPU/) });
+    expect(u.fix).toMatch(/^without root, into this prefix: `.+ --prefix \S+ --component gpu-driver` .*; or for the whole machine: sudo apt install libze-intel-gpu1/);
   });
 
   it("BMG on xe with a small BAR and Debian 12's firmware (no xe/): both fail", async () => {

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DownloadCache } from '../../src/cache/store.js';
 import type { Deps, Exec } from '../../src/deps.js';
-import { fetchApt } from '../../src/kinds/apt.js';
+import { fetchApt, fetchAptMany } from '../../src/kinds/apt.js';
 import { downloadToCache } from '../../src/net/download.js';
 import { fetchPlan } from '../../src/fetch/fetch.js';
 import { processStartTime } from '../../src/lock-owner.js';
@@ -487,7 +487,6 @@ describe('fetchApt checks the SHA256 apt-cache listed', () => {
     ['fails and brings nothing', 100, 0, 'E: Unable to locate package libze1', undefined],
     ['fails after writing a .deb', 100, 1, 'E: Failed to fetch', undefined],
     ['succeeds without a .deb', 0, 0, '', 'apt-get: not found'],
-    ['brings two .debs', 0, 2, '', undefined],
   ])('apt-get that %s is a NETWORK error naming apt, and nothing is kept', async (_what, exitCode, debs, stderr, failedToStart) => {
     const cache = newCache();
     /** Test double for apt-get with the given outcome. */
@@ -540,5 +539,66 @@ describe('fetchPlan: the fetch stage over every source kind', () => {
     ]);
     for (const g of got) expect(sha256(await fs.readFile(g.file.path))).toBe(g.archive.sha256);
     expect(srv.requests.slice(before).map((r) => r.path).sort()).toEqual(['/plan/0.conda', '/plan/1.conda']);
+  });
+});
+
+describe('fetchAptMany: every apt archive of a plan in one apt-get download', () => {
+  const debs = ['intel-opencl-icd', 'libigc1', 'libigdgmm12'].map((p) => ({ p, bytes: Buffer.from(`!<arch>\n${p} fixture\n`) }));
+  const archive = (p: string, bytes: Buffer, version = '1.0-1'): PlannedArchive => ({
+    package: p, version, filename: `${p}_${version}_amd64.deb`, url: `apt:${p}=${version}`, sha256: sha256(bytes), size: bytes.length, format: 'deb', map: [],
+  });
+  /** Test double for apt-get download: writes a .deb for each package=version it has, fails (as apt does) for the rest. */
+  const aptGet = (have: Map<string, Buffer>, calls: string[][]): Exec => async (file, args, opts) => {
+    calls.push([file, ...args]);
+    const asked = args.slice(args.indexOf('APT::Sandbox::User=root') + 1);
+    const unknown = asked.filter((a) => !have.has(a.split('=')[0]!));
+    if (unknown.length) return { exitCode: 100, stdout: '', stderr: `E: Can't find a source to download version '${unknown[0]!.split('=')[1]}' of '${unknown[0]!.split('=')[0]}:amd64'\n` };
+    for (const a of asked) await fs.writeFile(path.join(opts!.cwd!, `${a.replace('=', '_')}_amd64.deb`), have.get(a.split('=')[0]!)!);
+    return { exitCode: 0, stdout: '', stderr: '' };
+  };
+
+  it('runs apt-get once for every archive the cache lacks, and maps each sha256 to its verified file', async () => {
+    const cache = newCache();
+    const pre = await cache.tempFile('pre.deb');
+    await fs.writeFile(pre, debs[2]!.bytes);
+    await cache.adopt(pre, sha256(debs[2]!.bytes), debs[2]!.bytes.length);
+    const calls: string[][] = [];
+    const got = await fetchAptMany(debs.map((d) => archive(d.p, d.bytes)), cache, { exec: aptGet(new Map(debs.map((d) => [d.p, d.bytes])), calls) } as unknown as Deps);
+    expect(calls).toEqual([['apt-get', 'download', '-q', '-o', 'APT::Sandbox::User=root', 'intel-opencl-icd=1.0-1', 'libigc1=1.0-1']]);
+    expect(debs.map((d) => got.get(sha256(d.bytes))!.cached)).toEqual([false, false, true]);
+    for (const d of debs) expect(await fs.readFile(got.get(sha256(d.bytes))!.path)).toEqual(d.bytes);
+  });
+
+  it('names the package apt could not bring, and keeps none of the others', async () => {
+    const cache = newCache();
+    const have = new Map(debs.slice(0, 2).map((d) => [d.p, d.bytes]));
+    const e = await failure(fetchAptMany(debs.map((d) => archive(d.p, d.bytes)), cache, { exec: aptGet(have, []) } as unknown as Deps));
+    expect([e.code, e.message]).toEqual(['NETWORK', 'apt-get download libigdgmm12=1.0-1 failed (one call for 3 packages)']);
+    expect(e.details).toMatchObject({ url: 'apt:libigdgmm12=1.0-1', stderr: expect.stringContaining("of 'libigdgmm12:amd64'") });
+    for (const d of debs) expect(await cache.lookup(sha256(d.bytes))).toBeUndefined();
+  });
+
+  it('names the package whose file has another hash', async () => {
+    const cache = newCache();
+    const have = new Map(debs.map((d) => [d.p, d.p === 'libigc1' ? Buffer.from('tampered') : d.bytes]));
+    const e = await failure(fetchAptMany(debs.map((d) => archive(d.p, d.bytes)), cache, { exec: aptGet(have, []) } as unknown as Deps));
+    expect(e.code).toBe('HASH_MISMATCH');
+    expect(e.message).toContain(`sha256 mismatch for apt:libigc1=1.0-1: expected ${sha256(debs[1]!.bytes)}, got ${sha256(Buffer.from('tampered'))}`);
+  });
+
+  it('fetchPlan asks the apt kind once for all the apt archives of every component', async () => {
+    const cacheDir = path.join(root, `plan-cache-${n++}`);
+    const calls: string[][] = [];
+    const plan = {
+      cacheDir,
+      components: [
+        { name: 'a', status: 'planned', archives: [archive(debs[0]!.p, debs[0]!.bytes)] },
+        { name: 'b', status: 'planned', archives: debs.slice(1).map((d) => archive(d.p, d.bytes)) },
+      ],
+    } as unknown as InstallPlan;
+    const got = await fetchPlan(plan, { env: {}, exec: aptGet(new Map(debs.map((d) => [d.p, d.bytes])), calls) } as unknown as Deps, silentReporter, { http: new Http({}), policy: 'use-cache' });
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.slice(5)).toEqual(debs.map((d) => `${d.p}=1.0-1`));
+    expect(got.map((g) => [g.component, g.archive.package, g.file.cached])).toEqual([['a', 'intel-opencl-icd', false], ['b', 'libigc1', false], ['b', 'libigdgmm12', false]]);
   });
 });

@@ -20,4 +20,13 @@ describe('renderSpackPackages', () => {
     expect(parse(renderSpackPackages({ prefix: odd, components: [{ name: 'level-zero', version: '1.8.12' }] }, 'x')!).packages['oneapi-level-zero'].externals[0].prefix).toBe(odd);
     expect(renderSpackPackages({ prefix: '/p', components: [{ name: 'unified-runtime', version: '2025.3.1' }] }, 'x')).toBeUndefined();
   });
+
+  it('names the GPU driver when the prefix holds it (no Spack package stands for it), and the YAML still reads back whole', () => {
+    const prefix = '/apps/xpu/"gpu"';
+    const text = renderSpackPackages({ prefix, components: [{ name: 'level-zero', version: '1.8.12' }, { name: 'gpu-driver', version: '22.43.24595.41' }] }, 'x')!;
+    expect(text).toContain('# The Intel GPU driver is in this prefix too: gpu-driver 22.43.24595.41 (lib/libze_intel_gpu.so.1, the OpenCL ICD');
+    expect(text).toContain(`. ${JSON.stringify(`${prefix}/env.sh`)}`);
+    expect(parse(text)).toEqual({ packages: { 'oneapi-level-zero': { externals: [{ spec: 'oneapi-level-zero@1.8.12', prefix }], buildable: false } } });
+    expect(renderSpackPackages({ prefix, components: [{ name: 'level-zero', version: '1.8.12' }] }, 'x')).not.toContain('GPU driver');
+  });
 });

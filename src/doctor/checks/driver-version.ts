@@ -4,7 +4,7 @@ import { driverBuild, familySupport, judgeDriver, LEGACY_SPLIT } from '../../ins
 import { resolveLibrary, versionFromFileName } from '../../inspect/loaders.js';
 import { LINUX_UMD } from '../../inspect/user-driver.js';
 import type { Check } from '../types.js';
-import { prefixFirstEnv } from './shared.js';
+import { gpuDriverFix, prefixFirstEnv } from './shared.js';
 
 const RELEASES = 'https://github.com/intel/compute-runtime/releases';
 
@@ -45,7 +45,7 @@ export const driverVersionCheck: Check = {
       } else if (v.kind === 'too-old') {
         const needs = driverBuild(v.needs)!;
         problems.push(`${gpu}: this driver (build ${build}) predates ${g.family}, which compute-runtime drives from ${v.needs} (build ${needs})`);
-        fixes.add(`install compute-runtime ${v.needs} or newer (Intel's packages from ${RELEASES}, or conda-forge's intel-compute-runtime, which loads on old distributions); the distribution's own driver here is too old for this GPU`);
+        fixes.add(`compute-runtime ${v.needs} or newer drives it: ${await gpuDriverFix(ctx, false)}; or Intel's packages from ${RELEASES}, or conda-forge's intel-compute-runtime, which loads on old distributions`);
       } else {
         problems.push(`${gpu}: ${v.support.generation} left the regular packages at ${LEGACY_SPLIT}; this driver (build ${build}) no longer drives it`);
         fixes.add(`install the frozen -legacy1 packages of the 24.35 line (intel-level-zero-gpu-legacy1 and intel-opencl-icd-legacy1, ${v.support.lastRelease ?? 'releases/24.35'}) from ${RELEASES}`);

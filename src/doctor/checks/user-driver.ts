@@ -3,7 +3,7 @@ import { nodeLayout } from '../../host/index.js';
 import { tryLoad } from '../../inspect/load-check.js';
 import { detectUserModeDriver, LINUX_UMD } from '../../inspect/user-driver.js';
 import type { Check } from '../types.js';
-import { activeReferenceDriver, computeRuntimeInstallHint, prefixFirstEnv } from './shared.js';
+import { activeReferenceDriver, computeRuntimeInstallHint, gpuDriverFix, prefixFirstEnv } from './shared.js';
 
 export const userDriverCheck: Check = {
   id: 'user-driver',
@@ -43,7 +43,7 @@ export const userDriverCheck: Check = {
       return {
         status: hasGpu ? 'fail' : 'warn',
         message: `${LINUX_UMD} not found${hasGpu ? ': Level Zero has no driver for the GPU' : ' (it is needed once an Intel GPU is present)'}${packages.length ? `; installed: ${packages.join(', ')}` : ''}`,
-        fix: computeRuntimeInstallHint(host),
+        fix: await gpuDriverFix(ctx, host),
         details,
       };
     }

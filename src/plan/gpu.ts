@@ -1,0 +1,212 @@
+// The GPU driver chosen by the GPU: this host's Intel GPUs (sysfs) and the Level Zero driver a program there gets
+// (the library search), judged against data/compute-runtime-support.csv. A request naming no component gets the GPU
+// driver component where that GPU has no usable driver; a planned driver must be new enough for every GPU here.
+import type { Deps } from '../deps.js';
+import { XpuError } from '../errors.js';
+import { isInside, nodeLayout } from '../host/index.js';
+import type { Host } from '../host/types.js';
+import { driverBuild, familySupport, judgeDriver, LEGACY_SPLIT, type FamilySupport } from '../inspect/driver-support.js';
+import { detectGpus } from '../inspect/gpu.js';
+import { readLdconfig } from '../inspect/ldconfig.js';
+import { resolveLibrary, versionFromFileName } from '../inspect/loaders.js';
+import { LINUX_UMD } from '../inspect/user-driver.js';
+import type { Reporter } from '../reporter.js';
+import { hostGpuDriverOf, type HasRoles } from '../roles/index.js';
+import { parseConstraint } from '../versions/order.js';
+import type { GpuDriverChoice, HostGpu, HostGpus, PlannedComponent } from '../records/plan.js';
+
+const RELEASES = 'https://github.com/intel/compute-runtime/releases';
+
+/**
+ * This host's Intel GPUs and the Level Zero GPU driver outside `prefix` (the prefix's own is what setup replaces), read
+ * through `deps`; undefined where the GPU driver is the display driver's (Windows) or the plan is for another machine.
+ */
+export async function readHostGpus(deps: Deps, host: Host, prefix: string): Promise<HostGpus | undefined> {
+  if (!host.native || nodeLayout(deps.platform).gpuDriver !== 'kernel-module') return undefined;
+  const scan = await detectGpus(deps);
+  const gpus: HostGpu[] = scan.found.intel.map((g) => ({
+    name: g.name,
+    pciId: g.pciId,
+    ...(g.family ? { family: g.family } : {}),
+    ...(g.driver ? { kernelDriver: g.driver } : {}),
+  }));
+  const tried = [...scan.tried];
+  if (!gpus.length) return { gpus, tried };
+  const ld = await readLdconfig(deps);
+  const lib = await resolveLibrary(deps, LINUX_UMD, { ldcache: ld.found });
+  tried.push(...lib.tried);
+  const outside = [lib.chosen, ...lib.shadowed].find((c) => c && !isInside(prefix, c.path) && !isInside(prefix, c.realPath ?? c.path));
+  if (!outside) return { gpus, tried };
+  const file = outside.realPath ?? outside.path;
+  const version = versionFromFileName(file);
+  return { gpus, driver: { path: file, ...(version ? { version } : {}) }, tried };
+}
+
+/** `Intel(R) Arc(tm) B580 Graphics (bmg, 8086:e20b)` as a person names it: `Arc B580 (BMG, 0xe20b)`. */
+export function gpuLabel(g: HostGpu): string {
+  const id = `0x${g.pciId.split(':')[1] ?? g.pciId}`;
+  const bare = g.name.replace(/\s*\([^)]*\)\s*$/, '').replace(/^Intel(\(R\))?\s+/, '').replace(/\(tm\)/gi, '').replace(/\s+Graphics$/, '').trim();
+  return g.family ? `${bare} (${g.family.toUpperCase()}, ${id})` : `${bare} (${id})`;
+}
+
+function gpusLabel(gpus: HostGpu[]): string {
+  return gpus.map(gpuLabel).join(' and ');
+}
+
+interface Needs {
+  /** Constraints on the driver's version without the component's name (`>=24.31.30508.5`). */
+  constraints: string[];
+  /** Each constraint in words, by the GPU that sets it. */
+  said: string[];
+}
+
+/** The releases that drive every Level Zero GPU of `gpus`: the newest (exact) first release, the oldest last one (legacy). */
+function needsOf(gpus: HostGpu[], table: Map<string, FamilySupport>): Needs {
+  let first: { support: FamilySupport; gpu: HostGpu } | undefined;
+  let last: { support: FamilySupport; gpu: HostGpu } | undefined;
+  for (const gpu of gpus) {
+    const s = gpu.family ? table.get(gpu.family) : undefined;
+    if (!s?.levelZero) continue;
+    // A first release that is only the oldest tag read (older ones may drive it too) sets no floor.
+    if (s.firstReleaseExact && (!first || driverBuild(s.firstRelease)! > driverBuild(first.support.firstRelease)!)) first = { support: s, gpu };
+    if (s.lastRelease && (!last || driverBuild(s.lastRelease)! < driverBuild(last.support.lastRelease!)!)) last = { support: s, gpu };
+  }
+  const out: Needs = { constraints: [], said: [] };
+  if (first) {
+    out.constraints.push(`>=${first.support.firstRelease}`);
+    out.said.push(`compute-runtime drives ${gpuLabel(first.gpu)} from ${first.support.firstRelease}`);
+  }
+  if (last) {
+    out.constraints.push(`<=${last.support.lastRelease}`);
+    out.said.push(
+      `${gpuLabel(last.gpu)} is ${last.support.generation}, which left the regular packages at ${LEGACY_SPLIT}: only the frozen -legacy1 packages of the 24.35 line (intel-level-zero-gpu-legacy1, intel-opencl-icd-legacy1, up to ${last.support.lastRelease}) or an older release drive it`,
+    );
+  }
+  return out;
+}
+
+/** How the host's own driver fares with each Level Zero GPU here: undefined when it drives them all. */
+function hostDriverProblem(host: HostGpus, table: Map<string, FamilySupport>): string | undefined {
+  const l0 = host.gpus.filter((g) => !g.family || table.get(g.family)?.levelZero !== false);
+  const labels = gpusLabel(l0);
+  if (!host.driver) return `this host's ${labels} ${l0.length === 1 ? 'has' : 'have'} no Level Zero driver`;
+  const build = host.driver.version ? driverBuild(host.driver.version) : undefined;
+  if (build === undefined) return undefined;
+  for (const g of l0) {
+    const v = judgeDriver(build, g.family, table);
+    if (v.kind === 'too-old') return `this host's Level Zero driver ${host.driver.path} (build ${build}) predates ${gpuLabel(g)}, which compute-runtime drives from ${v.needs}`;
+    if (v.kind === 'needs-legacy') return `this host's Level Zero driver ${host.driver.path} (build ${build}) no longer drives ${gpuLabel(g)} (${v.support.generation} left the regular packages at ${LEGACY_SPLIT})`;
+  }
+  return undefined;
+}
+
+export interface GpuAsk {
+  /** Components the request names (empty: the default set). */
+  components: string[];
+  /** Components that must be planned (named, installed, constrained). */
+  required: ReadonlySet<string>;
+  /** The request's own version constraints (`gpu-driver>=0` replaces what the GPU needs). */
+  requires: readonly string[];
+}
+
+/** Pure: what the plan does about the GPU driver component on a host with these GPUs. */
+export function chooseGpuDriver<M extends HasRoles & { name: string }>(
+  host: HostGpus | undefined,
+  manifests: readonly M[],
+  ask: GpuAsk,
+  table: Map<string, FamilySupport> = familySupport(),
+): GpuDriverChoice | undefined {
+  const m = host && hostGpuDriverOf(manifests);
+  if (!host || !m) return undefined;
+  const component = m.name;
+  const asked = ask.components.includes(component) || ask.required.has(component);
+  const own = ask.requires.some((r) => parseConstraint(r).component === component);
+  const needs = own ? { constraints: [], said: [] } : needsOf(host.gpus, table);
+  const withNeeds = (c: GpuDriverChoice): GpuDriverChoice => (needs.constraints.length ? { ...c, needs: needs.constraints } : c);
+  if (!host.gpus.length) {
+    const why = asked ? `${component}: no Intel GPU on this host: installed as asked (its compiler, ocloc, works without one)` : `${component}: no Intel GPU on this host: installed only when asked (--component ${component})`;
+    return { component, decision: asked ? 'asked' : 'not-needed', why, host };
+  }
+  const l0 = host.gpus.filter((g) => !g.family || table.get(g.family)?.levelZero !== false);
+  if (!l0.length) {
+    const gens = [...new Set(host.gpus.map((g) => table.get(g.family!)!.generation))].join(', ');
+    const why = `${component}: compute-runtime drives this host's ${gpusLabel(host.gpus)} (${gens}) through OpenCL only, never through Level Zero: ${asked ? 'installed as asked, for OpenCL and ocloc' : `installed only when asked (--component ${component})`}`;
+    return { component, decision: asked ? 'asked' : 'not-needed', why, host };
+  }
+  const problem = hostDriverProblem(host, table);
+  const said = needs.said.length ? `; ${needs.said.join('; ')}` : '';
+  if (asked) return withNeeds({ component, decision: 'asked', why: `${component}: as asked${problem ? ` (${problem})` : ''}${said}`, host });
+  if (!problem) {
+    const build = host.driver!.version ? driverBuild(host.driver!.version) : undefined;
+    const judged = build === undefined ? 'its file name carries no version to judge' : `build ${build} drives it`;
+    return {
+      component,
+      decision: 'left-alone',
+      why: `${component}: this host's ${gpusLabel(l0)} ${l0.length === 1 ? 'has' : 'have'} a Level Zero driver, ${host.driver!.path} (${judged}): leaving it alone (--component ${component} puts one in the prefix anyway)`,
+      host,
+    };
+  }
+  if (ask.components.length) return withNeeds({ component, decision: 'not-asked', why: `${component}: ${problem}: not added, as components were named (add --component ${component})${said}`, host });
+  return withNeeds({ component, decision: 'added', why: `${component}: ${problem}: adding it${said}`, host });
+}
+
+/** The request's constraints plus what the GPU needs of the driver component's version. */
+export function gpuRequires(choice: GpuDriverChoice | undefined, requires: readonly string[]): string[] {
+  return [...requires, ...(choice?.needs ?? []).map((n) => `${choice!.component}${n}`)];
+}
+
+/**
+ * After the sources answered: a driver component planned under what the GPU needs says so; one no source could give in
+ * such a version is dropped when only the GPU added it (said loudly), and stops the plan when it was asked for.
+ */
+export function settleGpuDriver(components: PlannedComponent[], choice: GpuDriverChoice | undefined, reporter: Reporter): PlannedComponent[] {
+  if (!choice) return components;
+  const pc = components.find((c) => c.name === choice.component);
+  if (!pc) return components;
+  const gpus = gpusLabel(choice.host.gpus);
+  if (pc.status === 'planned') {
+    const short = pc.version ? shortOf(pc.version, choice.host.gpus) : undefined;
+    if (short) {
+      pc.notes.push(`${pc.name} ${pc.version} ${short}: installed because the request's own constraint allows it`);
+      reporter.warn(`${pc.name} ${pc.version} ${short}; installed because the request's own constraint (--require) allows it`);
+    }
+    if (choice.needs) pc.notes.push(`${pc.name} ${pc.version} drives this host's ${gpus} (${choice.needs.map((n) => pc.name + n).join(', ')})`);
+    if (choice.decision === 'added') reporter.info(choice.why);
+    else reporter.debug(choice.why);
+    return components;
+  }
+  if (!choice.needs) return components;
+  const tried = pc.attempts.map((a) => a.reason);
+  if (choice.decision === 'added') {
+    choice.decision = 'dropped';
+    choice.why = `${pc.name}: no source has a version that drives this host's ${gpus} (${choice.needs.map((n) => pc.name + n).join(', ')}): not installed (${tried.join('; ')})`;
+    reporter.warn(`${choice.why}; ${fixFor(choice).join('; ')}`);
+    return components.filter((c) => c !== pc);
+  }
+  throw new XpuError('NO_SOURCE', `${pc.name}: no source has a version that drives this host's ${gpus}: ${choice.needs.map((n) => pc.name + n).join(', ')} is needed`, {
+    details: { component: pc.name, gpus: choice.host.gpus, needs: choice.needs, attempts: tried },
+    hints: [...tried.map((t) => `tried ${t}`), ...fixFor(choice)],
+  });
+}
+
+/** What a driver of this version cannot drive among `gpus`, in words; undefined when it drives them all. */
+function shortOf(version: string, gpus: HostGpu[]): string | undefined {
+  const build = driverBuild(version);
+  if (build === undefined) return undefined;
+  for (const g of gpus) {
+    const v = judgeDriver(build, g.family);
+    if (v.kind === 'too-old') return `predates this host's ${gpuLabel(g)}, which compute-runtime drives from ${v.needs}`;
+    if (v.kind === 'needs-legacy') return `no longer drives this host's ${gpuLabel(g)} (${v.support.generation}: the -legacy1 packages of the 24.35 line do)`;
+  }
+  return undefined;
+}
+
+function fixFor(choice: GpuDriverChoice): string[] {
+  const legacy = choice.needs?.some((n) => n.startsWith('<='));
+  return [
+    legacy
+      ? `install the frozen -legacy1 packages of the 24.35 line (intel-level-zero-gpu-legacy1, intel-opencl-icd-legacy1) from ${RELEASES}/tag/24.35.30872.45`
+      : `conda-forge's intel-compute-runtime is built to load on old distributions: allow it (--source conda) where https://conda.anaconda.org is reachable, or take Intel's packages from ${RELEASES}`,
+    `to install an older driver anyway (its ocloc compiles without a GPU): --require '${choice.component}>=0'`,
+  ];
+}
