@@ -17,7 +17,7 @@ import { planChanges, type PlanChanges } from '../plan/diff.js';
 import { loadLockSource, lockedOf, newLockfile, planFromLocked, type LockedPlatform, type Lockfile } from '../plan/lockfile.js';
 import type { NamedBy, PlanOptions } from '../plan/plan.js';
 import { readHostGpus } from '../plan/gpu.js';
-import type { ExistingInstalls, InstallPlan, TorchMatch } from '../records/plan.js';
+import type { ExistingInstalls, HostGpus, InstallPlan, TorchMatch } from '../records/plan.js';
 import { planRequestKey, recentPlan, rememberPlan } from '../plan/recent.js';
 import { mergeRequest, type MergedRequest } from '../plan/request.js';
 import type { SetupRequest } from '../records/plan.js';
@@ -81,9 +81,8 @@ export async function planSetup(opts: PlanSetupOptions, deps: Deps, reporter: Re
     loadManifests(opts.manifestsDir),
     opts.standalone || opts.locked || opts.from ? undefined : readHostGpus(deps, host, opts.plan.prefix),
   ]);
-  const asked = hostGpus ? { ...opts, plan: { ...opts.plan, hostGpus } } : opts;
   const [plan, existing] = await Promise.all([
-    planFor({ host, manifests, opts: asked, deps, reporter, index: run.index, mine: installedFor(state, host.platform), receiptFile: path.join(opts.plan.prefix, RECEIPT_NAME) }, !!run.recent && !withExisting),
+    planFor({ host, manifests, opts, deps, reporter, index: run.index, ...(hostGpus ? { hostGpus } : {}), mine: installedFor(state, host.platform), receiptFile: path.join(opts.plan.prefix, RECEIPT_NAME) }, !!run.recent && !withExisting),
     host.native && withExisting ? existingInstalls(deps, opts.plan.prefix, reporter) : undefined,
   ]);
   if (withExisting) await fillSizes(plan, run.index);
@@ -142,6 +141,8 @@ interface PlanScope {
   /** The receipt of this platform in the prefix, as the run read it (none when `standalone`). */
   mine: Receipt | undefined;
   receiptFile: string;
+  /** This host's Intel GPUs and its own Level Zero driver, read where a plan for this host starts (plan/gpu.ts). */
+  hostGpus?: HostGpus;
 }
 
 /** The plan of one platform: a lockfile's or bundle's, the receipt's (no index asked), a recent one, or a new one. */
@@ -234,6 +235,7 @@ function optionsOf(s: PlanScope, req: SetupRequest, required: string[] | undefin
     requires: req.requires,
     required,
     includeLoaderDll: !!req.includeLoaderDll,
+    ...(s.hostGpus ? { hostGpus: s.hostGpus } : {}),
   };
 }
 
