@@ -36,7 +36,7 @@ async function writeSynthetic(file: string): Promise<number> {
 
 const SCAN = `
 import { createReadStream } from 'node:fs';
-import { RepodataScanner } from './dist/sources/repodata-scan.js';
+import { RepodataScanner } from './dist/index/repodata-scan.js';
 const s = new RepodataScanner(['level-zero']);
 for await (const c of createReadStream(process.argv[1], { highWaterMark: 1 << 20 })) s.push(c);
 console.log(Object.keys(s.result().packages).length);`;

@@ -62,7 +62,7 @@ export async function buildAction(out) {
     // A linked node_modules (a worktree sharing another checkout's) keeps the paths a fresh clone has.
     preserveSymlinks: true,
     stdin: {
-      contents: "export { actionMain, actionPost } from './src/cli/action.ts';\nexport { realDeps } from './src/real-deps.ts';\n",
+      contents: "export { actionMain, actionPost } from './src/cli/action.ts';\nexport { realDeps } from './src/cli/real-deps.ts';\n",
       resolveDir: root,
       sourcefile: 'action-entry.ts',
       loader: 'ts',

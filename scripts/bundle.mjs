@@ -57,10 +57,10 @@ await build({
   banner: { js: `// xpu-setup bundle ${KEY_PLACEHOLDER}` },
   sourcemap: 'linked',
 });
-// The worker thread of a full repodata scan (src/sources/full-scan.ts), which starts it from this file beside the bundle.
+// The worker thread of a full repodata scan (src/index/full-scan.ts), which starts it from this file beside the bundle.
 await build({
   ...common,
-  entryPoints: { 'xpu-setup-scan-worker': 'src/sources/full-scan-worker.ts' },
+  entryPoints: { 'xpu-setup-scan-worker': 'src/index/full-scan-worker.ts' },
   external: ['koffi'],
   define: { 'import.meta.url': '__xpuModuleUrl' },
   inject: ['scripts/module-url.js'],

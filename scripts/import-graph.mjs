@@ -12,21 +12,21 @@ const ts = createRequire(import.meta.url)('typescript');
 /** Each folder (or top-level file) of src/ and its layer; src/README.md says the same in prose. */
 export const LAYERS = {
   // Everything may import these; they import only each other.
-  base: ['errors', 'deps', 'finding', 'env-names', 'reporter', 'version', 'package-dir', 'host', 'spelling', 'fs-errors', 'lock-owner', 'shell-words', 'pieces'],
+  base: ['base', 'package-dir', 'platform'],
   // What the stages use, in LIBRARY_ORDER. They never reach up into a stage, the pipeline, the doctor or the CLI.
-  library: ['formats', 'versions', 'records', 'cache', 'net', 'inspect', 'runtime', 'caps', 'sources', 'kinds', 'roles', 'manifest', 'hints'],
+  library: ['formats', 'versions', 'records', 'cache', 'net', 'machine', 'bindings', 'caps', 'index', 'kinds', 'roles', 'manifest', 'hints'],
   // The pipeline's stages, in order. Only pipeline/ composes them; between stages only `import type` (data) passes.
   stage: ['plan', 'fetch', 'install', 'build', 'probe', 'smoke'],
   // Places that compose: the setup pipeline, the doctor, and the real side effects behind Deps.
-  root: ['pipeline', 'doctor', 'real-deps', 'bundle'],
+  root: ['pipeline', 'doctor', 'bundle'],
   cli: ['cli'],
 };
 
 /**
  * The libraries from the floor up: one imports only those before it in this list (types too), so no two libraries
  * can import each other round a ring. `formats` reads bytes; `versions` is the algebra of version strings;
- * `records` the data passed between stages; `inspect` reads the machine; `runtime` calls into native libraries;
- * `sources` speaks index protocols; `kinds` and `roles` are the two plug-in folders; `manifest` names them.
+ * `records` the data passed between stages; `machine` reads this machine; `bindings` calls into native libraries;
+ * `index` speaks index protocols; `kinds` and `roles` are the two plug-in folders; `manifest` names them.
  */
 export const LIBRARY_ORDER = LAYERS.library;
 
@@ -277,13 +277,13 @@ export function roleNamings(files) {
 const PLATFORM_NAMES = new Set(['win32', 'linux', 'darwin', 'win-x64', 'linux-x64']);
 
 /**
- * Lines outside host/ that branch on a platform's name (`file:line`): what differs by platform is asked of its layout
- * (layoutFor, nodeLayout, osLayout), so host/ stays the one place that names platforms.
+ * Lines outside platform/ that branch on a platform's name (`file:line`): what differs by platform is asked of its layout
+ * (layoutFor, nodeLayout, osLayout), so platform/ stays the one place that names platforms.
  */
 export function platformBranches(files) {
   const out = [];
   for (const [rel, text] of files) {
-    if (posixOf(rel).startsWith('host/')) continue;
+    if (posixOf(rel).startsWith('platform/')) continue;
     out.push(...namings(rel, text, PLATFORM_NAMES, /./));
   }
   return out;
@@ -460,7 +460,7 @@ function main() {
   }
   for (const g of cyclesOf(fileGraphOf(srcDir, files))) problems.push(`import cycle: ${g.join(', ')} import each other round a circle`);
   for (const g of folderRings(edges, exceptions)) problems.push(`folder ring: ${g.join(', ')} import each other round a ring`);
-  for (const at of platformBranches(files)) problems.push(`platform branch: ${at} compares a platform's name; ask its layout (host/) instead`);
+  for (const at of platformBranches(files)) problems.push(`platform branch: ${at} compares a platform's name; ask its layout (platform/) instead`);
   for (const at of kindNamings(files)) problems.push(`source kind named: ${at} tells source kinds apart; ask the kind (kinds/index.ts) instead`);
   for (const at of roleNamings(files)) problems.push(`role named: ${at} names a component role; ask the roles (roles/index.ts) instead`);
   for (const p of problems) console.error(p);

@@ -1,13 +1,13 @@
 // Builds the runtime addon (native/addon/*.c) against a prefix's headers and loader, like Triton builds its stub.
 import * as path from 'node:path';
-import type { Deps } from '../deps.js';
-import { nodeLayout } from '../host/index.js';
-import { isXpuError, XpuError } from '../errors.js';
+import type { Deps } from '../base/deps.js';
+import { nodeLayout } from '../platform/index.js';
+import { isXpuError, XpuError } from '../base/errors.js';
 import { nativeDir } from '../package-dir.js';
-import type { Reporter } from '../reporter.js';
+import type { Reporter } from '../base/reporter.js';
 import { compileSharedLibrary, type CompileResult, type CompileSpec } from './compile.js';
 import type { Compiler, FinderResult } from './compilers.js';
-import { describeTried } from '../finding.js';
+import { describeTried } from '../base/finding.js';
 
 export function addonSpec(prefix: string, platform: NodeJS.Platform, sourceDir = path.join(nativeDir(), 'addon')): CompileSpec {
   const layout = nodeLayout(platform);

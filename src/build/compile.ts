@@ -2,9 +2,9 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import type { Deps } from '../deps.js';
-import { nodeLayout } from '../host/index.js';
-import { XpuError } from '../errors.js';
+import type { Deps } from '../base/deps.js';
+import { nodeLayout } from '../platform/index.js';
+import { XpuError } from '../base/errors.js';
 import type { Compiler } from './compilers.js';
 
 export interface CompileSpec {

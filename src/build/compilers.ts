@@ -1,8 +1,8 @@
 // Finds C/C++ compilers: an ordered list of attempts, each recorded, GNU-style and MSVC-style, all through Deps.
 import * as path from 'node:path';
-import type { Deps } from '../deps.js';
-import { nodeLayout } from '../host/index.js';
-import type { Attempt, Finding } from '../finding.js';
+import type { Deps } from '../base/deps.js';
+import { nodeLayout } from '../platform/index.js';
+import type { Attempt, Finding } from '../base/finding.js';
 
 export type CompilerStyle = 'gnu' | 'msvc';
 
@@ -17,8 +17,8 @@ export interface Compiler {
   vcvars?: string;
 }
 
-export type { Attempt } from '../finding.js';
-export { describeTried } from '../finding.js';
+export type { Attempt } from '../base/finding.js';
+export { describeTried } from '../base/finding.js';
 
 export type FinderResult = Finding<Compiler[], Attempt>;
 

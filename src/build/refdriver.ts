@@ -1,12 +1,12 @@
 // Builds the CPU reference Level Zero driver (native/refdriver) against a prefix and puts it in <prefix>/lib.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import type { Deps } from '../deps.js';
-import { osLayout } from '../host/index.js';
-import { EnvVars } from '../env-names.js';
+import type { Deps } from '../base/deps.js';
+import { osLayout } from '../platform/index.js';
+import { EnvVars } from '../base/env-names.js';
 import { chosenDrivers, referenceDriverIn } from '../roles/index.js';
-import { XpuError } from '../errors.js';
-import type { Reporter } from '../reporter.js';
+import { XpuError } from '../base/errors.js';
+import type { Reporter } from '../base/reporter.js';
 import { nativeDir } from '../package-dir.js';
 import { requireCompiler } from './addon.js';
 import { compileSharedLibrary, lastBuilt, type CompileResult, type CompileSpec } from './compile.js';

@@ -1,10 +1,10 @@
 // Before a new tree replaces the prefix: each component's libraries load in a child process and its headers compile, on this host.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import type { Deps } from '../deps.js';
-import { layoutFor, nodeLayout } from '../host/index.js';
+import type { Deps } from '../base/deps.js';
+import { layoutFor, nodeLayout } from '../platform/index.js';
 import { SHARED_LIBRARY } from '../formats/elf.js';
-import { tryLoadEach } from '../inspect/load-check.js';
+import { tryLoadEach } from '../machine/load-check.js';
 import type { InstallPlan, PlannedComponent } from '../records/plan.js';
 import { findCompilers, firstGnuOnPath } from './compilers.js';
 
@@ -87,7 +87,7 @@ export interface TreeCheck {
  * present, and said so); a Linux tree only on Linux, where the system's libraries can be read.
  */
 export async function checkStagedTree(stagingDir: string, plan: InstallPlan, deps: Deps): Promise<TreeCheck> {
-  const { unmetLibraryNeeds, unmetDllImports, describeUnmet } = await import('../inspect/library-needs.js');
+  const { unmetLibraryNeeds, unmetDllImports, describeUnmet } = await import('../machine/library-needs.js');
   const target = layoutFor(plan.platform);
   if (target.binaryFormat === 'pe') {
     const r = await unmetDllImports(deps, stagingDir, target.prefixLibDirs);
@@ -97,7 +97,7 @@ export async function checkStagedTree(stagingDir: string, plan: InstallPlan, dep
     return { problems: [...r.damaged, ...r.unmet.map(describeUnmet)], notes };
   }
   if (!plan.host.native) return { problems: [], notes: [] };
-  const { readLdconfig } = await import('../inspect/ldconfig.js');
+  const { readLdconfig } = await import('../machine/ldconfig.js');
   const ldcache = (await readLdconfig(deps)).found;
   const unmet = await unmetLibraryNeeds(deps, stagingDir, nodeLayout(deps.platform).prefixLibDirs, ldcache);
   return { problems: unmet.map(describeUnmet), notes: [] };

@@ -4,8 +4,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Readable } from 'node:stream';
-import { alive } from '../lock-owner.js';
-import { BatchedWriter, filePieces, PieceStream } from '../pieces.js';
+import { alive } from '../base/lock-owner.js';
+import { BatchedWriter, filePieces, PieceStream } from '../base/pieces.js';
 
 /** Where the index cache lives inside the download cache directory. */
 export function indexCacheDir(cacheDir: string): string {

@@ -2,10 +2,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { XpuError } from '../errors.js';
-import { fsWriteError } from '../fs-errors.js';
-import { shq } from '../shell-words.js';
-import { filePieces } from '../pieces.js';
+import { XpuError } from '../base/errors.js';
+import { fsWriteError } from '../base/fs-errors.js';
+import { shq } from '../base/shell-words.js';
+import { filePieces } from '../base/pieces.js';
 
 export interface CachedFile {
   path: string;

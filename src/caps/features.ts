@@ -1,6 +1,6 @@
 // Feature flags with provenance: an L0 extension struct, the device's OpenCL extension list, or the arch table (inferred).
-import type { RawDevice } from '../runtime/types.js';
-import { BLOCK_ARRAY_FLAG, DP_FLAG, MODULE_FLAG } from '../runtime/ze-abi.js';
+import type { RawDevice } from '../bindings/types.js';
+import { BLOCK_ARRAY_FLAG, DP_FLAG, MODULE_FLAG } from '../bindings/ze-abi.js';
 
 export type FeatureKey = 'dpas' | 'dpas_tf32' | 'block_2d_io' | 'bf16_conversions' | 'fp64' | 'fp16' | 'atomic64';
 

@@ -1,5 +1,5 @@
 // Renders a probe report: one line per device, a verbose table, versioned JSON, Triton env lines, PyTorch's field names.
-import { EnvVars } from '../env-names.js';
+import { EnvVars } from '../base/env-names.js';
 import { SYCL_ARCH_UNKNOWN, decodeIp, syclArchitectureInt64 } from './arch.js';
 import { FEATURES, TRITON_EXTENSION_KEYS, consumerExtension, featureName, type FeatureKey, type FeatureName } from './features.js';
 import type { DeviceReport, ProbeReport } from './model.js';

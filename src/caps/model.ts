@@ -1,10 +1,10 @@
 // Turns raw probe data into the capability report: devices named, arch mapped, flags with provenance, loader checked.
-import type { WinLoaderFacts } from '../runtime/win-loader.js';
+import type { WinLoaderFacts } from '../bindings/win-loader.js';
 import * as path from 'node:path';
-import type { OpenClDevice, RawDevice, RawLoaderComponent, RawUrProbe, RawZeProbe } from '../runtime/types.js';
-import { DEVICE_PROPERTY_FLAG, DEVICE_TYPE } from '../runtime/ze-abi.js';
-import { gpuIds, type GpuIdRow } from '../inspect/gpu-ids.js';
-import type { NoDriverExplanation } from '../inspect/ze-drivers.js';
+import type { OpenClDevice, RawDevice, RawLoaderComponent, RawUrProbe, RawZeProbe } from '../bindings/types.js';
+import { DEVICE_PROPERTY_FLAG, DEVICE_TYPE } from '../bindings/ze-abi.js';
+import { gpuIds, type GpuIdRow } from '../machine/gpu-ids.js';
+import type { NoDriverExplanation } from '../machine/ze-drivers.js';
 import { archForIp, archForRowName, decodeIp, syclAnswer, type ArchInfo } from './arch.js';
 import { deriveFeatures, type FeatureFlag } from './features.js';
 

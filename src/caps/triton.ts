@@ -1,7 +1,7 @@
 // Which of the two Triton variables each Triton release reads, from its Intel backend's source (intel-xpu-backend-for-triton).
-import type { Deps } from '../deps.js';
-import type { Finding } from '../finding.js';
-import { readPythonDistributions } from '../inspect/python-dists.js';
+import type { Deps } from '../base/deps.js';
+import type { Finding } from '../base/finding.js';
+import { readPythonDistributions } from '../machine/python-dists.js';
 
 /** The Python distributions that carry Triton's Intel backend, in the order their version is taken. */
 export const TRITON_DISTS = ['pytorch-triton-xpu', 'triton-xpu', 'triton'] as const;

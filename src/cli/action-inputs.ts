@@ -1,8 +1,8 @@
 // The GitHub Action's inputs (the ones action.yml declares), checked, and what the action says in their terms.
 import { createHash } from 'node:crypto';
-import { XpuError } from '../errors.js';
-import { osFamily } from '../host/index.js';
-import { VERSION } from '../version.js';
+import { XpuError } from '../base/errors.js';
+import { osFamily } from '../platform/index.js';
+import { VERSION } from '../base/version.js';
 import { splitList, type Values } from './command.js';
 
 /** Every input action.yml declares, with its kind; a boolean is `true` or `false` (YAML 1.2's spellings), nothing else. */

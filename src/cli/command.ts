@@ -1,5 +1,5 @@
 // What a command's module receives and returns; its options, help and examples live in registry.ts.
-import { XpuError } from '../errors.js';
+import { XpuError } from '../base/errors.js';
 import type { Values } from './types.js';
 
 export type { Command, CommandContext, Values } from './types.js';

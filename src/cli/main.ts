@@ -1,8 +1,8 @@
 // Entry point: picks the command from the registry, parses its options, renders errors, and returns the exit code.
 // Only the command that runs is imported, so help, version and usage errors load none of the heavy modules.
-import type { Deps } from '../deps.js';
-import { isXpuError, XpuError } from '../errors.js';
-import { expandHome } from '../host/index.js';
+import type { Deps } from '../base/deps.js';
+import { isXpuError, XpuError } from '../base/errors.js';
+import { expandHome } from '../platform/index.js';
 import { commandHelp, EXIT_FAIL, EXIT_OK, EXIT_USAGE, generalHelp, nearest, parseCommandArgs, type CommandSpec } from './options.js';
 import { COMMANDS, findCommand } from './registry.js';
 
@@ -32,14 +32,14 @@ function prefixArg(argv: string[]): string | undefined {
 }
 
 async function printVersion(argv: string[], env: Record<string, string | undefined>): Promise<number> {
-  const { VERSION } = await import('../version.js');
+  const { VERSION } = await import('../base/version.js');
   if (!argv.includes('--json')) {
     process.stdout.write(`xpu-setup ${VERSION}\n`);
     return EXIT_OK;
   }
   const [path, { defaultPrefix }, { readPrefixState }] = await Promise.all([
     import('node:path'),
-    import('../host/index.js'),
+    import('../platform/index.js'),
     import('../install/prefix-state.js'),
   ]);
   const given = prefixArg(argv);
@@ -129,7 +129,7 @@ export async function main(argv: string[], deps?: Deps): Promise<number> {
   const [mod, { Output }, realDeps] = await Promise.all([
     spec.load(),
     import('./output.js'),
-    deps ? undefined : import('../real-deps.js').then((m) => m.realDeps()),
+    deps ? undefined : import('./real-deps.js').then((m) => m.realDeps()),
   ]);
   const runDeps = deps ?? realDeps!;
   const out = new Output({ json: !!values.json, quiet: !!values.quiet, verbose: !!values.verbose }, runDeps.env);

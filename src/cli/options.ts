@@ -1,11 +1,11 @@
 // One option table per command: the parser's config, the help text, the suggestions and the shell completions all
 // come from it. This file imports nothing heavy, so `--help` and `--version` stay fast.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { XpuError } from '../errors.js';
-import { nearest } from '../spelling.js';
+import { XpuError } from '../base/errors.js';
+import { nearest } from '../base/spelling.js';
 import type { CommandContext, Values } from './types.js';
 
-export { editDistance, nearest } from '../spelling.js';
+export { editDistance, nearest } from '../base/spelling.js';
 export type { Values } from './types.js';
 
 export interface OptionDef {

@@ -1,8 +1,8 @@
 // The CLI's rendering: human text on stderr (ora spinners on a TTY only), one JSON document on stdout with --json.
 import type { Ora } from 'ora';
-import { causeChain, isXpuError } from '../errors.js';
+import { causeChain, isXpuError } from '../base/errors.js';
 import { MARK_FAIL, MARK_OK, shouldColor } from '../doctor/render.js';
-import type { Reporter, Task } from '../reporter.js';
+import type { Reporter, Task } from '../base/reporter.js';
 
 export interface OutputOptions {
   json: boolean;

@@ -1,6 +1,6 @@
 // Every command's option table, help, examples and exit codes; its code is imported only when it runs.
 import type { CommandSpec, Conflict, OptionDef } from './options.js';
-import { TARGET_PLATFORMS } from '../host/types.js';
+import { TARGET_PLATFORMS } from '../platform/types.js';
 import { KIND_NAMES } from '../kinds/names.js';
 import { CACHE_ACTIONS, COMPLETION_SHELLS, DOCTOR_CHECK_IDS, PROBE_FORMATS, SHELL_NAMES, TRITON_ENV_SHELLS } from './choices.js';
 

@@ -1,11 +1,11 @@
 // What probe and smoke do first: choose the Level Zero install (a prefix, or the system's own), take on a prefix's
 // recorded environment, and say plainly (on stderr) when the device about to be used is the CPU reference driver.
 import * as path from 'node:path';
-import { defaultPrefix } from '../host/index.js';
+import { defaultPrefix } from '../platform/index.js';
 import { withPrefixEnv } from '../install/prefix-env.js';
 import { readPrefixState, type PrefixState } from '../install/prefix-state.js';
-import { zeLoaderPath } from '../runtime/ze.js';
-import type { Deps } from '../deps.js';
+import { zeLoaderPath } from '../bindings/ze.js';
+import type { Deps } from '../base/deps.js';
 import { str, type CommandContext } from './command.js';
 import { chosenDrivers, referenceDriverIn } from '../roles/index.js';
 

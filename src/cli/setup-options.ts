@@ -1,11 +1,11 @@
 // Options shared by `setup` and `plan`: where the plan goes and what this command line (or XPU_SETUP_* env) asks.
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Deps } from '../deps.js';
-import { XpuError } from '../errors.js';
-import { nearest } from '../spelling.js';
-import { defaultCacheDir, defaultPrefix, expandHome, parseTargetPlatform, isNative } from '../host/index.js';
-import type { TargetPlatform } from '../host/types.js';
+import type { Deps } from '../base/deps.js';
+import { XpuError } from '../base/errors.js';
+import { nearest } from '../base/spelling.js';
+import { defaultCacheDir, defaultPrefix, expandHome, parseTargetPlatform, isNative } from '../platform/index.js';
+import type { TargetPlatform } from '../platform/types.js';
 import { SOURCE_KINDS, type SourceKind } from '../manifest/schema.js';
 import type { PlanPlace, SetupOptions } from '../pipeline/options.js';
 import { LOCKFILE_NAME } from '../plan/lockfile.js';
@@ -13,10 +13,10 @@ import type { RequestFlags } from '../plan/request.js';
 import type { MatchTorchRequest } from '../records/plan.js';
 import { parseConstraint } from '../versions/order.js';
 import { list, splitList, str, type Values } from './command.js';
-import { EnvVars } from '../env-names.js';
+import { EnvVars } from '../base/env-names.js';
 import { redactText, rememberCredentials } from '../net/credentials.js';
 import { DEFAULT_LIMITS, type UnpackLimits } from '../install/limits.js';
-import type { CachePolicy } from '../sources/http-cache.js';
+import type { CachePolicy } from '../index/http-cache.js';
 
 /** Where a value came from, named as the user wrote it, so an error points at what to change. */
 interface Given {

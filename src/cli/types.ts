@@ -1,6 +1,6 @@
 // What a command's module receives and returns, and the parsed option values: the types command.ts, options.ts and
 // every command share, in a file that imports none of them.
-import type { Deps } from '../deps.js';
+import type { Deps } from '../base/deps.js';
 import type { Output } from './output.js';
 
 export type Values = Record<string, string | boolean | string[] | undefined>;

@@ -1,10 +1,10 @@
 // Detection results shared by several checks, each computed once per doctor run.
-import type { Deps } from '../deps.js';
-import { detectGpus, type GpuScan } from '../inspect/gpu.js';
-import { detectInstalls, type InstallsSummary } from '../inspect/installs.js';
-import { readLdconfig, type LdconfigEntry } from '../inspect/ldconfig.js';
-import type { Finding } from '../inspect/types.js';
-import { detectHost, nodeLayout, type Host } from '../host/index.js';
+import type { Deps } from '../base/deps.js';
+import { detectGpus, type GpuScan } from '../machine/gpu.js';
+import { detectInstalls, type InstallsSummary } from '../machine/installs.js';
+import { readLdconfig, type LdconfigEntry } from '../machine/ldconfig.js';
+import type { Finding } from '../machine/types.js';
+import { detectHost, nodeLayout, type Host } from '../platform/index.js';
 import { readPrefixState, type PrefixState } from '../install/prefix-state.js';
 import type { Receipt } from '../install/receipt.js';
 

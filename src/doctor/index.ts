@@ -1,10 +1,10 @@
 // The doctor: picks the checks, runs them against shared detection facts, and builds the versioned report.
-import type { Deps } from '../deps.js';
-import { XpuError } from '../errors.js';
-import { nearest } from '../spelling.js';
-import { defaultPrefix, runningPlatform } from '../host/index.js';
+import type { Deps } from '../base/deps.js';
+import { XpuError } from '../base/errors.js';
+import { nearest } from '../base/spelling.js';
+import { defaultPrefix, runningPlatform } from '../platform/index.js';
 import type { Receipt } from '../install/receipt.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../base/version.js';
 import { compilerCheck } from './checks/compiler.js';
 import { driverVersionCheck } from './checks/driver-version.js';
 import { envCheck } from './checks/env.js';

@@ -1,8 +1,8 @@
 // Probe and smoke for the doctor, run as child processes of the CLI (`probe --json`, `smoke --json`) with the stack's
 // environment: a loader that crashes (on a driver choice with an empty entry, say) cannot take the doctor down with it.
-import type { Deps } from '../deps.js';
+import type { Deps } from '../base/deps.js';
 import { packagePath } from '../package-dir.js';
-import { zeResultName } from '../runtime/ze-abi.js';
+import { zeResultName } from '../bindings/ze-abi.js';
 import type { ProbeSummary, RuntimeRequest, SmokeSummary } from './types.js';
 
 interface CliJson {

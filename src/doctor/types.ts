@@ -1,5 +1,5 @@
 // The doctor's data: checks, their results, the versioned JSON report, and what the probe and smoke children answer.
-import type { Deps } from '../deps.js';
+import type { Deps } from '../base/deps.js';
 import type { Facts } from './facts.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip' | 'error';
@@ -59,7 +59,7 @@ export interface SmokeSummary {
   details?: Record<string, unknown>;
 }
 
-export type { ReachAnswer } from '../deps.js';
+export type { ReachAnswer } from '../base/deps.js';
 
 export interface RuntimeRequest {
   deps: Deps;

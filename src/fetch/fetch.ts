@@ -2,15 +2,15 @@
 import * as fs from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { DownloadCache, hashMismatch, sha256File, type CachedFile } from '../cache/store.js';
-import { XpuError } from '../errors.js';
+import { XpuError } from '../base/errors.js';
 import { ownFetcherOf } from '../kinds/index.js';
-import type { Deps } from '../deps.js';
+import type { Deps } from '../base/deps.js';
 import type { Http } from '../net/http.js';
 import type { InstallPlan } from '../records/plan.js';
-import type { Reporter } from '../reporter.js';
+import type { Reporter } from '../base/reporter.js';
 import type { PlannedArchive } from '../records/archive.js';
 import { downloadToCache } from '../net/download.js';
-import type { CachePolicy } from '../sources/http-cache.js';
+import type { CachePolicy } from '../index/http-cache.js';
 import { LiveDownload } from './live.js';
 
 export interface FetchedArchive {

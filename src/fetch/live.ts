@@ -1,7 +1,7 @@
 // An archive as its download writes it: the writer says where it writes and how far it got; a reader follows it from
 // byte 0 through its own file descriptor, so reading never slows the download and nothing is held in memory.
 import * as fs from 'node:fs/promises';
-import type { Pump } from '../pieces.js';
+import type { Pump } from '../base/pieces.js';
 import { NotStreamable, type ByteSource } from '../formats/index.js';
 
 const PIECE = 1 << 20;

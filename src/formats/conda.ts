@@ -1,7 +1,7 @@
 // conda packages: `.conda` (zip holding pkg-*.tar.zst and info-*.tar.zst) and `.tar.bz2`; yields the payload only.
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { XpuError } from '../errors.js';
+import { XpuError } from '../base/errors.js';
 import { bzip2Decompressor, zstdDecompressor } from './decompress.js';
 import type { ArchiveEntry, EntryVisitor } from './entry.js';
 import { readTar } from './tar.js';

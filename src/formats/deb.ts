@@ -1,6 +1,6 @@
 // Debian packages: dpkg-deb turns the .deb into its data tarball, which streams into the tar reader.
 import { spawn } from 'node:child_process';
-import { XpuError } from '../errors.js';
+import { XpuError } from '../base/errors.js';
 import type { EntryVisitor } from './entry.js';
 import { readTar } from './tar.js';
 

@@ -6,7 +6,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { Duplex, Transform } from 'node:stream';
 import * as zlib from 'node:zlib';
-import { nodeLayout } from '../host/index.js';
+import { nodeLayout } from '../platform/index.js';
 
 type ZlibWithZstd = typeof zlib & { createZstdDecompress?: (opts?: zlib.ZlibOptions) => Duplex };
 

@@ -1,5 +1,5 @@
 // What every archive reader yields: members in archive order, file bodies as streams.
-import type { Pump } from '../pieces.js';
+import type { Pump } from '../base/pieces.js';
 import type { Readable } from 'node:stream';
 
 export type EntryType = 'file' | 'dir' | 'symlink' | 'hardlink';

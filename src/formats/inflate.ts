@@ -1,6 +1,6 @@
 // Raw deflate (a zip member's data) inflated piece by piece into one output buffer used again for every piece.
 import * as zlib from 'node:zlib';
-import type { PieceSink, Pump } from '../pieces.js';
+import type { PieceSink, Pump } from '../base/pieces.js';
 
 /** Output of one inflate step. */
 const OUT_BYTES = 1 << 20;

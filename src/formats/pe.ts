@@ -1,5 +1,5 @@
 // What a Windows DLL or EXE imports at load time (the DLLs of its import and delay-load directories, and from each the functions by name or ordinal) and what it exports.
-import { XpuError } from '../errors.js';
+import { XpuError } from '../base/errors.js';
 
 export interface PeImports {
   /** `x64`, `x86`, `arm64`, or the COFF machine number in hex. */

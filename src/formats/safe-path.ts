@@ -1,7 +1,7 @@
 // The one safe-path policy every archive member passes: relative, no "..", no drive letters, links stay inside,
 // names a Windows target can hold, and the one rule for the modes files are written with.
 import * as path from 'node:path';
-import { XpuError } from '../errors.js';
+import { XpuError } from '../base/errors.js';
 
 function unsafe(member: string, archive: string, why: string): XpuError {
   return new XpuError('UNSAFE_PATH', `refusing archive member "${member}" in ${archive}: ${why}`, {

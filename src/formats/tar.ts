@@ -2,7 +2,7 @@
 import { pipeline } from 'node:stream/promises';
 import type { Duplex, Readable } from 'node:stream';
 import { Parser, type ReadEntry } from 'tar';
-import { XpuError } from '../errors.js';
+import { XpuError } from '../base/errors.js';
 import type { EntryType, EntryVisitor } from './entry.js';
 import { safePath } from './safe-path.js';
 

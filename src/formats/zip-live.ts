@@ -2,7 +2,7 @@
 // directory at the end must describe exactly the members read, in the same order, or the archive is read again from
 // the finished file by the central-directory reader (zip.ts).
 import yauzl from 'yauzl';
-import { PieceStream } from '../pieces.js';
+import { PieceStream } from '../base/pieces.js';
 import { NotStreamable, type ArchiveEntry, type ByteSource, type EntryVisitor, type ModeFix } from './entry.js';
 import { safePath } from './safe-path.js';
 import { fileMode, isLinkMode, memberError, memberPieces, modeOf, unreadable } from './zip.js';

@@ -3,11 +3,11 @@ import * as fs from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
 import yauzl from 'yauzl';
-import { XpuError } from '../errors.js';
+import { XpuError } from '../base/errors.js';
 import { NotStreamable, type ArchiveEntry, type EntryVisitor } from './entry.js';
 import { safePath } from './safe-path.js';
 import { inflateRawPieces } from './inflate.js';
-import { filePieces, PieceStream, piecesOf, pumpInto, type PieceSink, type Pump } from '../pieces.js';
+import { filePieces, PieceStream, piecesOf, pumpInto, type PieceSink, type Pump } from '../base/pieces.js';
 
 /**
  * Member names are decoded here, never by yauzl (`decodeStrings: false`), so its failures are all about the bytes; a

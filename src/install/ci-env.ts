@@ -1,8 +1,8 @@
 // Environment for CI systems and files a child process reads: GitHub's GITHUB_ENV/GITHUB_PATH, dotenv, sh exports.
 import * as fs from 'node:fs/promises';
-import { XpuError } from '../errors.js';
-import type { TargetPlatform } from '../host/types.js';
-import { layoutFor } from '../host/index.js';
+import { XpuError } from '../base/errors.js';
+import type { TargetPlatform } from '../platform/types.js';
+import { layoutFor } from '../platform/index.js';
 import type { EnvVar } from './env.js';
 
 export type CiShell = 'github' | 'dotenv';

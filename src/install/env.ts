@@ -1,8 +1,8 @@
 // The environment a prefix needs, and its rendering for sh, fish, PowerShell, cmd and JSON.
 import { createHash } from 'node:crypto';
-import type { TargetPlatform } from '../host/types.js';
-import { layoutFor } from '../host/index.js';
-import { EnvVars } from '../env-names.js';
+import type { TargetPlatform } from '../platform/types.js';
+import { layoutFor } from '../platform/index.js';
+import { EnvVars } from '../base/env-names.js';
 import type { Receipt } from '../records/receipt.js';
 
 export type Shell = 'sh' | 'fish' | 'pwsh' | 'cmd' | 'json';

@@ -1,9 +1,9 @@
 // The environment of an installed prefix where it sits now: env.json's variables, moved along with a copied prefix.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { EnvVars } from '../env-names.js';
-import { layoutFor } from '../host/index.js';
-import type { TargetPlatform } from '../host/types.js';
+import { EnvVars } from '../base/env-names.js';
+import { layoutFor } from '../platform/index.js';
+import type { TargetPlatform } from '../platform/types.js';
 import { ENV_FILES, receiptEnvVars, type EnvVar } from './env.js';
 import type { Receipt } from './receipt.js';
 

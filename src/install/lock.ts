@@ -1,8 +1,8 @@
 // One installer per prefix at a time: an exclusive lock file beside the prefix, taken over when its owner is gone.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { XpuError } from '../errors.js';
-import { hold, lockState, newOwner, release, removeOnInterrupt } from '../lock-owner.js';
+import { XpuError } from '../base/errors.js';
+import { hold, lockState, newOwner, release, removeOnInterrupt } from '../base/lock-owner.js';
 
 export async function withPrefixLock<T>(
   prefix: string,

@@ -1,8 +1,8 @@
 // Modulefiles for clusters: the prefix's environment for Lmod (Lua) and Environment Modules (Tcl), loaded and unloaded whole.
-import type { TargetPlatform } from '../host/types.js';
-import { layoutFor } from '../host/index.js';
+import type { TargetPlatform } from '../platform/types.js';
+import { layoutFor } from '../platform/index.js';
 import type { EnvVar } from './env.js';
-import { shq } from '../shell-words.js';
+import { shq } from '../base/shell-words.js';
 
 export type ModuleShell = 'lmod' | 'tcl';
 export const MODULE_SHELLS: readonly ModuleShell[] = ['lmod', 'tcl'];

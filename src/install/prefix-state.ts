@@ -3,9 +3,9 @@
 // The no-op re-run needs only this, not the unpacking in install.ts. The only module that reads the receipt.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { XpuError } from '../errors.js';
-import { nodeLayout } from '../host/index.js';
-import type { TargetPlatform } from '../host/types.js';
+import { XpuError } from '../base/errors.js';
+import { nodeLayout } from '../platform/index.js';
+import type { TargetPlatform } from '../platform/types.js';
 import type { LockedPlatform } from '../plan/lockfile.js';
 import type { InstallPlan } from '../records/plan.js';
 import { withVerifiedSizes } from '../records/archive.js';

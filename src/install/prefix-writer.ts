@@ -3,8 +3,8 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { sha256File } from '../cache/store.js';
-import { XpuError } from '../errors.js';
-import { isInside } from '../host/index.js';
+import { XpuError } from '../base/errors.js';
+import { isInside } from '../platform/index.js';
 import { ENV_FILES, receiptEnvVars, renderEnv, SHELLS } from './env.js';
 import { byPath, RECEIPT_NAME, type Receipt, type ReceiptFile } from './receipt.js';
 

@@ -1,7 +1,7 @@
 // The prefix receipt: what was installed, from where, with which hashes. Written last, read by setup and doctor.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { XpuError } from '../errors.js';
+import { XpuError } from '../base/errors.js';
 import { RECEIPT_NAME, RECEIPT_SCHEMA, type Receipt } from '../records/receipt.js';
 
 export { RECEIPT_NAME, RECEIPT_SCHEMA, type Receipt, type ReceiptArchive, type ReceiptComponent, type ReceiptFile, type ReceiptProof } from '../records/receipt.js';

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { XpuError } from '../errors.js';
+import { XpuError } from '../base/errors.js';
 import { withPrefixLock } from './lock.js';
 import { readPrefixState } from './prefix-state.js';
 import { RECEIPT_NAME, type Receipt } from './receipt.js';

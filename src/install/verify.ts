@@ -2,7 +2,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { sha256File } from '../cache/store.js';
-import type { Deps } from '../deps.js';
+import type { Deps } from '../base/deps.js';
 import { byPath, type Receipt } from './receipt.js';
 import type { PrefixProblem } from '../records/receipt.js';
 

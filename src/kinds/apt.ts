@@ -3,12 +3,12 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { hashMismatch, sha256File, type CachedFile, type DownloadCache } from '../cache/store.js';
-import type { Deps } from '../deps.js';
-import { XpuError } from '../errors.js';
-import { isDebianLike } from '../host/linux.js';
-import { layoutFor } from '../host/index.js';
+import type { Deps } from '../base/deps.js';
+import { XpuError } from '../base/errors.js';
+import { isDebianLike } from '../platform/linux.js';
+import { layoutFor } from '../platform/index.js';
 import type { PlannedArchive } from '../records/archive.js';
-import { isInstalled, readDpkgStatus } from '../inspect/dpkg-db.js';
+import { isInstalled, readDpkgStatus } from '../machine/dpkg-db.js';
 import { checkSkip, isStrArr, skipMap } from './closure.js';
 import { NotAvailable, type ClosureResult, type Kind, type Resolution, type SkippedPackage, type SourceBase, type SourceContext } from './kind.js';
 

@@ -1,11 +1,11 @@
 // The conda source kind: channels' platform subdir and noarch read through the gateway (repodata.ts is the format),
 // best builds chosen, and the dependency closure over depends/constrains with strict channel priority.
-import { isUnreachable } from '../errors.js';
+import { isUnreachable } from '../base/errors.js';
 import { formatOf } from '../formats/index.js';
-import { layoutFor } from '../host/index.js';
+import { layoutFor } from '../platform/index.js';
 import type { PlannedArchive } from '../records/archive.js';
-import type { Gateway } from '../sources/gateway.js';
-import { CONDA_RUNTIME_PACKAGES, type CondaCandidate } from '../sources/repodata.js';
+import type { Gateway } from '../index/gateway.js';
+import { CONDA_RUNTIME_PACKAGES, type CondaCandidate } from '../index/repodata.js';
 import { checkVirtual, isVirtual, matchesSpec, parseMatchSpec } from '../versions/match-spec.js';
 import { compareConda, meetsAll, type Constraint } from '../versions/order.js';
 import { inRange } from '../versions/range.js';
@@ -24,11 +24,11 @@ export interface CondaSourceSpec extends SourceBase {
 /**
  * Runtime libraries a conda package depends on that are left to this machine: Windows' C runtime (its decision from
  * PE imports is not made yet). The Linux ones (libstdcxx, libgcc, ...) are resolved with the closure and installed
- * only where the binaries need what the host lacks (DECIDED_RUNTIME, plan/runtime.ts).
+ * only where the binaries need what the host lacks (DECIDED_RUNTIME, plan/runtime-libraries.ts).
  */
 export const RUNTIME_LIBRARIES = new Set(['ucrt', 'vc', 'vc14_runtime', 'vs2015_runtime']);
 
-/** The runtime library packages whose install plan/runtime.ts decides from the binaries' needs (Linux). */
+/** The runtime library packages whose install plan/runtime-libraries.ts decides from the binaries' needs (Linux). */
 const DECIDED_RUNTIME = new Set(CONDA_RUNTIME_PACKAGES);
 
 /** `level-zero ==1.20.6 h84d6215_0` or `level-zero 1.20.6 h84d6215_0` -> pinned version and build. */

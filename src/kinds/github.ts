@@ -2,7 +2,7 @@
 // API (`/repos/{owner}/{repo}/releases`, `/releases/tags/{tag}`, `/contents/{path}?ref=`) by the gateway. Every sha256
 // comes from the release's own sum list (`ww48.sum`); a file at the tag (`manifests/manifest.yml`) pins the releases
 // of the other repositories that go with it (IGC), whose assets are checked against the digests GitHub lists.
-import { XpuError } from '../errors.js';
+import { XpuError } from '../base/errors.js';
 import { formatOf } from '../formats/index.js';
 import { urlFromIndex } from '../net/url-rule.js';
 import type { PlannedArchive } from '../records/archive.js';

@@ -1,7 +1,7 @@
 // The registry of source kinds: what a manifest's `"kind"` names. Every other module asks this registry; none tells
 // kinds apart itself. A new kind is its module (kind.ts says what it provides), one line in KINDS, and its name in
 // names.ts (the CLI's option table reads that alone, so that a start loads none of the kinds).
-import { XpuError } from '../errors.js';
+import { XpuError } from '../base/errors.js';
 import type { PlannedArchive, SourceKind } from '../records/archive.js';
 import type { Ordering } from '../versions/order.js';
 import { apt } from './apt.js';

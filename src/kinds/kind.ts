@@ -1,11 +1,11 @@
 // What a source kind is to the rest of the code: one object (the registry in index.ts lists them) that reads its
 // manifest fields, resolves, closes over dependencies, fetches what it alone can, and says where it reads from.
 import type { CachedFile, DownloadCache } from '../cache/store.js';
-import type { Deps } from '../deps.js';
-import type { Host } from '../host/types.js';
+import type { Deps } from '../base/deps.js';
+import type { Host } from '../platform/types.js';
 import type { MapRule, PlannedArchive, SourceKind } from '../records/archive.js';
-import type { Reporter } from '../reporter.js';
-import type { Gateway } from '../sources/gateway.js';
+import type { Reporter } from '../base/reporter.js';
+import type { Gateway } from '../index/gateway.js';
 import type { Constraint, Ordering } from '../versions/order.js';
 import type { Requirement } from '../versions/resolve.js';
 

@@ -1,10 +1,10 @@
 // The PyPI source kind: a project's files read through the gateway (simple-index.ts is the format), wheel tag choice,
 // and the dependency closure over Requires-Dist with the target's PEP 508 markers.
-import { XpuError } from '../errors.js';
-import type { Host } from '../host/types.js';
-import { layoutFor } from '../host/index.js';
+import { XpuError } from '../base/errors.js';
+import type { Host } from '../platform/types.js';
+import { layoutFor } from '../platform/index.js';
 import { overLimit } from '../net/config.js';
-import type { IndexFile } from '../sources/simple-index.js';
+import type { IndexFile } from '../index/simple-index.js';
 import { meetsAll, type Constraint } from '../versions/order.js';
 import { comparePep440, isPep440PreRelease, loadPep440, pep440Holds, satisfiesPep440 } from '../versions/pep440.js';
 import { evaluateMarker, markerEnvFor, normalizeName, parseRequirement, requiresDistOf, type MarkerEnv } from '../versions/pep508.js';

@@ -1,6 +1,6 @@
 // The url source kind: pinned archives at fixed URLs (the Level Zero Windows SDK zip); the manifest's hash is the only truth.
 import { formatOf } from '../formats/index.js';
-import { XpuError } from '../errors.js';
+import { XpuError } from '../base/errors.js';
 import { isStr } from './closure.js';
 import { indexRoot, type Kind, type Resolution, type SourceBase } from './kind.js';
 

@@ -1,7 +1,7 @@
 // Loads the component manifests shipped in manifests/ (or a directory given with --manifests).
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { XpuError } from '../errors.js';
+import { XpuError } from '../base/errors.js';
 import { packagePath } from '../package-dir.js';
 import { overclaimed } from '../roles/index.js';
 import { checkVersionRanges, validateManifest, type ComponentManifest } from './schema.js';

@@ -1,6 +1,6 @@
 // Manifest types and their validation: components, per-platform ordered sources, and path maps as data.
-import { XpuError } from '../errors.js';
-import { TARGET_PLATFORMS, type TargetPlatform } from '../host/types.js';
+import { XpuError } from '../base/errors.js';
+import { TARGET_PLATFORMS, type TargetPlatform } from '../platform/types.js';
 import { findKind, SOURCE_KINDS, type SourceSpec } from '../kinds/index.js';
 import { checkRoles } from '../roles/index.js';
 import { loadPep440 } from '../versions/pep440.js';

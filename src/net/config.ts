@@ -1,7 +1,7 @@
 // Network and index limits (retries, retry time, deadlines, minimum throughput, redirects to http, the most an index
 // document may be as sent and decoded), read from XPU_SETUP_* variables.
-import { EnvVars } from '../env-names.js';
-import { XpuError } from '../errors.js';
+import { EnvVars } from '../base/env-names.js';
+import { XpuError } from '../base/errors.js';
 
 export interface NetConfig {
   /** Attempts per request, the first included. */

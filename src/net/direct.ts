@@ -4,7 +4,7 @@
 // read so, 12 ms into a kept buffer. One keep-alive pool per origin; timeouts as codes.
 import * as net from 'node:net';
 import * as tls from 'node:tls';
-import type { PieceSink } from '../pieces.js';
+import type { PieceSink } from '../base/pieces.js';
 import type { RawResponse, Transport, TransportRequest } from './transport.js';
 
 export type { RawResponse } from './transport.js';

@@ -2,9 +2,9 @@
 import { createHash, type Hash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import { hashMismatch, type CachedFile, type DownloadCache } from '../cache/store.js';
-import { hold, lockState, newOwner, release } from '../lock-owner.js';
-import { XpuError } from '../errors.js';
-import { BatchedWriter, filePieces } from '../pieces.js';
+import { hold, lockState, newOwner, release } from '../base/lock-owner.js';
+import { XpuError } from '../base/errors.js';
+import { BatchedWriter, filePieces } from '../base/pieces.js';
 import { tooLarge, type Http } from './http.js';
 
 export interface Expected {

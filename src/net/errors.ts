@@ -1,6 +1,6 @@
 // The network's failures as typed errors: what could not be reached, a certificate not accepted, a proxy's refusal, a
 // status, a redirect not followed, a body larger than declared; each names the URL (its credentials hidden).
-import { XpuError } from '../errors.js';
+import { XpuError } from '../base/errors.js';
 import { parseRetryAfter } from './retry.js';
 import type { ProxyChoice } from './proxy.js';
 

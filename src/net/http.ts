@@ -3,9 +3,9 @@
 // bodies as pieces or streams, never writes files.
 import type { Readable } from 'node:stream';
 import { createSecureContext, type SecureContext } from 'node:tls';
-import { XpuError } from '../errors.js';
+import { XpuError } from '../base/errors.js';
 import { DEFAULT_NET_CONFIG, netConfigFromEnv, overLimit, type IndexLimits, type NetConfig } from './config.js';
-import { PieceStream, pumpInto, type PieceSink, type Pump } from '../pieces.js';
+import { PieceStream, pumpInto, type PieceSink, type Pump } from '../base/pieces.js';
 import { redactUrl, requestAuth } from './credentials.js';
 import { DirectTransport } from './direct.js';
 import { networkError, statusError, tooLarge } from './errors.js';

@@ -1,5 +1,5 @@
 // What every request is held to, whichever transport carries it: the redirect policy, the deadline and the minimum rate.
-import { XpuError } from '../errors.js';
+import { XpuError } from '../base/errors.js';
 import { NET_ENV, type NetConfig } from './config.js';
 import { redactUrl } from './credentials.js';
 import { redirectError } from './errors.js';

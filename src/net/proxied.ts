@@ -2,7 +2,7 @@
 // loaded by the first such request only.
 import type { SecureContext } from 'node:tls';
 import type { buildConnector, Dispatcher } from 'undici';
-import { piecesOf } from '../pieces.js';
+import { piecesOf } from '../base/pieces.js';
 import { proxySettings } from './proxy.js';
 import type { RawResponse, Transport, TransportRequest } from './transport.js';
 

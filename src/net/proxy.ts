@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { rootCertificates } from 'node:tls';
-import { XpuError } from '../errors.js';
+import { XpuError } from '../base/errors.js';
 
 export interface ProxyChoice {
   url: string;

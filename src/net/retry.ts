@@ -1,5 +1,5 @@
 // When to try a request again and how long to wait: backoff with jitter, Retry-After, bounded attempts and time.
-import { XpuError } from '../errors.js';
+import { XpuError } from '../base/errors.js';
 import { NET_ENV } from './config.js';
 
 export interface RetryPolicy {

@@ -1,6 +1,6 @@
 // The one transport interface: a request sent and its response's head, the body handed on piece by piece. Two stand
 // behind it (the connection code of direct.ts, undici through a proxy in proxied.ts); Http picks one per URL.
-import type { Pump } from '../pieces.js';
+import type { Pump } from '../base/pieces.js';
 
 export interface RawResponse {
   statusCode: number;

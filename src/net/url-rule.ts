@@ -1,7 +1,7 @@
 // The one rule for a URL that an index hands out (a repodata or shard index base_url, a PyPI file URL): resolved
 // against the document that names it, http(s) only, never a step down from https, no link-local host the user did
 // not name; a local path only from an index the user named as local (a bundle, a file: channel).
-import { XpuError } from '../errors.js';
+import { XpuError } from '../base/errors.js';
 import { redactUrl, rememberCredentials } from './credentials.js';
 
 /** 169.254.0.0/16 and fe80::/10: where cloud metadata services answer; nothing an index should send anyone to. */

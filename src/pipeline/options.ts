@@ -1,9 +1,9 @@
 // What a setup, plan or lock run is asked to do: the options every flow of the pipeline reads.
-import type { TargetPlatform } from '../host/types.js';
+import type { TargetPlatform } from '../platform/types.js';
 import type { UnpackLimits } from '../install/limits.js';
 import type { PlanOptions } from '../plan/plan.js';
 import type { RequestFlags } from '../plan/request.js';
-import type { CachePolicy } from '../sources/http-cache.js';
+import type { CachePolicy } from '../index/http-cache.js';
 
 /** Where a run's plan goes, and who named its indexes (for errors about them); what is asked is in `flags`. */
 export type PlanPlace = Pick<PlanOptions, 'prefix' | 'cacheDir' | 'namedBy'>;

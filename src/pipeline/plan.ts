@@ -1,15 +1,15 @@
 // The plan and lock flows: detect the host, read the manifests and the prefix, ask the indexes, decide the runtime
 // libraries; the plan is plain data that setup installs, `plan` prints and `lock` writes down.
 import * as path from 'node:path';
-import type { Deps } from '../deps.js';
-import { isUnreachable, XpuError } from '../errors.js';
+import type { Deps } from '../base/deps.js';
+import { isUnreachable, XpuError } from '../base/errors.js';
 import { DownloadCache } from '../cache/store.js';
-import { detectHost, isInside, nodeLayout } from '../host/index.js';
-import type { Host, TargetPlatform } from '../host/types.js';
+import { detectHost, isInside, nodeLayout } from '../platform/index.js';
+import type { Host, TargetPlatform } from '../platform/types.js';
 import { installedFor, readPrefixState, refuseForeignPrefix, type PrefixState } from '../install/prefix-state.js';
 import { RECEIPT_NAME, type Receipt } from '../install/receipt.js';
 import { verifyPrefix } from '../install/verify.js';
-import { activeEnvDistributions } from '../inspect/python-dists.js';
+import { activeEnvDistributions } from '../machine/python-dists.js';
 import { loadManifests } from '../manifest/load.js';
 import { verifyAbsent } from '../roles/index.js';
 import { defaultComponents, type ComponentManifest } from '../manifest/schema.js';
@@ -22,12 +22,12 @@ import { planRequestKey, recentPlan, rememberPlan } from '../plan/recent.js';
 import { mergeRequest, type MergedRequest } from '../plan/request.js';
 import type { SetupRequest } from '../records/plan.js';
 import { readTorchMatch, torchMismatch, TORCH_RUNTIME_PACKAGES } from '../plan/torch.js';
-import type { Reporter } from '../reporter.js';
+import type { Reporter } from '../base/reporter.js';
 import { loadPep440 } from '../versions/pep440.js';
 import type { PlannedArchive } from '../records/archive.js';
-import type { CachePolicy, Gateway } from '../sources/gateway.js';
+import type { CachePolicy, Gateway } from '../index/gateway.js';
 import type { FetchedArchive } from '../fetch/fetch.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../base/version.js';
 import type { PlanSetupOptions, SetupOptions } from './options.js';
 
 /** How a plan run is made, besides what it is asked (PlanSetupOptions). */
@@ -60,7 +60,7 @@ export function openRunIndex(opts: Pick<PlanSetupOptions, 'plan' | 'cachePolicy'
   let made: Promise<Gateway> | undefined;
   return {
     policy,
-    gateway: () => (made ??= import('../sources/gateway.js').then((m) => m.openGateway(deps, { cacheDir: opts.plan.cacheDir, policy, reporter }))),
+    gateway: () => (made ??= import('../index/gateway.js').then((m) => m.openGateway(deps, { cacheDir: opts.plan.cacheDir, policy, reporter }))),
   };
 }
 
@@ -321,7 +321,7 @@ async function fillSizes(plan: InstallPlan, index: RunIndex): Promise<void> {
 /** What is installed outside the prefix; a detection failure only costs this summary, never the run. */
 async function existingInstalls(deps: Deps, prefix: string, reporter: Reporter): Promise<ExistingInstalls | undefined> {
   try {
-    const s = await (await import('../inspect/installs.js')).detectInstalls(deps, {});
+    const s = await (await import('../machine/installs.js')).detectInstalls(deps, {});
     const { path: paths } = nodeLayout(deps.platform);
     const outside = (p: string) => !isInside(prefix, p, paths);
     const loader = s.zeLoader.chosen;
@@ -373,7 +373,7 @@ export function afterInstall(plan: InstallPlan, opts: Pick<SetupOptions, 'refdri
 
 /**
  * The runtime library packages of a plan (libstdcxx, libgcc, ...), decided from the binaries of the other archives
- * against this machine's libraries (plan/runtime.ts): those archives are fetched and verified first, and the runtime
+ * against this machine's libraries (plan/runtime-libraries.ts): those archives are fetched and verified first, and the runtime
  * packages only when a need is unmet. Under the `cache-only` policy (`--offline`, and `plan`, which downloads nothing),
  * only what the cache holds is read, and what needs more stays undecided (a fetch under it names what is missing).
  * `quiet` (`plan`): the decisions are shown with the plan, not told one by one.
@@ -386,7 +386,7 @@ export async function decideRuntimeLibraries(
   opts: { quiet?: boolean; fetched?: Map<string, FetchedArchive> } = {},
 ): Promise<InstallPlan> {
   if (!plan.components.some((c) => c.archives.some((a) => a.runtime?.install === undefined && a.runtime))) return plan;
-  const [rt, { readLdconfig }] = await Promise.all([import('../plan/runtime.js'), import('../inspect/ldconfig.js')]);
+  const [rt, { readLdconfig }] = await Promise.all([import('../plan/runtime-libraries.js'), import('../machine/ldconfig.js')]);
   const cache = new DownloadCache(plan.cacheDir);
   const files = new Map<string, string>();
   const bring = async (archives: PlannedArchive[]): Promise<void> => {

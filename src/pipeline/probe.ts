@@ -1,18 +1,18 @@
 // The probe flow: build the addon, probe through it and koffi, run the smoke kernel; after setup, or on an installed
 // prefix on its own (`xpu-setup probe`).
-import type { Deps } from '../deps.js';
-import { isXpuError, XpuError } from '../errors.js';
+import type { Deps } from '../base/deps.js';
+import { isXpuError, XpuError } from '../base/errors.js';
 import { addonSpec } from '../build/addon.js';
 import { lastBuilt, type CompileResult } from '../build/compile.js';
 import type { ProbeReport } from '../caps/model.js';
 import type { PrefixState } from '../install/prefix-state.js';
 import type { Receipt } from '../install/receipt.js';
-import type { Reporter } from '../reporter.js';
-import { selfCommand } from '../hints.js';
+import type { Reporter } from '../base/reporter.js';
+import { selfCommand } from '../hints/index.js';
 import type { SmokeResult } from '../smoke/index.js';
 import type { OclocCheck } from '../smoke/ocloc.js';
-import type { OclocFound } from '../inspect/ocloc.js';
-import type { Finding } from '../finding.js';
+import type { OclocFound } from '../machine/ocloc.js';
+import type { Finding } from '../base/finding.js';
 import { decodeIp } from '../caps/arch.js';
 
 export interface VerifyOptions {
@@ -75,7 +75,7 @@ export async function verifyStack(prefix: string, opts: VerifyOptions): Promise<
   let ocloc: VerifyResult['ocloc'];
   if (opts.smoke) {
     smoke = { ok: true, value: await runSmoke(prefix, { deps, reporter }) };
-    const inPrefix = await (await import('../inspect/ocloc.js')).findOcloc(deps, { prefix, searchPath: false });
+    const inPrefix = await (await import('../machine/ocloc.js')).findOcloc(deps, { prefix, searchPath: false });
     if (inPrefix.found) ocloc = await oclocHalf(deps, reporter, inPrefix, oclocDeviceOf(smoke.value));
   }
 
@@ -124,7 +124,7 @@ async function oclocHalf(deps: Deps, reporter: Reporter, found: Finding<OclocFou
 
 /** The kernel on its own (`xpu-setup smoke`): through the prefix's loader, or the system's own when `prefix` is undefined. */
 export async function smokeInstalled(prefix: string | undefined, deps: Deps, reporter: Reporter, ask: SmokeAsk = {}): Promise<SmokeOutcome> {
-  const [{ findSystemLoader }, { runSmoke }, { findOcloc }] = await Promise.all([import('../probe/probe.js'), import('../smoke/index.js'), import('../inspect/ocloc.js')]);
+  const [{ findSystemLoader }, { runSmoke }, { findOcloc }] = await Promise.all([import('../probe/probe.js'), import('../smoke/index.js'), import('../machine/ocloc.js')]);
   let loaderPath: string | undefined;
   if (prefix === undefined) {
     const found = await findSystemLoader(deps);
@@ -157,7 +157,7 @@ export async function smokeInstalled(prefix: string | undefined, deps: Deps, rep
  * the error carries the report, so `--json` can still show what was seen.
  */
 export async function probeInstalled(prefix: PrefixState | undefined, deps: Deps, device?: string): Promise<ProbeReport> {
-  const [{ probeStack, probeSystem, requireDevices }, { pickDevice }] = await Promise.all([import('../probe/probe.js'), import('../runtime/select.js')]);
+  const [{ probeStack, probeSystem, requireDevices }, { pickDevice }] = await Promise.all([import('../probe/probe.js'), import('../bindings/select.js')]);
   const report =
     prefix === undefined
       ? await probeSystem({ deps })

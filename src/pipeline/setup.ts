@@ -1,24 +1,24 @@
 // The setup flow: under the prefix lock, diff the plan against the prefix, install (or find it installed), then build,
 // probe and smoke, or replay the answer recorded for the same inputs.
-import type { Deps } from '../deps.js';
-import { XpuError } from '../errors.js';
+import type { Deps } from '../base/deps.js';
+import { XpuError } from '../base/errors.js';
 import { addonSpec } from '../build/addon.js';
 import { lastBuilt, type CompileResult } from '../build/compile.js';
-import { EnvVars, RUN_ENV_VARS } from '../env-names.js';
+import { EnvVars, RUN_ENV_VARS } from '../base/env-names.js';
 import type { FetchedArchive } from '../fetch/fetch.js';
 import type { InstallResult } from '../install/install.js';
 import { withPrefixLock } from '../install/lock.js';
 import { checkPrefixOwnership, installedFor, isUpToDate, recordedPlan, type PrefixState } from '../install/prefix-state.js';
 import { draftBuilds, draftReceipt, writePrefixFiles } from '../install/prefix-writer.js';
 import type { Receipt } from '../install/receipt.js';
-import { nodeLayout } from '../host/index.js';
+import { nodeLayout } from '../platform/index.js';
 import { chosenDrivers, driverChoiceEnv } from '../roles/index.js';
 import { diffPlan } from '../plan/diff.js';
 import { lockedOf } from '../plan/lockfile.js';
 import type { InstallPlan } from '../records/plan.js';
 import { fileMark, proofInputs } from '../probe/inputs.js';
-import type { Reporter } from '../reporter.js';
-import { VERSION } from '../version.js';
+import type { Reporter } from '../base/reporter.js';
+import { VERSION } from '../base/version.js';
 import type { SetupOptions } from './options.js';
 import { assertInstallable, afterInstall, decideRuntimeLibraries, sameRequest, type RunIndex } from './plan.js';
 import { verifyStack, type VerifyResult } from './probe.js';

@@ -1,6 +1,6 @@
 // A component's packages and everything they depend on, resolved by its source's kind from the index they came from;
 // and the conda `constrains` of a whole plan checked against each other.
-import { XpuError } from '../errors.js';
+import { XpuError } from '../base/errors.js';
 import { kindOf, type ClosureResult, type Resolution, type SourceContext, type SourceSpec } from '../kinds/index.js';
 import type { PlannedArchive } from '../records/archive.js';
 import { matchesSpec, parseMatchSpec } from '../versions/match-spec.js';

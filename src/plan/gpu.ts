@@ -1,16 +1,16 @@
 // The GPU driver chosen by the GPU: this host's Intel GPUs (sysfs) and the Level Zero driver a program there gets
 // (the library search), judged against data/compute-runtime-support.csv. A request naming no component gets the GPU
 // driver component where that GPU has no usable driver; a planned driver must be new enough for every GPU here.
-import type { Deps } from '../deps.js';
-import { XpuError } from '../errors.js';
-import { isInside, nodeLayout } from '../host/index.js';
-import type { Host } from '../host/types.js';
-import { driverBuild, familySupport, judgeDriver, LEGACY_SPLIT, type FamilySupport } from '../inspect/driver-support.js';
-import { detectGpus } from '../inspect/gpu.js';
-import { readLdconfig } from '../inspect/ldconfig.js';
-import { resolveLibrary, versionFromFileName } from '../inspect/loaders.js';
-import { LINUX_UMD } from '../inspect/user-driver.js';
-import type { Reporter } from '../reporter.js';
+import type { Deps } from '../base/deps.js';
+import { XpuError } from '../base/errors.js';
+import { isInside, nodeLayout } from '../platform/index.js';
+import type { Host } from '../platform/types.js';
+import { driverBuild, familySupport, judgeDriver, LEGACY_SPLIT, type FamilySupport } from '../machine/driver-support.js';
+import { detectGpus } from '../machine/gpu.js';
+import { readLdconfig } from '../machine/ldconfig.js';
+import { resolveLibrary, versionFromFileName } from '../machine/loaders.js';
+import { LINUX_UMD } from '../machine/user-driver.js';
+import type { Reporter } from '../base/reporter.js';
 import { hostGpuDriverOf, type HasRoles } from '../roles/index.js';
 import { parseConstraint } from '../versions/order.js';
 import type { GpuDriverChoice, HostGpu, HostGpus, PlannedComponent } from '../records/plan.js';

@@ -1,8 +1,8 @@
 // What makes two plans the same prefix (the plan key), the plan's schema and its one constructor: small, so a run that
 // reuses a plan (lockfile, receipt, a recent plan) never loads the planner and its index clients.
 import { createHash } from 'node:crypto';
-import type { Host, TargetPlatform } from '../host/types.js';
-import { VERSION } from '../version.js';
+import type { Host, TargetPlatform } from '../platform/types.js';
+import { VERSION } from '../base/version.js';
 import { PLAN_SCHEMA, type InstallPlan, type PlannedComponent } from '../records/plan.js';
 
 /** Bumped when the prefix layout written from the same archives changes, so old prefixes are rebuilt. */

@@ -1,5 +1,5 @@
 // What one component's versions need of another's (a manifest's "needs"): UR 2026's adapters need a loader >= 1.25.
-import { XpuError } from '../errors.js';
+import { XpuError } from '../base/errors.js';
 import type { ComponentManifest, ComponentNeed } from '../manifest/schema.js';
 import { orderingOf } from '../kinds/index.js';
 import { meetsAll, parseConstraint } from '../versions/order.js';

@@ -1,11 +1,11 @@
 // Plan stage: host + manifests + options -> InstallPlan (plain data). Unreachable or empty sources fall through to the next.
-import type { Deps } from '../deps.js';
-import { isUnreachable, XpuError } from '../errors.js';
-import type { Host, TargetPlatform } from '../host/types.js';
+import type { Deps } from '../base/deps.js';
+import { isUnreachable, XpuError } from '../base/errors.js';
+import type { Host, TargetPlatform } from '../platform/types.js';
 import { findKind, kindOf, NotAvailable, orderingOf, type Resolution, type SourceContext, type SourceKind, type SourceSpec } from '../kinds/index.js';
 import { defaultComponents, type ComponentManifest } from '../manifest/schema.js';
-import type { Reporter } from '../reporter.js';
-import type { Gateway } from '../sources/gateway.js';
+import type { Reporter } from '../base/reporter.js';
+import type { Gateway } from '../index/gateway.js';
 import { compareAcross, meetsAll, parseConstraint, type Constraint } from '../versions/order.js';
 import { belowFloorOf, featuresLacking, floorsFor } from './request.js';
 import { checkConstrains, closeOver } from './closure.js';

@@ -1,5 +1,5 @@
 // What the user asked for, as plain data: recorded in the receipt, repeated by a bare re-run, merged with new flags.
-import { XpuError } from '../errors.js';
+import { XpuError } from '../base/errors.js';
 import type { ComponentManifest, SourceKind } from '../manifest/schema.js';
 import { orderingOf } from '../kinds/index.js';
 import { compareTo, meetsAll, parseConstraint, type Constraint } from '../versions/order.js';

@@ -1,7 +1,7 @@
 // Matching the user's PyTorch: the UR, UMF and TCM versions a Python environment's torch runs with, as exact pins.
-import type { Deps } from '../deps.js';
-import { XpuError } from '../errors.js';
-import { readPythonDistributions, type EnvDists, type PythonDists } from '../inspect/python-dists.js';
+import type { Deps } from '../base/deps.js';
+import { XpuError } from '../base/errors.js';
+import { readPythonDistributions, type EnvDists, type PythonDists } from '../machine/python-dists.js';
 import type { InstallPlan, TorchMatch, TorchPin } from '../records/plan.js';
 import type { Requirement } from '../versions/resolve.js';
 

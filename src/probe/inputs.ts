@@ -3,12 +3,12 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import type { Deps } from '../deps.js';
-import { EnvVars, PROBE_ENV_PREFIXES } from '../env-names.js';
+import type { Deps } from '../base/deps.js';
+import { EnvVars, PROBE_ENV_PREFIXES } from '../base/env-names.js';
 import { chosenDrivers } from '../roles/index.js';
-import { nodeLayout, osLayout } from '../host/index.js';
+import { nodeLayout, osLayout } from '../platform/index.js';
 import type { Receipt } from '../install/receipt.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../base/version.js';
 
 /** A file as the fingerprint sees it: where, how big, when last written; absent files are left out. */
 type FileMark = [path: string, size: number, mtimeMs: number];

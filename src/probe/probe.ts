@@ -1,22 +1,22 @@
 // The probe stage: a thin I/O shell (loader via koffi, optional addon, OpenCL ICD, UR) around the pure report model.
-import { nodeLayout, prefixLibrary, system32Dir } from '../host/index.js';
+import { nodeLayout, prefixLibrary, system32Dir } from '../platform/index.js';
 import * as fs from 'node:fs/promises';
-import type { Deps } from '../deps.js';
-import { EnvVars } from '../env-names.js';
-import { XpuError } from '../errors.js';
+import type { Deps } from '../base/deps.js';
+import { EnvVars } from '../base/env-names.js';
+import { XpuError } from '../base/errors.js';
 import type { Receipt } from '../install/receipt.js';
-import { probeViaAddon } from '../runtime/addon.js';
-import { scanOpenCl } from '../runtime/opencl.js';
-import type { RawZeProbe } from '../runtime/types.js';
-import { hasLevelZeroAdapter, probeUr } from '../runtime/ur.js';
-import { noDriverError, probeZe, zeLoaderPath } from '../runtime/ze.js';
-import { readLdconfig } from '../inspect/ldconfig.js';
-import { explainNoDriver } from '../inspect/ze-drivers.js';
-import { unmetDllImports, unmetLibraryNeeds } from '../inspect/library-needs.js';
-import { resolveLibrary } from '../inspect/loaders.js';
-import { windowsLoaderFacts } from '../runtime/win-loader.js';
+import { probeViaAddon } from '../bindings/addon.js';
+import { scanOpenCl } from '../bindings/opencl.js';
+import type { RawZeProbe } from '../bindings/types.js';
+import { hasLevelZeroAdapter, probeUr } from '../bindings/ur.js';
+import { noDriverError, probeZe, zeLoaderPath } from '../bindings/ze.js';
+import { readLdconfig } from '../machine/ldconfig.js';
+import { explainNoDriver } from '../machine/ze-drivers.js';
+import { unmetDllImports, unmetLibraryNeeds } from '../machine/library-needs.js';
+import { resolveLibrary } from '../machine/loaders.js';
+import { windowsLoaderFacts } from '../bindings/win-loader.js';
 import { buildReport, type ProbeReport } from '../caps/model.js';
-import { applyDeviceSelector } from '../runtime/select.js';
+import { applyDeviceSelector } from '../bindings/select.js';
 import { driversChosenIn } from '../roles/index.js';
 
 export interface ProbeOptions {

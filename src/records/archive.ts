@@ -30,7 +30,7 @@ export interface PlannedArchive {
   constrains?: string[];
   /**
    * A runtime library package (libstdcxx, libgcc, ...): installed only where this machine lacks what the other
-   * packages' binaries need (plan/runtime.ts). `install` is absent until that is decided, with why.
+   * packages' binaries need (plan/runtime-libraries.ts). `install` is absent until that is decided, with why.
    */
   runtime?: { install?: boolean; why?: string };
 }

@@ -1,5 +1,5 @@
 // A plan as lockfile data: what `lock` and `bundle` write and a receipt records (plan/lockfile.ts makes and reads it).
-import type { TargetPlatform } from '../host/types.js';
+import type { TargetPlatform } from '../platform/types.js';
 import type { PlannedArchive, SourceKind } from './archive.js';
 import type { SetupRequest } from './plan.js';
 

@@ -1,7 +1,7 @@
 // The plan's data, as one stage hands it to the next: the request, the plan of each component, and what a plan records
 // about the machine and Python environment it was made for. Types only (and the plan's schema number), so every module
 // of the planner, and every stage after it, can name them without importing the planner.
-import type { TargetPlatform } from '../host/types.js';
+import type { TargetPlatform } from '../platform/types.js';
 import type { PlannedArchive, SourceKind } from './archive.js';
 
 export const PLAN_SCHEMA = 1;
@@ -65,7 +65,7 @@ export interface PlannedComponent {
   belowFloor?: BelowFloor;
   /** Runtime libraries the packages depend on that the source cannot give: left to the host (`libstdcxx >=13 (needed by level-zero 1.20.6)`). */
   runtime?: string[];
-  /** Runtime packages of the closure that this machine's own libraries stand in for, each with why (plan/runtime.ts). */
+  /** Runtime packages of the closure that this machine's own libraries stand in for, each with why (plan/runtime-libraries.ts). */
   leftToHost?: PlannedArchive[];
   /** Dependencies the manifest says not to install, with its reason. */
   skipped?: string[];

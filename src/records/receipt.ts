@@ -1,6 +1,6 @@
 // What a prefix records about itself (xpu-setup.receipt.json): install/receipt.ts reads and writes it, and
 // install/prefix-state.ts is the one module that reads it for a run.
-import type { TargetPlatform } from '../host/types.js';
+import type { TargetPlatform } from '../platform/types.js';
 import type { LockedPlatform } from './lock.js';
 import type { BelowFloor, SetupRequest } from './plan.js';
 

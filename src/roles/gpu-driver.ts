@@ -5,7 +5,7 @@
 // (data/ze-loader-discovery.csv); for one that does not, the env files name the prefix's driver in that list.
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { parseCsv } from '../inspect/csv.js';
+import { parseCsv } from '../machine/csv.js';
 import { packagePath } from '../package-dir.js';
 import type { Role, RoleTarget } from './role.js';
 import { DRIVER_CHOICE } from './ze-driver.js';

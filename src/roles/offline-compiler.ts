@@ -1,6 +1,6 @@
 // The offline-compiler role: Intel's offline compiler (ocloc and libocloc.so), which PyTorch Inductor runs to build native
 // kernels and Triton asks about a device when there is no OpenCL GPU platform: both look for it on PATH.
-import { EnvVars } from '../env-names.js';
+import { EnvVars } from '../base/env-names.js';
 import type { Role } from './role.js';
 
 export const offlineCompiler: Role = {

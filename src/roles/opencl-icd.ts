@@ -1,7 +1,7 @@
 // The opencl-icd role: an OpenCL driver the ICD loader (libOpenCL.so.1) finds through a vendors directory of the
 // prefix. Its .icd file names the library by absolute path in the prefix; OCL_ICD_VENDORS points the ICD loader at
 // that directory, which replaces the system's, so the machine's own ICD files are repeated there (PoCL stays visible).
-import { EnvVars } from '../env-names.js';
+import { EnvVars } from '../base/env-names.js';
 import type { Role, RoleFile, RoleTarget } from './role.js';
 
 export const VENDORS_DIR = 'etc/OpenCL/vendors';

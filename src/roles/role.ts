@@ -1,7 +1,7 @@
 // What a component contributes to a prefix besides its archives' files, by the roles its manifest names
 // (`"roles": ["ze-loader"]`): files generated for it, variables the env files export, and whether setup builds,
 // probes and smoke-tests through it. A role is one object; the registry (index.ts) lists them.
-import type { PlatformLayout } from '../host/types.js';
+import type { PlatformLayout } from '../platform/types.js';
 
 /** Where a role's contribution lands: the prefix, the target's layout, and the component that has the role. */
 export interface RoleTarget {
@@ -35,7 +35,7 @@ export interface RoleFile {
   reroot?: (shipped: string) => string;
 }
 
-/** What doctor says of a variable's value: as inspect/env-traps.ts says it of the others. */
+/** What doctor says of a variable's value: as machine/env-traps.ts says it of the others. */
 export interface RoleTrap {
   variable: string;
   value: string;

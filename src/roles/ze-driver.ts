@@ -1,7 +1,7 @@
 // The ze-driver role: a Level Zero driver the loader is told to use in place of the ones it finds itself. The CPU
 // reference driver has it with its file from build/ in place of a source's archives; the loader takes the choice
 // from ZE_ENABLE_ALT_DRIVERS (a comma-separated list of driver libraries), which the prefix's env files export.
-import { EnvVars } from '../env-names.js';
+import { EnvVars } from '../base/env-names.js';
 import type { DriverChoice, Role, RoleTrap } from './role.js';
 
 /** The variable the loader reads the driver choice from at zeInit. */

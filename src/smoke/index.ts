@@ -1,16 +1,16 @@
 // The kernel smoke test: run vector_add.spv through Level Zero, check every value, and time each phase.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import type { Deps } from '../deps.js';
-import { XpuError } from '../errors.js';
-import type { Reporter } from '../reporter.js';
+import type { Deps } from '../base/deps.js';
+import { XpuError } from '../base/errors.js';
+import type { Reporter } from '../base/reporter.js';
 import { nativeDir } from '../package-dir.js';
-import { Arena, koffi } from '../runtime/ffi.js';
-import { LAYOUT, STYPE, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, zeResultName } from '../runtime/ze-abi.js';
-import { deviceIpVersion, driverHandles, listDevices, noDriverError, zeApiFor, zeLoaderPath, type ZeApi, type ZeDeviceEntry } from '../runtime/ze.js';
-import { explainNoDriver } from '../inspect/ze-drivers.js';
-import { EnvVars } from '../env-names.js';
-import { applyDeviceSelector, pickDevice } from '../runtime/select.js';
+import { Arena, koffi } from '../bindings/ffi.js';
+import { LAYOUT, STYPE, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, zeResultName } from '../bindings/ze-abi.js';
+import { deviceIpVersion, driverHandles, listDevices, noDriverError, zeApiFor, zeLoaderPath, type ZeApi, type ZeDeviceEntry } from '../bindings/ze.js';
+import { explainNoDriver } from '../machine/ze-drivers.js';
+import { EnvVars } from '../base/env-names.js';
+import { applyDeviceSelector, pickDevice } from '../bindings/select.js';
 import { driversChosenIn } from '../roles/index.js';
 
 export const SMOKE_KERNEL = 'vector_add';
@@ -118,7 +118,7 @@ async function readSpv(deps: Deps): Promise<{ spvPath: string; spvText: Buffer }
 }
 
 /**
- * Initialises the loader and picks the device through the probe's enumeration (runtime/ze.ts: every driver and its
+ * Initialises the loader and picks the device through the probe's enumeration (bindings/ze.ts: every driver and its
  * devices in the loader's order), so `--device` and ONEAPI_DEVICE_SELECTOR mean the same devices as in the probe.
  */
 async function chooseDevice(s: Session, loader: string, opts: SmokeOptions): Promise<{ chosen: ZeDeviceEntry; initMs: number }> {

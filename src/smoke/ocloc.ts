@@ -2,11 +2,11 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Deps } from '../deps.js';
-import { XpuError } from '../errors.js';
+import type { Deps } from '../base/deps.js';
+import { XpuError } from '../base/errors.js';
 import { checkZebin } from '../formats/zebin.js';
-import type { OclocFound } from '../inspect/ocloc.js';
-import type { Reporter } from '../reporter.js';
+import type { OclocFound } from '../machine/ocloc.js';
+import type { Reporter } from '../base/reporter.js';
 
 export interface OclocCheck {
   ocloc: string;

@@ -1,6 +1,6 @@
 // conda match specs as repodata writes them (`umf ==1.0.2`, `level-zero >=1.20.2,<2.0a0`, `level-zero 1.8.12 h6ad65f8_0`), and virtual packages.
-import type { Host } from '../host/types.js';
-import { layoutFor } from '../host/index.js';
+import type { Host } from '../platform/types.js';
+import { layoutFor } from '../platform/index.js';
 import { compareConda, orders } from './order.js';
 
 export interface MatchSpec {

@@ -1,5 +1,5 @@
 // Version ordering as each ecosystem defines it (PEP 440 through pep440.ts, conda, Debian), and `name>=1.9` constraints checked with it.
-import { XpuError } from '../errors.js';
+import { XpuError } from '../base/errors.js';
 import { comparePep440 } from './pep440.js';
 
 export type Ordering = 'pep440' | 'conda' | 'debian';

@@ -1,6 +1,6 @@
 // PEP 508 dependency lines (`umf==1.0.*; sys_platform == "linux"`) and their environment markers, for a target platform.
-import type { TargetPlatform } from '../host/types.js';
-import { layoutFor } from '../host/index.js';
+import type { TargetPlatform } from '../platform/types.js';
+import { layoutFor } from '../platform/index.js';
 
 export interface Pep508 {
   name: string;

@@ -1,5 +1,5 @@
 // Dependency resolution as a pure function over a provider: the newest candidate that fits, backtracking on conflict.
-import { XpuError } from '../errors.js';
+import { XpuError } from '../base/errors.js';
 
 /** One package asking for another: `umf ==1.0.*`, asked by `intel-cmplr-lib-ur 2025.3.1`. */
 export interface Requirement {

@@ -33,7 +33,7 @@ describe('the dependency files beside the bundle', () => {
     expect(typeof vendor('unbzip2-stream')).toBe('function');
   });
 
-  it('@renovatebot/pep440: what src/sources/pep440.ts calls', () => {
+  it('@renovatebot/pep440: what src/versions/pep440.ts calls', () => {
     const p = vendor('renovatebot-pep440') as Record<string, (...a: string[]) => unknown>;
     expect([p.compare!('2.10.0+xpu', '2.10.0'), p.satisfies!('1.0.2', '==1.0.*'), p.validRange!('>=1,<2'), p.valid!('1!0.1')]).toEqual([1, true, true, '1!0.1']);
     expect(p.explain!('1.9rc1')).toMatchObject({ is_prerelease: true });

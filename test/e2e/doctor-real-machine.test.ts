@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { doctorCommand } from '../../src/cli/commands/doctor.js';
 import { Output } from '../../src/cli/output.js';
-import { realDeps } from '../../src/real-deps.js';
+import { realDeps } from '../../src/cli/real-deps.js';
 import type { DoctorReport } from '../../src/doctor/index.js';
 
 const root = path.resolve(__dirname, '../..');

@@ -5,8 +5,8 @@ import { existsSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { shq } from '../../src/shell-words.js';
-import { VERSION } from '../../src/version.js';
+import { shq } from '../../src/base/shell-words.js';
+import { VERSION } from '../../src/base/version.js';
 import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
 import { REPO, scrubbedEnv, tempDir } from './cli.js';
 

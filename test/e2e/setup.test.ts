@@ -4,7 +4,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
-import { shq } from '../../src/shell-words.js';
+import { shq } from '../../src/base/shell-words.js';
 import { BIN, DEBIAN_12_STACK, listTree, runCli, scrubbedEnv, tempDir } from './cli.js';
 
 let index: FixtureIndex;

@@ -115,7 +115,7 @@ describe('UR 2026 where a channel has a loader >= 1.25 (the fixture channel newe
   });
 
   it('the real UR walk, in a shell that sourced env.sh, loads both Level Zero adapters\' loader and reaches the level_zero platform', async () => {
-    const script = `const { probeUr } = await import(${JSON.stringify(path.join(REPO, 'dist', 'runtime', 'ur.js'))});
+    const script = `const { probeUr } = await import(${JSON.stringify(path.join(REPO, 'dist', 'bindings', 'ur.js'))});
       process.stdout.write(JSON.stringify(probeUr(process.argv[1])));`;
     const walk = (extra: Record<string, string> = {}) =>
       execa('sh', ['-c', `. '${prefix}/env.sh' && exec "$0" --input-type=module -e "$1" "$2"`, process.execPath, script, path.join(prefix, 'lib', 'libur_loader.so.0')], {

@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { processStartTime } from '../../src/lock-owner.js';
+import { processStartTime } from '../../src/base/lock-owner.js';
 import { BIN, DEBIAN_12_STACK, runCli, scrubbedEnv, tempDir } from '../e2e/cli.js';
 import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
 import { FaultTable } from './matrix.js';

@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { layoutFor } from '../../src/host/index.js';
+import { layoutFor } from '../../src/platform/index.js';
 import { roleFiles } from '../../src/roles/index.js';
 
 const run = promisify(execFile);

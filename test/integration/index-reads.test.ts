@@ -5,11 +5,11 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Host } from '../../src/host/types.js';
+import type { Host } from '../../src/platform/types.js';
 import { loadManifests } from '../../src/manifest/load.js';
 import { makePlan, type PlanOptions } from '../../src/plan/plan.js';
-import { silentReporter } from '../../src/reporter.js';
-import { openGateway, type CachePolicy } from '../../src/sources/gateway.js';
+import { silentReporter } from '../../src/base/reporter.js';
+import { openGateway, type CachePolicy } from '../../src/index/gateway.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
 import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
 

@@ -7,8 +7,8 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildAddon } from '../../src/build/addon.js';
 import { probeStack, requireDevices } from '../../src/probe/probe.js';
-import { realDeps } from '../../src/real-deps.js';
-import { silentReporter } from '../../src/reporter.js';
+import { realDeps } from '../../src/cli/real-deps.js';
+import { silentReporter } from '../../src/base/reporter.js';
 import { ensureDebs } from '../support/debs.js';
 import { SYSTEM_LOADER_DIR } from './probe-helpers.js';
 

@@ -61,8 +61,8 @@ describe('the 22.43 driver on a machine without a GPU', () => {
 
   it('the shared enumeration refuses to call zeDriverGet after the failed zeInit (loader 1.8.12 would crash there)', () => {
     const script = `
-      const { zeApiFor, driverHandles } = await import(${JSON.stringify(path.join(repoRoot(), 'dist', 'runtime', 'ze.js'))});
-      const { Arena } = await import(${JSON.stringify(path.join(repoRoot(), 'dist', 'runtime', 'ffi.js'))});
+      const { zeApiFor, driverHandles } = await import(${JSON.stringify(path.join(repoRoot(), 'dist', 'bindings', 'ze.js'))});
+      const { Arena } = await import(${JSON.stringify(path.join(repoRoot(), 'dist', 'bindings', 'ffi.js'))});
       const api = zeApiFor(${JSON.stringify(path.join(prefix, 'lib', 'libze_loader.so.1'))}, process.env);
       const init = api.init();
       try { driverHandles(api, new Arena()); console.log('enumerated'); } catch (e) { console.log(init.toString(16), e.message); }`;

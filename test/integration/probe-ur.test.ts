@@ -3,8 +3,8 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scanOpenCl } from '../../src/runtime/opencl.js';
-import type { RawUrProbe } from '../../src/runtime/types.js';
+import { scanOpenCl } from '../../src/bindings/opencl.js';
+import type { RawUrProbe } from '../../src/bindings/types.js';
 import { compileUrDouble } from '../support/packages.js';
 import { systemPrefix } from './probe-helpers.js';
 
@@ -30,7 +30,7 @@ beforeAll(async () => {
 function probeInProcess(env: Record<string, string>): { walk: RawUrProbe; verbose: string } {
   const script = `
     const [{ probeUr }, { probeStack, urLoaderPath }, { formatVerbose }, { realDeps }] = await Promise.all(
-      ['runtime/ur.js', 'probe/probe.js', 'caps/format.js', 'real-deps.js'].map((m) => import(${JSON.stringify(path.join(root, 'dist'))} + '/' + m)));
+      ['bindings/ur.js', 'probe/probe.js', 'caps/format.js', 'cli/real-deps.js'].map((m) => import(${JSON.stringify(path.join(root, 'dist'))} + '/' + m)));
     const prefix = process.argv[1];
     const walk = probeUr(urLoaderPath(prefix, 'linux'));
     const verbose = formatVerbose(await probeStack(prefix, { deps: realDeps() }));

@@ -3,11 +3,11 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { realDeps } from '../../src/real-deps.js';
+import { realDeps } from '../../src/cli/real-deps.js';
 import { fetchPlan } from '../../src/fetch/fetch.js';
 import { openRunIndex, planSetup } from '../../src/pipeline/plan.js';
-import type { Reporter } from '../../src/reporter.js';
-import { silentReporter } from '../../src/reporter.js';
+import type { Reporter } from '../../src/base/reporter.js';
+import { silentReporter } from '../../src/base/reporter.js';
 import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
 
 let index: FixtureIndex;

@@ -1,9 +1,9 @@
 // The smoke test against the real loader with no driver, and the result checker it relies on.
 import * as fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { realDeps } from '../../src/real-deps.js';
-import { isXpuError } from '../../src/errors.js';
-import { silentReporter } from '../../src/reporter.js';
+import { realDeps } from '../../src/cli/real-deps.js';
+import { isXpuError } from '../../src/base/errors.js';
+import { silentReporter } from '../../src/base/reporter.js';
 import { checkVectorAdd, median, runSmoke } from '../../src/smoke/index.js';
 import { systemPrefix } from './probe-helpers.js';
 

@@ -6,10 +6,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkStagedTree } from '../../src/build/staged-check.js';
-import { describeUnmet, unmetLibraryNeeds } from '../../src/inspect/library-needs.js';
+import { describeUnmet, unmetLibraryNeeds } from '../../src/machine/library-needs.js';
 import type { InstallPlan } from '../../src/records/plan.js';
-import { realDeps } from '../../src/real-deps.js';
-import type { RawUrProbe } from '../../src/runtime/types.js';
+import { realDeps } from '../../src/cli/real-deps.js';
+import type { RawUrProbe } from '../../src/bindings/types.js';
 import { compileElf, compileUrDouble, zeLoaderDouble } from '../support/packages.js';
 import { SYSTEM_LOADER_DIR } from './probe-helpers.js';
 
@@ -42,7 +42,7 @@ const plan = { platform: 'linux-x64', host: { native: true } } as unknown as Ins
 
 /** The UR double's walk in a process started as the env files start one (dist/ is built by `npm test`). */
 function walk(): RawUrProbe {
-  const script = `const { probeUr } = await import(${JSON.stringify(path.join(root, 'dist', 'runtime', 'ur.js'))});
+  const script = `const { probeUr } = await import(${JSON.stringify(path.join(root, 'dist', 'bindings', 'ur.js'))});
     process.stdout.write(JSON.stringify(probeUr(process.argv[1])));`;
   const out = execFileSync(process.execPath, ['--input-type=module', '-e', script, path.join(lib, 'libur_loader.so.0')], {
     env: { PATH: process.env.PATH!, LD_LIBRARY_PATH: lib, XPU_SETUP_UR_DOUBLE_DEVICES: '1' },

@@ -9,8 +9,8 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DownloadCache } from '../../src/cache/store.js';
 import { Http } from '../../src/net/http.js';
-import { Gateway } from '../../src/sources/gateway.js';
-import { readRemoteWheelMetadata, ZIP_TAIL } from '../../src/sources/wheel-metadata.js';
+import { Gateway } from '../../src/index/gateway.js';
+import { readRemoteWheelMetadata, ZIP_TAIL } from '../../src/index/wheel-metadata.js';
 import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
 import { buildFixturePackages, buildWheel, zipBuffer, type FixtureArtifact } from '../support/packages.js';
 

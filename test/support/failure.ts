@@ -1,5 +1,5 @@
 // The typed error a promise rejects with; anything else (a resolve, an untyped error) fails the test.
-import { XpuError } from '../../src/errors.js';
+import { XpuError } from '../../src/base/errors.js';
 
 export async function failure(p: Promise<unknown>): Promise<XpuError> {
   try {

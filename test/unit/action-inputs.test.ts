@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ACTION_INPUTS, actionInputs, cacheKey, downloadsRestoreKey, inActionTerms, inputVar, prefixCacheKey } from '../../src/cli/action-inputs.js';
-import { isXpuError } from '../../src/errors.js';
+import { isXpuError } from '../../src/base/errors.js';
 
 describe('action inputs', () => {
   it('reads lists, strings and booleans from INPUT_* variables, blanks as unset', () => {

@@ -2,7 +2,7 @@
 // an error naming the one line to run.
 import { describe, expect, it } from 'vitest';
 import { installRefdriverPackages } from '../../src/cli/action.js';
-import { isXpuError } from '../../src/errors.js';
+import { isXpuError } from '../../src/base/errors.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
 
 const PACKAGES = 'opencl-headers ocl-icd-opencl-dev pocl-opencl-icd llvm-spirv-15';

@@ -2,13 +2,13 @@
 // and its IGC, gmmlib and opencl-clang packages, and a dpkg status file of a machine with the LLVM 14 runtime.
 import * as fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { Deps, ExecResult } from '../../src/deps.js';
-import type { Host } from '../../src/host/types.js';
+import type { Deps, ExecResult } from '../../src/base/deps.js';
+import type { Host } from '../../src/platform/types.js';
 import { apt, meetsRelation, parseAptCacheShow, parseRelationGroup } from '../../src/kinds/apt.js';
 import { NotAvailable, type SourceContext } from '../../src/kinds/kind.js';
-import { silentReporter } from '../../src/reporter.js';
+import { silentReporter } from '../../src/base/reporter.js';
 import { absentFiles } from '../fixtures/detect/fake-deps.js';
-import { openGateway } from '../../src/sources/gateway.js';
+import { openGateway } from '../../src/index/gateway.js';
 
 const fixture = (name: string): string => fs.readFileSync(new URL(`../fixtures/apt/${name}`, import.meta.url), 'utf8');
 const SHOW = fixture('bookworm-gpu-driver.apt-cache-show.txt');

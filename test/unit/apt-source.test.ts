@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { Deps, ExecResult } from '../../src/deps.js';
-import type { Host } from '../../src/host/types.js';
-import { silentReporter } from '../../src/reporter.js';
+import type { Deps, ExecResult } from '../../src/base/deps.js';
+import type { Host } from '../../src/platform/types.js';
+import { silentReporter } from '../../src/base/reporter.js';
 import { resolveApt } from '../../src/kinds/apt.js';
 import { NotAvailable } from '../../src/kinds/kind.js';
 import { absentFiles } from '../fixtures/detect/fake-deps.js';
-import { openGateway } from '../../src/sources/gateway.js';
+import { openGateway } from '../../src/index/gateway.js';
 
 const debian: Host = {
   platform: 'linux-x64', os: 'linux', arch: 'x64', native: true, glibc: '2.36',

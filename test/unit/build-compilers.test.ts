@@ -1,11 +1,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Deps, ExecResult } from '../../src/deps.js';
+import type { Deps, ExecResult } from '../../src/base/deps.js';
 import { compileInvocation, outputTail, type CompileSpec } from '../../src/build/compile.js';
 import { findCompilers, parseVswhere } from '../../src/build/compilers.js';
 import { absentFiles } from '../fixtures/detect/fake-deps.js';
-import { programResolution } from '../../src/runtime/win-loader.js';
+import { programResolution } from '../../src/bindings/win-loader.js';
 
 const vswhere = (f: string) => fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'vswhere', f), 'utf8');
 

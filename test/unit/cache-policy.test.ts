@@ -9,8 +9,8 @@ import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Http } from '../../src/net/http.js';
 import { openRunIndex } from '../../src/pipeline/plan.js';
-import { silentReporter } from '../../src/reporter.js';
-import { Gateway, type CachePolicy } from '../../src/sources/gateway.js';
+import { silentReporter } from '../../src/base/reporter.js';
+import { Gateway, type CachePolicy } from '../../src/index/gateway.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
 
 const BODY = Buffer.from('{"packages":{},"packages.conda":{}}');

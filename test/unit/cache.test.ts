@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DownloadCache } from '../../src/cache/store.js';
-import { XpuError } from '../../src/errors.js';
+import { XpuError } from '../../src/base/errors.js';
 
 let root: string;
 beforeAll(async () => {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { archFeatures, deriveFeatures, featureName, parseClinfo } from '../../src/caps/features.js';
 import { consumerNames, formatLines, formatPytorch, formatTritonEnv, formatVerbose, pytorchDevices, pytorchProps, tritonEnv, urDriverVersion } from '../../src/caps/format.js';
 import { buildReport, matchOpenCl, trustComponents } from '../../src/caps/model.js';
-import type { OpenClDevice, RawDevice, RawZeProbe } from '../../src/runtime/types.js';
+import type { OpenClDevice, RawDevice, RawZeProbe } from '../../src/bindings/types.js';
 
 const fixture = (f: string) => fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'opencl', f), 'utf8');
 const extList = (text: string) => text.split('\n').filter((l) => !l.startsWith('#')).join(' ').split(/\s+/).filter(Boolean);

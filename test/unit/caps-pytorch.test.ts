@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { dashedUuid, formatPytorch, formatVerbose, pytorchDevices } from '../../src/caps/format.js';
 import { buildReport } from '../../src/caps/model.js';
-import type { RawDevice, RawZeProbe } from '../../src/runtime/types.js';
+import type { RawDevice, RawZeProbe } from '../../src/bindings/types.js';
 
 // torch/csrc/xpu/Module.cpp (2026): THXP_FORALL_DEVICE_PROPERTIES, then total_memory, gpu_subslice_count, architecture,
 // type and uuid; last_level_cache_size (pytorch#184499) and is_integrated_gpu (pytorch#182624) added in 2026.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { applyDeviceSelector, parseDeviceSelector, pickDevice } from '../../src/runtime/select.js';
-import { isXpuError } from '../../src/errors.js';
+import { applyDeviceSelector, parseDeviceSelector, pickDevice } from '../../src/bindings/select.js';
+import { isXpuError } from '../../src/base/errors.js';
 
 const devs = [
   { id: '0.0', index: 0, type: 'gpu' },

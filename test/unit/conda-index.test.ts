@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parsePin, selectCondaSet } from '../../src/kinds/conda.js';
-import { parseRepodata, type Repodata } from '../../src/sources/repodata.js';
+import { parseRepodata, type Repodata } from '../../src/index/repodata.js';
 
 const h = (c: string) => c.repeat(64);
 

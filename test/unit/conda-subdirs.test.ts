@@ -1,11 +1,11 @@
 // A channel's platform subdir and its noarch are read at once; when both fail (an unreachable channel), the error told
 // is the platform subdir's, whichever failure came first, so the message names the same URL every time.
 import { describe, expect, it } from 'vitest';
-import type { Deps } from '../../src/deps.js';
-import type { Host } from '../../src/host/index.js';
-import { silentReporter } from '../../src/reporter.js';
+import type { Deps } from '../../src/base/deps.js';
+import type { Host } from '../../src/platform/index.js';
+import { silentReporter } from '../../src/base/reporter.js';
 import { condaRecords } from '../../src/kinds/conda.js';
-import type { Gateway } from '../../src/sources/gateway.js';
+import type { Gateway } from '../../src/index/gateway.js';
 import type { SourceContext } from '../../src/kinds/kind.js';
 
 /** A test double of the gateway: each subdir fails with its own error, noarch first. */

@@ -1,7 +1,7 @@
 // Dependency lines as the indexes write them: PEP 508 Requires-Dist with markers, conda match specs, virtual packages.
 import { describe, expect, it } from 'vitest';
 import * as pep440 from '@renovatebot/pep440';
-import type { Host } from '../../src/host/types.js';
+import type { Host } from '../../src/platform/types.js';
 import { checkVirtual, isVersionSpec, isVirtual, matchesBuild, matchesSpec, matchesVersion, parseMatchSpec, virtualPackages } from '../../src/versions/match-spec.js';
 import { evaluateMarker, markerEnvFor, parseRequirement, requiresDistOf } from '../../src/versions/pep508.js';
 

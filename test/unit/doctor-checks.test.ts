@@ -5,8 +5,8 @@ import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, sta
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Deps } from '../../src/deps.js';
-import { realDeps } from '../../src/real-deps.js';
+import type { Deps } from '../../src/base/deps.js';
+import { realDeps } from '../../src/cli/real-deps.js';
 import { runDoctor, type DoctorOptions, type DoctorReport } from '../../src/doctor/index.js';
 import { reachHint } from '../../src/doctor/checks/network.js';
 import { RECEIPT_NAME, type Receipt } from '../../src/install/receipt.js';

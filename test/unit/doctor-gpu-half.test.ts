@@ -4,12 +4,12 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Deps } from '../../src/deps.js';
+import type { Deps } from '../../src/base/deps.js';
 import { runDoctor, type DoctorReport } from '../../src/doctor/index.js';
-import { driverBuild, familySupport, judgeDriver, parseSupport } from '../../src/inspect/driver-support.js';
-import { firmwareFor, gpuFirmware } from '../../src/inspect/firmware.js';
-import { gpuIds } from '../../src/inspect/gpu-ids.js';
-import { parseResources, vramBarVerdict } from '../../src/inspect/pci-bars.js';
+import { driverBuild, familySupport, judgeDriver, parseSupport } from '../../src/machine/driver-support.js';
+import { firmwareFor, gpuFirmware } from '../../src/machine/firmware.js';
+import { gpuIds } from '../../src/machine/gpu-ids.js';
+import { parseResources, vramBarVerdict } from '../../src/machine/pci-bars.js';
 import { ensureDebs, ensureGpuDriverDebs, type GpuDriverDebs } from '../support/debs.js';
 import { fakeDeps, ok } from '../fixtures/detect/fake-deps.js';
 import {

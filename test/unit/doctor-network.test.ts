@@ -3,7 +3,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { realDeps } from '../../src/real-deps.js';
+import { realDeps } from '../../src/cli/real-deps.js';
 import { runDoctor } from '../../src/doctor/index.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
 import { deadPort, startFaultyServer, startForwardProxy, type FaultyServer } from '../support/faulty-server.js';

@@ -1,9 +1,9 @@
 // The doctor's runner, exit codes, check selection and human rendering.
 import { describe, expect, it } from 'vitest';
-import { realDeps } from '../../src/real-deps.js';
+import { realDeps } from '../../src/cli/real-deps.js';
 import { ALL_CHECKS, renderHuman, runDoctor, selectChecks, shouldColor, type Check, type DoctorReport } from '../../src/doctor/index.js';
 import { exitCodeFor, runChecks, summarize } from '../../src/doctor/runner.js';
-import { isXpuError } from '../../src/errors.js';
+import { isXpuError } from '../../src/base/errors.js';
 
 const check = (id: string, run: Check['run'], extra: Partial<Check> = {}): Check => ({ id, title: `Check ${id}`, group: 'system', run, ...extra });
 

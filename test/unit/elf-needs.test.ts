@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readElfNeeds } from '../../src/formats/elf.js';
-import { describeUnmet, unmetLibraryNeeds } from '../../src/inspect/library-needs.js';
-import { realDeps } from '../../src/real-deps.js';
+import { describeUnmet, unmetLibraryNeeds } from '../../src/machine/library-needs.js';
+import { realDeps } from '../../src/cli/real-deps.js';
 import { compileElf, realHwloc, umfElf } from '../support/packages.js';
 
 let work: string;

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cmdDelayed, cmdPlain, envVars, prefixJoin, renderEnv, renderUnset, SHELLS, withoutPrefix } from '../../src/install/env.js';
 import { relocateVars } from '../../src/install/installed-env.js';
-import { envFilesLine } from '../../src/hints.js';
+import { envFilesLine } from '../../src/hints/index.js';
 
 describe('env files', () => {
   it('sh output, sourced by a real shell, prepends search paths and sets the SDK path', () => {

@@ -7,19 +7,19 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Deps } from '../../src/deps.js';
-import { XpuError } from '../../src/errors.js';
+import type { Deps } from '../../src/base/deps.js';
+import { XpuError } from '../../src/base/errors.js';
 import { startFetch, type FetchedArchive, type Fetching } from '../../src/fetch/fetch.js';
-import type { Host } from '../../src/host/types.js';
+import type { Host } from '../../src/platform/types.js';
 import { installPlan, type StagedCheck } from '../../src/install/install.js';
 import type { ComponentManifest } from '../../src/manifest/schema.js';
 import { makePlan } from '../../src/plan/plan.js';
 import type { InstallPlan, PlannedComponent } from '../../src/records/plan.js';
-import { silentReporter } from '../../src/reporter.js';
+import { silentReporter } from '../../src/base/reporter.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
 import { zipBuffer } from '../support/packages.js';
 import { sha256, startFaultyServer, type FaultyServer } from '../support/faulty-server.js';
-import { openGateway } from '../../src/sources/gateway.js';
+import { openGateway } from '../../src/index/gateway.js';
 import { Http } from '../../src/net/http.js';
 
 /** The fetch's network: one client, the cache used as setup uses it. */

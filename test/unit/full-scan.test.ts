@@ -8,10 +8,10 @@ import * as path from 'node:path';
 import { Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { openZstdLibrary, systemZstd, ZstdInflater } from '../../src/runtime/zstd-lib.js';
-import { PieceStream } from '../../src/pieces.js';
-import { scanZstdRepodata, worthAWorker } from '../../src/sources/full-scan.js';
-import { RepodataScanner } from '../../src/sources/repodata-scan.js';
+import { openZstdLibrary, systemZstd, ZstdInflater } from '../../src/bindings/zstd-lib.js';
+import { PieceStream } from '../../src/base/pieces.js';
+import { scanZstdRepodata, worthAWorker } from '../../src/index/full-scan.js';
+import { RepodataScanner } from '../../src/index/repodata-scan.js';
 import { REPO } from '../e2e/cli.js';
 
 const WORKER = path.join(REPO, 'dist', 'xpu-setup-scan-worker.cjs');

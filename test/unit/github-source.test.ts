@@ -1,12 +1,12 @@
 // The github kind's readers on text shaped like the real documents: a compute-runtime `ww<WW>.sum` (sha256sum's
 // output), `manifests/manifest.yml` as compute-runtime writes it at a release tag, and the REST API's release JSON.
 import { describe, expect, it } from 'vitest';
-import { XpuError } from '../../src/errors.js';
-import type { Host } from '../../src/host/types.js';
+import { XpuError } from '../../src/base/errors.js';
+import type { Host } from '../../src/platform/types.js';
 import { github, parsePinsFile, parseReleases, parseSumList, resolveGithub, versionOfRevision, type GithubSourceSpec } from '../../src/kinds/github.js';
 import { NotAvailable, type SourceContext } from '../../src/kinds/kind.js';
-import { silentReporter } from '../../src/reporter.js';
-import type { Gateway } from '../../src/sources/gateway.js';
+import { silentReporter } from '../../src/base/reporter.js';
+import type { Gateway } from '../../src/index/gateway.js';
 import { parseConstraint } from '../../src/versions/order.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { layoutFor } from '../../src/host/index.js';
+import { layoutFor } from '../../src/platform/index.js';
 import { discoveryFor, gpuDriverEnv, loaderDiscovery, parseLoaderDiscovery } from '../../src/roles/gpu-driver.js';
 import { roleEnv } from '../../src/roles/index.js';
 import { ensureDebs, ensureGpuDriverDebs, type DebSet, type GpuDriverDebs } from '../support/debs.js';

@@ -4,10 +4,10 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { realDeps } from '../../src/real-deps.js';
-import { envCommandLine, envFileLine, recordedSourceArgs, selfCommand, setupLine } from '../../src/hints.js';
-import { shq } from '../../src/shell-words.js';
-import { loadLibrary } from '../../src/runtime/ffi.js';
+import { realDeps } from '../../src/cli/real-deps.js';
+import { envCommandLine, envFileLine, recordedSourceArgs, selfCommand, setupLine } from '../../src/hints/index.js';
+import { shq } from '../../src/base/shell-words.js';
+import { loadLibrary } from '../../src/bindings/ffi.js';
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'xpu-hints-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

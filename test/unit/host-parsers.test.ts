@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isDebianLike, parseGlibcVersion, parseOsRelease } from '../../src/host/linux.js';
+import { isDebianLike, parseGlibcVersion, parseOsRelease } from '../../src/platform/linux.js';
 import { parseAptCacheShow } from '../../src/kinds/apt.js';
 import { debianUpstream } from '../../src/versions/order.js';
 

@@ -37,12 +37,12 @@ afterEach(async () => {
 
 describe('import-graph', () => {
   it('passes a tree that keeps the layers and prints its edges', async () => {
-    const dir = await tree({ 'pipeline/plan.ts': "import { makePlan } from '../plan/plan.js';\n", 'plan/plan.ts': "import { XpuError } from '../errors.js';\n", 'errors.ts': '' });
+    const dir = await tree({ 'pipeline/plan.ts': "import { makePlan } from '../plan/plan.js';\n", 'plan/plan.ts': "import { XpuError } from '../base/errors.js';\n", 'base/errors.ts': '' });
     const r = run(dir);
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/^pipeline\s+-> plan$/m);
-    expect(r.out).toMatch(/^plan\s+-> errors$/m);
+    expect(r.out).toMatch(/^plan\s+-> base$/m);
   });
 
   it('fails on a library importing the CLI', async () => {
@@ -62,7 +62,7 @@ describe('import-graph', () => {
   });
 
   it('fails on a library importing a stage, and on a folder in no layer', async () => {
-    const r = run(await tree({ 'caps/model.ts': "import { probeStack } from '../probe/probe.js';\n", 'misc/x.ts': "import { a } from '../errors.js';\n", 'errors.ts': '' }));
+    const r = run(await tree({ 'caps/model.ts': "import { probeStack } from '../probe/probe.js';\n", 'misc/x.ts': "import { a } from '../base/errors.js';\n", 'base/errors.ts': '' }));
     expect(r.code).toBe(1);
     expect(r.err).toContain('forbidden edge: caps -> probe: a library does not import the stage probe');
     expect(r.err).toContain('misc is in no layer');
@@ -107,7 +107,7 @@ describe('import-graph', () => {
     expect(cli.err).toContain('stages composed outside pipeline/: cli/commands/smoke.ts uses the stages probe, smoke: only pipeline/ composes stages');
     // Types of a second stage are data handed over, not composition.
     expect(cli.err).not.toContain('cli/commands/plan.ts');
-    const stale = run(await tree({ 'errors.ts': '' }), true);
+    const stale = run(await tree({ 'base/errors.ts': '' }), true);
     expect(stale.code).toBe(1);
     expect(stale.err).toContain('bundle/bundle.ts is listed in KNOWN_COMPOSERS but uses one stage or none: remove it from the list');
   });
@@ -138,10 +138,10 @@ describe('import-graph', () => {
     expect(clean.code).toBe(0);
   });
 
-  it('fails on a platform name compared outside host/, and names the line', async () => {
+  it('fails on a platform name compared outside platform/, and names the line', async () => {
     const r = run(await tree({
-      'host/index.ts': "export const nodeLayout = (p: string) => (p === 'win32' ? 1 : 2);\n",
-      'inspect/gpu.ts': "import { nodeLayout } from '../host/index.js';\nexport const a = (deps: { platform: string }) => deps.platform === 'win32';\n",
+      'platform/index.ts': "export const nodeLayout = (p: string) => (p === 'win32' ? 1 : 2);\n",
+      'machine/gpu.ts': "import { nodeLayout } from '../platform/index.js';\nexport const a = (deps: { platform: string }) => deps.platform === 'win32';\n",
       'plan/closure.ts': "export const b = (host: { platform: string }) => 'linux-x64' !== host.platform;\n",
       'sources/apt.ts': "export const c = (host: { os: string }) => host.os !== 'linux';\n",
       'build/compile.ts': "export function d(p: string) {\n  switch (p) {\n    case 'win32': return 1;\n  }\n  return nodeLayout(p);\n}\n",
@@ -149,7 +149,7 @@ describe('import-graph', () => {
     }));
     expect(r.code).toBe(1);
     const flagged = [...r.err.matchAll(/^platform branch: (\S+) /gm)].map((m) => m[1]);
-    expect(flagged).toEqual(['build/compile.ts:3', 'inspect/gpu.ts:2', 'plan/closure.ts:1', 'sources/apt.ts:1']);
+    expect(flagged).toEqual(['build/compile.ts:3', 'machine/gpu.ts:2', 'plan/closure.ts:1', 'sources/apt.ts:1']);
   });
 
   it('passes the clean tree the violations are planted in', async () => {

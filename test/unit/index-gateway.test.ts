@@ -11,11 +11,11 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { IndexCache } from '../../src/cache/index-cache.js';
 import { Http } from '../../src/net/http.js';
-import type { PieceStream } from '../../src/pieces.js';
-import { CONDA_RUNTIME_PACKAGES } from '../../src/sources/repodata.js';
-import { Gateway, type CachePolicy } from '../../src/sources/gateway.js';
-import type { Reporter } from '../../src/reporter.js';
-import { silentReporter } from '../../src/reporter.js';
+import type { PieceStream } from '../../src/base/pieces.js';
+import { CONDA_RUNTIME_PACKAGES } from '../../src/index/repodata.js';
+import { Gateway, type CachePolicy } from '../../src/index/gateway.js';
+import type { Reporter } from '../../src/base/reporter.js';
+import { silentReporter } from '../../src/base/reporter.js';
 import { zstdCompress } from '../support/packages.js';
 
 interface Served {

@@ -4,7 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { inflateRawPieces } from '../../src/formats/inflate.js';
-import type { Pump } from '../../src/pieces.js';
+import type { Pump } from '../../src/base/pieces.js';
 
 /** `data` handed over in pieces of `size` bytes from one buffer that is overwritten for each piece, as a download's are. */
 function reusedPieces(data: Buffer, size: number): Pump {

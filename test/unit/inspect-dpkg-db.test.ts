@@ -3,10 +3,10 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Deps } from '../../src/deps.js';
-import { dpkgOwnerFromLists, installedOf, listHas, listPackage, parseDpkgStatus } from '../../src/inspect/dpkg-db.js';
-import { DPKG_FORMAT, GPU_STACK_PACKAGES, owningPackage, parseDpkgQuery, parseDpkgSearch, queryPackages } from '../../src/inspect/packages.js';
-import { realDeps } from '../../src/real-deps.js';
+import type { Deps } from '../../src/base/deps.js';
+import { dpkgOwnerFromLists, installedOf, listHas, listPackage, parseDpkgStatus } from '../../src/machine/dpkg-db.js';
+import { DPKG_FORMAT, GPU_STACK_PACKAGES, owningPackage, parseDpkgQuery, parseDpkgSearch, queryPackages } from '../../src/machine/packages.js';
+import { realDeps } from '../../src/cli/real-deps.js';
 
 const fx = (p: string): string => readFileSync(path.join(__dirname, '../fixtures/detect', p), 'utf8');
 /** The oracle: the real dpkg-query -W (which expands the \t and \n escapes of the format itself). */

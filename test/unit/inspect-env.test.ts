@@ -1,6 +1,6 @@
 // Environment traps: each variable that hides devices, changes the driver list or crashes the loader.
 import { describe, expect, it } from 'vitest';
-import { findEnvTraps, selectorAllowsLevelZero } from '../../src/inspect/env-traps.js';
+import { findEnvTraps, selectorAllowsLevelZero } from '../../src/machine/env-traps.js';
 import { cleanAltDrivers, referenceDriverIn, roleEnvTraps, roleVariables } from '../../src/roles/index.js';
 
 /** What doctor's env check reports of an environment: inspect/'s traps and the roles' (the driver choice). */

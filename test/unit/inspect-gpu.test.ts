@@ -2,10 +2,10 @@
 import { readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { describeIntelGpu, GPU_IDS_URL, gpuIds, parseGpuIds } from '../../src/inspect/gpu-ids.js';
-import { classifyWindows, detectGpus } from '../../src/inspect/gpu.js';
-import { isDisplayClass, loadedGpuModules, parseSysfsHex, readPciDevices } from '../../src/inspect/pci.js';
-import { driverStoreDirOf, parsePnpDisplayDevices, parsePnpId, parseVideoControllers } from '../../src/inspect/windows.js';
+import { describeIntelGpu, GPU_IDS_URL, gpuIds, parseGpuIds } from '../../src/machine/gpu-ids.js';
+import { classifyWindows, detectGpus } from '../../src/machine/gpu.js';
+import { isDisplayClass, loadedGpuModules, parseSysfsHex, readPciDevices } from '../../src/machine/pci.js';
+import { driverStoreDirOf, parsePnpDisplayDevices, parsePnpId, parseVideoControllers } from '../../src/machine/windows.js';
 import { fakeDeps, notInstalled, ok } from '../fixtures/detect/fake-deps.js';
 import { ARC_A770_I915, ARC_B580_XE, buildTree, NO_GPU, NVIDIA_ONLY } from '../fixtures/detect/sysfs-trees.js';
 

@@ -4,8 +4,8 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ldFlagsText, parseLdCache } from '../../src/inspect/ld-cache.js';
-import { LD_SO_CACHE, parseLdconfig, readLdconfig } from '../../src/inspect/ldconfig.js';
+import { ldFlagsText, parseLdCache } from '../../src/machine/ld-cache.js';
+import { LD_SO_CACHE, parseLdconfig, readLdconfig } from '../../src/machine/ldconfig.js';
 import { fakeDeps, ok } from '../fixtures/detect/fake-deps.js';
 
 const LDCONFIG = '/sbin/ldconfig';

@@ -4,13 +4,13 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, 
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { realDeps } from '../../src/real-deps.js';
-import { checkSdkPath, findZeHeaders, headerSearchDirs, parseZeApiHeader } from '../../src/inspect/headers.js';
-import { parseLdconfig } from '../../src/inspect/ldconfig.js';
-import { diagnoseLoadError, parseLinkBatch, parseLinkerTrace, parseLoadAnswer, parseLoadAnswers, tryLoad, tryLoadAll, tryLoadEach, tryLoadInNode } from '../../src/inspect/load-check.js';
-import { layoutFor } from '../../src/host/index.js';
-import { resolveLibrary, versionFromFileName } from '../../src/inspect/loaders.js';
-import { parseDpkgQuery, parseDpkgSearch, parseRpmQuery } from '../../src/inspect/packages.js';
+import { realDeps } from '../../src/cli/real-deps.js';
+import { checkSdkPath, findZeHeaders, headerSearchDirs, parseZeApiHeader } from '../../src/machine/headers.js';
+import { parseLdconfig } from '../../src/machine/ldconfig.js';
+import { diagnoseLoadError, parseLinkBatch, parseLinkerTrace, parseLoadAnswer, parseLoadAnswers, tryLoad, tryLoadAll, tryLoadEach, tryLoadInNode } from '../../src/machine/load-check.js';
+import { layoutFor } from '../../src/platform/index.js';
+import { resolveLibrary, versionFromFileName } from '../../src/machine/loaders.js';
+import { parseDpkgQuery, parseDpkgSearch, parseRpmQuery } from '../../src/machine/packages.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
 import { ensureDebs } from '../support/debs.js';
 

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parsePythonDists, pythonCandidates, readPythonDistributions } from '../../src/inspect/python-dists.js';
-import { realDeps } from '../../src/real-deps.js';
+import { parsePythonDists, pythonCandidates, readPythonDistributions } from '../../src/machine/python-dists.js';
+import { realDeps } from '../../src/cli/real-deps.js';
 import { fakeDeps, ok } from '../fixtures/detect/fake-deps.js';
 
 const fixture = (name: string) => readFileSync(path.join(__dirname, '../fixtures/detect/linux', name), 'utf8');

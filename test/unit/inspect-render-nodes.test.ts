@@ -2,7 +2,7 @@
 import { rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { detectRenderNodes, parseEtcGroup, parseIdGroups, renderVerdict } from '../../src/inspect/render-nodes.js';
+import { detectRenderNodes, parseEtcGroup, parseIdGroups, renderVerdict } from '../../src/machine/render-nodes.js';
 import { fakeDeps, ok } from '../fixtures/detect/fake-deps.js';
 import { ARC_A770_I915, buildTree } from '../fixtures/detect/sysfs-trees.js';
 

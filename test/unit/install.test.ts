@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FetchedArchive } from '../../src/fetch/fetch.js';
-import type { Host } from '../../src/host/types.js';
+import type { Host } from '../../src/platform/types.js';
 import { installPlan } from '../../src/install/install.js';
 import { checkPrefixOwnership, isUpToDate, readPrefixState } from '../../src/install/prefix-state.js';
 import { readReceipt } from '../../src/install/receipt.js';
@@ -15,10 +15,10 @@ import type { ComponentManifest, Provided } from '../../src/manifest/schema.js';
 import { lockedOf, planFromLocked } from '../../src/plan/lockfile.js';
 import { makePlan } from '../../src/plan/plan.js';
 import type { InstallPlan } from '../../src/records/plan.js';
-import { silentReporter } from '../../src/reporter.js';
+import { silentReporter } from '../../src/base/reporter.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
 import { zipBuffer } from '../support/packages.js';
-import { openGateway } from '../../src/sources/gateway.js';
+import { openGateway } from '../../src/index/gateway.js';
 
 const dirs: string[] = [];
 afterEach(async () => {

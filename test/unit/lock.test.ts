@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withPrefixLock } from '../../src/install/lock.js';
-import { processStartTime, staleReason } from '../../src/lock-owner.js';
+import { processStartTime, staleReason } from '../../src/base/lock-owner.js';
 
 let dir: string;
 beforeAll(async () => {

@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Http } from '../../src/net/http.js';
-import type { Pump } from '../../src/pieces.js';
+import type { Pump } from '../../src/base/pieces.js';
 import { failure } from '../support/failure.js';
 import { makeTestCa } from '../support/faulty-server.js';
 

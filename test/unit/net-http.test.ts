@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { netConfigFromEnv } from '../../src/net/config.js';
-import { isUnreachable } from '../../src/errors.js';
+import { isUnreachable } from '../../src/base/errors.js';
 import { Http, type HttpResponse } from '../../src/net/http.js';
 import { proxyFor, trustedCas } from '../../src/net/proxy.js';
 import { backoffMs, parseRetryAfter, type RetryClock } from '../../src/net/retry.js';

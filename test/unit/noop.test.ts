@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ReceiptFile } from '../../src/install/receipt.js';
 import { verifyPrefix } from '../../src/install/verify.js';
 import { driverCandidates, proofInputs } from '../../src/probe/inputs.js';
-import { libcPathFromMaps, parseLibcBanner } from '../../src/host/linux.js';
+import { libcPathFromMaps, parseLibcBanner } from '../../src/platform/linux.js';
 import { recentPlan, rememberPlan } from '../../src/plan/recent.js';
 import type { InstallPlan } from '../../src/records/plan.js';
 

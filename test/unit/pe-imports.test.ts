@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isXpuError } from '../../src/errors.js';
+import { isXpuError } from '../../src/base/errors.js';
 import { readPeImports } from '../../src/formats/pe.js';
-import { describeUnmet, unmetDllImports } from '../../src/inspect/library-needs.js';
-import { realDeps } from '../../src/real-deps.js';
+import { describeUnmet, unmetDllImports } from '../../src/machine/library-needs.js';
+import { realDeps } from '../../src/cli/real-deps.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
 import { compileL0WindowsDouble, compilePe, compileTcmWindows, compileUmfWindows, compileUrWindowsDouble } from '../support/packages.js';
 

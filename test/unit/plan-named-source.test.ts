@@ -3,13 +3,13 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Host } from '../../src/host/types.js';
+import type { Host } from '../../src/platform/types.js';
 import type { ComponentManifest, SourceSpec } from '../../src/manifest/schema.js';
 import { makePlan, type PlanOptions } from '../../src/plan/plan.js';
-import { silentReporter } from '../../src/reporter.js';
+import { silentReporter } from '../../src/base/reporter.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
 import { deadPort } from '../support/faulty-server.js';
-import { openGateway } from '../../src/sources/gateway.js';
+import { openGateway } from '../../src/index/gateway.js';
 
 // Planning for Windows from Linux: nothing is executed, and the wheel and conda subdir are fixed (win_amd64, win-64).
 const host: Host = { platform: 'win-x64', os: 'win32', arch: 'x64', native: false };

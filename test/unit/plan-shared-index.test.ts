@@ -2,12 +2,12 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Host } from '../../src/host/types.js';
+import type { Host } from '../../src/platform/types.js';
 import type { ComponentManifest } from '../../src/manifest/schema.js';
 import { makePlan } from '../../src/plan/plan.js';
-import { silentReporter } from '../../src/reporter.js';
+import { silentReporter } from '../../src/base/reporter.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
-import { openGateway } from '../../src/sources/gateway.js';
+import { openGateway } from '../../src/index/gateway.js';
 
 const N = 16;
 const host: Host = { platform: 'win-x64', os: 'win32', arch: 'x64', native: false };

@@ -1,12 +1,12 @@
 // The plan stage on its own: manifests + host + options -> InstallPlan, with no CLI, network or index server.
 import { describe, expect, it } from 'vitest';
-import type { Host } from '../../src/host/types.js';
+import type { Host } from '../../src/platform/types.js';
 import type { ComponentManifest, SourceSpec } from '../../src/manifest/schema.js';
 import { planKeyOf } from '../../src/plan/key.js';
 import { makePlan, type PlanOptions } from '../../src/plan/plan.js';
-import { silentReporter } from '../../src/reporter.js';
+import { silentReporter } from '../../src/base/reporter.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
-import { openGateway } from '../../src/sources/gateway.js';
+import { openGateway } from '../../src/index/gateway.js';
 
 // Planning for another platform: nothing is executed, so apt is never asked and url sources resolve from data alone.
 const winHost: Host = { platform: 'win-x64', os: 'win32', arch: 'x64', native: false };

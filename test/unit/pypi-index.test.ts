@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Host } from '../../src/host/types.js';
+import type { Host } from '../../src/platform/types.js';
 import { loadPep440 } from '../../src/versions/pep440.js';
 import { parseWheelFilename, platformTagScore, selectWheel } from '../../src/kinds/pypi.js';
-import { parseJsonApi, parseSimpleHtml, parseSimpleJson, type IndexFile } from '../../src/sources/simple-index.js';
+import { parseJsonApi, parseSimpleHtml, parseSimpleJson, type IndexFile } from '../../src/index/simple-index.js';
 
 const linux: Host = { platform: 'linux-x64', os: 'linux', arch: 'x64', native: true, glibc: '2.36' };
 const oldLinux: Host = { ...linux, glibc: '2.17' };

@@ -1,7 +1,7 @@
 // The real program runner behind Deps.exec: output, exit codes, input, environment, and every way a run can fail.
 import * as os from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { realExec } from '../../src/real-deps.js';
+import { realExec } from '../../src/cli/real-deps.js';
 
 const node = process.execPath;
 

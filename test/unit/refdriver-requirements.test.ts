@@ -2,9 +2,9 @@
 // compiler runs, with the one apt line that fixes it.
 import { describe, expect, it } from 'vitest';
 import { buildRefDriver, checkRefDriverRequirements } from '../../src/build/refdriver.js';
-import { isXpuError, XpuError } from '../../src/errors.js';
-import { realDeps } from '../../src/real-deps.js';
-import { silentReporter } from '../../src/reporter.js';
+import { isXpuError, XpuError } from '../../src/base/errors.js';
+import { realDeps } from '../../src/cli/real-deps.js';
+import { silentReporter } from '../../src/base/reporter.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
 
 /** A Linux machine whose file system holds exactly `present` (directories listed by their children). */

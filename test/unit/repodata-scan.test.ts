@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nameOfFilename, RepodataScanner } from '../../src/sources/repodata-scan.js';
+import { nameOfFilename, RepodataScanner } from '../../src/index/repodata-scan.js';
 
 const doc = {
   info: { subdir: 'linux-64', base_url: 'https://mirror.example/x/', note: 'braces } { and "quotes" and \\ backslash' },

@@ -1,6 +1,6 @@
 // The dependency resolver over provider tables written here: newest that fits, backtracking, constraints, conflict chains.
 import { describe, expect, it } from 'vitest';
-import { XpuError } from '../../src/errors.js';
+import { XpuError } from '../../src/base/errors.js';
 import { resolve, resolveFromChoice, type Candidate, type Provider, type Requirement } from '../../src/versions/resolve.js';
 import { matchesVersion } from '../../src/versions/match-spec.js';
 import { compareConda } from '../../src/versions/order.js';

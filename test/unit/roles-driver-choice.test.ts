@@ -2,7 +2,7 @@
 // roles registry: a choice replaces the loader's own search, so a GPU driver installed beside the reference driver is
 // listed too, or the loader would never open it.
 import { describe, expect, it } from 'vitest';
-import { layoutFor } from '../../src/host/index.js';
+import { layoutFor } from '../../src/platform/index.js';
 import { chosenDrivers, driverChoice, driverChoiceEnv, driversChosenIn, referenceDriverIn, roleEnvTraps } from '../../src/roles/index.js';
 
 const prefix = '/opt/xpu';

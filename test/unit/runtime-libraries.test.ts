@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ElfNeeds } from '../../src/formats/elf.js';
 import type { InstallPlan } from '../../src/records/plan.js';
-import { decideRuntime, settleRuntime, type HostLibrary, type RuntimePackage } from '../../src/plan/runtime.js';
-import { realDeps } from '../../src/real-deps.js';
+import { decideRuntime, settleRuntime, type HostLibrary, type RuntimePackage } from '../../src/plan/runtime-libraries.js';
+import { realDeps } from '../../src/cli/real-deps.js';
 
 const elf = (o: Partial<ElfNeeds>): ElfNeeds => ({ needed: [], runpath: [], rpath: [], versionNeeds: [], versionDefs: [], ...o });
 const upTo = (fam: string, last: number) => [fam.replace(/\.$/, ''), ...Array.from({ length: last }, (_, i) => `${fam}${i + 1}`)];

@@ -1,7 +1,7 @@
 // The shard index reader: names found by their encoded keys only where an entry starts, whatever their length.
 import { encode } from '@msgpack/msgpack';
 import { describe, expect, it } from 'vitest';
-import { decodeShardIndex } from '../../src/sources/shards.js';
+import { decodeShardIndex } from '../../src/index/shards.js';
 
 const digest = (n: number) => Buffer.alloc(32, n);
 

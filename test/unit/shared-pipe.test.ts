@@ -3,7 +3,7 @@
 // either end stopping stops the other. Both ends run on this thread here; the reader reads only once it is ready,
 // since it would block this thread otherwise.
 import { describe, expect, it } from 'vitest';
-import { PipeAborted, PipeReader, PipeWriter } from '../../src/sources/shared-pipe.js';
+import { PipeAborted, PipeReader, PipeWriter } from '../../src/index/shared-pipe.js';
 
 const bytes = (from: number, n: number) => Uint8Array.from({ length: n }, (_, i) => (from + i) & 0xff);
 

@@ -4,9 +4,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkStagedComponent } from '../../src/build/staged-check.js';
-import type { ExecResult } from '../../src/deps.js';
+import type { ExecResult } from '../../src/base/deps.js';
 import type { InstallPlan, PlannedComponent } from '../../src/records/plan.js';
-import { realDeps } from '../../src/real-deps.js';
+import { realDeps } from '../../src/cli/real-deps.js';
 import { fakeDeps, ok } from '../fixtures/detect/fake-deps.js';
 
 let tree: string;

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkZebin, EM_INTEL_GEN, readGpuBinary } from '../../src/formats/zebin.js';
-import { findOcloc } from '../../src/inspect/ocloc.js';
+import { findOcloc } from '../../src/machine/ocloc.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
 
 const dir = path.join(__dirname, '..', 'fixtures', 'ocloc');

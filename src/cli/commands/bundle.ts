@@ -1,7 +1,7 @@
 // `xpu-setup bundle`: a directory any static server can host: conda channel + PEP 503 index + lockfile; `--from` installs it.
 import { writeBundle } from '../../bundle/bundle.js';
-import { XpuError } from '../../errors.js';
-import { parseTargetPlatform } from '../../host/index.js';
+import { XpuError } from '../../base/errors.js';
+import { parseTargetPlatform } from '../../platform/index.js';
 import { lockSetup, openRunIndex, planSetup } from '../../pipeline/plan.js';
 import { list, str, type Command } from '../command.js';
 import { requestLine } from '../render-plan.js';

@@ -1,9 +1,9 @@
 // `xpu-setup cache dir|size|clean [--older-than AGE]`: where the cache is, what each part takes, and emptying it.
 import * as path from 'node:path';
 import { cacheParts, cleanPart, parseDuration, partUsage, type PartUsage } from '../../cache/usage.js';
-import { EnvVars } from '../../env-names.js';
-import { XpuError } from '../../errors.js';
-import { defaultCacheDir } from '../../host/index.js';
+import { EnvVars } from '../../base/env-names.js';
+import { XpuError } from '../../base/errors.js';
+import { defaultCacheDir } from '../../platform/index.js';
 import { packagePath } from '../../package-dir.js';
 import { str, type Command } from '../command.js';
 import { nearest } from '../options.js';

@@ -1,5 +1,5 @@
 // `xpu-setup completion SHELL`: print the completion script for bash, zsh or fish.
-import { XpuError } from '../../errors.js';
+import { XpuError } from '../../base/errors.js';
 import type { Command, CommandContext } from '../command.js';
 import { COMPLETION_SHELLS } from '../choices.js';
 import { bashCompletion, fishCompletion, zshCompletion } from '../completion.js';

@@ -1,8 +1,8 @@
 // `xpu-setup doctor`: what is wrong with this machine's Intel GPU stack and how to fix it; --json for machines.
-import type { Deps } from '../../deps.js';
+import type { Deps } from '../../base/deps.js';
 import { renderHuman, runDoctor, shouldColor } from '../../doctor/index.js';
-import { isXpuError } from '../../errors.js';
-import { runningPlatform } from '../../host/index.js';
+import { isXpuError } from '../../base/errors.js';
+import { runningPlatform } from '../../platform/index.js';
 import { kindOf } from '../../kinds/index.js';
 import { loadManifests } from '../../manifest/load.js';
 import { list, str, type Command, type CommandContext } from '../command.js';

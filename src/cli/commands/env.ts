@@ -1,17 +1,17 @@
 // `xpu-setup env`: the environment of an installed prefix for a shell (by default the one $SHELL names), a dotenv
 // file, GitHub Actions' GITHUB_ENV / GITHUB_PATH, or a modulefile (Lmod, Environment Modules).
 import * as path from 'node:path';
-import { EnvVars } from '../../env-names.js';
-import { XpuError } from '../../errors.js';
-import { defaultPrefix, nodeLayout } from '../../host/index.js';
+import { EnvVars } from '../../base/env-names.js';
+import { XpuError } from '../../base/errors.js';
+import { defaultPrefix, nodeLayout } from '../../platform/index.js';
 import { appendTo, CI_SHELLS, githubEnv, renderDotenv, resolveEnv, type CiShell } from '../../install/ci-env.js';
 import { renderEnv, renderUnset, SHELLS, withoutPrefix, type Shell } from '../../install/env.js';
 import { installedEnvVars } from '../../install/installed-env.js';
 import { MODULE_SHELLS, renderModulefile, type ModuleShell } from '../../install/modulefile.js';
 import { renderSpackPackages } from '../../install/spack.js';
-import { shq } from '../../shell-words.js';
+import { shq } from '../../base/shell-words.js';
 import { readPrefixState } from '../../install/prefix-state.js';
-import { hintShell, selfCommand, setupLine } from '../../hints.js';
+import { hintShell, selfCommand, setupLine } from '../../hints/index.js';
 import { str, type Command, type CommandContext } from '../command.js';
 import { nearest } from '../options.js';
 import { SHELL_NAMES } from '../choices.js';

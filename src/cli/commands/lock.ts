@@ -1,7 +1,7 @@
 // `xpu-setup lock`: resolve once, write xpu-setup.lock.json (per platform: every archive's URL, size, sha256, map).
 import * as path from 'node:path';
-import { parseTargetPlatform, runningPlatform } from '../../host/index.js';
-import type { TargetPlatform } from '../../host/types.js';
+import { parseTargetPlatform, runningPlatform } from '../../platform/index.js';
+import type { TargetPlatform } from '../../platform/types.js';
 import { LOCKFILE_NAME, writeLockfile } from '../../plan/lockfile.js';
 import { lockSetup, openRunIndex } from '../../pipeline/plan.js';
 import { list, str, type Command } from '../command.js';

@@ -1,9 +1,9 @@
 // `xpu-setup probe`: what the devices are, through koffi (and the built addon when there is one).
-import { XpuError } from '../../errors.js';
-import { EnvVars } from '../../env-names.js';
+import { XpuError } from '../../base/errors.js';
+import { EnvVars } from '../../base/env-names.js';
 import { formatLines, formatPytorch, pytorchSeesNothing, formatTritonEnv, formatVerbose, pytorchDevices, tritonEnv, tritonEnvVars } from '../../caps/format.js';
 import { appendTo, githubLines, renderDotenv, renderExports } from '../../install/ci-env.js';
-import { hintShell } from '../../hints.js';
+import { hintShell } from '../../hints/index.js';
 import { probeInstalled } from '../../pipeline/probe.js';
 import { str, type Command } from '../command.js';
 import { nearest } from '../options.js';

@@ -2,9 +2,9 @@
 import { assertInstallable, openRunIndex, planSetup } from '../../pipeline/plan.js';
 import { runSetup, type SetupResult } from '../../pipeline/setup.js';
 import { readPrefixState } from '../../install/prefix-state.js';
-import type { Deps } from '../../deps.js';
+import type { Deps } from '../../base/deps.js';
 import type { BelowFloor } from '../../records/plan.js';
-import { belowFloorSentence, belowFloorShort, envCommandLine, envFilesLine, hintShell, newerFix, selfCommand } from '../../hints.js';
+import { belowFloorSentence, belowFloorShort, envCommandLine, envFilesLine, hintShell, newerFix, selfCommand } from '../../hints/index.js';
 import type { Command } from '../command.js';
 import type { Output } from '../output.js';
 import { renderPlan, renderPlanLine } from '../render-plan.js';

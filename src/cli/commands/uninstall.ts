@@ -1,7 +1,7 @@
 // `xpu-setup uninstall [--prefix DIR]`: remove a prefix xpu-setup made, and name the start-up lines that still load it.
 import * as path from 'node:path';
-import { XpuError } from '../../errors.js';
-import { defaultCacheDir, defaultPrefix, homeOf } from '../../host/index.js';
+import { XpuError } from '../../base/errors.js';
+import { defaultCacheDir, defaultPrefix, homeOf } from '../../platform/index.js';
 import { startupLinesFor, uninstallPrefix, type StartupLine } from '../../install/uninstall.js';
 import { str, type Command } from '../command.js';
 import { bytesText } from './cache.js';

@@ -1,7 +1,7 @@
 // Check: a C compiler is available to build the runtime addon; --verbose lists every place the finder looked.
 import { findCompilers } from '../../build/compilers.js';
-import { nodeLayout } from '../../host/index.js';
-import { describeTried } from '../../finding.js';
+import { nodeLayout } from '../../platform/index.js';
+import { describeTried } from '../../base/finding.js';
 import type { Check } from '../types.js';
 
 export const compilerCheck: Check = {

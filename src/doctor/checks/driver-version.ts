@@ -1,8 +1,8 @@
 // Check: the Level Zero GPU driver is new enough for the GPU it must drive (data/compute-runtime-support.csv).
-import { nodeLayout } from '../../host/index.js';
-import { driverBuild, familySupport, judgeDriver, LEGACY_SPLIT } from '../../inspect/driver-support.js';
-import { resolveLibrary, versionFromFileName } from '../../inspect/loaders.js';
-import { LINUX_UMD } from '../../inspect/user-driver.js';
+import { nodeLayout } from '../../platform/index.js';
+import { driverBuild, familySupport, judgeDriver, LEGACY_SPLIT } from '../../machine/driver-support.js';
+import { resolveLibrary, versionFromFileName } from '../../machine/loaders.js';
+import { LINUX_UMD } from '../../machine/user-driver.js';
 import type { Check } from '../types.js';
 import { gpuDriverFix, prefixFirstEnv } from './shared.js';
 

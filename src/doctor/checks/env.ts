@@ -1,7 +1,7 @@
 // Check: environment variables that hide devices, change the driver list or crash the loader.
 import * as path from 'node:path';
-import { osLayout } from '../../host/index.js';
-import { findEnvTraps, type EnvTrap } from '../../inspect/env-traps.js';
+import { osLayout } from '../../platform/index.js';
+import { findEnvTraps, type EnvTrap } from '../../machine/env-traps.js';
 import { driverChoice, roleEnvTraps, roleVariables } from '../../roles/index.js';
 import type { Check, DoctorContext } from '../types.js';
 import { envCommandHint } from './shared.js';

@@ -1,6 +1,6 @@
 // Check: the GuC (and HuC/GSC) firmware the kernel driver loads for each Intel GPU is under /lib/firmware.
-import { nodeLayout } from '../../host/index.js';
-import { firmwareFor, gpuFirmware, presentFirmware } from '../../inspect/firmware.js';
+import { nodeLayout } from '../../platform/index.js';
+import { firmwareFor, gpuFirmware, presentFirmware } from '../../machine/firmware.js';
 import type { Check } from '../types.js';
 
 export const firmwareCheck: Check = {

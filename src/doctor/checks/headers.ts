@@ -1,5 +1,5 @@
 // Check: Level Zero headers are present, which API they declare, and whether they are newer than the loader in use.
-import type { HeaderInstallWithVersion, LoaderInstall } from '../../inspect/installs.js';
+import type { HeaderInstallWithVersion, LoaderInstall } from '../../machine/installs.js';
 import type { Check } from '../types.js';
 import { envLoadHint, reachFix, setupHint } from './shared.js';
 

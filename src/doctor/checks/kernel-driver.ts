@@ -1,8 +1,8 @@
 // Check: the kernel driver (i915 or xe) is bound to each Intel GPU and loaded; on Windows, the display driver works.
-import { nodeLayout } from '../../host/index.js';
-import { loadedGpuModules } from '../../inspect/pci.js';
-import type { IntelGpu } from '../../inspect/gpu.js';
-import { describeCmProblem } from '../../inspect/windows.js';
+import { nodeLayout } from '../../platform/index.js';
+import { loadedGpuModules } from '../../machine/pci.js';
+import type { IntelGpu } from '../../machine/gpu.js';
+import { describeCmProblem } from '../../machine/windows.js';
 import type { Check, CheckOutcome, DoctorContext } from '../types.js';
 
 /** Kernels that first bind these families by default (older ones need force_probe or do not know them). */

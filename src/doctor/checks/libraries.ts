@@ -1,6 +1,6 @@
 // Check: every library in the prefix finds what it needs in the prefix or on this machine (ELF: each library and symbol version; Windows: each imported DLL).
-import { layoutFor, nodeLayout } from '../../host/index.js';
-import { describeUnmet, unmetDllImports, unmetLibraryNeeds, type UnmetNeed } from '../../inspect/library-needs.js';
+import { layoutFor, nodeLayout } from '../../platform/index.js';
+import { describeUnmet, unmetDllImports, unmetLibraryNeeds, type UnmetNeed } from '../../machine/library-needs.js';
 import type { Check } from '../types.js';
 import { setupHint } from './shared.js';
 

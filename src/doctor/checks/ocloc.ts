@@ -1,6 +1,6 @@
 // Check: ocloc is there for what runs it (PyTorch Inductor's zebin kernels, Triton's device query without OpenCL).
-import { nodeLayout } from '../../host/index.js';
-import { findOcloc } from '../../inspect/ocloc.js';
+import { nodeLayout } from '../../platform/index.js';
+import { findOcloc } from '../../machine/ocloc.js';
 import type { Check } from '../types.js';
 import { stackEnv } from './shared.js';
 

@@ -1,5 +1,5 @@
 // Check: this OS and CPU architecture are ones xpu-setup supports.
-import { runningPlatform } from '../../host/index.js';
+import { runningPlatform } from '../../platform/index.js';
 import type { Check } from '../types.js';
 
 export const platformCheck: Check = {

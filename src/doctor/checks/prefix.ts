@@ -4,8 +4,8 @@ import { hasOwnMarkers } from '../../install/prefix-state.js';
 import { RECEIPT_NAME } from '../../install/receipt.js';
 import { diskReader, verifyPrefix } from '../../install/verify.js';
 import type { Check } from '../types.js';
-import { belowFloorSentence, hintShell } from '../../hints.js';
-import { psq, shq } from '../../shell-words.js';
+import { belowFloorSentence, hintShell } from '../../hints/index.js';
+import { psq, shq } from '../../base/shell-words.js';
 import { reachFix, setupHint } from './shared.js';
 
 function listSome(paths: string[], max = 8): string {

@@ -1,7 +1,7 @@
 // Check: a discrete Intel GPU's VRAM aperture (BAR2) is resized, as xe requires and i915 runs best with.
-import { nodeLayout } from '../../host/index.js';
-import { familySupport } from '../../inspect/driver-support.js';
-import { formatBytes, readResources, vramBarVerdict, VRAM_BAR } from '../../inspect/pci-bars.js';
+import { nodeLayout } from '../../platform/index.js';
+import { familySupport } from '../../machine/driver-support.js';
+import { formatBytes, readResources, vramBarVerdict, VRAM_BAR } from '../../machine/pci-bars.js';
 import type { Check } from '../types.js';
 
 export const rebarCheck: Check = {

@@ -1,6 +1,6 @@
 // Check: /dev/dri/renderD* exists for the GPU and this user can open it (the render-group trap).
-import { nodeLayout } from '../../host/index.js';
-import { detectRenderNodes, renderVerdict } from '../../inspect/render-nodes.js';
+import { nodeLayout } from '../../platform/index.js';
+import { detectRenderNodes, renderVerdict } from '../../machine/render-nodes.js';
 import type { Check } from '../types.js';
 
 export const renderNodeCheck: Check = {

@@ -1,7 +1,7 @@
 // Check: LEVEL_ZERO_V1_SDK_PATH / ZE_PATH (what Triton reads) point at a directory with headers and the link library.
-import { EnvVars } from '../../env-names.js';
-import { nodeLayout } from '../../host/index.js';
-import { checkSdkPath, type SdkPathCheck } from '../../inspect/headers.js';
+import { EnvVars } from '../../base/env-names.js';
+import { nodeLayout } from '../../platform/index.js';
+import { checkSdkPath, type SdkPathCheck } from '../../machine/headers.js';
 import type { Check } from '../types.js';
 import { envScriptHint } from './shared.js';
 

@@ -1,9 +1,9 @@
 // Small helpers the checks share: the environment the stack runs with, the reference driver, distro-specific fixes.
-import { isDebianLike } from '../../host/linux.js';
-import { isNative, nodeLayout, prefixLibrary } from '../../host/index.js';
-import type { Host } from '../../host/types.js';
-import { envCommandLine, envFileCommand, hintShell, newerFix, selfCommand, setupLine } from '../../hints.js';
-import { psq, shq } from '../../shell-words.js';
+import { isDebianLike } from '../../platform/linux.js';
+import { isNative, nodeLayout, prefixLibrary } from '../../platform/index.js';
+import type { Host } from '../../platform/types.js';
+import { envCommandLine, envFileCommand, hintShell, newerFix, selfCommand, setupLine } from '../../hints/index.js';
+import { psq, shq } from '../../base/shell-words.js';
 import type { DoctorContext } from '../types.js';
 import { chosenDrivers, referenceDriverIn } from '../../roles/index.js';
 

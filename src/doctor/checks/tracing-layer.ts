@@ -1,6 +1,6 @@
 // Check: the tracing layer the prefix's loader would load is not an older system copy (zeInit then fails, 0x78000002).
-import { nodeLayout } from '../../host/index.js';
-import { resolveLibrary, versionFromFileName } from '../../inspect/loaders.js';
+import { nodeLayout } from '../../platform/index.js';
+import { resolveLibrary, versionFromFileName } from '../../machine/loaders.js';
 import type { Check } from '../types.js';
 import { compareMajorMinor } from './headers.js';
 import { prefixFirstEnv } from './shared.js';

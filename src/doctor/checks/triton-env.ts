@@ -3,7 +3,7 @@
 import * as path from 'node:path';
 import { probeByCli } from '../services.js';
 import type { Check } from '../types.js';
-import { EnvVars } from '../../env-names.js';
+import { EnvVars } from '../../base/env-names.js';
 import { MIN_TRITON, installedTriton, tritonReads } from '../../caps/triton.js';
 import { stackEnv } from './shared.js';
 

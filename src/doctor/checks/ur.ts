@@ -1,7 +1,7 @@
 // Check: the Unified Runtime loader and its adapters are present and load.
-import { nodeLayout } from '../../host/index.js';
-import { tryLoadAll } from '../../inspect/load-check.js';
-import { urNames } from '../../inspect/ur.js';
+import { nodeLayout } from '../../platform/index.js';
+import { tryLoadAll } from '../../machine/load-check.js';
+import { urNames } from '../../machine/ur.js';
 import type { Check } from '../types.js';
 import { reachFix, setupHint } from './shared.js';
 

@@ -1,7 +1,7 @@
 // Check: the Level Zero GPU driver (libze_intel_gpu.so.1 / ze_intel_gpu64.dll) is installed and loads.
-import { nodeLayout } from '../../host/index.js';
-import { tryLoad } from '../../inspect/load-check.js';
-import { detectUserModeDriver, LINUX_UMD } from '../../inspect/user-driver.js';
+import { nodeLayout } from '../../platform/index.js';
+import { tryLoad } from '../../machine/load-check.js';
+import { detectUserModeDriver, LINUX_UMD } from '../../machine/user-driver.js';
 import type { Check } from '../types.js';
 import { activeReferenceDriver, computeRuntimeInstallHint, gpuDriverFix, prefixFirstEnv } from './shared.js';
 

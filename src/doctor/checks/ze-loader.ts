@@ -1,9 +1,9 @@
 // Check: the Level Zero loader programs will load (and the prefix's copy): where, which version, shadowing, loadability.
-import { nodeLayout } from '../../host/index.js';
-import { tryLoadAll } from '../../inspect/load-check.js';
-import type { LoaderInstall } from '../../inspect/installs.js';
-import { zeLoaderName } from '../../inspect/installs.js';
-import { windowsLoaderFacts } from '../../runtime/win-loader.js';
+import { nodeLayout } from '../../platform/index.js';
+import { tryLoadAll } from '../../machine/load-check.js';
+import type { LoaderInstall } from '../../machine/installs.js';
+import { zeLoaderName } from '../../machine/installs.js';
+import { windowsLoaderFacts } from '../../bindings/win-loader.js';
 import type { Check } from '../types.js';
 import { envScriptHint, setupHint } from './shared.js';
 
