@@ -4,7 +4,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, scrubbedEnv, tempDir } from './cli.js';
+import { BIN, DEBIAN_12_STACK, scrubbedEnv, tempDir } from './cli.js';
 import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
 
 let index: FixtureIndex;
@@ -61,7 +61,7 @@ afterAll(async () => {
 describe('one setup run writes the receipt and env files twice at most and fetches each archive once', () => {
   it('a fresh --refdriver setup that builds, probes and smoke-tests: the receipt at the swap and at the end', async () => {
     const prefix = path.join(work, 'refdriver', 'prefix');
-    const r = await traced('refdriver', ['--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--conda-channel', index.condaChannelUrl('bookworm'), '--refdriver']);
+    const r = await traced('refdriver', ['--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--conda-channel', index.condaChannelUrl('bookworm'), '--refdriver', '--require', DEBIAN_12_STACK]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/CPU reference driver/);
     console.log(`refdriver setup: writes ${JSON.stringify(Object.fromEntries(r.writes))}, fetch passes ${r.passes}, per archive ${JSON.stringify(Object.fromEntries(r.fetched))}`);
