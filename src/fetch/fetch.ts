@@ -130,6 +130,60 @@ export async function fetchPlan(plan: InstallPlan, deps: Deps, reporter: Reporte
   return startFetch(plan, deps, reporter, net, opts).all;
 }
 
+/** Under the `cache-only` policy: every archive the cache lacks, named with its URL and hash; nothing is downloaded. */
+async function refuseMissing(jobs: { archive: PlannedArchive }[], cache: DownloadCache, cacheDir: string): Promise<void> {
+  const missing: PlannedArchive[] = [];
+  // A local file (a bundle directory's archives) is its own offline source: only what needs the network can be missing.
+  for (const j of jobs) if (!j.archive.url.startsWith('file:') && !(await cache.lookup(j.archive.sha256))) missing.push(j.archive);
+  if (!missing.length) return;
+  throw new XpuError('OFFLINE', `--offline: ${missing.length} of ${jobs.length} archives are not in the cache ${cacheDir}`, {
+    details: { cacheDir, missing: missing.map((a) => ({ url: a.url, sha256: a.sha256, size: a.size })) },
+    hints: [
+      ...missing.map((a) => `missing ${a.url} sha256 ${a.sha256}`),
+      'run once with the network (same flags, without --offline) to fill the cache, or install from a bundle with --from',
+    ],
+  });
+}
+
+/**
+ * The fetch's progress line, from each download's progress. An index without sizes (PEP 503 HTML) leaves the total
+ * to each response's Content-Length; until every size is known the line shows only what arrived, never a total that
+ * is too small.
+ */
+function progressOf(jobs: { archive: PlannedArchive }[], task: ReturnType<Reporter['task']>): (url: string, p: { received: number; total?: number }) => void {
+  const sizes = new Map(jobs.map((j) => [j.archive.url, j.archive.size]));
+  const received = new Map<string, number>();
+  const done = () => [...received.values()].reduce((a, b) => a + b, 0);
+  const total = () => {
+    const known = [...sizes.values()];
+    return known.every((s) => s !== undefined) ? known.reduce((a: number, b) => a + b!, 0) : undefined;
+  };
+  return (url, p) => {
+    received.set(url, p.received);
+    if (sizes.get(url) === undefined && p.total) sizes.set(url, p.total);
+    task.update(() => {
+      const t = total();
+      return t ? `${mib(done())} / ${mib(t)}` : mib(done());
+    }, () => {
+      const t = total();
+      return t ? done() / t : undefined;
+    });
+  };
+}
+
+/** A kind that fetches many archives at once (apt) is asked once, for every archive of the plan it fetches. */
+function startBatches(jobs: { archive: PlannedArchive }[], cache: DownloadCache, deps: Deps): Map<unknown, Promise<Map<string, CachedFile>>> {
+  const batches = new Map<unknown, Promise<Map<string, CachedFile>>>();
+  for (const j of jobs) {
+    const own = ownFetcherOf(j.archive);
+    if (!own?.fetchMany || batches.has(own)) continue;
+    const batch = own.fetchMany(jobs.filter((k) => ownFetcherOf(k.archive) === own).map((k) => k.archive), cache, deps);
+    batch.catch(() => undefined);
+    batches.set(own, batch);
+  }
+  return batches;
+}
+
 async function fetchAll(
   plan: InstallPlan,
   jobs: { archive: PlannedArchive; component: string }[],
@@ -147,35 +201,11 @@ async function fetchAll(
   const swept = await cache.sweep();
   if (swept) reporter.debug(`removed ${swept} stale partial download(s) from ${plan.cacheDir}`);
   if (!jobs.length) return [];
-  if (net.policy === 'cache-only') {
-    const missing: PlannedArchive[] = [];
-    // A local file (a bundle directory's archives) is its own offline source: only what needs the network can be missing.
-    for (const j of jobs) if (!j.archive.url.startsWith('file:') && !(await cache.lookup(j.archive.sha256))) missing.push(j.archive);
-    if (missing.length) {
-      throw new XpuError('OFFLINE', `--offline: ${missing.length} of ${jobs.length} archives are not in the cache ${plan.cacheDir}`, {
-        details: { cacheDir: plan.cacheDir, missing: missing.map((a) => ({ url: a.url, sha256: a.sha256, size: a.size })) },
-        hints: [
-          ...missing.map((a) => `missing ${a.url} sha256 ${a.sha256}`),
-          'run once with the network (same flags, without --offline) to fill the cache, or install from a bundle with --from',
-        ],
-      });
-    }
-  }
-  // An index without sizes (PEP 503 HTML) leaves the total to each response's Content-Length; until every size is
-  // known the line shows only what arrived, never a total that is too small.
-  const sizes = new Map(jobs.map((j) => [j.archive.url, j.archive.size]));
-  const received = new Map<string, number>();
+  if (net.policy === 'cache-only') await refuseMissing(jobs, cache, plan.cacheDir);
   const task = reporter.task(`fetching ${jobs.length} archive${jobs.length === 1 ? '' : 's'}`);
+  const onProgress = progressOf(jobs, task);
   const results: FetchedArchive[] = new Array(jobs.length);
-  // A kind that fetches many archives at once (apt) is asked once, for every archive of the plan it fetches.
-  const batches = new Map<unknown, Promise<Map<string, CachedFile>>>();
-  for (const j of jobs) {
-    const own = ownFetcherOf(j.archive);
-    if (!own?.fetchMany || batches.has(own)) continue;
-    const batch = own.fetchMany(jobs.filter((k) => ownFetcherOf(k.archive) === own).map((k) => k.archive), cache, deps);
-    batch.catch(() => undefined);
-    batches.set(own, batch);
-  }
+  const batches = startBatches(jobs, cache, deps);
   let next = 0;
   let reused = 0;
   const signal = stop.signal;
@@ -191,26 +221,7 @@ async function fetchAll(
         ? await own.fetch(archive, cache, deps)
         : archive.url.startsWith('file:')
           ? await fromFile(archive, cache)
-          : await downloadToCache(http, cache, archive.url, { sha256: archive.sha256, size: archive.size }, {
-            signal,
-            live: lives[i],
-            onProgress: (p) => {
-              received.set(archive.url, p.received);
-              if (sizes.get(archive.url) === undefined && p.total) sizes.set(archive.url, p.total);
-              const done = () => [...received.values()].reduce((a, b) => a + b, 0);
-              const total = () => {
-                const known = [...sizes.values()];
-                return known.every((s) => s !== undefined) ? known.reduce((a: number, b) => a + b!, 0) : undefined;
-              };
-              task.update(() => {
-                const t = total();
-                return t ? `${mib(done())} / ${mib(t)}` : mib(done());
-              }, () => {
-                const t = total();
-                return t ? done() / t : undefined;
-              });
-            },
-          });
+          : await downloadToCache(http, cache, archive.url, { sha256: archive.sha256, size: archive.size }, { signal, live: lives[i], onProgress: (p) => onProgress(archive.url, p) });
       if (file.cached) reused++;
       reporter.debug(`${file.cached ? 'cached' : 'fetched'} ${archive.filename} sha256 ${archive.sha256}`);
       results[i] = { archive, component, file };
