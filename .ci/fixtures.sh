@@ -88,9 +88,11 @@ fetch_bookworm() {
   fi
 }
 
-fetch_trixie() {
-  local dir="$debs/trixie" apt="$debs/trixie/apt"
-  mkdir -p "$dir" "$apt/parts" "$apt/prefs" "$apt/state/lists/partial" "$apt/cache/archives/partial"
+# A private apt for one Debian suite under $2 (its own sources list, lists and cache; the system's apt
+# configuration of sources is never read or touched), with its lists fetched: apt-get and apt-cache take
+# "${suite_opts[@]}".
+suite_apt() {
+  local suite="$1" apt="$2"
   if [ ! -r "$KEYRING" ]; then
     echo "fixtures: $KEYRING missing; install debian-archive-keyring" >&2
     exit 1
@@ -99,8 +101,9 @@ fetch_trixie() {
     echo "fixtures: cannot tell which Debian archive this machine's apt uses; set XPU_SETUP_TRIXIE_MIRROR" >&2
     exit 1
   fi
-  printf 'deb [signed-by=%s] %s trixie main\n' "$KEYRING" "$TRIXIE_MIRROR" > "$apt/sources.list"
-  local opts=(
+  mkdir -p "$apt/parts" "$apt/prefs" "$apt/state/lists/partial" "$apt/cache/archives/partial"
+  printf 'deb [signed-by=%s] %s %s main\n' "$KEYRING" "$TRIXIE_MIRROR" "$suite" > "$apt/sources.list"
+  suite_opts=(
     -o "Dir::Etc::SourceList=$apt/sources.list"
     -o "Dir::Etc::SourceParts=$apt/parts"
     -o "Dir::Etc::Preferences=/dev/null"
@@ -111,11 +114,17 @@ fetch_trixie() {
     -o "Debug::NoLocking=1"
     "${sandbox[@]}"
   )
-  if ! apt-get "${opts[@]}" -q update >&2; then
-    echo "fixtures: apt-get update for trixie failed (mirror $TRIXIE_MIRROR, keyring $KEYRING)" >&2
+  if ! apt-get "${suite_opts[@]}" -q update >&2; then
+    echo "fixtures: apt-get update for $suite failed (mirror $TRIXIE_MIRROR, keyring $KEYRING)" >&2
     exit 1
   fi
-  if ! (cd "$dir" && apt-get "${opts[@]}" -q download "libze1=$TRIXIE_VERSION" "libze-dev=$TRIXIE_VERSION"); then
+}
+
+fetch_trixie() {
+  local dir="$debs/trixie" apt="$debs/trixie/apt"
+  mkdir -p "$dir"
+  suite_apt trixie "$apt"
+  if ! (cd "$dir" && apt-get "${suite_opts[@]}" -q download "libze1=$TRIXIE_VERSION" "libze-dev=$TRIXIE_VERSION"); then
     echo "fixtures: trixie no longer offers libze1=$TRIXIE_VERSION; update TRIXIE_VERSION in .ci/fixtures.sh" >&2
     exit 1
   fi
@@ -128,33 +137,17 @@ SID_PACKAGES=(libze-dev libze1 libze-intel-gpu1)
 fetch_sid() {
   local dir="$debs/sid" apt="$debs/sid/apt"
   rm -rf "$dir"
-  mkdir -p "$apt/parts" "$apt/prefs" "$apt/state/lists/partial" "$apt/cache/archives/partial"
-  printf 'deb [signed-by=%s] %s sid main\n' "$KEYRING" "$TRIXIE_MIRROR" > "$apt/sources.list"
-  local opts=(
-    -o "Dir::Etc::SourceList=$apt/sources.list"
-    -o "Dir::Etc::SourceParts=$apt/parts"
-    -o "Dir::Etc::Preferences=/dev/null"
-    -o "Dir::Etc::PreferencesParts=$apt/prefs"
-    -o "Dir::State=$apt/state"
-    -o "Dir::Cache=$apt/cache"
-    -o "Acquire::Languages=none"
-    -o "Debug::NoLocking=1"
-    "${sandbox[@]}"
-  )
-  if ! apt-get "${opts[@]}" -q update >&2; then
-    echo "fixtures: apt-get update for sid failed (mirror $TRIXIE_MIRROR, keyring $KEYRING)" >&2
-    exit 1
-  fi
+  suite_apt sid "$apt"
   local pkg version versions=()
   for pkg in "${SID_PACKAGES[@]}"; do
-    version="$(apt-cache "${opts[@]}" show "$pkg" 2>/dev/null | awk '/^Version:/ { print $2; exit }')"
+    version="$(apt-cache "${suite_opts[@]}" show "$pkg" 2>/dev/null | awk '/^Version:/ { print $2; exit }')"
     if [ -z "$version" ]; then
       echo "fixtures: sid has no $pkg" >&2
       exit 1
     fi
     versions+=("$pkg=$version")
   done
-  if ! (cd "$dir" && apt-get "${opts[@]}" -q download "${versions[@]}"); then
+  if ! (cd "$dir" && apt-get "${suite_opts[@]}" -q download "${versions[@]}"); then
     echo "fixtures: 'apt-get download ${versions[*]}' from sid failed" >&2
     exit 1
   fi
@@ -181,9 +174,5 @@ if ! done_already trixie "$TRIXIE_VERSION"; then
   unpack trixie "$TRIXIE_VERSION"
 fi
 if ! { [ -f "$debs/sid/versions" ] && [ -d "$debs/sid/root/usr/include/level_zero" ] && [ "$(wc -l < "$debs/sid/versions")" = "${#SID_PACKAGES[@]}" ]; }; then
-  if [ -z "$TRIXIE_MIRROR" ]; then
-    echo "fixtures: cannot tell which Debian archive this machine's apt uses; set XPU_SETUP_TRIXIE_MIRROR" >&2
-    exit 1
-  fi
   fetch_sid
 fi
