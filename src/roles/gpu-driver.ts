@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseCsv } from '../machine/csv.js';
 import { packagePath } from '../package-dir.js';
+import { compareDebian, debianUpstream } from '../versions/order.js';
 import type { Role, RoleTarget } from './role.js';
 import { DRIVER_CHOICE } from './ze-driver.js';
 
@@ -38,26 +39,12 @@ export function loaderDiscovery(): LoaderDiscovery[] {
   return cached;
 }
 
-/** 1.20.6 -> [1, 20, 6]; a Debian revision or build suffix (1.8.12-1, 1.20.6+b1) is not part of it. */
-function parts(version: string): number[] | undefined {
-  const m = /^(\d+(?:\.\d+)*)/.exec(version.trim());
-  return m ? m[1]!.split('.').map(Number) : undefined;
-}
-
-function cmp(a: number[], b: number[]): number {
-  for (let i = 0; i < Math.max(a.length, b.length); i++) {
-    const d = (a[i] ?? 0) - (b[i] ?? 0);
-    if (d) return d;
-  }
-  return 0;
-}
-
 /** The checked row that speaks for a loader version: the same version, else the newest checked one below it. */
 export function discoveryFor(version: string | undefined, rows: readonly LoaderDiscovery[] = loaderDiscovery()): LoaderDiscovery | undefined {
-  const v = version ? parts(version) : undefined;
-  if (!v) return undefined;
-  const below = rows.filter((r) => cmp(parts(r.loader)!, v) <= 0).sort((a, b) => cmp(parts(b.loader)!, parts(a.loader)!));
-  return below[0];
+  // A Debian revision or build suffix (1.8.12-1, 1.20.6-1+b1) is not part of the loader's version.
+  if (!version || !/^\d/.test(version.trim())) return undefined;
+  const v = debianUpstream(version);
+  return rows.filter((r) => compareDebian(r.loader, v) <= 0).sort((a, b) => compareDebian(b.loader, a.loader))[0];
 }
 
 /**
