@@ -5,7 +5,7 @@ import type { Deps } from '../base/deps.js';
 import { XpuError } from '../base/errors.js';
 import { isInside, nodeLayout } from '../platform/index.js';
 import type { Host } from '../platform/types.js';
-import { driverBuild, familySupport, judgeDriver, LEGACY_SPLIT, type FamilySupport } from '../machine/driver-support.js';
+import { driverBuild, familySupport, judgeDriver, LEGACY_SPLIT, type FamilySupport, type SupportVerdict } from '../machine/driver-support.js';
 import { detectGpus } from '../machine/gpu.js';
 import { readLdconfig } from '../machine/ldconfig.js';
 import { resolveLibrary, versionFromFileName } from '../machine/loaders.js';
@@ -92,10 +92,21 @@ function hostDriverProblem(host: HostGpus, table: Map<string, FamilySupport>): s
   if (!host.driver) return `this host's ${labels} ${l0.length === 1 ? 'has' : 'have'} no Level Zero driver`;
   const build = host.driver.version ? driverBuild(host.driver.version) : undefined;
   if (build === undefined) return undefined;
-  for (const g of l0) {
-    const v = judgeDriver(build, g.family, table);
-    if (v.kind === 'too-old') return `this host's Level Zero driver ${host.driver.path} (build ${build}) predates ${gpuLabel(g)}, which compute-runtime drives from ${v.needs}`;
-    if (v.kind === 'needs-legacy') return `this host's Level Zero driver ${host.driver.path} (build ${build}) no longer drives ${gpuLabel(g)} (${v.support.generation} left the regular packages at ${LEGACY_SPLIT})`;
+  const u = undriven(build, l0, table);
+  if (!u) return undefined;
+  const mine = `this host's Level Zero driver ${host.driver.path} (build ${build})`;
+  return u.verdict.kind === 'too-old'
+    ? `${mine} predates ${gpuLabel(u.gpu)}, which compute-runtime drives from ${u.verdict.needs}`
+    : `${mine} no longer drives ${gpuLabel(u.gpu)} (${u.verdict.support.generation} left the regular packages at ${LEGACY_SPLIT})`;
+}
+
+type Undriven = { gpu: HostGpu; verdict: Extract<SupportVerdict, { kind: 'too-old' | 'needs-legacy' }> };
+
+/** The first of `gpus` a driver of this build cannot drive (too old for it, or it needs the legacy line). */
+function undriven(build: number, gpus: HostGpu[], table?: Map<string, FamilySupport>): Undriven | undefined {
+  for (const gpu of gpus) {
+    const verdict = judgeDriver(build, gpu.family, table);
+    if (verdict.kind === 'too-old' || verdict.kind === 'needs-legacy') return { gpu, verdict };
   }
   return undefined;
 }
@@ -192,13 +203,11 @@ export function settleGpuDriver(components: PlannedComponent[], choice: GpuDrive
 /** What a driver of this version cannot drive among `gpus`, in words; undefined when it drives them all. */
 function shortOf(version: string, gpus: HostGpu[]): string | undefined {
   const build = driverBuild(version);
-  if (build === undefined) return undefined;
-  for (const g of gpus) {
-    const v = judgeDriver(build, g.family);
-    if (v.kind === 'too-old') return `predates this host's ${gpuLabel(g)}, which compute-runtime drives from ${v.needs}`;
-    if (v.kind === 'needs-legacy') return `no longer drives this host's ${gpuLabel(g)} (${v.support.generation}: the -legacy1 packages of the 24.35 line do)`;
-  }
-  return undefined;
+  const u = build === undefined ? undefined : undriven(build, gpus);
+  if (!u) return undefined;
+  return u.verdict.kind === 'too-old'
+    ? `predates this host's ${gpuLabel(u.gpu)}, which compute-runtime drives from ${u.verdict.needs}`
+    : `no longer drives this host's ${gpuLabel(u.gpu)} (${u.verdict.support.generation}: the -legacy1 packages of the 24.35 line do)`;
 }
 
 function fixFor(choice: GpuDriverChoice): string[] {
