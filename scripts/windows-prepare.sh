@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Prepares what the Windows suite (test/windows/wine.test.ts) runs on: a Wine prefix, the official Windows node.exe
-# of the same version as this machine's node (the newest of its major when npm does not have that one), the
+# Prepares what the Windows suite (test/windows/wine.test.ts) runs on: Debian trixie's Wine 10.0 in a trixie root
+# (scripts/debian-root.sh: Debian 12's Wine 8.0 cannot start node.exe 22 or 24), a Wine prefix, the official Windows
+# node.exe of the same version as this machine's node (the newest of its major when npm does not have that one), the
 # project's win32-x64 dependencies, the Level Zero loader and null driver cross-built from Debian's own level-zero
 # source package, and the Windows relay to the mingw compiler.
 #
-# Needs the packages in scripts/test-packages-windows.txt (apt-get install $(cat scripts/test-packages-windows.txt)).
-# Everything goes under $XPU_SETUP_WINDOWS_CACHE (default .cache/windows); a second run with everything in place
-# only checks stamps. Only the npm registry and the Debian archive are contacted; the system's apt sources are
-# never touched (the source package comes through a private deb-src list).
+# Needs root (for the Wine root) and the packages in scripts/test-packages-windows.txt. Exits 3 when this machine
+# cannot build the Wine root (the suite then skips, saying why). Everything goes under $XPU_SETUP_WINDOWS_CACHE
+# (default .cache/windows) and $XPU_SETUP_WINE_ROOT (default .cache/roots/trixie-wine); a second run with everything
+# in place only checks stamps. Only the npm registry and the Debian archive are contacted; the system's apt sources
+# are never touched (the source package comes through a private deb-src list).
 set -euo pipefail
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -27,20 +29,27 @@ L0_UPSTREAM="1.8.12"
 
 say() { printf 'windows-prepare: %s\n' "$*" >&2; }
 need() { command -v "$1" >/dev/null 2>&1 || { say "$1 missing: apt-get install \$(cat $repo_root/scripts/test-packages-windows.txt)"; exit 1; }; }
-for tool in wine x86_64-w64-mingw32-gcc-posix x86_64-w64-mingw32-g++-posix x86_64-w64-mingw32-windres cmake make npm node; do need "$tool"; done
+for tool in x86_64-w64-mingw32-gcc-posix x86_64-w64-mingw32-g++-posix x86_64-w64-mingw32-windres cmake make npm node; do need "$tool"; done
+
+# --- Wine 10.0 in a trixie root; wine and wineserver below run inside it, with the repository and the cache bound ---
+wine_root="${XPU_SETUP_WINE_ROOT:-$repo_root/.cache/roots/trixie-wine}"
+bash "$repo_root/scripts/debian-root.sh" trixie "$wine_root" wine64 wine || exit $?
+wine() { bash "$repo_root/scripts/in-root.sh" "$wine_root" --bind "$repo_root" --bind "$cache" -- wine "$@"; }
+wineserver() { bash "$repo_root/scripts/in-root.sh" "$wine_root" --bind "$repo_root" --bind "$cache" -- wineserver "$@"; }
 
 export WINEPREFIX="$cache/wineprefix" WINEDEBUG=-all WINEARCH=win64
 # mscoree/mshtml off: no Mono/Gecko installer dialogs; opencl off: Wine's bridge to the host's PoCL can kill node at exit.
 export WINEDLLOVERRIDES="mscoree=d;mshtml=d;opencl=d"
 
-# --- Wine prefix, reporting Windows 10 (node.exe refuses Wine's default Windows 7) ---
-if [ ! -f "$WINEPREFIX/.xpu-ready" ]; then
-  say "creating the Wine prefix $WINEPREFIX"
+# --- Wine prefix, reporting Windows 10 (node.exe refuses Wine's default Windows 7); made anew for another Wine ---
+wine_version="$(wine --version 2>/dev/null)"
+if [ "$(cat "$WINEPREFIX/.xpu-ready" 2>/dev/null)" != "$wine_version" ]; then
+  say "creating the Wine prefix $WINEPREFIX ($wine_version)"
   rm -rf "$WINEPREFIX"
   wine wineboot -i >/dev/null 2>&1
   wine winecfg /v win10 >/dev/null 2>&1
-  wineserver -w 2>/dev/null || /usr/lib/wine/wineserver -w
-  touch "$WINEPREFIX/.xpu-ready"
+  wineserver -w
+  printf '%s' "$wine_version" > "$WINEPREFIX/.xpu-ready"
 fi
 
 # --- node.exe: the Windows build of the Linux node running the tests, else the newest of its major ---

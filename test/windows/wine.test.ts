@@ -7,9 +7,10 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { REPO, listTree } from '../e2e/cli.js';
 import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
+import { reportSkip } from '../support/skips.js';
 import { buildCondaPackage, compilePe, zipBuffer, type ArchiveEntry } from '../support/packages.js';
 import {
-  CROSS_CC, L0_BUILD, NODE_EXE, WINEPREFIX, holdWinePrefix, missingPackages, nodeExeCannotStart, nodeExeVersion, prepare, runCliWin, runCmd, runWine, sha256,
+  CROSS_CC, L0_BUILD, NODE_EXE, WINEPREFIX, holdWinePrefix, missingPackages, nodeExeVersion, prepare, runCliWin, runCmd, runWine, sha256,
   startRelay, startWineServer, stopWineServer, syncApp, winPath, type Relay, type WinRun,
 } from './wine.js';
 
@@ -98,29 +99,29 @@ describe('Windows under Wine: node.exe, a real ze_loader.dll, the null driver', 
   const cache = () => path.join(work, 'cache');
   const started = Date.now();
 
-  /** Why node.exe cannot run under this Wine at all, when that is so: then every case is skipped, saying why. */
-  let cannotStart: string | undefined;
+  /** Why this machine cannot run the suite at all (its Wine root cannot be built here): then every case is skipped, saying so. */
+  let cannotRun: string | undefined;
   let release: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
     const missing = await missingPackages();
     if (missing) throw new Error(`the Windows suite cannot run: ${missing}`);
-    await prepare();
+    cannotRun = await prepare();
+    if (cannotRun) {
+      reportSkip('the Windows suite under Wine', cannotRun);
+      row('Wine root', true, `skipped: ${cannotRun}`);
+      return;
+    }
     release = await holdWinePrefix();
     await syncApp();
     work = await fs.mkdtemp(path.join(path.dirname(WINEPREFIX), 'run-'));
     await startWineServer();
-    cannotStart = await nodeExeCannotStart();
-    if (cannotStart) {
-      row('node.exe under Wine', true, `skipped: ${cannotStart}`);
-      return;
-    }
     served = await serveWindowsPackages(work);
     relay = await startRelay();
   }, 1_500_000);
 
   beforeEach((ctx) => {
-    if (cannotStart) ctx.skip(cannotStart);
+    if (cannotRun) ctx.skip(cannotRun);
   });
 
   afterAll(async () => {

@@ -1,5 +1,7 @@
 // Runs the win32 build of the CLI under Wine: prerequisites, path mapping, node.exe and cmd.exe as processes, and
-// the loopback relay that lets a Windows program call the Linux mingw-w64 cross compiler.
+// the loopback relay that lets a Windows program call the Linux mingw-w64 cross compiler. Wine is Debian trixie's
+// (10.0), run inside a trixie root (scripts/debian-root.sh, scripts/in-root.sh): Debian 12's Wine 8.0 cannot start
+// node.exe 22 or 24 (V8 reserves memory with MEM_RESERVE_PLACEHOLDER, which it lacks), and one Wine serves every leg.
 import { execa } from 'execa';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -19,6 +21,14 @@ export async function nodeExeVersion(): Promise<string> {
   return (await fs.readFile(path.join(path.dirname(NODE_EXE), 'version'), 'utf8')).trim();
 }
 export const CROSS_CC = 'x86_64-w64-mingw32-gcc-posix';
+/** The trixie root Wine runs in, made by scripts/windows-prepare.sh. */
+export const WINE_ROOT = process.env.XPU_SETUP_WINE_ROOT ?? path.join(REPO, '.cache', 'roots', 'trixie-wine');
+const IN_ROOT = path.join(REPO, 'scripts', 'in-root.sh');
+
+/** A Wine program (wine, wineserver) as it runs: inside the root, with the repository and the Windows cache at their own paths. */
+export function wineCommand(program: string, args: string[]): [string, string[]] {
+  return ['bash', [IN_ROOT, WINE_ROOT, '--bind', REPO, '--bind', WIN_CACHE, '--', program, ...args]];
+}
 export const PACKAGES_FILE = path.join(REPO, 'scripts', 'test-packages-windows.txt');
 export const INSTALL_COMMAND = `apt-get update && apt-get install -y --no-install-recommends $(cat ${path.relative(REPO, PACKAGES_FILE)})`;
 
@@ -53,7 +63,7 @@ export async function linuxPath(win: string): Promise<string> {
 
 /** What is missing to run the suite, with the exact command that installs it; undefined when all is there. */
 export async function missingPackages(): Promise<string | undefined> {
-  const wanted = ['wine', CROSS_CC, 'x86_64-w64-mingw32-windres', 'cmake', 'make'];
+  const wanted = ['debootstrap', 'unshare', CROSS_CC, 'x86_64-w64-mingw32-windres', 'cmake', 'make'];
   const missing: string[] = [];
   for (const tool of wanted) {
     const r = await execa('sh', ['-c', `command -v ${tool}`], { reject: false });
@@ -64,17 +74,27 @@ export async function missingPackages(): Promise<string | undefined> {
 
 export const PREPARE_SCRIPT = path.join(REPO, 'scripts', 'windows-prepare.sh');
 
+/** The exit status by which scripts/debian-root.sh (and so windows-prepare.sh) says this machine cannot build the root. */
+const CANNOT_BUILD_ROOT = 3;
+
 /**
  * Runs scripts/windows-prepare.sh, which does nothing when its cache is complete. When the run's head start
- * (test/support/windows-global.ts) is still at work, the script waits for it on its lock.
+ * (test/support/windows-global.ts) is still at work, the script waits for it on its lock. Resolves with the reason
+ * the suite cannot run on this machine (the Wine root cannot be built here: not root), undefined when all is ready;
+ * any other failure throws.
  */
-export async function prepare(): Promise<void> {
+export async function prepare(): Promise<string | undefined> {
   const r = await execa('bash', [PREPARE_SCRIPT], {
-    env: { ...process.env, XPU_SETUP_WINDOWS_CACHE: WIN_CACHE },
+    env: { ...process.env, XPU_SETUP_WINDOWS_CACHE: WIN_CACHE, XPU_SETUP_WINE_ROOT: WINE_ROOT },
     reject: false,
     timeout: 1_200_000,
   });
+  if (r.exitCode === CANNOT_BUILD_ROOT) {
+    const said = r.stderr.trim().split('\n').pop() ?? '';
+    return said.replace(/^debian-root\([^)]*\): /, '') || `the Wine root ${WINE_ROOT} cannot be built here`;
+  }
   if (r.exitCode !== 0) throw new Error(`scripts/windows-prepare.sh failed (exit ${r.exitCode}):\n${r.stderr}`);
+  return undefined;
 }
 
 /**
@@ -120,11 +140,9 @@ async function expandFilesEntry(entry: string): Promise<string[]> {
 }
 
 async function wineserver(arg: '-p' | '-k' | '-w'): Promise<void> {
-  for (const bin of ['wineserver', '/usr/lib/wine/wineserver']) {
-    // stdio ignored: the server daemonizes and would hold a pipe open forever.
-    const r = await execa(bin, [arg], { env: wineEnv(), reject: false, timeout: 30_000, stdio: 'ignore' });
-    if (!r.failed || r.exitCode === 0) return;
-  }
+  // stdio ignored: the server daemonizes and would hold a pipe open forever.
+  const [cmd, args] = wineCommand('wineserver', [arg]);
+  await execa(cmd, args, { env: wineEnv(), reject: false, timeout: 30_000, stdio: 'ignore' });
 }
 
 /** A persistent wineserver for the suite: each node.exe start then costs about a second instead of ten. */
@@ -147,7 +165,8 @@ export async function runWine(program: string, args: string[], opts: { env?: Rec
   try {
     const [o, e, i] = await Promise.all([fs.open(out, 'w'), fs.open(err, 'w'), fs.open('/dev/null', 'r')]);
     try {
-      const child = spawn('wine', [program, ...args], {
+      const [cmd, argv] = wineCommand('wine', [program, ...args]);
+      const child = spawn(cmd, argv, {
         env: wineEnv(opts.env),
         cwd: opts.cwd ?? WIN_CACHE,
         stdio: [i.fd, o.fd, e.fd],
@@ -164,18 +183,6 @@ export async function runWine(program: string, args: string[], opts: { env?: Rec
   } finally {
     await fs.rm(dir, { recursive: true, force: true });
   }
-}
-
-/**
- * Node 24's node.exe reserves memory with MEM_RESERVE_PLACEHOLDER, which Wine 8.0 (Debian 12's) rejects ("wrong
- * alloc type flags (00042000)"): it dies at start with V8's "Fatal process out of memory: SegmentedTable". That one
- * failure is named here (undefined when node.exe starts); any other is for the cases to report.
- */
-export async function nodeExeCannotStart(): Promise<string | undefined> {
-  const r = await runWine(NODE_EXE, ['-p', '1']);
-  if (r.exitCode === 0 || !/SegmentedTable|subspace allocation/.test(r.stderr)) return undefined;
-  const wine = (await execa('wine', ['--version'], { reject: false })).stdout.trim();
-  return `node.exe ${await nodeExeVersion()} cannot start under ${wine || 'this Wine'} (V8 needs MEM_RESERVE_PLACEHOLDER, which it lacks); the Node 20 leg runs the Windows suite`;
 }
 
 /** The CLI as node.exe runs it on Windows. */
