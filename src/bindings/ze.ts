@@ -2,7 +2,8 @@
 import { diagnoseLoadError } from '../machine/load-check.js';
 import { XpuError } from '../base/errors.js';
 import { Arena, Block, koffi, loadLibrary, type Lib } from './ffi.js';
-import { nodeLayout, prefixLibrary } from '../platform/index.js';
+import { nodeLayout, prefixLibrary, system32Dir } from '../platform/index.js';
+import type { Deps } from '../base/deps.js';
 import { DEVICE_TYPE, EXT, LAYOUT, STYPE, apiVersionString, zeResultName } from './ze-abi.js';
 import type { RawDevice, RawDriver, RawLoaderComponent, RawZeProbe } from './types.js';
 import { LOADER_ENV_PREFIXES } from '../base/env-names.js';
@@ -128,6 +129,35 @@ export class ZeApi {
 /** The loader file in a prefix, per platform. */
 export function zeLoaderPath(prefix: string, platform: NodeJS.Platform): string {
   return prefixLibrary(platform, prefix, nodeLayout(platform).zeLoaderRuntime);
+}
+
+/**
+ * The Level Zero loader a prefix's programs run on: the prefix's own copy, else (Windows) the GPU driver's copy in
+ * System32, which a prefix holding only the SDK builds against. With neither on Windows, NO_DEVICE, as for a machine
+ * without a driver: nothing can be probed, setup says so and succeeds, and --require-device makes it an error.
+ */
+export async function prefixLoader(prefix: string, deps: Pick<Deps, 'platform' | 'env' | 'exists'>): Promise<string> {
+  const layout = nodeLayout(deps.platform);
+  const own = zeLoaderPath(prefix, deps.platform);
+  if (await deps.exists(own)) return own;
+  if (!layout.driverLoaderInSystem32) {
+    throw new XpuError('NOT_FOUND', `no Level Zero loader in the prefix: ${own} does not exist`, {
+      hints: [`run \`xpu-setup --prefix ${prefix}\` to install it`, "or pass --system to use the system's own Level Zero loader"],
+    });
+  }
+  const driverCopy = layout.path.join(system32Dir(deps.env), layout.zeLoaderRuntime);
+  if (await deps.exists(driverCopy)) return driverCopy;
+  throw new XpuError(
+    'NO_DEVICE',
+    `no Level Zero loader is installed on this machine: the Intel GPU driver puts ${layout.zeLoaderRuntime} in System32, and the prefix leaves the package's copy out so that the driver's wins`,
+    {
+      details: { noLoader: true, tried: [own, driverCopy] },
+      hints: [
+        "install the Intel GPU driver: programs built with the prefix's headers and ze_loader.lib then run on its loader",
+        `or set up with --include-loader-dll (\`xpu-setup --prefix ${prefix} --include-loader-dll\`) to probe against the package's own ${layout.zeLoaderRuntime}; with no driver it reports none, and the loader's null driver (ZE_ENABLE_NULL_DRIVER=1) answers`,
+      ],
+    },
+  );
 }
 
 /** The driver choice as the caller reads it (roles/): the variable that makes it, and the list it sets, when it does. */

@@ -94,9 +94,14 @@ function summary(r: SetupResult, inputs: ActionInputs, caches: { downloads?: str
   // reference driver's) is still a device.
   const devices = probe?.ok ? probe.value.devices : [];
   const found = devices.length ? devices.map((d) => `device ${d.name}; architecture ${d.arch.name}`).join(', ') : 'no device';
+  // No loader on the runner at all (no Intel GPU driver): nothing could be probed, and the ways on are the answer.
+  const noLoader = probe && !probe.ok && (probe.error?.details as { noLoader?: boolean } | undefined)?.noLoader;
+  const probeLine = noLoader
+    ? `probe: nothing could be probed: ${probe.error!.message} (install the Intel GPU driver on the runner, or set include-loader-dll: true to probe against the package's own ze_loader.dll)`
+    : `probe: ${step(probe, found)}`;
   s.addList([
     `prefix: <code>${receipt.prefix}</code> (${r.install.changed ? 'installed' : 'up to date'})`,
-    `probe: ${step(probe, found)}`,
+    probeLine,
     `smoke test: ${inputs.smoke ? step(smoke, 'passed') : 'off (smoke: false)'}`,
     `download cache: ${!inputs.cache ? 'off (cache: false)' : caches.downloads === caches.key ? `restored (${caches.key})` : caches.downloads ? `restored an older one (${caches.downloads})` : `none yet (${caches.key})`}`,
     ...(inputs.cachePrefix ? [`prefix cache: ${caches.prefix ? `restored (${caches.prefix})` : 'none yet'}`] : []),

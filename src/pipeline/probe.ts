@@ -66,6 +66,12 @@ export async function verifyStack(prefix: string, opts: VerifyOptions): Promise<
     requireDevices(report, deps);
   } catch (e) {
     if (opts.requireDevice || !isXpuError(e, 'NO_DEVICE')) throw e;
+    if (e.details.noLoader) {
+      // No loader on this machine at all (a Windows machine without the GPU driver): the ways on are the whole answer.
+      reporter.warn(`nothing could be probed: ${e.message}`);
+      for (const h of e.hints) reporter.info(`  hint: ${h}`);
+      return { build, probe: failed(e), smoke: { ok: false, skipped: 'no Level Zero loader' } };
+    }
     // Short: `doctor` is the place for why; the hints are the long form.
     reporter.warn(`nothing could be run: ${e.message}${loader ? `; the loader was ${loader}` : ''} (\`${await selfCommand(deps)} doctor\` says why; --verbose shows the hints)`, e.hints.map((h) => `hint: ${h}`).join('\n  '));
     return { build, probe: failed(e), smoke: { ok: false, skipped: 'no device' } };

@@ -105,7 +105,7 @@ export const win32Layout: PlatformLayout = {
   condaVirtualPackages: () => [['__win', {}]],
   remedies: {
     noCompiler: 'install Visual Studio Build Tools with the "Desktop development with C++" workload (or set CC)',
-    noZeLoader: (setup) => `install the Intel graphics driver (it puts ze_loader.dll in System32), or run ${setup}`,
+    noZeLoader: (setup) => `install the Intel graphics driver (it puts ze_loader.dll in System32), or run ${setup} with --include-loader-dll to put the package's own copy in the prefix`,
     noGpuDriver: ['install or update the Intel GPU driver (it ships the Level Zero driver)'],
     noSdkPath:
       "the Intel GPU driver's full installer sets LEVEL_ZERO_V1_SDK_PATH, a driver installed from its INF (Windows Update, Device Manager, the DriverStore) does not (Triton #5879), and PyTorch Inductor's Windows build requires it",

@@ -1,5 +1,5 @@
 // The probe stage: a thin I/O shell (loader via koffi, optional addon, OpenCL ICD, UR) around the pure report model.
-import { nodeLayout, prefixLibrary, system32Dir } from '../platform/index.js';
+import { nodeLayout, prefixLibrary } from '../platform/index.js';
 import * as fs from 'node:fs/promises';
 import type { Deps } from '../base/deps.js';
 import { EnvVars } from '../base/env-names.js';
@@ -9,7 +9,7 @@ import { probeViaAddon } from '../bindings/addon.js';
 import { scanOpenCl } from '../bindings/opencl.js';
 import type { RawZeProbe } from '../bindings/types.js';
 import { hasLevelZeroAdapter, probeUr } from '../bindings/ur.js';
-import { noDriverError, probeZe, zeLoaderPath } from '../bindings/ze.js';
+import { noDriverError, prefixLoader, probeZe } from '../bindings/ze.js';
 import { readLdconfig } from '../machine/ldconfig.js';
 import { explainNoDriver } from '../machine/ze-drivers.js';
 import { unmetDllImports, unmetLibraryNeeds } from '../machine/library-needs.js';
@@ -54,15 +54,7 @@ export function probeDifferences(a: RawZeProbe, b: RawZeProbe): string[] {
 export async function probeStack(prefix: string, opts: ProbeOptions): Promise<ProbeReport> {
   const { deps } = opts;
   const layout = nodeLayout(deps.platform);
-  let loader = zeLoaderPath(prefix, deps.platform);
-  // An SDK install on Windows has headers and ze_loader.lib only; the driver's System32 copy is the loader then.
-  const driverLoader = layout.driverLoaderInSystem32 ? layout.path.join(system32Dir(deps.env), layout.zeLoaderRuntime) : undefined;
-  if (driverLoader && !(await deps.exists(loader)) && (await deps.exists(driverLoader))) loader = driverLoader;
-  if (!(await deps.exists(loader))) {
-    throw new XpuError('NOT_FOUND', `no Level Zero loader in the prefix: ${loader} does not exist`, {
-      hints: [`run \`xpu-setup --prefix ${prefix}\` to install it`, 'or pass --system to probe the system\'s own Level Zero loader'],
-    });
-  }
+  const loader = await prefixLoader(prefix, deps);
   const installed = opts.receipt?.components.find((c) => /level.?zero|ze.?loader/i.test(c.name));
   const report = await probeLoader(loader, {
     ...opts,

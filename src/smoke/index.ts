@@ -7,7 +7,7 @@ import type { Reporter } from '../base/reporter.js';
 import { nativeDir } from '../package-dir.js';
 import { Arena, koffi } from '../bindings/ffi.js';
 import { LAYOUT, STYPE, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, zeResultName } from '../bindings/ze-abi.js';
-import { deviceIpVersion, driverHandles, listDevices, noDriverError, zeApiFor, zeLoaderPath, type ZeApi, type ZeDeviceEntry } from '../bindings/ze.js';
+import { deviceIpVersion, driverHandles, listDevices, noDriverError, prefixLoader, zeApiFor, type ZeApi, type ZeDeviceEntry } from '../bindings/ze.js';
 import { explainNoDriver } from '../machine/ze-drivers.js';
 import { EnvVars } from '../base/env-names.js';
 import { applyDeviceSelector, pickDevice } from '../bindings/select.js';
@@ -324,8 +324,7 @@ export async function runSmoke(prefix: string, opts: SmokeOptions): Promise<Smok
   const n = opts.elements ?? 1024;
   const runs = opts.runs ?? 20;
   const { spvPath, spvText } = await readSpv(deps);
-  const loader = opts.loaderPath ?? zeLoaderPath(prefix, deps.platform);
-  if (!(await deps.exists(loader))) throw new XpuError('NOT_FOUND', `no Level Zero loader in the prefix: ${loader} does not exist`, { hints: [`run \`xpu-setup --prefix ${prefix}\``] });
+  const loader = opts.loaderPath ?? (await prefixLoader(prefix, deps));
 
   const task = opts.reporter.task('kernel smoke test');
   const s: Session = { api: zeApiFor(loader, deps.env), a: new Arena(), cleanup: [] };

@@ -263,6 +263,50 @@ describe('Windows under Wine: node.exe, a real ze_loader.dll, the null driver', 
     expect(without.stdout).not.toContain('zeInit');
   });
 
+  // A hosted Windows CI runner: no Intel GPU driver, so no ze_loader.dll anywhere, and a prefix without the package's copy.
+  describe('on a machine without the Intel GPU driver (no ze_loader.dll in System32)', () => {
+    const bare = () => path.join(work, 'bare-prefix');
+    const setupArgs = () => ['--prefix', winPath(bare()), '--cache-dir', winPath(cache()), '--conda-channel', served.channel, '--component', 'level-zero', '--require', 'level-zero>=1.8'];
+    const said = (r: WinRun) => r.stderr.split('\n').find((l) => /no Level Zero loader is installed on this machine/.test(l)) ?? '';
+    const waysOn = (text: string) => text.includes('install the Intel GPU driver') && text.includes(`xpu-setup --prefix ${winPath(bare())} --include-loader-dll`);
+
+    it('setup installs the headers and ze_loader.lib, says nothing could be probed and the two ways on, and exits 0', async () => {
+      const r = await runCliWin([...setupArgs(), '--no-smoke']);
+      const tree = await listTree(bare());
+      row('setup, no loader on the machine', r.exitCode === 0 && !!said(r) && waysOn(r.stderr), `exit ${r.exitCode}: ${said(r).slice(0, 120)}`);
+      expect(r.exitCode, show(r)).toBe(0);
+      expect(tree).toContain('lib/ze_loader.lib');
+      expect(tree.filter((f) => /^bin\/ze_loader/.test(f))).toEqual([]);
+      expect(said(r), show(r)).toMatch(/^warning: nothing could be probed: no Level Zero loader is installed on this machine/);
+      expect(waysOn(r.stderr), show(r)).toBe(true);
+      expect(r.stderr).not.toMatch(/run `[^`]*xpu-setup[^`]*--prefix [^`]*` to install it/);
+    });
+
+    it('with --require-device the same setup exits 1, naming the missing loader', async () => {
+      const r = await runCliWin([...setupArgs(), '--no-smoke', '--require-device']);
+      const first = r.stderr.split('\n').find((l) => l.startsWith('error:')) ?? '';
+      row('setup --require-device, no loader', r.exitCode === 1 && /no Level Zero loader is installed/.test(first), `exit ${r.exitCode}: ${first.slice(0, 110)}`);
+      expect(r.exitCode, show(r)).toBe(1);
+      expect(first).toMatch(/no Level Zero loader is installed on this machine/);
+    });
+
+    it('probe, smoke and doctor give the same answer, and no hint proposes the setup that just ran', async () => {
+      const probe = await runCliWin(['probe', '--prefix', winPath(bare())]);
+      const smoke = await runCliWin(['smoke', '--prefix', winPath(bare())]);
+      const doctor = await runCliWin(['doctor', '--prefix', winPath(bare()), '--json', '--check', 'ze-loader']);
+      const check = (JSON.parse(doctor.stdout || '{}') as { checks?: { id: string; status: string; fix?: string }[] }).checks?.find((c) => c.id === 'ze-loader');
+      row('probe/smoke/doctor, no loader', probe.exitCode === 1 && smoke.exitCode === 1 && !!check?.fix?.includes('--include-loader-dll'), `probe ${probe.exitCode}, smoke ${smoke.exitCode}, doctor ze-loader ${check?.status}`);
+      for (const r of [probe, smoke]) {
+        expect(r.exitCode, show(r)).toBe(1);
+        expect(r.stderr, show(r)).toMatch(/error: no Level Zero loader is installed on this machine/);
+        expect(waysOn(r.stderr), show(r)).toBe(true);
+      }
+      expect(check?.status, doctor.stdout).toBe('fail');
+      expect(check?.fix).toContain('install the Intel graphics driver');
+      expect(check?.fix).toContain('--include-loader-dll');
+    });
+  });
+
   describe('with the upstream null driver (ze_null.dll in System32, ZE_ENABLE_NULL_DRIVER=1)', () => {
     const nullEnv = { ZE_ENABLE_NULL_DRIVER: '1' };
     beforeAll(async () => {
