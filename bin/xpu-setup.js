@@ -100,4 +100,8 @@ cli.exitQuietlyOnClosedPipe();
 cli.main(args).then((code) => {
   process.exitCode = code;
   saveCaches(code === 0);
+  // Node 22 and 24 on Windows can abort as the process ends ("Assertion failed: !(handle->flags & UV_HANDLE_CLOSING)",
+  // nodejs/node#56645) when work still settling on other threads posts to the event loop while it closes; with the
+  // loop kept open a moment longer, that work lands first.
+  if (process.platform === 'win32') setTimeout(() => {}, 100);
 });

@@ -3,4 +3,7 @@
 const action = require('./xpu-setup-action.cjs');
 action.actionPost().then((code) => {
   process.exitCode = code;
+  // On Windows runners, work still settling on other threads can abort node24 as it ends (nodejs/node#56645): the
+  // event loop stays open a moment longer so that it lands first.
+  if (process.platform === 'win32') setTimeout(() => {}, 100);
 });

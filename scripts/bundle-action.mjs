@@ -29,6 +29,9 @@ const step = (name) => `// The action's ${name} step (action.yml runs it): the b
 const action = require('./xpu-setup-action.cjs');
 action.action${name === 'main' ? 'Main(action.realDeps())' : 'Post()'}.then((code) => {
   process.exitCode = code;
+  // On Windows runners, work still settling on other threads can abort node24 as it ends (nodejs/node#56645): the
+  // event loop stays open a moment longer so that it lands first.
+  if (process.platform === 'win32') setTimeout(() => {}, 100);
 });
 `;
 

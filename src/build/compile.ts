@@ -191,6 +191,8 @@ export async function compileSharedLibrary(spec: CompileSpec, compiler: Compiler
     return { output, cached: false, key, command, compiler, stamp: stampPath };
   } finally {
     await fs.rm(tmp, { force: true });
-    await fs.rm(workDir, { recursive: true, force: true });
+    // Windows keeps a directory busy for a moment after the compiler that had it as its working directory exits
+    // (EBUSY): removal is retried, and one still left is a `.build-` leftover, which the prefix's checks know as the tool's own.
+    await fs.rm(workDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }).catch(() => undefined);
   }
 }
