@@ -90,6 +90,38 @@ export function parseAptCacheShow(text: string): AptRecord[] {
   return out;
 }
 
+/**
+ * The names `apt-cache depends --recurse` reaches: each package it walks, each relation's target, and the packages it
+ * lists under a virtual one as providing it (`<name>` is a virtual package; an architecture qualifier is dropped).
+ */
+export function parseAptCacheDepends(text: string): string[] {
+  const names = new Set<string>();
+  for (const line of text.split('\n')) {
+    const m = /^(?: *\|?(?:Pre)?Depends: *| *)<?([a-z0-9][a-z0-9+.-]*)(?::[a-z0-9-]+)?>?\s*$/.exec(line);
+    if (m) names.add(m[1]!);
+  }
+  return [...names];
+}
+
+/** Only the relations the closure follows: Depends and Pre-Depends. */
+const STRONG_ONLY = ['--no-recommends', '--no-suggests', '--no-conflicts', '--no-breaks', '--no-replaces', '--no-enhances'];
+
+/**
+ * Every record the closure of `roots` can need, in two starts of apt-cache (each start reads apt's whole cache): its
+ * own recursive walk for the names, then one `show` of them all. A name it does not show is unknown or purely virtual.
+ * A walk apt-cache cannot make leaves `known` as it was: the closure then asks round by round.
+ */
+async function prefetchRecords(roots: string[], known: Map<string, AptRecord | null>, deps: Deps): Promise<void> {
+  const walk = await deps.exec('apt-cache', ['depends', '--recurse', ...STRONG_ONLY, ...roots], { timeoutMs: 30_000 });
+  if (walk.failedToStart || walk.exitCode !== 0) return;
+  const names = parseAptCacheDepends(walk.stdout).filter((n) => !roots.includes(n));
+  if (!names.length) return;
+  const res = await deps.exec('apt-cache', ['show', '--no-all-versions', ...names], { timeoutMs: 30_000 });
+  if (res.failedToStart) return;
+  for (const n of names) known.set(n, null);
+  for (const rec of parseAptCacheShow(res.stdout)) known.set(rec.package, rec);
+}
+
 /** `1.8.12-1` -> `1.8.12`: the upstream version without epoch or Debian revision. */
 export async function resolveApt(spec: AptSourceSpec, ctx: SourceContext): Promise<Resolution> {
   if (!ctx.host.native || !layoutFor(ctx.host.platform).systemPackages || !isDebianLike(ctx.host.distro)) {
@@ -152,7 +184,8 @@ function satisfiedBy(c: Candidate, rel: AptRelation): boolean {
 /**
  * The packages' own Depends (and Pre-Depends), followed through apt-cache: a relation the machine's installed packages
  * meet (dpkg's status, with what they provide) stays the machine's; the rest is added, first alternative apt has that
- * meets it, and followed in turn. apt-cache is asked once per round for every name still open.
+ * meets it, and followed in turn. The records come from one walk of apt's (prefetchRecords); a name it missed is asked
+ * for in the round that needs it.
  */
 async function aptClosure(spec: AptSourceSpec, r: Resolution, ctx: SourceContext): Promise<ClosureResult> {
   const status = await readDpkgStatus(ctx.deps);
@@ -166,6 +199,7 @@ async function aptClosure(spec: AptSourceSpec, r: Resolution, ctx: SourceContext
   type Open = { by: string; group: AptRelation[] };
   let open: Open[] = r.archives.flatMap((a) => (a.depends ?? []).map((d) => ({ by: `${a.package} ${a.version}`, group: parseRelationGroup(d) })));
   const recordsOf = (names: string[]) => [...known.values()].filter((x): x is AptRecord => !!x && names.includes(x.package));
+  if (open.length) await prefetchRecords(r.archives.map((a) => a.package), known, ctx.deps);
   for (let round = 0; open.length; round++) {
     const unknown = [...new Set(open.flatMap((o) => o.group.map((g) => g.name)))].filter((n) => !known.has(n));
     if (unknown.length) {

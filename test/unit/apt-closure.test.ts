@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Deps, ExecResult } from '../../src/base/deps.js';
 import type { Host } from '../../src/platform/types.js';
-import { apt, meetsRelation, parseAptCacheShow, parseRelationGroup } from '../../src/kinds/apt.js';
+import { apt, meetsRelation, parseAptCacheDepends, parseAptCacheShow, parseRelationGroup } from '../../src/kinds/apt.js';
 import { NotAvailable, type SourceContext } from '../../src/kinds/kind.js';
 import { silentReporter } from '../../src/base/reporter.js';
 import { absentFiles } from '../fixtures/detect/fake-deps.js';
@@ -12,6 +12,7 @@ import { openGateway } from '../../src/index/gateway.js';
 
 const fixture = (name: string): string => fs.readFileSync(new URL(`../fixtures/apt/${name}`, import.meta.url), 'utf8');
 const SHOW = fixture('bookworm-gpu-driver.apt-cache-show.txt');
+const DEPENDS = fixture('bookworm-gpu-driver.apt-cache-depends.txt');
 const STATUS = fixture('bookworm-host.dpkg-status.txt');
 
 const debian: Host = {
@@ -19,15 +20,19 @@ const debian: Host = {
   distro: { id: 'debian', versionId: '12', idLike: [], prettyName: 'Debian GNU/Linux 12 (bookworm)' },
 };
 
-/** apt-cache answers with the stanzas of the names asked for (as it does: unknown and purely virtual ones are left out). */
-function machine(status: string | undefined, show = SHOW): { deps: Deps; asked: string[][] } {
+/**
+ * apt-cache answers `show` with the stanzas of the names asked for (as it does: unknown and purely virtual ones are left
+ * out), and `depends --recurse` with its walk as captured (null: a walk it cannot make).
+ */
+function machine(status: string | undefined, show = SHOW, depends: string | null = DEPENDS): { deps: Deps; asked: string[][] } {
   const stanzas = show.split(/\n\s*\n/).filter((s) => s.trim());
   const asked: string[][] = [];
   const deps: Deps = {
     platform: 'linux', arch: 'x64', env: {},
     exec: async (file, args): Promise<ExecResult> => {
+      asked.push(args);
+      if (args[0] === 'depends') return depends === null ? { exitCode: 100, stdout: '', stderr: 'E: walk failed' } : { exitCode: 0, stdout: depends, stderr: '' };
       const names = args.slice(2);
-      asked.push(names);
       const out = stanzas.filter((s) => names.includes(/^Package: (\S+)/m.exec(s)![1]!)).join('\n\n');
       return { exitCode: out ? 0 : 100, stdout: out ? `${out}\n` : '', stderr: out ? '' : 'E: No packages found' };
     },
@@ -84,8 +89,27 @@ describe("the apt kind's closure", () => {
     expect(c.archives.find((a) => a.package === 'libigc1')!.requiredBy).toEqual(['intel-opencl-icd 22.43.24595.41-1: libigc1 (>= 1.0.12504.6)']);
     expect(c.archives.find((a) => a.package === 'libopencl-clang14')!.requiredBy).toEqual(['libigdfcl1 1.0.12504.6-1+deb12u1: libopencl-clang14']);
     expect(c.archives.every((a) => a.url.startsWith('apt:') && /^[0-9a-f]{64}$/.test(a.sha256))).toBe(true);
-    // One apt-cache call per round of names still open, never one per package.
-    expect(asked.length).toBeLessThanOrEqual(4);
+    // Three starts of apt-cache in all: the package itself, apt's own walk of its dependencies, and every record the
+    // walk names, in one call.
+    expect(asked.map((a) => a[0])).toEqual(['show', 'depends', 'show']);
+    expect(asked[1]).toEqual(['depends', '--recurse', '--no-recommends', '--no-suggests', '--no-conflicts', '--no-breaks', '--no-replaces', '--no-enhances', 'intel-opencl-icd']);
+    expect(asked[2]).toEqual(expect.arrayContaining(['libigc1', 'libigdfcl1', 'libopencl-clang14', 'libllvm14', 'libigc1+llvm14']));
+  });
+
+  it('reads the names apt-cache depends --recurse walks: packages, targets, virtual packages and their providers', () => {
+    const names = parseAptCacheDepends(DEPENDS);
+    expect(names.slice(0, 4)).toEqual(['intel-opencl-icd', 'libc6', 'libgcc-s1', 'libigdgmm12']);
+    expect(names).toContain('libigc1+llvm14');
+    expect(names).toContain('libz3-4');
+    expect(new Set(names).size).toBe(names.length);
+  });
+
+  it('where apt-cache cannot walk the dependencies, the closure asks round by round and comes to the same packages', async () => {
+    const walked = await close(machine(STATUS).deps);
+    const { deps, asked } = machine(STATUS, SHOW, null);
+    const rounds = await close(deps);
+    expect(rounds.archives.map((a) => a.package)).toEqual(walked.archives.map((a) => a.package));
+    expect(asked.filter((a) => a[0] === 'show').length).toBeGreaterThan(2);
   });
 
   it('a machine without the LLVM 14 runtime gets it from apt too, or is told which package apt lacks', async () => {
