@@ -85,6 +85,12 @@ ze_result_t rdEventPoolDestroy(ze_event_pool_handle_t p)
     if (!rd_valid(p, RD_TAG_EVENT_POOL))
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     p->tag = RD_TAG_DEAD;
+    /* Events outliving their pool (the spec asks for the reverse order) must not reach back into it. */
+    pthread_mutex_lock(&sync_lock);
+    for (uint32_t i = 0; i < p->count; i++)
+        if (p->slots[i])
+            p->slots[i]->pool = NULL;
+    pthread_mutex_unlock(&sync_lock);
     free(p->slots);
     free(p);
     return ZE_RESULT_SUCCESS;
@@ -108,6 +114,7 @@ ze_result_t rdEventCreate(ze_event_pool_handle_t p, const ze_event_desc_t *desc,
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     e->tag = RD_TAG_EVENT;
     e->pool = p;
+    e->timestamps = (p->flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP) != 0;
     e->index = desc->index;
     e->signal_scope = desc->signal;
     e->wait_scope = desc->wait;
@@ -123,7 +130,7 @@ ze_result_t rdEventDestroy(ze_event_handle_t e)
     if (!rd_valid(e, RD_TAG_EVENT))
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     pthread_mutex_lock(&sync_lock);
-    if (rd_valid(e->pool, RD_TAG_EVENT_POOL))
+    if (e->pool)
         e->pool->slots[e->index] = NULL;
     e->tag = RD_TAG_DEAD;
     pthread_mutex_unlock(&sync_lock);
@@ -167,7 +174,7 @@ ze_result_t rdEventQueryKernelTimestamp(ze_event_handle_t e, ze_kernel_timestamp
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (r == NULL)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (!(e->pool->flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP))
+    if (!e->timestamps)
         return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     if (wait_until(is_set, &e->signaled, 0) != ZE_RESULT_SUCCESS)
         return ZE_RESULT_NOT_READY;
@@ -282,11 +289,13 @@ static void run_region(const rd_cmd *c)
         }
 }
 
-static ze_result_t run_cmd(const rd_cmd *c)
+/* Runs c's work once its waits are met; *start is when the work began. Signalling its event is left to
+   signal_done, which comes after the command has let go of what it holds. */
+static ze_result_t exec_cmd(const rd_cmd *c, uint64_t *start)
 {
     ze_result_t r = ZE_RESULT_SUCCESS;
     wait_events(c);
-    uint64_t start = rd_now_ns();
+    *start = rd_now_ns();
     switch (c->kind) {
     case RD_CMD_LAUNCH:
         r = run_launch(c);
@@ -308,19 +317,24 @@ static ze_result_t run_cmd(const rd_cmd *c)
         break;
     case RD_CMD_RESET:
         set_flag(&c->signal->signaled, 0);
-        return ZE_RESULT_SUCCESS;
+        break;
     case RD_CMD_BARRIER:
     case RD_CMD_SIGNAL:
     case RD_CMD_WAIT:
         break;
     }
-    if (c->signal) {
-        c->signal->ts_start = start;
-        c->signal->ts_end = rd_now_ns();
-        /* Commands run in order and each finishes before the next starts, so signalling now is exact. */
-        set_flag(&c->signal->signaled, 1);
-    }
     return r;
+}
+
+/* The last thing a command does: once its event is set the client may destroy anything the command named. */
+static void signal_done(rd_event *signal, enum rd_cmd_kind kind, uint64_t start)
+{
+    if (signal == NULL || kind == RD_CMD_RESET)
+        return;
+    signal->ts_start = start;
+    signal->ts_end = rd_now_ns();
+    /* Commands run in order and each finishes before the next starts, so signalling now is exact. */
+    set_flag(&signal->signaled, 1);
 }
 
 struct rd_job {
@@ -329,8 +343,9 @@ struct rd_job {
     uint32_t nlists;
     rd_cmd *single; /* immediate lists: one owned command */
     rd_fence *fence;
-    rd_alloc_rec **holds; /* allocations the commands name, released when the job is done */
-    size_t nholds, capholds;
+    rd_alloc_rec **holds; /* allocations the commands name, each released when its command is done */
+    size_t nholds, capholds, released;
+    size_t *hold_ends; /* regular lists: per command, in order, the end of its holds in `holds` */
 };
 
 static void free_cmd(rd_cmd *c)
@@ -394,11 +409,50 @@ static int hold_cmd(rd_job *j, const rd_cmd *c)
     return ok;
 }
 
+/* Releases the holds up to `end` (the ones of the commands done so far). */
+static void release_holds_to(rd_job *j, size_t end)
+{
+    for (; j->released < end; j->released++)
+        rd_alloc_release(j->holds[j->released]);
+}
+
 static void release_holds(rd_job *j)
 {
-    for (size_t i = 0; i < j->nholds; i++)
-        rd_alloc_release(j->holds[i]);
+    release_holds_to(j, j->nholds);
     free(j->holds);
+    free(j->hold_ends);
+}
+
+/* An immediate list's one command: it lets go of its memory and its kernel before its event says it is done. */
+static ze_result_t run_single(rd_job *j)
+{
+    rd_cmd *c = j->single;
+    rd_event *signal = c->signal;
+    enum rd_cmd_kind kind = c->kind;
+    uint64_t start;
+    ze_result_t r = exec_cmd(c, &start);
+    release_holds_to(j, j->nholds);
+    free_cmd(c);
+    free(c);
+    signal_done(signal, kind, start);
+    return r;
+}
+
+/* Regular lists: the commands stay the list's (so do their kernels); each lets go of its memory before its event. */
+static ze_result_t run_lists(rd_job *j)
+{
+    ze_result_t r = ZE_RESULT_SUCCESS, rr;
+    size_t n = 0;
+    for (uint32_t l = 0; l < j->nlists; l++)
+        for (size_t i = 0; i < j->lists[l]->ncmds; i++, n++) {
+            const rd_cmd *c = &j->lists[l]->cmds[i];
+            uint64_t start;
+            if ((rr = exec_cmd(c, &start)) != ZE_RESULT_SUCCESS && r == ZE_RESULT_SUCCESS)
+                r = rr;
+            release_holds_to(j, j->hold_ends[n]);
+            signal_done(c->signal, c->kind, start);
+        }
+    return r;
 }
 
 static void *engine_main(void *arg)
@@ -416,16 +470,7 @@ static void *engine_main(void *arg)
             e->tail = NULL;
         pthread_mutex_unlock(&e->m);
 
-        ze_result_t r = ZE_RESULT_SUCCESS, rr;
-        if (j->single) {
-            r = run_cmd(j->single);
-            free_cmd(j->single);
-            free(j->single);
-        }
-        for (uint32_t l = 0; l < j->nlists; l++)
-            for (size_t i = 0; i < j->lists[l]->ncmds; i++)
-                if ((rr = run_cmd(&j->lists[l]->cmds[i])) != ZE_RESULT_SUCCESS && r == ZE_RESULT_SUCCESS)
-                    r = rr;
+        ze_result_t r = j->single ? run_single(j) : run_lists(j);
         release_holds(j);
         if (j->nlists) {
             pthread_mutex_lock(&sync_lock);
@@ -434,8 +479,13 @@ static void *engine_main(void *arg)
             pthread_cond_broadcast(&sync_cv);
             pthread_mutex_unlock(&sync_lock);
         }
-        if (j->fence)
-            set_flag(&j->fence->signaled, 1);
+        if (j->fence) {
+            pthread_mutex_lock(&sync_lock);
+            j->fence->signaled = 1;
+            j->fence->pending--;
+            pthread_cond_broadcast(&sync_cv);
+            pthread_mutex_unlock(&sync_lock);
+        }
         free(j->lists);
         free(j);
 
@@ -510,6 +560,42 @@ static void engine_stop(rd_engine *e)
     e->started = 0;
 }
 
+/* A job running closed regular lists in order: holds what their commands name, and counts each list in flight. */
+static rd_job *list_job(ze_command_list_handle_t *lists, uint32_t n)
+{
+    size_t ncmds = 0;
+    for (uint32_t l = 0; l < n; l++)
+        ncmds += lists[l]->ncmds;
+    rd_job *j = calloc(1, sizeof *j);
+    if (j == NULL || (j->lists = malloc(n * sizeof *j->lists)) == NULL ||
+        (j->hold_ends = malloc((ncmds ? ncmds : 1) * sizeof *j->hold_ends)) == NULL) {
+        if (j)
+            free(j->lists);
+        free(j);
+        return NULL;
+    }
+    memcpy(j->lists, lists, n * sizeof *lists);
+    j->nlists = n;
+    int held = 1;
+    size_t c = 0;
+    for (uint32_t l = 0; l < n; l++)
+        for (size_t i = 0; i < lists[l]->ncmds; i++) {
+            held &= hold_cmd(j, &lists[l]->cmds[i]);
+            j->hold_ends[c++] = j->nholds;
+        }
+    if (!held) {
+        release_holds(j);
+        free(j->lists);
+        free(j);
+        return NULL;
+    }
+    pthread_mutex_lock(&sync_lock);
+    for (uint32_t l = 0; l < n; l++)
+        lists[l]->inflight++;
+    pthread_mutex_unlock(&sync_lock);
+    return j;
+}
+
 /* ---- queues and fences ---- */
 
 static ze_result_t check_queue_desc(const ze_command_queue_desc_t *desc)
@@ -572,28 +658,15 @@ ze_result_t rdCommandQueueExecuteCommandLists(ze_command_queue_handle_t q, uint3
         if (lists[i]->immediate || !lists[i]->closed)
             return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     }
-    rd_job *j = calloc(1, sizeof *j);
-    if (j == NULL || (j->lists = malloc(n * sizeof *j->lists)) == NULL) {
-        free(j);
+    rd_job *j = list_job(lists, n);
+    if (j == NULL)
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    if (fence != NULL) {
+        j->fence = fence;
+        pthread_mutex_lock(&sync_lock);
+        fence->pending++;
+        pthread_mutex_unlock(&sync_lock);
     }
-    memcpy(j->lists, lists, n * sizeof *lists);
-    j->nlists = n;
-    j->fence = fence;
-    int held = 1;
-    for (uint32_t l = 0; l < n; l++)
-        for (size_t i = 0; i < lists[l]->ncmds; i++)
-            held &= hold_cmd(j, &lists[l]->cmds[i]);
-    if (!held) {
-        release_holds(j);
-        free(j->lists);
-        free(j);
-        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    }
-    pthread_mutex_lock(&sync_lock);
-    for (uint32_t l = 0; l < n; l++)
-        lists[l]->inflight++;
-    pthread_mutex_unlock(&sync_lock);
     uint64_t ticket = engine_submit(&q->engine, j);
     if (q->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS)
         return engine_wait(&q->engine, ticket, UINT64_MAX);
@@ -639,10 +712,12 @@ ze_result_t rdFenceCreate(ze_command_queue_handle_t q, const ze_fence_desc_t *de
     return ZE_RESULT_SUCCESS;
 }
 
+/* A client that waited on an event of the last command may destroy the fence before the queue has set it. */
 ze_result_t rdFenceDestroy(ze_fence_handle_t f)
 {
     if (!rd_valid(f, RD_TAG_FENCE))
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    wait_until(is_zero, &f->pending, UINT64_MAX);
     f->tag = RD_TAG_DEAD;
     free(f);
     return ZE_RESULT_SUCCESS;

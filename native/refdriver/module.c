@@ -254,6 +254,7 @@ ze_result_t rdModuleCreate(ze_context_handle_t ctx, ze_device_handle_t dev, cons
     m->program = prog;
     m->info = info;
     m->id = __atomic_fetch_add(&next_module_id, 1, __ATOMIC_RELAXED);
+    m->refs = 1;
     prog = NULL;
     memset(&info, 0, sizeof info);
     *phModule = m;
@@ -267,14 +268,23 @@ out:
     return r;
 }
 
+void rd_module_unref(rd_module *m)
+{
+    if (__atomic_sub_fetch(&m->refs, 1, __ATOMIC_ACQ_REL) != 0)
+        return;
+    clReleaseProgram(m->program);
+    rd_spirv_free(&m->info);
+    free(m);
+}
+
+/* A kernel still alive (its handle, or a recorded launch) keeps the module: the handle dies now, the object with its
+   last kernel. */
 ze_result_t rdModuleDestroy(ze_module_handle_t h)
 {
     if (!rd_valid(h, RD_TAG_MODULE))
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    clReleaseProgram(h->program);
-    rd_spirv_free(&h->info);
     h->tag = RD_TAG_DEAD;
-    free(h);
+    rd_module_unref(h);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -362,6 +372,7 @@ ze_result_t rdKernelCreate(ze_module_handle_t mod, const ze_kernel_desc_t *desc,
     k->tag = RD_TAG_KERNEL;
     k->refs = 1;
     k->module = mod;
+    __atomic_add_fetch(&mod->refs, 1, __ATOMIC_RELAXED);
     k->info = info;
     k->cl = cl;
     k->args = args;
@@ -388,7 +399,9 @@ void rd_kernel_unref(rd_kernel *k)
         free(k->args[i].bytes);
     free(k->args);
     clReleaseKernel(k->cl);
+    rd_module *m = k->module;
     free(k);
+    rd_module_unref(m);
 }
 
 /* A launch still queued keeps the kernel: the handle dies now, the object with its last recorded launch. */

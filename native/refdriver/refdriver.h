@@ -178,7 +178,9 @@ typedef struct _ze_module_handle_t {
     cl_program program;
     rd_spirv_info info;
     uint64_t id;
+    unsigned refs; /* the handle plus each kernel (atomic): kernels read the module's tables until their last use */
 } rd_module;
+void rd_module_unref(rd_module *m);
 
 typedef struct _ze_module_build_log_handle_t {
     uint32_t tag;
@@ -219,8 +221,9 @@ typedef struct _ze_event_pool_handle_t {
 
 typedef struct _ze_event_handle_t {
     uint32_t tag;
-    rd_event_pool *pool;
+    rd_event_pool *pool; /* NULL once the pool is gone */
     uint32_t index;
+    int timestamps; /* the pool's ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP */
     ze_event_scope_flags_t signal_scope, wait_scope;
     int signaled;
     uint64_t ts_start, ts_end;
@@ -230,6 +233,7 @@ typedef struct _ze_fence_handle_t {
     uint32_t tag;
     struct _ze_command_queue_handle_t *queue;
     int signaled;
+    unsigned pending; /* executions that will set it (under the sync lock) */
 } rd_fence;
 
 enum rd_cmd_kind {
