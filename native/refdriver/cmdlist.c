@@ -276,15 +276,23 @@ static ze_result_t run_launch(const rd_cmd *c)
     return ZE_RESULT_SUCCESS;
 }
 
+/* Depth 0 is a 2D copy (the spec: the slice pitches are then ignored, and so is originZ); a pitch of 0 means rows
+   (or slices) packed end to end. */
 static void run_region(const rd_cmd *c)
 {
     const ze_copy_region_t *d = &c->u.region.dreg, *s = &c->u.region.sreg;
-    for (uint32_t z = 0; z < d->depth; z++)
+    int planar = d->depth == 0;
+    uint32_t depth = planar ? 1 : d->depth;
+    size_t dpitch = c->u.region.dpitch ? c->u.region.dpitch : d->width;
+    size_t spitch = c->u.region.spitch ? c->u.region.spitch : s->width;
+    size_t dslice = planar ? 0 : c->u.region.dslice ? c->u.region.dslice : dpitch * d->height;
+    size_t sslice = planar ? 0 : c->u.region.sslice ? c->u.region.sslice : spitch * s->height;
+    for (uint32_t z = 0; z < depth; z++)
         for (uint32_t y = 0; y < d->height; y++) {
-            char *dst = (char *)c->u.region.dst + (size_t)(d->originZ + z) * c->u.region.dslice +
-                        (size_t)(d->originY + y) * c->u.region.dpitch + d->originX;
-            const char *src = (const char *)c->u.region.src + (size_t)(s->originZ + z) * c->u.region.sslice +
-                              (size_t)(s->originY + y) * c->u.region.spitch + s->originX;
+            char *dst = (char *)c->u.region.dst + (size_t)(d->originZ + z) * dslice + (size_t)(d->originY + y) * dpitch +
+                        d->originX;
+            const char *src = (const char *)c->u.region.src + (size_t)(s->originZ + z) * sslice +
+                              (size_t)(s->originY + y) * spitch + s->originX;
             memmove(dst, src, d->width);
         }
 }

@@ -124,6 +124,17 @@ describe.skipIf(process.platform !== 'linux')('a client through Debian\'s loader
     expect(r.values.get('freewait.result')).toBe('ok');
   });
 
+  it('copies regions as the spec reads them (depth 0 is 2D; pitches and origins kept), each matching a reference copy', async () => {
+    const r = await run(s, ['region', vectorAdd]);
+    expect(r.exitCode, r.stdout + r.stderr).toBe(0);
+    // Bytes inside each destination region (width x height x depth, depth 0 counting as 1): all copied, none outside.
+    const inside: Record<string, number> = { packed2d: 16 * 16, pitched2d: 20 * 7, pitched3d: 9 * 5 * 3, oneSlice: 11 * 4 };
+    for (const [name, bytes] of Object.entries(inside)) {
+      expect(r.values.get(`region.${name}.inside`), name).toBe(String(bytes));
+      expect(r.values.get(`region.${name}.wrong`), name).toBe('0');
+    }
+  });
+
   it('the client built against 1.8.12 headers has no zeCommandListHostSynchronize to call', async () => {
     const r = await run(s, ['sequence', vectorAdd]);
     expect(r.exitCode).toBe(3);
