@@ -1109,6 +1109,46 @@ static ze_result_t append_simple(ze_command_list_handle_t l, enum rd_cmd_kind ki
     return commit(l, &c);
 }
 
+#if RD_HEADERS_HAVE(9)
+/* ZE_experimental_immediate_command_list_append: the lists run on the immediate list's own engine, in order with what
+   was appended before, after the waits and before the signal (three jobs: the engine runs jobs in order). */
+ze_result_t rdCommandListImmediateAppendCommandListsExp(ze_command_list_handle_t l, uint32_t n, ze_command_list_handle_t *lists,
+                                                         ze_event_handle_t signal, uint32_t nwait, ze_event_handle_t *waits)
+{
+    if (!rd_valid(l, RD_TAG_CMDLIST))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (!l->immediate)
+        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    if (n == 0 || lists == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!rd_valid(lists[i], RD_TAG_CMDLIST))
+            return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+        if (lists[i]->immediate || !lists[i]->closed)
+            return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    }
+    if (signal != NULL && !rd_valid(signal, RD_TAG_EVENT))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (nwait > 0 && waits == NULL)
+        return ZE_RESULT_ERROR_INVALID_SIZE;
+    for (uint32_t i = 0; i < nwait; i++)
+        if (!rd_valid(waits[i], RD_TAG_EVENT))
+            return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    ze_result_t r = nwait ? append_simple(l, RD_CMD_WAIT, NULL, nwait, waits) : ZE_RESULT_SUCCESS;
+    if (r != ZE_RESULT_SUCCESS)
+        return r;
+    rd_job *j = list_job(lists, n);
+    if (j == NULL)
+        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    uint64_t ticket = engine_submit(&l->engine, j);
+    if (signal != NULL)
+        return append_simple(l, RD_CMD_SIGNAL, signal, 0, NULL);
+    if (l->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS)
+        return engine_wait(&l->engine, ticket, UINT64_MAX);
+    return ZE_RESULT_SUCCESS;
+}
+#endif
+
 ze_result_t rdCommandListAppendBarrier(ze_command_list_handle_t l, ze_event_handle_t signal, uint32_t nwait,
                                        ze_event_handle_t *waits)
 {

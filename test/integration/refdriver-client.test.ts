@@ -16,6 +16,7 @@ const vectorAdd = path.join(KERNELS_DIR, 'vector_add.spv');
 const structArg = path.join(KERNELS_DIR, 'struct_arg.spv');
 const UNSUPPORTED_FEATURE = '0x78000003';
 const UNSUPPORTED_ALIGNMENT = '0x7800000a';
+const INVALID_ARGUMENT = '0x78000004';
 const INVALID_GROUP_SIZE_DIMENSION = '0x78000013';
 const VALGRIND_ERROR = 99;
 const haveValgrind = fs.existsSync('/usr/bin/valgrind');
@@ -164,6 +165,15 @@ describe.skipIf(process.platform !== 'linux')("a client and driver built against
     expect(r.stderr).not.toMatch(/Invalid (read|write|free)/);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.values.get('sequence.result')).toBe('ok');
+  });
+
+  it('zeCommandListImmediateAppendCommandListsExp runs a closed list after its wait event and before its signal, and again when appended again', async () => {
+    const r = await run(s, ['append', vectorAdd]);
+    expect(r.exitCode, r.stdout + r.stderr).toBe(0);
+    expect(r.values.get('append.doneBeforeGate')).toBe('0');
+    expect(r.values.get('append.result')).toBe('ok');
+    expect(r.values.get('append.again')).toBe('ok');
+    expect(r.values.get('append.notImmediate')).toBe(INVALID_ARGUMENT);
   });
 
   it('allocations, refusals and frees behave the same built against these headers', async () => {

@@ -439,6 +439,85 @@ static int refuse_mode(const char *spv, const char *struct_spv)
     return 0;
 }
 
+/* zeCommandListImmediateAppendCommandListsExp: a closed regular list (launch, then copy) appended to an asynchronous
+   immediate list behind a wait on an event the host signals later; the signal event must stay unset until then. */
+static int append_mode(const char *spv)
+{
+#ifdef HAVE_HOST_SYNCHRONIZE
+    ze_pfnCommandListImmediateAppendCommandListsExp_t append =
+        (ze_pfnCommandListImmediateAppendCommandListsExp_t)dlsym(RTLD_DEFAULT, "zeCommandListImmediateAppendCommandListsExp");
+    if (append == NULL) {
+        const char *driver = getenv("ZE_ENABLE_ALT_DRIVERS");
+        void *lib = driver ? dlopen(driver, RTLD_NOW | RTLD_NOLOAD) : NULL;
+        ze_pfnGetCommandListExpProcAddrTable_t get =
+            lib ? (ze_pfnGetCommandListExpProcAddrTable_t)dlsym(lib, "zeGetCommandListExpProcAddrTable") : NULL;
+        ze_command_list_exp_dditable_t table;
+        memset(&table, 0, sizeof table);
+        if (get && get(ZE_API_VERSION_CURRENT, &table) == ZE_RESULT_SUCCESS)
+            append = table.pfnImmediateAppendCommandListsExp;
+    }
+    if (append == NULL || resolve_newer_entry_points() != 0) {
+        printf("append.result=neither the loader nor the driver has zeCommandListImmediateAppendCommandListsExp and zeCommandListHostSynchronize\n");
+        return 1;
+    }
+    ze_module_handle_t mod = load_module(spv);
+    ze_kernel_handle_t k = make_kernel(mod, "vector_add");
+    float *a, *b, *c, *d;
+    CHECK(zeMemAllocShared(ctx, &dd, &hd, N * sizeof(float), 0, dev, (void **)&a));
+    CHECK(zeMemAllocShared(ctx, &dd, &hd, N * sizeof(float), 0, dev, (void **)&b));
+    CHECK(zeMemAllocDevice(ctx, &dd, N * sizeof(float), 0, dev, (void **)&c));
+    CHECK(zeMemAllocHost(ctx, &hd, N * sizeof(float), 0, (void **)&d));
+    fill_inputs(a, b);
+    ze_event_pool_desc_t pd = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL, ZE_EVENT_POOL_FLAG_HOST_VISIBLE, 2};
+    ze_event_pool_handle_t pool;
+    CHECK(zeEventPoolCreate(ctx, &pd, 1, &dev, &pool));
+    ze_event_handle_t gate, done;
+    ze_event_desc_t ed = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, 0, 0, ZE_EVENT_SCOPE_FLAG_HOST};
+    CHECK(zeEventCreate(pool, &ed, &gate));
+    ed.index = 1;
+    CHECK(zeEventCreate(pool, &ed, &done));
+    ze_command_list_desc_t ld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC};
+    ze_command_list_handle_t regular;
+    CHECK(zeCommandListCreate(ctx, dev, &ld, &regular));
+    set_vector_add_args(k, a, b, c);
+    CHECK(zeCommandListAppendLaunchKernel(regular, k, &groups, NULL, 0, NULL));
+    CHECK(zeCommandListAppendBarrier(regular, NULL, 0, NULL));
+    CHECK(zeCommandListAppendMemoryCopy(regular, d, c, N * sizeof(float), NULL, 0, NULL));
+    CHECK(zeCommandListClose(regular));
+    ze_command_list_handle_t l = immediate_list(ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    CHECK(append(l, 1, &regular, done, 1, &gate));
+    struct timespec ts = {0, 100 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    printf("append.doneBeforeGate=%d\n", zeEventQueryStatus(done) == ZE_RESULT_SUCCESS);
+    CHECK(zeEventHostSignal(gate));
+    CHECK(zeEventHostSynchronize(done, UINT64_MAX));
+    printf("append.result=%s\n", verdict(a, b, d));
+    /* A list appended twice runs twice: the second run copies the zeroed destination's source again. */
+    memset(d, 0, N * sizeof(float));
+    CHECK(zeEventHostReset(done));
+    CHECK(append(l, 1, &regular, done, 0, NULL));
+    CHECK(host_synchronize(l, UINT64_MAX));
+    printf("append.again=%s\n", verdict(a, b, d));
+    printf("append.notImmediate=0x%x\n", (unsigned)append(regular, 1, &regular, NULL, 0, NULL));
+    CHECK(zeCommandListDestroy(l));
+    CHECK(zeCommandListDestroy(regular));
+    CHECK(zeEventDestroy(gate));
+    CHECK(zeEventDestroy(done));
+    CHECK(zeEventPoolDestroy(pool));
+    CHECK(zeKernelDestroy(k));
+    CHECK(zeModuleDestroy(mod));
+    CHECK(zeMemFree(ctx, a));
+    CHECK(zeMemFree(ctx, b));
+    CHECK(zeMemFree(ctx, c));
+    CHECK(zeMemFree(ctx, d));
+    return 0;
+#else
+    (void)spv;
+    printf("append.result=built against headers without zeCommandListImmediateAppendCommandListsExp\n");
+    return 3;
+#endif
+}
+
 /* One zeCommandListAppendMemoryCopyRegion case: pitches, slice pitches and both regions (width in bytes). */
 struct region_case {
     const char *name;
@@ -511,7 +590,7 @@ static int region_mode(void)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: %s align|props|sequence|freewait|region <vector_add.spv> | refuse <vector_add.spv> <struct_arg.spv>\n", argv[0]);
+        fprintf(stderr, "usage: %s align|props|sequence|freewait|region|append <vector_add.spv> | refuse <vector_add.spv> <struct_arg.spv>\n", argv[0]);
         return 2;
     }
     CHECK(zeInit(0));
@@ -530,6 +609,8 @@ int main(int argc, char **argv)
         rc = sequence_mode(argv[2]);
     else if (strcmp(argv[1], "freewait") == 0)
         rc = freewait_mode(argv[2]);
+    else if (strcmp(argv[1], "append") == 0)
+        rc = append_mode(argv[2]);
     else if (strcmp(argv[1], "region") == 0)
         rc = region_mode();
     else if (strcmp(argv[1], "refuse") == 0 && argc > 3)
