@@ -199,14 +199,10 @@ ze_result_t rdModuleCreate(ze_context_handle_t ctx, ze_device_handle_t dev, cons
     size_t bclen = 0;
     rd_spirv_info info = {0};
     cl_program prog = NULL;
+    uint32_t *specialized = NULL; /* the module with the client's specialization constants written in */
 
     if (desc->format != ZE_MODULE_FORMAT_IL_SPIRV) {
         sb_printf(&log, "only SPIR-V modules are supported by the CPU reference driver\n");
-        r = ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
-        goto out;
-    }
-    if (desc->pConstants != NULL && desc->pConstants->numConstants > 0) {
-        sb_printf(&log, "specialization constants are not supported by the CPU reference driver\n");
         r = ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
         goto out;
     }
@@ -216,7 +212,25 @@ ze_result_t rdModuleCreate(ze_context_handle_t ctx, ze_device_handle_t dev, cons
         sb_printf(&log, "%s\n", err);
         goto out;
     }
-    r = spirv_to_bitcode(desc->pInputModule, desc->inputSize, &bc, &bclen, &log);
+    const ze_module_constants_t *sc = desc->pConstants;
+    if (sc != NULL && sc->numConstants > 0) {
+        if (sc->pConstantIds == NULL || sc->pConstantValues == NULL) {
+            r = ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+            goto out;
+        }
+        for (uint32_t i = 0; i < sc->numConstants; i++)
+            if (sc->pConstantValues[i] == NULL) {
+                r = ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+                goto out;
+            }
+        if (rd_spirv_specialize(desc->pInputModule, desc->inputSize, sc->numConstants, sc->pConstantIds, sc->pConstantValues,
+                                &specialized, err, sizeof err) != 0) {
+            sb_printf(&log, "%s\n", err);
+            r = ZE_RESULT_ERROR_INVALID_ARGUMENT;
+            goto out;
+        }
+    }
+    r = spirv_to_bitcode(specialized ? (const void *)specialized : desc->pInputModule, desc->inputSize, &bc, &bclen, &log);
     if (r != ZE_RESULT_SUCCESS)
         goto out;
 
@@ -263,6 +277,7 @@ out:
     if (prog)
         clReleaseProgram(prog);
     rd_spirv_free(&info);
+    free(specialized);
     free(bc);
     hand_out_log(phBuildLog, &log);
     return r;

@@ -172,6 +172,8 @@ typedef struct rd_spirv_info {
 } rd_spirv_info;
 int rd_spirv_parse(const uint8_t *bytes, size_t size, rd_spirv_info *out, char *err, size_t errlen);
 void rd_spirv_free(rd_spirv_info *info);
+int rd_spirv_specialize(const uint8_t *bytes, size_t size, uint32_t count, const uint32_t *spec_ids, const void *const *values,
+                        uint32_t **out, char *err, size_t errlen);
 
 typedef struct _ze_module_handle_t {
     uint32_t tag;

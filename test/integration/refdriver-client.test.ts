@@ -14,6 +14,7 @@ const clientSource = path.join(import.meta.dirname, '..', 'native', 'refdriver_c
 const suppressions = path.join(import.meta.dirname, '..', 'native', 'valgrind.supp');
 const vectorAdd = path.join(KERNELS_DIR, 'vector_add.spv');
 const structArg = path.join(KERNELS_DIR, 'struct_arg.spv');
+const specConst = path.join(KERNELS_DIR, 'spec_const.spv');
 const UNSUPPORTED_FEATURE = '0x78000003';
 const UNSUPPORTED_ALIGNMENT = '0x7800000a';
 const INVALID_ARGUMENT = '0x78000004';
@@ -102,12 +103,21 @@ describe.skipIf(process.platform !== 'linux')('a client through Debian\'s loader
     expect(r.exitCode, r.stdout + r.stderr).toBe(0);
     const refusals = [...r.values].filter(([k]) => k.startsWith('refuse.'));
     expect(refusals.map(([k]) => k.slice('refuse.'.length))).toEqual([
-      'moduleLink', 'specConstants', 'nativeBinary', 'getNativeBinary', 'globalPointer', 'functionPointer',
+      'moduleLink', 'nativeBinary', 'getNativeBinary', 'globalPointer', 'functionPointer',
       'queryKernelTimestamps', 'cooperativeLaunch', 'copyFromContext', 'ipcMemHandle', 'ipcEventPool',
       'virtualReserve', 'virtualPageSize', 'physicalMem', 'image', 'sampler',
     ]);
     for (const [k, v] of refusals) expect(v, k).toBe(UNSUPPORTED_FEATURE);
     expect(r.values.get('struct.wrong')).toBe('0');
+  });
+
+  it('writes specialization constants into the module: defaults without them, the values given with them, an unknown SpecId refused', async () => {
+    const r = await run(s, ['specialize', specConst]);
+    expect(r.exitCode, r.stdout + r.stderr).toBe(0);
+    expect(r.values.get('spec.defaults.wrong')).toBe('0');
+    expect(r.values.get('spec.set.wrong')).toBe('0');
+    expect(r.values.get('spec.partial.wrong')).toBe('0');
+    expect(r.values.get('spec.unknownId')).toBe(INVALID_ARGUMENT);
   });
 
   it('zeMemFree waits for a queued launch and copy that use the memory', async () => {

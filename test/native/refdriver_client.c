@@ -375,16 +375,10 @@ static int refuse_mode(const char *spv, const char *struct_spv)
     printf("struct.wrong=%d\n", wrong);
 
     printf("refuse.moduleLink=0x%x\n", (unsigned)zeModuleDynamicLink(1, &mod, NULL));
-    uint32_t id = 7, value = 1;
-    const void *values[] = {&value};
-    ze_module_constants_t consts = {1, &id, values};
     size_t size;
     unsigned char *bytes = read_all(spv, &size);
-    ze_module_desc_t md = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_IL_SPIRV, size, bytes, "", &consts};
+    ze_module_desc_t md = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_NATIVE, size, bytes, "", NULL};
     ze_module_handle_t other = NULL;
-    printf("refuse.specConstants=0x%x\n", (unsigned)zeModuleCreate(ctx, dev, &md, &other, NULL));
-    md.pConstants = NULL;
-    md.format = ZE_MODULE_FORMAT_NATIVE;
     printf("refuse.nativeBinary=0x%x\n", (unsigned)zeModuleCreate(ctx, dev, &md, &other, NULL));
     free(bytes);
     size_t nbin = 0;
@@ -518,6 +512,62 @@ static int append_mode(const char *spv)
 #endif
 }
 
+/* Runs spec_scale (out = in * scale + offset + (big >> 32), SpecIds 1: float, 2: int, 3: long) from a module built
+   with `consts`, and counts the values that differ from what those constants give. */
+static int spec_wrong(const char *spv, const ze_module_constants_t *consts, float scale, int offset, long big, ze_result_t *created)
+{
+    size_t size;
+    unsigned char *bytes = read_all(spv, &size);
+    ze_module_desc_t md = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_IL_SPIRV, size, bytes, "", consts};
+    ze_module_handle_t mod = NULL;
+    *created = zeModuleCreate(ctx, dev, &md, &mod, NULL);
+    free(bytes);
+    if (*created != ZE_RESULT_SUCCESS)
+        return -1;
+    ze_kernel_handle_t k = make_kernel(mod, "spec_scale");
+    float *in, *out;
+    CHECK(zeMemAllocShared(ctx, &dd, &hd, N * sizeof(float), 0, dev, (void **)&in));
+    CHECK(zeMemAllocShared(ctx, &dd, &hd, N * sizeof(float), 0, dev, (void **)&out));
+    for (int i = 0; i < N; i++)
+        in[i] = (float)i * 0.5f;
+    CHECK(zeKernelSetArgumentValue(k, 0, sizeof in, &in));
+    CHECK(zeKernelSetArgumentValue(k, 1, sizeof out, &out));
+    CHECK(zeKernelSetGroupSize(k, 64, 1, 1));
+    ze_command_list_handle_t l = immediate_list(ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
+    CHECK(zeCommandListAppendLaunchKernel(l, k, &groups, NULL, 0, NULL));
+    int wrong = 0;
+    for (int i = 0; i < N; i++)
+        wrong += out[i] != in[i] * scale + (float)offset + (float)(big >> 32);
+    CHECK(zeCommandListDestroy(l));
+    CHECK(zeMemFree(ctx, in));
+    CHECK(zeMemFree(ctx, out));
+    CHECK(zeKernelDestroy(k));
+    CHECK(zeModuleDestroy(mod));
+    return wrong;
+}
+
+/* Specialization constants: the defaults without any, the given values with them, and an id the module lacks refused. */
+static int specialize_mode(const char *spv)
+{
+    ze_result_t created;
+    printf("spec.defaults.wrong=%d\n", spec_wrong(spv, NULL, 1.0f, 0, 0, &created));
+    float scale = 2.5f;
+    int offset = 7;
+    long big = 3L << 32;
+    uint32_t ids[] = {1, 2, 3};
+    const void *values[] = {&scale, &offset, &big};
+    ze_module_constants_t consts = {3, ids, values};
+    printf("spec.set.wrong=%d\n", spec_wrong(spv, &consts, scale, offset, big, &created));
+    /* Only some given: the others keep their defaults. */
+    ze_module_constants_t one = {1, &ids[1], &values[1]};
+    printf("spec.partial.wrong=%d\n", spec_wrong(spv, &one, 1.0f, offset, 0, &created));
+    uint32_t missing = 42;
+    ze_module_constants_t unknown = {1, &missing, values};
+    spec_wrong(spv, &unknown, 1.0f, 0, 0, &created);
+    printf("spec.unknownId=0x%x\n", (unsigned)created);
+    return 0;
+}
+
 /* One zeCommandListAppendMemoryCopyRegion case: pitches, slice pitches and both regions (width in bytes). */
 struct region_case {
     const char *name;
@@ -590,7 +640,7 @@ static int region_mode(void)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: %s align|props|sequence|freewait|region|append <vector_add.spv> | refuse <vector_add.spv> <struct_arg.spv>\n", argv[0]);
+        fprintf(stderr, "usage: %s align|props|sequence|freewait|region|append <vector_add.spv> | specialize <spec_const.spv> | refuse <vector_add.spv> <struct_arg.spv>\n", argv[0]);
         return 2;
     }
     CHECK(zeInit(0));
@@ -611,6 +661,8 @@ int main(int argc, char **argv)
         rc = freewait_mode(argv[2]);
     else if (strcmp(argv[1], "append") == 0)
         rc = append_mode(argv[2]);
+    else if (strcmp(argv[1], "specialize") == 0)
+        rc = specialize_mode(argv[2]);
     else if (strcmp(argv[1], "region") == 0)
         rc = region_mode();
     else if (strcmp(argv[1], "refuse") == 0 && argc > 3)
