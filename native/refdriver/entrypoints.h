@@ -142,6 +142,7 @@ typedef ze_pfnInitDrivers_t ze_pfnGlobalInitDrivers_t;
 #define RD_MODULE_ENTRYPOINTS(X)  \
     X(Module, Create, 0)          \
     X(Module, Destroy, 0)         \
+    X(Module, GetNativeBinary, 0) \
     X(Module, GetKernelNames, 0)  \
     X(Module, GetProperties, 0)
 

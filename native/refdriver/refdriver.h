@@ -180,6 +180,8 @@ typedef struct _ze_module_handle_t {
     cl_program program;
     rd_spirv_info info;
     uint64_t id;
+    unsigned char *native; /* what zeModuleGetNativeBinary returns */
+    size_t native_size;
     unsigned refs; /* the handle plus each kernel (atomic): kernels read the module's tables until their last use */
 } rd_module;
 void rd_module_unref(rd_module *m);

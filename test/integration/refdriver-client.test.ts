@@ -18,6 +18,7 @@ const specConst = path.join(KERNELS_DIR, 'spec_const.spv');
 const UNSUPPORTED_FEATURE = '0x78000003';
 const UNSUPPORTED_ALIGNMENT = '0x7800000a';
 const INVALID_ARGUMENT = '0x78000004';
+const INVALID_NATIVE_BINARY = '0x7800000f';
 const INVALID_GROUP_SIZE_DIMENSION = '0x78000013';
 const VALGRIND_ERROR = 99;
 const haveValgrind = fs.existsSync('/usr/bin/valgrind');
@@ -103,7 +104,7 @@ describe.skipIf(process.platform !== 'linux')('a client through Debian\'s loader
     expect(r.exitCode, r.stdout + r.stderr).toBe(0);
     const refusals = [...r.values].filter(([k]) => k.startsWith('refuse.'));
     expect(refusals.map(([k]) => k.slice('refuse.'.length))).toEqual([
-      'moduleLink', 'nativeBinary', 'getNativeBinary', 'globalPointer', 'functionPointer',
+      'moduleLink', 'globalPointer', 'functionPointer',
       'queryKernelTimestamps', 'cooperativeLaunch', 'copyFromContext', 'ipcMemHandle', 'ipcEventPool',
       'virtualReserve', 'virtualPageSize', 'physicalMem', 'image', 'sampler',
     ]);
@@ -118,6 +119,15 @@ describe.skipIf(process.platform !== 'linux')('a client through Debian\'s loader
     expect(r.values.get('spec.set.wrong')).toBe('0');
     expect(r.values.get('spec.partial.wrong')).toBe('0');
     expect(r.values.get('spec.unknownId')).toBe(INVALID_ARGUMENT);
+  });
+
+  it('a module made from zeModuleGetNativeBinary\'s bytes runs as the first did (its specialization constants kept); a damaged or cut one is refused', async () => {
+    const r = await run(s, ['native', specConst]);
+    expect(r.exitCode, r.stdout + r.stderr).toBe(0);
+    expect(Number(r.values.get('native.size'))).toBeGreaterThan(0);
+    expect(r.values.get('native.wrong')).toBe('0');
+    expect(r.values.get('native.truncated')).toBe(INVALID_NATIVE_BINARY);
+    expect(r.values.get('native.damaged')).toBe(INVALID_NATIVE_BINARY);
   });
 
   it('zeMemFree waits for a queued launch and copy that use the memory', async () => {

@@ -375,14 +375,7 @@ static int refuse_mode(const char *spv, const char *struct_spv)
     printf("struct.wrong=%d\n", wrong);
 
     printf("refuse.moduleLink=0x%x\n", (unsigned)zeModuleDynamicLink(1, &mod, NULL));
-    size_t size;
-    unsigned char *bytes = read_all(spv, &size);
-    ze_module_desc_t md = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_NATIVE, size, bytes, "", NULL};
-    ze_module_handle_t other = NULL;
-    printf("refuse.nativeBinary=0x%x\n", (unsigned)zeModuleCreate(ctx, dev, &md, &other, NULL));
-    free(bytes);
-    size_t nbin = 0;
-    printf("refuse.getNativeBinary=0x%x\n", (unsigned)zeModuleGetNativeBinary(mod, &nbin, NULL));
+    size_t size = 0;
     void *gp = NULL;
     printf("refuse.globalPointer=0x%x\n", (unsigned)zeModuleGetGlobalPointer(mod, "counter", &size, &gp));
     printf("refuse.functionPointer=0x%x\n", (unsigned)zeModuleGetFunctionPointer(mod, "vector_add", &gp));
@@ -514,16 +507,8 @@ static int append_mode(const char *spv)
 
 /* Runs spec_scale (out = in * scale + offset + (big >> 32), SpecIds 1: float, 2: int, 3: long) from a module built
    with `consts`, and counts the values that differ from what those constants give. */
-static int spec_wrong(const char *spv, const ze_module_constants_t *consts, float scale, int offset, long big, ze_result_t *created)
+static int spec_module_wrong(ze_module_handle_t mod, float scale, int offset, long big)
 {
-    size_t size;
-    unsigned char *bytes = read_all(spv, &size);
-    ze_module_desc_t md = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_IL_SPIRV, size, bytes, "", consts};
-    ze_module_handle_t mod = NULL;
-    *created = zeModuleCreate(ctx, dev, &md, &mod, NULL);
-    free(bytes);
-    if (*created != ZE_RESULT_SUCCESS)
-        return -1;
     ze_kernel_handle_t k = make_kernel(mod, "spec_scale");
     float *in, *out;
     CHECK(zeMemAllocShared(ctx, &dd, &hd, N * sizeof(float), 0, dev, (void **)&in));
@@ -542,8 +527,61 @@ static int spec_wrong(const char *spv, const ze_module_constants_t *consts, floa
     CHECK(zeMemFree(ctx, in));
     CHECK(zeMemFree(ctx, out));
     CHECK(zeKernelDestroy(k));
+    return wrong;
+}
+
+static ze_module_handle_t spec_module(const char *spv, const ze_module_constants_t *consts, ze_result_t *created)
+{
+    size_t size;
+    unsigned char *bytes = read_all(spv, &size);
+    ze_module_desc_t md = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_IL_SPIRV, size, bytes, "", consts};
+    ze_module_handle_t mod = NULL;
+    *created = zeModuleCreate(ctx, dev, &md, &mod, NULL);
+    free(bytes);
+    return mod;
+}
+
+static int spec_wrong(const char *spv, const ze_module_constants_t *consts, float scale, int offset, long big, ze_result_t *created)
+{
+    ze_module_handle_t mod = spec_module(spv, consts, created);
+    if (*created != ZE_RESULT_SUCCESS)
+        return -1;
+    int wrong = spec_module_wrong(mod, scale, offset, big);
     CHECK(zeModuleDestroy(mod));
     return wrong;
+}
+
+/* zeModuleGetNativeBinary, then a module from what it gave (the first destroyed before the second runs): the
+   specialization constants of the first are in the binary. A damaged or cut binary is refused. */
+static int native_mode(const char *spv)
+{
+    float scale = 2.5f;
+    int offset = 7;
+    long big = 3L << 32;
+    uint32_t ids[] = {1, 2, 3};
+    const void *values[] = {&scale, &offset, &big};
+    ze_module_constants_t consts = {3, ids, values};
+    ze_result_t created;
+    ze_module_handle_t first = spec_module(spv, &consts, &created);
+    CHECK(created);
+    size_t size = 0;
+    CHECK(zeModuleGetNativeBinary(first, &size, NULL));
+    uint8_t *binary = malloc(size);
+    CHECK(zeModuleGetNativeBinary(first, &size, binary));
+    CHECK(zeModuleDestroy(first));
+    printf("native.size=%zu\n", size);
+    ze_module_desc_t md = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_NATIVE, size, binary, "", NULL};
+    ze_module_handle_t again = NULL;
+    CHECK(zeModuleCreate(ctx, dev, &md, &again, NULL));
+    printf("native.wrong=%d\n", spec_module_wrong(again, scale, offset, big));
+    CHECK(zeModuleDestroy(again));
+    md.inputSize = size - 1;
+    printf("native.truncated=0x%x\n", (unsigned)zeModuleCreate(ctx, dev, &md, &again, NULL));
+    md.inputSize = size;
+    binary[0] ^= 0xff;
+    printf("native.damaged=0x%x\n", (unsigned)zeModuleCreate(ctx, dev, &md, &again, NULL));
+    free(binary);
+    return 0;
 }
 
 /* Specialization constants: the defaults without any, the given values with them, and an id the module lacks refused. */
@@ -640,7 +678,7 @@ static int region_mode(void)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: %s align|props|sequence|freewait|region|append <vector_add.spv> | specialize <spec_const.spv> | refuse <vector_add.spv> <struct_arg.spv>\n", argv[0]);
+        fprintf(stderr, "usage: %s align|props|sequence|freewait|region|append <vector_add.spv> | specialize|native <spec_const.spv> | refuse <vector_add.spv> <struct_arg.spv>\n", argv[0]);
         return 2;
     }
     CHECK(zeInit(0));
@@ -663,6 +701,8 @@ int main(int argc, char **argv)
         rc = append_mode(argv[2]);
     else if (strcmp(argv[1], "specialize") == 0)
         rc = specialize_mode(argv[2]);
+    else if (strcmp(argv[1], "native") == 0)
+        rc = native_mode(argv[2]);
     else if (strcmp(argv[1], "region") == 0)
         rc = region_mode();
     else if (strcmp(argv[1], "refuse") == 0 && argc > 3)
