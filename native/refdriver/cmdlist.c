@@ -568,6 +568,20 @@ static void engine_stop(rd_engine *e)
     e->started = 0;
 }
 
+/* What a queue or an immediate list may run: one or more closed regular lists. */
+static ze_result_t check_closed_lists(uint32_t n, ze_command_list_handle_t *lists)
+{
+    if (n == 0)
+        return ZE_RESULT_ERROR_INVALID_SIZE;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!rd_valid(lists[i], RD_TAG_CMDLIST))
+            return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+        if (lists[i]->immediate || !lists[i]->closed)
+            return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    }
+    return ZE_RESULT_SUCCESS;
+}
+
 /* A job running closed regular lists in order: holds what their commands name, and counts each list in flight. */
 static rd_job *list_job(ze_command_list_handle_t *lists, uint32_t n)
 {
@@ -656,16 +670,11 @@ ze_result_t rdCommandQueueExecuteCommandLists(ze_command_queue_handle_t q, uint3
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (lists == NULL)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (n == 0)
-        return ZE_RESULT_ERROR_INVALID_SIZE;
     if (fence != NULL && (!rd_valid(fence, RD_TAG_FENCE) || fence->queue != q))
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    for (uint32_t i = 0; i < n; i++) {
-        if (!rd_valid(lists[i], RD_TAG_CMDLIST))
-            return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-        if (lists[i]->immediate || !lists[i]->closed)
-            return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    }
+    ze_result_t r = check_closed_lists(n, lists);
+    if (r != ZE_RESULT_SUCCESS)
+        return r;
     rd_job *j = list_job(lists, n);
     if (j == NULL)
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
@@ -905,6 +914,19 @@ ze_result_t rdCommandListIsImmediate(ze_command_list_handle_t l, ze_bool_t *imme
     return ZE_RESULT_SUCCESS;
 }
 
+/* The event arguments every append takes: an optional event to signal and the events to wait for. */
+static ze_result_t check_events(ze_event_handle_t signal, uint32_t nwait, ze_event_handle_t *waits)
+{
+    if (signal != NULL && !rd_valid(signal, RD_TAG_EVENT))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (nwait > 0 && waits == NULL)
+        return ZE_RESULT_ERROR_INVALID_SIZE;
+    for (uint32_t i = 0; i < nwait; i++)
+        if (!rd_valid(waits[i], RD_TAG_EVENT))
+            return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    return ZE_RESULT_SUCCESS;
+}
+
 /* Validates the event arguments every append takes and fills them into c. */
 static ze_result_t prepare(rd_cmdlist *l, rd_cmd *c, enum rd_cmd_kind kind, ze_event_handle_t signal, uint32_t nwait,
                            ze_event_handle_t *waits)
@@ -914,13 +936,9 @@ static ze_result_t prepare(rd_cmdlist *l, rd_cmd *c, enum rd_cmd_kind kind, ze_e
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (l->closed)
         return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    if (signal != NULL && !rd_valid(signal, RD_TAG_EVENT))
-        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    if (nwait > 0 && waits == NULL)
-        return ZE_RESULT_ERROR_INVALID_SIZE;
-    for (uint32_t i = 0; i < nwait; i++)
-        if (!rd_valid(waits[i], RD_TAG_EVENT))
-            return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    ze_result_t r = check_events(signal, nwait, waits);
+    if (r != ZE_RESULT_SUCCESS)
+        return r;
     c->kind = kind;
     c->signal = signal;
     if (nwait) {
@@ -1119,22 +1137,13 @@ ze_result_t rdCommandListImmediateAppendCommandListsExp(ze_command_list_handle_t
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (!l->immediate)
         return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    if (n == 0 || lists == NULL)
+    if (lists == NULL)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    for (uint32_t i = 0; i < n; i++) {
-        if (!rd_valid(lists[i], RD_TAG_CMDLIST))
-            return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-        if (lists[i]->immediate || !lists[i]->closed)
-            return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    }
-    if (signal != NULL && !rd_valid(signal, RD_TAG_EVENT))
-        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    if (nwait > 0 && waits == NULL)
-        return ZE_RESULT_ERROR_INVALID_SIZE;
-    for (uint32_t i = 0; i < nwait; i++)
-        if (!rd_valid(waits[i], RD_TAG_EVENT))
-            return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    ze_result_t r = nwait ? append_simple(l, RD_CMD_WAIT, NULL, nwait, waits) : ZE_RESULT_SUCCESS;
+    ze_result_t r = check_closed_lists(n, lists);
+    if (r == ZE_RESULT_SUCCESS)
+        r = check_events(signal, nwait, waits);
+    if (r == ZE_RESULT_SUCCESS && nwait)
+        r = append_simple(l, RD_CMD_WAIT, NULL, nwait, waits);
     if (r != ZE_RESULT_SUCCESS)
         return r;
     rd_job *j = list_job(lists, n);

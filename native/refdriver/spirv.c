@@ -97,6 +97,21 @@ static void fail(char *err, size_t errlen, const char *msg, size_t at)
     snprintf(err, errlen, "invalid SPIR-V: %s (at word %zu)", msg, at);
 }
 
+/* A copy of the module's words in this host's byte order (SPIR-V may be written in either). */
+static uint32_t *host_order_words(const uint8_t *bytes, size_t size, char *err, size_t errlen)
+{
+    uint32_t *w = malloc(size);
+    if (w == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    memcpy(w, bytes, size);
+    if (w[0] == 0x03022307u)
+        for (size_t i = 0; i < size / 4; i++)
+            w[i] = __builtin_bswap32(w[i]);
+    return w;
+}
+
 int rd_spirv_parse(const uint8_t *bytes, size_t size, rd_spirv_info *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
@@ -108,15 +123,9 @@ int rd_spirv_parse(const uint8_t *bytes, size_t size, rd_spirv_info *out, char *
     }
     module m = {0};
     m.n = size / 4;
-    uint32_t *w = malloc(size);
-    if (w == NULL) {
-        snprintf(err, errlen, "out of memory");
+    uint32_t *w = host_order_words(bytes, size, err, errlen);
+    if (w == NULL)
         return -1;
-    }
-    memcpy(w, bytes, size);
-    if (w[0] == 0x03022307u)
-        for (size_t i = 0; i < m.n; i++)
-            w[i] = __builtin_bswap32(w[i]);
     if (w[0] != 0x07230203u) {
         snprintf(err, errlen, "invalid SPIR-V: bad magic number 0x%08x", w[0]);
         free(w);
@@ -297,15 +306,9 @@ int rd_spirv_specialize(const uint8_t *bytes, size_t size, uint32_t count, const
                         uint32_t **out, char *err, size_t errlen)
 {
     size_t n = size / 4;
-    uint32_t *w = malloc(size);
-    if (w == NULL) {
-        snprintf(err, errlen, "out of memory");
+    uint32_t *w = host_order_words(bytes, size, err, errlen);
+    if (w == NULL)
         return -1;
-    }
-    memcpy(w, bytes, size);
-    if (w[0] == 0x03022307u)
-        for (size_t i = 0; i < n; i++)
-            w[i] = __builtin_bswap32(w[i]);
     uint32_t bound = w[3];
     uint32_t *spec_of = malloc((size_t)bound * sizeof *spec_of); /* result id -> SpecId + 1, 0 for none */
     uint8_t *width = calloc(bound, 1), *is_signed = calloc(bound, 1), *found = calloc(count ? count : 1, 1);

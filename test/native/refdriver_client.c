@@ -89,6 +89,29 @@ static void fill_inputs(float *a, float *b)
     }
 }
 
+/* a and b filled with the inputs, c device memory for the sum, d host memory to copy it to. */
+static void vector_add_buffers(float **a, float **b, float **c, float **d)
+{
+    CHECK(zeMemAllocShared(ctx, &dd, &hd, N * sizeof(float), 0, dev, (void **)a));
+    CHECK(zeMemAllocShared(ctx, &dd, &hd, N * sizeof(float), 0, dev, (void **)b));
+    CHECK(zeMemAllocDevice(ctx, &dd, N * sizeof(float), 0, dev, (void **)c));
+    CHECK(zeMemAllocHost(ctx, &hd, N * sizeof(float), 0, (void **)d));
+    fill_inputs(*a, *b);
+}
+
+/* A host-visible pool of n events, each created. */
+static ze_event_pool_handle_t host_events(uint32_t n, ze_event_handle_t *events)
+{
+    ze_event_pool_desc_t pd = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL, ZE_EVENT_POOL_FLAG_HOST_VISIBLE, n};
+    ze_event_pool_handle_t pool;
+    CHECK(zeEventPoolCreate(ctx, &pd, 1, &dev, &pool));
+    for (uint32_t i = 0; i < n; i++) {
+        ze_event_desc_t ed = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, i, 0, ZE_EVENT_SCOPE_FLAG_HOST};
+        CHECK(zeEventCreate(pool, &ed, &events[i]));
+    }
+    return pool;
+}
+
 static const char *verdict(const float *a, const float *b, const float *c)
 {
     static char text[128];
@@ -309,21 +332,10 @@ static int freewait_mode(const char *spv)
     ze_module_handle_t mod = load_module(spv);
     ze_kernel_handle_t k = make_kernel(mod, "vector_add");
     float *a, *b, *c, *d;
-    CHECK(zeMemAllocShared(ctx, &dd, &hd, N * sizeof(float), 0, dev, (void **)&a));
-    CHECK(zeMemAllocShared(ctx, &dd, &hd, N * sizeof(float), 0, dev, (void **)&b));
-    CHECK(zeMemAllocDevice(ctx, &dd, N * sizeof(float), 0, dev, (void **)&c));
-    CHECK(zeMemAllocHost(ctx, &hd, N * sizeof(float), 0, (void **)&d));
-    fill_inputs(a, b);
-    ze_event_pool_desc_t pd = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL, ZE_EVENT_POOL_FLAG_HOST_VISIBLE, 3};
-    ze_event_pool_handle_t pool;
-    CHECK(zeEventPoolCreate(ctx, &pd, 1, &dev, &pool));
-    ze_event_handle_t gate, launched, copied;
-    ze_event_desc_t ed = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, 0, 0, ZE_EVENT_SCOPE_FLAG_HOST};
-    CHECK(zeEventCreate(pool, &ed, &gate));
-    ed.index = 1;
-    CHECK(zeEventCreate(pool, &ed, &launched));
-    ed.index = 2;
-    CHECK(zeEventCreate(pool, &ed, &copied));
+    vector_add_buffers(&a, &b, &c, &d);
+    ze_event_handle_t events[3];
+    ze_event_pool_handle_t pool = host_events(3, events);
+    ze_event_handle_t gate = events[0], launched = events[1], copied = events[2];
     ze_command_list_handle_t l = immediate_list(ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
     set_vector_add_args(k, a, b, c);
     CHECK(zeCommandListAppendLaunchKernel(l, k, &groups, launched, 1, &gate));
@@ -450,19 +462,10 @@ static int append_mode(const char *spv)
     ze_module_handle_t mod = load_module(spv);
     ze_kernel_handle_t k = make_kernel(mod, "vector_add");
     float *a, *b, *c, *d;
-    CHECK(zeMemAllocShared(ctx, &dd, &hd, N * sizeof(float), 0, dev, (void **)&a));
-    CHECK(zeMemAllocShared(ctx, &dd, &hd, N * sizeof(float), 0, dev, (void **)&b));
-    CHECK(zeMemAllocDevice(ctx, &dd, N * sizeof(float), 0, dev, (void **)&c));
-    CHECK(zeMemAllocHost(ctx, &hd, N * sizeof(float), 0, (void **)&d));
-    fill_inputs(a, b);
-    ze_event_pool_desc_t pd = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL, ZE_EVENT_POOL_FLAG_HOST_VISIBLE, 2};
-    ze_event_pool_handle_t pool;
-    CHECK(zeEventPoolCreate(ctx, &pd, 1, &dev, &pool));
-    ze_event_handle_t gate, done;
-    ze_event_desc_t ed = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, 0, 0, ZE_EVENT_SCOPE_FLAG_HOST};
-    CHECK(zeEventCreate(pool, &ed, &gate));
-    ed.index = 1;
-    CHECK(zeEventCreate(pool, &ed, &done));
+    vector_add_buffers(&a, &b, &c, &d);
+    ze_event_handle_t events[2];
+    ze_event_pool_handle_t pool = host_events(2, events);
+    ze_event_handle_t gate = events[0], done = events[1];
     ze_command_list_desc_t ld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC};
     ze_command_list_handle_t regular;
     CHECK(zeCommandListCreate(ctx, dev, &ld, &regular));
@@ -639,8 +642,9 @@ static size_t region_reference(const struct region_case *t, const unsigned char 
 
 /* zeCommandListAppendMemoryCopyRegion: 2D (depth 0) and 3D copies with their own pitches and origins, each compared
    byte for byte, over the whole destination buffer, with the reference copy above. */
-static int region_mode(void)
+static int region_mode(const char *unused)
 {
+    (void)unused;
     static const struct region_case cases[] = {
         /* The conformance suite's case: 16 x 16 bytes, pitch = width, depth 0, slice pitches 0. */
         {"packed2d", {0, 0, 0, 16, 16, 0}, {0, 0, 0, 16, 16, 0}, 16, 0, 16, 0},
@@ -681,31 +685,18 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s align|props|sequence|freewait|region|append <vector_add.spv> | specialize|native <spec_const.spv> | refuse <vector_add.spv> <struct_arg.spv>\n", argv[0]);
         return 2;
     }
-    CHECK(zeInit(0));
-    uint32_t n = 1;
-    CHECK(zeDriverGet(&n, &drv));
-    n = 1;
-    CHECK(zeDeviceGet(drv, &n, &dev));
-    ze_context_desc_t cd = {ZE_STRUCTURE_TYPE_CONTEXT_DESC};
-    CHECK(zeContextCreate(drv, &cd, &ctx));
+    open_first_device(&drv, &dev, &ctx);
+    static const struct {
+        const char *name;
+        int (*run)(const char *spv);
+    } modes[] = {{"align", align_mode},           {"props", props_mode},   {"sequence", sequence_mode},
+                 {"freewait", freewait_mode},     {"append", append_mode}, {"specialize", specialize_mode},
+                 {"native", native_mode},         {"region", region_mode}};
     int rc = 2;
-    if (strcmp(argv[1], "align") == 0)
-        rc = align_mode(argv[2]);
-    else if (strcmp(argv[1], "props") == 0)
-        rc = props_mode(argv[2]);
-    else if (strcmp(argv[1], "sequence") == 0)
-        rc = sequence_mode(argv[2]);
-    else if (strcmp(argv[1], "freewait") == 0)
-        rc = freewait_mode(argv[2]);
-    else if (strcmp(argv[1], "append") == 0)
-        rc = append_mode(argv[2]);
-    else if (strcmp(argv[1], "specialize") == 0)
-        rc = specialize_mode(argv[2]);
-    else if (strcmp(argv[1], "native") == 0)
-        rc = native_mode(argv[2]);
-    else if (strcmp(argv[1], "region") == 0)
-        rc = region_mode();
-    else if (strcmp(argv[1], "refuse") == 0 && argc > 3)
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+        if (strcmp(argv[1], modes[i].name) == 0)
+            rc = modes[i].run(argv[2]);
+    if (strcmp(argv[1], "refuse") == 0 && argc > 3)
         rc = refuse_mode(argv[2], argv[3]);
     CHECK(zeContextDestroy(ctx));
     return rc;

@@ -22,13 +22,7 @@ int main(int argc, char **argv)
     ze_driver_handle_t drv;
     ze_device_handle_t dev;
     ze_context_handle_t ctx;
-    CHECK(zeInit(0));
-    uint32_t n = 1;
-    CHECK(zeDriverGet(&n, &drv));
-    n = 1;
-    CHECK(zeDeviceGet(drv, &n, &dev));
-    ze_context_desc_t cd = {ZE_STRUCTURE_TYPE_CONTEXT_DESC};
-    CHECK(zeContextCreate(drv, &cd, &ctx));
+    open_first_device(&drv, &dev, &ctx);
 
     size_t size;
     unsigned char *spv = read_all(argv[1], &size);
