@@ -490,9 +490,11 @@ static void *engine_main(void *arg)
         if (j->fence) {
             pthread_mutex_lock(&sync_lock);
             j->fence->signaled = 1;
-            j->fence->pending--;
+            int last = --j->fence->refs == 0;
             pthread_cond_broadcast(&sync_cv);
             pthread_mutex_unlock(&sync_lock);
+            if (last)
+                free(j->fence);
         }
         free(j->lists);
         free(j);
@@ -681,7 +683,7 @@ ze_result_t rdCommandQueueExecuteCommandLists(ze_command_queue_handle_t q, uint3
     if (fence != NULL) {
         j->fence = fence;
         pthread_mutex_lock(&sync_lock);
-        fence->pending++;
+        fence->refs++;
         pthread_mutex_unlock(&sync_lock);
     }
     uint64_t ticket = engine_submit(&q->engine, j);
@@ -723,20 +725,25 @@ ze_result_t rdFenceCreate(ze_command_queue_handle_t q, const ze_fence_desc_t *de
     if (f == NULL)
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     f->tag = RD_TAG_FENCE;
+    f->refs = 1;
     f->queue = q;
     f->signaled = (desc->flags & ZE_FENCE_FLAG_SIGNALED) != 0;
     *ph = f;
     return ZE_RESULT_SUCCESS;
 }
 
-/* A client that waited on an event of the last command may destroy the fence before the queue has set it. */
+/* A client that waited on an event of the last command may destroy the fence before the queue has set it: the
+   handle dies now, the object when no queued execution will set it any more (no wait that might never end). */
 ze_result_t rdFenceDestroy(ze_fence_handle_t f)
 {
     if (!rd_valid(f, RD_TAG_FENCE))
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    wait_until(is_zero, &f->pending, UINT64_MAX);
+    pthread_mutex_lock(&sync_lock);
     f->tag = RD_TAG_DEAD;
-    free(f);
+    int last = --f->refs == 0;
+    pthread_mutex_unlock(&sync_lock);
+    if (last)
+        free(f);
     return ZE_RESULT_SUCCESS;
 }
 

@@ -237,7 +237,7 @@ typedef struct _ze_fence_handle_t {
     uint32_t tag;
     struct _ze_command_queue_handle_t *queue;
     int signaled;
-    unsigned pending; /* executions that will set it (under the sync lock) */
+    unsigned refs; /* the handle plus each queued execution that will set it (under the sync lock) */
 } rd_fence;
 
 enum rd_cmd_kind {
