@@ -138,6 +138,14 @@ describe.skipIf(process.platform !== 'linux')('a client through Debian\'s loader
     expect(r.values.get('freewait.result')).toBe('ok');
   });
 
+  it('a command of a regular list lets go of its memory before it signals: freeing a launch\'s output waits for nothing later in the list', async () => {
+    const r = await run(s, ['holds', vectorAdd]);
+    expect(r.exitCode, r.stdout + r.stderr).toBe(0);
+    expect(r.values.get('holds.result')).toBe('ok');
+    expect(r.values.get('holds.freeBeforeGate')).toBe('1');
+    expect(r.values.get('holds.copyWrong')).toBe('0');
+  });
+
   it.skipIf(!haveValgrind)('freeing memory that queued work still uses is clean under valgrind', { timeout: 600_000 }, async () => {
     const r = await underValgrind(s, ['freewait', vectorAdd]);
     expect(r.stderr).not.toMatch(/Invalid (read|write|free)/);

@@ -317,12 +317,64 @@ static int sequence_mode(const char *spv)
 #endif
 }
 
+static int gate_signalled; /* set by signal_later just before it signals */
+
 static void *signal_later(void *event)
 {
     struct timespec ts = {0, 200 * 1000 * 1000};
     nanosleep(&ts, NULL);
+    __atomic_store_n(&gate_signalled, 1, __ATOMIC_SEQ_CST);
     zeEventHostSignal((ze_event_handle_t)event);
     return NULL;
+}
+
+/* A command of a regular list lets go of its memory before it signals its event: a launch signals, the next command
+   waits on an event the host signals later, and the host frees the launch's output as soon as the launch's event is
+   set. Holding the memory until the whole execution ends would make that free wait for the later signal. */
+static int holds_mode(const char *spv)
+{
+    ze_module_handle_t mod = load_module(spv);
+    ze_kernel_handle_t k = make_kernel(mod, "vector_add");
+    float *a, *b, *c, *d;
+    vector_add_buffers(&a, &b, &c, &d);
+    ze_event_handle_t events[3];
+    ze_event_pool_handle_t pool = host_events(3, events);
+    ze_event_handle_t launched = events[0], gate = events[1], copied = events[2];
+    ze_command_queue_desc_t qd = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, 0, 0, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
+                                  ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+    ze_command_queue_handle_t q;
+    CHECK(zeCommandQueueCreate(ctx, dev, &qd, &q));
+    ze_command_list_desc_t ld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC};
+    ze_command_list_handle_t l;
+    CHECK(zeCommandListCreate(ctx, dev, &ld, &l));
+    set_vector_add_args(k, a, b, c);
+    CHECK(zeCommandListAppendLaunchKernel(l, k, &groups, launched, 0, NULL));
+    CHECK(zeCommandListAppendMemoryCopy(l, d, a, N * sizeof(float), copied, 1, &gate));
+    CHECK(zeCommandListClose(l));
+    CHECK(zeCommandQueueExecuteCommandLists(q, 1, &l, NULL));
+    CHECK(zeEventHostSynchronize(launched, UINT64_MAX));
+    printf("holds.result=%s\n", verdict(a, b, c));
+    pthread_t t;
+    pthread_create(&t, NULL, signal_later, gate);
+    CHECK(zeMemFree(ctx, c));
+    printf("holds.freeBeforeGate=%d\n", !__atomic_load_n(&gate_signalled, __ATOMIC_SEQ_CST));
+    pthread_join(t, NULL);
+    CHECK(zeEventHostSynchronize(copied, UINT64_MAX));
+    int copy_wrong = 0;
+    for (int i = 0; i < N; i++)
+        copy_wrong += d[i] != a[i];
+    printf("holds.copyWrong=%d\n", copy_wrong);
+    CHECK(zeCommandListDestroy(l));
+    CHECK(zeCommandQueueDestroy(q));
+    for (int i = 0; i < 3; i++)
+        CHECK(zeEventDestroy(events[i]));
+    CHECK(zeEventPoolDestroy(pool));
+    CHECK(zeKernelDestroy(k));
+    CHECK(zeModuleDestroy(mod));
+    CHECK(zeMemFree(ctx, a));
+    CHECK(zeMemFree(ctx, b));
+    CHECK(zeMemFree(ctx, d));
+    return 0;
 }
 
 /* zeMemFree while a launch and a copy that use the memory still wait for an event another thread signals later: the
@@ -682,7 +734,7 @@ static int region_mode(const char *unused)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: %s align|props|sequence|freewait|region|append <vector_add.spv> | specialize|native <spec_const.spv> | refuse <vector_add.spv> <struct_arg.spv>\n", argv[0]);
+        fprintf(stderr, "usage: %s align|props|sequence|freewait|holds|region|append <vector_add.spv> | specialize|native <spec_const.spv> | refuse <vector_add.spv> <struct_arg.spv>\n", argv[0]);
         return 2;
     }
     open_first_device(&drv, &dev, &ctx);
@@ -691,7 +743,7 @@ int main(int argc, char **argv)
         int (*run)(const char *spv);
     } modes[] = {{"align", align_mode},           {"props", props_mode},   {"sequence", sequence_mode},
                  {"freewait", freewait_mode},     {"append", append_mode}, {"specialize", specialize_mode},
-                 {"native", native_mode},         {"region", region_mode}};
+                 {"native", native_mode},         {"region", region_mode}, {"holds", holds_mode}};
     int rc = 2;
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
         if (strcmp(argv[1], modes[i].name) == 0)
