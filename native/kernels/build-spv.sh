@@ -8,7 +8,7 @@ LLVM_SPIRV=${LLVM_SPIRV:-llvm-spirv-14}
 LLVM_AS=${LLVM_AS:-llvm-as-14}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for name in vector_add vector_add_wrong vector_add_last_wrong vector_add_partial; do
+for name in vector_add vector_add_wrong vector_add_last_wrong vector_add_partial spec_const; do
     "$CLANG" -cl-std=CL1.2 -target spir64 -O2 -emit-llvm -c "$name.cl" -o "$tmp/$name.bc"
     "$LLVM_SPIRV" "$tmp/$name.bc" -o "$out/$name.spv"
 done

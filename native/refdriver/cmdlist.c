@@ -85,6 +85,12 @@ ze_result_t rdEventPoolDestroy(ze_event_pool_handle_t p)
     if (!rd_valid(p, RD_TAG_EVENT_POOL))
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     p->tag = RD_TAG_DEAD;
+    /* Events outliving their pool (the spec asks for the reverse order) must not reach back into it. */
+    pthread_mutex_lock(&sync_lock);
+    for (uint32_t i = 0; i < p->count; i++)
+        if (p->slots[i])
+            p->slots[i]->pool = NULL;
+    pthread_mutex_unlock(&sync_lock);
     free(p->slots);
     free(p);
     return ZE_RESULT_SUCCESS;
@@ -108,6 +114,7 @@ ze_result_t rdEventCreate(ze_event_pool_handle_t p, const ze_event_desc_t *desc,
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     e->tag = RD_TAG_EVENT;
     e->pool = p;
+    e->timestamps = (p->flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP) != 0;
     e->index = desc->index;
     e->signal_scope = desc->signal;
     e->wait_scope = desc->wait;
@@ -123,7 +130,7 @@ ze_result_t rdEventDestroy(ze_event_handle_t e)
     if (!rd_valid(e, RD_TAG_EVENT))
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     pthread_mutex_lock(&sync_lock);
-    if (rd_valid(e->pool, RD_TAG_EVENT_POOL))
+    if (e->pool)
         e->pool->slots[e->index] = NULL;
     e->tag = RD_TAG_DEAD;
     pthread_mutex_unlock(&sync_lock);
@@ -167,7 +174,7 @@ ze_result_t rdEventQueryKernelTimestamp(ze_event_handle_t e, ze_kernel_timestamp
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (r == NULL)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (!(e->pool->flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP))
+    if (!e->timestamps)
         return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     if (wait_until(is_set, &e->signaled, 0) != ZE_RESULT_SUCCESS)
         return ZE_RESULT_NOT_READY;
@@ -269,24 +276,34 @@ static ze_result_t run_launch(const rd_cmd *c)
     return ZE_RESULT_SUCCESS;
 }
 
+/* Depth 0 is a 2D copy (the spec: the slice pitches are then ignored, and so is originZ); a pitch of 0 means rows
+   (or slices) packed end to end. */
 static void run_region(const rd_cmd *c)
 {
     const ze_copy_region_t *d = &c->u.region.dreg, *s = &c->u.region.sreg;
-    for (uint32_t z = 0; z < d->depth; z++)
+    int planar = d->depth == 0;
+    uint32_t depth = planar ? 1 : d->depth;
+    size_t dpitch = c->u.region.dpitch ? c->u.region.dpitch : d->width;
+    size_t spitch = c->u.region.spitch ? c->u.region.spitch : s->width;
+    size_t dslice = planar ? 0 : c->u.region.dslice ? c->u.region.dslice : dpitch * d->height;
+    size_t sslice = planar ? 0 : c->u.region.sslice ? c->u.region.sslice : spitch * s->height;
+    for (uint32_t z = 0; z < depth; z++)
         for (uint32_t y = 0; y < d->height; y++) {
-            char *dst = (char *)c->u.region.dst + (size_t)(d->originZ + z) * c->u.region.dslice +
-                        (size_t)(d->originY + y) * c->u.region.dpitch + d->originX;
-            const char *src = (const char *)c->u.region.src + (size_t)(s->originZ + z) * c->u.region.sslice +
-                              (size_t)(s->originY + y) * c->u.region.spitch + s->originX;
+            char *dst = (char *)c->u.region.dst + (size_t)(d->originZ + z) * dslice + (size_t)(d->originY + y) * dpitch +
+                        d->originX;
+            const char *src = (const char *)c->u.region.src + (size_t)(s->originZ + z) * sslice +
+                              (size_t)(s->originY + y) * spitch + s->originX;
             memmove(dst, src, d->width);
         }
 }
 
-static ze_result_t run_cmd(const rd_cmd *c)
+/* Runs c's work once its waits are met; *start is when the work began. Signalling its event is left to
+   signal_done, which comes after the command has let go of what it holds. */
+static ze_result_t exec_cmd(const rd_cmd *c, uint64_t *start)
 {
     ze_result_t r = ZE_RESULT_SUCCESS;
     wait_events(c);
-    uint64_t start = rd_now_ns();
+    *start = rd_now_ns();
     switch (c->kind) {
     case RD_CMD_LAUNCH:
         r = run_launch(c);
@@ -308,19 +325,24 @@ static ze_result_t run_cmd(const rd_cmd *c)
         break;
     case RD_CMD_RESET:
         set_flag(&c->signal->signaled, 0);
-        return ZE_RESULT_SUCCESS;
+        break;
     case RD_CMD_BARRIER:
     case RD_CMD_SIGNAL:
     case RD_CMD_WAIT:
         break;
     }
-    if (c->signal) {
-        c->signal->ts_start = start;
-        c->signal->ts_end = rd_now_ns();
-        /* Commands run in order and each finishes before the next starts, so signalling now is exact. */
-        set_flag(&c->signal->signaled, 1);
-    }
     return r;
+}
+
+/* The last thing a command does: once its event is set the client may destroy anything the command named. */
+static void signal_done(rd_event *signal, enum rd_cmd_kind kind, uint64_t start)
+{
+    if (signal == NULL || kind == RD_CMD_RESET)
+        return;
+    signal->ts_start = start;
+    signal->ts_end = rd_now_ns();
+    /* Commands run in order and each finishes before the next starts, so signalling now is exact. */
+    set_flag(&signal->signaled, 1);
 }
 
 struct rd_job {
@@ -329,8 +351,9 @@ struct rd_job {
     uint32_t nlists;
     rd_cmd *single; /* immediate lists: one owned command */
     rd_fence *fence;
-    rd_alloc_rec **holds; /* allocations the commands name, released when the job is done */
-    size_t nholds, capholds;
+    rd_alloc_rec **holds; /* allocations the commands name, each released when its command is done */
+    size_t nholds, capholds, released;
+    size_t *hold_ends; /* regular lists: per command, in order, the end of its holds in `holds` */
 };
 
 static void free_cmd(rd_cmd *c)
@@ -394,11 +417,50 @@ static int hold_cmd(rd_job *j, const rd_cmd *c)
     return ok;
 }
 
+/* Releases the holds up to `end` (the ones of the commands done so far). */
+static void release_holds_to(rd_job *j, size_t end)
+{
+    for (; j->released < end; j->released++)
+        rd_alloc_release(j->holds[j->released]);
+}
+
 static void release_holds(rd_job *j)
 {
-    for (size_t i = 0; i < j->nholds; i++)
-        rd_alloc_release(j->holds[i]);
+    release_holds_to(j, j->nholds);
     free(j->holds);
+    free(j->hold_ends);
+}
+
+/* An immediate list's one command: it lets go of its memory and its kernel before its event says it is done. */
+static ze_result_t run_single(rd_job *j)
+{
+    rd_cmd *c = j->single;
+    rd_event *signal = c->signal;
+    enum rd_cmd_kind kind = c->kind;
+    uint64_t start;
+    ze_result_t r = exec_cmd(c, &start);
+    release_holds_to(j, j->nholds);
+    free_cmd(c);
+    free(c);
+    signal_done(signal, kind, start);
+    return r;
+}
+
+/* Regular lists: the commands stay the list's (so do their kernels); each lets go of its memory before its event. */
+static ze_result_t run_lists(rd_job *j)
+{
+    ze_result_t r = ZE_RESULT_SUCCESS, rr;
+    size_t n = 0;
+    for (uint32_t l = 0; l < j->nlists; l++)
+        for (size_t i = 0; i < j->lists[l]->ncmds; i++, n++) {
+            const rd_cmd *c = &j->lists[l]->cmds[i];
+            uint64_t start;
+            if ((rr = exec_cmd(c, &start)) != ZE_RESULT_SUCCESS && r == ZE_RESULT_SUCCESS)
+                r = rr;
+            release_holds_to(j, j->hold_ends[n]);
+            signal_done(c->signal, c->kind, start);
+        }
+    return r;
 }
 
 static void *engine_main(void *arg)
@@ -416,16 +478,7 @@ static void *engine_main(void *arg)
             e->tail = NULL;
         pthread_mutex_unlock(&e->m);
 
-        ze_result_t r = ZE_RESULT_SUCCESS, rr;
-        if (j->single) {
-            r = run_cmd(j->single);
-            free_cmd(j->single);
-            free(j->single);
-        }
-        for (uint32_t l = 0; l < j->nlists; l++)
-            for (size_t i = 0; i < j->lists[l]->ncmds; i++)
-                if ((rr = run_cmd(&j->lists[l]->cmds[i])) != ZE_RESULT_SUCCESS && r == ZE_RESULT_SUCCESS)
-                    r = rr;
+        ze_result_t r = j->single ? run_single(j) : run_lists(j);
         release_holds(j);
         if (j->nlists) {
             pthread_mutex_lock(&sync_lock);
@@ -434,8 +487,15 @@ static void *engine_main(void *arg)
             pthread_cond_broadcast(&sync_cv);
             pthread_mutex_unlock(&sync_lock);
         }
-        if (j->fence)
-            set_flag(&j->fence->signaled, 1);
+        if (j->fence) {
+            pthread_mutex_lock(&sync_lock);
+            j->fence->signaled = 1;
+            int last = --j->fence->refs == 0;
+            pthread_cond_broadcast(&sync_cv);
+            pthread_mutex_unlock(&sync_lock);
+            if (last)
+                free(j->fence);
+        }
         free(j->lists);
         free(j);
 
@@ -510,6 +570,56 @@ static void engine_stop(rd_engine *e)
     e->started = 0;
 }
 
+/* What a queue or an immediate list may run: one or more closed regular lists. */
+static ze_result_t check_closed_lists(uint32_t n, ze_command_list_handle_t *lists)
+{
+    if (n == 0)
+        return ZE_RESULT_ERROR_INVALID_SIZE;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!rd_valid(lists[i], RD_TAG_CMDLIST))
+            return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+        if (lists[i]->immediate || !lists[i]->closed)
+            return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    }
+    return ZE_RESULT_SUCCESS;
+}
+
+/* A job running closed regular lists in order: holds what their commands name, and counts each list in flight. */
+static rd_job *list_job(ze_command_list_handle_t *lists, uint32_t n)
+{
+    size_t ncmds = 0;
+    for (uint32_t l = 0; l < n; l++)
+        ncmds += lists[l]->ncmds;
+    rd_job *j = calloc(1, sizeof *j);
+    if (j == NULL || (j->lists = malloc(n * sizeof *j->lists)) == NULL ||
+        (j->hold_ends = malloc((ncmds ? ncmds : 1) * sizeof *j->hold_ends)) == NULL) {
+        if (j)
+            free(j->lists);
+        free(j);
+        return NULL;
+    }
+    memcpy(j->lists, lists, n * sizeof *lists);
+    j->nlists = n;
+    int held = 1;
+    size_t c = 0;
+    for (uint32_t l = 0; l < n; l++)
+        for (size_t i = 0; i < lists[l]->ncmds; i++) {
+            held &= hold_cmd(j, &lists[l]->cmds[i]);
+            j->hold_ends[c++] = j->nholds;
+        }
+    if (!held) {
+        release_holds(j);
+        free(j->lists);
+        free(j);
+        return NULL;
+    }
+    pthread_mutex_lock(&sync_lock);
+    for (uint32_t l = 0; l < n; l++)
+        lists[l]->inflight++;
+    pthread_mutex_unlock(&sync_lock);
+    return j;
+}
+
 /* ---- queues and fences ---- */
 
 static ze_result_t check_queue_desc(const ze_command_queue_desc_t *desc)
@@ -562,38 +672,20 @@ ze_result_t rdCommandQueueExecuteCommandLists(ze_command_queue_handle_t q, uint3
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (lists == NULL)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (n == 0)
-        return ZE_RESULT_ERROR_INVALID_SIZE;
     if (fence != NULL && (!rd_valid(fence, RD_TAG_FENCE) || fence->queue != q))
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    for (uint32_t i = 0; i < n; i++) {
-        if (!rd_valid(lists[i], RD_TAG_CMDLIST))
-            return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-        if (lists[i]->immediate || !lists[i]->closed)
-            return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    }
-    rd_job *j = calloc(1, sizeof *j);
-    if (j == NULL || (j->lists = malloc(n * sizeof *j->lists)) == NULL) {
-        free(j);
+    ze_result_t r = check_closed_lists(n, lists);
+    if (r != ZE_RESULT_SUCCESS)
+        return r;
+    rd_job *j = list_job(lists, n);
+    if (j == NULL)
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    if (fence != NULL) {
+        j->fence = fence;
+        pthread_mutex_lock(&sync_lock);
+        fence->refs++;
+        pthread_mutex_unlock(&sync_lock);
     }
-    memcpy(j->lists, lists, n * sizeof *lists);
-    j->nlists = n;
-    j->fence = fence;
-    int held = 1;
-    for (uint32_t l = 0; l < n; l++)
-        for (size_t i = 0; i < lists[l]->ncmds; i++)
-            held &= hold_cmd(j, &lists[l]->cmds[i]);
-    if (!held) {
-        release_holds(j);
-        free(j->lists);
-        free(j);
-        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    }
-    pthread_mutex_lock(&sync_lock);
-    for (uint32_t l = 0; l < n; l++)
-        lists[l]->inflight++;
-    pthread_mutex_unlock(&sync_lock);
     uint64_t ticket = engine_submit(&q->engine, j);
     if (q->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS)
         return engine_wait(&q->engine, ticket, UINT64_MAX);
@@ -633,18 +725,25 @@ ze_result_t rdFenceCreate(ze_command_queue_handle_t q, const ze_fence_desc_t *de
     if (f == NULL)
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     f->tag = RD_TAG_FENCE;
+    f->refs = 1;
     f->queue = q;
     f->signaled = (desc->flags & ZE_FENCE_FLAG_SIGNALED) != 0;
     *ph = f;
     return ZE_RESULT_SUCCESS;
 }
 
+/* A client that waited on an event of the last command may destroy the fence before the queue has set it: the
+   handle dies now, the object when no queued execution will set it any more (no wait that might never end). */
 ze_result_t rdFenceDestroy(ze_fence_handle_t f)
 {
     if (!rd_valid(f, RD_TAG_FENCE))
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    pthread_mutex_lock(&sync_lock);
     f->tag = RD_TAG_DEAD;
-    free(f);
+    int last = --f->refs == 0;
+    pthread_mutex_unlock(&sync_lock);
+    if (last)
+        free(f);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -822,6 +921,19 @@ ze_result_t rdCommandListIsImmediate(ze_command_list_handle_t l, ze_bool_t *imme
     return ZE_RESULT_SUCCESS;
 }
 
+/* The event arguments every append takes: an optional event to signal and the events to wait for. */
+static ze_result_t check_events(ze_event_handle_t signal, uint32_t nwait, ze_event_handle_t *waits)
+{
+    if (signal != NULL && !rd_valid(signal, RD_TAG_EVENT))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (nwait > 0 && waits == NULL)
+        return ZE_RESULT_ERROR_INVALID_SIZE;
+    for (uint32_t i = 0; i < nwait; i++)
+        if (!rd_valid(waits[i], RD_TAG_EVENT))
+            return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    return ZE_RESULT_SUCCESS;
+}
+
 /* Validates the event arguments every append takes and fills them into c. */
 static ze_result_t prepare(rd_cmdlist *l, rd_cmd *c, enum rd_cmd_kind kind, ze_event_handle_t signal, uint32_t nwait,
                            ze_event_handle_t *waits)
@@ -831,13 +943,9 @@ static ze_result_t prepare(rd_cmdlist *l, rd_cmd *c, enum rd_cmd_kind kind, ze_e
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (l->closed)
         return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    if (signal != NULL && !rd_valid(signal, RD_TAG_EVENT))
-        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    if (nwait > 0 && waits == NULL)
-        return ZE_RESULT_ERROR_INVALID_SIZE;
-    for (uint32_t i = 0; i < nwait; i++)
-        if (!rd_valid(waits[i], RD_TAG_EVENT))
-            return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    ze_result_t r = check_events(signal, nwait, waits);
+    if (r != ZE_RESULT_SUCCESS)
+        return r;
     c->kind = kind;
     c->signal = signal;
     if (nwait) {
@@ -1025,6 +1133,37 @@ static ze_result_t append_simple(ze_command_list_handle_t l, enum rd_cmd_kind ki
     }
     return commit(l, &c);
 }
+
+#if RD_HEADERS_HAVE(9)
+/* ZE_experimental_immediate_command_list_append: the lists run on the immediate list's own engine, in order with what
+   was appended before, after the waits and before the signal (three jobs: the engine runs jobs in order). */
+ze_result_t rdCommandListImmediateAppendCommandListsExp(ze_command_list_handle_t l, uint32_t n, ze_command_list_handle_t *lists,
+                                                         ze_event_handle_t signal, uint32_t nwait, ze_event_handle_t *waits)
+{
+    if (!rd_valid(l, RD_TAG_CMDLIST))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (!l->immediate)
+        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    if (lists == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    ze_result_t r = check_closed_lists(n, lists);
+    if (r == ZE_RESULT_SUCCESS)
+        r = check_events(signal, nwait, waits);
+    if (r == ZE_RESULT_SUCCESS && nwait)
+        r = append_simple(l, RD_CMD_WAIT, NULL, nwait, waits);
+    if (r != ZE_RESULT_SUCCESS)
+        return r;
+    rd_job *j = list_job(lists, n);
+    if (j == NULL)
+        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    uint64_t ticket = engine_submit(&l->engine, j);
+    if (signal != NULL)
+        return append_simple(l, RD_CMD_SIGNAL, signal, 0, NULL);
+    if (l->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS)
+        return engine_wait(&l->engine, ticket, UINT64_MAX);
+    return ZE_RESULT_SUCCESS;
+}
+#endif
 
 ze_result_t rdCommandListAppendBarrier(ze_command_list_handle_t l, ze_event_handle_t signal, uint32_t nwait,
                                        ze_event_handle_t *waits)

@@ -77,6 +77,9 @@ RD_GETTER(zeGetEventExpProcAddrTable, ze_event_exp_dditable_t, RD_NONE)
 RD_GETTER(zeGetKernelExpProcAddrTable, ze_kernel_exp_dditable_t, RD_NONE)
 RD_GETTER(zeGetFabricVertexExpProcAddrTable, ze_fabric_vertex_exp_dditable_t, RD_NONE)
 RD_GETTER(zeGetFabricEdgeExpProcAddrTable, ze_fabric_edge_exp_dditable_t, RD_NONE)
+#if RD_HEADERS_HAVE(9)
+RD_GETTER(zeGetCommandListExpProcAddrTable, ze_command_list_exp_dditable_t, RD_COMMANDLISTEXP_ENTRYPOINTS)
+#endif
 
 /* Tools (zet) and sysman (zes): nothing implemented, but old loaders refuse a driver without these getters. */
 RD_GETTER(zetGetDeviceProcAddrTable, zet_device_dditable_t, RD_NONE)

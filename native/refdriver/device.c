@@ -305,6 +305,9 @@ static const struct {
     {"ZE_intel_get_driver_version_string", ZE_MAKE_VERSION(1, 0)},
     {"ZE_extension_float_atomics", ZE_MAKE_VERSION(1, 0)},
     {"ZE_extension_kernel_max_group_size_properties", ZE_MAKE_VERSION(1, 0)},
+#if RD_HEADERS_HAVE(9)
+    {"ZE_experimental_immediate_command_list_append", ZE_MAKE_VERSION(1, 0)},
+#endif
 };
 
 /* zeIntelGetDriverVersionString (compute-runtime's ze_intel_gpu.h): with *pSize == 0 or no buffer it reports the

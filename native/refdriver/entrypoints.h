@@ -43,11 +43,14 @@ typedef ze_pfnInitDrivers_t ze_pfnGlobalInitDrivers_t;
     X(CommandList, IsImmediate, 9)
 #define RD_EVENTPOOL_1_9(X) X(EventPool, GetContextHandle, 9) X(EventPool, GetFlags, 9)
 #define RD_EVENT_1_9(X) X(Event, GetEventPool, 9) X(Event, GetSignalScope, 9) X(Event, GetWaitScope, 9)
+/* The CommandListExp table itself first came with 1.9: its getter exists only with these headers. */
+#define RD_COMMANDLISTEXP_ENTRYPOINTS(X) X(CommandList, ImmediateAppendCommandListsExp, 9)
 #else
 #define RD_COMMANDQUEUE_1_9 RD_NONE
 #define RD_COMMANDLIST_1_9 RD_NONE
 #define RD_EVENTPOOL_1_9 RD_NONE
 #define RD_EVENT_1_9 RD_NONE
+#define RD_COMMANDLISTEXP_ENTRYPOINTS RD_NONE
 #endif
 
 #define RD_DRIVER_ENTRYPOINTS(X)               \
@@ -139,6 +142,7 @@ typedef ze_pfnInitDrivers_t ze_pfnGlobalInitDrivers_t;
 #define RD_MODULE_ENTRYPOINTS(X)  \
     X(Module, Create, 0)          \
     X(Module, Destroy, 0)         \
+    X(Module, GetNativeBinary, 0) \
     X(Module, GetKernelNames, 0)  \
     X(Module, GetProperties, 0)
 
@@ -181,7 +185,8 @@ typedef ze_pfnInitDrivers_t ze_pfnGlobalInitDrivers_t;
     RD_MODULE_ENTRYPOINTS(X)          \
     RD_MODULEBUILDLOG_ENTRYPOINTS(X)  \
     RD_KERNEL_ENTRYPOINTS(X)          \
-    RD_MEM_ENTRYPOINTS(X)
+    RD_MEM_ENTRYPOINTS(X)             \
+    RD_COMMANDLISTEXP_ENTRYPOINTS(X)
 
 /* Function names are rd<Table><Slot>; the global table's type lacks the table name, so alias it. */
 typedef ze_pfnInit_t ze_pfnGlobalInit_t;

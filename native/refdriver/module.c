@@ -181,6 +181,102 @@ static void hand_out_log(ze_module_build_log_handle_t *phBuildLog, strbuf *log)
     *phBuildLog = b;
 }
 
+/* This driver's native binary: what zeModuleGetNativeBinary hands out and ZE_MODULE_FORMAT_NATIVE takes back. It holds
+   the SPIR-V (specialization constants written in; its kernel interfaces are read from it again), the LLVM bitcode
+   llvm-spirv made of it (so loading skips the translation) and the OpenCL build options, each after a fixed header. */
+#define RD_NATIVE_MAGIC "XPUREFNB"
+typedef struct {
+    char magic[8];
+    uint32_t version;
+    uint32_t spirv_size;
+    uint64_t bitcode_size;
+    uint32_t options_size;
+    uint32_t reserved;
+} rd_native_header;
+
+static unsigned char *pack_native(const void *spv, size_t spv_size, const unsigned char *bc, size_t bc_size, const char *opts,
+                                  size_t *size)
+{
+    rd_native_header h = {RD_NATIVE_MAGIC, 1, (uint32_t)spv_size, bc_size, (uint32_t)strlen(opts), 0};
+    *size = sizeof h + spv_size + bc_size + h.options_size;
+    unsigned char *out = malloc(*size);
+    if (out == NULL)
+        return NULL;
+    memcpy(out, &h, sizeof h);
+    memcpy(out + sizeof h, spv, spv_size);
+    memcpy(out + sizeof h + spv_size, bc, bc_size);
+    memcpy(out + sizeof h + spv_size + bc_size, opts, h.options_size);
+    return out;
+}
+
+/* Finds the parts of a native binary; 0 when it is not one this driver made. */
+static int unpack_native(const unsigned char *in, size_t size, const unsigned char **spv, size_t *spv_size,
+                         const unsigned char **bc, size_t *bc_size, strbuf *opts)
+{
+    rd_native_header h;
+    if (size < sizeof h)
+        return 0;
+    memcpy(&h, in, sizeof h);
+    if (memcmp(h.magic, RD_NATIVE_MAGIC, sizeof h.magic) != 0 || h.version != 1 ||
+        h.bitcode_size > size - sizeof h || (uint64_t)h.spirv_size + h.options_size > size - sizeof h - h.bitcode_size ||
+        sizeof h + h.spirv_size + h.bitcode_size + h.options_size != size)
+        return 0;
+    *spv = in + sizeof h;
+    *spv_size = h.spirv_size;
+    *bc = *spv + h.spirv_size;
+    *bc_size = (size_t)h.bitcode_size;
+    sb_add(opts, (const char *)*bc + *bc_size, h.options_size);
+    return 1;
+}
+
+/* The SPIR-V a module is built from: the input, or a copy with the client's specialization constants written in. */
+static ze_result_t specialize(const ze_module_desc_t *desc, uint32_t **specialized, strbuf *log)
+{
+    const ze_module_constants_t *sc = desc->pConstants;
+    if (sc == NULL || sc->numConstants == 0)
+        return ZE_RESULT_SUCCESS;
+    if (sc->pConstantIds == NULL || sc->pConstantValues == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    for (uint32_t i = 0; i < sc->numConstants; i++)
+        if (sc->pConstantValues[i] == NULL)
+            return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    char err[512];
+    if (rd_spirv_specialize(desc->pInputModule, desc->inputSize, sc->numConstants, sc->pConstantIds, sc->pConstantValues,
+                            specialized, err, sizeof err) != 0) {
+        sb_printf(log, "%s\n", err);
+        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    }
+    return ZE_RESULT_SUCCESS;
+}
+
+/* Builds the bitcode on PoCL's device; on failure the log says why. */
+static cl_program build_program(const unsigned char *bc, size_t bclen, const char *opts, strbuf *log)
+{
+    cl_int status = CL_SUCCESS, cerr;
+    const unsigned char *bins[] = {bc};
+    cl_program prog = clCreateProgramWithBinary(rd.cl_ctx, 1, &rd.cl_dev, &bclen, bins, &status, &cerr);
+    if (cerr != CL_SUCCESS || status != CL_SUCCESS) {
+        sb_printf(log, "PoCL rejected the translated bitcode (clCreateProgramWithBinary: %d, binary status %d)\n", cerr, status);
+        return NULL;
+    }
+    cerr = clBuildProgram(prog, 1, &rd.cl_dev, opts, NULL, NULL);
+    size_t loglen = 0;
+    clGetProgramBuildInfo(prog, rd.cl_dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &loglen);
+    if (cerr != CL_SUCCESS)
+        sb_printf(log, "PoCL build failed (clBuildProgram: %d)\n", cerr);
+    if (loglen > 1) {
+        char *cl_log = malloc(loglen);
+        if (cl_log && clGetProgramBuildInfo(prog, rd.cl_dev, CL_PROGRAM_BUILD_LOG, loglen, cl_log, NULL) == CL_SUCCESS)
+            sb_add(log, cl_log, strnlen(cl_log, loglen));
+        free(cl_log);
+    }
+    if (cerr != CL_SUCCESS) {
+        clReleaseProgram(prog);
+        return NULL;
+    }
+    return prog;
+}
+
 ze_result_t rdModuleCreate(ze_context_handle_t ctx, ze_device_handle_t dev, const ze_module_desc_t *desc,
                            ze_module_handle_t *phModule, ze_module_build_log_handle_t *phBuildLog)
 {
@@ -193,68 +289,67 @@ ze_result_t rdModuleCreate(ze_context_handle_t ctx, ze_device_handle_t dev, cons
     if (desc->inputSize == 0)
         return ZE_RESULT_ERROR_INVALID_SIZE;
     *phModule = NULL;
-    strbuf log = {0};
+    strbuf log = {0}, opts = {0};
     ze_result_t r = ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
-    unsigned char *bc = NULL;
-    size_t bclen = 0;
+    unsigned char *bc = NULL, *native = NULL;
+    size_t bclen = 0, native_size = 0;
     rd_spirv_info info = {0};
     cl_program prog = NULL;
-
-    if (desc->format != ZE_MODULE_FORMAT_IL_SPIRV) {
-        sb_printf(&log, "only SPIR-V modules are supported by the CPU reference driver\n");
-        r = ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
-        goto out;
-    }
-    if (desc->pConstants != NULL && desc->pConstants->numConstants > 0) {
-        sb_printf(&log, "specialization constants are not supported by the CPU reference driver\n");
-        r = ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
-        goto out;
-    }
+    uint32_t *specialized = NULL;
+    const unsigned char *spv = desc->pInputModule, *packed_bc = NULL;
+    size_t spv_size = desc->inputSize;
     char err[512];
-    if (rd_spirv_parse(desc->pInputModule, desc->inputSize, &info, err, sizeof err) != 0) {
+
+    if (desc->format == ZE_MODULE_FORMAT_NATIVE) {
+        if (!unpack_native(desc->pInputModule, desc->inputSize, &spv, &spv_size, &packed_bc, &bclen, &opts)) {
+            sb_printf(&log, "not a native binary of the CPU reference driver (zeModuleGetNativeBinary gives those)\n");
+            r = ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
+            goto out;
+        }
+    } else if (desc->format != ZE_MODULE_FORMAT_IL_SPIRV) {
+        sb_printf(&log, "only SPIR-V modules and this driver's own native binaries are supported\n");
+        r = ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+        goto out;
+    }
+    if (rd_spirv_parse(spv, spv_size, &info, err, sizeof err) != 0) {
         /* Checked before translating: llvm-spirv aborts with a stack dump on many malformed inputs. */
         sb_printf(&log, "%s\n", err);
         goto out;
     }
-    r = spirv_to_bitcode(desc->pInputModule, desc->inputSize, &bc, &bclen, &log);
-    if (r != ZE_RESULT_SUCCESS)
-        goto out;
-
+    if (packed_bc != NULL) {
+        if ((bc = malloc(bclen ? bclen : 1)) == NULL) {
+            r = ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+            goto out;
+        }
+        memcpy(bc, packed_bc, bclen);
+    } else {
+        if ((r = specialize(desc, &specialized, &log)) != ZE_RESULT_SUCCESS)
+            goto out;
+        if (specialized)
+            spv = (const unsigned char *)specialized;
+        if ((r = spirv_to_bitcode(spv, spv_size, &bc, &bclen, &log)) != ZE_RESULT_SUCCESS)
+            goto out;
+        opencl_options(desc->pBuildFlags, &opts);
+    }
     r = ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
-    cl_int status = CL_SUCCESS, cerr;
-    const unsigned char *bins[] = {bc};
-    prog = clCreateProgramWithBinary(rd.cl_ctx, 1, &rd.cl_dev, &bclen, bins, &status, &cerr);
-    if (cerr != CL_SUCCESS || status != CL_SUCCESS) {
-        sb_printf(&log, "PoCL rejected the translated bitcode (clCreateProgramWithBinary: %d, binary status %d)\n", cerr, status);
+    if ((prog = build_program(bc, bclen, opts.data ? opts.data : "", &log)) == NULL)
         goto out;
-    }
-    strbuf opts = {0};
-    opencl_options(desc->pBuildFlags, &opts);
-    cerr = clBuildProgram(prog, 1, &rd.cl_dev, opts.data, NULL, NULL);
-    free(opts.data);
-    size_t loglen = 0;
-    clGetProgramBuildInfo(prog, rd.cl_dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &loglen);
-    if (cerr != CL_SUCCESS)
-        sb_printf(&log, "PoCL build failed (clBuildProgram: %d)\n", cerr);
-    if (loglen > 1) {
-        char *cl_log = malloc(loglen);
-        if (cl_log && clGetProgramBuildInfo(prog, rd.cl_dev, CL_PROGRAM_BUILD_LOG, loglen, cl_log, NULL) == CL_SUCCESS)
-            sb_add(&log, cl_log, strnlen(cl_log, loglen));
-        free(cl_log);
-    }
-    if (cerr != CL_SUCCESS)
-        goto out;
-
+    native = pack_native(spv, spv_size, bc, bclen, opts.data ? opts.data : "", &native_size);
     rd_module *m = calloc(1, sizeof *m);
-    if (m == NULL) {
+    if (m == NULL || native == NULL) {
+        free(m);
         r = ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
         goto out;
     }
     m->tag = RD_TAG_MODULE;
     m->program = prog;
     m->info = info;
+    m->native = native;
+    m->native_size = native_size;
     m->id = __atomic_fetch_add(&next_module_id, 1, __ATOMIC_RELAXED);
+    m->refs = 1;
     prog = NULL;
+    native = NULL;
     memset(&info, 0, sizeof info);
     *phModule = m;
     r = ZE_RESULT_SUCCESS;
@@ -262,19 +357,49 @@ out:
     if (prog)
         clReleaseProgram(prog);
     rd_spirv_free(&info);
+    free(specialized);
     free(bc);
+    free(native);
+    free(opts.data);
     hand_out_log(phBuildLog, &log);
     return r;
 }
 
+/* The binary is this driver's own format: only this driver (any build of this format version) loads it. */
+ze_result_t rdModuleGetNativeBinary(ze_module_handle_t h, size_t *pSize, uint8_t *pModuleNativeBinary)
+{
+    if (!rd_valid(h, RD_TAG_MODULE))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (pSize == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (*pSize == 0 || pModuleNativeBinary == NULL) {
+        *pSize = h->native_size;
+        return ZE_RESULT_SUCCESS;
+    }
+    size_t n = *pSize < h->native_size ? *pSize : h->native_size;
+    memcpy(pModuleNativeBinary, h->native, n);
+    *pSize = n;
+    return ZE_RESULT_SUCCESS;
+}
+
+void rd_module_unref(rd_module *m)
+{
+    if (__atomic_sub_fetch(&m->refs, 1, __ATOMIC_ACQ_REL) != 0)
+        return;
+    clReleaseProgram(m->program);
+    rd_spirv_free(&m->info);
+    free(m->native);
+    free(m);
+}
+
+/* A kernel still alive (its handle, or a recorded launch) keeps the module: the handle dies now, the object with its
+   last kernel. */
 ze_result_t rdModuleDestroy(ze_module_handle_t h)
 {
     if (!rd_valid(h, RD_TAG_MODULE))
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    clReleaseProgram(h->program);
-    rd_spirv_free(&h->info);
     h->tag = RD_TAG_DEAD;
-    free(h);
+    rd_module_unref(h);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -362,6 +487,7 @@ ze_result_t rdKernelCreate(ze_module_handle_t mod, const ze_kernel_desc_t *desc,
     k->tag = RD_TAG_KERNEL;
     k->refs = 1;
     k->module = mod;
+    __atomic_add_fetch(&mod->refs, 1, __ATOMIC_RELAXED);
     k->info = info;
     k->cl = cl;
     k->args = args;
@@ -388,7 +514,9 @@ void rd_kernel_unref(rd_kernel *k)
         free(k->args[i].bytes);
     free(k->args);
     clReleaseKernel(k->cl);
+    rd_module *m = k->module;
     free(k);
+    rd_module_unref(m);
 }
 
 /* A launch still queued keeps the kernel: the handle dies now, the object with its last recorded launch. */

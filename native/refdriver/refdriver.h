@@ -172,13 +172,19 @@ typedef struct rd_spirv_info {
 } rd_spirv_info;
 int rd_spirv_parse(const uint8_t *bytes, size_t size, rd_spirv_info *out, char *err, size_t errlen);
 void rd_spirv_free(rd_spirv_info *info);
+int rd_spirv_specialize(const uint8_t *bytes, size_t size, uint32_t count, const uint32_t *spec_ids, const void *const *values,
+                        uint32_t **out, char *err, size_t errlen);
 
 typedef struct _ze_module_handle_t {
     uint32_t tag;
     cl_program program;
     rd_spirv_info info;
     uint64_t id;
+    unsigned char *native; /* what zeModuleGetNativeBinary returns */
+    size_t native_size;
+    unsigned refs; /* the handle plus each kernel (atomic): kernels read the module's tables until their last use */
 } rd_module;
+void rd_module_unref(rd_module *m);
 
 typedef struct _ze_module_build_log_handle_t {
     uint32_t tag;
@@ -219,8 +225,9 @@ typedef struct _ze_event_pool_handle_t {
 
 typedef struct _ze_event_handle_t {
     uint32_t tag;
-    rd_event_pool *pool;
+    rd_event_pool *pool; /* NULL once the pool is gone */
     uint32_t index;
+    int timestamps; /* the pool's ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP */
     ze_event_scope_flags_t signal_scope, wait_scope;
     int signaled;
     uint64_t ts_start, ts_end;
@@ -230,6 +237,7 @@ typedef struct _ze_fence_handle_t {
     uint32_t tag;
     struct _ze_command_queue_handle_t *queue;
     int signaled;
+    unsigned refs; /* the handle plus each queued execution that will set it (under the sync lock) */
 } rd_fence;
 
 enum rd_cmd_kind {

@@ -97,6 +97,21 @@ static void fail(char *err, size_t errlen, const char *msg, size_t at)
     snprintf(err, errlen, "invalid SPIR-V: %s (at word %zu)", msg, at);
 }
 
+/* A copy of the module's words in this host's byte order (SPIR-V may be written in either). */
+static uint32_t *host_order_words(const uint8_t *bytes, size_t size, char *err, size_t errlen)
+{
+    uint32_t *w = malloc(size);
+    if (w == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    memcpy(w, bytes, size);
+    if (w[0] == 0x03022307u)
+        for (size_t i = 0; i < size / 4; i++)
+            w[i] = __builtin_bswap32(w[i]);
+    return w;
+}
+
 int rd_spirv_parse(const uint8_t *bytes, size_t size, rd_spirv_info *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
@@ -108,15 +123,9 @@ int rd_spirv_parse(const uint8_t *bytes, size_t size, rd_spirv_info *out, char *
     }
     module m = {0};
     m.n = size / 4;
-    uint32_t *w = malloc(size);
-    if (w == NULL) {
-        snprintf(err, errlen, "out of memory");
+    uint32_t *w = host_order_words(bytes, size, err, errlen);
+    if (w == NULL)
         return -1;
-    }
-    memcpy(w, bytes, size);
-    if (w[0] == 0x03022307u)
-        for (size_t i = 0; i < m.n; i++)
-            w[i] = __builtin_bswap32(w[i]);
     if (w[0] != 0x07230203u) {
         snprintf(err, errlen, "invalid SPIR-V: bad magic number 0x%08x", w[0]);
         free(w);
@@ -286,4 +295,80 @@ void rd_spirv_free(rd_spirv_info *info)
     }
     free(info->kernels);
     memset(info, 0, sizeof *info);
+}
+
+enum { OP_SPEC_CONSTANT_TRUE = 48, OP_SPEC_CONSTANT_FALSE = 49, OP_SPEC_CONSTANT = 50, DECORATION_SPEC_ID = 1 };
+
+/* Writes each given value over the default of the specialization constant with that SpecId, in a copy of a module
+   rd_spirv_parse accepted: translating the copy then bakes the values in, as it would the defaults. A value is read
+   with the size of the constant's type (1 byte for a bool). */
+int rd_spirv_specialize(const uint8_t *bytes, size_t size, uint32_t count, const uint32_t *spec_ids, const void *const *values,
+                        uint32_t **out, char *err, size_t errlen)
+{
+    size_t n = size / 4;
+    uint32_t *w = host_order_words(bytes, size, err, errlen);
+    if (w == NULL)
+        return -1;
+    uint32_t bound = w[3];
+    uint32_t *spec_of = malloc((size_t)bound * sizeof *spec_of); /* result id -> SpecId + 1, 0 for none */
+    uint8_t *width = calloc(bound, 1), *is_signed = calloc(bound, 1), *found = calloc(count ? count : 1, 1);
+    int rc = -1;
+    if (spec_of == NULL || width == NULL || is_signed == NULL || found == NULL) {
+        snprintf(err, errlen, "out of memory");
+        goto done;
+    }
+    memset(spec_of, 0, (size_t)bound * sizeof *spec_of);
+    for (size_t i = 5; i < n;) {
+        uint32_t wc = w[i] >> 16, op = w[i] & 0xffff;
+        if (wc == 0 || i + wc > n)
+            break;
+        if (op == OP_DECORATE && wc >= 4 && w[i + 2] == DECORATION_SPEC_ID && w[i + 1] < bound)
+            spec_of[w[i + 1]] = w[i + 3] + 1;
+        else if (op == OP_TYPE_BOOL && wc >= 2 && w[i + 1] < bound)
+            width[w[i + 1]] = 1;
+        else if ((op == OP_TYPE_INT || op == OP_TYPE_FLOAT) && wc >= 3 && w[i + 1] < bound && w[i + 2] <= 64) {
+            width[w[i + 1]] = (uint8_t)w[i + 2];
+            is_signed[w[i + 1]] = op == OP_TYPE_INT && wc >= 4 && w[i + 3] == 1;
+        } else if ((op == OP_SPEC_CONSTANT_TRUE || op == OP_SPEC_CONSTANT_FALSE || op == OP_SPEC_CONSTANT) && wc >= 3 &&
+                   w[i + 1] < bound && w[i + 2] < bound && spec_of[w[i + 2]]) {
+            uint32_t spec = spec_of[w[i + 2]] - 1, type = w[i + 1];
+            for (uint32_t k = 0; k < count; k++) {
+                if (spec_ids[k] != spec)
+                    continue;
+                found[k] = 1;
+                if (op != OP_SPEC_CONSTANT) {
+                    uint8_t v;
+                    memcpy(&v, values[k], 1);
+                    w[i] = (wc << 16) | (v ? OP_SPEC_CONSTANT_TRUE : OP_SPEC_CONSTANT_FALSE);
+                } else if (width[type] > 32 && wc == 5) {
+                    memcpy(&w[i + 3], values[k], 8); /* low-order word first, as SPIR-V literals are laid out */
+                } else if (width[type] >= 8 && width[type] <= 32 && wc == 4) {
+                    uint32_t v = 0, bits = width[type];
+                    memcpy(&v, values[k], bits / 8);
+                    if (bits < 32 && is_signed[type] && (v >> (bits - 1)) & 1)
+                        v |= ~0u << bits; /* narrower signed literals are sign-extended to the word */
+                    w[i + 3] = v;
+                } else {
+                    snprintf(err, errlen, "specialization constant %u has a type this driver cannot set", spec);
+                    goto done;
+                }
+            }
+        }
+        i += wc;
+    }
+    for (uint32_t k = 0; k < count; k++)
+        if (!found[k]) {
+            snprintf(err, errlen, "the module has no specialization constant with SpecId %u", spec_ids[k]);
+            goto done;
+        }
+    *out = w;
+    w = NULL;
+    rc = 0;
+done:
+    free(w);
+    free(spec_of);
+    free(width);
+    free(is_signed);
+    free(found);
+    return rc;
 }

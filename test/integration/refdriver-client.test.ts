@@ -14,8 +14,11 @@ const clientSource = path.join(import.meta.dirname, '..', 'native', 'refdriver_c
 const suppressions = path.join(import.meta.dirname, '..', 'native', 'valgrind.supp');
 const vectorAdd = path.join(KERNELS_DIR, 'vector_add.spv');
 const structArg = path.join(KERNELS_DIR, 'struct_arg.spv');
+const specConst = path.join(KERNELS_DIR, 'spec_const.spv');
 const UNSUPPORTED_FEATURE = '0x78000003';
 const UNSUPPORTED_ALIGNMENT = '0x7800000a';
+const INVALID_ARGUMENT = '0x78000004';
+const INVALID_NATIVE_BINARY = '0x7800000f';
 const INVALID_GROUP_SIZE_DIMENSION = '0x78000013';
 const VALGRIND_ERROR = 99;
 const haveValgrind = fs.existsSync('/usr/bin/valgrind');
@@ -101,12 +104,30 @@ describe.skipIf(process.platform !== 'linux')('a client through Debian\'s loader
     expect(r.exitCode, r.stdout + r.stderr).toBe(0);
     const refusals = [...r.values].filter(([k]) => k.startsWith('refuse.'));
     expect(refusals.map(([k]) => k.slice('refuse.'.length))).toEqual([
-      'moduleLink', 'specConstants', 'nativeBinary', 'getNativeBinary', 'globalPointer', 'functionPointer',
+      'moduleLink', 'globalPointer', 'functionPointer',
       'queryKernelTimestamps', 'cooperativeLaunch', 'copyFromContext', 'ipcMemHandle', 'ipcEventPool',
       'virtualReserve', 'virtualPageSize', 'physicalMem', 'image', 'sampler',
     ]);
     for (const [k, v] of refusals) expect(v, k).toBe(UNSUPPORTED_FEATURE);
     expect(r.values.get('struct.wrong')).toBe('0');
+  });
+
+  it('writes specialization constants into the module: defaults without them, the values given with them, an unknown SpecId refused', async () => {
+    const r = await run(s, ['specialize', specConst]);
+    expect(r.exitCode, r.stdout + r.stderr).toBe(0);
+    expect(r.values.get('spec.defaults.wrong')).toBe('0');
+    expect(r.values.get('spec.set.wrong')).toBe('0');
+    expect(r.values.get('spec.partial.wrong')).toBe('0');
+    expect(r.values.get('spec.unknownId')).toBe(INVALID_ARGUMENT);
+  });
+
+  it('a module made from zeModuleGetNativeBinary\'s bytes runs as the first did (its specialization constants kept); a damaged or cut one is refused', async () => {
+    const r = await run(s, ['native', specConst]);
+    expect(r.exitCode, r.stdout + r.stderr).toBe(0);
+    expect(Number(r.values.get('native.size'))).toBeGreaterThan(0);
+    expect(r.values.get('native.wrong')).toBe('0');
+    expect(r.values.get('native.truncated')).toBe(INVALID_NATIVE_BINARY);
+    expect(r.values.get('native.damaged')).toBe(INVALID_NATIVE_BINARY);
   });
 
   it('zeMemFree waits for a queued launch and copy that use the memory', async () => {
@@ -117,11 +138,30 @@ describe.skipIf(process.platform !== 'linux')('a client through Debian\'s loader
     expect(r.values.get('freewait.result')).toBe('ok');
   });
 
+  it('a command of a regular list lets go of its memory before it signals: freeing a launch\'s output waits for nothing later in the list', async () => {
+    const r = await run(s, ['holds', vectorAdd]);
+    expect(r.exitCode, r.stdout + r.stderr).toBe(0);
+    expect(r.values.get('holds.result')).toBe('ok');
+    expect(r.values.get('holds.freeBeforeGate')).toBe('1');
+    expect(r.values.get('holds.copyWrong')).toBe('0');
+  });
+
   it.skipIf(!haveValgrind)('freeing memory that queued work still uses is clean under valgrind', { timeout: 600_000 }, async () => {
     const r = await underValgrind(s, ['freewait', vectorAdd]);
     expect(r.stderr).not.toMatch(/Invalid (read|write|free)/);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.values.get('freewait.result')).toBe('ok');
+  });
+
+  it('copies regions as the spec reads them (depth 0 is 2D; pitches and origins kept), each matching a reference copy', async () => {
+    const r = await run(s, ['region', vectorAdd]);
+    expect(r.exitCode, r.stdout + r.stderr).toBe(0);
+    // Bytes inside each destination region (width x height x depth, depth 0 counting as 1): all copied, none outside.
+    const inside: Record<string, number> = { packed2d: 16 * 16, pitched2d: 20 * 7, pitched3d: 9 * 5 * 3, oneSlice: 11 * 4 };
+    for (const [name, bytes] of Object.entries(inside)) {
+      expect(r.values.get(`region.${name}.inside`), name).toBe(String(bytes));
+      expect(r.values.get(`region.${name}.wrong`), name).toBe('0');
+    }
   });
 
   it('the client built against 1.8.12 headers has no zeCommandListHostSynchronize to call', async () => {
@@ -153,6 +193,15 @@ describe.skipIf(process.platform !== 'linux')("a client and driver built against
     expect(r.stderr).not.toMatch(/Invalid (read|write|free)/);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.values.get('sequence.result')).toBe('ok');
+  });
+
+  it('zeCommandListImmediateAppendCommandListsExp runs a closed list after its wait event and before its signal, and again when appended again', async () => {
+    const r = await run(s, ['append', vectorAdd]);
+    expect(r.exitCode, r.stdout + r.stderr).toBe(0);
+    expect(r.values.get('append.doneBeforeGate')).toBe('0');
+    expect(r.values.get('append.result')).toBe('ok');
+    expect(r.values.get('append.again')).toBe('ok');
+    expect(r.values.get('append.notImmediate')).toBe(INVALID_ARGUMENT);
   });
 
   it('allocations, refusals and frees behave the same built against these headers', async () => {

@@ -1,4 +1,5 @@
-/* What the native Level Zero test programs share: a call that must succeed, and a whole file read into memory. */
+/* What the native Level Zero test programs share: a call that must succeed, a whole file read into memory, and the
+   first device of the first driver with a context on it. */
 #ifndef XPU_SETUP_TEST_L0_CHECK_H
 #define XPU_SETUP_TEST_L0_CHECK_H
 
@@ -32,6 +33,17 @@ static unsigned char *read_all(const char *path, size_t *size)
     fclose(f);
     *size = (size_t)n;
     return buf;
+}
+
+static void open_first_device(ze_driver_handle_t *drv, ze_device_handle_t *dev, ze_context_handle_t *ctx)
+{
+    CHECK(zeInit(0));
+    uint32_t n = 1;
+    CHECK(zeDriverGet(&n, drv));
+    n = 1;
+    CHECK(zeDeviceGet(*drv, &n, dev));
+    ze_context_desc_t cd = {ZE_STRUCTURE_TYPE_CONTEXT_DESC};
+    CHECK(zeContextCreate(*drv, &cd, ctx));
 }
 
 #endif

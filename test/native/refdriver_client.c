@@ -89,6 +89,29 @@ static void fill_inputs(float *a, float *b)
     }
 }
 
+/* a and b filled with the inputs, c device memory for the sum, d host memory to copy it to. */
+static void vector_add_buffers(float **a, float **b, float **c, float **d)
+{
+    CHECK(zeMemAllocShared(ctx, &dd, &hd, N * sizeof(float), 0, dev, (void **)a));
+    CHECK(zeMemAllocShared(ctx, &dd, &hd, N * sizeof(float), 0, dev, (void **)b));
+    CHECK(zeMemAllocDevice(ctx, &dd, N * sizeof(float), 0, dev, (void **)c));
+    CHECK(zeMemAllocHost(ctx, &hd, N * sizeof(float), 0, (void **)d));
+    fill_inputs(*a, *b);
+}
+
+/* A host-visible pool of n events, each created. */
+static ze_event_pool_handle_t host_events(uint32_t n, ze_event_handle_t *events)
+{
+    ze_event_pool_desc_t pd = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL, ZE_EVENT_POOL_FLAG_HOST_VISIBLE, n};
+    ze_event_pool_handle_t pool;
+    CHECK(zeEventPoolCreate(ctx, &pd, 1, &dev, &pool));
+    for (uint32_t i = 0; i < n; i++) {
+        ze_event_desc_t ed = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, i, 0, ZE_EVENT_SCOPE_FLAG_HOST};
+        CHECK(zeEventCreate(pool, &ed, &events[i]));
+    }
+    return pool;
+}
+
 static const char *verdict(const float *a, const float *b, const float *c)
 {
     static char text[128];
@@ -294,12 +317,64 @@ static int sequence_mode(const char *spv)
 #endif
 }
 
+static int gate_signalled; /* set by signal_later just before it signals */
+
 static void *signal_later(void *event)
 {
     struct timespec ts = {0, 200 * 1000 * 1000};
     nanosleep(&ts, NULL);
+    __atomic_store_n(&gate_signalled, 1, __ATOMIC_SEQ_CST);
     zeEventHostSignal((ze_event_handle_t)event);
     return NULL;
+}
+
+/* A command of a regular list lets go of its memory before it signals its event: a launch signals, the next command
+   waits on an event the host signals later, and the host frees the launch's output as soon as the launch's event is
+   set. Holding the memory until the whole execution ends would make that free wait for the later signal. */
+static int holds_mode(const char *spv)
+{
+    ze_module_handle_t mod = load_module(spv);
+    ze_kernel_handle_t k = make_kernel(mod, "vector_add");
+    float *a, *b, *c, *d;
+    vector_add_buffers(&a, &b, &c, &d);
+    ze_event_handle_t events[3];
+    ze_event_pool_handle_t pool = host_events(3, events);
+    ze_event_handle_t launched = events[0], gate = events[1], copied = events[2];
+    ze_command_queue_desc_t qd = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, 0, 0, 0, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
+                                  ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+    ze_command_queue_handle_t q;
+    CHECK(zeCommandQueueCreate(ctx, dev, &qd, &q));
+    ze_command_list_desc_t ld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC};
+    ze_command_list_handle_t l;
+    CHECK(zeCommandListCreate(ctx, dev, &ld, &l));
+    set_vector_add_args(k, a, b, c);
+    CHECK(zeCommandListAppendLaunchKernel(l, k, &groups, launched, 0, NULL));
+    CHECK(zeCommandListAppendMemoryCopy(l, d, a, N * sizeof(float), copied, 1, &gate));
+    CHECK(zeCommandListClose(l));
+    CHECK(zeCommandQueueExecuteCommandLists(q, 1, &l, NULL));
+    CHECK(zeEventHostSynchronize(launched, UINT64_MAX));
+    printf("holds.result=%s\n", verdict(a, b, c));
+    pthread_t t;
+    pthread_create(&t, NULL, signal_later, gate);
+    CHECK(zeMemFree(ctx, c));
+    printf("holds.freeBeforeGate=%d\n", !__atomic_load_n(&gate_signalled, __ATOMIC_SEQ_CST));
+    pthread_join(t, NULL);
+    CHECK(zeEventHostSynchronize(copied, UINT64_MAX));
+    int copy_wrong = 0;
+    for (int i = 0; i < N; i++)
+        copy_wrong += d[i] != a[i];
+    printf("holds.copyWrong=%d\n", copy_wrong);
+    CHECK(zeCommandListDestroy(l));
+    CHECK(zeCommandQueueDestroy(q));
+    for (int i = 0; i < 3; i++)
+        CHECK(zeEventDestroy(events[i]));
+    CHECK(zeEventPoolDestroy(pool));
+    CHECK(zeKernelDestroy(k));
+    CHECK(zeModuleDestroy(mod));
+    CHECK(zeMemFree(ctx, a));
+    CHECK(zeMemFree(ctx, b));
+    CHECK(zeMemFree(ctx, d));
+    return 0;
 }
 
 /* zeMemFree while a launch and a copy that use the memory still wait for an event another thread signals later: the
@@ -309,21 +384,10 @@ static int freewait_mode(const char *spv)
     ze_module_handle_t mod = load_module(spv);
     ze_kernel_handle_t k = make_kernel(mod, "vector_add");
     float *a, *b, *c, *d;
-    CHECK(zeMemAllocShared(ctx, &dd, &hd, N * sizeof(float), 0, dev, (void **)&a));
-    CHECK(zeMemAllocShared(ctx, &dd, &hd, N * sizeof(float), 0, dev, (void **)&b));
-    CHECK(zeMemAllocDevice(ctx, &dd, N * sizeof(float), 0, dev, (void **)&c));
-    CHECK(zeMemAllocHost(ctx, &hd, N * sizeof(float), 0, (void **)&d));
-    fill_inputs(a, b);
-    ze_event_pool_desc_t pd = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, NULL, ZE_EVENT_POOL_FLAG_HOST_VISIBLE, 3};
-    ze_event_pool_handle_t pool;
-    CHECK(zeEventPoolCreate(ctx, &pd, 1, &dev, &pool));
-    ze_event_handle_t gate, launched, copied;
-    ze_event_desc_t ed = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, 0, 0, ZE_EVENT_SCOPE_FLAG_HOST};
-    CHECK(zeEventCreate(pool, &ed, &gate));
-    ed.index = 1;
-    CHECK(zeEventCreate(pool, &ed, &launched));
-    ed.index = 2;
-    CHECK(zeEventCreate(pool, &ed, &copied));
+    vector_add_buffers(&a, &b, &c, &d);
+    ze_event_handle_t events[3];
+    ze_event_pool_handle_t pool = host_events(3, events);
+    ze_event_handle_t gate = events[0], launched = events[1], copied = events[2];
     ze_command_list_handle_t l = immediate_list(ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
     set_vector_add_args(k, a, b, c);
     CHECK(zeCommandListAppendLaunchKernel(l, k, &groups, launched, 1, &gate));
@@ -375,20 +439,7 @@ static int refuse_mode(const char *spv, const char *struct_spv)
     printf("struct.wrong=%d\n", wrong);
 
     printf("refuse.moduleLink=0x%x\n", (unsigned)zeModuleDynamicLink(1, &mod, NULL));
-    uint32_t id = 7, value = 1;
-    const void *values[] = {&value};
-    ze_module_constants_t consts = {1, &id, values};
-    size_t size;
-    unsigned char *bytes = read_all(spv, &size);
-    ze_module_desc_t md = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_IL_SPIRV, size, bytes, "", &consts};
-    ze_module_handle_t other = NULL;
-    printf("refuse.specConstants=0x%x\n", (unsigned)zeModuleCreate(ctx, dev, &md, &other, NULL));
-    md.pConstants = NULL;
-    md.format = ZE_MODULE_FORMAT_NATIVE;
-    printf("refuse.nativeBinary=0x%x\n", (unsigned)zeModuleCreate(ctx, dev, &md, &other, NULL));
-    free(bytes);
-    size_t nbin = 0;
-    printf("refuse.getNativeBinary=0x%x\n", (unsigned)zeModuleGetNativeBinary(mod, &nbin, NULL));
+    size_t size = 0;
     void *gp = NULL;
     printf("refuse.globalPointer=0x%x\n", (unsigned)zeModuleGetGlobalPointer(mod, "counter", &size, &gp));
     printf("refuse.functionPointer=0x%x\n", (unsigned)zeModuleGetFunctionPointer(mod, "vector_add", &gp));
@@ -439,29 +490,265 @@ static int refuse_mode(const char *spv, const char *struct_spv)
     return 0;
 }
 
+/* zeCommandListImmediateAppendCommandListsExp: a closed regular list (launch, then copy) appended to an asynchronous
+   immediate list behind a wait on an event the host signals later; the signal event must stay unset until then. */
+static int append_mode(const char *spv)
+{
+#ifdef HAVE_HOST_SYNCHRONIZE
+    ze_pfnCommandListImmediateAppendCommandListsExp_t append =
+        (ze_pfnCommandListImmediateAppendCommandListsExp_t)dlsym(RTLD_DEFAULT, "zeCommandListImmediateAppendCommandListsExp");
+    if (append == NULL) {
+        const char *driver = getenv("ZE_ENABLE_ALT_DRIVERS");
+        void *lib = driver ? dlopen(driver, RTLD_NOW | RTLD_NOLOAD) : NULL;
+        ze_pfnGetCommandListExpProcAddrTable_t get =
+            lib ? (ze_pfnGetCommandListExpProcAddrTable_t)dlsym(lib, "zeGetCommandListExpProcAddrTable") : NULL;
+        ze_command_list_exp_dditable_t table;
+        memset(&table, 0, sizeof table);
+        if (get && get(ZE_API_VERSION_CURRENT, &table) == ZE_RESULT_SUCCESS)
+            append = table.pfnImmediateAppendCommandListsExp;
+    }
+    if (append == NULL || resolve_newer_entry_points() != 0) {
+        printf("append.result=neither the loader nor the driver has zeCommandListImmediateAppendCommandListsExp and zeCommandListHostSynchronize\n");
+        return 1;
+    }
+    ze_module_handle_t mod = load_module(spv);
+    ze_kernel_handle_t k = make_kernel(mod, "vector_add");
+    float *a, *b, *c, *d;
+    vector_add_buffers(&a, &b, &c, &d);
+    ze_event_handle_t events[2];
+    ze_event_pool_handle_t pool = host_events(2, events);
+    ze_event_handle_t gate = events[0], done = events[1];
+    ze_command_list_desc_t ld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC};
+    ze_command_list_handle_t regular;
+    CHECK(zeCommandListCreate(ctx, dev, &ld, &regular));
+    set_vector_add_args(k, a, b, c);
+    CHECK(zeCommandListAppendLaunchKernel(regular, k, &groups, NULL, 0, NULL));
+    CHECK(zeCommandListAppendBarrier(regular, NULL, 0, NULL));
+    CHECK(zeCommandListAppendMemoryCopy(regular, d, c, N * sizeof(float), NULL, 0, NULL));
+    CHECK(zeCommandListClose(regular));
+    ze_command_list_handle_t l = immediate_list(ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS);
+    CHECK(append(l, 1, &regular, done, 1, &gate));
+    struct timespec ts = {0, 100 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    printf("append.doneBeforeGate=%d\n", zeEventQueryStatus(done) == ZE_RESULT_SUCCESS);
+    CHECK(zeEventHostSignal(gate));
+    CHECK(zeEventHostSynchronize(done, UINT64_MAX));
+    printf("append.result=%s\n", verdict(a, b, d));
+    /* A list appended twice runs twice: the second run copies the zeroed destination's source again. */
+    memset(d, 0, N * sizeof(float));
+    CHECK(zeEventHostReset(done));
+    CHECK(append(l, 1, &regular, done, 0, NULL));
+    CHECK(host_synchronize(l, UINT64_MAX));
+    printf("append.again=%s\n", verdict(a, b, d));
+    printf("append.notImmediate=0x%x\n", (unsigned)append(regular, 1, &regular, NULL, 0, NULL));
+    CHECK(zeCommandListDestroy(l));
+    CHECK(zeCommandListDestroy(regular));
+    CHECK(zeEventDestroy(gate));
+    CHECK(zeEventDestroy(done));
+    CHECK(zeEventPoolDestroy(pool));
+    CHECK(zeKernelDestroy(k));
+    CHECK(zeModuleDestroy(mod));
+    CHECK(zeMemFree(ctx, a));
+    CHECK(zeMemFree(ctx, b));
+    CHECK(zeMemFree(ctx, c));
+    CHECK(zeMemFree(ctx, d));
+    return 0;
+#else
+    (void)spv;
+    printf("append.result=built against headers without zeCommandListImmediateAppendCommandListsExp\n");
+    return 3;
+#endif
+}
+
+/* Runs spec_scale (out = in * scale + offset + (big >> 32), SpecIds 1: float, 2: int, 3: long) from a module built
+   with `consts`, and counts the values that differ from what those constants give. */
+static int spec_module_wrong(ze_module_handle_t mod, float scale, int offset, long big)
+{
+    ze_kernel_handle_t k = make_kernel(mod, "spec_scale");
+    float *in, *out;
+    CHECK(zeMemAllocShared(ctx, &dd, &hd, N * sizeof(float), 0, dev, (void **)&in));
+    CHECK(zeMemAllocShared(ctx, &dd, &hd, N * sizeof(float), 0, dev, (void **)&out));
+    for (int i = 0; i < N; i++)
+        in[i] = (float)i * 0.5f;
+    CHECK(zeKernelSetArgumentValue(k, 0, sizeof in, &in));
+    CHECK(zeKernelSetArgumentValue(k, 1, sizeof out, &out));
+    CHECK(zeKernelSetGroupSize(k, 64, 1, 1));
+    ze_command_list_handle_t l = immediate_list(ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
+    CHECK(zeCommandListAppendLaunchKernel(l, k, &groups, NULL, 0, NULL));
+    int wrong = 0;
+    for (int i = 0; i < N; i++)
+        wrong += out[i] != in[i] * scale + (float)offset + (float)(big >> 32);
+    CHECK(zeCommandListDestroy(l));
+    CHECK(zeMemFree(ctx, in));
+    CHECK(zeMemFree(ctx, out));
+    CHECK(zeKernelDestroy(k));
+    return wrong;
+}
+
+static ze_module_handle_t spec_module(const char *spv, const ze_module_constants_t *consts, ze_result_t *created)
+{
+    size_t size;
+    unsigned char *bytes = read_all(spv, &size);
+    ze_module_desc_t md = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_IL_SPIRV, size, bytes, "", consts};
+    ze_module_handle_t mod = NULL;
+    *created = zeModuleCreate(ctx, dev, &md, &mod, NULL);
+    free(bytes);
+    return mod;
+}
+
+static int spec_wrong(const char *spv, const ze_module_constants_t *consts, float scale, int offset, long big, ze_result_t *created)
+{
+    ze_module_handle_t mod = spec_module(spv, consts, created);
+    if (*created != ZE_RESULT_SUCCESS)
+        return -1;
+    int wrong = spec_module_wrong(mod, scale, offset, big);
+    CHECK(zeModuleDestroy(mod));
+    return wrong;
+}
+
+/* zeModuleGetNativeBinary, then a module from what it gave (the first destroyed before the second runs): the
+   specialization constants of the first are in the binary. A damaged or cut binary is refused. */
+static int native_mode(const char *spv)
+{
+    float scale = 2.5f;
+    int offset = 7;
+    long big = 3L << 32;
+    uint32_t ids[] = {1, 2, 3};
+    const void *values[] = {&scale, &offset, &big};
+    ze_module_constants_t consts = {3, ids, values};
+    ze_result_t created;
+    ze_module_handle_t first = spec_module(spv, &consts, &created);
+    CHECK(created);
+    size_t size = 0;
+    CHECK(zeModuleGetNativeBinary(first, &size, NULL));
+    uint8_t *binary = malloc(size);
+    CHECK(zeModuleGetNativeBinary(first, &size, binary));
+    CHECK(zeModuleDestroy(first));
+    printf("native.size=%zu\n", size);
+    ze_module_desc_t md = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_NATIVE, size, binary, "", NULL};
+    ze_module_handle_t again = NULL;
+    CHECK(zeModuleCreate(ctx, dev, &md, &again, NULL));
+    printf("native.wrong=%d\n", spec_module_wrong(again, scale, offset, big));
+    CHECK(zeModuleDestroy(again));
+    md.inputSize = size - 1;
+    printf("native.truncated=0x%x\n", (unsigned)zeModuleCreate(ctx, dev, &md, &again, NULL));
+    md.inputSize = size;
+    binary[0] ^= 0xff;
+    printf("native.damaged=0x%x\n", (unsigned)zeModuleCreate(ctx, dev, &md, &again, NULL));
+    free(binary);
+    return 0;
+}
+
+/* Specialization constants: the defaults without any, the given values with them, and an id the module lacks refused. */
+static int specialize_mode(const char *spv)
+{
+    ze_result_t created;
+    printf("spec.defaults.wrong=%d\n", spec_wrong(spv, NULL, 1.0f, 0, 0, &created));
+    float scale = 2.5f;
+    int offset = 7;
+    long big = 3L << 32;
+    uint32_t ids[] = {1, 2, 3};
+    const void *values[] = {&scale, &offset, &big};
+    ze_module_constants_t consts = {3, ids, values};
+    printf("spec.set.wrong=%d\n", spec_wrong(spv, &consts, scale, offset, big, &created));
+    /* Only some given: the others keep their defaults. */
+    ze_module_constants_t one = {1, &ids[1], &values[1]};
+    printf("spec.partial.wrong=%d\n", spec_wrong(spv, &one, 1.0f, offset, 0, &created));
+    uint32_t missing = 42;
+    ze_module_constants_t unknown = {1, &missing, values};
+    spec_wrong(spv, &unknown, 1.0f, 0, 0, &created);
+    printf("spec.unknownId=0x%x\n", (unsigned)created);
+    return 0;
+}
+
+/* One zeCommandListAppendMemoryCopyRegion case: pitches, slice pitches and both regions (width in bytes). */
+struct region_case {
+    const char *name;
+    ze_copy_region_t dst, src;
+    uint32_t dpitch, dslice, spitch, sslice;
+};
+
+#define REGION_BYTES 4096
+
+/* What the spec says the copy leaves in dst, computed from dst's side: every byte of dst is either inside the region
+   (then it holds the source byte at the same offset within the region) or untouched; returns the bytes inside. Depth 0 is one 2D slice whose
+   slice pitches and z origins are ignored. */
+static size_t region_reference(const struct region_case *t, const unsigned char *src, unsigned char *dst)
+{
+    size_t placed = 0;
+    uint32_t depth = t->dst.depth ? t->dst.depth : 1;
+    size_t dslice = t->dst.depth ? t->dslice : 0, sslice = t->dst.depth ? t->sslice : 0;
+    size_t dz0 = t->dst.depth ? t->dst.originZ : 0, sz0 = t->dst.depth ? t->src.originZ : 0;
+    for (size_t at = 0; at < REGION_BYTES; at++) {
+        size_t z = dslice ? at / dslice : 0, rest = dslice ? at % dslice : at;
+        size_t y = rest / t->dpitch, x = rest % t->dpitch;
+        if (z < dz0 || z >= dz0 + depth || y < t->dst.originY || y >= t->dst.originY + t->dst.height ||
+            x < t->dst.originX || x >= t->dst.originX + t->dst.width)
+            continue;
+        size_t rz = z - dz0, ry = y - t->dst.originY, rx = x - t->dst.originX;
+        dst[at] = src[(sz0 + rz) * sslice + (t->src.originY + ry) * t->spitch + t->src.originX + rx];
+        placed++;
+    }
+    return placed;
+}
+
+/* zeCommandListAppendMemoryCopyRegion: 2D (depth 0) and 3D copies with their own pitches and origins, each compared
+   byte for byte, over the whole destination buffer, with the reference copy above. */
+static int region_mode(const char *unused)
+{
+    (void)unused;
+    static const struct region_case cases[] = {
+        /* The conformance suite's case: 16 x 16 bytes, pitch = width, depth 0, slice pitches 0. */
+        {"packed2d", {0, 0, 0, 16, 16, 0}, {0, 0, 0, 16, 16, 0}, 16, 0, 16, 0},
+        /* 2D between different pitches and origins; the slice pitches and z origins must be ignored. */
+        {"pitched2d", {5, 1, 3, 20, 7, 0}, {3, 2, 9, 20, 7, 0}, 48, 777, 64, 999},
+        /* 3D: three slices, each side with its own pitch, slice pitch and origin. */
+        {"pitched3d", {4, 0, 2, 9, 5, 3}, {1, 2, 1, 9, 5, 3}, 50, 50 * 8 + 16, 40, 40 * 9},
+        /* Depth 1 is a 3D copy of one slice: the z origins count. */
+        {"oneSlice", {2, 3, 1, 11, 4, 1}, {0, 1, 2, 11, 4, 1}, 32, 32 * 10, 24, 24 * 8},
+    };
+    unsigned char *src, *dst, expected[REGION_BYTES];
+    CHECK(zeMemAllocShared(ctx, &dd, &hd, REGION_BYTES, 0, dev, (void **)&src));
+    CHECK(zeMemAllocShared(ctx, &dd, &hd, REGION_BYTES, 0, dev, (void **)&dst));
+    ze_command_list_handle_t l = immediate_list(ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const struct region_case *t = &cases[i];
+        for (size_t b = 0; b < REGION_BYTES; b++) {
+            src[b] = (unsigned char)(b * 131 + b / 256 + 1);
+            dst[b] = expected[b] = 0xee;
+        }
+        size_t inside = region_reference(t, src, expected);
+        CHECK(zeCommandListAppendMemoryCopyRegion(l, dst, &t->dst, t->dpitch, t->dslice, src, &t->src, t->spitch, t->sslice,
+                                                  NULL, 0, NULL));
+        size_t wrong = 0;
+        for (size_t b = 0; b < REGION_BYTES; b++)
+            wrong += dst[b] != expected[b];
+        printf("region.%s.inside=%zu\nregion.%s.wrong=%zu\n", t->name, inside, t->name, wrong);
+    }
+    CHECK(zeCommandListDestroy(l));
+    CHECK(zeMemFree(ctx, src));
+    CHECK(zeMemFree(ctx, dst));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: %s align|props|sequence|freewait <vector_add.spv> | refuse <vector_add.spv> <struct_arg.spv>\n", argv[0]);
+        fprintf(stderr, "usage: %s align|props|sequence|freewait|holds|region|append <vector_add.spv> | specialize|native <spec_const.spv> | refuse <vector_add.spv> <struct_arg.spv>\n", argv[0]);
         return 2;
     }
-    CHECK(zeInit(0));
-    uint32_t n = 1;
-    CHECK(zeDriverGet(&n, &drv));
-    n = 1;
-    CHECK(zeDeviceGet(drv, &n, &dev));
-    ze_context_desc_t cd = {ZE_STRUCTURE_TYPE_CONTEXT_DESC};
-    CHECK(zeContextCreate(drv, &cd, &ctx));
+    open_first_device(&drv, &dev, &ctx);
+    static const struct {
+        const char *name;
+        int (*run)(const char *spv);
+    } modes[] = {{"align", align_mode},           {"props", props_mode},   {"sequence", sequence_mode},
+                 {"freewait", freewait_mode},     {"append", append_mode}, {"specialize", specialize_mode},
+                 {"native", native_mode},         {"region", region_mode}, {"holds", holds_mode}};
     int rc = 2;
-    if (strcmp(argv[1], "align") == 0)
-        rc = align_mode(argv[2]);
-    else if (strcmp(argv[1], "props") == 0)
-        rc = props_mode(argv[2]);
-    else if (strcmp(argv[1], "sequence") == 0)
-        rc = sequence_mode(argv[2]);
-    else if (strcmp(argv[1], "freewait") == 0)
-        rc = freewait_mode(argv[2]);
-    else if (strcmp(argv[1], "refuse") == 0 && argc > 3)
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+        if (strcmp(argv[1], modes[i].name) == 0)
+            rc = modes[i].run(argv[2]);
+    if (strcmp(argv[1], "refuse") == 0 && argc > 3)
         rc = refuse_mode(argv[2], argv[3]);
     CHECK(zeContextDestroy(ctx));
     return rc;
