@@ -7,6 +7,9 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { REPO, tempDir } from '../e2e/cli.js';
+import { buildCondaForgeDriver, CONDA_FORGE_DRIVER } from '../support/gpu-driver-conda-forge.js';
+import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
+import { buildFixturePackages } from '../support/packages.js';
 import { reportSkip } from '../support/skips.js';
 import { inSid, prepareSid, sq, type RootRun } from './sid.js';
 
@@ -145,5 +148,38 @@ describe("Debian sid's loader 1.32 and GPU driver 26.27, set up by the CLI insid
     row("setup's proof", true, `driver ${driverFound ? 'found' : 'NOT found'}, ocloc ${oclocFound ? 'found' : 'NOT found'} (as setup says; ${said.length} lines below)`);
     process.stderr.write(`sid: setup's proof said:\n${said.map((l) => `  ${l}`).join('\n')}\n`);
     expect(setup.exitCode).toBe(0);
+  });
+});
+
+describe("conda-forge's intel-compute-runtime (its recipe's shape, sid's files) set up inside the sid root", () => {
+  let index: FixtureIndex;
+  let cf: RootRun;
+  let at: string;
+
+  beforeAll(async () => {
+    if (cannot) return;
+    const [base, driver] = await Promise.all([buildFixturePackages(), buildCondaForgeDriver()]);
+    index = await startFixtureIndex({ fixtures: { ...base, artifacts: [...base.artifacts, ...driver] } });
+    at = path.join(work, 'cf');
+    // The root shares this machine's network: the index on 127.0.0.1 is reachable from inside it.
+    const cli = [node, path.join(REPO, 'bin', 'xpu-setup.js'), '--component', 'gpu-driver', '--source', 'conda', '--conda-channel', index.condaChannelUrl('gpu-driver-cf'), '--prefix', at, '--cache-dir', path.join(work, 'cache'), '--no-probe'];
+    cf = await inSid(node, cli.map(sq).join(' '), { HOME: path.join(work, 'home'), CI: 'true' }, work);
+    const said = cf.stderr.split('\n').filter((l) => /^(warning|error|✓|✗)|^\s+hint:/.test(l));
+    row('setup from gpu-driver-cf', cf.exitCode === 0, `exit ${cf.exitCode}: ${said.join(' | ').slice(0, 300)}`);
+  }, 900_000);
+
+  afterAll(async () => {
+    await index?.close();
+  });
+
+  // Known to fail: the gpu-driver manifest requires lib/libze_intel_gpu.so.1 of every source, and conda-forge's package
+  // has none. It passes (and this marker must go) once a driver package without the Level Zero driver installs as the
+  // OpenCL ICD and ocloc it is.
+  it.fails('installs the OpenCL ICD and ocloc it holds, saying it has no Level Zero driver; clinfo and ocloc work from env.sh', async () => {
+    expect(cf.exitCode, show(cf)).toBe(0);
+    expect(cf.stderr).toMatch(/no Level Zero driver|libze_intel_gpu\.so\.1/);
+    const r = await inSid(node, `. ${sq(`${at}/env.sh`)} && LD_DEBUG=files clinfo -l && command -v ocloc`, { HOME: path.join(work, 'home') }, work);
+    expect(r.stderr).toContain(`file=${at}/lib/intel-opencl/libigdrcl.so [0];  generating link map`);
+    expect(r.stdout).toContain(`${at}/${CONDA_FORGE_DRIVER.ocloc}`);
   });
 });
