@@ -5,10 +5,16 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { ensureSidDebs } from '../support/debs.js';
 import { buildCondaForgeDriver, CONDA_FORGE_DRIVER } from '../support/gpu-driver-conda-forge.js';
 import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
 import { buildFixturePackages } from '../support/packages.js';
+import { releaseRows } from '../support/releases.js';
 import { runCli, scrubbedEnv, tempDir, type CliRun } from './cli.js';
+
+const run = promisify(execFile);
 
 const { runtime, igc, newerIgc } = CONDA_FORGE_DRIVER;
 let index: FixtureIndex;
@@ -52,5 +58,22 @@ describe("conda-forge's intel-compute-runtime: OpenCL and ocloc, no Level Zero d
     process.stderr.write(`gpu-driver-cf-igc plan: exit ${r.exitCode}\n${r.stderr}\n`);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(archivesOf(r).find((a) => a.package === igc.name)?.version).toBe(igc.version);
+  });
+});
+
+describe("data/compute-runtime-releases.json against sid's real packages", () => {
+  it("the sid row's IGC, gmmlib and glibc are what sid's packages say", async () => {
+    const sid = await ensureSidDebs();
+    const row = releaseRows().find((r) => r.packagedBy === 'debian-sid')!;
+    const upstream = (p: string) => sid.versions[p]!.replace(/[-+][^-+]*$/, '').replace(/\+ds\d*$/, '');
+    expect(upstream('libze-intel-gpu1')).toBe(row.release);
+    expect(upstream('libigc2')).toBe(row.igc);
+    expect(upstream('libigdgmm12')).toBe(row.gmmlib);
+    // The driver pins the IGC of its own version: >= it and << it+~.
+    const depends = (await run('dpkg-deb', ['-f', sid.debs['intel-opencl-icd']!, 'Depends'])).stdout;
+    expect(depends).toContain(`libigc2 (<< ${row.igc}+~)`);
+    const libc = async (p: string) => /libc6 \(>= ([\d.]+)\)/.exec((await run('dpkg-deb', ['-f', sid.debs[p]!, 'Depends'])).stdout)![1]!;
+    const floors = await Promise.all(['libze-intel-gpu1', 'intel-opencl-icd', 'intel-ocloc', 'libigc2', 'libigdfcl2', 'libigdgmm12'].map(libc));
+    expect(floors.sort((a, b) => a.localeCompare(b, 'en', { numeric: true })).at(-1)).toBe(row.glibc);
   });
 });

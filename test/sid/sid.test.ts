@@ -149,6 +149,19 @@ describe("Debian sid's loader 1.32 and GPU driver 26.27, set up by the CLI insid
     process.stderr.write(`sid: setup's proof said:\n${said.map((l) => `  ${l}`).join('\n')}\n`);
     expect(setup.exitCode).toBe(0);
   });
+
+  // Known to fail: setup's proof loads the loader in its own process, which has not the env file's LD_LIBRARY_PATH, so
+  // it says no driver was found. It passes (and this marker must go) once the proof runs as a program after env.sh would.
+  it.fails("setup's proof says the prefix's driver is found, as a program started after env.sh finds it", () => {
+    expect(setup.stderr).not.toMatch(/no Level Zero driver was found/);
+  });
+
+  // Known to fail: the package ships ocloc-26.27.1 and setup says there is no ocloc. It passes (and this marker must go)
+  // once the prefix gives the unversioned bin/ocloc that Triton and Inductor run.
+  it.fails("setup gives bin/ocloc and does not say the driver's packages have none", async () => {
+    expect(setup.stderr).not.toMatch(/no bin\/ocloc/);
+    await fs.access(path.join(prefix, 'bin', 'ocloc'));
+  });
 });
 
 describe("conda-forge's intel-compute-runtime (its recipe's shape, sid's files) set up inside the sid root", () => {
