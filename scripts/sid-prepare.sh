@@ -16,6 +16,8 @@ root="${XPU_SETUP_SID_ROOT:-$repo_root/.cache/roots/sid}"
 nodes="${XPU_SETUP_SID_NODE:-$repo_root/.cache/node/linux-x64}"
 say() { printf 'sid-prepare: %s\n' "$*" >&2; }
 
+# Running in the root needs root as building it does (chroot, mounts), even when a root is already there.
+[ "$(id -u)" = 0 ] || { say "cannot use the sid root here: chroot and mounts need root (this is uid $(id -u))"; exit 3; }
 bash "$repo_root/scripts/debian-root.sh" sid "$root" clinfo || exit $?
 
 version="$(node --version | sed 's/^v//')"

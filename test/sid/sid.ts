@@ -20,7 +20,7 @@ export async function prepareSid(): Promise<Prepared> {
   const r = await execa('bash', [SID_PREPARE], { env: { ...process.env, XPU_SETUP_SID_ROOT: SID_ROOT }, reject: false, timeout: 1_200_000 });
   if (r.exitCode === CANNOT_BUILD_ROOT) {
     const said = r.stderr.trim().split('\n').pop() ?? '';
-    return { cannot: said.replace(/^debian-root\([^)]*\): /, '') || `the sid root ${SID_ROOT} cannot be built here` };
+    return { cannot: said.replace(/^(debian-root\([^)]*\)|sid-prepare): /, '') || `the sid root ${SID_ROOT} cannot be built here` };
   }
   if (r.exitCode !== 0) throw new Error(`scripts/sid-prepare.sh failed (exit ${r.exitCode}):\n${r.stderr}`);
   return { node: r.stdout.trim().split('\n').pop()! };
