@@ -150,6 +150,16 @@ describe("Debian sid's loader 1.32 and GPU driver 26.27, set up by the CLI insid
     expect(setup.exitCode).toBe(0);
   });
 
+  it("doctor in the root says the prefix's driver loads once the env file is loaded", async () => {
+    const cli = [node, path.join(REPO, 'bin', 'xpu-setup.js'), 'doctor', '--prefix', prefix, '--json'];
+    const r = await inSid(node, cli.map(sq).join(' '), { HOME: path.join(work, 'home'), CI: 'true' }, work);
+    const checks = (JSON.parse(r.stdout || '{}') as { checks?: { id: string; status: string; message?: string }[] }).checks ?? [];
+    const of = (id: string) => checks.find((c) => c.id === id);
+    row('doctor user-driver', of('user-driver')?.status === 'ok', `${of('user-driver')?.status}: ${of('user-driver')?.message}`);
+    row('doctor ocloc', of('ocloc')?.status === 'ok', `${of('ocloc')?.status}: ${of('ocloc')?.message?.slice(0, 120)}`);
+    expect(of('user-driver'), show(r)).toMatchObject({ status: 'ok', message: `${prefix}/lib/libze_intel_gpu.so.1 (the prefix's, found once its env file is loaded) loads` });
+  });
+
   // Known to fail: setup's proof loads the loader in its own process, which has not the env file's LD_LIBRARY_PATH, so
   // it says no driver was found. It passes (and this marker must go) once the proof runs as a program after env.sh would.
   it.fails("setup's proof says the prefix's driver is found, as a program started after env.sh finds it", () => {
