@@ -51,6 +51,18 @@ describe("conda-forge's intel-compute-runtime: OpenCL and ocloc, no Level Zero d
     expect(driver.map((a) => `${a.package} ${a.version}`).sort()).toEqual([`${igc.name} ${igc.version}`, `intel-gmmlib ${CONDA_FORGE_DRIVER.gmmlib.version}`, `${runtime.name} ${runtime.version}`].sort());
   });
 
+  // Known to fail: refused, but for lacking lib/libze_intel_gpu.so.1 (the case above), not for what in fact keeps these
+  // files from loading here. It passes (and this marker must go) once a package without the Level Zero driver is taken.
+  it.fails("on Debian 12 is refused before the swap: sid's IGC needs GLIBC_2.43, and the prefix is left as it was", async () => {
+    const at = path.join(work, 'install');
+    const r = await runCli(['--component', 'gpu-driver', '--source', 'conda', '--conda-channel', index.condaChannelUrl('gpu-driver-cf'), '--prefix', at, '--cache-dir', path.join(work, 'cache'), '--no-probe'], scrubbedEnv(path.join(work, 'home')));
+    process.stderr.write(`gpu-driver-cf setup on this machine: exit ${r.exitCode}\n${r.stderr}\n`);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain('the prefix was left as it was');
+    expect(r.stderr).toMatch(/GLIBC_2\.4[0-9]/);
+    await expect(fs.access(at)).rejects.toThrow();
+  });
+
   // Known to fail: the plan takes the newest IGC the depends allow (2.42.6), which this driver cannot use. It passes
   // (and this marker must go) once the plan pairs a driver with the IGC of its major.minor.
   it.fails(`pairs the driver ${runtime.version} with the IGC of its major.minor (${igc.version}), not the newest its depends allow (${newerIgc.version})`, async () => {
