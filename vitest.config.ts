@@ -14,7 +14,7 @@ export default defineConfig({
     // Every test file gets its own HOME and XDG directories; the run fails if the real ones were touched. A run that
     // includes the Windows suite starts preparing Wine at once, in the background; a run of the whole suite builds
     // the fixture packages once, before the files start.
-    globalSetup: ['test/support/hermetic-global.ts', 'test/support/windows-global.ts', 'test/support/fixtures-global.ts'],
+    globalSetup: ['test/support/hermetic-global.ts', 'test/support/windows-global.ts', 'test/support/sid-global.ts', 'test/support/fixtures-global.ts'],
     setupFiles: ['test/support/hermetic.ts'],
   },
 });

@@ -10,7 +10,8 @@
 #             dir; the system's apt configuration of sources is never touched. Trixie's Release file is
 #             checked against debian-archive-keyring, which on Debian 12 (2023.3+deb12u1 and later)
 #             already carries the trixie archive keys.
-#   sid:      Debian unstable's libze-dev, libze1 and libze-intel-gpu1 as sid has them the day the cache is made
+#   sid:      Debian unstable's libze-dev, libze1 and its GPU driver set (libze-intel-gpu1, intel-opencl-icd,
+#             intel-ocloc, libigc2, libigdfcl2, libigdgmm12) as sid has them the day the cache is made
 #             (recorded in sid/versions), the same way as trixie. Built against glibc 2.38 and newer, their
 #             libraries do not load on Debian 12: the fixtures take sid's headers (a loader >= 1.25's API) and
 #             its driver as one this host must refuse.
@@ -132,7 +133,8 @@ fetch_trixie() {
   rm -rf "$apt"
 }
 
-SID_PACKAGES=(libze-dev libze1 libze-intel-gpu1)
+# With the rest of sid's driver set (ICD, ocloc, IGC 2, gmmlib): the conda-forge-shaped fixtures are built from its files.
+SID_PACKAGES=(libze-dev libze1 libze-intel-gpu1 intel-opencl-icd intel-ocloc libigc2 libigdfcl2 libigdgmm12)
 
 fetch_sid() {
   local dir="$debs/sid" apt="$debs/sid/apt"

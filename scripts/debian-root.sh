@@ -50,6 +50,9 @@ if ! debootstrap --variant=minbase --keyring="$keyring" "$suite" "$tmp" "$mirror
   say "debootstrap failed (the whole log: $dir.log)"
   exit 1
 fi
+# A mirror may serve a snapshot older than the Release file's Valid-Until (sid's runs a week): debootstrap does not check
+# it, and the root's apt, left to itself, would refuse the lists that debootstrap took.
+printf 'Acquire::Check-Valid-Until "false";\n' > "$tmp/etc/apt/apt.conf.d/99xpu-valid-until"
 if [ ${#packages[@]} -gt 0 ]; then
   say "installing ${packages[*]}"
   # In a mount namespace of its own, so nothing stays mounted whatever happens.

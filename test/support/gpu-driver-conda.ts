@@ -25,7 +25,7 @@ import { ensureGpuDriverDebs, fixtureCacheDir, type GpuDriverDebs } from './debs
 import { buildCondaPackage, FIXTURE_MTIME_MS, type ArchiveEntry, type CondaSpec, type FixtureArtifact } from './packages.js';
 
 /** conda-build's host prefix on conda-forge's Linux builders: the build root, then `_h_env` padded to 255 bytes. */
-const paddedPrefix = (pkg: string, stamp: number): string =>
+export const paddedPrefix = (pkg: string, stamp: number): string =>
   `/home/conda/feedstock_root/build_artifacts/${pkg}_${stamp}/_h_env${'_placehold'.repeat(30)}`.slice(0, 255);
 
 /** The packages as the tests name them. */
@@ -41,14 +41,14 @@ export const GPU_DRIVER_CONDA = {
 
 export const GPU_DRIVER_CONDA_NAMES: ReadonlySet<string> = new Set([GPU_DRIVER_CONDA.runtime.name, GPU_DRIVER_CONDA.igc.name, GPU_DRIVER_CONDA.gmmlib.name]);
 
-const GLIBC = '__glibc >=2.17,<3.0.a0';
-const GCC14 = ['libgcc >=14', 'libstdcxx >=14'];
+export const GLIBC = '__glibc >=2.17,<3.0.a0';
+export const GCC14 = ['libgcc >=14', 'libstdcxx >=14'];
 
 const sha256 = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
 const md5 = (b: Buffer): string => createHash('md5').update(b).digest('hex');
 
 /** A file or symlink of Debian's tree, at `to` in the package. */
-async function entry(debs: GpuDriverDebs, from: string, to: string): Promise<ArchiveEntry> {
+export async function entry(debs: { root: string }, from: string, to: string): Promise<ArchiveEntry> {
   const abs = join(debs.root, from);
   const st = await lstat(abs);
   if (st.isSymbolicLink()) return { path: to, type: 'symlink', target: await readlink(abs) };
@@ -91,19 +91,27 @@ async function specs(debs: GpuDriverDebs): Promise<CondaSpec[]> {
  */
 export function inGpuDriverChannel(a: FixtureArtifact, channel: 'gpu-driver' | 'gpu-driver-short'): boolean {
   if (!a.conda || !GPU_DRIVER_CONDA_NAMES.has(a.name)) return false;
+  // Other sets of these names (gpu-driver-conda-forge.ts) are other versions.
+  if (![GPU_DRIVER_CONDA.runtime, GPU_DRIVER_CONDA.igc, GPU_DRIVER_CONDA.gmmlib].some((p) => p.name === a.name && p.version === a.version)) return false;
   if (a.name !== GPU_DRIVER_CONDA.igc.name) return true;
   return (a.conda.build === GPU_DRIVER_CONDA.shortPrefix.build) === (channel === 'gpu-driver-short');
 }
 
-async function inputKey(debs: GpuDriverDebs): Promise<string> {
+/** The key of a set's build: this file, the package writer, and what the set is built from (`inputs`). */
+export async function fixtureKey(module: string, inputs: string[]): Promise<string> {
   const h = createHash('sha256');
+  h.update(await readFile(fileURLToPath(module)));
   h.update(await readFile(fileURLToPath(import.meta.url)));
   // The package writer's source (packages.js where scripts/fixture-index.sh compiled these files).
   const writer = ['./packages.ts', './packages.js'].map((f) => fileURLToPath(new URL(f, import.meta.url))).find((f) => existsSync(f))!;
   h.update(await readFile(writer));
-  h.update(debs.version);
-  for (const n of (await readdir(dirname(debs.root))).filter((f) => f.endsWith('.deb')).sort()) h.update(`${n}\n`);
+  for (const i of inputs) h.update(`${i}\n`);
   return h.digest('hex').slice(0, 16);
+}
+
+async function inputKey(debs: GpuDriverDebs): Promise<string> {
+  const names = (await readdir(dirname(debs.root))).filter((f) => f.endsWith('.deb')).sort();
+  return fixtureKey(import.meta.url, [debs.version, ...names]);
 }
 
 async function load(dir: string): Promise<FixtureArtifact[] | undefined> {
@@ -117,45 +125,49 @@ async function load(dir: string): Promise<FixtureArtifact[] | undefined> {
   return artifacts;
 }
 
-let memo: Promise<FixtureArtifact[]> | undefined;
-
 /**
- * Builds (or finds in the test cache) the driver's conda packages from Debian's files; parallel test processes build
+ * Builds (or finds in the test cache, under `<set>/<key>`) the conda packages of `specs`; parallel test processes build
  * side by side and the first rename wins.
  */
+export async function buildCondaSet(set: string, key: string, specs: () => Promise<CondaSpec[]>): Promise<FixtureArtifact[]> {
+  const root = join(fixtureCacheDir(), set);
+  const dir = join(root, key);
+  const cached = await load(dir);
+  if (cached) return cached;
+  if (existsSync(dir)) await rm(dir, { recursive: true, force: true });
+  await mkdir(root, { recursive: true });
+  const tmp = join(root, `.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+  await mkdir(tmp);
+  try {
+    const artifacts: FixtureArtifact[] = [];
+    for (const spec of await specs()) {
+      const built = await buildCondaPackage(spec, 'conda');
+      await writeFile(join(tmp, built.filename), built.bytes);
+      artifacts.push({
+        format: 'conda', name: spec.name, version: spec.version, platform: 'linux-x64', filename: built.filename, path: '',
+        sha256: sha256(built.bytes), md5: md5(built.bytes), size: built.bytes.length, members: built.members, conda: built.index,
+      });
+    }
+    await writeFile(join(tmp, 'artifacts.json'), JSON.stringify(artifacts, null, 1));
+    await rename(tmp, dir).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOTEMPTY' && err.code !== 'EEXIST') throw err;
+    });
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+  const result = await load(dir);
+  if (!result) throw new Error(`the conda fixtures in ${dir} are incomplete`);
+  return result;
+}
+
+let memo: Promise<FixtureArtifact[]> | undefined;
+
+/** Builds (or finds in the test cache) the driver's conda packages from Debian's files. */
 export function buildGpuDriverConda(): Promise<FixtureArtifact[]> {
   memo ??= (async () => {
     const debs = await ensureGpuDriverDebs();
-    const root = join(fixtureCacheDir(), 'gpu-driver-conda');
-    const dir = join(root, await inputKey(debs));
-    const cached = await load(dir);
-    if (cached) return cached;
-    if (existsSync(dir)) await rm(dir, { recursive: true, force: true });
-    await mkdir(root, { recursive: true });
-    const tmp = join(root, `.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
-    await mkdir(tmp);
-    try {
-      const artifacts: FixtureArtifact[] = [];
-      for (const spec of await specs(debs)) {
-        const built = await buildCondaPackage(spec, 'conda');
-        await writeFile(join(tmp, built.filename), built.bytes);
-        artifacts.push({
-          format: 'conda', name: spec.name, version: spec.version, platform: 'linux-x64', filename: built.filename, path: '',
-          sha256: sha256(built.bytes), md5: md5(built.bytes), size: built.bytes.length, members: built.members, conda: built.index,
-        });
-      }
-      await writeFile(join(tmp, 'artifacts.json'), JSON.stringify(artifacts, null, 1));
-      await rename(tmp, dir).catch((err: NodeJS.ErrnoException) => {
-        if (err.code !== 'ENOTEMPTY' && err.code !== 'EEXIST') throw err;
-      });
-    } finally {
-      await rm(tmp, { recursive: true, force: true });
-    }
-    const result = await load(dir);
-    if (!result) throw new Error(`the GPU driver's conda fixtures in ${dir} are incomplete`);
-    return result;
+    return buildCondaSet('gpu-driver-conda', await inputKey(debs), () => specs(debs));
   })();
   memo.catch(() => (memo = undefined));
   return memo;
 }
-

@@ -14,6 +14,7 @@ import {
   zstdCompress,
 } from './packages.js';
 import { inGpuDriverChannel } from './gpu-driver-conda.js';
+import { inCondaForgeChannel } from './gpu-driver-conda-forge.js';
 
 export type FaultKind = 'truncate' | 'corrupt' | 'status-404' | 'status-500' | 'reset' | 'slow';
 
@@ -69,7 +70,7 @@ export interface FixtureIndex {
   close(): Promise<void>;
 }
 
-export type CondaChannelName = 'bookworm' | 'trixie' | 'all' | 'newer' | 'tarbz2' | 'v2' | 'gcc14' | 'gpu-driver' | 'gpu-driver-short';
+export type CondaChannelName = 'bookworm' | 'trixie' | 'all' | 'newer' | 'tarbz2' | 'v2' | 'gcc14' | 'gpu-driver' | 'gpu-driver-short' | 'gpu-driver-cf' | 'gpu-driver-cf-igc';
 
 export interface FixtureIndexOptions {
   fixtures?: FixturePackages;
@@ -145,6 +146,10 @@ const CHANNELS: ChannelDef[] = [
   // The GPU driver in conda-forge's shape (gpu-driver-conda.ts, when the fixtures given include it) and the GCC 14 runtime it depends on.
   ...(['gpu-driver', 'gpu-driver-short'] as const).map(
     (name): ChannelDef => ({ name, repodataVersion: 1, select: (a) => isConda(a) && (RUNTIME_NAMES.has(a.name) || inGpuDriverChannel(a, name)) }),
+  ),
+  // conda-forge's intel-compute-runtime as its recipe builds it (gpu-driver-conda-forge.ts: sid's files), with the GCC 14 runtime.
+  ...(['gpu-driver-cf', 'gpu-driver-cf-igc'] as const).map(
+    (name): ChannelDef => ({ name, repodataVersion: 1, select: (a) => isConda(a) && (RUNTIME_NAMES.has(a.name) || inCondaForgeChannel(a, name)) }),
   ),
   {
     name: 'v2',
