@@ -20,3 +20,8 @@ export function packagePath(...parts: string[]): string {
 export function nativeDir(): string {
   return packagePath('native');
 }
+
+/** The CLI's own entry point: what a child process of it (the doctor's probe, setup's proof) is started with. */
+export function cliEntry(): string {
+  return packagePath('bin', 'xpu-setup.js');
+}

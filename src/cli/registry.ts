@@ -325,6 +325,23 @@ const help: CommandSpec = {
 /** The first entry is the default command. */
 export const COMMANDS: readonly CommandSpec[] = [setup, plan, lock, bundle, env, probe, smoke, doctor, cache, uninstall, completion, help];
 
+/**
+ * Setup's proof, run by setup itself in a child process started with the prefix's environment (pipeline/prove.ts):
+ * in no help, completion or docs, and found by name only.
+ */
+const prove: CommandSpec = {
+  name: 'prove',
+  summary: 'Build, probe and smoke-test a prefix in this process (setup starts it with the prefix\'s environment).',
+  options: [
+    prefixOption('the installed prefix'),
+    { name: 'no-smoke', type: 'boolean', description: 'no kernel' },
+    { name: 'require-device', type: 'boolean', description: 'no device is an error' },
+  ],
+  examples: [],
+  exitCodes: [[0, 'answered (JSON lines on stdout)'], [1, 'failed (its error as the last line)']],
+  load: () => import('./commands/prove.js'),
+};
+
 export function findCommand(name: string): CommandSpec | undefined {
-  return COMMANDS.find((c) => c.name === name);
+  return COMMANDS.find((c) => c.name === name) ?? (name === prove.name ? prove : undefined);
 }
