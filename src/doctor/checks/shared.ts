@@ -103,13 +103,9 @@ export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
-/**
- * The GPU driver into this prefix without root (xpu-setup's gpu-driver component), then the machine-wide way; `host`
- * undefined leaves that out (where the distribution's own driver is the one too old).
- */
-export async function gpuDriverFix(ctx: DoctorContext, host: Host | undefined | false): Promise<string> {
+/** The GPU driver into this prefix without root (xpu-setup's gpu-driver component), then the machine-wide way. */
+export async function gpuDriverFix(ctx: DoctorContext, host: Host | undefined): Promise<string> {
   const { receipt } = await ctx.facts.receipt();
   const line = `${setupLine(await selfCommand(ctx.deps), ctx.prefix, receipt, hintShell(ctx.deps))} --component gpu-driver`;
-  const into = `without root, into this prefix: \`${line}\` (a release that drives this GPU; then load the prefix's env file)`;
-  return host === false ? into : `${into}; or for the whole machine: ${computeRuntimeInstallHint(host)}`;
+  return `without root, into this prefix: \`${line}\` (a release that drives this GPU; then load the prefix's env file); or for the whole machine: ${computeRuntimeInstallHint(host)}`;
 }
