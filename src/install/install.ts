@@ -202,7 +202,7 @@ async function landedComponents(plan: InstallPlan, landed: Map<string, number>, 
  * The plain names the components' roles need where their packages ship only versioned files (bin/ocloc beside
  * bin/ocloc-26.27.1): a relative link to the newest, or a copy where links are not for everyone (Windows).
  */
-async function addRoleAliases(plan: InstallPlan, staging: Staging, notes: string[]): Promise<void> {
+async function addRoleAliases(plan: InstallPlan, staging: Staging, reporter: Reporter): Promise<void> {
   const layout = layoutFor(plan.platform);
   for (const alias of roleAliases(plan.components.filter((c) => c.status === 'planned'), layout)) {
     if (await staging.has(alias.path)) continue;
@@ -214,7 +214,7 @@ async function addRoleAliases(plan: InstallPlan, staging: Staging, notes: string
     if (!newest) continue;
     if (layout.binaryFormat === 'pe') await staging.copyFrom(alias.path, newest.rel, `${alias.path} (the plain name of ${newest.rel})`);
     else await staging.symlink(alias.path, path.posix.relative(path.posix.dirname(alias.path), newest.rel), `${alias.path} (the plain name of ${newest.rel})`);
-    notes.push(`${alias.path}: ${layout.binaryFormat === 'pe' ? 'a copy of' : 'a link to'} ${newest.rel}, the only name its package ships it under`);
+    reporter.note(`${alias.path}: ${layout.binaryFormat === 'pe' ? 'a copy of' : 'a link to'} ${newest.rel}, the only name its package ships it under`);
   }
 }
 
@@ -305,7 +305,7 @@ export async function installPlan(
     const unpacked = await unpackAll(plan, run, stage, staging, reporter, opts, checks);
     // Every archive is in, so the fetch has finished and this stage's line has started.
     await run.all;
-    await addRoleAliases(plan, staging, notes);
+    await addRoleAliases(plan, staging, reporter);
     staging.checkLinks();
     const treeCheck = opts.checkTree
       ? opts.checkTree(stagingDir, plan).then((r) => {
