@@ -91,7 +91,7 @@ export function computeRuntimeInstallHint(host: Host | undefined): string {
   const d = host?.distro;
   const releases = 'https://github.com/intel/compute-runtime/releases';
   if (d && isDebianLike(d)) {
-    return `sudo apt install libze-intel-gpu1 intel-opencl-icd (Ubuntu 24.04+, Debian 13+; on older releases use Intel's packages from ${releases})`;
+    return `sudo apt install libze-intel-gpu1 intel-opencl-icd (Ubuntu 24.04+, Debian sid; Debian 12's intel-opencl-icd carries the driver itself, Debian 13 has none: there and on older releases, Intel's packages from ${releases})`;
   }
   if (d && (d.id === 'fedora' || d.idLike.includes('fedora') || d.idLike.includes('rhel'))) return 'sudo dnf install intel-compute-runtime';
   if (d && (d.id === 'arch' || d.idLike.includes('arch'))) return 'sudo pacman -S intel-compute-runtime';
