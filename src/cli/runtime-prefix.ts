@@ -39,11 +39,15 @@ export async function runtimeTarget(ctx: CommandContext, command: string): Promi
   if (state.receipt) {
     const vars = await installedEnvVars(prefix, state.receipt);
     const file = envFileOf(prefix, ctx.deps);
-    if (!envIsActive(vars, nodeLayout(ctx.deps.platform), ctx.deps.env)) {
+    const layout = nodeLayout(ctx.deps.platform);
+    const env = childEnv(vars, ctx.deps);
+    // The child must find its own environment active, or it would start another child in turn.
+    const active = envIsActive(vars, layout, ctx.deps.env);
+    if (!active && envIsActive(vars, layout, env)) {
       ctx.out.line(`environment: ${file}, in a new process (this shell has not loaded it)`);
-      return { kind: 'prefix', prefix, state, deps, rerun: await rerun(ctx, command, prefix, childEnv(vars, ctx.deps)) };
+      return { kind: 'prefix', prefix, state, deps, rerun: await rerun(ctx, command, prefix, env) };
     }
-    ctx.out.debug(`environment: this one, which has ${file} loaded`);
+    ctx.out.debug(active ? `environment: this one, which has ${file} loaded` : `environment: this one, with the prefix's recorded variables (${file} did not apply cleanly)`);
   }
   sayActiveDriver(ctx, deps);
   return { kind: 'prefix', prefix, state, deps };
