@@ -1,6 +1,8 @@
 // Builds the GitHub Action that action.yml runs, into dist/ (committed: the runner gets no npm ci):
 //   xpu-setup-action.cjs            everything the action runs, @actions/core and @actions/cache included, in one file;
 //   xpu-setup-action-{main,post}.cjs the two steps action.yml names;
+//   xpu-setup-action-cli.cjs        the CLI from the same bundle, which setup's proof starts as a child process (a runner
+//                                   has no dist/xpu-setup.cjs for bin/xpu-setup.js to run);
 //   node_modules/koffi + @koromix/koffi-{linux,win32}-x64, koffi's loader and its native binary for the two runners
 //                                   the action supports (the probe and the smoke test call the Level Zero loader through it).
 // The output depends only on the sources and the locked dependency versions: test/unit/action-bundle.test.ts builds
@@ -14,7 +16,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** The files of the build, relative to its directory; the staleness test compares exactly these. */
-export const ACTION_ENTRY = ['xpu-setup-action.cjs', 'xpu-setup-action-main.cjs', 'xpu-setup-action-post.cjs'];
+export const ACTION_ENTRY = ['xpu-setup-action.cjs', 'xpu-setup-action-main.cjs', 'xpu-setup-action-post.cjs', 'xpu-setup-action-cli.cjs'];
 export const KOFFI_DIR = 'node_modules';
 
 /** What each of koffi's packages needs at run time: its loader, the binary for one glibc x64 runner. */
@@ -65,7 +67,7 @@ export async function buildAction(out) {
     // A linked node_modules (a worktree sharing another checkout's) keeps the paths a fresh clone has.
     preserveSymlinks: true,
     stdin: {
-      contents: "export { actionMain, actionPost } from './src/cli/action.ts';\nexport { realDeps } from './src/cli/real-deps.ts';\n",
+      contents: "export { actionMain, actionPost } from './src/cli/action.ts';\nexport { realDeps } from './src/cli/real-deps.ts';\nexport { main } from './src/cli/main.ts';\n",
       resolveDir: root,
       sourcefile: 'action-entry.ts',
       loader: 'ts',
@@ -86,6 +88,10 @@ export async function buildAction(out) {
   });
   await fs.writeFile(path.join(out, 'xpu-setup-action-main.cjs'), step('main'));
   await fs.writeFile(path.join(out, 'xpu-setup-action-post.cjs'), step('post'));
+  await fs.writeFile(
+    path.join(out, 'xpu-setup-action-cli.cjs'),
+    "// The CLI from the action's bundle: what setup's proof runs as a child process on a runner.\n'use strict';\nrequire('./xpu-setup-action.cjs').main(process.argv.slice(2)).then((code) => {\n  process.exitCode = code;\n});\n",
+  );
   const version = JSON.parse(await fs.readFile(path.join(root, 'node_modules', 'koffi', 'package.json'), 'utf8')).version;
   await fs.rm(path.join(out, KOFFI_DIR), { recursive: true, force: true });
   for (const [name, files] of Object.entries(KOFFI_FILES)) {

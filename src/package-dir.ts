@@ -1,4 +1,5 @@
 // Where this package's own non-code files (manifests/, data/, native/, bin/) are on disk, from src/, dist/ and the bundle alike.
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -19,4 +20,12 @@ export function packagePath(...parts: string[]): string {
 /** native/ in the package. */
 export function nativeDir(): string {
   return packagePath('native');
+}
+
+/**
+ * The CLI's own entry point: what a child process of it (the doctor's probe, setup's proof) is started with. The GitHub
+ * Action runs from its committed bundle, with no dist/xpu-setup.cjs for bin/ to run: its own CLI entry stands in.
+ */
+export function cliEntry(): string {
+  return existsSync(packagePath('dist', 'xpu-setup.cjs')) ? packagePath('bin', 'xpu-setup.js') : packagePath('dist', 'xpu-setup-action-cli.cjs');
 }

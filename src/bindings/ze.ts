@@ -193,8 +193,13 @@ export function noDriverError(
   const looked = explained?.drivers.length
     ? explained.drivers.map((d) => `${d.name}: ${d.why ?? 'did not load'}`).join('; ')
     : `${alt ? `${chosen.variable}=${alt}` : libs.join(', ')}${alt ? '' : ` (or the list in ${chosen.variable})`}; none of them loaded`;
+  // A driver that is there and does not load is not fixed by installing it again: what it lacks is the problem.
+  const present = explained?.drivers.filter((d) => d.path && !d.loaded).map((d) => d.path!) ?? [];
+  const remedy = present.length
+    ? [`${present.join(', ')} ${present.length === 1 ? 'is' : 'are'} there but did not load: \`xpu-setup doctor\` (its Level Zero GPU driver check) says what it lacks and which build loads here`]
+    : nodeLayout(platform).remedies.noGpuDriver;
   return new XpuError('NO_DEVICE', `no Level Zero driver was found: zeInit returned ${zeResultName(result)}`, {
-    hints: [`the loader ${loaderPath} looks for the driver libraries ${looked}`, ...nodeLayout(platform).remedies.noGpuDriver],
+    hints: [`the loader ${loaderPath} looks for the driver libraries ${looked}`, ...remedy],
     details,
   });
 }

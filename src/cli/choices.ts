@@ -12,4 +12,7 @@ export const DOCTOR_CHECK_IDS = [
   'triton-env', 'smoke',
 ] as const;
 
+/** The components of the shipped manifests (manifests/*.json), in manifest order; a unit test keeps the two equal. */
+export const COMPONENT_NAMES = ['level-zero', 'unified-runtime', 'gpu-driver'] as const;
+
 export const CACHE_ACTIONS = ['dir', 'size', 'clean'] as const;

@@ -2,7 +2,7 @@
 import type { CommandSpec, Conflict, OptionDef } from './options.js';
 import { TARGET_PLATFORMS } from '../platform/types.js';
 import { KIND_NAMES } from '../kinds/names.js';
-import { CACHE_ACTIONS, COMPLETION_SHELLS, DOCTOR_CHECK_IDS, PROBE_FORMATS, SHELL_NAMES, TRITON_ENV_SHELLS } from './choices.js';
+import { CACHE_ACTIONS, COMPLETION_SHELLS, COMPONENT_NAMES, DOCTOR_CHECK_IDS, PROBE_FORMATS, SHELL_NAMES, TRITON_ENV_SHELLS } from './choices.js';
 
 
 const prefixOption = (what: string): OptionDef => ({
@@ -17,7 +17,7 @@ const prefixOption = (what: string): OptionDef => ({
 
 const planOptions: OptionDef[] = [
   prefixOption('where to install: include/, lib/, env files and the receipt'),
-  { name: 'component', type: 'string', multiple: true, value: 'NAME', choices: ['level-zero', 'unified-runtime'], description: 'install only these components', default: 'all of them' },
+  { name: 'component', type: 'string', multiple: true, value: 'NAME', choices: COMPONENT_NAMES, description: 'install only these components', default: 'level-zero and unified-runtime (gpu-driver too where this host\'s Intel GPU has no usable driver)' },
   { name: 'source', type: 'string', multiple: true, value: 'KIND', choices: KIND_NAMES, description: 'take components only from these kinds of source', default: 'each component\'s sources in manifest order' },
   { name: 'conda-channel', type: 'string', multiple: true, value: 'URL|NAME', description: 'conda channel to read (a URL, or a name such as conda-forge)', env: 'XPU_SETUP_CONDA_CHANNELS', default: 'the manifest\'s channels (conda-forge)' },
   { name: 'index-url', type: 'string', value: 'URL', description: 'Python package index (simple or JSON API) for wheels', env: 'XPU_SETUP_INDEX_URL', default: 'https://pypi.org/simple' },
@@ -42,7 +42,7 @@ const planOptions: OptionDef[] = [
     description: "Windows: also install the package's ze_loader.dll into bin/ (left out by default: SYCL's proxy loader trusts only System32's, and a copy beside the UR adapters would be found first by Windows' search); remembered in the prefix",
   },
   { name: 'no-include-loader-dll', type: 'boolean', description: 'stop installing the ze_loader.dll a previous run asked for' },
-  { name: 'remove', type: 'string', multiple: true, value: 'NAME', choices: ['level-zero', 'unified-runtime'], description: 'take an installed component out of the prefix (the only way a run removes one)' },
+  { name: 'remove', type: 'string', multiple: true, value: 'NAME', choices: COMPONENT_NAMES, description: 'take an installed component out of the prefix (the only way a run removes one)' },
   { name: 'locked', type: 'boolean', description: 'install exactly the lockfile (see --lockfile); no index is asked' },
   { name: 'lockfile', type: 'string', value: 'FILE', description: 'the lockfile --locked reads', default: './xpu-setup.lock.json', complete: 'file' },
   { name: 'from', type: 'string', value: 'DIR|URL', description: 'install from a bundle (xpu-setup bundle) with no other network', complete: 'dir' },
@@ -103,12 +103,13 @@ const setupConflicts: Conflict[] = [
 
 const setup: CommandSpec = {
   name: 'setup',
-  summary: 'Install Level Zero and Unified Runtime into a prefix, verified, then build, probe and smoke-test (the default).',
+  summary: 'Install Level Zero, Unified Runtime and (asked, or for a GPU without one) the GPU driver into a prefix, verified, then build, probe and smoke-test (the default).',
   options: [...planOptions, ...runOptions],
   conflicts: setupConflicts,
   examples: [
     ['npx xpu-setup', 'install into the default prefix and check it works'],
     ['xpu-setup --prefix ~/xpu --component level-zero', 'only Level Zero, into ~/xpu'],
+    ['xpu-setup --component level-zero,gpu-driver', 'Level Zero and the Intel GPU user-mode driver (Linux; its ocloc works without a GPU)'],
     ['xpu-setup --conda-channel conda-forge --index-url https://pypi.org/simple', 'name the indexes explicitly'],
     ['xpu-setup --refdriver', 'no Intel GPU: run the smoke test on the CPU reference driver'],
     ['xpu-setup --prefix ~/xpu', 'repeat the request recorded in ~/xpu (a bare re-run)'],
@@ -325,6 +326,23 @@ const help: CommandSpec = {
 /** The first entry is the default command. */
 export const COMMANDS: readonly CommandSpec[] = [setup, plan, lock, bundle, env, probe, smoke, doctor, cache, uninstall, completion, help];
 
+/**
+ * Setup's proof, run by setup itself in a child process started with the prefix's environment (pipeline/prove.ts):
+ * in no help, completion or docs, and found by name only.
+ */
+const prove: CommandSpec = {
+  name: 'prove',
+  summary: 'Build, probe and smoke-test a prefix in this process (setup starts it with the prefix\'s environment).',
+  options: [
+    prefixOption('the installed prefix'),
+    { name: 'no-smoke', type: 'boolean', description: 'no kernel' },
+    { name: 'require-device', type: 'boolean', description: 'no device is an error' },
+  ],
+  examples: [],
+  exitCodes: [[0, 'answered (JSON lines on stdout)'], [1, 'failed (its error as the last line)']],
+  load: () => import('./commands/prove.js'),
+};
+
 export function findCommand(name: string): CommandSpec | undefined {
-  return COMMANDS.find((c) => c.name === name);
+  return COMMANDS.find((c) => c.name === name) ?? (name === prove.name ? prove : undefined);
 }

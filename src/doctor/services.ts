@@ -1,7 +1,7 @@
 // Probe and smoke for the doctor, run as child processes of the CLI (`probe --json`, `smoke --json`) with the stack's
 // environment: a loader that crashes (on a driver choice with an empty entry, say) cannot take the doctor down with it.
 import type { Deps } from '../base/deps.js';
-import { packagePath } from '../package-dir.js';
+import { cliEntry } from '../package-dir.js';
 import { zeResultName } from '../bindings/ze-abi.js';
 import type { ProbeSummary, RuntimeRequest, SmokeSummary } from './types.js';
 
@@ -93,7 +93,7 @@ export function parseSmokeOutput(stdout: string, exitCode: number, stderr: strin
 }
 
 /** The CLI the doctor starts for the probe and the smoke test: this package's own. */
-export const CLI_BIN = packagePath('bin', 'xpu-setup.js');
+export const CLI_BIN = cliEntry();
 
 async function runCli(deps: Deps, args: string[], req: RuntimeRequest, timeoutMs: number) {
   const r = await deps.exec(process.execPath, [CLI_BIN, ...args, '--json', '--prefix', req.prefix], { env: req.env, timeoutMs });

@@ -1,6 +1,6 @@
 // The environment a prefix needs, and its rendering for sh, fish, PowerShell, cmd and JSON.
 import { createHash } from 'node:crypto';
-import type { TargetPlatform } from '../platform/types.js';
+import type { PlatformLayout, TargetPlatform } from '../platform/types.js';
 import { layoutFor } from '../platform/index.js';
 import { EnvVars } from '../base/env-names.js';
 import type { Receipt } from '../records/receipt.js';
@@ -368,6 +368,69 @@ export function withoutPrefix(vars: EnvVar[], env: Record<string, string | undef
     out.push(kept.some(Boolean) ? { name: v.name, value: kept.join(listSep) } : { name: v.name });
   }
   return out;
+}
+
+/** What sourcedEnv reads of a platform. */
+type EnvLayout = Pick<PlatformLayout, 'pathSep' | 'caseInsensitiveEnv'>;
+
+/**
+ * The environment a program started after loading the prefix's env file runs with: `current` as env.sh (env.bat where
+ * variable names ignore case) leaves it. Computed from the same variables the files are rendered from, and the same
+ * steps they take: another prefix's active file is undone first (its saved values put back), what this one changes
+ * is saved, each `set` is set and each search path put in front unless the list holds it already (env.bat: starts
+ * with it). The loader's path is always included: the proof is of the runtime, not of `XPU_SETUP_ENV=compilers`.
+ */
+export function sourcedEnv(vars: EnvVar[], layout: EnvLayout, current: Record<string, string | undefined>): Record<string, string> {
+  const env = new Map<string, { name: string; value: string }>();
+  const keyOf = (n: string) => (layout.caseInsensitiveEnv ? n.toUpperCase() : n);
+  for (const [name, value] of Object.entries(current)) if (value !== undefined) env.set(keyOf(name), { name, value });
+  const get = (n: string) => env.get(keyOf(n))?.value;
+  // A name keeps the spelling the environment had (Windows' `Path`), so a child never gets two of one variable.
+  const put = (n: string, value: string) => env.set(keyOf(n), { name: env.get(keyOf(n))?.name ?? n, value });
+  const drop = (n: string) => env.delete(keyOf(n));
+  const key = envKey(vars);
+  if (get('_XPU_SETUP_SAVED') !== undefined && get('_XPU_SETUP_ACTIVE') !== key) {
+    for (const n of (get('_XPU_SETUP_NAMES') ?? '').split(' ').filter(Boolean)) {
+      const old = get(`_XPU_SETUP_OLD_${n}`);
+      if (old !== undefined && old !== '') put(n, old);
+      else drop(n);
+      drop(`_XPU_SETUP_OLD_${n}`);
+      drop(`_XPU_SETUP_HAD_${n}`);
+    }
+    for (const n of ['_XPU_SETUP_SAVED', '_XPU_SETUP_ACTIVE', '_XPU_SETUP_NAMES']) drop(n);
+  }
+  if (get('_XPU_SETUP_ACTIVE') !== key) {
+    put('_XPU_SETUP_SAVED', '1');
+    put('_XPU_SETUP_ACTIVE', key);
+    put('_XPU_SETUP_NAMES', vars.map((v) => v.name).join(' '));
+    for (const v of vars) {
+      const had = get(v.name);
+      if (had !== undefined) put(`_XPU_SETUP_OLD_${v.name}`, had);
+    }
+  }
+  const sep = layout.pathSep;
+  const norm = (p: string) => (layout.caseInsensitiveEnv ? p.toLowerCase() : p);
+  for (const v of vars) {
+    const now = get(v.name);
+    if (v.mode === 'set') put(v.name, v.value);
+    else if (!now) put(v.name, v.value);
+    else {
+      const holds = layout.caseInsensitiveEnv ? norm(`${now}${sep}`).startsWith(norm(`${v.value}${sep}`)) : `${sep}${now}${sep}`.includes(`${sep}${v.value}${sep}`);
+      if (!holds) put(v.name, `${v.value}${sep}${now}`);
+    }
+  }
+  return Object.fromEntries([...env.values()].map((e) => [e.name, e.value]));
+}
+
+/** Whether `current` is already what loading the prefix's env file gives: loading it again would change no variable. */
+export function envIsActive(vars: EnvVar[], layout: EnvLayout, current: Record<string, string | undefined>): boolean {
+  const after = sourcedEnv(vars, layout, current);
+  return vars.every((v) => lookup(after, v.name, layout) === lookup(current, v.name, layout));
+}
+
+function lookup(env: Record<string, string | undefined>, name: string, layout: EnvLayout): string | undefined {
+  if (!layout.caseInsensitiveEnv) return env[name];
+  return Object.entries(env).find(([n]) => n.toUpperCase() === name.toUpperCase())?.[1];
 }
 
 /** The commands that apply withoutPrefix's answer in a shell. */

@@ -5,7 +5,8 @@ import * as path from 'node:path';
 import { XpuError } from '../base/errors.js';
 import { readsLive } from '../formats/index.js';
 import { layoutFor } from '../platform/index.js';
-import { roleEnv, roleFiles, roleSearchPaths } from '../roles/index.js';
+import { roleAliases, roleEnv, roleFiles, roleSearchPaths } from '../roles/index.js';
+import { compareDebian } from '../versions/order.js';
 import { removeOnInterrupt } from '../base/lock-owner.js';
 import type { FetchedArchive, Fetching } from '../fetch/fetch.js';
 import type { LockedPlatform } from '../plan/lockfile.js';
@@ -198,6 +199,26 @@ async function landedComponents(plan: InstallPlan, landed: Map<string, number>, 
 }
 
 /**
+ * The plain names the components' roles need where their packages ship only versioned files (bin/ocloc beside
+ * bin/ocloc-26.27.1): a relative link to the newest, or a copy where links are not for everyone (Windows).
+ */
+async function addRoleAliases(plan: InstallPlan, staging: Staging, reporter: Reporter): Promise<void> {
+  const layout = layoutFor(plan.platform);
+  for (const alias of roleAliases(plan.components.filter((c) => c.status === 'planned'), layout)) {
+    if (await staging.has(alias.path)) continue;
+    const versioned = [...staging.files.keys()]
+      .map((rel) => ({ rel, version: alias.versioned.exec(rel)?.[1] }))
+      .filter((f): f is { rel: string; version: string } => f.version !== undefined)
+      .sort((a, b) => compareDebian(b.version, a.version));
+    const newest = versioned[0];
+    if (!newest) continue;
+    if (layout.binaryFormat === 'pe') await staging.copyFrom(alias.path, newest.rel, `${alias.path} (the plain name of ${newest.rel})`);
+    else await staging.symlink(alias.path, path.posix.relative(path.posix.dirname(alias.path), newest.rel), `${alias.path} (the plain name of ${newest.rel})`);
+    reporter.note(`${alias.path}: ${layout.binaryFormat === 'pe' ? 'a copy of' : 'a link to'} ${newest.rel}, the only name its package ships it under`);
+  }
+}
+
+/**
  * What the components' roles add (the loader's pkg-config and CMake files, an ICD file and the machine's ICDs beside
  * it), written into the staging tree (a file the archives shipped is re-rooted), and the variables that find them.
  */
@@ -284,6 +305,7 @@ export async function installPlan(
     const unpacked = await unpackAll(plan, run, stage, staging, reporter, opts, checks);
     // Every archive is in, so the fetch has finished and this stage's line has started.
     await run.all;
+    await addRoleAliases(plan, staging, reporter);
     staging.checkLinks();
     const treeCheck = opts.checkTree
       ? opts.checkTree(stagingDir, plan).then((r) => {

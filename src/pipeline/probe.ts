@@ -147,8 +147,9 @@ export async function smokeInstalled(prefix: string | undefined, deps: Deps, rep
   try {
     run = await runSmoke(prefix ?? '', { deps, reporter, loaderPath, device: ask.device });
   } catch (e) {
-    // With a device named for ocloc, a machine without a GPU (CI) still proves the compiler half.
-    if (!ask.oclocDevice || !isXpuError(e, 'NO_DEVICE')) throw e;
+    // With a device named for ocloc, a machine without a GPU (CI), or a prefix holding the GPU driver without a
+    // loader, still proves the compiler half.
+    if (!ask.oclocDevice || !(isXpuError(e, 'NO_DEVICE') || isXpuError(e, 'NOT_FOUND'))) throw e;
     reporter.warn(`the kernel was not run: ${e.message}`);
     const check = await oclocHalf(deps, reporter, ocloc, ask.oclocDevice);
     if ('skipped' in check) throw e;

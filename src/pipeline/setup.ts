@@ -21,7 +21,9 @@ import type { Reporter } from '../base/reporter.js';
 import { VERSION } from '../base/version.js';
 import type { SetupOptions } from './options.js';
 import { assertInstallable, afterInstall, decideRuntimeLibraries, sameRequest, type RunIndex } from './plan.js';
-import { verifyStack, type VerifyResult } from './probe.js';
+import type { VerifyResult } from './probe.js';
+import { proveInChild } from './prove.js';
+import { receiptEnvVars } from '../install/env.js';
 
 export interface SetupResult {
   plan: InstallPlan;
@@ -253,7 +255,8 @@ async function verifyAndRecord(
     delete r.probe;
     delete r.proof;
   });
-  const verify = await verifyStack(plan.prefix, { deps, reporter, smoke: opts.smoke, requireDevice: opts.requireDevice, receipt: cleared });
+  // In a child with the environment the env files written from this draft give: what a user's program gets.
+  const verify = await proveInChild(plan.prefix, receiptEnvVars(cleared), { deps, reporter, smoke: opts.smoke, requireDevice: opts.requireDevice, receipt: cleared });
   result.verify = verify;
   const t = verify.tritonEnv;
   const extra: Record<string, string> = { ...(cleared.extraEnv ?? {}) };

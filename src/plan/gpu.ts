@@ -215,7 +215,7 @@ function fixFor(choice: GpuDriverChoice): string[] {
   return [
     legacy
       ? `install the frozen -legacy1 packages of the 24.35 line (intel-level-zero-gpu-legacy1, intel-opencl-icd-legacy1) from ${RELEASES}/tag/24.35.30872.45`
-      : `conda-forge's intel-compute-runtime is built to load on old distributions: allow it (--source conda) where https://conda.anaconda.org is reachable, or take Intel's packages from ${RELEASES}`,
+      : `a release that drives it from a source this run did not reach or allow (--source github: Intel's packages from ${RELEASES}, whose IGC 2.x needs glibc 2.38 or newer), or a distribution that has one (conda-forge's intel-compute-runtime carries no Level Zero driver)`,
     `to install an older driver anyway (its ocloc compiles without a GPU): --require '${choice.component}>=0'`,
   ];
 }

@@ -74,6 +74,7 @@ export const linuxLayout: PlatformLayout = {
   oneapiLibDirs: ['lib', 'compiler/latest/lib'],
   driverLoaderInSystem32: false,
   caseInsensitivePaths: false,
+  caseInsensitiveEnv: false,
   pythonInVenv: ['bin/python3', 'bin/python'],
   pythonInConda: ['bin/python3', 'bin/python'],
   pythonOnPath: ['python3', 'python'],

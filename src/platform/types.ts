@@ -105,6 +105,8 @@ export interface PlatformLayout {
   driverLoaderInSystem32: boolean;
   /** Paths compare without case, and either slash separates (Windows). */
   caseInsensitivePaths: boolean;
+  /** Environment variable names compare without case (`Path` is `PATH`), so a child's environment must not hold both. */
+  caseInsensitiveEnv: boolean;
   /** A Python environment's interpreter, relative to a venv (VIRTUAL_ENV) and to a conda env (CONDA_PREFIX). */
   pythonInVenv: string[];
   pythonInConda: string[];

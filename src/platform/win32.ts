@@ -79,6 +79,7 @@ export const win32Layout: PlatformLayout = {
   oneapiLibDirs: ['bin', 'compiler/latest/bin'],
   driverLoaderInSystem32: true,
   caseInsensitivePaths: true,
+  caseInsensitiveEnv: true,
   pythonInVenv: ['Scripts/python.exe'],
   pythonInConda: ['python.exe'],
   pythonOnPath: ['python.exe', 'python3.exe'],

@@ -3,14 +3,15 @@
 import { gpuDriver } from './gpu-driver.js';
 import { offlineCompiler } from './offline-compiler.js';
 import { openclIcd } from './opencl-icd.js';
-import type { DriverChoice, Role, RoleFile, RoleTarget, RoleTrap, SearchPath } from './role.js';
+import type { DriverChoice, Role, RoleAlias, RoleFile, RoleTarget, RoleTrap, SearchPath } from './role.js';
+import type { PlatformLayout } from '../platform/types.js';
 import { zeDriver } from './ze-driver.js';
 
 export { chosenDrivers, cleanAltDrivers, DRIVER_CHOICE, referenceDriverIn } from './ze-driver.js';
 import { zeHeaders } from './ze-headers.js';
 import { zeLoader } from './ze-loader.js';
 
-export type { DriverChoice, Role, RoleFile, RoleTarget, RoleTrap, SearchPath } from './role.js';
+export type { DriverChoice, Role, RoleAlias, RoleFile, RoleTarget, RoleTrap, SearchPath } from './role.js';
 
 const ROLES: readonly Role[] = [zeLoader, zeHeaders, zeDriver, gpuDriver, openclIcd, offlineCompiler];
 
@@ -61,6 +62,11 @@ export function roleEnv(components: readonly (HasRoles & { version?: string })[]
   const loaderVersion = components.find((c) => rolesOf(c).includes(zeLoader))?.version;
   const target = loaderVersion ? { ...at, loaderVersion } : at;
   return Object.assign({}, ...components.flatMap((c) => rolesOf(c).map((r) => r.env?.(target) ?? {})));
+}
+
+/** The plain names the roles of these components need for files shipped under versioned ones (ocloc-26.27.1). */
+export function roleAliases(components: readonly HasRoles[], layout: PlatformLayout): RoleAlias[] {
+  return components.flatMap((c) => rolesOf(c).flatMap((r) => r.aliases?.(layout) ?? []));
 }
 
 /** The prefix directories the roles of these components add to search paths, each once. */

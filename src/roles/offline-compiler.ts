@@ -8,4 +8,7 @@ export const offlineCompiler: Role = {
   title: 'the offline compiler ocloc',
   single: true,
   searchPaths: [{ name: EnvVars.PATH, dir: 'bin' }],
+  // Built with compute-runtime's default (no unversioned ocloc), the packages of sid, Intel's releases and conda-forge
+  // ship only bin/ocloc-<major>.<minor>.1; Triton and Inductor run `ocloc` by name.
+  aliases: (layout) => [{ path: `bin/ocloc${layout.exeSuffix}`, versioned: new RegExp(`^bin/ocloc-(\\d+(?:\\.\\d+)*)${layout.exeSuffix.replace('.', '\\.')}$`) }],
 };

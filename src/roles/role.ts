@@ -35,6 +35,16 @@ export interface RoleFile {
   reroot?: (shipped: string) => string;
 }
 
+/**
+ * A program the role's users run by a plain name that a package may ship only under a versioned one (compute-runtime
+ * installs `ocloc-26.27.1`; the plain `ocloc` is an update-alternatives link its postinst makes, which unpacking never
+ * runs): the prefix gets `path`, pointing at the newest file matching `versioned` (its first group is the version).
+ */
+export interface RoleAlias {
+  path: string;
+  versioned: RegExp;
+}
+
 /** What doctor says of a variable's value: as machine/env-traps.ts says it of the others. */
 export interface RoleTrap {
   variable: string;
@@ -72,6 +82,8 @@ export interface Role {
   files?(t: RoleTarget): RoleFile[];
   /** Variables the prefix's env files export for it (a driver choice, a vendors directory). */
   env?(t: RoleTarget): Record<string, string>;
+  /** Plain names the prefix must have for files a package ships only under a versioned name. */
+  aliases?(layout: PlatformLayout): RoleAlias[];
   /** Prefix directories its programs or libraries must be found in, beyond the platform's own search paths. */
   searchPaths?: readonly SearchPath[];
   /** Setup builds, probes and smoke-tests only when a component of this role is installed; this says why not. */

@@ -245,10 +245,10 @@ describe('terminals', () => {
         env: { PATH: env.PATH!, HOME: env.HOME!, TERM: 'xterm' }, extendEnv: false, reject: false, timeout: 120_000,
       });
     const zero = await onTerminal(0);
-    expect(zero.stdout).toContain('✗\x1b[0m kernel smoke test failed');
+    expect(zero.stdout).toContain('✗\x1b[0m kernel smoke test: no device to run it on');
     expect(zero.stdout).not.toContain('\x1b[?25l');
     const wide = await onTerminal(80);
     expect(wide.stdout).toContain('\x1b[?25l');
-    expect(wide.stdout).toContain('✗\x1b[0m kernel smoke test failed');
+    expect(wide.stdout).toContain('✗\x1b[0m kernel smoke test: no device to run it on');
   });
 });

@@ -116,6 +116,9 @@ describe('gpu-driver from a conda channel shaped like conda-forge (Debian 12 fil
   });
 
   it('after . env.sh alone, ocloc compiles an OpenCL kernel for dg2 into a zebin (no GPU needed)', async () => {
+    // The package ships only bin/ocloc-22.43.1: the prefix's bin/ocloc is a link to it, which `command -v` finds.
+    expect(await fs.readlink(path.join(prefix, 'bin', 'ocloc'))).toBe(path.basename(GPU_DRIVER_CONDA.ocloc));
+    expect(setup.stderr).not.toContain('no bin/ocloc');
     const head = await compileForDg2(prefix, path.join(work, 'kernel'));
     expect(head.subarray(0, 4).toString('latin1')).toBe('\x7fELF');
     // EM_INTEL_GEN: a zebin for the GPU, not an intermediate form.

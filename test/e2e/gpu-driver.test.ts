@@ -1,12 +1,13 @@
 // The GPU user-mode driver from the distribution: Debian 12's real compute-runtime 22.43 packages, planned from their
 // own Depends, installed into a prefix and found through its env file alone by ocloc, the real Level Zero loader and
-// the real OpenCL ICD loader (no GPU here: the driver loads and finds no device).
+// the real OpenCL ICD loader (no GPU here: the driver loads and finds no device); and setup's proof, probe and smoke
+// giving that same answer from a shell that never loaded the env file.
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, scrubbedEnv, tempDir } from './cli.js';
+import { BIN, runCli, scrubbedEnv, tempDir } from './cli.js';
 
 const run = promisify(execFile);
 let work: string;
@@ -105,5 +106,53 @@ describe('gpu-driver from apt on Debian 12', () => {
       host: { gpus: [], tried: [expect.stringMatching(/^\/sys\/bus\/pci\/devices: \d+ devices, 0 display controllers$/)] },
     });
     expect(await fs.readFile(path.join(prefix, 'env.sh'), 'utf8')).not.toContain('ZE_ENABLE_ALT_DRIVERS');
+  });
+});
+
+describe("the proof in the environment the env file gives (Debian 12's loader and driver, no GPU)", () => {
+  let both: string;
+  let proved: { exitCode: number; stdout: string; stderr: string };
+  const noDevice = () => `the Level Zero driver libze_intel_gpu.so.1 (${both}/lib/libze_intel_gpu.so.1) loaded but found no device`;
+
+  beforeAll(async () => {
+    both = path.join(work, 'both');
+    proved = await runCli(['--component', 'level-zero,gpu-driver', '--source', 'apt', '--prefix', both, '--cache-dir', path.join(work, 'cache'), '--no-smoke'], env);
+  }, 600_000);
+
+  it("setup's own probe finds the prefix's driver, loaded, and no device: what a program after . env.sh gets", () => {
+    expect(proved.exitCode, proved.stderr).toBe(0);
+    expect(proved.stderr).toContain(`build and probe: in a new process with the environment of ${both}/env.sh`);
+    expect(proved.stderr).toContain(`warning: nothing could be run: ${noDevice()}`);
+    expect(proved.stderr).not.toContain('no Level Zero driver was found');
+  });
+
+  it('probe --prefix from a shell without env.sh runs in a child with it, says so, and gives the same answer', async () => {
+    const r = await runCli(['probe', '--prefix', both], env);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain(`environment: ${both}/env.sh, in a new process (this shell has not loaded it)`);
+    expect(r.stderr).toContain(noDevice());
+    const sourced = await run('sh', ['-c', `. '${both}/env.sh' && exec "$0" "$@"`, process.execPath, BIN, 'probe', '--prefix', both, '--verbose'], { env, maxBuffer: 64 << 20 }).catch((e: { stderr: string }) => e);
+    expect(sourced.stderr).toContain(`debug: environment: this one, which has ${both}/env.sh loaded`);
+    expect(sourced.stderr).toContain(noDevice());
+  });
+
+  it('smoke --ocloc-device dg2 from a shell without env.sh compiles with the prefix\'s ocloc, and a prefix of the driver alone too', async () => {
+    for (const at of [both, prefix]) {
+      const r = await runCli(['smoke', '--prefix', at, '--ocloc-device', 'dg2'], env);
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stdout).toContain(`ocloc: ${at}/bin/ocloc (prefix) compiled it for dg2: a zebin of`);
+    }
+  });
+
+  it('smoke --ocloc-device dg2 exits 1 when ocloc fails, and when it claims success but writes nothing', async () => {
+    const failing = path.join(work, 'ocloc-failing');
+    const silent = path.join(work, 'ocloc-silent');
+    await fs.writeFile(failing, '#!/bin/sh\necho "Could not determine device target: dg2" >&2\nexit 1\n', { mode: 0o755 });
+    await fs.writeFile(silent, '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    for (const ocloc of [failing, silent]) {
+      const r = await runCli(['smoke', '--prefix', both, '--ocloc-device', 'dg2', '--ocloc', ocloc], env);
+      expect(r.exitCode, `${ocloc}: ${r.stderr}`).toBe(1);
+      expect(r.stderr).toMatch(/error: ocloc/);
+    }
   });
 });

@@ -4,7 +4,8 @@
 // glibc (they need GLIBC_2.34), libstdc++ (up to GLIBCXX_3.4.30) and LLVM 14. What is conda-forge's is the shape:
 //
 // - the names, the split into three packages and the file layout of the feedstocks' build scripts (CMAKE_INSTALL_LIBDIR=lib,
-//   OCL_ICD_VENDORDIR=$PREFIX/etc/OpenCL/vendors: lib/intel-opencl/libigdrcl.so, etc/OpenCL/vendors/intel.icd, bin/ocloc);
+//   OCL_ICD_VENDORDIR=$PREFIX/etc/OpenCL/vendors: lib/intel-opencl/libigdrcl.so, etc/OpenCL/vendors/intel.icd; ocloc only
+//   under its versioned name, bin/ocloc-22.43.1, as compute-runtime's CMake installs it by default);
 // - info/index.json's depends as conda-build renders those recipes: compute-runtime's host packages intel-gmmlib
 //   (run_exports max_pin x) and intel-graphics-compiler (upper_bound x), `{{ compiler('cxx') }}` with GCC 14 (libgcc >=14,
 //   libstdcxx >=14) and `{{ stdlib('c') }}` on the 2.17 sysroot (__glibc >=2.17,<3.0.a0). conda-forge's IGC also depends
@@ -37,6 +38,8 @@ export const GPU_DRIVER_CONDA = {
   icdPlaceholder: paddedPrefix('intel-compute-runtime', 1668089600000),
   /** The IGC built in an unpadded prefix: its libigc in binary mode with Debian's LLVM prefix as the placeholder. */
   shortPrefix: { build: 'h59595ed_1', buildNumber: 1, placeholder: '/usr/lib/llvm-14', file: 'lib/libigc.so.1.0.1' },
+  /** The one name the package ships ocloc under (compute-runtime's `ocloc-<major>.<minor>.1`; Debian 12 renamed it `ocloc`). */
+  ocloc: 'bin/ocloc-22.43.1',
 } as const;
 
 export const GPU_DRIVER_CONDA_NAMES: ReadonlySet<string> = new Set([GPU_DRIVER_CONDA.runtime.name, GPU_DRIVER_CONDA.igc.name, GPU_DRIVER_CONDA.gmmlib.name]);
@@ -56,7 +59,7 @@ export async function entry(debs: { root: string }, from: string, to: string): P
 }
 
 async function specs(debs: GpuDriverDebs): Promise<CondaSpec[]> {
-  const { runtime, igc, gmmlib, icdPlaceholder, shortPrefix } = GPU_DRIVER_CONDA;
+  const { runtime, igc, gmmlib, icdPlaceholder, shortPrefix, ocloc } = GPU_DRIVER_CONDA;
   const lib = (name: string, to = `lib/${name}`) => entry(debs, `usr/lib/x86_64-linux-gnu/${name}`, to);
   const libs = async (names: string[]) => Promise.all(names.map((n) => lib(n)));
   const soLinks = (await readdir(debs.libDir)).sort();
@@ -70,7 +73,7 @@ async function specs(debs: GpuDriverDebs): Promise<CondaSpec[]> {
       ...base, ...runtime, buildNumber: 0,
       depends: [GLIBC, `${gmmlib.name} >=${gmmlib.version},<23.0a0`, `${igc.name} >=${igc.version},<2.0a0`, ...GCC14],
       payload: [
-        await entry(debs, 'usr/bin/ocloc', 'bin/ocloc'),
+        await entry(debs, 'usr/bin/ocloc', ocloc),
         { path: 'etc/OpenCL/vendors/intel.icd', type: 'file', data: icd },
         await entry(debs, 'usr/include/ocloc_api.h', 'include/ocloc_api.h'),
         await lib('intel-opencl/libigdrcl.so'),

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bashCompletion, fishCompletion, zshCompletion } from '../../src/cli/completion.js';
 import { commandHelp, editDistance, nearest, parseCommandArgs } from '../../src/cli/options.js';
-import { DOCTOR_CHECK_IDS } from '../../src/cli/choices.js';
+import { COMPONENT_NAMES, DOCTOR_CHECK_IDS } from '../../src/cli/choices.js';
 import { COMMANDS, findCommand } from '../../src/cli/registry.js';
 import { channelUrl } from '../../src/cli/setup-options.js';
 import { ALL_CHECKS } from '../../src/doctor/index.js';
@@ -23,6 +23,15 @@ describe('option tables', () => {
 
   it('doctor --check offers exactly the doctor\'s checks', () => {
     expect([...DOCTOR_CHECK_IDS]).toEqual(ALL_CHECKS.map((c) => c.id));
+  });
+
+  it('--component, --remove, help and completion offer exactly the shipped manifests\' components', () => {
+    const dir = path.join(__dirname, '..', '..', 'manifests');
+    const names = fs.readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')).name as string);
+    expect([...COMPONENT_NAMES].sort()).toEqual(names.sort());
+    for (const option of ['component', 'remove']) expect(spec('setup').options.find((o) => o.name === option)?.choices).toEqual(COMPONENT_NAMES);
+    expect(commandHelp(spec('setup'))).toContain('gpu-driver');
+    for (const script of [bashCompletion(COMMANDS), zshCompletion(COMMANDS), fishCompletion(COMMANDS)]) expect(script).toContain('gpu-driver');
   });
 
   it('parses values and lists from the table', () => {
@@ -75,7 +84,7 @@ describe('completion scripts', () => {
       }
     }
     expect(fish).toContain("complete -c xpu-setup -n '__fish_seen_subcommand_from doctor' -l check -x -a 'platform gpu");
-    expect(zsh).toContain("'*--component[install only these components]:NAME:(level-zero unified-runtime)'");
+    expect(zsh).toContain("'*--component[install only these components]:NAME:(level-zero unified-runtime gpu-driver)'");
   });
 });
 

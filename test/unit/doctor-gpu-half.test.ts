@@ -121,8 +121,10 @@ describe('doctor on captured sysfs shapes', () => {
     const v = get(r, 'driver-version');
     expect(v.status).toBe('fail');
     expect(v.message).toContain('this driver (build 24595) predates bmg, which compute-runtime drives from 24.31.30508.5 (build 30508)');
-    expect(v.fix).toMatch(/^compute-runtime 24\.31\.30508\.5 or newer drives it: without root, into this prefix: /);
-    expect(v.fix).toMatch(/without root, into this prefix: `.+ --prefix \S+ --component gpu-driver` \(a release that drives this GPU/);
+    // One fix that can work: the release that drives it asked for, never the run that installed what is there.
+    expect(v.fix).toMatch(/^Intel\(R\) Arc\(tm\) B580 Graphics \(bmg, 8086:e20b\) needs compute-runtime 24\.31\.30508\.5 or newer; here /);
+    expect(v.fix).toMatch(/: `.+ --prefix \S+ --require 'gpu-driver>=24\.31\.30508\.5'` asks every source for a release that drives it and loads here, and otherwise lists each one it found and why not/);
+    expect(v.fix).not.toContain('conda-forge\'s intel-compute-runtime, which loads');
   });
 
   it('BMG with no Level Zero driver anywhere: the driver into the prefix without root first, then the machine-wide way', async () => {

@@ -23,7 +23,8 @@ export const probeCommand: Command = {
       throw new XpuError('USAGE', `--shell ${shell} goes with --format triton-env and is one of ${TRITON_ENV_SHELLS.join(', ')}`);
     }
     const json = ctx.out.opts.json || format === 'json';
-    const target = await runtimeTarget(ctx);
+    const target = await runtimeTarget(ctx, 'probe');
+    if (target.kind === 'prefix' && target.rerun !== undefined) return target.rerun;
     const deps = target.deps;
     const report = await probeInstalled(target.kind === 'prefix' ? target.state : undefined, deps, str(ctx.values, 'device'));
     const vars = () => tritonEnvVars(report);

@@ -6,7 +6,8 @@ import { runtimeTarget } from '../runtime-prefix.js';
 export const smokeCommand: Command = {
   name: 'smoke',
   async run(ctx) {
-    const target = await runtimeTarget(ctx);
+    const target = await runtimeTarget(ctx, 'smoke');
+    if (target.kind === 'prefix' && target.rerun !== undefined) return target.rerun;
     const r = await smokeInstalled(target.kind === 'prefix' ? target.prefix : undefined, target.deps, ctx.out, {
       device: str(ctx.values, 'device'),
       ocloc: str(ctx.values, 'ocloc'),

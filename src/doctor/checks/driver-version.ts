@@ -3,10 +3,35 @@ import { nodeLayout } from '../../platform/index.js';
 import { driverBuild, familySupport, judgeDriver, LEGACY_SPLIT } from '../../machine/driver-support.js';
 import { resolveLibrary, versionFromFileName } from '../../machine/loaders.js';
 import { LINUX_UMD } from '../../machine/user-driver.js';
-import type { Check } from '../types.js';
-import { gpuDriverFix, prefixFirstEnv } from './shared.js';
+import { compareDebian } from '../../versions/order.js';
+import type { Check, DoctorContext } from '../types.js';
+import { prefixFirstEnv, setupHint } from './shared.js';
 
 const RELEASES = 'https://github.com/intel/compute-runtime/releases';
+
+/**
+ * The glibc that Debian sid's driver packages (26.x: GLIBC_2.38 and newer) and Intel's release packages with IGC 2.x
+ * (`Depends: libc6 (>= 2.38)`) need: a host below it loads none of the builds that drive the newest GPUs.
+ */
+const NEW_DRIVER_GLIBC = '2.38';
+
+/**
+ * The one fix for a GPU this driver predates: the release that drives it, what stands in the way on this host, and a
+ * way out that can work (never the run that installed the driver already there, which would end where it started).
+ */
+async function newerDriverFix(ctx: DoctorContext, gpu: string, needs: string, ownDriver: boolean): Promise<string> {
+  const host = await ctx.facts.host();
+  const oldGlibc = host?.glibc !== undefined && compareDebian(host.glibc, NEW_DRIVER_GLIBC) < 0;
+  const inWay = [
+    ownDriver ? 'the driver in this prefix is the one that predates it, so setting up the same components again changes nothing' : '',
+    oldGlibc ? `this host's glibc ${host!.glibc} is older than the ${NEW_DRIVER_GLIBC} that Debian sid's and Intel's current release packages (IGC 2.x) need, and conda-forge's intel-compute-runtime carries no Level Zero driver` : '',
+  ].filter(Boolean);
+  const ask = `${await setupHint(ctx, `gpu-driver>=${needs}`, 'gpu-driver')} asks every source for a release that drives it and loads here, and otherwise lists each one it found and why not`;
+  const out = oldGlibc
+    ? `where none does: a distribution with glibc ${NEW_DRIVER_GLIBC} or newer (Ubuntu 24.04+, Debian 13+), or a container of one given /dev/dri; with root there, Intel's packages from ${RELEASES}`
+    : `or with root: Intel's packages from ${RELEASES}`;
+  return `${gpu} needs compute-runtime ${needs} or newer${inWay.length ? `; here ${inWay.join('; ')}` : ''}: ${ask}; ${out}`;
+}
 
 export const driverVersionCheck: Check = {
   id: 'driver-version',
@@ -23,10 +48,11 @@ export const driverVersionCheck: Check = {
       };
     }
     // The driver a program started after loading the prefix's env file gets.
-    const { env } = await prefixFirstEnv(ctx);
+    const { env, libDir } = await prefixFirstEnv(ctx);
     const r = await resolveLibrary({ ...ctx.deps, env }, LINUX_UMD, { ldcache: (await ctx.facts.ldcache()).found });
     if (!r.chosen) return { status: 'skip', message: `${LINUX_UMD} not found (the Level Zero GPU driver check says what to do)`, details: { tried: r.tried } };
     const file = r.chosen.realPath ?? r.chosen.path;
+    const own = nodeLayout(ctx.deps.platform).path.dirname(r.chosen.path) === libDir;
     const version = versionFromFileName(file);
     const build = version ? driverBuild(version) : undefined;
     const details: Record<string, unknown> = { driver: file, version, build };
@@ -45,7 +71,7 @@ export const driverVersionCheck: Check = {
       } else if (v.kind === 'too-old') {
         const needs = driverBuild(v.needs)!;
         problems.push(`${gpu}: this driver (build ${build}) predates ${g.family}, which compute-runtime drives from ${v.needs} (build ${needs})`);
-        fixes.add(`compute-runtime ${v.needs} or newer drives it: ${await gpuDriverFix(ctx, false)}; or Intel's packages from ${RELEASES}, or conda-forge's intel-compute-runtime, which loads on old distributions`);
+        fixes.add(await newerDriverFix(ctx, g.name, v.needs, own));
       } else {
         problems.push(`${gpu}: ${v.support.generation} left the regular packages at ${LEGACY_SPLIT}; this driver (build ${build}) no longer drives it`);
         fixes.add(`install the frozen -legacy1 packages of the 24.35 line (intel-level-zero-gpu-legacy1 and intel-opencl-icd-legacy1, ${v.support.lastRelease ?? 'releases/24.35'}) from ${RELEASES}`);

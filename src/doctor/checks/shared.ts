@@ -91,7 +91,7 @@ export function computeRuntimeInstallHint(host: Host | undefined): string {
   const d = host?.distro;
   const releases = 'https://github.com/intel/compute-runtime/releases';
   if (d && isDebianLike(d)) {
-    return `sudo apt install libze-intel-gpu1 intel-opencl-icd (Ubuntu 24.04+, Debian 13+; on older releases use Intel's packages from ${releases})`;
+    return `sudo apt install libze-intel-gpu1 intel-opencl-icd (Ubuntu 24.04+, Debian sid; Debian 12's intel-opencl-icd carries the driver itself, Debian 13 has none: there and on older releases, Intel's packages from ${releases})`;
   }
   if (d && (d.id === 'fedora' || d.idLike.includes('fedora') || d.idLike.includes('rhel'))) return 'sudo dnf install intel-compute-runtime';
   if (d && (d.id === 'arch' || d.idLike.includes('arch'))) return 'sudo pacman -S intel-compute-runtime';
@@ -103,13 +103,9 @@ export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
-/**
- * The GPU driver into this prefix without root (xpu-setup's gpu-driver component), then the machine-wide way; `host`
- * undefined leaves that out (where the distribution's own driver is the one too old).
- */
-export async function gpuDriverFix(ctx: DoctorContext, host: Host | undefined | false): Promise<string> {
+/** The GPU driver into this prefix without root (xpu-setup's gpu-driver component), then the machine-wide way. */
+export async function gpuDriverFix(ctx: DoctorContext, host: Host | undefined): Promise<string> {
   const { receipt } = await ctx.facts.receipt();
   const line = `${setupLine(await selfCommand(ctx.deps), ctx.prefix, receipt, hintShell(ctx.deps))} --component gpu-driver`;
-  const into = `without root, into this prefix: \`${line}\` (a release that drives this GPU; then load the prefix's env file)`;
-  return host === false ? into : `${into}; or for the whole machine: ${computeRuntimeInstallHint(host)}`;
+  return `without root, into this prefix: \`${line}\` (a release that drives this GPU; then load the prefix's env file); or for the whole machine: ${computeRuntimeInstallHint(host)}`;
 }
