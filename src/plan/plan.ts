@@ -6,12 +6,12 @@ import { findKind, kindOf, NotAvailable, orderingOf, type Resolution, type Sourc
 import { defaultComponents, type ComponentManifest } from '../manifest/schema.js';
 import type { Reporter } from '../base/reporter.js';
 import type { Gateway } from '../index/gateway.js';
-import { compareAcross, meetsAll, parseConstraint, type Constraint } from '../versions/order.js';
+import { compareAcross, meetsAll, parseConstraint, unmetText, type Constraint } from '../versions/order.js';
 import { belowFloorOf, featuresLacking, floorsFor } from './request.js';
 import { checkConstrains, closeOver } from './closure.js';
 import { pinAsker, pinRequirements } from './torch.js';
 import { newInstallPlan } from './key.js';
-import { unmetNeedError, unmetNeeds } from './needs.js';
+import { chooseTogether } from './choose.js';
 import { chooseGpuDriver, gpuRequires, settleGpuDriver } from './gpu.js';
 import type { HostGpus, InstallPlan, PlannedComponent, SetupRequest, SourceAttempt, TorchMatch } from '../records/plan.js';
 
@@ -151,7 +151,7 @@ async function planComponent(
     try {
       const r = await resolveOne(s, cctx);
       if (!meetsAll(r.version, constraints, orderingOf(s.kind))) {
-        throw new NotAvailable(`${r.version} does not meet ${constraints.map((c) => c.text).join(', ')}`);
+        throw new NotAvailable(`${r.version} does not meet ${unmetText(r.version, constraints, orderingOf(s.kind))}`);
       }
       return await choose(r, s, label, index);
     } catch (e) {
@@ -273,14 +273,9 @@ export async function makePlan(
     (c) => c.status === 'unavailable' && (c.explicit || (c.attempts.length > 0 && (opts.sources.length > 0 || !!c.constraints))),
   );
   if (missing.length) throw noSourceError(missing, host.platform, opts.torch);
-  // A version one component needs of another (UR 2026's adapters: a loader >= 1.25) is asked of that one's sources.
-  for (const u of unmetNeeds(components, chosen)) {
-    const m = chosen.find((x) => x.name === u.target.name)!;
-    const again = await planComponent(m, u.target.explicit, host, opts, ctx, { requires: [...requires.requires, u.constraint] });
-    if (again.status !== 'planned') throw unmetNeedError(u, again.attempts.map((a) => `${m.name}: ${a.reason}`), opts.torch);
-    again.notes.push(`${m.name} ${again.version}: ${u.by.name} ${u.by.version} needs ${u.constraint} (${u.need.why})`);
-    components[components.indexOf(u.target)] = again;
-  }
+  // What one component's versions need of another (UR 2026's adapters: a loader >= 1.25) settles them together.
+  const settled = await chooseTogether(chosen, components, (m, extra) => planComponent(m, required.has(m.name), host, opts, ctx, { requires: [...requires.requires, ...extra] }), opts.torch);
+  components.splice(0, components.length, ...settled);
   checkConstrains(components.filter((c) => c.status === 'planned'));
   // Map rules left to an opt-in (the Windows loader DLL) are taken only when the request opted in.
   for (const c of components) c.archives = c.archives.map((a) => ({ ...a, map: a.map.filter((r) => !r.optIn || (r.optIn === 'include-loader-dll' && !!opts.includeLoaderDll)) }));

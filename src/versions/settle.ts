@@ -3,7 +3,7 @@
 import { XpuError } from '../base/errors.js';
 
 /** What a candidate needs of another component: `level-zero>=1.25`, and why. */
-export interface ComponentNeed {
+export interface Need {
   component: string;
   /** The constraint as people and the provider read it (`level-zero>=1.25`). */
   constraint: string;
@@ -23,10 +23,10 @@ export interface SettleProvider<C> {
    * constraints already applied, then what works here, then the manifest's source order, then newest); undefined past
    * the last. The provider may use the needs to narrow its query; the search checks them again with `satisfies`.
    */
-  candidate(component: string, needs: readonly ComponentNeed[], i: number): Promise<C | undefined>;
-  satisfies(need: ComponentNeed, c: C): boolean;
+  candidate(component: string, needs: readonly Need[], i: number): Promise<C | undefined>;
+  satisfies(need: Need, c: C): boolean;
   /** What `c` needs of other components. */
-  needs(c: C): readonly ComponentNeed[];
+  needs(c: C): readonly Need[];
   /** The candidate for people: `2026.2.0 (pypi)`. */
   label(c: C): string;
 }
@@ -61,7 +61,7 @@ export async function settle<C>(order: readonly string[], provider: SettleProvid
   const later = (k: number, name: string): boolean => order.indexOf(name) > k;
 
   /** Why `own` cannot hold beside the choices so far, or undefined when it can. */
-  const unmet = async (k: number, own: readonly ComponentNeed[], chosen: Map<string, C>, needsOn: Map<string, ComponentNeed[]>): Promise<string | undefined> => {
+  const unmet = async (k: number, own: readonly Need[], chosen: Map<string, C>, needsOn: Map<string, Need[]>): Promise<string | undefined> => {
     for (const n of own) {
       const have = chosen.get(n.component);
       if (have !== undefined) {
@@ -78,7 +78,7 @@ export async function settle<C>(order: readonly string[], provider: SettleProvid
     return undefined;
   };
 
-  const step = async (k: number, chosen: Map<string, C>, needsOn: Map<string, ComponentNeed[]>): Promise<Settled<C> | undefined> => {
+  const step = async (k: number, chosen: Map<string, C>, needsOn: Map<string, Need[]>): Promise<Settled<C> | undefined> => {
     const name = order[k];
     if (name === undefined) return { chosen, rejected: new Map() };
     if (!present.get(name)) return step(k + 1, chosen, needsOn);

@@ -1,5 +1,5 @@
 // A settle provider over a table written in a test or a benchmark: each component's candidates in order of preference.
-import type { ComponentNeed, SettleProvider } from '../../src/versions/settle.js';
+import type { Need, SettleProvider } from '../../src/versions/settle.js';
 import { meets, parseConstraint } from '../../src/versions/order.js';
 
 export interface Cand {
@@ -16,13 +16,13 @@ export type Table = Record<string, Omit<Cand, 'component'>[]>;
 export function tableProvider(table: Table): SettleProvider<Cand> & { asked: number } {
   const p = {
     asked: 0,
-    async candidate(component: string, needs: readonly ComponentNeed[], i: number): Promise<Cand | undefined> {
+    async candidate(component: string, needs: readonly Need[], i: number): Promise<Cand | undefined> {
       p.asked++;
       const fits = (table[component] ?? []).map((c) => ({ ...c, component })).filter((c) => needs.every((n) => p.satisfies(n, c)));
       return fits[i];
     },
-    satisfies: (n: ComponentNeed, c: Cand) => meets(c.version, parseConstraint(n.constraint), 'conda'),
-    needs: (c: Cand): ComponentNeed[] => (c.needs ?? []).map((t) => ({ component: parseConstraint(t).component, constraint: t })),
+    satisfies: (n: Need, c: Cand) => meets(c.version, parseConstraint(n.constraint), 'conda'),
+    needs: (c: Cand): Need[] => (c.needs ?? []).map((t) => ({ component: parseConstraint(t).component, constraint: t })),
     label: (c: Cand) => `${c.version} (${c.source})`,
   };
   return p;
