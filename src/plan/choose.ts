@@ -107,7 +107,7 @@ export async function chooseTogether(
     const rejected = settled.rejected.get(alone.name) ?? [];
     const movedBy = [...settled.chosen.values()].flatMap((x) => provider.needs(x) as SourcedNeed[]).filter((n) => n.component === alone.name && !provider.satisfies(n, alone));
     const why = rejected.length
-      ? rejected.map((r) => `${r.candidate} ${r.why}`).join('; ')
+      ? [...new Set(rejected.map((r) => r.why))].map((w) => `${rejected.filter((r) => r.why === w).map((r) => r.candidate).join(', ')}: ${w}`).join('; ')
       : movedBy.map((n) => `${n.by.name} ${n.by.version} needs ${n.constraint}`).join('; ');
     const line = `${c.name} ${c.version} from ${c.source} (${why})`;
     c.choice = { line, rejected, ...(movedBy.length ? { neededBy: movedBy.map((n) => `${n.by.name} ${n.by.version} needs ${n.constraint} (${n.why})`) } : {}) };

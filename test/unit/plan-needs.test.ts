@@ -77,7 +77,7 @@ describe('a component version that needs a newer version of another', () => {
     const p = await plan(['debian']);
     expect(versions(p)).toEqual({ 'level-zero': '1.8.12', 'unified-runtime': '2025.3.2' });
     const ur = p.components.find((c) => c.name === 'unified-runtime')!;
-    const line = 'unified-runtime 2025.3.2 from conda (2026.1.0 (conda) needs level-zero>=1.25; the newest reachable is 1.8.12 (conda))';
+    const line = 'unified-runtime 2025.3.2 from conda (2026.1.0 (conda): needs level-zero>=1.25; the newest reachable is 1.8.12 (conda))';
     expect(ur.choice).toEqual({ line, rejected: [{ candidate: '2026.1.0 (conda)', why: 'needs level-zero>=1.25; the newest reachable is 1.8.12 (conda)' }] });
     expect(ur.notes).toContain(line);
     expect(ur.constraints).toBeUndefined();
