@@ -15,7 +15,13 @@ export function verdictsFrom(e: unknown, plan: InstallPlan): Verdict[] {
     // Its own packages, not what they depend on: a resolution with all of them is this candidate again.
     const own = c?.archives.filter((a) => !a.requiredBy?.length) ?? [];
     if (!c || !own.length) return [];
-    const why = d.host ? (d.problems ?? []).filter((p) => c.provides.some((x) => p.startsWith(x.path))).join('; ') || e.message : e.message.replace(`${c.name} ${c.version} from ${c.origin} `, '');
+    const why = d.host ? loadProblem(d.problems ?? [], c.provides.map((x) => x.path)) ?? e.message : e.message.replace(`${c.name} ${c.version} from ${c.origin} `, '');
     return [{ component: name, candidate: `${c.source} ${own.map((a) => `${a.package} ${a.version}`).join(', ')}`, archives: own.map((a) => a.sha256).sort(), why, ...(host ? { host } : {}) }];
   });
+}
+
+/** The one line that says why the component's libraries do not load: a glibc too old for them first, as no package can fix it. */
+function loadProblem(problems: readonly string[], paths: readonly string[]): string | undefined {
+  const own = problems.filter((p) => paths.some((x) => p.startsWith(x)));
+  return own.find((p) => / needs GLIBC_/.test(p)) ?? own[0];
 }

@@ -107,7 +107,8 @@ describe('a conda candidate that the download shows does not serve here, ahead o
     const url = await channel('undeclared-then-apt', '>=2.17,<3.0.a0');
     const r = await setup('then-apt', url, []);
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(new RegExp(`gpu-driver: conda intel-compute-runtime ${version.replace(/\./g, '\\.')}: lib/libze_intel_gpu\\.so\\.1 does not load on this system: .*${needs.replace(/\./g, '\\.')}.*: planning again without it`));
+    expect(r.stderr).toContain(`warning: gpu-driver: conda intel-compute-runtime ${version}: lib/libze_intel_gpu.so.1 needs ${needs}, this host has ${hostGlibc} (`);
+    expect(r.stderr).toMatch(/: planning again without it\n/);
     const receipt = await receiptOf('then-apt');
     expect(receipt.components.map((c) => `${c.name} ${c.source.split(' ')[0]}`)).toEqual(['gpu-driver apt']);
     expect(receipt.components[0]!.version).toMatch(/^22\.43\./);
