@@ -58,7 +58,10 @@ function plannerProvider(manifests: readonly ComponentManifest[], first: Map<str
       while (at.list.length <= i && !at.done) {
         const extra = [...new Set(needs.map((n) => n.constraint))];
         const except = at.list.map((c) => `${component}!=${c.version}`);
-        const pc = !needs.length && !at.list.length ? first.get(component)! : await planOne(m, [...extra, ...except]).catch((e: unknown) => {
+        // The component as planned alone is the first candidate under any needs it already meets: no index is asked again.
+        const alone = first.get(component)!;
+        const reuse = !at.list.length && (!needs.length || (alone.status === 'planned' && needs.every((n) => satisfies(n, alone))));
+        const pc = reuse ? alone : await planOne(m, [...extra, ...except]).catch((e: unknown) => {
           // Another candidate that cannot be had ends the list; the component's own first answer was planned alone.
           if (e instanceof XpuError) return undefined;
           throw e;
