@@ -129,7 +129,7 @@ interface Unpacked {
  * Unpacks every archive in plan order as it arrives (a zip still downloading, from the download itself), re-roots
  * conda packages, and starts a component's check as soon as its last archive is in (into `checks`).
  */
-async function unpackAll(plan: InstallPlan, run: Fetching, stage: Stage, staging: Staging, reporter: Reporter, opts: InstallOptions, checks: Promise<string[]>[]): Promise<Unpacked> {
+async function unpackAll(plan: InstallPlan, run: Fetching, stage: Stage, staging: Staging, reporter: Reporter, opts: InstallOptions, checks: Promise<Problem[]>[]): Promise<Unpacked> {
   const planned = plan.components.filter((c) => c.status === 'planned');
   const archivesLeft = new Map(planned.map((c) => [c.name, c.archives.length]));
   const landed = new Map<string, number>();
@@ -155,7 +155,8 @@ async function unpackAll(plan: InstallPlan, run: Fetching, stage: Stage, staging
     const left = archivesLeft.get(f.component)! - 1;
     archivesLeft.set(f.component, left);
     if (left === 0 && opts.check) {
-      const check = opts.check(stage.dir, planned.find((x) => x.name === f.component)!, plan);
+      const component = f.component;
+      const check = opts.check(stage.dir, planned.find((x) => x.name === component)!, plan).then((ps) => ps.map((text) => ({ text, component })));
       // Awaited by the caller; until then a failure must not count as unhandled.
       check.catch(() => undefined);
       checks.push(check);
@@ -266,11 +267,22 @@ function draftInstallReceipt(plan: InstallPlan, prefix: string, staging: Staging
   };
 }
 
-/** Refuses the staged tree when a check found it does not work here; the message says the prefix was kept. */
-function refuseProblems(prefix: string, problems: string[], state: PrefixState): void {
-  if (!problems.length) return;
+/** What a check found wrong with the staged tree, and the component whose own check found it. */
+interface Problem {
+  text: string;
+  component?: string;
+}
+
+/**
+ * Refuses the staged tree when a check found it does not work here; the message says the prefix was kept. `loads`
+ * names the components whose own libraries do not load here (so the plan can turn them away).
+ */
+function refuseProblems(prefix: string, found: Problem[], state: PrefixState): void {
+  if (!found.length) return;
+  const problems = found.map((p) => p.text);
+  const loads = [...new Set(found.flatMap((p) => (p.component ? [p.component] : [])))];
   throw new XpuError('PREFIX_CHECK', `the new tree for ${prefix} does not work here, so it was not installed: ${problems[0]}`, {
-    details: { prefix, problems },
+    details: { prefix, problems, ...(loads.length ? { components: loads, host: true } : {}) },
     hints: [
       state.receipt ? 'the previous prefix was kept as it was and still works as before' : 'nothing was installed',
       ...problems.slice(1),
@@ -300,7 +312,7 @@ export async function installPlan(
   // The line for this stage starts once the fetch has said its last word, so two progress lines never interleave.
   let task: Task | undefined;
   void run.all.then(() => (task = reporter.task('installing')), () => undefined);
-  const checks: Promise<string[]>[] = [];
+  const checks: Promise<Problem[]>[] = [];
   try {
     const unpacked = await unpackAll(plan, run, stage, staging, reporter, opts, checks);
     // Every archive is in, so the fetch has finished and this stage's line has started.
@@ -310,7 +322,7 @@ export async function installPlan(
     const treeCheck = opts.checkTree
       ? opts.checkTree(stagingDir, plan).then((r) => {
           notes.push(...r.notes);
-          return r.problems;
+          return r.problems.map((text) => ({ text }));
         })
       : Promise.resolve([]);
     treeCheck.catch(() => undefined);

@@ -20,7 +20,7 @@ export interface AptSourceSpec extends SourceBase {
 /** The URL scheme of an archive apt-get downloads: `apt:<package>=<version>`. */
 const SCHEME = 'apt:';
 import { inRange } from '../versions/range.js';
-import { compareDebian, debianUpstream, meetsAll } from '../versions/order.js';
+import { compareDebian, debianUpstream, meetsAll, unmetText } from '../versions/order.js';
 
 export interface AptRecord {
   package: string;
@@ -140,7 +140,7 @@ export async function resolveApt(spec: AptSourceSpec, ctx: SourceContext): Promi
       throw new NotAvailable(`apt has ${pkg} ${rec.version}, outside ${spec.versions}`);
     }
     if (!meetsAll(rec.version, ctx.constraints ?? [], 'debian')) {
-      throw new NotAvailable(`apt has ${pkg} ${rec.version}, which does not meet ${ctx.constraints!.map((c) => c.text).join(', ')}`);
+      throw new NotAvailable(`apt has ${pkg} ${rec.version}, which does not meet ${unmetText(rec.version, ctx.constraints!, 'debian')}`);
     }
     archives.push(archiveOf(rec, spec));
   }

@@ -7,7 +7,7 @@ import type { PlannedArchive } from '../records/archive.js';
 import type { Gateway } from '../index/gateway.js';
 import { CONDA_RUNTIME_PACKAGES, type CondaCandidate } from '../index/repodata.js';
 import { checkVirtual, isVirtual, matchesSpec, parseMatchSpec } from '../versions/match-spec.js';
-import { compareConda, meetsAll, type Constraint } from '../versions/order.js';
+import { compareConda, meetsAll, unmetText, type Constraint } from '../versions/order.js';
 import { inRange } from '../versions/range.js';
 import { resolveFromChoice, requirementText, type Candidate, type Provider, type Requirement } from '../versions/resolve.js';
 import { archiveWhy, checkSkip, dedupe, isStrArr, older, rootRequirements, skipMap } from './closure.js';
@@ -142,7 +142,7 @@ export async function resolveConda(spec: CondaSourceSpec, ctx: SourceContext): P
       const newest = ctx.constraints?.length ? selectCondaSet([...arch, ...noarch], spec.packages, spec.versions)?.[0]?.version : undefined;
       misses.push(
         newest
-          ? `newest ${spec.packages[0]} in ${ch} (${subdir}) is ${newest}, which does not meet ${ctx.constraints!.map((c) => c.text).join(', ')}`
+          ? `newest ${spec.packages[0]} in ${ch} (${subdir}) is ${newest}, which does not meet ${unmetText(newest, ctx.constraints!, 'conda')}`
           : `${spec.packages.join(' + ')} not found in ${ch} (${subdir})`,
       );
       continue;

@@ -5,7 +5,7 @@ import type { Host } from '../platform/types.js';
 import { layoutFor } from '../platform/index.js';
 import { overLimit } from '../net/config.js';
 import type { IndexFile } from '../index/simple-index.js';
-import { meetsAll, type Constraint } from '../versions/order.js';
+import { meetsAll, unmetText, type Constraint } from '../versions/order.js';
 import { comparePep440, isPep440PreRelease, loadPep440, pep440Holds, satisfiesPep440 } from '../versions/pep440.js';
 import { evaluateMarker, markerEnvFor, normalizeName, parseRequirement, requiresDistOf, type MarkerEnv } from '../versions/pep508.js';
 import { inRange } from '../versions/range.js';
@@ -103,7 +103,7 @@ export async function resolvePypi(spec: PypiSourceSpec, ctx: SourceContext): Pro
     const unconstrained = !f && ctx.constraints?.length ? selectWheel(files, project, ctx.host, spec.versions) : undefined;
     if (unconstrained) {
       const v = parseWheelFilename(unconstrained.filename)!.version;
-      throw new NotAvailable(`newest ${project} wheel on ${indexUrl} is ${v}, which does not meet ${ctx.constraints!.map((c) => c.text).join(', ')}`);
+      throw new NotAvailable(`newest ${project} wheel on ${indexUrl} is ${v}, which does not meet ${unmetText(v, ctx.constraints!, 'pep440')}`);
     }
     if (!f) {
       const noHash = files.some((x) => !x.sha256 && !x.yanked);

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import type { Deps } from '../base/deps.js';
 import { isUnreachable, XpuError } from '../base/errors.js';
 import { DownloadCache } from '../cache/store.js';
+import { readVerdicts } from '../cache/verdicts.js';
 import { detectHost, isInside, nodeLayout } from '../platform/index.js';
 import type { Host, TargetPlatform } from '../platform/types.js';
 import { installedFor, readPrefixState, refuseForeignPrefix, type PrefixState } from '../install/prefix-state.js';
@@ -216,8 +217,8 @@ async function plannerOptions(s: PlanScope, asked: AskedRequest): Promise<PlanOp
   if (!standalone && !flags.indexUrl && request.indexUrl) namedBy['--index-url'] = `the index URL recorded in ${s.receiptFile}`;
   if (!standalone && !flags.githubUrl && request.githubUrl) namedBy['--github-url'] = `the GitHub API URL recorded in ${s.receiptFile}`;
   // --match-torch reads the interpreter on every planning run: what it has installed is part of what is asked.
-  const torch = request.matchTorch ? await readTorchMatch(s.deps, request.matchTorch.python) : undefined;
-  return optionsOf(s, request, asked.required, namedBy, torch);
+  const [torch, verdicts] = await Promise.all([request.matchTorch ? readTorchMatch(s.deps, request.matchTorch.python) : undefined, readVerdicts(s.opts.plan.cacheDir)]);
+  return { ...optionsOf(s, request, asked.required, namedBy, torch), ...(verdicts.length ? { verdicts } : {}) };
 }
 
 /** The one conversion of a request into what the planner reads. */
@@ -240,7 +241,8 @@ function optionsOf(s: PlanScope, req: SetupRequest, required: string[] | undefin
 }
 
 function requestKey(s: PlanScope, planOpts: PlanOptions, asked: Pick<MergedRequest, 'request' | 'required' | 'remove'>): string {
-  const options = { ...optionsOf(s, asked.request, asked.required, undefined, planOpts.torch), namedBy: undefined };
+  // What earlier downloads showed is part of what a plan is made from: a new verdict makes a new plan.
+  const options = { ...optionsOf(s, asked.request, asked.required, undefined, planOpts.torch), namedBy: undefined, verdicts: planOpts.verdicts };
   return planRequestKey({ tool: VERSION, host: s.host, manifests: s.manifests, options, request: asked.request, remove: asked.remove });
 }
 

@@ -15,6 +15,8 @@ import { nodeLayout } from '../platform/index.js';
 import { chosenDrivers, driverChoiceEnv } from '../roles/index.js';
 import { diffPlan } from '../plan/diff.js';
 import { lockedOf } from '../plan/lockfile.js';
+import { verdictsFrom } from '../plan/turned-away.js';
+import { rememberVerdicts } from '../cache/verdicts.js';
 import type { InstallPlan } from '../records/plan.js';
 import { fileMark, proofInputs } from '../probe/inputs.js';
 import type { Reporter } from '../base/reporter.js';
@@ -79,11 +81,9 @@ async function setupLocked(planned: InstallPlan, opts: SetupOptions, deps: Deps,
   const now = await checkPrefixOwnership(planned.prefix);
   // The archives the runtime decision read are the install's too: each is fetched once.
   const fetched = new Map<string, FetchedArchive>();
-  const plan = await decide(planned, now, deps, reporter, index, again, fetched);
+  const before = installedFor(now, planned.platform);
+  const { plan, install, written } = await installSettled(planned, now, opts, deps, reporter, index, again, fetched);
   const refdriver = refdriverOf(plan, opts);
-  const before = installedFor(now, plan.platform);
-  sayChanges(plan, before, reporter);
-  const { install, written } = await installOrKeep(plan, now, opts, deps, reporter, index, fetched);
   const result: SetupResult = { plan, install };
   const skipped = afterInstall(plan, opts).skipped;
   if (skipped) {
@@ -116,6 +116,45 @@ async function setupLocked(planned: InstallPlan, opts: SetupOptions, deps: Deps,
     result.install.envChanged = true;
   }
   return result;
+}
+
+/** How many candidates one run turns away after their download before it stops with the last refusal. */
+const MAX_REPLANS = 3;
+
+/**
+ * Installs the plan; when the install refuses a component's package for what its download showed (it lacks a file
+ * the component's roles require, or its libraries do not load here), that is remembered (cache/verdicts.ts) and the
+ * run plans again without it, so the next candidate is tried in the same run.
+ */
+async function installSettled(
+  planned: InstallPlan,
+  now: PrefixState,
+  opts: SetupOptions,
+  deps: Deps,
+  reporter: Reporter,
+  index: RunIndex,
+  again: Replan | undefined,
+  fetched: Map<string, FetchedArchive>,
+): Promise<{ plan: InstallPlan; install: InstallResult; written: Receipt }> {
+  let next = planned;
+  for (let tries = 0; ; tries++) {
+    const plan = await decide(next, now, deps, reporter, index, again, fetched);
+    sayChanges(plan, installedFor(now, plan.platform), reporter);
+    try {
+      return { plan, ...(await installOrKeep(plan, now, opts, deps, reporter, index, fetched)) };
+    } catch (e) {
+      const verdicts = verdictsFrom(e, plan);
+      if (!verdicts.length || !again || tries >= MAX_REPLANS) throw e;
+      await rememberVerdicts(plan.cacheDir, verdicts);
+      for (const v of verdicts) reporter.warn(`${v.component}: ${v.candidate}: ${v.why}: planning again without it`);
+      // With nothing else to try, the refusal itself is the answer, with what the search found besides.
+      next = await again.replan(now).catch((other: unknown) => {
+        if (e instanceof XpuError) e.hints.push(`nothing else to try: ${(other as Error).message}`);
+        throw e;
+      });
+      await assertInstallable(next);
+    }
+  }
 }
 
 /**

@@ -1,12 +1,10 @@
 // What one component's versions need of another's (a manifest's "needs"): UR 2026's adapters need a loader >= 1.25.
 import { XpuError } from '../base/errors.js';
-import type { ComponentManifest, ComponentNeed } from '../manifest/schema.js';
-import { orderingOf } from '../kinds/index.js';
-import { meetsAll, parseConstraint } from '../versions/order.js';
+import type { ComponentNeed } from '../manifest/schema.js';
 import { pinAsker } from './torch.js';
 import type { PlannedComponent, TorchMatch } from '../records/plan.js';
 
-/** A planned component whose version needs a version of another planned component that the plan did not pick. */
+/** A planned component whose version needs a version of another planned component that no candidate of it meets. */
 export interface UnmetNeed {
   by: PlannedComponent;
   need: ComponentNeed;
@@ -14,23 +12,6 @@ export interface UnmetNeed {
   target: PlannedComponent;
   /** The constraint the target must meet (`level-zero>=1.25`). */
   constraint: string;
-}
-
-/** Pure: each need of a planned component's version that the planned version of the other component does not meet. */
-export function unmetNeeds(components: readonly PlannedComponent[], manifests: readonly ComponentManifest[]): UnmetNeed[] {
-  const out: UnmetNeed[] = [];
-  for (const by of components) {
-    if (by.status !== 'planned' || !by.version || !by.source) continue;
-    for (const need of manifests.find((m) => m.name === by.name)?.needs ?? []) {
-      if (!meetsAll(by.version, [parseConstraint(`${by.name}${need.versions}`)], orderingOf(by.source))) continue;
-      const target = components.find((c) => c.name === need.component && c.status === 'planned');
-      // A component the plan does not install is found on the host: the pre-swap check reads what it exports.
-      if (!target?.version || !target.source) continue;
-      const constraint = `${need.component}${need.version}`;
-      if (!meetsAll(target.version, [parseConstraint(constraint)], orderingOf(target.source))) out.push({ by, need, target, constraint });
-    }
-  }
-  return out;
 }
 
 /** The version a need starts at (`>=2026` -> `2026`), when it reads that way: older ones do not need it. */

@@ -6,12 +6,13 @@ import { findKind, kindOf, NotAvailable, orderingOf, type Resolution, type Sourc
 import { defaultComponents, type ComponentManifest } from '../manifest/schema.js';
 import type { Reporter } from '../base/reporter.js';
 import type { Gateway } from '../index/gateway.js';
-import { compareAcross, meetsAll, parseConstraint, type Constraint } from '../versions/order.js';
+import { compareAcross, meetsAll, parseConstraint, unmetText, type Constraint } from '../versions/order.js';
 import { belowFloorOf, featuresLacking, floorsFor } from './request.js';
 import { checkConstrains, closeOver } from './closure.js';
 import { pinAsker, pinRequirements } from './torch.js';
 import { newInstallPlan } from './key.js';
-import { unmetNeedError, unmetNeeds } from './needs.js';
+import { chooseTogether } from './choose.js';
+import { verdictHost, verdictOn, type Verdict } from '../cache/verdicts.js';
 import { chooseGpuDriver, gpuRequires, settleGpuDriver } from './gpu.js';
 import type { HostGpus, InstallPlan, PlannedComponent, SetupRequest, SourceAttempt, TorchMatch } from '../records/plan.js';
 
@@ -40,6 +41,8 @@ export interface PlanOptions {
   includeLoaderDll?: boolean;
   /** This host's Intel GPUs and its own Level Zero driver (plan/gpu.ts: readHostGpus), when the plan is for this host. */
   hostGpus?: HostGpus;
+  /** Candidates earlier downloads showed do not serve here (cache/verdicts.ts): not planned again. */
+  verdicts?: Verdict[];
 }
 
 /** What a source's index did that stops the run at once, under its own code (a limit, a refused URL, a stall). */
@@ -52,6 +55,33 @@ function orderSources(specs: SourceSpec[], prefer: SourceKind[]): SourceSpec[] {
 
 function resolveOne(spec: SourceSpec, ctx: SourceContext): Promise<Resolution> {
   return kindOf(spec.kind).resolve(spec, ctx);
+}
+
+/** How many versions of one source a run turns away on what earlier downloads showed before it asks the next source. */
+const MAX_TURNED_AWAY = 10;
+
+/**
+ * The source's newest fitting version that no verdict turns away: a version an earlier download showed lacks the
+ * component's files or does not load here gives way to the next older one of the same source.
+ */
+async function resolveUsable(spec: SourceSpec, ctx: SourceContext, component: string, verdicts: readonly Verdict[]): Promise<Resolution> {
+  const host = verdictHost(ctx.host);
+  const away: string[] = [];
+  let constraints = ctx.constraints ?? [];
+  for (let i = 0; i < MAX_TURNED_AWAY; i++) {
+    let r: Resolution;
+    try {
+      r = await resolveOne(spec, { ...ctx, constraints });
+    } catch (e) {
+      if (e instanceof NotAvailable && away.length) throw new NotAvailable(`${away.join('; ')}; it has no other that fits`);
+      throw e;
+    }
+    const v = verdictOn(verdicts, r.archives.map((a) => a.sha256), host);
+    if (!v) return r;
+    away.push(`${v.candidate}: ${v.why} (learned from an earlier download)`);
+    constraints = [...constraints, parseConstraint(`${component}!=${r.version}`)];
+  }
+  throw new NotAvailable(away.join('; '));
 }
 
 function describe(spec: SourceSpec, ctx: SourceContext): string {
@@ -139,6 +169,7 @@ async function planComponent(
     pc.notes.push(...missingFeatures(m, version, r.source));
     if (index > 0) {
       pc.fallbackFrom = pc.attempts.slice(0, index).map((a) => a.reason);
+      pc.choice = { line: `${m.name} ${version} from ${label} (${pc.fallbackFrom.join('; ')})`, rejected: pc.fallbackFrom.map((why, i) => ({ candidate: describe(sources[i]!, ctx), why })) };
       ctx.reporter.note(`${m.name}: falling back to ${label} ${r.version} because ${pc.fallbackFrom.join('; ')}`);
     }
     return pc;
@@ -149,9 +180,9 @@ async function planComponent(
   for (const [index, s] of sources.entries()) {
     const label = describe(s, ctx);
     try {
-      const r = await resolveOne(s, cctx);
+      const r = opts.verdicts?.length ? await resolveUsable(s, cctx, m.name, opts.verdicts) : await resolveOne(s, cctx);
       if (!meetsAll(r.version, constraints, orderingOf(s.kind))) {
-        throw new NotAvailable(`${r.version} does not meet ${constraints.map((c) => c.text).join(', ')}`);
+        throw new NotAvailable(`${r.version} does not meet ${unmetText(r.version, constraints, orderingOf(s.kind))}`);
       }
       return await choose(r, s, label, index);
     } catch (e) {
@@ -273,14 +304,9 @@ export async function makePlan(
     (c) => c.status === 'unavailable' && (c.explicit || (c.attempts.length > 0 && (opts.sources.length > 0 || !!c.constraints))),
   );
   if (missing.length) throw noSourceError(missing, host.platform, opts.torch);
-  // A version one component needs of another (UR 2026's adapters: a loader >= 1.25) is asked of that one's sources.
-  for (const u of unmetNeeds(components, chosen)) {
-    const m = chosen.find((x) => x.name === u.target.name)!;
-    const again = await planComponent(m, u.target.explicit, host, opts, ctx, { requires: [...requires.requires, u.constraint] });
-    if (again.status !== 'planned') throw unmetNeedError(u, again.attempts.map((a) => `${m.name}: ${a.reason}`), opts.torch);
-    again.notes.push(`${m.name} ${again.version}: ${u.by.name} ${u.by.version} needs ${u.constraint} (${u.need.why})`);
-    components[components.indexOf(u.target)] = again;
-  }
+  // What one component's versions need of another (UR 2026's adapters: a loader >= 1.25) settles them together.
+  const settled = await chooseTogether(chosen, components, (m, extra) => planComponent(m, required.has(m.name), host, opts, ctx, { requires: [...requires.requires, ...extra] }), opts.torch);
+  components.splice(0, components.length, ...settled);
   checkConstrains(components.filter((c) => c.status === 'planned'));
   // Map rules left to an opt-in (the Windows loader DLL) are taken only when the request opted in.
   for (const c of components) c.archives = c.archives.map((a) => ({ ...a, map: a.map.filter((r) => !r.optIn || (r.optIn === 'include-loader-dll' && !!opts.includeLoaderDll)) }));

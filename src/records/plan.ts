@@ -69,6 +69,18 @@ export interface PlannedComponent {
   leftToHost?: PlannedArchive[];
   /** Dependencies the manifest says not to install, with its reason. */
   skipped?: string[];
+  /** Why this was not the component's first candidate, when it was not (plan/choose.ts). */
+  choice?: ChoiceReason;
+}
+
+/** A choice that was not the first candidate, in one line and as data. */
+export interface ChoiceReason {
+  /** `unified-runtime 2025.3.2 from pypi (2026.2.0 (pypi) needs level-zero>=1.25; the newest reachable is 1.8.12 (apt))`. */
+  line: string;
+  /** The candidates turned away before it, each with why. */
+  rejected: { candidate: string; why: string }[];
+  /** What another component's choice needs of this one, and why, when that moved it. */
+  neededBy?: string[];
 }
 
 /** What a component installed below its manifest's recommended floor misses, and why nothing newer was planned. */

@@ -203,6 +203,11 @@ export function meetsAll(version: string, cs: readonly Constraint[], ordering: O
   return cs.every((c) => meets(version, c, ordering));
 }
 
+/** The constraints `version` does not meet, as written (`level-zero>=1.25`), for a message that names only those. */
+export function unmetText(version: string, cs: readonly Constraint[], ordering: Ordering): string {
+  return cs.filter((c) => !meets(version, c, ordering)).map((c) => c.text).join(', ');
+}
+
 const DEBIAN_OPS: Record<string, ConstraintOp> = { '<<': '<', '<=': '<=', '=': '==', '>=': '>=', '>>': '>' };
 
 /** Debian relations as a Depends field writes them, `>= 1.8, << 2` (dpkg's << <= = >= >>); undefined when unreadable. */

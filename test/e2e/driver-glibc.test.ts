@@ -1,6 +1,7 @@
 // A GPU driver that cannot load on this machine: Debian sid's real libze-intel-gpu1 (its ELFs need a newer glibc than
 // Debian 12's 2.36), repacked as conda-forge's intel-compute-runtime. Refused before the swap when its record says
-// nothing of it, and at plan when the record declares the __glibc it needs.
+// nothing of it, and at plan when the record declares the __glibc it needs; with Debian's apt after it, that source's
+// driver is installed in the same run, and the next run turns the package away without downloading it.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
@@ -23,14 +24,18 @@ let needs: string;
 let hostGlibc: string;
 let version: string;
 
-/** A channel with the driver's record: `glibc` is the `__glibc` its depends declare. */
-async function channel(name: string, glibc: string): Promise<string> {
-  const lib = path.join(sid.libDir, 'libze_intel_gpu.so.1');
-  const real = await fs.realpath(lib);
-  const payload: ArchiveEntry[] = [
+/** The sid driver's Level Zero library as a package's files. */
+async function sidDriverFiles(): Promise<ArchiveEntry[]> {
+  const real = await fs.realpath(path.join(sid.libDir, 'libze_intel_gpu.so.1'));
+  return [
     { path: `lib/${path.basename(real)}`, type: 'file', data: await fs.readFile(real), mode: 0o755 },
     { path: 'lib/libze_intel_gpu.so.1', type: 'symlink', target: path.basename(real) },
   ];
+}
+
+/** A channel with the driver's record: `glibc` is the `__glibc` its depends declare; `payload` its files (the sid driver's). */
+async function channel(name: string, glibc: string, files?: ArchiveEntry[]): Promise<string> {
+  const payload = files ?? (await sidDriverFiles());
   const spec = {
     name: 'intel-compute-runtime', version, build: 'h4bc722e_0', buildNumber: 0, subdir: 'linux-64' as const,
     depends: [`__glibc ${glibc}`, 'libgcc >=14', 'libstdcxx >=14'], license: 'MIT', payload,
@@ -68,8 +73,9 @@ afterAll(async () => {
   await fs.rm(work, { recursive: true, force: true });
 });
 
-const setup = (name: string, url: string, more: string[] = []) =>
-  runCli(['--manifests', manifests, '--component', 'gpu-driver', '--source', 'conda', '--conda-channel', url, '--prefix', path.join(work, name, 'p'), '--cache-dir', path.join(work, name, 'cache'), '--no-probe', '--no-smoke', ...more], scrubbedEnv(path.join(work, 'home')));
+const setup = (name: string, url: string, more: string[] = ['--source', 'conda'], cache = name) =>
+  runCli(['--manifests', manifests, '--component', 'gpu-driver', '--conda-channel', url, '--prefix', path.join(work, name, 'p'), '--cache-dir', path.join(work, cache, 'cache'), '--no-probe', '--no-smoke', ...more], scrubbedEnv(path.join(work, 'home')));
+const receiptOf = async (name: string) => JSON.parse(await fs.readFile(path.join(work, name, 'p', 'xpu-setup.receipt.json'), 'utf8')) as { components: { name: string; version: string; source: string }[] };
 
 describe('Debian sid\'s libze-intel-gpu1 on Debian 12', () => {
   it('is a driver this machine cannot load: it needs a newer glibc than the host has', () => {
@@ -93,5 +99,39 @@ describe('Debian sid\'s libze-intel-gpu1 on Debian 12', () => {
     expect(r.stderr).toContain(`error: cannot satisfy intel-compute-runtime ${version}: __glibc >=${needs.replace(/^GLIBC_/, '')},<3.0.a0: only __glibc ${hostGlibc} can be had`);
     expect(server.requests.slice(from).filter((q) => q.endsWith('.conda'))).toEqual([]);
     expect(await fs.lstat(path.join(work, 'declared', 'p')).then(() => true, () => false)).toBe(false);
+  });
+});
+
+describe('a conda candidate that the download shows does not serve here, ahead of Debian\'s apt', () => {
+  it('a driver whose libraries need a newer glibc: turned away after the download, and apt\'s 22.43 installed in the same run', async () => {
+    const url = await channel('undeclared-then-apt', '>=2.17,<3.0.a0');
+    const r = await setup('then-apt', url, []);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`warning: gpu-driver: conda intel-compute-runtime ${version}: lib/libze_intel_gpu.so.1 needs ${needs}, this host has ${hostGlibc} (`);
+    expect(r.stderr).toMatch(/: planning again without it\n/);
+    const receipt = await receiptOf('then-apt');
+    expect(receipt.components.map((c) => `${c.name} ${c.source.split(' ')[0]}`)).toEqual(['gpu-driver apt']);
+    expect(receipt.components[0]!.version).toMatch(/^22\.43\./);
+  });
+
+  it('remembered: the next run in the same cache plans apt\'s at once and downloads nothing from the channel', async () => {
+    const url = `${server.url}/channels/undeclared-then-apt`;
+    const from = server.requests.length;
+    const r = await runCli(['plan', '--json', '--manifests', manifests, '--component', 'gpu-driver', '--conda-channel', url, '--prefix', path.join(work, 'then-apt-2', 'p'), '--cache-dir', path.join(work, 'then-apt', 'cache')], scrubbedEnv(path.join(work, 'home')));
+    expect(r.exitCode, r.stderr).toBe(0);
+    const driver = JSON.parse(r.stdout).components.find((c: { name: string }) => c.name === 'gpu-driver');
+    expect(driver.source).toBe('apt');
+    expect(driver.choice.line).toMatch(new RegExp(`learned from an earlier download`));
+    expect(server.requests.slice(from).filter((q) => q.endsWith('.conda'))).toEqual([]);
+  });
+
+  it('a package without the component\'s Level Zero driver (OpenCL only): turned away after the download, apt\'s installed', async () => {
+    const icd: ArchiveEntry[] = [{ path: 'lib/intel-opencl/libigdrcl.so', type: 'file', data: Buffer.from('not the Level Zero driver'), mode: 0o755 }];
+    const url = await channel('opencl-only', '>=2.17,<3.0.a0', icd);
+    const r = await setup('opencl-only', url, []);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`gpu-driver: conda intel-compute-runtime ${version}: installs none of the component's files (lib/libze_intel_gpu.so.1): planning again without it`);
+    expect(r.stderr).toContain('(learned from an earlier download); it has no other that fits');
+    expect((await receiptOf('opencl-only')).components.map((c) => `${c.name} ${c.source.split(' ')[0]}`)).toEqual(['gpu-driver apt']);
   });
 });

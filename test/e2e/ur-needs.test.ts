@@ -1,6 +1,7 @@
 // UR 2026's Level Zero adapters (linked -z now) call what loader 1.25 added: the plan pairs UR with a loader that has
-// it or stops before any download, the pre-swap check refuses such a tree when the plan's rule is bypassed, and beside
-// a loader that has it the real UR walk loads the adapters.
+// it, or goes back to a UR that does not need one (stopping before any download only when UR is pinned); the pre-swap
+// check refuses such a tree when the plan's rule is bypassed, and beside a loader that has it the real UR walk loads
+// the adapters.
 import { execa } from 'execa';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
@@ -35,29 +36,54 @@ const args = (name: string, channel: 'bookworm' | 'newer', more: string[] = []) 
 ];
 
 describe('UR 2026 where the only loader reachable is Debian 12\'s 1.8.12', () => {
-  it('stops before anything is fetched, naming both versions, why, and the ways out', async () => {
+  it('a bare run plans UR 2025.3.2 beside that loader, says why in one line, and installs both', async () => {
+    const r = await runCli([...args('old', 'bookworm'), '--no-probe'], env);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`note: unified-runtime 2025.3.2 from pypi (${index.fixtures.urVersions.newer} (pypi), 2026.0.0 (pypi): needs level-zero>=1.25; the newest reachable is 1.8.12 (conda))`);
+    const receipt = JSON.parse(await fs.readFile(path.join(work, 'old', 'p', 'xpu-setup.receipt.json'), 'utf8'));
+    expect(Object.fromEntries(receipt.components.map((c: { name: string; version: string }) => [c.name, c.version]))).toEqual({ 'level-zero': '1.8.12', 'unified-runtime': '2025.3.2' });
+  });
+
+  it('plan --json carries the reason as data', async () => {
+    const r = await runCli(['plan', '--json', ...args('old-plan', 'bookworm')], env);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const ur = JSON.parse(r.stdout).components.find((c: { name: string }) => c.name === 'unified-runtime');
+    expect(ur).toMatchObject({
+      version: '2025.3.2',
+      choice: {
+        rejected: [
+          { candidate: `${index.fixtures.urVersions.newer} (pypi)`, why: 'needs level-zero>=1.25; the newest reachable is 1.8.12 (conda)' },
+          { candidate: '2026.0.0 (pypi)', why: 'needs level-zero>=1.25; the newest reachable is 1.8.12 (conda)' },
+        ],
+      },
+    });
+  });
+
+  it('with UR 2026 pinned, stops before anything is fetched, naming both versions, why, the ways out and what was turned away', async () => {
     const from = index.requests.length;
-    const r = await runCli(args('old', 'bookworm'), env);
+    const newer = index.fixtures.urVersions.newer;
+    const r = await runCli(args('pinned', 'bookworm', ['--require', `unified-runtime==${newer}`]), env);
     expect(r.exitCode).toBe(1);
     const channel = index.condaChannelUrl('bookworm');
     expect(r.stderr).toContain(
-      `error: unified-runtime ${index.fixtures.urVersions.newer} needs level-zero >=1.25 (${WHY}); no reachable source has one: the level-zero the sources offer is 1.8.12 (conda ${channel})\n` +
+      `error: unified-runtime ${newer} needs level-zero >=1.25 (${WHY}); no reachable source has one: the level-zero the sources offer is 1.8.12 (conda ${channel})\n` +
         "  hint: use a unified-runtime older than 2026: --require 'unified-runtime<2026'\n" +
         '  hint: or a bundle made where a level-zero >=1.25 is reachable (xpu-setup bundle), or a channel that has one (--conda-channel)\n' +
-        `  hint: tried level-zero: conda ${channel}: newest level-zero in ${channel} (linux-64) is 1.8.12, which does not meet level-zero>=1.8, level-zero>=1.25\n` +
-        '  hint: tried level-zero: apt: apt has libze1 1.8.12-1, which does not meet level-zero>=1.8, level-zero>=1.25\n' +
+        `  hint: tried level-zero: conda ${channel}: newest level-zero in ${channel} (linux-64) is 1.8.12, which does not meet level-zero>=1.25\n` +
+        '  hint: tried level-zero: apt: apt has libze1 1.8.12-1, which does not meet level-zero>=1.25\n' +
+        `  hint: tried unified-runtime ${newer} (pypi): needs level-zero>=1.25; the newest reachable is 1.8.12 (conda)\n` +
         '  hint: nothing was downloaded',
     );
     expect(packagesAsked(from)).toEqual([]);
-    expect(await exists(path.join(work, 'old', 'p'))).toBe(false);
+    expect(await exists(path.join(work, 'pinned', 'p'))).toBe(false);
   });
 
-  it('--json gives the refusal as data: the component, its version, the need and what was reachable', async () => {
-    const r = await runCli([...args('old-json', 'bookworm'), '--json'], env);
+  it('--json gives the refusal as data: the component, its version, the need, what was reachable and what was turned away', async () => {
+    const r = await runCli([...args('old-json', 'bookworm', ['--require', `unified-runtime==${index.fixtures.urVersions.newer}`]), '--json'], env);
     expect(r.exitCode).toBe(1);
     expect(JSON.parse(r.stdout).error).toMatchObject({
       code: 'RESOLUTION_CONFLICT',
-      details: { component: 'unified-runtime', version: index.fixtures.urVersions.newer, needs: 'level-zero>=1.25', reachable: '1.8.12 (conda)' },
+      details: { component: 'unified-runtime', version: index.fixtures.urVersions.newer, needs: 'level-zero>=1.25', reachable: '1.8.12 (conda)', rejected: { 'unified-runtime': [{ candidate: `${index.fixtures.urVersions.newer} (pypi)` }] } },
     });
   });
 

@@ -1,5 +1,6 @@
 // A manifest's "needs": UR 2026's adapters need a Level Zero loader >= 1.25. The plan asks the loader's sources for
-// one that has it, before anything is fetched, and stops naming both versions when none does.
+// one that has it, before anything is fetched; when none does, it goes back to a UR that does not need it, and stops
+// naming both versions only when the UR is pinned.
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -71,12 +72,22 @@ describe('a component version that needs a newer version of another', () => {
     expect(l0.notes).toContain(`level-zero 1.26.0: unified-runtime 2026.1.0 needs level-zero>=1.25 (${NEED.why})`);
   });
 
-  it('stops before any download when no source has one, naming both versions, why, and the ways out', async () => {
+  it('goes back to the older UR when no source has such a loader, and says why in one line', async () => {
     requests.length = 0;
-    const err = (await plan(['debian']).catch((e: unknown) => e)) as Error;
-    expect(err.message).toBe(
-      `unified-runtime 2026.1.0 needs level-zero >=1.25 (${NEED.why}); no reachable source has one: the level-zero the sources offer is 1.8.12 (conda ${base}/debian)`,
-    );
+    const p = await plan(['debian']);
+    expect(versions(p)).toEqual({ 'level-zero': '1.8.12', 'unified-runtime': '2025.3.2' });
+    const ur = p.components.find((c) => c.name === 'unified-runtime')!;
+    const line = 'unified-runtime 2025.3.2 from conda (2026.1.0 (conda): needs level-zero>=1.25; the newest reachable is 1.8.12 (conda))';
+    expect(ur.choice).toEqual({ line, rejected: [{ candidate: '2026.1.0 (conda)', why: 'needs level-zero>=1.25; the newest reachable is 1.8.12 (conda)' }] });
+    expect(ur.notes).toContain(line);
+    expect(ur.constraints).toBeUndefined();
+    expect(p.components.find((c) => c.name === 'level-zero')!.choice).toBeUndefined();
+    expect(requests.filter((r) => r.endsWith('.conda'))).toEqual([]);
+  });
+
+  it('with UR 2026 pinned, stops before any download, naming both versions, why, the ways out and every candidate turned away', async () => {
+    requests.length = 0;
+    const err = (await plan(['debian'], { requires: ['unified-runtime==2026.1.0'] }).catch((e: unknown) => e)) as Error;
     expect(err).toMatchObject({
       code: 'RESOLUTION_CONFLICT',
       message: `unified-runtime 2026.1.0 needs level-zero >=1.25 (${NEED.why}); no reachable source has one: the level-zero the sources offer is 1.8.12 (conda ${base}/debian)`,
@@ -84,8 +95,10 @@ describe('a component version that needs a newer version of another', () => {
         "use a unified-runtime older than 2026: --require 'unified-runtime<2026'",
         'or a bundle made where a level-zero >=1.25 is reachable (xpu-setup bundle), or a channel that has one (--conda-channel)',
         `tried level-zero: conda ${base}/debian: newest level-zero in ${base}/debian (win-64) is 1.8.12, which does not meet level-zero>=1.25`,
+        'tried unified-runtime 2026.1.0 (conda): needs level-zero>=1.25; the newest reachable is 1.8.12 (conda)',
         'nothing was downloaded',
       ],
+      details: { rejected: { 'unified-runtime': [{ candidate: '2026.1.0 (conda)', why: 'needs level-zero>=1.25; the newest reachable is 1.8.12 (conda)' }], 'level-zero': [] } },
     });
     // Only indexes were read: no package.
     expect(requests.filter((r) => r.endsWith('.conda'))).toEqual([]);
