@@ -160,15 +160,14 @@ describe("Debian sid's loader 1.32 and GPU driver 26.27, set up by the CLI insid
     expect(of('user-driver'), show(r)).toMatchObject({ status: 'ok', message: `${prefix}/lib/libze_intel_gpu.so.1 (the prefix's, found once its env file is loaded) loads` });
   });
 
-  // Known to fail: setup's proof loads the loader in its own process, which has not the env file's LD_LIBRARY_PATH, so
-  // it says no driver was found. It passes (and this marker must go) once the proof runs as a program after env.sh would.
-  it.fails("setup's proof says the prefix's driver is found, as a program started after env.sh finds it", () => {
+  // The proof runs in a child with the env file's environment, so it finds the driver a program started after env.sh finds.
+  it("setup's proof says the prefix's driver is found, as a program started after env.sh finds it", () => {
     expect(setup.stderr).not.toMatch(/no Level Zero driver was found/);
+    expect(setup.stderr).toContain(`the Level Zero driver libze_intel_gpu.so.1 (${prefix}/lib/libze_intel_gpu.so.1) loaded but found no device`);
   });
 
-  // Known to fail: the package ships ocloc-26.27.1 and setup says there is no ocloc. It passes (and this marker must go)
-  // once the prefix gives the unversioned bin/ocloc that Triton and Inductor run.
-  it.fails("setup gives bin/ocloc and does not say the driver's packages have none", async () => {
+  // The package ships only ocloc-26.27.1; the prefix gives the unversioned bin/ocloc that Triton and Inductor run.
+  it("setup gives bin/ocloc and does not say the driver's packages have none", async () => {
     expect(setup.stderr).not.toMatch(/no bin\/ocloc/);
     await fs.access(path.join(prefix, 'bin', 'ocloc'));
   });
