@@ -196,3 +196,32 @@ export function damageZipMember(zip: Buffer, name: string, how: 'crc' | 'deflate
   }
   return out;
 }
+
+// --- libraries whose needs lead elsewhere -------------------------------------------------------------------
+
+/**
+ * A shared library (soname `soname`) whose one DT_NEEDED is `needed`, taken as it is (a name holding `/`, a file that
+ * is not a library), with RUNPATH `runpath` when given: linked against a stand-in of a name as long, whose name is then
+ * replaced in the string table (a linker refuses to write such a name itself).
+ */
+export async function libraryNeeding(needed: string, opts: { soname?: string; runpath?: string } = {}): Promise<Buffer> {
+  if (needed.length < 7) throw new Error('a needed name of at least 7 bytes');
+  const standIn = `lib${'q'.repeat(needed.length - 6)}.so`;
+  const soname = opts.soname ?? 'libhostile.so.1';
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'xpu-needs-'));
+  try {
+    const cc = (args: string[]) => promisify(execFile)(process.env.CC || 'cc', args, { cwd: dir });
+    await fs.writeFile(path.join(dir, 'q.c'), 'int q_stand_in(void) { return 0; }\n');
+    await fs.writeFile(path.join(dir, 'h.c'), 'int hostile(void) { return 1; }\n');
+    await cc(['-shared', '-fPIC', `-Wl,-soname,${standIn}`, '-o', standIn, 'q.c']);
+    const rpath = opts.runpath ? [`-Wl,-rpath,${opts.runpath}`, '-Wl,--enable-new-dtags'] : [];
+    await cc(['-shared', '-fPIC', `-Wl,-soname,${soname}`, '-o', soname, 'h.c', '-L.', '-Wl,--no-as-needed', `-l:${standIn}`, ...rpath]);
+    const bytes = await fs.readFile(path.join(dir, soname));
+    const at = bytes.indexOf(Buffer.from(`${standIn}\0`));
+    if (at < 0 || bytes.indexOf(Buffer.from(`${standIn}\0`), at + 1) >= 0) throw new Error('the stand-in name is not in the string table once');
+    bytes.write(needed, at, 'latin1');
+    return bytes;
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+}
