@@ -33,6 +33,14 @@ export interface UnmetNeed {
   origins?: SymbolOrigin[];
   /** Why the library named is not looked at, or what was found in its place (a path, outside the tree, not a library). */
   reason?: string;
+  /** The library itself is not read (`reason` says why): it is taken as one that does not load. */
+  unreadable?: boolean;
+}
+
+/** Why a file is not read as a library: not an ELF file at all, or one it is not safe to read (a FIFO, past a limit). */
+interface Refused {
+  refused: string;
+  notElf?: boolean;
 }
 
 /** A library as read once: what it needs and, when its dynamic symbol table could be read, what it takes and gives. */
@@ -51,14 +59,17 @@ interface ReadLibrary {
 export async function unmetLibraryNeeds(deps: Deps, root: string, libDirs: string[], ldcache: LdconfigEntry[], only?: readonly string[]): Promise<UnmetNeed[]> {
   const layout = nodeLayout(deps.platform);
   // Every file is read and parsed once, whichever library needs it, for its needs and its symbols alike.
-  const parsed = new Map<string, Promise<ReadLibrary | { refused: string }>>();
-  const readOrWhy = (file: string): Promise<ReadLibrary | { refused: string }> => {
+  const parsed = new Map<string, Promise<ReadLibrary | Refused>>();
+  const readOrWhy = (file: string): Promise<ReadLibrary | Refused> => {
     let p = parsed.get(file);
     if (!p) {
       p = readSafely(file, LIBRARY_FILE).then((r) => {
         if ('refused' in r) return r;
         const elf = readElfNeeds(r.bytes);
-        return elf ? { elf, symbols: readElfSymbols(r.bytes) } : { refused: `${file} is not an ELF shared library` };
+        if (!elf) return { refused: `${file} is not an ELF shared library`, notElf: true };
+        const symbols = readElfSymbols(r.bytes);
+        const refused = elf.refused ?? symbols?.refused;
+        return refused ? { refused: `${file} ${refused} (past what a real library has, so it is not read)` } : { elf, symbols };
       });
       parsed.set(file, p);
     }
@@ -110,9 +121,14 @@ export async function unmetLibraryNeeds(deps: Deps, root: string, libDirs: strin
       const real = await realpath(file).catch(() => undefined);
       if (!real || seen.has(real)) continue;
       seen.add(real);
-      const elf = (await read(file))?.elf;
-      if (!elf) continue;
+      const self = await readOrWhy(file);
       const rel = path.relative(root, file).split(path.sep).join('/');
+      // A file of a library's name that is no ELF (a linker script) is not loaded; one that cannot be read is said.
+      if ('refused' in self) {
+        if (!self.notElf) out.push({ file: rel, library: name, reason: self.refused, unreadable: true });
+        continue;
+      }
+      const elf = self.elf;
       let complete = true;
       for (const lib of elf.needed) {
         const { at, reason } = await locateOrWhy(file, elf, lib);
@@ -334,6 +350,7 @@ export async function unmetDllImports(deps: Deps, root: string, libDirs: string[
 export function describeUnmet(u: UnmetNeed): string {
   const from = u.providedBy ? ` (it comes with ${u.providedBy})` : '';
   if (u.symbols) return describeUnresolved(u);
+  if (u.unreadable) return `${u.file}: ${u.reason}; taken as a library that does not load`;
   if (u.reason) return `${u.file} needs ${u.library}${u.foundAt ? `, found at ${u.foundAt}` : ''}: ${u.reason}, so it does not load`;
   if (u.delayed) return `${u.file} delay-loads ${u.library}, which is neither in the new tree nor on this system, so its first call into it fails${from}`;
   if (!u.version) return `${u.file} needs ${u.library}, which is neither in the new tree nor on this system${from}`;

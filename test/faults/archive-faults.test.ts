@@ -9,7 +9,7 @@ import { readArchive } from '../../src/formats/index.js';
 import { runCli, scrubbedEnv, tempDir } from '../e2e/cli.js';
 import { startFixtureIndex, type CondaChannelName, type FixtureIndex } from '../support/index-server.js';
 import { buildFixturePackages, type ArchiveEntry, type FixtureArtifact, type FixturePackages } from '../support/packages.js';
-import { buildHostile, damageZipMember, libraryNeeding, symlinkChain, tarBz2WithOverstatedSize, type HostileFormat } from './hostile.js';
+import { buildHostile, damageZipMember, libraryCalling, libraryNeeding, symlinkChain, tarBz2WithOverstatedSize, type HostileFormat } from './hostile.js';
 import { compareSnapshots, FaultTable, makeSentinel, snapshotTree } from './matrix.js';
 
 const table = new FaultTable('fault matrix: archives and install (CLI as a process, local index on 127.0.0.1)');
@@ -245,6 +245,12 @@ const CASES: Case[] = [
     serve: rebuilt(L0_RUNTIME_CONDA, 'conda', async (real) => [...real, { path: 'lib/libhostile.so.1', type: 'file', data: await libraryNeeding('keep.txt', { runpath: '$ORIGIN/../../sentinel' }), mode: 0o755 }]) },
   { name: 'conda: a library needs libze_loader.so.1 through RUNPATH /tmp/../proc/self (outside): the tree\'s copy is the one', component: 'level-zero', channel: 'bookworm', exit: 0, code: '-',
     serve: rebuilt(L0_RUNTIME_CONDA, 'conda', async (real) => [...real, { path: 'lib/libhostile.so.1', type: 'file', data: await libraryNeeding('libze_loader.so.1', { runpath: '/tmp/../proc/self' }), mode: 0o755 }]) },
+  { name: 'conda: 12,000 undefined symbols whose names run together (no NUL between them)', component: 'level-zero', channel: 'bookworm', exit: 1, code: 'PREFIX_CHECK', maxRssMb: 400,
+    says: /libcalls\.so\.1: .*runs past 65536 bytes .*taken as a library that does not load/,
+    serve: rebuilt(L0_RUNTIME_CONDA, 'conda', async (real) => [...real, { path: 'lib/libcalls.so.1', type: 'file', data: await libraryCalling(12_000, { runTogether: true }), mode: 0o755 }]) },
+  { name: 'conda: a library calls one function of a 100,000-byte name', component: 'level-zero', channel: 'bookworm', exit: 1, code: 'PREFIX_CHECK', maxRssMb: 400,
+    says: /libcalls\.so\.1: .*runs past 65536 bytes/,
+    serve: rebuilt(L0_RUNTIME_CONDA, 'conda', async (real) => [...real, { path: 'lib/libcalls.so.1', type: 'file', data: await libraryCalling(1, { nameLength: 100_000 }), mode: 0o755 }]) },
 ];
 
 function canMount(): boolean {
@@ -325,6 +331,8 @@ describe('fault matrix: archives and install', () => {
       expect({ exit: r.exitCode, code: doc.ok ? '-' : doc.error?.code }, r.stderr).toEqual({ exit: c.exit, code: c.code });
       expect(r.stderr).not.toMatch(/internal error|Unhandled|\n\s+at .*\(.*:\d+:\d+\)/);
       if (c.says) expect(r.stderr).toMatch(c.says);
+      // What a package names is said, not poured out: no message runs to tens of KB.
+      expect(r.stderr.length).toBeLessThan(32 * 1024);
       if (c.exit !== 0) {
         expect(doc.error?.message?.length).toBeGreaterThan(10);
         expect(doc.error?.hints?.length).toBeGreaterThan(0);

@@ -225,3 +225,28 @@ export async function libraryNeeding(needed: string, opts: { soname?: string; ru
     await fs.rm(dir, { recursive: true, force: true });
   }
 }
+
+/**
+ * A shared library calling `count` functions of names `zzsym<n>` (none defined anywhere); with `runTogether`, the NUL
+ * after each name in the string table is overwritten, so each name runs on through all the names after it.
+ */
+export async function libraryCalling(count: number, opts: { runTogether?: boolean; nameLength?: number } = {}): Promise<Buffer> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'xpu-calls-'));
+  try {
+    const name = (i: number) => `zzsym${String(i).padStart(opts.nameLength ?? 6, '0')}`;
+    const names = Array.from({ length: count }, (_, i) => name(i));
+    const src = `${names.map((n) => `extern int ${n}(void);`).join('\n')}\nint hostile(void) { return 0${names.map((n) => ` + ${n}()`).join('')}; }\n`;
+    await fs.writeFile(path.join(dir, 'c.c'), src);
+    await promisify(execFile)(process.env.CC || 'cc', ['-shared', '-fPIC', '-O0', '-Wl,-soname,libcalls.so.1', '-o', 'libcalls.so.1', 'c.c'], { cwd: dir, maxBuffer: 1 << 26 });
+    const bytes = await fs.readFile(path.join(dir, 'libcalls.so.1'));
+    if (opts.runTogether) {
+      for (const n of names) {
+        const at = bytes.indexOf(Buffer.from(`${n}\0`));
+        if (at >= 0) bytes[at + n.length] = 0x78;
+      }
+    }
+    return bytes;
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+}
