@@ -251,6 +251,13 @@ const CASES: Case[] = [
   { name: 'conda: a library calls one function of a 100,000-byte name', component: 'level-zero', channel: 'bookworm', exit: 1, code: 'PREFIX_CHECK', maxRssMb: 400,
     says: /libcalls\.so\.1: .*runs past 65536 bytes/,
     serve: rebuilt(L0_RUNTIME_CONDA, 'conda', async (real) => [...real, { path: 'lib/libcalls.so.1', type: 'file', data: await libraryCalling(1, { nameLength: 100_000 }), mode: 0o755 }]) },
+  { name: 'conda: a one-byte text placeholder filling a 24 MiB file (growth counted against --max-ratio)', component: 'level-zero', channel: 'bookworm', exit: 1, code: 'TOO_LARGE', maxRssMb: 500,
+    says: /unpacks to more than 200 times its size/,
+    serve: async (f) => {
+      const a = f.artifacts.find((x) => L0_DEVEL_CONDA(x, f))!;
+      const b = await buildHostile('conda', [...(await payloadOf(a)).filter((e) => !e.path.startsWith('info/')), { path: 'include/level_zero/grow.h', type: 'file', data: Buffer.alloc(24 << 20, 'q') }], { ...identity(a), placeholders: { 'include/level_zero/grow.h': { placeholder: 'q', mode: 'text' } } });
+      return { pick: L0_DEVEL_CONDA, bytes: b.bytes };
+    } },
 ];
 
 function canMount(): boolean {

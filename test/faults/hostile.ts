@@ -25,6 +25,8 @@ export interface Identity {
   buildNumber?: number;
   /** wheel tag */
   tag?: string;
+  /** conda: payload files info/paths.json marks with a prefix placeholder. */
+  placeholders?: Record<string, { placeholder: string; mode: 'text' | 'binary' }>;
 }
 
 const S_IFLNK = 0o120000;
@@ -33,7 +35,7 @@ const S_IFLNK = 0o120000;
 export async function buildHostile(format: HostileFormat, payload: ArchiveEntry[], id: Identity): Promise<{ filename: string; bytes: Buffer }> {
   if (format === 'conda' || format === 'tar.bz2') {
     const b = await buildCondaPackage(
-      { name: id.name, version: id.version, build: id.build ?? 'h0_0', buildNumber: id.buildNumber ?? 0, subdir: 'linux-64', payload },
+      { name: id.name, version: id.version, build: id.build ?? 'h0_0', buildNumber: id.buildNumber ?? 0, subdir: 'linux-64', payload, ...(id.placeholders ? { placeholders: id.placeholders } : {}) },
       format,
     );
     return { filename: b.filename, bytes: b.bytes };
