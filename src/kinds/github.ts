@@ -5,7 +5,7 @@
 import { withoutControls } from '../base/control-chars.js';
 import { XpuError } from '../base/errors.js';
 import { formatOf } from '../formats/index.js';
-import { overLimit, parseBoundedJson, type IndexLimits } from '../net/config.js';
+import { DEFAULT_INDEX_LIMITS, overLimit, parseBoundedJson, type IndexLimits } from '../net/config.js';
 import { urlFromIndex } from '../net/url-rule.js';
 import type { PlannedArchive } from '../records/archive.js';
 import { compareConda, meetsAll } from '../versions/order.js';
@@ -199,9 +199,12 @@ function rateLimited(e: unknown, url: string): never {
   });
 }
 
+/** The run's index limits (a gateway over a client of its own in tests: the defaults). */
+const limitsOf = (ctx: SourceContext): IndexLimits => (ctx.gateway.client.http as { config?: { limits: IndexLimits } } | undefined)?.config?.limits ?? DEFAULT_INDEX_LIMITS;
+
 function readerFor(ctx: SourceContext): Reader {
   const client = ctx.gateway.client;
-  const limits = client.http.config.limits;
+  const limits = limitsOf(ctx);
   // Every document of this kind is small text: none may be read past the JSON limit (a V8 string ends near 512 MB).
   const get = (url: string, accept: string | undefined, limit: 'jsonBytes') =>
     client.bytes(url, { ...(accept ? { accept } : {}), maxBytes: limits[limit], limit }).catch((e: unknown) => rateLimited(e, url));
@@ -287,7 +290,7 @@ export async function resolveGithub(spec: GithubSourceSpec, ctx: SourceContext):
     .filter((r) => !r.draft && !r.prerelease && tagRule.test(r.tag) && inRange('conda', r.tag, spec.versions) && meetsAll(r.tag, constraints, 'conda'))
     .sort((a, b) => compareConda(b.tag, a.tag));
   const misses: string[] = [];
-  const most = ctx.gateway.client.http.config.limits.candidates;
+  const most = limitsOf(ctx).candidates;
   for (const [n, release] of candidates.entries()) {
     if (n === most) throw overLimit(listUrl, `has releases that fit, none of the newest usable (${misses.slice(0, 2).join('; ')}); tried no`, most, 'candidates');
     const sumName = spec.sums.replace(/\{ww\}/g, weekOf(release.tag));
