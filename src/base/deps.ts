@@ -1,4 +1,5 @@
 // Side effects enter core code through this one object, so platform logic (Windows included) can run in tests on Linux.
+import type { ReadKind } from './safe-read.js';
 
 export interface ExecResult {
   exitCode: number;
@@ -29,7 +30,8 @@ export interface Deps {
   arch: string;
   env: Record<string, string | undefined>;
   exec: Exec;
-  readFile(path: string): Promise<string | undefined>;
+  /** A file the machine names, as text: a regular file up to the kind's cap (base/safe-read.ts; MACHINE_FILE unless given), else undefined. */
+  readFile(path: string, kind?: ReadKind): Promise<string | undefined>;
   readDir(path: string): Promise<string[] | undefined>;
   readLink(path: string): Promise<string | undefined>;
   exists(path: string): Promise<boolean>;

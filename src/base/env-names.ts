@@ -40,7 +40,11 @@ export const EnvVars = {
   XPU_SETUP_MAX_SHARD_DECODED: 'XPU_SETUP_MAX_SHARD_DECODED',
   /** The most bytes one wheel's METADATA may be. */
   XPU_SETUP_MAX_METADATA_BYTES: 'XPU_SETUP_MAX_METADATA_BYTES',
-  /** The deepest nesting of arrays and maps a msgpack index document may have. */
+  /** The most bytes one JSON index document may be (a GitHub release list). */
+  XPU_SETUP_MAX_JSON_BYTES: 'XPU_SETUP_MAX_JSON_BYTES',
+  /** The most releases of one GitHub source tried before it is given up. */
+  XPU_SETUP_MAX_CANDIDATES: 'XPU_SETUP_MAX_CANDIDATES',
+  /** The deepest nesting of arrays and maps a msgpack or JSON index document may have. */
   XPU_SETUP_MAX_NESTING: 'XPU_SETUP_MAX_NESTING',
   /** The most requirements one dependency closure follows. */
   XPU_SETUP_MAX_REQUIREMENTS: 'XPU_SETUP_MAX_REQUIREMENTS',

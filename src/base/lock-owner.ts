@@ -118,6 +118,32 @@ export async function lockState(lock: string): Promise<{ owner?: LockOwner; stal
 /** Paths this process removes if SIGINT or SIGTERM ends it: the locks it holds, the staging tree it fills. */
 const onInterrupt = new Set<string>();
 let trapped = false;
+/** Work a signal must not cut in two (the swap's pair of renames): a signal that comes meanwhile waits for its end. */
+let signalsHeld = 0;
+let pending: NodeJS.Signals | undefined;
+/** The prefixes this run has replaced: an interrupt after the swap leaves the new one, and says so. */
+const replaced = new Set<string>();
+
+function interrupted(signal: NodeJS.Signals): void {
+  if (signalsHeld) {
+    pending ??= signal;
+    return;
+  }
+  // Staging trees before locks: the lock is what tells another run the tree is in use.
+  for (const p of [...onInterrupt].sort((a, b) => Number(a.endsWith('.lock')) - Number(b.endsWith('.lock')))) {
+    try {
+      rmSync(p, { recursive: true, force: true });
+    } catch {
+      // what cannot be removed now is cleaned by the next run, as after a kill -9
+    }
+  }
+  const prefixes = replaced.size ? `the new prefix is in place at ${[...replaced].join(', ')}` : 'the prefix was left as it was';
+  process.stderr.write(`\ninterrupted (${signal}): removed ${onInterrupt.size ? [...onInterrupt].join(', ') : 'nothing'}; ${prefixes}\n`);
+  // The signal again with its default action: the process ends now, even when a thread of the pool is stuck in a
+  // read (process.exit waits for those threads). The other listeners of this emit still run first.
+  process.removeAllListeners(signal);
+  setImmediate(() => process.kill(process.pid, signal));
+}
 
 /**
  * Removes `path` (recursively) if the process is interrupted before the returned function is called. A run stopped by
@@ -127,20 +153,20 @@ export function removeOnInterrupt(path: string): () => void {
   onInterrupt.add(path);
   if (!trapped) {
     trapped = true;
-    for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
-      process.once(signal, () => {
-        // Staging trees before locks: the lock is what tells another run the tree is in use.
-        for (const p of [...onInterrupt].sort((a, b) => Number(a.endsWith('.lock')) - Number(b.endsWith('.lock')))) {
-          try {
-            rmSync(p, { recursive: true, force: true });
-          } catch {
-            // what cannot be removed now is cleaned by the next run, as after a kill -9
-          }
-        }
-        process.stderr.write(`\ninterrupted (${signal}): removed ${onInterrupt.size ? [...onInterrupt].join(', ') : 'nothing'}; the prefix was left as it was\n`);
-        process.exit(code);
-      });
-    }
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => interrupted(signal));
   }
   return () => void onInterrupt.delete(path);
+}
+
+/** Runs `work` (the swap of `prefix`) with SIGINT and SIGTERM held until it ends; from then on the prefix is the new one. */
+export async function withSignalsHeld<T>(prefix: string, work: () => Promise<T>): Promise<T> {
+  signalsHeld++;
+  try {
+    const out = await work();
+    replaced.add(prefix);
+    return out;
+  } finally {
+    signalsHeld--;
+    if (!signalsHeld && pending) interrupted(pending);
+  }
 }

@@ -3,6 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import type { Deps, Exec, ExecOptions, ExecResult, ReachAnswer } from '../base/deps.js';
 import { EnvVars } from '../base/env-names.js';
+import { MACHINE_FILE, readSafelyOrNone } from '../base/safe-read.js';
 import { nodeLayout } from '../platform/index.js';
 
 /** Output past this (stdout and stderr each) is a runaway program, not an answer: it is stopped, not held in memory. */
@@ -162,7 +163,7 @@ export function realDeps(): Deps {
     },
     env: process.env,
     exec: realExec,
-    readFile: (p) => fs.readFile(p, 'utf8').catch(() => undefined),
+    readFile: async (p, kind = MACHINE_FILE) => (await readSafelyOrNone(p, kind))?.toString('utf8'),
     readDir: (p) => fs.readdir(p).catch(() => undefined),
     readLink: (p) => fs.readlink(p).catch(() => undefined),
     exists: (p) => fs.access(p).then(() => true, () => false),

@@ -12,7 +12,15 @@ export interface ElfNeeds {
   versionNeeds: { file: string; versions: string[] }[];
   /** Symbol versions it defines (`UMF_1.0`, `GLIBCXX_3.4.30`). */
   versionDefs: string[];
+  /** Why its tables are not read whole (past one of ELF_LIMITS): it is then taken as a library that does not load. */
+  refused?: string;
 }
+
+/**
+ * No real library comes near these (libLLVM: ~60,000 dynamic symbols, names up to a few KB, a few dozen DT_NEEDED);
+ * a file past one is refused rather than read: the work and memory otherwise grow with what a hostile file claims.
+ */
+export const ELF_LIMITS = { needed: 4096, symbols: 2_000_000, nameBytes: 64 * 1024, allNameBytes: 64 * 1024 * 1024 };
 
 const PT_LOAD = 1;
 const PT_DYNAMIC = 2;
@@ -24,6 +32,8 @@ interface Dynamic {
   fileOffset: (addr: number) => number | undefined;
   str: (off: number) => string;
   one: (tag: bigint) => number | undefined;
+  /** Set once a name past ELF_LIMITS.nameBytes was met. */
+  tooLong: () => string | undefined;
 }
 
 /** Reads the dynamic section through the program headers; undefined when the bytes are not a 64-bit LE ELF with one. */
@@ -62,13 +72,30 @@ function readDynamic(b: Buffer): Dynamic | undefined {
   const strtab = fileOffset(one(DT.STRTAB) ?? -1);
   if (strtab === undefined) return undefined;
   const strsz = one(DT.STRSZ) ?? b.length - strtab;
+  // Each name is made once, whatever number of entries share it; one past the cap ends the reading (tooLong).
+  const names = new Map<number, string>();
+  let tooLong: string | undefined;
+  let made = 0;
   const str = (off: number): string => {
     const start = strtab + off;
-    if (off < 0 || off >= strsz || start >= b.length) return '';
-    const end = b.indexOf(0, start);
-    return b.toString('utf8', start, end < 0 ? b.length : end);
+    if (tooLong || off < 0 || off >= strsz || start >= b.length) return '';
+    let name = names.get(off);
+    if (name === undefined) {
+      const end = b.subarray(start, start + ELF_LIMITS.nameBytes + 1).indexOf(0);
+      if (end < 0 && start + ELF_LIMITS.nameBytes < b.length) {
+        tooLong ??= `a name at string table offset ${off} runs past ${ELF_LIMITS.nameBytes} bytes`;
+        return '';
+      }
+      name = b.toString('utf8', start, end < 0 ? b.length : start + end);
+      if ((made += name.length) > ELF_LIMITS.allNameBytes) {
+        tooLong = `its names come to more than ${ELF_LIMITS.allNameBytes} bytes`;
+        return '';
+      }
+      names.set(off, name);
+    }
+    return name;
   };
-  return { entries, fileOffset, str, one };
+  return { entries, fileOffset, str, one, tooLong: () => tooLong };
 }
 
 /**
@@ -80,10 +107,14 @@ export function readElfNeeds(b: Buffer): ElfNeeds | undefined {
   const d = readDynamic(b);
   if (!d) return undefined;
   const { entries, fileOffset, str, one } = d;
+  const needed = entries.filter(([t]) => t === DT.NEEDED).length;
+  if (needed > ELF_LIMITS.needed) {
+    return { needed: [], runpath: [], rpath: [], versionNeeds: [], versionDefs: [], refused: `has ${needed} DT_NEEDED entries, more than ${ELF_LIMITS.needed}` };
+  }
   const all = (tag: bigint): string[] => entries.filter(([t]) => t === tag).map(([, v]) => str(Number(v)));
   const paths = (tag: bigint): string[] => all(tag).flatMap((p) => p.split(':')).filter(Boolean);
   const soname = one(DT.SONAME);
-  return {
+  const out: ElfNeeds = {
     soname: soname === undefined ? undefined : str(soname),
     needed: all(DT.NEEDED),
     runpath: paths(DT.RUNPATH),
@@ -91,6 +122,8 @@ export function readElfNeeds(b: Buffer): ElfNeeds | undefined {
     versionNeeds: verneeds(b, fileOffset(one(DT.VERNEED) ?? -1), one(DT.VERNEEDNUM) ?? 0, str),
     versionDefs: verdefs(b, fileOffset(one(DT.VERDEF) ?? -1), one(DT.VERDEFNUM) ?? 0, str),
   };
+  const tooLong = d.tooLong();
+  return tooLong ? { ...out, refused: tooLong } : out;
 }
 
 /** The dynamic symbols a library takes from others and those it gives them, by name. */
@@ -99,6 +132,8 @@ export interface ElfSymbols {
   undefined: string[];
   /** Defined and visible to other objects: what it exports (functions, data, TLS). */
   defined: Set<string>;
+  /** Why the table is not read whole (past one of ELF_LIMITS). */
+  refused?: string;
 }
 
 const SYM_SIZE = 24;
@@ -118,6 +153,7 @@ export function readElfSymbols(b: Buffer): ElfSymbols | undefined {
   const count = symbolCount(b, d);
   if (count === undefined) return undefined;
   const out: ElfSymbols = { undefined: [], defined: new Set() };
+  if (count > ELF_LIMITS.symbols) return { ...out, refused: `has ${count} dynamic symbols, more than ${ELF_LIMITS.symbols}` };
   // Entry 0 is the null symbol.
   for (let i = 1; i < count; i++) {
     const at = symtab + i * SYM_SIZE;
@@ -130,7 +166,8 @@ export function readElfSymbols(b: Buffer): ElfSymbols | undefined {
       if (bind !== STB_WEAK) out.undefined.push(name);
     } else if (bind !== STB_LOCAL) out.defined.add(name);
   }
-  return out;
+  const tooLong = d.tooLong();
+  return tooLong ? { undefined: [], defined: new Set(), refused: tooLong } : out;
 }
 
 /** How many entries .dynsym has: DT_HASH says it (nchain); DT_GNU_HASH by the end of the chain of its last bucket. */

@@ -31,6 +31,8 @@ const MAX_DESCRIPTORS = 4096;
 /** Nor an import name table or an export directory near these. */
 const MAX_THUNKS = 1 << 16;
 const MAX_EXPORTS = 1 << 20;
+/** Functions imported by one file, all its descriptors together (descriptors may share one name table): a real DLL imports a few thousand. */
+export const MAX_IMPORTS = 1 << 18;
 
 /**
  * Pure: reads the import and delay-import directories of a PE file (PE32 or PE32+), as the Windows loader does,
@@ -63,6 +65,8 @@ class PeFile {
   private readonly plus: boolean;
   private readonly dirCount: number;
   private readonly dirs: number;
+  /** Functions imported so far, every name table together. */
+  private imported = 0;
   private readonly table: number;
   private readonly secs: { va: number; raw: number; rawSize: number }[];
 
@@ -139,6 +143,7 @@ class PeFile {
       const lo = this.u32(at, `entry ${i + 1} of the ${label} name table`);
       const hi = this.plus ? this.u32(at + 4, `entry ${i + 1} of the ${label} name table`) : 0;
       if (!lo && !hi) return out;
+      if (++this.imported > MAX_IMPORTS) this.bad(`imports more than ${MAX_IMPORTS} functions`);
       if ((this.plus ? hi : lo) & 0x80000000) out.ordinals.push(lo & 0xffff);
       else out.names.push(this.name((lo & 0x7fffffff) + 2, `the name of ${label} entry ${i + 1}`));
     }

@@ -7,7 +7,7 @@ import { readsLive } from '../formats/index.js';
 import { layoutFor } from '../platform/index.js';
 import { roleAliases, roleEnv, roleFiles, roleSearchPaths } from '../roles/index.js';
 import { compareDebian } from '../versions/order.js';
-import { removeOnInterrupt } from '../base/lock-owner.js';
+import { removeOnInterrupt, withSignalsHeld } from '../base/lock-owner.js';
 import type { FetchedArchive, Fetching } from '../fetch/fetch.js';
 import type { LockedPlatform } from '../plan/lockfile.js';
 import type { InstallPlan, PlannedComponent } from '../records/plan.js';
@@ -15,6 +15,7 @@ import type { Reporter, Task } from '../base/reporter.js';
 import { VERSION } from '../base/version.js';
 import { byPath, RECEIPT_SCHEMA, type Receipt, type ReceiptComponent } from './receipt.js';
 import { fsWriteError } from '../base/fs-errors.js';
+import { ICD_FILE, readSafelyOrNone } from '../base/safe-read.js';
 import { writePrefixFiles } from './prefix-writer.js';
 import { DEFAULT_LIMITS, type UnpackLimits } from './limits.js';
 import { relocateConda } from './relocate.js';
@@ -73,15 +74,15 @@ async function swapIn(staging: string, prefix: string, rename: NonNullable<Insta
   if (moved) await fs.rm(old, { recursive: true, force: true });
 }
 
-/** The machine's OpenCL ICD files (`*.icd` of its vendors directories), first directory first; unreadable ones are none. */
+/** The machine's OpenCL ICD files (`*.icd` of its vendors directories), first directory first; a FIFO, a device or one over the cap is none. */
 async function readIcds(dirs: readonly string[]): Promise<{ name: string; text: string }[]> {
   const out: { name: string; text: string }[] = [];
   for (const dir of dirs) {
     const names = await fs.readdir(dir).catch(() => [] as string[]);
     for (const name of names.filter((n) => n.endsWith('.icd')).sort()) {
       if (out.some((f) => f.name === name)) continue;
-      const text = await fs.readFile(path.join(dir, name), 'utf8').catch(() => undefined);
-      if (text !== undefined) out.push({ name, text });
+      const bytes = await readSafelyOrNone(path.join(dir, name), ICD_FILE);
+      if (bytes !== undefined) out.push({ name, text: bytes.toString('utf8') });
     }
   }
   return out;
@@ -342,7 +343,7 @@ export async function installPlan(
     await fs.chmod(stagingDir, 0o755);
     // From here the tree is the new prefix: an interrupt mid-swap leaves it for the next run's recovery.
     stage.forget();
-    await swapIn(stagingDir, prefix, opts.rename ?? fs.rename);
+    await withSignalsHeld(prefix, () => swapIn(stagingDir, prefix, opts.rename ?? fs.rename));
     task?.succeed(`installed ${receipt.files.length} files into ${prefix}`);
     return { prefix, changed: true, receipt, notes };
   } catch (e) {

@@ -264,10 +264,24 @@ export class Staging {
     };
   }
 
+  /** Each archive's budget, kept after its unpacking for what rewriting its files adds (conda's placeholders). */
+  private readonly budgets = new Map<string, UnpackBudget>();
+
+  private budgetOf(label: string, size: number): UnpackBudget {
+    const b = new UnpackBudget(label, size, this.limits);
+    this.budgets.set(label, b);
+    return b;
+  }
+
+  /** Counts `bytes` more against the unpack limits of the archive `label` (a rewrite that makes a file longer). */
+  charge(label: string, bytes: number): void {
+    if (bytes > 0) this.budgets.get(label)?.take(bytes);
+  }
+
   /** Extracts the members the rules take; returns how many landed. */
   async extract(format: ArchiveFormat, file: string, label: string, rules: MapRule[]): Promise<number> {
     const landed = { n: 0, current: '' };
-    const budget = new UnpackBudget(label, (await fs.stat(file)).size, this.limits);
+    const budget = this.budgetOf(label, (await fs.stat(file)).size);
     try {
       await readArchive(format, file, this.visitor(label, rules, budget, landed));
     } catch (e) {
@@ -295,7 +309,7 @@ export class Staging {
     const dirs = new Set(this.dirs);
     const madeBefore = this.made.length;
     try {
-      const fixes = await readArchiveLive(format, source, label, this.visitor(label, rules, new UnpackBudget(label, size, this.limits), landed));
+      const fixes = await readArchiveLive(format, source, label, this.visitor(label, rules, this.budgetOf(label, size), landed));
       if (!live.whole) throw new Error('the download did not end whole');
       await this.applyModes(fixes, rules);
       return landed.n;

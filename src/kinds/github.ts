@@ -2,8 +2,10 @@
 // API (`/repos/{owner}/{repo}/releases`, `/releases/tags/{tag}`, `/contents/{path}?ref=`) by the gateway. Every sha256
 // comes from the release's own sum list (`ww48.sum`); a file at the tag (`manifests/manifest.yml`) pins the releases
 // of the other repositories that go with it (IGC), whose assets are checked against the digests GitHub lists.
+import { withoutControls } from '../base/control-chars.js';
 import { XpuError } from '../base/errors.js';
 import { formatOf } from '../formats/index.js';
+import { DEFAULT_INDEX_LIMITS, overLimit, parseBoundedJson, type IndexLimits } from '../net/config.js';
 import { urlFromIndex } from '../net/url-rule.js';
 import type { PlannedArchive } from '../records/archive.js';
 import { compareConda, meetsAll } from '../versions/order.js';
@@ -78,21 +80,22 @@ function releaseOf(v: unknown, url: string, at: string): Release {
   const assets = (r.assets as Record<string, unknown>[]).map((a, i): ReleaseAsset => {
     if (!a || typeof a.name !== 'string' || typeof a.browser_download_url !== 'string') throw bad(url, `${at}.assets[${i}] has no name and browser_download_url`);
     return {
-      name: a.name,
+      name: withoutControls(a.name, `${at}.assets[${i}].name`, url),
       url: urlFromIndex(a.browser_download_url, url, `${at}.assets[${i}].browser_download_url`),
       ...(typeof a.size === 'number' && { size: a.size }),
       ...(typeof a.digest === 'string' && { digest: a.digest }),
     };
   });
-  return { tag: r.tag_name, draft: r.draft === true, prerelease: r.prerelease === true, assets };
+  return { tag: withoutControls(r.tag_name, `${at}.tag_name`, url), draft: r.draft === true, prerelease: r.prerelease === true, assets };
 }
 
-/** Pure: the answer of `/releases` (a list) or `/releases/tags/{tag}` (one). */
-export function parseReleases(text: string, url: string): Release[] {
+/** Pure: the answer of `/releases` (a list) or `/releases/tags/{tag}` (one), within the JSON limits. */
+export function parseReleases(bytes: Buffer, url: string, limits: IndexLimits): Release[] {
   let doc: unknown;
   try {
-    doc = JSON.parse(text);
+    doc = parseBoundedJson(bytes, url, limits);
   } catch (e) {
+    if (e instanceof XpuError) throw e;
     throw bad(url, `not JSON (${(e as Error).message})`);
   }
   return Array.isArray(doc) ? doc.map((r, i) => releaseOf(r, url, `[${i}]`)) : [releaseOf(doc, url, 'the release')];
@@ -114,9 +117,20 @@ export function parseSumList(text: string, url: string): Map<string, string> {
         hints: ['the release\'s sum list is damaged or not a sha256sum list; nothing from this release was used'],
       });
     }
-    out.set(m[2]!.replace(/^.*\//, ''), m[1]!.toLowerCase());
+    out.set(withoutControls(m[2]!.replace(/^.*\//, ''), `line ${i + 1}'s file name`, url), m[1]!.toLowerCase());
   }
   return out;
+}
+
+/**
+ * The line without a YAML comment (a `#` after white space, and that white space), in one pass: a regular expression
+ * such as /\s+#.*$/ tries every start in a long run of spaces, and a line of a million spaces then takes minutes.
+ */
+export function withoutComment(line: string): string {
+  for (let i = line.indexOf('#'); i > 0; i = line.indexOf('#', i + 1)) {
+    if (line[i - 1] === ' ' || line[i - 1] === '\t') return line.slice(0, i).trimEnd();
+  }
+  return line;
 }
 
 /**
@@ -129,7 +143,7 @@ export function parsePinsFile(text: string, url: string): Map<string, Record<str
   let indent: number | undefined;
   let current: Record<string, string> | undefined;
   for (const [i, raw] of text.split('\n').entries()) {
-    const line = raw.replace(/\r$/, '').replace(/\s+#.*$/, '');
+    const line = withoutComment(raw.replace(/\r$/, ''));
     if (!line.trim() || /^\s*#/.test(line)) continue;
     const m = /^(\s*)([A-Za-z0-9_.-]+):(?:\s+(.*))?$/.exec(line);
     if (!m) throw new XpuError('BAD_INDEX', `${url} line ${i + 1} is not "key: value": ${JSON.stringify(line.slice(0, 120))}`, { details: { url, line: i + 1 } });
@@ -185,12 +199,18 @@ function rateLimited(e: unknown, url: string): never {
   });
 }
 
+/** The run's index limits (a gateway over a client of its own in tests: the defaults). */
+const limitsOf = (ctx: SourceContext): IndexLimits => (ctx.gateway.client.http as { config?: { limits: IndexLimits } } | undefined)?.config?.limits ?? DEFAULT_INDEX_LIMITS;
+
 function readerFor(ctx: SourceContext): Reader {
   const client = ctx.gateway.client;
-  const get = (url: string, accept?: string) => client.bytes(url, accept ? { accept } : {}).catch((e: unknown) => rateLimited(e, url));
+  const limits = limitsOf(ctx);
+  // Every document of this kind is small text: none may be read past the JSON limit (a V8 string ends near 512 MB).
+  const get = (url: string, accept: string | undefined, limit: 'jsonBytes') =>
+    client.bytes(url, { ...(accept ? { accept } : {}), maxBytes: limits[limit], limit }).catch((e: unknown) => rateLimited(e, url));
   return {
-    json: async (url) => parseReleases((await get(url, API_JSON)).bytes.toString('utf8'), url),
-    text: async (url, accept) => (await get(url, accept)).bytes.toString('utf8'),
+    json: async (url) => parseReleases((await get(url, API_JSON, 'jsonBytes')).bytes, url, limits),
+    text: async (url, accept) => (await get(url, accept, 'jsonBytes')).bytes.toString('utf8'),
   };
 }
 
@@ -270,7 +290,9 @@ export async function resolveGithub(spec: GithubSourceSpec, ctx: SourceContext):
     .filter((r) => !r.draft && !r.prerelease && tagRule.test(r.tag) && inRange('conda', r.tag, spec.versions) && meetsAll(r.tag, constraints, 'conda'))
     .sort((a, b) => compareConda(b.tag, a.tag));
   const misses: string[] = [];
-  for (const release of candidates) {
+  const most = limitsOf(ctx).candidates;
+  for (const [n, release] of candidates.entries()) {
+    if (n === most) throw overLimit(listUrl, `has releases that fit, none of the newest usable (${misses.slice(0, 2).join('; ')}); tried no`, most, 'candidates');
     const sumName = spec.sums.replace(/\{ww\}/g, weekOf(release.tag));
     const sumAsset = release.assets.find((a) => a.name === sumName);
     if (!sumAsset) {

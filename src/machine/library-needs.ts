@@ -1,8 +1,9 @@
 // Whether every shared library in a tree finds what it needs (ELF: DT_NEEDED, symbol versions, every undefined symbol; PE: imported DLLs) in the tree or on this machine, read from the files without loading them.
-import { readFile, readdir, realpath } from 'node:fs/promises';
+import { readdir, realpath } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Deps } from '../base/deps.js';
 import { isXpuError } from '../base/errors.js';
+import { LIBRARY_FILE, readSafely } from '../base/safe-read.js';
 import { newestInFamily, readElfNeeds, readElfSymbols, SHARED_LIBRARY, type ElfNeeds, type ElfSymbols } from '../formats/elf.js';
 import { readPeImports, type PeImports } from '../formats/pe.js';
 import { layoutFor, nodeLayout } from '../platform/index.js';
@@ -30,6 +31,16 @@ export interface UnmetNeed {
   lookedIn?: string[];
   /** What the project's symbol table knows of them: the first release of the library that has each. */
   origins?: SymbolOrigin[];
+  /** Why the library named is not looked at, or what was found in its place (a path, outside the tree, not a library). */
+  reason?: string;
+  /** The library itself is not read (`reason` says why): it is taken as one that does not load. */
+  unreadable?: boolean;
+}
+
+/** Why a file is not read as a library: not an ELF file at all, or one it is not safe to read (a FIFO, past a limit). */
+interface Refused {
+  refused: string;
+  notElf?: boolean;
 }
 
 /** A library as read once: what it needs and, when its dynamic symbol table could be read, what it takes and gives. */
@@ -48,34 +59,59 @@ interface ReadLibrary {
 export async function unmetLibraryNeeds(deps: Deps, root: string, libDirs: string[], ldcache: LdconfigEntry[], only?: readonly string[]): Promise<UnmetNeed[]> {
   const layout = nodeLayout(deps.platform);
   // Every file is read and parsed once, whichever library needs it, for its needs and its symbols alike.
-  const parsed = new Map<string, Promise<ReadLibrary | undefined>>();
-  const read = (file: string): Promise<ReadLibrary | undefined> => {
+  const parsed = new Map<string, Promise<ReadLibrary | Refused>>();
+  const readOrWhy = (file: string): Promise<ReadLibrary | Refused> => {
     let p = parsed.get(file);
     if (!p) {
-      p = realpath(file)
-        .then((real) => readFile(real))
-        .then((b) => {
-          const elf = readElfNeeds(b);
-          return elf && { elf, symbols: readElfSymbols(b) };
-        }, () => undefined);
+      p = readSafely(file, LIBRARY_FILE).then((r) => {
+        if ('refused' in r) return r;
+        const elf = readElfNeeds(r.bytes);
+        if (!elf) return { refused: `${file} is not an ELF shared library`, notElf: true };
+        const symbols = readElfSymbols(r.bytes);
+        const refused = elf.refused ?? symbols?.refused;
+        return refused ? { refused: `${file} ${refused} (past what a real library has, so it is not read)` } : { elf, symbols };
+      });
       parsed.set(file, p);
     }
     return p;
   };
+  const read = async (file: string): Promise<ReadLibrary | undefined> => {
+    const r = await readOrWhy(file);
+    return 'refused' in r ? undefined : r;
+  };
   const exists = async (p: string) => (await realpath(p).catch(() => undefined)) !== undefined;
   const treeDirs = libDirs.map((d) => path.join(root, d));
-  /** Where the dynamic linker finds `lib` for the object `from` (its own RPATH/RUNPATH, `$ORIGIN` its directory). */
-  const locate = async (from: string, elf: ElfNeeds, lib: string): Promise<string | undefined> => {
+  const linux = layoutFor('linux-x64');
+  const systemDirs = new Set([...linux.librarySearch('', deps.env, []).map((c) => path.resolve(c.path)), ...ldcache.map((e) => path.dirname(e.path))]);
+  /** Where the dynamic linker looks, in order, for `lib` needed by `from` (its own RPATH/RUNPATH, `$ORIGIN` its directory). */
+  const candidatesOf = (from: string, elf: ElfNeeds, lib: string): string[] => {
     const origin = (p: string) => p.replace(/\$(ORIGIN|\{ORIGIN\})/g, path.dirname(from));
-    const candidates = [
-      ...(elf.runpath.length ? [] : elf.rpath.map(origin)).map((d) => path.join(d, lib)),
+    return [
+      ...(elf.runpath.length ? [] : elf.rpath.map(origin)).map((d) => path.resolve(d, lib)),
       ...treeDirs.map((d) => path.join(d, lib)),
-      ...elf.runpath.map(origin).map((d) => path.join(d, lib)),
-      ...layoutFor('linux-x64').librarySearch(lib, deps.env, ldcache).map((c) => c.path),
+      ...elf.runpath.map(origin).map((d) => path.resolve(d, lib)),
+      ...linux.librarySearch(lib, deps.env, ldcache).map((c) => c.path),
     ];
-    for (const c of candidates) if (await exists(c)) return c;
-    return undefined;
   };
+  /**
+   * Where the dynamic linker finds `lib` for the object `from`, or why it is not looked for: a name holding `/` is a
+   * path the linker opens as it is (relative to the program's working directory), never searched for; a directory of
+   * RPATH or RUNPATH outside the tree and the system's library directories is named, not read.
+   */
+  const locateOrWhy = async (from: string, elf: ElfNeeds, lib: string): Promise<{ at?: string; reason?: string }> => {
+    if (lib.includes('/')) return { reason: `the name holds "/": the dynamic linker opens it as a path, not a library in a search directory, and it is not read` };
+    let outside: string | undefined;
+    for (const c of candidatesOf(from, elf, lib)) {
+      const inTree = c.startsWith(root + path.sep) || systemDirs.has(path.dirname(c));
+      if (!inTree) {
+        if (!outside && (await exists(c))) outside = c;
+        continue;
+      }
+      if (await exists(c)) return { at: c };
+    }
+    return outside ? { reason: `its RPATH or RUNPATH leads to ${outside}, outside the tree and this system's library directories: named, not read` } : {};
+  };
+  const locate = async (from: string, elf: ElfNeeds, lib: string): Promise<string | undefined> => (await locateOrWhy(from, elf, lib)).at;
   const out: UnmetNeed[] = [];
   const seen = new Set<string>();
   for (const dir of treeDirs) {
@@ -85,21 +121,33 @@ export async function unmetLibraryNeeds(deps: Deps, root: string, libDirs: strin
       const real = await realpath(file).catch(() => undefined);
       if (!real || seen.has(real)) continue;
       seen.add(real);
-      const elf = (await read(file))?.elf;
-      if (!elf) continue;
+      const self = await readOrWhy(file);
       const rel = path.relative(root, file).split(path.sep).join('/');
+      // A file of a library's name that is no ELF (a linker script) is not loaded; one that cannot be read is said.
+      if ('refused' in self) {
+        if (!self.notElf) out.push({ file: rel, library: name, reason: self.refused, unreadable: true });
+        continue;
+      }
+      const elf = self.elf;
       let complete = true;
       for (const lib of elf.needed) {
-        const at = await locate(file, elf, lib);
+        const { at, reason } = await locateOrWhy(file, elf, lib);
         const providedBy = layout.libraryPackages[lib];
         if (!at) {
           complete = false;
-          out.push({ file: rel, library: lib, providedBy });
+          out.push({ file: rel, library: lib, providedBy, ...(reason ? { reason } : {}) });
+          continue;
+        }
+        // The first file of the name is the one loaded: one that is not a library ends the load there.
+        const found = await readOrWhy(at);
+        if ('refused' in found) {
+          complete = false;
+          out.push({ file: rel, library: lib, foundAt: at, reason: found.refused });
           continue;
         }
         const wanted = elf.versionNeeds.find((v) => v.file === lib)?.versions ?? [];
         if (!wanted.length) continue;
-        const defs = (await read(at))?.elf.versionDefs ?? [];
+        const defs = found.elf.versionDefs;
         for (const v of wanted.filter((w) => !defs.includes(w))) {
           complete = false;
           out.push({ file: rel, library: lib, version: v, foundAt: at, newest: newestInFamily(defs, v), providedBy });
@@ -217,7 +265,7 @@ export async function unmetDllImports(deps: Deps, root: string, libDirs: string[
   const exportsAt = (file: string): Promise<PeImports['exports'] | undefined> => {
     let p = exportsOf.get(file);
     if (!p) {
-      p = readFile(file).then((b) => readPeImports(b, file)?.exports, () => undefined).catch(() => undefined);
+      p = readSafely(file, LIBRARY_FILE).then((r) => ('bytes' in r ? readPeImports(r.bytes, file)?.exports : undefined)).catch(() => undefined);
       exportsOf.set(file, p);
     }
     return p;
@@ -245,8 +293,13 @@ export async function unmetDllImports(deps: Deps, root: string, libDirs: string[
     if (checked && !checked.has(path.basename(file).toLowerCase())) continue;
     const rel = path.relative(root, file).split(path.sep).join('/');
     let pe: PeImports | undefined;
+    const bytes = await readSafely(file, LIBRARY_FILE);
+    if ('refused' in bytes) {
+      result.damaged.push(bytes.refused);
+      continue;
+    }
     try {
-      pe = readPeImports(await readFile(file), rel);
+      pe = readPeImports(bytes.bytes, rel);
     } catch (e) {
       if (!isXpuError(e, 'BAD_LIBRARY')) throw e;
       result.damaged.push(e.message);
@@ -297,6 +350,8 @@ export async function unmetDllImports(deps: Deps, root: string, libDirs: string[
 export function describeUnmet(u: UnmetNeed): string {
   const from = u.providedBy ? ` (it comes with ${u.providedBy})` : '';
   if (u.symbols) return describeUnresolved(u);
+  if (u.unreadable) return `${u.file}: ${u.reason}; taken as a library that does not load`;
+  if (u.reason) return `${u.file} needs ${u.library}${u.foundAt ? `, found at ${u.foundAt}` : ''}: ${u.reason}, so it does not load`;
   if (u.delayed) return `${u.file} delay-loads ${u.library}, which is neither in the new tree nor on this system, so its first call into it fails${from}`;
   if (!u.version) return `${u.file} needs ${u.library}, which is neither in the new tree nor on this system${from}`;
   // The C library is this machine's, never the tree's: say it in the terms of the glibc release.

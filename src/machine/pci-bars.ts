@@ -1,6 +1,7 @@
 // A PCI device's BARs from sysfs (`/sys/bus/pci/devices/<addr>/resource`: "start end flags" in hex, one line per
 // resource, BAR0..5 first), and whether a discrete GPU's VRAM aperture (BAR2) shows Resizable BAR in effect.
 import * as path from 'node:path';
+import { SYSFS_ATTRIBUTE } from '../base/safe-read.js';
 import type { Deps } from '../base/deps.js';
 import type { DetectOptions } from './types.js';
 
@@ -45,6 +46,6 @@ export function formatBytes(n: bigint): string {
 }
 
 export async function readResources(deps: Deps, address: string, opts: DetectOptions = {}): Promise<PciResource[] | undefined> {
-  const text = await deps.readFile(path.join(opts.root ?? '/', 'sys/bus/pci/devices', address, 'resource'));
+  const text = await deps.readFile(path.join(opts.root ?? '/', 'sys/bus/pci/devices', address, 'resource'), SYSFS_ATTRIBUTE);
   return text === undefined ? undefined : parseResources(text);
 }

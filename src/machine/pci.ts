@@ -1,5 +1,6 @@
 // PCI devices from Linux sysfs (/sys/bus/pci/devices/*): pure parsing of the attribute files, thin reads through Deps.
 import * as path from 'node:path';
+import { SYSFS_ATTRIBUTE } from '../base/safe-read.js';
 import type { Deps } from '../base/deps.js';
 import type { DetectOptions, Finding } from './types.js';
 
@@ -55,11 +56,11 @@ export async function readPciDevices(deps: Deps, opts: DetectOptions = {}): Prom
     names.sort().map(async (address) => {
       const d = path.join(dir, address);
       const [vendor, device, cls, sv, sd, driverLink] = await Promise.all([
-        deps.readFile(path.join(d, 'vendor')),
-        deps.readFile(path.join(d, 'device')),
-        deps.readFile(path.join(d, 'class')),
-        deps.readFile(path.join(d, 'subsystem_vendor')),
-        deps.readFile(path.join(d, 'subsystem_device')),
+        deps.readFile(path.join(d, 'vendor'), SYSFS_ATTRIBUTE),
+        deps.readFile(path.join(d, 'device'), SYSFS_ATTRIBUTE),
+        deps.readFile(path.join(d, 'class'), SYSFS_ATTRIBUTE),
+        deps.readFile(path.join(d, 'subsystem_vendor'), SYSFS_ATTRIBUTE),
+        deps.readFile(path.join(d, 'subsystem_device'), SYSFS_ATTRIBUTE),
         deps.readLink(path.join(d, 'driver')),
       ]);
       const vendorId = parseSysfsHex(vendor);

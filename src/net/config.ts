@@ -37,7 +37,11 @@ export interface IndexLimits {
   shardIndexDecoded: number;
   shardDecoded: number;
   metadataBytes: number;
-  /** Arrays and maps inside each other in a msgpack document. */
+  /** One JSON index document (a GitHub release list), as sent and as text. */
+  jsonBytes: number;
+  /** Releases of one GitHub source tried, newest first. */
+  candidates: number;
+  /** Arrays and maps inside each other in a msgpack or JSON document. */
   nesting: number;
   /** Requirements one dependency closure follows. */
   requirements: number;
@@ -56,6 +60,8 @@ export const DEFAULT_INDEX_LIMITS: IndexLimits = {
   shardIndexDecoded: 64 * MiB,
   shardDecoded: 64 * MiB,
   metadataBytes: 8 * MiB,
+  jsonBytes: 64 * MiB,
+  candidates: 30,
   nesting: 32,
   requirements: 10_000,
 };
@@ -95,6 +101,8 @@ export const LIMIT_ENV: Record<keyof IndexLimits, string> = {
   shardIndexDecoded: EnvVars.XPU_SETUP_MAX_SHARD_INDEX_DECODED,
   shardDecoded: EnvVars.XPU_SETUP_MAX_SHARD_DECODED,
   metadataBytes: EnvVars.XPU_SETUP_MAX_METADATA_BYTES,
+  jsonBytes: EnvVars.XPU_SETUP_MAX_JSON_BYTES,
+  candidates: EnvVars.XPU_SETUP_MAX_CANDIDATES,
   nesting: EnvVars.XPU_SETUP_MAX_NESTING,
   requirements: EnvVars.XPU_SETUP_MAX_REQUIREMENTS,
 };
@@ -146,12 +154,36 @@ export function netConfigFromEnv(env: Record<string, string | undefined>, base: 
   return c;
 }
 
+/** The limits that count things rather than bytes. */
+const COUNTS = new Set<keyof IndexLimits>(['nesting', 'requirements', 'candidates']);
+
 /** An index document past one of its limits: named with its size where known, the limit, and how to raise it. */
 export function overLimit(url: string, what: string, limit: number, key: keyof IndexLimits, size?: number): XpuError {
   const variable = LIMIT_ENV[key];
-  const shown = key === 'nesting' || key === 'requirements' ? String(limit) : `${limit} bytes (${(limit / MiB).toFixed(limit < MiB ? 3 : 0)} MiB)`;
+  const shown = COUNTS.has(key) ? String(limit) : `${limit} bytes (${(limit / MiB).toFixed(limit < MiB ? 3 : 0)} MiB)`;
   return new XpuError('TOO_LARGE', `${url} ${what} more than ${shown}${size !== undefined ? ` (${size} bytes as sent)` : ''}; stopped there`, {
     details: { url, limit, variable, ...(size !== undefined ? { size } : {}), retryable: false },
     hints: [`a real index is far smaller (a decompression bomb, or not an index at all); if you trust it, raise the limit: ${variable}=SIZE`],
   });
+}
+
+/**
+ * Pure: a JSON index document parsed within the limits: at most `jsonBytes` bytes and `nesting` arrays and objects deep,
+ * both checked in one pass over the bytes before `JSON.parse` sees them (the depth outside strings is counted).
+ */
+export function parseBoundedJson(bytes: Buffer, url: string, limits: IndexLimits): unknown {
+  if (bytes.length > limits.jsonBytes) throw overLimit(url, 'is', limits.jsonBytes, 'jsonBytes', bytes.length);
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    if (inString) {
+      if (b === 0x5c) i++;
+      else if (b === 0x22) inString = false;
+    } else if (b === 0x22) inString = true;
+    else if (b === 0x5b || b === 0x7b) {
+      if (++depth > limits.nesting) throw overLimit(url, 'nests arrays and objects', limits.nesting, 'nesting');
+    } else if (b === 0x5d || b === 0x7d) depth--;
+  }
+  return JSON.parse(bytes.toString('utf8'));
 }

@@ -4,13 +4,20 @@
 import { XpuError } from '../base/errors.js';
 import { redactUrl, rememberCredentials } from './credentials.js';
 
-/** 169.254.0.0/16 and fe80::/10: where cloud metadata services answer; nothing an index should send anyone to. */
+/**
+ * 169.254.0.0/16 and fe80::/10: where cloud metadata services answer; nothing an index should send anyone to. An
+ * IPv4 address inside IPv6 (mapped `::ffff:169.254.169.254`, as URL parsing writes it `::ffff:a9fe:a9fe`; NAT64
+ * `64:ff9b::`; the old compatible `::`) is the IPv4 address it carries. `hostname` may be a URL's or a socket's.
+ */
 export function isLinkLocal(hostname: string): boolean {
   const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return /^169\.254\.\d{1,3}\.\d{1,3}$/.test(h) || /^fe[89ab][0-9a-f]?:/.test(h);
+  if (/^169\.254\.\d{1,3}\.\d{1,3}$/.test(h) || /^fe[89ab][0-9a-f]?:/.test(h)) return true;
+  const inside = /^(?:::ffff:|::ffff:0:|64:ff9b::|::)(?:(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})|([0-9a-f]{1,4}):([0-9a-f]{1,4}))$/.exec(h);
+  if (!inside) return false;
+  if (inside[1]) return inside[1].startsWith('169.254.');
+  return parseInt(inside[2]!, 16) === 0xa9fe;
 }
 
-/** A refusal: the same document names the same thing every time, so it is never retried. */
 export function urlRefused(document: string, field: string, value: string, why: string): XpuError {
   return new XpuError('URL_REFUSED', `${field} of ${document} names ${value}: ${why}; refused`, {
     details: { url: document, field, value, retryable: false },

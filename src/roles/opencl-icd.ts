@@ -11,23 +11,28 @@ const ICD_FILE = `${VENDORS_DIR}/intel.icd`;
 
 const icdLibrary = (t: RoleTarget): string => t.layout.path.join(t.prefix, ICD_LIBRARY);
 
-/**
- * The shipped .icd file with each line that names this ICD's library (by any path: `/usr/lib/x86_64-linux-gnu/
- * intel-opencl/libigdrcl.so`, a conda build prefix) pointing at the prefix's copy; other lines are kept.
- */
-export function rerootIcd(shipped: string, library: string): string {
-  const base = library.slice(library.lastIndexOf('/') + 1);
-  return shipped
-    .split('\n')
-    .map((l) => (l.trim() && l.trim().split('/').pop() === base ? library : l))
-    .join('\n');
+/** What is wrong with the prefix's .icd file `text`, when it names anything but the prefix's ICD library `library`. */
+export function icdProblem(text: string, library: string): string | undefined {
+  const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
+  const others = lines.filter((l) => l !== library);
+  if (!others.length && lines.length === 1) return undefined;
+  if (!lines.length) return `it names no library (the prefix's is ${library})`;
+  const shown = others.map((l) => JSON.stringify(l.length > 120 ? `${l.slice(0, 120)}...` : l)).slice(0, 3).join(', ');
+  return others.length ? `it names ${shown}, not only the prefix's ${library}: the OpenCL loader opens each` : `it names ${library} ${lines.length} times`;
+}
+
+/** The prefix's own .icd file and the library it must name, by the prefix's path. */
+export function prefixIcd(prefix: string, join: (...parts: string[]) => string): { file: string; library: string } {
+  return { file: join(prefix, ICD_FILE), library: join(prefix, ICD_LIBRARY) };
 }
 
 export const openclIcd: Role = {
   name: 'opencl-icd',
   title: 'an OpenCL driver (ICD)',
   files: (t): RoleFile[] => [
-    { path: ICD_FILE, text: `${icdLibrary(t)}\n`, reroot: (shipped) => rerootIcd(shipped, icdLibrary(t)) },
+    // Written over whatever the package shipped there (another path to the library, or other libraries too, which the
+    // OpenCL loader would open each): one line, the prefix's own copy.
+    { path: ICD_FILE, text: `${icdLibrary(t)}\n` },
     // The machine's ICDs, repeated under their own names; one of the same name as ours is ours.
     ...(t.systemIcds ?? []).filter((f) => `${VENDORS_DIR}/${f.name}` !== ICD_FILE).map((f) => ({ path: `${VENDORS_DIR}/${f.name}`, text: f.text })),
   ],

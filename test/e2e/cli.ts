@@ -12,6 +12,8 @@ export interface CliRun {
   exitCode: number;
   stdout: string;
   stderr: string;
+  /** The run's peak resident set in KiB, when asked for (`peakRss`). */
+  peakRssKb?: number;
 }
 
 /**
@@ -29,11 +31,16 @@ export function scrubbedEnv(home: string, extra: Record<string, string> = {}): R
   return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, CI: 'true', LANG: 'C.UTF-8', ...extra };
 }
 
-export async function runCli(args: string[], env: Record<string, string>, opts: { cwd?: string; umask?: string } = {}): Promise<CliRun> {
+export async function runCli(args: string[], env: Record<string, string>, opts: { cwd?: string; umask?: string; peakRss?: boolean; timeoutMs?: number } = {}): Promise<CliRun> {
   // A umask is set by the shell that then becomes node, as a container's or CI image's would be.
-  const [file, argv] = opts.umask ? ['/bin/sh', ['-c', `umask ${opts.umask} && exec "$0" "$@"`, process.execPath, BIN, ...args]] : [process.execPath, [BIN, ...args]];
-  const r = await execa(file, argv, { env, extendEnv: false, reject: false, cwd: opts.cwd ?? REPO, timeout: 300_000 });
-  return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
+  let [file, argv] = opts.umask ? ['/bin/sh', ['-c', `umask ${opts.umask} && exec "$0" "$@"`, process.execPath, BIN, ...args]] : [process.execPath, [BIN, ...args]];
+  // GNU time measures the peak resident set of the run (the program's, not this test's).
+  const rssFile = opts.peakRss ? path.join(await tempDir('rss'), 'kb') : undefined;
+  if (rssFile) [file, argv] = ['/usr/bin/time', ['-f', '%M', '-o', rssFile, file, ...argv]];
+  const r = await execa(file, argv, { env, extendEnv: false, reject: false, cwd: opts.cwd ?? REPO, timeout: opts.timeoutMs ?? 300_000 });
+  const peakRssKb = rssFile ? Number((await fs.readFile(rssFile, 'utf8').catch(() => '')).trim().split('\n').pop()) : undefined;
+  if (rssFile) await fs.rm(path.dirname(rssFile), { recursive: true, force: true });
+  return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr), ...(peakRssKb ? { peakRssKb } : {}) };
 }
 
 /** Every path under dir, relative, sorted (symlinks not followed). */

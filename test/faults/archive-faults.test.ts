@@ -9,7 +9,7 @@ import { readArchive } from '../../src/formats/index.js';
 import { runCli, scrubbedEnv, tempDir } from '../e2e/cli.js';
 import { startFixtureIndex, type CondaChannelName, type FixtureIndex } from '../support/index-server.js';
 import { buildFixturePackages, type ArchiveEntry, type FixtureArtifact, type FixturePackages } from '../support/packages.js';
-import { buildHostile, damageZipMember, symlinkChain, tarBz2WithOverstatedSize, type HostileFormat } from './hostile.js';
+import { buildHostile, damageZipMember, libraryCalling, libraryNeeding, symlinkChain, tarBz2WithOverstatedSize, type HostileFormat } from './hostile.js';
 import { compareSnapshots, FaultTable, makeSentinel, snapshotTree } from './matrix.js';
 
 const table = new FaultTable('fault matrix: archives and install (CLI as a process, local index on 127.0.0.1)');
@@ -95,6 +95,8 @@ interface Case {
   check?: (prefix: string) => Promise<void>;
   exit: number;
   code: string;
+  /** The most the run may hold in memory, where memory is the point of the case (peak RSS, MiB). */
+  maxRssMb?: number;
 }
 
 /** The permission bits of every file and directory under dir, by path. */
@@ -233,6 +235,29 @@ const CASES: Case[] = [
       const shard = path.join(path.dirname(path.dirname(prefix)), 'cache', 'sha256');
       for (const sub of await fs.readdir(shard)) for (const n of await fs.readdir(path.join(shard, sub))) expect((await fs.lstat(path.join(shard, sub, n))).isFile()).toBe(true);
     } },
+  { name: 'conda: a library needs "../../../../../../../../../dev/urandom" (a path: never searched, never read)', component: 'level-zero', channel: 'bookworm', exit: 1, code: 'PREFIX_CHECK', maxRssMb: 400,
+    says: /needs \.\.\/\.\.\/.*dev\/urandom: the name holds "\/"/,
+    serve: rebuilt(L0_RUNTIME_CONDA, 'conda', async (real) => [...real, { path: 'lib/libhostile.so.1', type: 'file', data: await libraryNeeding('../../../../../../../../../dev/urandom'), mode: 0o755 }]) },
+  { name: 'conda: a library needs "../../../../../../../../dev/stdin" (the run\'s stdin a pipe held open)', component: 'level-zero', channel: 'bookworm', exit: 1, code: 'PREFIX_CHECK', maxRssMb: 400,
+    serve: rebuilt(L0_RUNTIME_CONDA, 'conda', async (real) => [...real, { path: 'lib/libhostile.so.1', type: 'file', data: await libraryNeeding('../../../../../../../../dev/stdin'), mode: 0o755 }]) },
+  { name: 'conda: RUNPATH $ORIGIN/../../sentinel finds a non-library outside the prefix: named, not read', component: 'level-zero', channel: 'bookworm', exit: 1, code: 'PREFIX_CHECK',
+    says: /needs keep\.txt: its RPATH or RUNPATH leads to \S+\/sentinel\/keep\.txt, outside the tree/,
+    serve: rebuilt(L0_RUNTIME_CONDA, 'conda', async (real) => [...real, { path: 'lib/libhostile.so.1', type: 'file', data: await libraryNeeding('keep.txt', { runpath: '$ORIGIN/../../sentinel' }), mode: 0o755 }]) },
+  { name: 'conda: a library needs libze_loader.so.1 through RUNPATH /tmp/../proc/self (outside): the tree\'s copy is the one', component: 'level-zero', channel: 'bookworm', exit: 0, code: '-',
+    serve: rebuilt(L0_RUNTIME_CONDA, 'conda', async (real) => [...real, { path: 'lib/libhostile.so.1', type: 'file', data: await libraryNeeding('libze_loader.so.1', { runpath: '/tmp/../proc/self' }), mode: 0o755 }]) },
+  { name: 'conda: 12,000 undefined symbols whose names run together (no NUL between them)', component: 'level-zero', channel: 'bookworm', exit: 1, code: 'PREFIX_CHECK', maxRssMb: 400,
+    says: /libcalls\.so\.1: .*runs past 65536 bytes .*taken as a library that does not load/,
+    serve: rebuilt(L0_RUNTIME_CONDA, 'conda', async (real) => [...real, { path: 'lib/libcalls.so.1', type: 'file', data: await libraryCalling(12_000, { runTogether: true }), mode: 0o755 }]) },
+  { name: 'conda: a library calls one function of a 100,000-byte name', component: 'level-zero', channel: 'bookworm', exit: 1, code: 'PREFIX_CHECK', maxRssMb: 400,
+    says: /libcalls\.so\.1: .*runs past 65536 bytes/,
+    serve: rebuilt(L0_RUNTIME_CONDA, 'conda', async (real) => [...real, { path: 'lib/libcalls.so.1', type: 'file', data: await libraryCalling(1, { nameLength: 100_000 }), mode: 0o755 }]) },
+  { name: 'conda: a one-byte text placeholder filling a 24 MiB file (growth counted against --max-ratio)', component: 'level-zero', channel: 'bookworm', exit: 1, code: 'TOO_LARGE', maxRssMb: 500,
+    says: /unpacks to more than 200 times its size/,
+    serve: async (f) => {
+      const a = f.artifacts.find((x) => L0_DEVEL_CONDA(x, f))!;
+      const b = await buildHostile('conda', [...(await payloadOf(a)).filter((e) => !e.path.startsWith('info/')), { path: 'include/level_zero/grow.h', type: 'file', data: Buffer.alloc(24 << 20, 'q') }], { ...identity(a), placeholders: { 'include/level_zero/grow.h': { placeholder: 'q', mode: 'text' } } });
+      return { pick: L0_DEVEL_CONDA, bytes: b.bytes };
+    } },
 ];
 
 function canMount(): boolean {
@@ -280,7 +305,7 @@ describe('fault matrix: archives and install', () => {
       if (c.channel) args.push('--conda-channel', index.condaChannelUrl(c.channel));
       if (c.platform) args.push('--platform', c.platform);
       const requires = ['level-zero>=1.8', ...(c.component === 'unified-runtime' && !c.platform ? [UR_FOR_DEBIAN_12.require] : [])];
-      return runCli(args, scrubbedEnv(home, { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: requires.join(','), ...(c.env ?? {}) }), { umask: c.umask });
+      return runCli(args, scrubbedEnv(home, { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: requires.join(','), ...(c.env ?? {}) }), { umask: c.umask, peakRss: c.maxRssMb !== undefined, timeoutMs: 120_000 });
     };
     const body = async () => {
       await makeSentinel(path.join(parent, 'sentinel'));
@@ -308,10 +333,13 @@ describe('fault matrix: archives and install', () => {
       if (r.exitCode === 0) for (const snap of [before, after]) for (const k of [...snap.keys()]) if (k === prefixName || k.startsWith(`${prefixName}/`)) snap.delete(k);
       if (r.exitCode === 0) for (const k of [...after.keys()]) if (k.endsWith('.xpu-setup.lock')) after.set(k, 'leftover lock');
       const outside = compareSnapshots(before, after);
-      table.add({ case: c.name, exit: r.exitCode, code: doc.ok ? '-' : (doc.error?.code ?? '?'), ms, outside });
+      table.add({ case: c.name, exit: r.exitCode, code: doc.ok ? '-' : (doc.error?.code ?? '?'), ms, outside: r.peakRssKb ? `${outside}, peak ${Math.round(r.peakRssKb / 1024)} MiB` : outside });
+      if (c.maxRssMb !== undefined) expect(r.peakRssKb! / 1024).toBeLessThan(c.maxRssMb);
       expect({ exit: r.exitCode, code: doc.ok ? '-' : doc.error?.code }, r.stderr).toEqual({ exit: c.exit, code: c.code });
       expect(r.stderr).not.toMatch(/internal error|Unhandled|\n\s+at .*\(.*:\d+:\d+\)/);
       if (c.says) expect(r.stderr).toMatch(c.says);
+      // What a package names is said, not poured out: no message runs to tens of KB.
+      expect(r.stderr.length).toBeLessThan(32 * 1024);
       if (c.exit !== 0) {
         expect(doc.error?.message?.length).toBeGreaterThan(10);
         expect(doc.error?.hints?.length).toBeGreaterThan(0);

@@ -25,6 +25,8 @@ export interface Identity {
   buildNumber?: number;
   /** wheel tag */
   tag?: string;
+  /** conda: payload files info/paths.json marks with a prefix placeholder. */
+  placeholders?: Record<string, { placeholder: string; mode: 'text' | 'binary' }>;
 }
 
 const S_IFLNK = 0o120000;
@@ -33,7 +35,7 @@ const S_IFLNK = 0o120000;
 export async function buildHostile(format: HostileFormat, payload: ArchiveEntry[], id: Identity): Promise<{ filename: string; bytes: Buffer }> {
   if (format === 'conda' || format === 'tar.bz2') {
     const b = await buildCondaPackage(
-      { name: id.name, version: id.version, build: id.build ?? 'h0_0', buildNumber: id.buildNumber ?? 0, subdir: 'linux-64', payload },
+      { name: id.name, version: id.version, build: id.build ?? 'h0_0', buildNumber: id.buildNumber ?? 0, subdir: 'linux-64', payload, ...(id.placeholders ? { placeholders: id.placeholders } : {}) },
       format,
     );
     return { filename: b.filename, bytes: b.bytes };
@@ -195,4 +197,58 @@ export function damageZipMember(zip: Buffer, name: string, how: 'crc' | 'deflate
     out.writeUInt32LE(Math.max(1, out.readUInt32LE(m.cd + 24) >> 3), m.cd + 24);
   }
   return out;
+}
+
+// --- libraries whose needs lead elsewhere -------------------------------------------------------------------
+
+/**
+ * A shared library (soname `soname`) whose one DT_NEEDED is `needed`, taken as it is (a name holding `/`, a file that
+ * is not a library), with RUNPATH `runpath` when given: linked against a stand-in of a name as long, whose name is then
+ * replaced in the string table (a linker refuses to write such a name itself).
+ */
+export async function libraryNeeding(needed: string, opts: { soname?: string; runpath?: string } = {}): Promise<Buffer> {
+  if (needed.length < 7) throw new Error('a needed name of at least 7 bytes');
+  const standIn = `lib${'q'.repeat(needed.length - 6)}.so`;
+  const soname = opts.soname ?? 'libhostile.so.1';
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'xpu-needs-'));
+  try {
+    const cc = (args: string[]) => promisify(execFile)(process.env.CC || 'cc', args, { cwd: dir });
+    await fs.writeFile(path.join(dir, 'q.c'), 'int q_stand_in(void) { return 0; }\n');
+    await fs.writeFile(path.join(dir, 'h.c'), 'int hostile(void) { return 1; }\n');
+    await cc(['-shared', '-fPIC', `-Wl,-soname,${standIn}`, '-o', standIn, 'q.c']);
+    const rpath = opts.runpath ? [`-Wl,-rpath,${opts.runpath}`, '-Wl,--enable-new-dtags'] : [];
+    await cc(['-shared', '-fPIC', `-Wl,-soname,${soname}`, '-o', soname, 'h.c', '-L.', '-Wl,--no-as-needed', `-l:${standIn}`, ...rpath]);
+    const bytes = await fs.readFile(path.join(dir, soname));
+    const at = bytes.indexOf(Buffer.from(`${standIn}\0`));
+    if (at < 0 || bytes.indexOf(Buffer.from(`${standIn}\0`), at + 1) >= 0) throw new Error('the stand-in name is not in the string table once');
+    bytes.write(needed, at, 'latin1');
+    return bytes;
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A shared library calling `count` functions of names `zzsym<n>` (none defined anywhere); with `runTogether`, the NUL
+ * after each name in the string table is overwritten, so each name runs on through all the names after it.
+ */
+export async function libraryCalling(count: number, opts: { runTogether?: boolean; nameLength?: number } = {}): Promise<Buffer> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'xpu-calls-'));
+  try {
+    const name = (i: number) => `zzsym${String(i).padStart(opts.nameLength ?? 6, '0')}`;
+    const names = Array.from({ length: count }, (_, i) => name(i));
+    const src = `${names.map((n) => `extern int ${n}(void);`).join('\n')}\nint hostile(void) { return 0${names.map((n) => ` + ${n}()`).join('')}; }\n`;
+    await fs.writeFile(path.join(dir, 'c.c'), src);
+    await promisify(execFile)(process.env.CC || 'cc', ['-shared', '-fPIC', '-O0', '-Wl,-soname,libcalls.so.1', '-o', 'libcalls.so.1', 'c.c'], { cwd: dir, maxBuffer: 1 << 26 });
+    const bytes = await fs.readFile(path.join(dir, 'libcalls.so.1'));
+    if (opts.runTogether) {
+      for (const n of names) {
+        const at = bytes.indexOf(Buffer.from(`${n}\0`));
+        if (at >= 0) bytes[at + n.length] = 0x78;
+      }
+    }
+    return bytes;
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
 }

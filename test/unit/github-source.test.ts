@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { XpuError } from '../../src/base/errors.js';
 import type { Host } from '../../src/platform/types.js';
+import { DEFAULT_INDEX_LIMITS } from '../../src/net/config.js';
 import { github, parsePinsFile, parseReleases, parseSumList, resolveGithub, versionOfRevision, type GithubSourceSpec } from '../../src/kinds/github.js';
 import { NotAvailable, type SourceContext } from '../../src/kinds/kind.js';
 import { silentReporter } from '../../src/base/reporter.js';
@@ -127,7 +128,7 @@ describe('the REST API release documents', () => {
 
   it('reads tag_name, draft, prerelease and each asset with its download URL, size and digest (null: none)', () => {
     const doc = [{ tag_name: '25.48.36300.8', draft: false, prerelease: false, assets: [asset('ww48.sum', `sha256:${B}`), asset('intel-ocloc_25.48.36300.8-0_amd64.deb', null)] }];
-    const [r] = parseReleases(JSON.stringify(doc), URL_);
+    const [r] = parseReleases(Buffer.from(JSON.stringify(doc)), URL_, DEFAULT_INDEX_LIMITS);
     expect(r).toEqual({
       tag: '25.48.36300.8',
       draft: false,
@@ -140,13 +141,13 @@ describe('the REST API release documents', () => {
   });
 
   it('reads one release (/releases/tags/{tag}) as a list of one', () => {
-    expect(parseReleases(JSON.stringify({ tag_name: 'v2.24.8', assets: [] }), URL_).map((r) => r.tag)).toEqual(['v2.24.8']);
+    expect(parseReleases(Buffer.from(JSON.stringify({ tag_name: 'v2.24.8', assets: [] })), URL_, DEFAULT_INDEX_LIMITS).map((r) => r.tag)).toEqual(['v2.24.8']);
   });
 
   it('refuses a download URL that steps down from https, and a document that is no release', () => {
     const doc = [{ tag_name: 'x', assets: [{ ...asset('a.deb', null), browser_download_url: 'http://example.com/a.deb' }] }];
-    expect(() => parseReleases(JSON.stringify(doc), URL_)).toThrow(/step down from https/);
-    expect(() => parseReleases('{"message":"Not Found"}', URL_)).toThrow(/not a GitHub release document/);
+    expect(() => parseReleases(Buffer.from(JSON.stringify(doc)), URL_, DEFAULT_INDEX_LIMITS)).toThrow(/step down from https/);
+    expect(() => parseReleases(Buffer.from('{"message":"Not Found"}'), URL_, DEFAULT_INDEX_LIMITS)).toThrow(/not a GitHub release document/);
   });
 });
 

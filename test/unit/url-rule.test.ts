@@ -34,6 +34,13 @@ describe('urlFromIndex', () => {
     expect(urlFromIndex('./x', 'http://169.254.1.1/ch/repodata.json', 'f')).toBe('http://169.254.1.1/ch/x');
     expect([isLinkLocal('169.254.0.1'), isLinkLocal('[fe80::1]'), isLinkLocal('10.0.0.1'), isLinkLocal('fec0::1')]).toEqual([true, true, false, false]);
   });
+
+  it('an IPv4 link-local address inside IPv6, and IPv4 in other spellings, is link-local too', () => {
+    for (const v of ['https://[::ffff:169.254.10.20]/x', 'https://[0:0:0:0:0:ffff:a9fe:0101]/x', 'https://[64:ff9b::169.254.0.9]/x', 'https://0xa9fe0001/x', 'https://2852039166/x', 'https://169.254.1.1./x']) {
+      expect(() => urlFromIndex(v, SHARDS, 'f'), v).toThrow(expect.objectContaining({ code: 'URL_REFUSED', message: expect.stringMatching(/link-local/) }));
+    }
+    expect([isLinkLocal('::ffff:169.254.169.254'), isLinkLocal('::ffff:a9fe:a9fe'), isLinkLocal('::ffff:a9ff:1'), isLinkLocal('::ffff:10.0.0.1')]).toEqual([true, true, false, false]);
+  });
 });
 
 describe('credentials', () => {

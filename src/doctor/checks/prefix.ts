@@ -4,6 +4,8 @@ import { hasOwnMarkers } from '../../install/prefix-state.js';
 import { RECEIPT_NAME } from '../../install/receipt.js';
 import { diskReader, verifyPrefix } from '../../install/verify.js';
 import type { Check } from '../types.js';
+import { icdProblem, prefixIcd } from '../../roles/opencl-icd.js';
+import { ICD_FILE } from '../../base/safe-read.js';
 import { belowFloorSentence, hintShell } from '../../hints/index.js';
 import { psq, shq } from '../../base/shell-words.js';
 import { reachFix, setupHint } from './shared.js';
@@ -48,6 +50,15 @@ export const prefixCheck: Check = {
   },
 };
 
+/** The prefix's own .icd file, when it names anything but the prefix's ICD library (a receipt that matches says nothing of what a file names). */
+async function icdOutcome(ctx: Parameters<Check['run']>[0]): Promise<string | undefined> {
+  const { file, library } = prefixIcd(ctx.prefix, path.join);
+  const text = await ctx.deps.readFile(file, ICD_FILE);
+  if (text === undefined) return undefined;
+  const problem = icdProblem(text, library);
+  return problem && `${file}: ${problem}`;
+}
+
 async function receiptOutcome(ctx: Parameters<Check['run']>[0]): Promise<Outcome> {
   const { receipt, error } = await ctx.facts.receipt();
   const file = path.join(ctx.prefix, RECEIPT_NAME);
@@ -90,10 +101,12 @@ async function receiptOutcome(ctx: Parameters<Check['run']>[0]): Promise<Outcome
   if (diff.changed.length) problems.push(`changed: ${listSome(diff.changed)}`);
   if (diff.missing.length) problems.push(`missing: ${listSome(diff.missing)}`);
   if (diff.outside.length) problems.push(`named outside the prefix, not read: ${listSome(diff.outside)}`);
+  const icd = await icdOutcome(ctx);
+  if (icd) problems.push(icd);
   if (problems.length) {
     return {
       status: 'fail',
-      message: `${found.length} of ${diff.checked} files differ from the receipt; ${problems.join('; ')}`,
+      message: found.length ? `${found.length} of ${diff.checked} files differ from the receipt; ${problems.join('; ')}` : problems.join('; '),
       fix: `run ${await setupHint(ctx)} to restore them`,
       details,
     };

@@ -1,0 +1,85 @@
+// The one way to read a file whose path a package or the machine names: what it is checked first, opened so it cannot block, read up to a cap.
+import { constants, type Stats } from 'node:fs';
+import { lstat, open } from 'node:fs/promises';
+
+/** A kind of file read from a path given by a package or the machine, with the most it may hold. */
+export interface ReadKind {
+  /** In words, for messages (`a shared library`, `an OpenCL .icd file`). */
+  what: string;
+  /** The most bytes read. */
+  max: number;
+  /** Follow a symbolic link at the path itself (library names are links; sysfs attributes are not). */
+  followLink?: boolean;
+}
+
+/** Library files (ELF or PE) the needs checker reads: the largest real driver library is about 200 MB. */
+export const LIBRARY_FILE: ReadKind = { what: 'a shared library', max: 1024 * 1024 * 1024, followLink: true };
+/** An OpenCL vendors `.icd` file: one line naming a library. */
+export const ICD_FILE: ReadKind = { what: 'an OpenCL .icd file', max: 64 * 1024, followLink: true };
+/** A file of the machine read as text (/etc/os-release, dpkg's status, a header, a compiler's version file). */
+export const MACHINE_FILE: ReadKind = { what: 'a machine file', max: 64 * 1024 * 1024, followLink: true };
+/** A sysfs attribute read to find GPUs (`vendor`, `class`, `resource`): a line, at most a page. */
+export const SYSFS_ATTRIBUTE: ReadKind = { what: 'a sysfs attribute', max: 64 * 1024, followLink: false };
+
+/** What was read, or why not: the reason says what the path is (`a FIFO`, `a character device`, `over 64 KiB`). */
+export type SafeRead = { bytes: Buffer } | { refused: string };
+
+/** What a file's type is, in words. */
+export function fileKind(st: Stats): string {
+  if (st.isFile()) return 'a regular file';
+  if (st.isDirectory()) return 'a directory';
+  if (st.isFIFO()) return 'a FIFO';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  if (st.isSocket()) return 'a socket';
+  if (st.isSymbolicLink()) return 'a symbolic link';
+  return 'not a regular file';
+}
+
+const NONBLOCKING = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
+
+/**
+ * Reads `file` if it is a regular file of at most `kind.max` bytes: `lstat` first (a link only when the kind follows
+ * links), opened non-blocking (a FIFO or a terminal cannot hold the read), `fstat` on what was opened (a path swapped
+ * between the two is still judged by what is read), and never more than `max` bytes read, whatever the size says
+ * (sysfs sizes are nominal). Never throws.
+ */
+export async function readSafely(file: string, kind: ReadKind): Promise<SafeRead> {
+  try {
+    const ls = await lstat(file);
+    if (!(ls.isFile() || (kind.followLink && ls.isSymbolicLink()))) return { refused: `${file} is ${fileKind(ls)}, not ${kind.what}` };
+    const fh = await open(file, NONBLOCKING | (kind.followLink ? 0 : (constants.O_NOFOLLOW ?? 0)));
+    try {
+      const st = await fh.stat();
+      if (!st.isFile()) return { refused: `${file} is ${fileKind(st)}, not ${kind.what}` };
+      if (st.size > kind.max) return { refused: `${file} holds ${st.size} bytes, more than ${kind.what} may (${kind.max})` };
+      // sysfs gives 4096 for a few bytes, procfs 0: read to the end, never past the cap.
+      const buf = Buffer.allocUnsafe(Math.min(kind.max + 1, Math.max(st.size, 4096)));
+      let n = 0;
+      let chunk = buf;
+      for (;;) {
+        if (n === chunk.length) {
+          if (n > kind.max) return { refused: `${file} holds more than ${kind.max} bytes, more than ${kind.what} may` };
+          const bigger = Buffer.allocUnsafe(Math.min(kind.max + 1, chunk.length * 2));
+          chunk.copy(bigger, 0, 0, n);
+          chunk = bigger;
+        }
+        const { bytesRead } = await fh.read(chunk, n, chunk.length - n, null);
+        if (bytesRead === 0) break;
+        n += bytesRead;
+      }
+      if (n > kind.max) return { refused: `${file} holds more than ${kind.max} bytes, more than ${kind.what} may` };
+      return { bytes: chunk.subarray(0, n) };
+    } finally {
+      await fh.close();
+    }
+  } catch (e) {
+    return { refused: `${file} cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)})` };
+  }
+}
+
+/** The bytes, or undefined whatever the reason. */
+export async function readSafelyOrNone(file: string, kind: ReadKind): Promise<Buffer | undefined> {
+  const r = await readSafely(file, kind);
+  return 'bytes' in r ? r.bytes : undefined;
+}
