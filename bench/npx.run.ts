@@ -38,8 +38,8 @@ it('npx xpu-setup cold and warm against npx of a trivial package', async () => {
   };
   await Promise.all(['floor-warm', 'xpu-warm'].map((n) => fresh(n)()));
   // The warm cases' first, cold run, untimed.
-  await npx('floor-warm', 'npx-floor', [])();
-  await npx('xpu-warm', 'xpu-setup', ['--version'])();
+  await npx('floor-warm', 'npx-floor', [])(0);
+  await npx('xpu-warm', 'xpu-setup', ['--version'])(0);
   const cases: Case[] = [
     { name: 'npx npx-floor, cold (empty npm cache)', before: fresh('floor-cold'), run: npx('floor-cold', 'npx-floor', []) },
     { name: 'npx xpu-setup --version, cold (empty npm cache)', before: fresh('xpu-cold'), run: npx('xpu-cold', 'xpu-setup', ['--version']) },

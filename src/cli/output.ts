@@ -8,6 +8,8 @@ export interface OutputOptions {
   json: boolean;
   quiet: boolean;
   verbose: boolean;
+  /** Where warnings go instead of a `warning:` line (the action: `::warning::` annotations); each still once a run. */
+  annotate?: (message: string) => void;
 }
 
 export class Output implements Reporter {
@@ -108,7 +110,8 @@ export class Output implements Reporter {
   warn(message: string, detail?: string): void {
     if ((this.opts.quiet && !this.opts.verbose) || !this.first('warn', message)) return;
     this.clearWait();
-    process.stderr.write(`${this.paint(33, 'warning:')} ${message}\n`);
+    if (this.opts.annotate) this.opts.annotate(message);
+    else process.stderr.write(`${this.paint(33, 'warning:')} ${message}\n`);
     if (detail && this.opts.verbose) process.stderr.write(`  ${detail}\n`);
   }
 

@@ -14,7 +14,7 @@ import type { MatchTorchRequest } from '../records/plan.js';
 import { parseConstraint } from '../versions/order.js';
 import { list, splitList, str, type Values } from './command.js';
 import { EnvVars } from '../base/env-names.js';
-import { redactText, rememberCredentials } from '../net/credentials.js';
+import { redactText, rememberCredentials, rememberToken } from '../net/credentials.js';
 import { DEFAULT_LIMITS, type UnpackLimits } from '../install/limits.js';
 import type { CachePolicy } from '../index/http-cache.js';
 
@@ -110,8 +110,16 @@ export interface ParsedPlanOptions {
   manifestsDir?: string;
 }
 
+const GITHUB_API = 'https://api.github.com';
+
+/** The GitHub API's token (the action's input, else XPU_SETUP_GITHUB_TOKEN or GITHUB_TOKEN), for that API's origin alone. */
+export function useGithubToken(env: Record<string, string | undefined>, token = env[EnvVars.XPU_SETUP_GITHUB_TOKEN] ?? env[EnvVars.GITHUB_TOKEN]): void {
+  if (token) rememberToken(env[EnvVars.GITHUB_API_URL] || GITHUB_API, token);
+}
+
 export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions {
   const env = deps.env;
+  useGithubToken(env);
   const sources = list(values, 'source');
   const badSource = sources.find((s) => !(SOURCE_KINDS as readonly string[]).includes(s));
   if (badSource) {
@@ -143,7 +151,7 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
   if (sources.length) flags.sources = sources as SourceKind[];
   if (condaChannels.length) flags.condaChannels = condaChannels;
   if (indexUrl !== undefined) flags.indexUrl = checkUrl(indexUrl, 'https://pypi.org/simple');
-  if (githubUrl !== undefined) flags.githubUrl = checkUrl(githubUrl, 'https://api.github.com');
+  if (githubUrl !== undefined) flags.githubUrl = checkUrl(githubUrl, GITHUB_API);
   if (requires.length) flags.requires = requires;
   if (remove.length) flags.remove = remove;
   if (values.refdriver) flags.refdriver = true;
