@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
 import { shq } from '../../src/base/shell-words.js';
-import { BIN, DEBIAN_12_STACK, listTree, runCli, scrubbedEnv, tempDir } from './cli.js';
+import { BIN, DEBIAN_12_STACK, joined, listTree, runCli, scrubbedEnv, tempDir } from './cli.js';
 
 let index: FixtureIndex;
 let work: string;
@@ -70,7 +70,7 @@ describe('setup from a conda channel (Debian 12 loader and headers repacked as c
   it('builds the runtime addon, then says plainly that no device could run anything, and still exits 0', () => {
     expect(first.stderr).toMatch(/runtime addon built: .*\/lib\/xpu-setup\/xpu_addon-[0-9a-f]+\.so/);
     // One line: the doctor says why, --verbose adds the hints (which driver libraries the loader looked for).
-    expect(first.stderr).toMatch(/warning: nothing could be run: no Level Zero driver was found: .* \(`node \S+ doctor` says why; --verbose shows the hints\)/);
+    expect(joined(first.stderr)).toMatch(/warning: nothing could be run: no Level Zero driver was found: .* \(`node \S+ doctor` says why; --verbose shows the hints\)/);
     expect(first.stderr).not.toMatch(/hint: the loader .* looks for the driver libraries/);
   });
 
