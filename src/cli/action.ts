@@ -5,7 +5,7 @@ import * as cache from '@actions/cache';
 import * as fs from 'node:fs/promises';
 import { REFDRIVER_REQUIREMENTS } from '../build/refdriver.js';
 import type { Deps } from '../base/deps.js';
-import { causeChain, isXpuError, XpuError } from '../base/errors.js';
+import { isXpuError, newCauses, XpuError } from '../base/errors.js';
 import { belowFloorSentence } from '../hints/index.js';
 import type { InstallPlan } from '../records/plan.js';
 import type { Receipt } from '../records/receipt.js';
@@ -38,7 +38,7 @@ function annotate(e: unknown): void {
   }
   // A hint that says what was tried is a fact, not a fix: it keeps its own word.
   const hint = (h: string) => (h.startsWith('tried ') ? inActionTerms(h) : `fix: ${inActionTerms(h)}`);
-  const lines = [inActionTerms(e.message), ...causeChain(e.cause).map((c) => `caused by: ${c}`), ...e.hints.map(hint)];
+  const lines = [inActionTerms(e.message), ...newCauses(e).map((c) => `caused by: ${c}`), ...e.hints.map(hint)];
   core.setFailed(lines.join('\n'));
 }
 

@@ -1,6 +1,6 @@
 // The CLI's rendering: human text on stderr (ora spinners on a TTY only), one JSON document on stdout with --json.
 import type { Ora } from 'ora';
-import { causeChain, isXpuError } from '../base/errors.js';
+import { isXpuError, newCauses } from '../base/errors.js';
 import { wrapText } from '../base/wrap.js';
 import { MARK_FAIL, MARK_OK, shouldColor } from '../doctor/render.js';
 import type { Reporter, Task } from '../base/reporter.js';
@@ -174,7 +174,7 @@ export class Output implements Reporter {
     const lines: string[] = [];
     if (isXpuError(e)) {
       lines.push(`${this.paint(31, 'error:')} ${e.message}`);
-      for (const c of causeChain(e.cause)) lines.push(`  caused by: ${c}`);
+      for (const c of newCauses(e)) lines.push(`  caused by: ${c}`);
       for (const h of e.hints) lines.push(`  ${this.paint(36, 'hint:')} ${h}`);
     } else {
       lines.push(`${this.paint(31, 'internal error:')} ${(e as Error)?.stack ?? String(e)}`);

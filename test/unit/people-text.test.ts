@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { wrapText } from '../../src/base/wrap.js';
 import { whenSaid } from '../../src/base/when.js';
+import { newCauses, XpuError } from '../../src/base/errors.js';
 import { codeCacheWords } from '../../src/cli/commands/cache.js';
 
 describe('wrapText', () => {
@@ -40,5 +41,15 @@ describe('cache clean', () => {
     ];
     expect(codeCacheWords(rows)).toBe(", and V8's code cache that every run of this installed package shares (/pkg/dist; written again on the next start)");
     expect(codeCacheWords([{ ...rows[1]!, files: 0 }])).toBe('');
+  });
+});
+
+describe('caused by', () => {
+  it('is said only for a cause that adds to the message, and once', () => {
+    const inner = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' });
+    const e = new XpuError('NETWORK', 'cannot reach http://127.0.0.1:9/x: connect ECONNREFUSED 127.0.0.1:9', { cause: new Error('fetch failed', { cause: inner }) });
+    expect(newCauses(e)).toEqual(['fetch failed']);
+    const again = new XpuError('INSTALL', 'cannot write /p/lib: disk full', { cause: new Error('disk full') });
+    expect(newCauses(again)).toEqual([]);
   });
 });
