@@ -137,8 +137,11 @@ async function planComponent(
     if (closed.notes.runtime.length) pc.runtime = closed.notes.runtime;
     if (closed.notes.skipped.length) pc.skipped = closed.notes.skipped;
     pc.notes.push(...missingFeatures(m, version, r.source));
-    if (index > 0) {
-      pc.fallbackFrom = pc.attempts.slice(0, index).map((a) => a.reason);
+    // A fallback is another source than one that failed before it: apt's other package names, tried first in the
+    // same apt, are not one (`--source apt` asked for apt, and got it).
+    const before = pc.attempts.slice(0, index).filter((a) => a.outcome !== 'chosen' && !a.reason.startsWith(`${label}: `));
+    if (before.length) {
+      pc.fallbackFrom = before.map((a) => a.reason);
       ctx.reporter.note(`${m.name}: falling back to ${label} ${r.version} because ${pc.fallbackFrom.join('; ')}`);
     }
     return pc;

@@ -459,6 +459,25 @@ describe('--json', () => {
 });
 
 describe('the apt fallback on this Debian machine', () => {
+  it('--source apt is what was asked: an apt package this release lacks, then another, is no fallback, and says why truly', async () => {
+    // Two apt sources, as the GPU driver has (its newer package name first): this Debian has only the second.
+    const manifests = path.join(work, 'manifests-two-apt');
+    await fs.mkdir(manifests, { recursive: true });
+    const l0 = JSON.parse(await fs.readFile(path.join(__dirname, '../../manifests/level-zero.json'), 'utf8'));
+    const apt = l0.platforms['linux-x64'].sources.find((x: { kind: string }) => x.kind === 'apt');
+    l0.platforms['linux-x64'].sources = [{ ...apt, packages: ['libze-intel-gpu1'] }, apt];
+    await fs.writeFile(path.join(manifests, 'level-zero.json'), JSON.stringify(l0));
+    const { XPU_SETUP_INDEX_URL: _named, ...defaultsEnv } = env;
+    const r = await runCli(['plan', '--json', '--prefix', path.join(work, 'apt-asked'), '--manifests', manifests, '--component', 'level-zero', '--source', 'apt'], defaultsEnv);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).not.toMatch(/falling back/);
+    const plan = JSON.parse(r.stdout) as { components: { name: string; source: string; fallbackFrom?: string[]; attempts: { reason: string }[] }[] };
+    const c = plan.components.find((x) => x.name === 'level-zero')!;
+    expect(c).toMatchObject({ source: 'apt' });
+    expect(c.fallbackFrom).toBeUndefined();
+    expect(c.attempts[0]!.reason).toMatch(/: this machine's apt lists no package libze-intel-gpu1: not in this release, or its package lists are older than the package \(apt-get update\)$/);
+  });
+
   it('with the default channel unreachable, installs Level Zero 1.8.12 from Debian, says so loudly and records it', async () => {
     // The shipped manifest with its default channel replaced by a dead one: a default source, not one the user named.
     const manifests = path.join(work, 'manifests-dead');
