@@ -62,12 +62,15 @@ function givenList(values: Values, key: string, env: Record<string, string | und
 }
 
 /** A constraint, or an error that names the option or variable it came from. */
-function constraintOf(g: Given): string {
+function constraintOf(g: Given, i: number, all: Given[]): string {
   try {
     return parseConstraint(g.value).text;
   } catch (e) {
     if (!(e instanceof XpuError)) throw e;
-    throw new XpuError('USAGE', `${g.from}: ${e.message}`, { hints: e.hints, cause: e });
+    // `level-zero>=1.9,<2` as pip writes a range: the comma started a constraint of its own, which names no component.
+    const name = /^\s*[<>=!~]/.test(g.value) ? /^\s*([A-Za-z0-9][A-Za-z0-9._-]*)/.exec(all[i - 1]?.value ?? '')?.[1] : undefined;
+    const pip = name ? [`each constraint names its component; a comma starts another constraint, not a range as in pip: --require '${all[i - 1]!.value.trim()}' --require '${name}${g.value.trim()}'`] : [];
+    throw new XpuError('USAGE', `${g.from}: ${e.message}`, { hints: [...pip, ...e.hints], cause: e });
   }
 }
 

@@ -96,6 +96,12 @@ describe('--json', () => {
 });
 
 describe('words that are true', () => {
+  it('a range written as pip writes it is told that each part names its component', async () => {
+    const r = await runCli(['plan', '--prefix', prefix, '--require', 'level-zero>=1.9,<2'], env);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain(`hint: each constraint names its component; a comma starts another constraint, not a range as in pip: --require 'level-zero>=1.9' --require 'level-zero<2'`);
+  });
+
   it('--remove of the last component names uninstall, not removing a directory by hand', async () => {
     const r = await runCli([...args, '--remove', 'level-zero,unified-runtime'], env);
     expect(r.exitCode).toBe(2);
