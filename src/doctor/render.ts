@@ -65,6 +65,7 @@ export function renderHuman(report: DoctorReport, opts: RenderOptions): string {
   const lines: string[] = opts.quiet ? [] : [`xpu-setup doctor (${report.platform}, prefix ${report.prefix})`];
   const groups = Object.keys(GROUP_TITLES) as CheckGroup[];
   const failing: CheckStatus[] = opts.strict ? ['fail', 'error', 'warn'] : ['fail', 'error'];
+  const fixed = new Map<string, string>();
   for (const g of groups) {
     const rs = report.checks.filter((c) => c.group === g && (!opts.quiet || failing.includes(c.status)));
     if (rs.length === 0) continue;
@@ -73,7 +74,13 @@ export function renderHuman(report: DoctorReport, opts: RenderOptions): string {
     for (const r of rs) {
       const label = r.status === 'error' ? `${r.title} (check error)` : r.title;
       lines.push(`  ${paint(COLOR[r.status], MARK[r.status])} ${label}: ${r.message}`);
-      if (r.fix && r.status !== 'ok' && r.status !== 'skip') lines.push(...fixLines(r.fix, opts.verbose).map((l, i) => (i ? `          ${l}` : `      ${paint(36, 'fix:')} ${l}`)));
+      if (r.fix && r.status !== 'ok' && r.status !== 'skip') {
+        // A fix said for an earlier check is not said again: two problems with one remedy point to it.
+        const first = fixed.get(r.fix);
+        if (first && !opts.verbose) lines.push(`      ${paint(36, 'fix:')} as for ${first} above`);
+        else lines.push(...fixLines(r.fix, opts.verbose).map((l, i) => (i ? `          ${l}` : `      ${paint(36, 'fix:')} ${l}`)));
+        if (!first) fixed.set(r.fix, r.title);
+      }
       if (opts.verbose) for (const d of detailLines(r)) lines.push(`      ${paint(2, d)}`);
     }
   }
