@@ -96,6 +96,12 @@ describe('--json', () => {
 });
 
 describe('words that are true', () => {
+  it("pkg-config says the version the tool says, not the one Debian's .pc lags at", async () => {
+    const { execa } = await import('execa');
+    const r = await execa('pkg-config', ['--modversion', 'level-zero', 'libze_loader'], { env: { ...env, PKG_CONFIG_PATH: path.join(prefix, 'lib', 'pkgconfig') }, extendEnv: false });
+    expect(r.stdout.split('\n')).toEqual(['1.8.12', '1.8.12']);
+  });
+
   it('a range written as pip writes it is told that each part names its component', async () => {
     const r = await runCli(['plan', '--prefix', prefix, '--require', 'level-zero>=1.9,<2'], env);
     expect(r.exitCode).toBe(2);

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { wrapText } from '../../src/base/wrap.js';
 import { whenSaid } from '../../src/base/when.js';
 import { newCauses, XpuError } from '../../src/base/errors.js';
+import { rerootPc } from '../../src/roles/pkg-config.js';
 import { codeCacheWords } from '../../src/cli/commands/cache.js';
 
 describe('wrapText', () => {
@@ -51,5 +52,15 @@ describe('caused by', () => {
     expect(newCauses(e)).toEqual(['fetch failed']);
     const again = new XpuError('INSTALL', 'cannot write /p/lib: disk full', { cause: new Error('disk full') });
     expect(newCauses(again)).toEqual([]);
+  });
+});
+
+describe("the prefix's pkg-config files", () => {
+  it("say the component's version, not a shipped file's that lags it (Debian's libze-dev 1.8.12 ships Version: 1.8.0)", () => {
+    const debian = 'prefix=/usr\nincludedir=${prefix}/include\nlibdir=${prefix}/lib\n\nName: Level Zero\nVersion: 1.8.0\nRequires: libze_loader\n';
+    const pc = rerootPc(debian, '/opt/xpu', '1.8.12');
+    expect(pc).toContain('\nVersion: 1.8.12\n');
+    expect(pc).toContain('prefix=/opt/xpu\n');
+    expect(rerootPc(debian, '/opt/xpu')).toContain('\nVersion: 1.8.0\n');
   });
 });
