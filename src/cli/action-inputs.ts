@@ -163,7 +163,8 @@ const FLAG_INPUT: Record<string, { input: ActionInput; set?: string }> = {
  * `refdriver: true`; a flag the action has no input for is left as it is.
  */
 export function inActionTerms(text: string): string {
-  return text.replace(/--([a-z][a-z-]*)(?:([ =])('[^']*'|"[^"]*"|[^\s`'",;)]+))?/g, (all, flag: string, gap: string | undefined, value: string | undefined) => {
+  // The action's own step is no command a person runs: the CLI is, through npx.
+  return text.replace(/(?:"?[^\s`'"(]*node(?:\.exe)?"? )?"?[^\s`'"(]*xpu-setup-action-(?:main|post)\.cjs"?/g, 'npx xpu-setup').replace(/--([a-z][a-z-]*)(?:([ =])('[^']*'|"[^"]*"|[^\s`'",;)]+))?/g, (all, flag: string, gap: string | undefined, value: string | undefined) => {
     const to = FLAG_INPUT[flag];
     if (!to) return all;
     if (to.set !== undefined) return `${to.input}: ${to.set}${gap && value ? `${gap}${value}` : ''}`;

@@ -248,6 +248,9 @@ describe('the action when a component is skipped', () => {
     expect(warnings.filter((w) => w.startsWith('::warning::unified-runtime skipped: no source reached: conda http://127.0.0.1:9/conda/closed'))).toHaveLength(1);
     expect(warnings.filter((w) => w.startsWith('::warning::level-zero 1.8.12 is below the recommended level-zero>=1.9'))).toHaveLength(1);
     expect(new Set(warnings).size).toBe(warnings.length);
+    // Its doctor hint names a command a person can run, not the action's own step.
+    expect(warnings.filter((w) => w.startsWith('::warning::nothing could be run: '))).toEqual([expect.stringContaining('(`npx xpu-setup doctor` says why; verbose: true shows the hints)')]);
+    expect(r.stdout).not.toMatch(/xpu-setup-action-main\.cjs doctor/);
     // Said as annotations, not also as plain warning lines.
     expect(r.stdout).not.toMatch(/^warning: /m);
   });

@@ -81,6 +81,9 @@ describe('action inputs', () => {
     expect(inActionTerms('or leave out --refdriver')).toBe('or leave out refdriver: true');
     expect(inActionTerms('name it with --conda-channel URL, or drop --no-smoke')).toBe('name it with conda-channel: URL, or drop smoke: false');
     expect(inActionTerms('pass --offline to use the cache')).toBe('pass --offline to use the cache');
+    // The step's own bundle is no command to run by hand: the CLI through npx is.
+    expect(inActionTerms('(`node /home/runner/work/_actions/xpu-setup/xpu-setup/v0/dist/xpu-setup-action-main.cjs doctor` says why)')).toBe('(`npx xpu-setup doctor` says why)');
+    expect(inActionTerms('`/opt/node24/bin/node /a/dist/xpu-setup-action-main.cjs doctor`')).toBe('`npx xpu-setup doctor`');
     expect(inActionTerms("--require 'level-zero>=0' accepts it")).toBe("require: 'level-zero>=0' accepts it");
   });
 });
