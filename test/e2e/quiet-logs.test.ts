@@ -96,6 +96,13 @@ describe('--json', () => {
 });
 
 describe('words that are true', () => {
+  it('level-zero=1.8 is read as the pin it is, and the hint says so instead of calling it a floor', async () => {
+    const r = await runCli(['plan', ...args, '--component', 'level-zero', '--require', 'level-zero=1.8'], env);
+    expect(r.exitCode, r.stderr).toBe(1);
+    expect(r.stderr).toContain("hint: level-zero==1.8 asks for exactly 1.8; for any 1.8.x: --require 'level-zero>=1.8' --require 'level-zero<1.9'");
+    expect(r.stderr).not.toContain('lower the floor you set');
+  });
+
   it("pkg-config says the version the tool says, not the one Debian's .pc lags at", async () => {
     const { execa } = await import('execa');
     const r = await execa('pkg-config', ['--modversion', 'level-zero', 'libze_loader'], { env: { ...env, PKG_CONFIG_PATH: path.join(prefix, 'lib', 'pkgconfig') }, extendEnv: false });
