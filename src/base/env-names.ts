@@ -12,6 +12,12 @@ export const EnvVars = {
   XPU_SETUP_INDEX_URL: 'XPU_SETUP_INDEX_URL',
   /** A GitHub REST API root for release assets (`--github-url`). */
   XPU_SETUP_GITHUB_URL: 'XPU_SETUP_GITHUB_URL',
+  /** A token for the GitHub API (its origin alone): more requests an hour than the 60 an address gets without one. */
+  XPU_SETUP_GITHUB_TOKEN: 'XPU_SETUP_GITHUB_TOKEN',
+  /** The usual name of that token, read when XPU_SETUP_GITHUB_TOKEN is unset. */
+  GITHUB_TOKEN: 'GITHUB_TOKEN',
+  /** The GitHub API of the server a workflow runs on (GitHub Enterprise Server's own): where the token goes. */
+  GITHUB_API_URL: 'GITHUB_API_URL',
   /** The most one archive may unpack to (`--max-unpacked`). */
   XPU_SETUP_MAX_UNPACKED: 'XPU_SETUP_MAX_UNPACKED',
   /** The largest unpacked/packed ratio of one archive (`--max-ratio`). */

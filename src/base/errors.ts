@@ -85,6 +85,16 @@ export function isUnreachable(e: unknown): boolean {
 }
 
 /** The messages of an error's causes, outermost first. */
+/** The causes of `e` that say something its message does not already say: what a `caused by:` line is for. */
+export function newCauses(e: XpuError): string[] {
+  const said = [e.message];
+  return causeChain(e.cause).filter((c) => {
+    const repeat = said.some((s) => s.includes(c) || s.includes(c.replace(/ \([A-Z0-9_]+\)$/, '')));
+    said.push(c);
+    return !repeat;
+  });
+}
+
 export function causeChain(e: unknown): string[] {
   const out: string[] = [];
   let cur = e;

@@ -19,17 +19,26 @@ export const ACTION_INPUTS = {
   lockfile: 'string',
   from: 'string',
   cache: 'boolean',
+  'save-cache': 'boolean',
+  'cache-suffix': 'string',
   'cache-prefix': 'boolean',
   'cache-dir': 'string',
   smoke: 'boolean',
   'require-device': 'boolean',
   verbose: 'boolean',
+  'github-token': 'string',
 } as const;
 export type ActionInput = keyof typeof ACTION_INPUTS;
 
 export interface ActionInputs {
   values: Values;
   cache: boolean;
+  /** `save-cache: false` (pull requests): restore the caches, never save them. */
+  saveCache: boolean;
+  /** Added to every cache key, to keep jobs with the same plan apart. */
+  cacheSuffix?: string;
+  /** Sent to the GitHub API alone (github.token by default): 1,000 requests an hour per repository instead of 60 per address. */
+  githubToken?: string;
   cachePrefix: boolean;
   smoke: boolean;
   requireDevice: boolean;
@@ -84,6 +93,9 @@ export function actionInputs(env: Record<string, string | undefined>): ActionInp
     values,
     refdriver,
     cache: bool('cache', true),
+    saveCache: bool('save-cache', true),
+    cacheSuffix: suffixOf(raw('cache-suffix')),
+    githubToken: raw('github-token'),
     cachePrefix: bool('cache-prefix', false),
     smoke: bool('smoke', true),
     requireDevice: bool('require-device', false),
@@ -91,24 +103,36 @@ export function actionInputs(env: Record<string, string | undefined>): ActionInp
   };
 }
 
+/** A cache key may not hold a comma and is at most 512 characters: the suffix is checked here, where its input is named. */
+function suffixOf(v: string | undefined): string | undefined {
+  if (v === undefined) return undefined;
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(v)) {
+    throw new XpuError('USAGE', `input \`cache-suffix\` is "${v}": it takes up to 64 letters, digits, dots, dashes or underscores`, {
+      details: { input: 'cache-suffix', value: v },
+      hints: ['with: cache-suffix: ${{ github.job }}'],
+    });
+  }
+  return v;
+}
+
 const short = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 16);
 
 /** The download cache's key: OS family, arch, a hash of the plan and the tool version: equal keys mean an equal cache. */
-export function cacheKey(platform: string, arch: string, planKey: string): string {
-  return `${downloadsRestoreKey(platform, arch)}${short(planKey)}-${VERSION}`;
+export function cacheKey(platform: string, arch: string, planKey: string, suffix?: string): string {
+  return `${downloadsRestoreKey(platform, arch, suffix)}${short(planKey)}-${VERSION}`;
 }
 
 /** Any earlier download cache of this OS and arch: its archives are named by their hashes, so a stale one still helps. */
-export function downloadsRestoreKey(platform: string, arch: string): string {
-  return `xpu-setup-${osFamily(platform)}-${arch}-`;
+export function downloadsRestoreKey(platform: string, arch: string, suffix?: string): string {
+  return `xpu-setup-${osFamily(platform)}-${arch}-${suffix ? `${suffix}-` : ''}`;
 }
 
 /**
  * The installed prefix's key: the plan, the prefix's path (its env files name it), whether the reference driver was
  * built, and the tool version. It has no restore-keys: a prefix for any other plan is never restored.
  */
-export function prefixCacheKey(platform: string, arch: string, planKey: string, prefix: string, refdriver: boolean): string {
-  return `xpu-setup-prefix-${osFamily(platform)}-${arch}-${short(JSON.stringify([planKey, prefix, refdriver]))}-${VERSION}`;
+export function prefixCacheKey(platform: string, arch: string, planKey: string, prefix: string, refdriver: boolean, suffix?: string): string {
+  return `xpu-setup-prefix-${osFamily(platform)}-${arch}-${suffix ? `${suffix}-` : ''}${short(JSON.stringify([planKey, prefix, refdriver]))}-${VERSION}`;
 }
 
 /** The CLI flags the code's messages may name, and the input each one is in the action (a boolean flag: its setting). */
@@ -139,7 +163,8 @@ const FLAG_INPUT: Record<string, { input: ActionInput; set?: string }> = {
  * `refdriver: true`; a flag the action has no input for is left as it is.
  */
 export function inActionTerms(text: string): string {
-  return text.replace(/--([a-z][a-z-]*)(?:([ =])('[^']*'|"[^"]*"|[^\s`'",;)]+))?/g, (all, flag: string, gap: string | undefined, value: string | undefined) => {
+  // The action's own step is no command a person runs: the CLI is, through npx.
+  return text.replace(/(?:"?[^\s`'"(]*node(?:\.exe)?"? )?"?[^\s`'"(]*xpu-setup-action-(?:main|post)\.cjs"?/g, 'npx xpu-setup').replace(/--([a-z][a-z-]*)(?:([ =])('[^']*'|"[^"]*"|[^\s`'",;)]+))?/g, (all, flag: string, gap: string | undefined, value: string | undefined) => {
     const to = FLAG_INPUT[flag];
     if (!to) return all;
     if (to.set !== undefined) return `${to.input}: ${to.set}${gap && value ? `${gap}${value}` : ''}`;

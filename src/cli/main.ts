@@ -46,6 +46,7 @@ async function printVersion(argv: string[], env: Record<string, string | undefin
   const prefix = path.resolve(given !== undefined ? expandHome(given, { env, platform: process.platform }) : defaultPrefix({ env, platform: process.platform }));
   const { receipt } = await readPrefixState(prefix);
   const doc = {
+    schema: 1,
     name: 'xpu-setup',
     version: VERSION,
     node: process.version,

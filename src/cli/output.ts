@@ -1,6 +1,7 @@
 // The CLI's rendering: human text on stderr (ora spinners on a TTY only), one JSON document on stdout with --json.
 import type { Ora } from 'ora';
-import { causeChain, isXpuError } from '../base/errors.js';
+import { isXpuError, newCauses } from '../base/errors.js';
+import { wrapText } from '../base/wrap.js';
 import { MARK_FAIL, MARK_OK, shouldColor } from '../doctor/render.js';
 import type { Reporter, Task } from '../base/reporter.js';
 
@@ -8,7 +9,12 @@ export interface OutputOptions {
   json: boolean;
   quiet: boolean;
   verbose: boolean;
+  /** Where warnings go instead of a `warning:` line (the action: `::warning::` annotations); each still once a run. */
+  annotate?: (message: string) => void;
 }
+
+/** The version of every command's `--json` document that has no schema of its own; raised when a field changes meaning. */
+export const JSON_SCHEMA = 1;
 
 export class Output implements Reporter {
   readonly opts: OutputOptions;
@@ -43,7 +49,12 @@ export class Output implements Reporter {
   /** Human text, always on stderr so stdout stays machine-readable. */
   line(text = ''): void {
     this.clearWait();
-    if (!this.opts.quiet) process.stderr.write(text + '\n');
+    if (!this.opts.quiet) process.stderr.write(this.fit(text) + '\n');
+  }
+
+  /** Outside --verbose, no line longer than a log viewer shows whole. */
+  private fit(text: string): string {
+    return this.opts.verbose ? text : wrapText(text);
   }
 
   /**
@@ -87,8 +98,9 @@ export class Output implements Reporter {
     else process.stdout.write(text + '\n');
   }
 
-  json(doc: unknown): void {
-    process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
+  /** One JSON document on stdout; one without a `schema` of its own (plan, lock and doctor have theirs) gets this one. */
+  json(doc: object): void {
+    process.stdout.write(JSON.stringify('schema' in doc ? doc : { schema: JSON_SCHEMA, ...doc }, null, 2) + '\n');
   }
 
   paint(code: number, text: string): string {
@@ -102,13 +114,14 @@ export class Output implements Reporter {
   note(message: string): void {
     if (this.opts.quiet || !this.first('note', message)) return;
     this.clearWait();
-    process.stderr.write(`${this.paint(2, 'note:')} ${message}\n`);
+    process.stderr.write(`${this.fit(`${this.paint(2, 'note:')} ${message}`)}\n`);
   }
 
   warn(message: string, detail?: string): void {
     if ((this.opts.quiet && !this.opts.verbose) || !this.first('warn', message)) return;
     this.clearWait();
-    process.stderr.write(`${this.paint(33, 'warning:')} ${message}\n`);
+    if (this.opts.annotate) this.opts.annotate(message);
+    else process.stderr.write(`${this.fit(`${this.paint(33, 'warning:')} ${message}`)}\n`);
     if (detail && this.opts.verbose) process.stderr.write(`  ${detail}\n`);
   }
 
@@ -161,12 +174,13 @@ export class Output implements Reporter {
     const lines: string[] = [];
     if (isXpuError(e)) {
       lines.push(`${this.paint(31, 'error:')} ${e.message}`);
-      for (const c of causeChain(e.cause)) lines.push(`  caused by: ${c}`);
+      for (const c of newCauses(e)) lines.push(`  caused by: ${c}`);
       for (const h of e.hints) lines.push(`  ${this.paint(36, 'hint:')} ${h}`);
     } else {
       lines.push(`${this.paint(31, 'internal error:')} ${(e as Error)?.stack ?? String(e)}`);
       lines.push('  hint: this is a bug in xpu-setup; please report it with the output of --verbose');
     }
+    // Not wrapped: each hint (a URL and its sha256, a command) is one fact, to be found whole in a log.
     process.stderr.write(lines.join('\n') + '\n');
   }
 }

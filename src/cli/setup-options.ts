@@ -14,7 +14,7 @@ import type { MatchTorchRequest } from '../records/plan.js';
 import { parseConstraint } from '../versions/order.js';
 import { list, splitList, str, type Values } from './command.js';
 import { EnvVars } from '../base/env-names.js';
-import { redactText, rememberCredentials } from '../net/credentials.js';
+import { redactText, rememberCredentials, rememberToken } from '../net/credentials.js';
 import { DEFAULT_LIMITS, type UnpackLimits } from '../install/limits.js';
 import type { CachePolicy } from '../index/http-cache.js';
 
@@ -62,12 +62,15 @@ function givenList(values: Values, key: string, env: Record<string, string | und
 }
 
 /** A constraint, or an error that names the option or variable it came from. */
-function constraintOf(g: Given): string {
+function constraintOf(g: Given, i: number, all: Given[]): string {
   try {
     return parseConstraint(g.value).text;
   } catch (e) {
     if (!(e instanceof XpuError)) throw e;
-    throw new XpuError('USAGE', `${g.from}: ${e.message}`, { hints: e.hints, cause: e });
+    // `level-zero>=1.9,<2` as pip writes a range: the comma started a constraint of its own, which names no component.
+    const name = /^\s*[<>=!~]/.test(g.value) ? /^\s*([A-Za-z0-9][A-Za-z0-9._-]*)/.exec(all[i - 1]?.value ?? '')?.[1] : undefined;
+    const pip = name ? [`each constraint names its component; a comma starts another constraint, not a range as in pip: --require '${all[i - 1]!.value.trim()}' --require '${name}${g.value.trim()}'`] : [];
+    throw new XpuError('USAGE', `${g.from}: ${e.message}`, { hints: [...pip, ...e.hints], cause: e });
   }
 }
 
@@ -110,8 +113,16 @@ export interface ParsedPlanOptions {
   manifestsDir?: string;
 }
 
+const GITHUB_API = 'https://api.github.com';
+
+/** The GitHub API's token (the action's input, else XPU_SETUP_GITHUB_TOKEN or GITHUB_TOKEN), for that API's origin alone. */
+export function useGithubToken(env: Record<string, string | undefined>, token = env[EnvVars.XPU_SETUP_GITHUB_TOKEN] ?? env[EnvVars.GITHUB_TOKEN]): void {
+  if (token) rememberToken(env[EnvVars.GITHUB_API_URL] || GITHUB_API, token);
+}
+
 export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions {
   const env = deps.env;
+  useGithubToken(env);
   const sources = list(values, 'source');
   const badSource = sources.find((s) => !(SOURCE_KINDS as readonly string[]).includes(s));
   if (badSource) {
@@ -143,7 +154,7 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
   if (sources.length) flags.sources = sources as SourceKind[];
   if (condaChannels.length) flags.condaChannels = condaChannels;
   if (indexUrl !== undefined) flags.indexUrl = checkUrl(indexUrl, 'https://pypi.org/simple');
-  if (githubUrl !== undefined) flags.githubUrl = checkUrl(githubUrl, 'https://api.github.com');
+  if (githubUrl !== undefined) flags.githubUrl = checkUrl(githubUrl, GITHUB_API);
   if (requires.length) flags.requires = requires;
   if (remove.length) flags.remove = remove;
   if (values.refdriver) flags.refdriver = true;

@@ -1,4 +1,5 @@
 // The human report: checks grouped, a mark per status, the fix under each problem, and "N/M checks passed".
+import { LINE_WIDTH, wrapText } from '../base/wrap.js';
 import { GROUP_TITLES, type CheckGroup, type CheckResult, type CheckStatus, type DoctorReport } from './types.js';
 
 export interface RenderOptions {
@@ -64,6 +65,7 @@ export function renderHuman(report: DoctorReport, opts: RenderOptions): string {
   const lines: string[] = opts.quiet ? [] : [`xpu-setup doctor (${report.platform}, prefix ${report.prefix})`];
   const groups = Object.keys(GROUP_TITLES) as CheckGroup[];
   const failing: CheckStatus[] = opts.strict ? ['fail', 'error', 'warn'] : ['fail', 'error'];
+  const fixed = new Map<string, string>();
   for (const g of groups) {
     const rs = report.checks.filter((c) => c.group === g && (!opts.quiet || failing.includes(c.status)));
     if (rs.length === 0) continue;
@@ -72,7 +74,13 @@ export function renderHuman(report: DoctorReport, opts: RenderOptions): string {
     for (const r of rs) {
       const label = r.status === 'error' ? `${r.title} (check error)` : r.title;
       lines.push(`  ${paint(COLOR[r.status], MARK[r.status])} ${label}: ${r.message}`);
-      if (r.fix && r.status !== 'ok' && r.status !== 'skip') lines.push(`      ${paint(36, 'fix:')} ${r.fix}`);
+      if (r.fix && r.status !== 'ok' && r.status !== 'skip') {
+        // A fix said for an earlier check is not said again: two problems with one remedy point to it.
+        const first = fixed.get(r.fix);
+        if (first && !opts.verbose) lines.push(`      ${paint(36, 'fix:')} as for ${first} above`);
+        else lines.push(...fixLines(r.fix, opts.verbose).map((l, i) => (i ? `          ${l}` : `      ${paint(36, 'fix:')} ${l}`)));
+        if (!first) fixed.set(r.fix, r.title);
+      }
       if (opts.verbose) for (const d of detailLines(r)) lines.push(`      ${paint(2, d)}`);
     }
   }
@@ -86,5 +94,15 @@ export function renderHuman(report: DoctorReport, opts: RenderOptions): string {
   ].filter(Boolean);
   if (lines.length) lines.push('');
   lines.push(`${s.ok}/${ran} checks passed${extra.length ? ` (${extra.join(', ')})` : ''}`);
-  return lines.join('\n');
+  return opts.verbose ? lines.join('\n') : wrapText(lines.join('\n'));
+}
+
+/**
+ * A fix of several ways, too long for one line outside --verbose: one way a line (`or ...`), so that a command in it
+ * is broken only when it is itself that long.
+ */
+function fixLines(fix: string, verbose: boolean): string[] {
+  if (verbose || fix.length <= LINE_WIDTH - 12) return [fix];
+  const [first, ...rest] = fix.split(/(?<=[;,]) or /);
+  return [first!, ...rest.map((r) => `or ${r}`)];
 }

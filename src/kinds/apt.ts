@@ -134,7 +134,7 @@ export async function resolveApt(spec: AptSourceSpec, ctx: SourceContext): Promi
   const records = parseAptCacheShow(r.stdout);
   for (const pkg of spec.packages) {
     const rec = records.find((x) => x.package === pkg);
-    if (!rec) throw new NotAvailable(`apt knows no package ${pkg} (run apt-get update?)`);
+    if (!rec) throw new NotAvailable(`this machine's apt lists no package ${pkg}: not in this release, or its package lists are older than the package (apt-get update)`);
     if (!rec.sha256) throw new NotAvailable(`apt lists ${pkg} without a SHA256`);
     if (!inRange('debian', rec.version, spec.versions)) {
       throw new NotAvailable(`apt has ${pkg} ${rec.version}, outside ${spec.versions}`);

@@ -3,6 +3,7 @@
 // comes from the release's own sum list (`ww48.sum`); a file at the tag (`manifests/manifest.yml`) pins the releases
 // of the other repositories that go with it (IGC), whose assets are checked against the digests GitHub lists.
 import { withoutControls } from '../base/control-chars.js';
+import { EnvVars } from '../base/env-names.js';
 import { XpuError } from '../base/errors.js';
 import { formatOf } from '../formats/index.js';
 import { DEFAULT_INDEX_LIMITS, overLimit, parseBoundedJson, type IndexLimits } from '../net/config.js';
@@ -195,7 +196,10 @@ function rateLimited(e: unknown, url: string): never {
   throw new XpuError('HTTP_STATUS', `GET ${url} answered HTTP ${String(status)}: the GitHub API refuses this address more requests for now (its limit without a token is 60 an hour); wait and run again, or name a mirror of the API with --github-url`, {
     cause: e,
     details: { url, status },
-    hints: ['wait an hour and run again (answers already read are kept in the cache), or name a mirror of the API with --github-url, or take another source with --source'],
+    hints: [
+      `give a token for the API: ${EnvVars.XPU_SETUP_GITHUB_TOKEN} or ${EnvVars.GITHUB_TOKEN} (the action sends its github-token input, the job's token by default)`,
+      'or wait an hour and run again (answers already read are kept in the cache), or name a mirror of the API with --github-url, or take another source with --source',
+    ],
   });
 }
 

@@ -7,6 +7,8 @@ const HIDDEN = '***';
 
 /** origin (scheme://host:port) -> user -> password. */
 const known = new Map<string, Map<string, string>>();
+/** origin -> a bearer token for it alone (the GitHub API's). */
+const tokens = new Map<string, string>();
 
 function parse(url: string): URL | undefined {
   try {
@@ -64,7 +66,8 @@ export function requestAuth(url: string): { url: string; authorization?: string 
   const basic = (name: string, secret: string) => `Basic ${Buffer.from(`${name}:${secret}`).toString('base64')}`;
   if (inUrl && pass !== HIDDEN && user !== HIDDEN) return { url: bare, authorization: basic(user, pass) };
   const users = known.get(u.origin);
-  if (!users) return { url: bare };
+  const token = tokens.get(u.origin);
+  if (!users) return token === undefined ? { url: bare } : { url: bare, authorization: `Bearer ${token}` };
   if (inUrl && user !== HIDDEN) {
     const secret = users.get(user);
     return secret === undefined ? { url: bare } : { url: bare, authorization: basic(user, secret) };
@@ -74,7 +77,17 @@ export function requestAuth(url: string): { url: string; authorization?: string 
   return { url: bare, authorization: basic(name, secret) };
 }
 
+/**
+ * Sends `token` as a bearer token to the origin of `apiRoot` and nowhere else: not to the hosts it redirects to (a
+ * release asset's storage), not to a mirror named in its place. Credentials the user wrote for that origin win.
+ */
+export function rememberToken(apiRoot: string, token: string): void {
+  const u = parse(apiRoot);
+  if (u && token) tokens.set(u.origin, token);
+}
+
 /** For tests: forget every credential. */
 export function forgetCredentials(): void {
   known.clear();
+  tokens.clear();
 }

@@ -1,5 +1,6 @@
 // The setup flow: under the prefix lock, diff the plan against the prefix, install (or find it installed), then build,
 // probe and smoke, or replay the answer recorded for the same inputs.
+import { whenSaid } from '../base/when.js';
 import type { Deps } from '../base/deps.js';
 import { XpuError } from '../base/errors.js';
 import { addonSpec } from '../build/addon.js';
@@ -103,7 +104,7 @@ async function setupLocked(planned: InstallPlan, opts: SetupOptions, deps: Deps,
   if (replayed) {
     result.verify = replayed.verify;
     result.verifyReplayedFrom = replayed.at;
-    reporter.info(`build, probe and smoke: nothing they depend on changed since ${replayed.at}; this is that run's answer (--probe, --smoke run them again)`);
+    reporter.info(`build, probe and smoke: nothing they depend on changed since ${whenSaid(replayed.at)}; this is that run's answer (--probe, --smoke run them again)`);
     if (!replayed.verify.probe.ok) reporter.warn(`nothing could be run: ${String(replayed.verify.probe.error?.message ?? replayed.verify.probe.skipped ?? 'no device')}`);
     result.install.receipt = driven.receipt;
     return writeEnd(result, written);
@@ -239,7 +240,7 @@ async function installOrKeep(
   } catch (e) {
     // The index may have been re-published since the plan this run reused was made: the server is not to blame.
     if (plan.reusedFrom && e instanceof XpuError && (e.code === 'HASH_MISMATCH' || e.code === 'SIZE_MISMATCH')) {
-      e.hints.unshift(`this run reused the plan made at ${plan.reusedFrom} for the same request; the index may have been re-published since: run again with --refresh to ask it again`);
+      e.hints.unshift(`this run reused the plan made at ${whenSaid(plan.reusedFrom)} for the same request; the index may have been re-published since: run again with --refresh to ask it again`);
     }
     throw e;
   }

@@ -167,9 +167,15 @@ async function planComponent(
     if (closed.notes.runtime.length) pc.runtime = closed.notes.runtime;
     if (closed.notes.skipped.length) pc.skipped = closed.notes.skipped;
     pc.notes.push(...missingFeatures(m, version, r.source));
-    if (index > 0) {
-      pc.fallbackFrom = pc.attempts.slice(0, index).map((a) => a.reason);
-      pc.choice = { line: `${m.name} ${version} from ${label} (${pc.fallbackFrom.join('; ')})`, rejected: pc.fallbackFrom.map((why, i) => ({ candidate: describe(sources[i]!, ctx), why })) };
+    // A fallback is another source than one that failed before it: apt's other package names, tried first in the
+    // same apt, are not one (`--source apt` asked for apt, and got it).
+    const before = pc.attempts
+      .slice(0, index)
+      .map((a, i) => ({ a, i }))
+      .filter(({ a }) => a.outcome !== 'chosen' && !a.reason.startsWith(`${label}: `));
+    if (before.length) {
+      pc.fallbackFrom = before.map(({ a }) => a.reason);
+      pc.choice = { line: `${m.name} ${version} from ${label} (${pc.fallbackFrom.join('; ')})`, rejected: before.map(({ a, i }) => ({ candidate: describe(sources[i]!, ctx), why: a.reason })) };
       ctx.reporter.note(`${m.name}: falling back to ${label} ${r.version} because ${pc.fallbackFrom.join('; ')}`);
     }
     return pc;
@@ -232,18 +238,25 @@ async function planComponent(
   return pc;
 }
 
+/** The release after `v` at its last place: 1.20 -> 1.21. */
+const nextRelease = (v: string): string => v.replace(/(\d+)(?!.*\d)/, (n) => String(Number(n) + 1));
+
 /** Names what was missing and every source tried for it, then the remedy (and the pins `--match-torch` set). */
 export function noSourceError(missing: PlannedComponent[], platform: TargetPlatform, torch?: TorchMatch): XpuError {
   const tried = missing.flatMap((c) => c.attempts.map((a) => `${c.name}: ${a.reason}`));
   const unreachable = missing.some((c) => c.attempts.some((a) => a.outcome === 'unreachable'));
   // A source had the package, only older than the floor the user set: say how to accept it on purpose.
-  const belowFloor = missing.filter((c) => c.attempts.some((a) => / does not meet /.test(a.reason)));
+  const notMet = missing.filter((c) => c.attempts.some((a) => / does not meet /.test(a.reason)));
+  // A pin is no floor: `level-zero==1.20` (or `=1.20`) asks for exactly 1.20, which is 1.20.0, not any 1.20.x.
+  const pins = notMet.flatMap((c) => (c.constraints ?? []).filter((t) => t.startsWith(`${c.name}==`)).map((t) => ({ c, v: t.slice(c.name.length + 2) })));
+  const belowFloor = notMet.filter((c) => (c.constraints ?? []).some((t) => /^[^<>=!]+>/.test(t)));
   return new XpuError('NO_SOURCE', `no source could provide ${missing.map((c) => c.name).join(', ')} for ${platform}`, {
     details: { attempts: tried, unreachable },
     hints: [
       ...tried.map((t) => `tried ${t}`),
       ...missing.flatMap((c) => (c.attempts.length ? [] : c.notes.map((n) => `${c.name}: ${n}`))),
       ...belowFloor.map((c) => `to accept an older ${c.name}, lower the floor you set (--require, XPU_SETUP_REQUIRE): --require '${c.name}>=0'`),
+      ...pins.map(({ c, v }) => `${c.name}==${v} asks for exactly ${v}; for any ${v}.x: --require '${c.name}>=${v}' --require '${c.name}<${nextRelease(v)}'`),
       ...(torch ? [`${pinAsker(torch)} pins ${torch.pins.map((p) => `${p.name} ${p.version}`).join(', ')}; without the match: --no-match-torch`] : []),
       ...new Set(missing.flatMap((c) => c.attempts.flatMap((a) => a.hints ?? []))),
       'check the index URLs (--conda-channel, --index-url), your network and proxy, or allow more sources with --source',

@@ -56,7 +56,7 @@ export function mergeRequest(recorded: SetupRequest | undefined, flags: RequestF
   if (remove.length) {
     components = (components.length ? components : byDefault).filter((c) => !remove.includes(c));
     if (!components.length) {
-      throw new XpuError('USAGE', 'that would remove every component', { hints: ['to delete the prefix, remove its directory'] });
+      throw new XpuError('USAGE', 'that would remove every component', { hints: ['to delete the prefix and all it holds: xpu-setup uninstall (with the same --prefix)'] });
     }
   }
   const said = new Set((flags.requires ?? []).map(componentOf));

@@ -8,9 +8,13 @@ export function pcEscape(value: string): string {
   return value.replace(/[\\ \t'"]/g, (c) => `\\${c}`);
 }
 
-/** Re-roots a .pc file at `prefix` and makes includedir/libdir relative to it. */
-export function rerootPc(text: string, prefix: string): string {
+/**
+ * Re-roots a .pc file at `prefix` and makes includedir/libdir relative to it. With `version`, its Version says the
+ * component's, the one the receipt records: a shipped file can lag its package (Debian's libze-dev 1.8.12 says 1.8.0).
+ */
+export function rerootPc(text: string, prefix: string, version?: string): string {
   const lines = text.split('\n').map((l) => {
+    if (version && /^Version:/.test(l)) return `Version: ${version}`;
     if (/^prefix=/.test(l)) return `prefix=${pcEscape(prefix)}`;
     if (/^exec_prefix=/.test(l)) return 'exec_prefix=${prefix}';
     if (/^includedir=/.test(l)) return 'includedir=${prefix}/include';

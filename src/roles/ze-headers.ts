@@ -11,7 +11,7 @@ export const zeHeaders: Role = {
     {
       path: 'lib/pkgconfig/level-zero.pc',
       text: pcHead(t.prefix) + `Name: Level Zero\nDescription: Level Zero headers and loader (installed by xpu-setup)\nVersion: ${t.version ?? '0'}\nRequires: libze_loader\nLibs: -L\${libdir}\nCflags: -I\${includedir}/level_zero\n`,
-      reroot: (shipped) => rerootPc(shipped, t.prefix),
+      reroot: (shipped) => rerootPc(shipped, t.prefix, t.version),
     },
   ],
 };

@@ -75,7 +75,7 @@ export const zeLoader: Role = {
   files(t: RoleTarget): RoleFile[] {
     const version = t.version ?? '0';
     return [
-      { path: 'lib/pkgconfig/libze_loader.pc', text: loaderPc(t.prefix, version), reroot: (shipped) => rerootPc(shipped, t.prefix) },
+      { path: 'lib/pkgconfig/libze_loader.pc', text: loaderPc(t.prefix, version), reroot: (shipped) => rerootPc(shipped, t.prefix, t.version) },
       ...Object.entries(levelZeroCMake(t.layout.zeLinkLibrary, version)).map(([path, text]) => ({ path, text })),
     ];
   },

@@ -50,7 +50,7 @@ function fileCommands(text: string): Record<string, string> {
  * One job on a fresh runner: an empty HOME, prefix and download cache (the same paths every job, as on hosted
  * runners), the runner's files, then main, and post with main's saved state as STATE_* variables.
  */
-async function job(name: string, inputs: Record<string, string>, opts: { post?: boolean } = {}): Promise<Job> {
+async function job(name: string, inputs: Record<string, string>, opts: { post?: boolean; env?: Record<string, string> } = {}): Promise<Job> {
   const dir = path.join(work, name);
   const runner = path.join(work, 'runner');
   await fs.rm(runner, { recursive: true, force: true });
@@ -73,6 +73,7 @@ async function job(name: string, inputs: Record<string, string>, opts: { post?: 
     ACTIONS_CACHE_SERVICE_V2: 'True',
     ...Object.fromEntries(Object.entries(files).map(([k, f]) => [k, path.join(dir, f)])),
     ...Object.fromEntries(Object.entries(inputs).map(([k, v]) => [`INPUT_${k.toUpperCase()}`, v])),
+    ...opts.env,
   };
   const run = (step: string, extra: Record<string, string> = {}) =>
     execa(process.execPath, [path.join(REPO, 'dist', `xpu-setup-action-${step}.cjs`)], { env: { ...env, ...extra }, extendEnv: false, reject: false, cwd: env.GITHUB_WORKSPACE, timeout: 300_000, all: true });
@@ -109,7 +110,8 @@ describe('the action on a fake runner', () => {
     const prefix = runnerPath('home', 'xpu');
     expect(first.env).toContain(`LEVEL_ZERO_V1_SDK_PATH<<`);
     expect(first.env).toContain(`\n${prefix}\n`);
-    expect(first.outputs).toMatchObject({ prefix, versions: '{"level-zero":"1.8.12"}', 'device-arch': '', changed: 'true', 'cache-hit': 'false', 'prefix-cache-hit': 'false' });
+    expect(first.outputs).toMatchObject({ prefix, 'device-arch': '', changed: 'true', 'cache-hit': 'false', 'prefix-cache-hit': 'false' });
+    expect(JSON.parse(first.outputs.versions!)).toEqual({ 'level-zero': { state: 'installed', version: '1.8.12', source: `conda ${index.condaChannelUrl('bookworm')}` } });
     expect(first.outputs['cache-key']).toMatch(/^xpu-setup-linux-x64-[0-9a-f]{16}-\d+\.\d+\.\d+$/);
   });
 
@@ -119,7 +121,7 @@ describe('the action on a fake runner', () => {
     const plan = first.stdout.slice(first.stdout.indexOf('::group::Plan'), first.stdout.indexOf('::endgroup::', first.stdout.indexOf('::group::Plan')));
     expect(plan).toMatch(/plan for linux-x64 -> .*\n(?:.*\n)*?  level-zero 1\.8\.12 from conda http/);
     expect(first.summary).toContain('<h3>xpu-setup</h3>');
-    expect(first.summary).toMatch(/<td>level-zero<\/td><td>1\.8\.12<\/td><td>conda http:\/\/127\.0\.0\.1:\d+\//);
+    expect(first.summary).toMatch(/<td>level-zero<\/td><td>1\.8\.12<\/td><td>installed<\/td><td>conda http:\/\/127\.0\.0\.1:\d+\//);
     expect(first.summary).toMatch(/<li>probe: [^<]+<\/li>/);
     expect(first.summary).toContain('<li>smoke test: off (smoke: false)</li>');
   });
@@ -184,10 +186,81 @@ describe('the action on a fake runner', () => {
     expect(service.calls.length).toBe(calls);
   });
 
+  it('save-cache: false restores but saves nothing; cache-suffix is in the keys', async () => {
+    const calls = service.calls.length;
+    const keys = service.keys().length;
+    const pr = await job('pull-request', { ...base(), 'save-cache': 'false', 'cache-suffix': 'pr' });
+    expect(pr.exitCode, pr.stdout).toBe(0);
+    expect(pr.outputs['cache-key']).toMatch(/^xpu-setup-linux-x64-pr-[0-9a-f]{16}-/);
+    expect(service.calls.slice(calls)[0]).toMatchObject({ method: 'GetCacheEntryDownloadURL', restoreKeys: ['xpu-setup-linux-x64-pr-'] });
+    expect(pr.post?.stdout).toContain('save-cache: false: the caches were restored, and are not saved');
+    expect(service.keys()).toHaveLength(keys);
+    expect(pr.summary).toContain('not saved (save-cache: false)');
+  });
+
+  it('a require no source meets: the annotation says what was tried as `tried`, and only fixes as `fix:`', async () => {
+    const bad = await job('require-fails', { ...base(), require: 'level-zero>=99' }, { post: false });
+    expect(bad.exitCode).toBe(1);
+    const annotation = bad.stdout.split('\n').find((l) => l.startsWith('::error::'))!;
+    const lines = annotation.slice('::error::'.length).split('%0A');
+    expect(lines[0]).toBe('no source could provide level-zero for linux-x64');
+    expect(lines.filter((l) => /^tried level-zero: conda http:\/\/127\.0\.0\.1:\d+\/conda\/bookworm: /.test(l))).toHaveLength(1);
+    expect(lines.filter((l) => /^fix: tried /.test(l))).toEqual([]);
+    expect(lines).toContain("fix: to accept an older level-zero, lower the floor you set (input `require`, XPU_SETUP_REQUIRE): require: 'level-zero>=0'");
+  });
+
   it('fixes are said in the action\'s terms: inputs, not command-line flags', async () => {
     const bad = await job('bad-source', { ...base(), source: 'condaa' }, { post: false });
     expect(bad.exitCode).toBe(1);
     expect(bad.stdout).toMatch(/^::error::unknown source: "condaa"%0Afix: did you mean conda\?%0Afix: sources: conda, pypi, url, apt/m);
     expect(bad.stdout).not.toMatch(/^::error::.*--source/m);
+  });
+});
+
+/**
+ * The shipped manifests with conda as the only source: Level Zero from the fixture channel and Unified Runtime from a
+ * channel on a closed port of 127.0.0.1, as on a runner whose default UR index is unreachable (no source named, so
+ * UR is skipped, not an error).
+ */
+async function manifestsWithUnreachableUr(dir: string, channel: string): Promise<string> {
+  await fs.mkdir(dir, { recursive: true });
+  for (const name of ['level-zero', 'unified-runtime']) {
+    const m = JSON.parse(await fs.readFile(path.join(REPO, 'manifests', `${name}.json`), 'utf8')) as { platforms: Record<string, { sources: { kind: string; channels?: string[] }[] }> };
+    for (const p of Object.values(m.platforms)) {
+      p.sources = p.sources.filter((s) => s.kind === 'conda').map((s) => ({ ...s, channels: [name === 'level-zero' ? channel : 'http://127.0.0.1:9/conda/closed'] }));
+    }
+    await fs.writeFile(path.join(dir, `${name}.json`), JSON.stringify(m));
+  }
+  return dir;
+}
+
+describe('the action when a component is skipped', () => {
+  let r: Job;
+  beforeAll(async () => {
+    const manifests = await manifestsWithUnreachableUr(path.join(work, 'manifests-no-ur'), index.condaChannelUrl('bookworm'));
+    const { components: _c, 'conda-channel': _ch, ...rest } = { components: '', 'conda-channel': '', smoke: 'false', cache: 'false', prefix: runnerPath('home', 'xpu-skip'), 'cache-dir': runnerPath('home', 'xpu-skip-cache') };
+    r = await job('skip-ur', rest, { post: false, env: { XPU_SETUP_MANIFESTS: manifests } });
+  });
+
+  it('says so in ::warning:: annotations, each once: UR skipped and why, Level Zero below its recommended floor', () => {
+    expect(r.exitCode, r.stdout).toBe(0);
+    const warnings = r.stdout.split('\n').filter((l) => l.startsWith('::warning::'));
+    expect(warnings.filter((w) => w.startsWith('::warning::unified-runtime skipped: no source reached: conda http://127.0.0.1:9/conda/closed'))).toHaveLength(1);
+    expect(warnings.filter((w) => w.startsWith('::warning::level-zero 1.8.12 is below the recommended level-zero>=1.9'))).toHaveLength(1);
+    expect(new Set(warnings).size).toBe(warnings.length);
+    // Its doctor hint names a command a person can run, not the action's own step.
+    expect(warnings.filter((w) => w.startsWith('::warning::nothing could be run: '))).toEqual([expect.stringContaining('(`npx xpu-setup doctor` says why; verbose: true shows the hints)')]);
+    expect(r.stdout).not.toMatch(/xpu-setup-action-main\.cjs doctor/);
+    // Said as annotations, not also as plain warning lines.
+    expect(r.stdout).not.toMatch(/^warning: /m);
+  });
+
+  it('lists every requested component in the summary and in `versions`, with its state', () => {
+    const versions = JSON.parse(r.outputs.versions!) as Record<string, { state: string; version: string | null; why?: string }>;
+    expect(versions['level-zero']).toMatchObject({ state: 'installed', version: '1.8.12' });
+    expect(versions['unified-runtime']).toMatchObject({ state: 'skipped', version: null });
+    expect(versions['unified-runtime']!.why).toMatch(/^no source reached: conda http:\/\/127\.0\.0\.1:9\/conda\/closed: /);
+    expect(r.summary).toMatch(/<tr><td>unified-runtime<\/td><td>—<\/td><td>skipped: no source reached: conda http:\/\/127\.0\.0\.1:9\/conda\/closed: [^<]+ \(ECONNREFUSED\)<\/td><td>—<\/td><\/tr>/);
+    expect(r.summary).toMatch(/<td>level-zero<\/td><td>1\.8\.12<\/td><td>installed<\/td>/);
   });
 });

@@ -22,6 +22,9 @@ export interface CliRun {
  */
 export const DEBIAN_12_STACK = 'level-zero>=1.8,unified-runtime<2026';
 
+/** People's text with each line broken past 200 characters joined again (and any line indented 4 or more), for a match across the break. */
+export const joined = (text: string): string => text.replace(/\n {4,}(?=\S)/g, ' ');
+
 export async function tempDir(name: string): Promise<string> {
   return fs.mkdtemp(path.join(os.tmpdir(), `xpu-${name}-`));
 }

@@ -49,6 +49,28 @@ describe('the packed tarball', () => {
     expect(pkg.bin).toEqual({ 'xpu-setup': 'bin/xpu-setup.js' });
   });
 
+  it('carries its licence text, where it comes from, and every file README and docs/ link to', async () => {
+    const list = new Set((await execa('tar', ['tzf', tgz])).stdout.split('\n'));
+    const file = async (rel: string) => (await execa('tar', ['xzOf', tgz, `package/${rel}`])).stdout;
+    expect(await file('LICENSE')).toMatch(/^MIT License\n[\s\S]*Permission is hereby granted, free of charge/);
+    const pkg = JSON.parse(await file('package.json')) as Record<string, unknown>;
+    expect(pkg).toMatchObject({
+      license: 'MIT',
+      repository: { type: 'git', url: 'git+https://github.com/xpu-setup/xpu-setup.git' },
+      homepage: 'https://github.com/xpu-setup/xpu-setup#readme',
+      bugs: { url: 'https://github.com/xpu-setup/xpu-setup/issues' },
+    });
+    expect(pkg.keywords).toEqual(expect.arrayContaining(['level-zero', 'intel', 'gpu']));
+    const missing: string[] = [];
+    for (const doc of [...list].filter((f) => /^package\/(README\.md|docs\/[^/]+\.md)$/.test(f))) {
+      for (const m of (await file(doc.slice('package/'.length))).matchAll(/\]\(([^)#:]+)(#[^)]*)?\)/g)) {
+        const target = path.posix.normalize(path.posix.join(path.posix.dirname(doc), m[1]!));
+        if (!list.has(target)) missing.push(`${doc} -> ${m[1]!}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
   it('npm install -g --prefix in an empty directory gives a working xpu-setup: --version, and a real install from an index', async () => {
     const empty = path.join(work, 'empty');
     const global = path.join(work, 'global');

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
 import { shq } from '../../src/base/shell-words.js';
-import { BIN, DEBIAN_12_STACK, listTree, runCli, scrubbedEnv, tempDir } from './cli.js';
+import { BIN, DEBIAN_12_STACK, joined, listTree, runCli, scrubbedEnv, tempDir } from './cli.js';
 
 let index: FixtureIndex;
 let work: string;
@@ -70,7 +70,7 @@ describe('setup from a conda channel (Debian 12 loader and headers repacked as c
   it('builds the runtime addon, then says plainly that no device could run anything, and still exits 0', () => {
     expect(first.stderr).toMatch(/runtime addon built: .*\/lib\/xpu-setup\/xpu_addon-[0-9a-f]+\.so/);
     // One line: the doctor says why, --verbose adds the hints (which driver libraries the loader looked for).
-    expect(first.stderr).toMatch(/warning: nothing could be run: no Level Zero driver was found: .* \(`node \S+ doctor` says why; --verbose shows the hints\)/);
+    expect(joined(first.stderr)).toMatch(/warning: nothing could be run: no Level Zero driver was found: .* \(`node \S+ doctor` says why; --verbose shows the hints\)/);
     expect(first.stderr).not.toMatch(/hint: the loader .* looks for the driver libraries/);
   });
 
@@ -125,7 +125,9 @@ describe('setup from a conda channel (Debian 12 loader and headers repacked as c
   it('plan says "nothing to do" on the up-to-date prefix, and +/- against another channel', async () => {
     const same = await runCli(['plan', '--prefix', prefix, '--conda-channel', index.condaChannelUrl('bookworm')], env);
     expect(same.exitCode, same.stderr).toBe(0);
-    expect(same.stdout).toMatch(new RegExp(`\\nnothing to do: ${prefix} is up to date \\(level-zero 1\\.8\\.12, unified-runtime [^)]+\\)\\nthen: build the runtime addon, probe the devices, run the smoke kernel; [^\\n]*\\n?$`));
+    expect(same.stdout).toMatch(new RegExp(`\\nnothing to do: ${prefix} is up to date \\(level-zero 1\\.8\\.12, unified-runtime [^)]+\\)\\nthen: the recorded build, probe and smoke answers, if the drivers and environment they came from are unchanged; else build the runtime addon, probe the devices, run the smoke kernel\\n?$`));
+    // Nothing to do is not followed by a list of work as if it were to be done.
+    expect(same.stdout).not.toMatch(/nothing to do: .*\nthen: build/);
     const other = await runCli(['plan', '--prefix', prefix, '--conda-channel', index.condaChannelUrl('trixie')], env);
     expect(other.exitCode, other.stderr).toBe(0);
     expect(other.stdout).toContain(`setup would change ${prefix}:\n  - level-zero 1.8.12 (conda ${index.condaChannelUrl('bookworm')})\n  + level-zero ${index.fixtures.l0Versions.trixie} (conda ${index.condaChannelUrl('trixie')})`);
@@ -137,7 +139,7 @@ describe('setup from a conda channel (Debian 12 loader and headers repacked as c
     const flags = ['--refdriver', '--no-smoke', '--require-device', '--verify', '--refresh', '--max-unpacked', '1GiB', '--max-ratio', '300', '--probe'];
     const r = await runCli(['plan', '--prefix', prefix, '--conda-channel', index.condaChannelUrl('bookworm'), ...flags], env);
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/\nthen: build the CPU reference driver, build the runtime addon, probe the devices \(no device is an error\); /);
+    expect(r.stdout).toMatch(/\nthen: (?:the recorded .*; else )?build the CPU reference driver, build the runtime addon, probe the devices \(no device is an error\)/);
     const json = JSON.parse((await runCli(['plan', '--prefix', prefix, '--conda-channel', index.condaChannelUrl('bookworm'), '--no-probe', '--dry-run', '--json'], env)).stdout);
     expect(json.then).toMatchObject({ skipped: '--no-probe: nothing was built, probed or run', refdriver: false, smoke: false });
     // --verify reads every file: an edit that kept size and mtime is seen by plan as by setup.
@@ -457,6 +459,25 @@ describe('--json', () => {
 });
 
 describe('the apt fallback on this Debian machine', () => {
+  it('--source apt is what was asked: an apt package this release lacks, then another, is no fallback, and says why truly', async () => {
+    // Two apt sources, as the GPU driver has (its newer package name first): this Debian has only the second.
+    const manifests = path.join(work, 'manifests-two-apt');
+    await fs.mkdir(manifests, { recursive: true });
+    const l0 = JSON.parse(await fs.readFile(path.join(__dirname, '../../manifests/level-zero.json'), 'utf8'));
+    const apt = l0.platforms['linux-x64'].sources.find((x: { kind: string }) => x.kind === 'apt');
+    l0.platforms['linux-x64'].sources = [{ ...apt, packages: ['libze-intel-gpu1'] }, apt];
+    await fs.writeFile(path.join(manifests, 'level-zero.json'), JSON.stringify(l0));
+    const { XPU_SETUP_INDEX_URL: _named, ...defaultsEnv } = env;
+    const r = await runCli(['plan', '--json', '--prefix', path.join(work, 'apt-asked'), '--manifests', manifests, '--component', 'level-zero', '--source', 'apt'], defaultsEnv);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).not.toMatch(/falling back/);
+    const plan = JSON.parse(r.stdout) as { components: { name: string; source: string; fallbackFrom?: string[]; attempts: { reason: string }[] }[] };
+    const c = plan.components.find((x) => x.name === 'level-zero')!;
+    expect(c).toMatchObject({ source: 'apt' });
+    expect(c.fallbackFrom).toBeUndefined();
+    expect(c.attempts[0]!.reason).toMatch(/: this machine's apt lists no package libze-intel-gpu1: not in this release, or its package lists are older than the package \(apt-get update\)$/);
+  });
+
   it('with the default channel unreachable, installs Level Zero 1.8.12 from Debian, says so loudly and records it', async () => {
     // The shipped manifest with its default channel replaced by a dead one: a default source, not one the user named.
     const manifests = path.join(work, 'manifests-dead');

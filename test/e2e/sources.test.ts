@@ -4,7 +4,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
-import { runCli, scrubbedEnv, tempDir } from './cli.js';
+import { joined, runCli, scrubbedEnv, tempDir } from './cli.js';
 
 let index: FixtureIndex;
 let work: string;
@@ -205,7 +205,7 @@ describe('a manifest floor is a preference, a floor you ask for is a requirement
     const r = await runCli(['doctor', '--prefix', prefix(), '--check', 'prefix'], fresh);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/! Prefix receipt: \d+ files match the receipt, but level-zero 1\.8\.12 is below the recommended level-zero>=1\.9/);
-    expect(r.stdout).toMatch(/fix: no source this machine reached has one: name one that has: (?:node )?\S*xpu-setup(?:\.js)? --prefix \S+ .*--conda-channel URL or --index-url URL .*--from DIR/);
+    expect(joined(r.stdout)).toMatch(/fix: no source this machine reached has one: name one that has: (?:node )?\S*xpu-setup(?:\.js)? --prefix \S+ .*--conda-channel URL or --index-url URL .*--from DIR/);
     expect(r.stdout).not.toMatch(/fix: .*--require 'level-zero>=1\.9'/);
     expect((await runCli(['doctor', '--prefix', prefix(), '--check', 'prefix', '--strict'], fresh)).exitCode).toBe(1);
   });
@@ -245,7 +245,7 @@ describe('a manifest floor is a preference, a floor you ask for is a requirement
     expect(r.stderr).toMatch(/warning: level-zero 1\.8\.12 is below the recommended level-zero>=1\.9 \(not reached: conda http:\/\/127\.0\.0\.1:9\/conda-forge \(ECONNREFUSED\)\)/);
     // The doctor's fix for it names the unreached channel and what works here: that channel once reachable, or another.
     const doctor = await runCli(['doctor', '--prefix', p, '--check', 'prefix'], fresh);
-    expect(doctor.stdout).toMatch(/fix: not reached: conda http:\/\/127\.0\.0\.1:9\/conda-forge \(ECONNREFUSED\)\. Once it is reachable \(behind a proxy: HTTPS_PROXY\): .* --refresh; or .*--conda-channel URL .*--from DIR/);
+    expect(joined(doctor.stdout)).toMatch(/fix: not reached: conda http:\/\/127\.0\.0\.1:9\/conda-forge \(ECONNREFUSED\)\. Once it is reachable \(behind a proxy: HTTPS_PROXY\): .* --refresh; or .*--conda-channel URL .*--from DIR/);
     expect((await readJson(path.join(p, 'xpu-setup.receipt.json'))).components[0]).toMatchObject({ version: '1.8.12', source: expect.stringMatching(/^apt /), belowFloor: { floor: ['level-zero>=1.9'] } });
   });
 });

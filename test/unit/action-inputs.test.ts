@@ -62,11 +62,28 @@ describe('action inputs', () => {
     expect(k.startsWith(downloadsRestoreKey('linux', 'x64'))).toBe(false);
   });
 
+  it('save-cache, cache-suffix and github-token: defaults, values, and a suffix a cache key cannot hold', () => {
+    expect(actionInputs({})).toMatchObject({ saveCache: true, cacheSuffix: undefined, githubToken: undefined });
+    expect(actionInputs({ 'INPUT_SAVE-CACHE': 'false', 'INPUT_CACHE-SUFFIX': 'py3.12', 'INPUT_GITHUB-TOKEN': 'ghs_x' })).toMatchObject({ saveCache: false, cacheSuffix: 'py3.12', githubToken: 'ghs_x' });
+    expect(() => actionInputs({ 'INPUT_CACHE-SUFFIX': 'a,b' })).toThrow('input `cache-suffix` is "a,b": it takes up to 64 letters, digits, dots, dashes or underscores');
+  });
+
+  it('a cache suffix is in every key and in the restore key, so suffixed jobs restore only their own kind', () => {
+    const key = cacheKey('linux', 'x64', 'plan-a', 'job1');
+    expect(key).toMatch(/^xpu-setup-linux-x64-job1-[0-9a-f]{16}-\d+\.\d+\.\d+$/);
+    expect(key.startsWith(downloadsRestoreKey('linux', 'x64', 'job1'))).toBe(true);
+    expect(cacheKey('linux', 'x64', 'plan-a', 'job2').startsWith(downloadsRestoreKey('linux', 'x64', 'job1'))).toBe(false);
+    expect(prefixCacheKey('linux', 'x64', 'plan-a', '/p', false, 'job1')).toMatch(/^xpu-setup-prefix-linux-x64-job1-/);
+  });
+
   it('says fixes in the action\'s terms: inputs for the flags it has, other flags as they are', () => {
     expect(inActionTerms('run `xpu-setup --prefix /tmp/p` to install it')).toBe('run `xpu-setup prefix: /tmp/p` to install it');
     expect(inActionTerms('or leave out --refdriver')).toBe('or leave out refdriver: true');
     expect(inActionTerms('name it with --conda-channel URL, or drop --no-smoke')).toBe('name it with conda-channel: URL, or drop smoke: false');
     expect(inActionTerms('pass --offline to use the cache')).toBe('pass --offline to use the cache');
+    // The step's own bundle is no command to run by hand: the CLI through npx is.
+    expect(inActionTerms('(`node /home/runner/work/_actions/xpu-setup/xpu-setup/v0/dist/xpu-setup-action-main.cjs doctor` says why)')).toBe('(`npx xpu-setup doctor` says why)');
+    expect(inActionTerms('`/opt/node24/bin/node /a/dist/xpu-setup-action-main.cjs doctor`')).toBe('`npx xpu-setup doctor`');
     expect(inActionTerms("--require 'level-zero>=0' accepts it")).toBe("require: 'level-zero>=0' accepts it");
   });
 });

@@ -111,6 +111,20 @@ describe('human rendering', () => {
     expect(text).not.toMatch(/\x1b\[/);
   });
 
+  it('says a fix once: a later check with the same one points to it; a long fix of several ways, one way a line', async () => {
+    const long = `run ${'x'.repeat(120)} once the channel is reachable; or name a mirror: ${'y'.repeat(80)}, or install from a bundle`;
+    const r = await report([
+      check('a', async () => ({ status: 'warn', message: 'old', fix: long }), { group: 'driver' }),
+      check('b', async () => ({ status: 'warn', message: 'old too', fix: long }), { group: 'driver' }),
+    ]);
+    const text = renderHuman(r, { color: false, verbose: false });
+    expect(text).toContain(`      fix: run ${'x'.repeat(120)} once the channel is reachable;\n          or name a mirror: ${'y'.repeat(80)},\n          or install from a bundle`);
+    expect(text).toContain('  ! Check b: old too\n      fix: as for Check a above');
+    expect(text.split(long.slice(0, 40)).length).toBe(2);
+    // --verbose says each in full.
+    expect(renderHuman(r, { color: false, verbose: true }).split(long).length).toBe(3);
+  });
+
   it('colours only when asked, and verbose adds the details', async () => {
     const r = await report([check('a', async () => ({ status: 'fail', message: 'x', details: { tried: ['/one: no', '/two: no'] } }))]);
     expect(renderHuman(r, { color: true, verbose: false })).toMatch(/\x1b\[31m✗\x1b\[0m/);

@@ -29,6 +29,12 @@ function table(rows: PartUsage[]): string[] {
   return rows.map((r) => `  ${r.title.padEnd(w)}  ${files(r.files).padStart(fw)}  ${bytesText(r.bytes).padStart(bw)}  ${r.path}`);
 }
 
+/** The code cache is not in the cache directory: where it is, and that every run of this installed package shares it. */
+export function codeCacheWords(rows: PartUsage[]): string {
+  const code = rows.find((r) => r.id === 'code' && r.files > 0);
+  return code ? `, and V8's code cache that every run of this installed package shares (${code.path}; written again on the next start)` : '';
+}
+
 const total = (rows: PartUsage[]) => ({ files: rows.reduce((n, r) => n + r.files, 0), bytes: rows.reduce((n, r) => n + r.bytes, 0) });
 
 export const cacheCommand: Command = {
@@ -81,7 +87,7 @@ export const cacheCommand: Command = {
     const sum = total(rows);
     const scope = olderText === undefined ? '' : ` not used for ${olderText}`;
     if (out.opts.json) out.json({ ...doc, olderThan: olderText ?? null, removed: rows, total: sum });
-    else out.result([`removed ${sum.files} files${scope} (${bytesText(sum.bytes)}) from ${cacheDir}`, ...table(rows)].join('\n'));
+    else out.result([`removed ${sum.files} files${scope} (${bytesText(sum.bytes)}) from ${cacheDir}${codeCacheWords(rows)}`, ...table(rows)].join('\n'));
     return 0;
   },
 };

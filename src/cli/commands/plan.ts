@@ -6,10 +6,13 @@ import { renderChanges, renderPlan } from '../render-plan.js';
 import { parseSetupOptions } from '../setup-options.js';
 
 /** The line that says what setup would do after installing, with the same flags. */
-function renderAfter(a: AfterInstall): string {
+function renderAfter(a: AfterInstall, upToDate: boolean): string {
   if (a.skipped) return `then: nothing is built or run (${a.skipped.replace(/^--no-probe: .*/, '--no-probe')})`;
-  const steps = [a.refdriver ? 'build the CPU reference driver' : '', 'build the runtime addon', 'probe the devices', a.smoke ? 'run the smoke kernel' : ''];
-  return `then: ${steps.filter(Boolean).join(', ')}${a.requireDevice ? ' (no device is an error)' : ''}; answers recorded for unchanged drivers and environment are reused`;
+  const steps = [a.refdriver ? 'build the CPU reference driver' : '', 'build the runtime addon', 'probe the devices', a.smoke ? 'run the smoke kernel' : ''].filter(Boolean).join(', ');
+  const device = a.requireDevice ? ' (no device is an error)' : '';
+  // Nothing to install: what setup still does is give the recorded answers again, or look again when they are stale.
+  if (upToDate) return `then: the recorded build, probe and smoke answers, if the drivers and environment they came from are unchanged; else ${steps}${device}`;
+  return `then: ${steps}${device}; answers recorded for unchanged drivers and environment are reused`;
 }
 
 export const planCommand: Command = {
@@ -24,7 +27,7 @@ export const planCommand: Command = {
     const changes = await prefixChanges(plan, prefix, { rehash: opts.rehash });
     const then = afterInstall(plan, opts);
     if (out.opts.json) out.json({ ...plan, changes, then: { ...then, limits: opts.limits } });
-    else out.result(`${renderPlan(plan, { full: true })}\n${renderChanges(plan, changes)}\n${renderAfter(then)}`);
+    else out.result(`${renderPlan(plan, { full: true })}\n${renderChanges(plan, changes)}\n${renderAfter(then, changes.upToDate)}`);
     return 0;
   },
 };

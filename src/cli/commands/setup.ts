@@ -1,7 +1,7 @@
 // `xpu-setup` / `xpu-setup setup`: the whole job, then a short account of what was done and how to use it.
 import { assertInstallable, openRunIndex, planSetup } from '../../pipeline/plan.js';
 import { runSetup, type SetupResult } from '../../pipeline/setup.js';
-import { readPrefixState } from '../../install/prefix-state.js';
+import { installedFor, readPrefixState } from '../../install/prefix-state.js';
 import type { Deps } from '../../base/deps.js';
 import type { BelowFloor } from '../../records/plan.js';
 import { belowFloorSentence, belowFloorShort, envCommandLine, envFilesLine, hintShell, newerFix, selfCommand } from '../../hints/index.js';
@@ -81,7 +81,9 @@ export const setupCommand: Command = {
     }
     // Installing, the plan is a heading: one line on a terminal; else each archive on one line, its URL and whole
     // sha256 with --verbose.
-    if (!out.opts.json) out.line(out.compact ? renderPlanLine(plan) : renderPlan(plan, { full: out.opts.verbose }));
+    // A plan the prefix already holds is one line too, outside --verbose: a re-run that changes nothing stays short.
+    const held = installedFor(prefix, plan.platform)?.planKey === plan.planKey;
+    if (!out.opts.json) out.line(out.compact || (held && !out.opts.verbose) ? renderPlanLine(plan) : renderPlan(plan, { full: out.opts.verbose }));
     const r = await runSetup(plan, opts, deps, out, index, { prefix, replan: (now) => planSetup(opts, deps, out, { recent: true, prefix: now, index }) });
     // From the process's start: loading the modules and reading the indexes are part of the wait too.
     const seconds = process.uptime().toFixed(1);
