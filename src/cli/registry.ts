@@ -337,6 +337,7 @@ const prove: CommandSpec = {
     prefixOption('the installed prefix'),
     { name: 'no-smoke', type: 'boolean', description: 'no kernel' },
     { name: 'require-device', type: 'boolean', description: 'no device is an error' },
+    { name: 'named-as', type: 'string', description: "the script setup ran as, so that hints repeat setup's own command" },
   ],
   examples: [],
   exitCodes: [[0, 'answered (JSON lines on stdout)'], [1, 'failed (its error as the last line)']],

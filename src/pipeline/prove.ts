@@ -60,7 +60,15 @@ export function childEnv(vars: EnvVar[], deps: Pick<Deps, 'platform' | 'env'>): 
 export async function proveInChild(prefix: string, vars: EnvVar[], opts: VerifyOptions): Promise<VerifyResult> {
   const { deps, reporter } = opts;
   reporter.info(`build${opts.smoke ? ', probe and smoke' : ' and probe'}: in a new process with the environment of ${envFileOf(prefix, deps)}, as a program started after loading it`);
-  const args = [cliEntry(), PROVE_COMMAND, '--prefix', prefix, ...(opts.smoke ? [] : ['--no-smoke']), ...(opts.requireDevice ? ['--require-device'] : [])];
+  const args = [
+    cliEntry(),
+    PROVE_COMMAND,
+    '--prefix',
+    prefix,
+    ...(opts.smoke ? [] : ['--no-smoke']),
+    ...(opts.requireDevice ? ['--require-device'] : []),
+    ...(deps.started ? [`--named-as=${deps.started.script ?? ''}`] : []),
+  ];
   const r = await deps.exec(process.execPath, args, { env: childEnv(vars, deps), timeoutMs: 900_000 });
   let answer: VerifyResult | undefined;
   let error: Record<string, unknown> | undefined;

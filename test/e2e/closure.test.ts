@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
 import { serveDirectory, type StaticServer } from '../support/static-server.js';
-import { REPO, runCli, scrubbedEnv, tempDir } from './cli.js';
+import { REPO, joined, runCli, scrubbedEnv, tempDir } from './cli.js';
 
 let index: FixtureIndex;
 let work: string;
@@ -237,7 +237,7 @@ describe('UR for Windows from PyPI, set up on Linux: DLLs that import each other
     }
     // The adapters' ze_loader.dll is the GPU driver's, in System32: the prefix carries none.
     expect(await fs.stat(path.join(prefix, 'bin', 'ze_loader.dll')).then(() => true, () => false)).toBe(false);
-    expect(setup.stderr).toContain(
+    expect(joined(setup.stderr)).toContain(
       'this system is not Windows: the Windows DLLs the new tree imports (KERNEL32.dll, msvcrt.dll, OpenCL.dll, ze_loader.dll) were taken as present, as Windows 10 or later, its GPU driver or the Visual C++ Redistributable bring them',
     );
   });

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
 import { installDists, intelRuntimeDists, makeVenv, SYSTEM_PYTHON, torchXpuDist } from '../support/python-env.js';
-import { runCli, scrubbedEnv, tempDir } from './cli.js';
+import { joined, runCli, scrubbedEnv, tempDir } from './cli.js';
 
 const TORCH_210 = { ur: '2025.3.1', umf: '1.0.2', tcmlib: '1.4.1' };
 const TORCH_211 = { ur: '2025.3.2', umf: '1.0.3', tcmlib: '1.4.1' };
@@ -132,7 +132,7 @@ describe('the request remembers --match-torch', () => {
   it('setup records it; a bare re-run reads the environment again and follows its torch; --no-match-torch forgets it', async () => {
     const first = await run(['--match-torch']);
     expect(first.exitCode, first.stderr).toBe(0);
-    expect(first.stderr).toMatch(/--match-torch: torch 2\.10\.0\+xpu in .*: the prefix gets exactly these/);
+    expect(joined(first.stderr)).toMatch(/--match-torch: torch 2\.10\.0\+xpu in .*: the prefix gets exactly these/);
     const receipt = JSON.parse(await fs.readFile(path.join(prefix(), 'xpu-setup.receipt.json'), 'utf8')) as { request: Record<string, unknown>; archives: { package: string; version: string }[] };
     expect(receipt.request.matchTorch).toEqual({});
     expect(receipt.archives.filter((a) => ['intel-cmplr-lib-ur', 'umf', 'tcmlib'].includes(a.package)).map((a) => `${a.package} ${a.version}`).sort()).toEqual([
@@ -182,7 +182,7 @@ describe('without --match-torch', () => {
       `${venv.root} (VIRTUAL_ENV) has torch 2.10.0+xpu, installed with intel-cmplr-lib-ur 2025.3.1, umf 1.0.2, tcmlib 1.4.1; ` +
       'this plan picks intel-cmplr-lib-ur 2026.1.0, umf 1.1.0, tcmlib 1.5.0, and with the prefix on the library path torch may load those instead of its own ' +
       '(LIBUR_LOADER_0.x not found, crashes): to match it, add --match-torch';
-    expect(r.stderr).toContain(`warning: ${said}`);
+    expect(joined(r.stderr)).toContain(`warning: ${said}`);
     expect((JSON.parse(r.stdout) as Plan).notes).toContain(said);
   });
 

@@ -11,10 +11,13 @@ export const proveCommand: Command = {
   async run(ctx) {
     const write = (line: string) => process.stdout.write(line);
     const prefix = str(ctx.values, 'prefix')!;
+    // Hints name the command the user ran (setup's, or the action's step), not this child's entry point.
+    const namedAs = str(ctx.values, 'named-as');
+    const deps = namedAs !== undefined && ctx.deps.started ? { ...ctx.deps, started: { ...ctx.deps.started, script: namedAs || undefined } } : ctx.deps;
     try {
       const state = await readPrefixState(prefix);
       const result = await verifyStack(prefix, {
-        deps: ctx.deps,
+        deps,
         reporter: lineReporter(write),
         smoke: ctx.values['no-smoke'] !== true,
         requireDevice: ctx.values['require-device'] === true,
