@@ -274,6 +274,7 @@ describe('Windows under Wine: node.exe, a real ze_loader.dll, the null driver', 
       const r = await runCliWin([...setupArgs(), '--no-smoke']);
       const tree = await listTree(bare());
       row('setup, no loader on the machine', r.exitCode === 0 && !!said(r) && waysOn(r.stderr), `exit ${r.exitCode}: ${said(r).slice(0, 120)}`);
+      process.stderr.write(`wine: what setup said on a machine without the Intel GPU driver (exit ${r.exitCode}):\n${r.stderr.replace(/^/gm, '  ')}\n`);
       expect(r.exitCode, show(r)).toBe(0);
       expect(tree).toContain('lib/ze_loader.lib');
       expect(tree.filter((f) => /^bin\/ze_loader/.test(f))).toEqual([]);
