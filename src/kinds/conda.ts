@@ -19,6 +19,18 @@ export interface CondaSourceSpec extends SourceBase {
   packages: string[];
   /** Dependencies of the packages not to install. */
   skip?: SkippedPackage[];
+  /**
+   * Dependencies a package needs at the major.minor it was built against (the lower bound of its depends on them),
+   * where the depends allow more: compute-runtime checks IGC's interface when it loads it, and conda-forge's
+   * `intel-graphics-compiler >=2.40.14,<3.0a0` would take any IGC 2.x.
+   */
+  sameMinor?: string[];
+}
+
+/** The built-against bound of a depends range (`>=2.40.14,<3.0a0`) as a requirement of its major.minor: `<2.41.0a0`. */
+export function sameMinorBound(range: string): string | undefined {
+  const m = />=\s*(\d+)\.(\d+)/.exec(range);
+  return m ? `<${m[1]}.${Number(m[2]) + 1}.0a0` : undefined;
 }
 
 /**
@@ -173,7 +185,7 @@ interface CondaPick extends Candidate {
 }
 
 /** A conda channel list as the resolver sees it: strict channel priority (the first channel with a name wins). */
-function condaProvider(ctx: SourceContext, channels: string[], skip: Map<string, string>, notes: ClosureNotes): Provider<CondaPick> {
+function condaProvider(ctx: SourceContext, channels: string[], skip: Map<string, string>, notes: ClosureNotes, sameMinor: readonly string[] = []): Provider<CondaPick> {
   const host = ctx.host;
   const cache = new Map<string, Promise<CondaPick[]>>();
   const decided = (name: string) => layoutFor(host.platform).decidesRuntimeLibraries && DECIDED_RUNTIME.has(name);
@@ -226,6 +238,8 @@ function condaProvider(ctx: SourceContext, channels: string[], skip: Map<string,
           continue;
         }
         out.push({ name: spec.name, spec: rest, by, byName: c.name });
+        const bound = sameMinor.includes(spec.name) ? sameMinorBound(rest) : undefined;
+        if (bound) out.push({ name: spec.name, spec: bound, by: `${by} (the major.minor it was built against)`, byName: c.name });
       }
       read(out.map((r) => r.name));
       return out;
@@ -246,7 +260,7 @@ const betterCondaRecord = (a: CondaCandidate, b: CondaCandidate): number => comp
 export async function condaClosure(spec: CondaSourceSpec, r: Resolution, ctx: SourceContext, component: string, pins: Requirement[]): Promise<ClosureResult> {
   const channels = channelsOf(spec, ctx);
   const notes: ClosureNotes = { runtime: [], skipped: [] };
-  const provider = condaProvider(ctx, channels, skipMap(spec.skip), notes);
+  const provider = condaProvider(ctx, channels, skipMap(spec.skip), notes, spec.sameMinor);
   // The packages the source chose, first at the very builds it chose.
   const roots = rootRequirements(r, ctx, component, (a) => `==${a.version} ${a.build ?? '*'}`);
   const { solved, left } = await resolveFromChoice(roots.chosen, roots.wider, provider, pins);
@@ -285,6 +299,7 @@ export const conda: Kind<CondaSourceSpec> = {
     if (!isStrArr(s.packages)) throw bad('"packages" must be a non-empty list of names');
     if (!isStrArr(s.channels)) throw bad('conda sources need "channels"');
     checkSkip(s.skip, bad);
+    if (s.sameMinor !== undefined && !isStrArr(s.sameMinor)) throw bad('"sameMinor" must be a non-empty list of package names');
   },
   resolve: resolveConda,
   closure: condaClosure,

@@ -88,7 +88,10 @@ describe('gpu-driver from a conda channel shaped like conda-forge (Debian 12 fil
     expect(packages[0]).toBe(runtime.name);
     expect([...packages].sort()).toEqual([gmmlib.name, runtime.name, igc.name].sort());
     const planned = receipt.plan.components.find((c: { name: string }) => c.name === 'gpu-driver');
-    expect(planned.archives.find((a: JsonArchive) => a.package === igc.name)).toMatchObject({ version: igc.version, requiredBy: [`${runtime.name} ${runtime.version}: ${igc.name} >=${igc.version},<2.0a0`] });
+    expect(planned.archives.find((a: JsonArchive) => a.package === igc.name)).toMatchObject({ version: igc.version, requiredBy: [
+      `${runtime.name} ${runtime.version}: ${igc.name} >=${igc.version},<2.0a0`,
+      `${runtime.name} ${runtime.version} (the major.minor it was built against): ${igc.name} <1.1.0a0`,
+    ] });
     // Why: every version of libstdc++ the set's ELFs need (at most GLIBCXX_3.4.30: Debian 12's build) is one this machine's defines.
     const hostCxx = readElfNeeds(await fs.readFile(await fs.realpath('/usr/lib/x86_64-linux-gnu/libstdc++.so.6')))!;
     const needed = new Set<string>();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parsePin, selectCondaSet } from '../../src/kinds/conda.js';
+import { parsePin, sameMinorBound, selectCondaSet } from '../../src/kinds/conda.js';
 import { parseRepodata, type Repodata } from '../../src/index/repodata.js';
 
 const h = (c: string) => c.repeat(64);
@@ -59,5 +59,18 @@ describe('conda repodata', () => {
   it('parses exact pins', () => {
     expect(parsePin('level-zero ==1.20.6 h84d6215_0')).toEqual({ name: 'level-zero', version: '1.20.6', build: 'h84d6215_0' });
     expect(parsePin('libgcc >=13')).toEqual({ name: 'libgcc', version: '>=13', build: undefined });
+  });
+});
+
+describe('sameMinorBound: a dependency held to the major.minor the package was built against', () => {
+  it('reads the lower bound of a conda range and bounds it below the next minor', () => {
+    expect(sameMinorBound('>=2.40.14,<3.0a0')).toBe('<2.41.0a0');
+    expect(sameMinorBound('>=22.10.2,<23.0a0')).toBe('<22.11.0a0');
+    expect(sameMinorBound('>= 2.9')).toBe('<2.10.0a0');
+  });
+
+  it('leaves a range without a lower bound alone', () => {
+    expect(sameMinorBound('<3.0a0')).toBeUndefined();
+    expect(sameMinorBound('2.40.*')).toBeUndefined();
   });
 });
