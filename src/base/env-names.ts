@@ -26,6 +26,8 @@ export const EnvVars = {
   XPU_SETUP_CONDA_CHANNELS: 'XPU_SETUP_CONDA_CHANNELS',
   /** Version constraints, comma-separated (`--require`), e.g. `level-zero>=1.9`. */
   XPU_SETUP_REQUIRE: 'XPU_SETUP_REQUIRE',
+  /** GPUs to plan for, comma- or space-separated (`--gpu`), e.g. `bmg,0xe20b`. */
+  XPU_SETUP_GPU: 'XPU_SETUP_GPU',
   // Network and index limits (src/net/config.ts reads them; README's network table says what each does).
   XPU_SETUP_HTTP_ATTEMPTS: 'XPU_SETUP_HTTP_ATTEMPTS',
   XPU_SETUP_HTTP_RETRY_SECONDS: 'XPU_SETUP_HTTP_RETRY_SECONDS',

@@ -9,6 +9,7 @@ import { splitList, type Values } from './command.js';
 export const ACTION_INPUTS = {
   components: 'list',
   require: 'list',
+  gpu: 'list',
   prefix: 'string',
   'conda-channel': 'list',
   'index-url': 'string',
@@ -78,6 +79,7 @@ export function actionInputs(env: Record<string, string | undefined>): ActionInp
     source: many('source'),
     'conda-channel': many('conda-channel'),
     require: many('require'),
+    gpu: many('gpu'),
     refdriver,
   };
   for (const key of ['prefix', 'index-url', 'lockfile', 'cache-dir', 'from'] as const) {
@@ -139,6 +141,7 @@ export function prefixCacheKey(platform: string, arch: string, planKey: string, 
 const FLAG_INPUT: Record<string, { input: ActionInput; set?: string }> = {
   component: { input: 'components' },
   require: { input: 'require' },
+  gpu: { input: 'gpu' },
   prefix: { input: 'prefix' },
   'conda-channel': { input: 'conda-channel' },
   'index-url': { input: 'index-url' },

@@ -12,6 +12,7 @@ import { LOCKFILE_NAME } from '../plan/lockfile.js';
 import type { RequestFlags } from '../plan/request.js';
 import type { MatchTorchRequest } from '../records/plan.js';
 import { parseConstraint } from '../versions/order.js';
+import { parseGpuName, THIS_MACHINE } from '../machine/gpu-names.js';
 import { list, splitList, str, type Values } from './command.js';
 import { EnvVars } from '../base/env-names.js';
 import { redactText, rememberCredentials, rememberToken } from '../net/credentials.js';
@@ -59,6 +60,24 @@ function givenList(values: Values, key: string, env: Record<string, string | und
   const flagged = list(values, key);
   if (flagged.length) return flagged.map((value) => ({ value, from: `--${key}` }));
   return splitList(env[variable] ?? '').map((value) => ({ value, from: variable }));
+}
+
+/** `--gpu` values as the request records them (empty: `--gpu host`), or an error that names where one came from. */
+function gpusOf(given: Given[]): string[] | undefined {
+  if (!given.length) return undefined;
+  const host = given.filter((g) => g.value.trim().toLowerCase() === THIS_MACHINE);
+  if (host.length) {
+    if (host.length === given.length) return [];
+    throw new XpuError('USAGE', `${host[0]!.from}: ${THIS_MACHINE} (this machine's GPUs) cannot be combined with other GPUs`, { hints: [`plan for this machine with --gpu ${THIS_MACHINE} alone, or name only the other machine's GPUs`] });
+  }
+  return [...new Set(given.map((g) => {
+    try {
+      return parseGpuName(g.value);
+    } catch (e) {
+      if (!(e instanceof XpuError)) throw e;
+      throw new XpuError('USAGE', `${g.from}: ${e.message}`, { hints: e.hints, cause: e });
+    }
+  }))];
 }
 
 /** A constraint, or an error that names the option or variable it came from. */
@@ -164,6 +183,8 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
   if (values['no-match-torch']) flags.matchTorch = null;
   if (values['include-loader-dll']) flags.includeLoaderDll = true;
   if (values['no-include-loader-dll']) flags.includeLoaderDll = false;
+  const gpus = gpusOf(givenList(values, 'gpu', env, EnvVars.XPU_SETUP_GPU));
+  if (gpus) flags.gpus = gpus;
   const lockfile = str(values, 'lockfile');
   const from = bundleLocation(str(values, 'from'), deps);
   if (from && (values.locked || lockfile)) throw new XpuError('USAGE', '--from installs the bundle\'s own lockfile: drop --locked / --lockfile');

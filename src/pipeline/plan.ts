@@ -17,7 +17,7 @@ import { defaultComponents, type ComponentManifest } from '../manifest/schema.js
 import { planChanges, type PlanChanges } from '../plan/diff.js';
 import { loadLockSource, lockedOf, newLockfile, planFromLocked, type LockedPlatform, type Lockfile } from '../plan/lockfile.js';
 import type { NamedBy, PlanOptions } from '../plan/plan.js';
-import { readHostGpus } from '../plan/gpu.js';
+import { namedGpus, readHostGpus } from '../plan/gpu.js';
 import type { ExistingInstalls, HostGpus, InstallPlan, TorchMatch } from '../records/plan.js';
 import { planRequestKey, recentPlan, rememberPlan } from '../plan/recent.js';
 import { mergeRequest, type MergedRequest } from '../plan/request.js';
@@ -78,12 +78,15 @@ export async function planSetup(opts: PlanSetupOptions, deps: Deps, reporter: Re
     const damaged = await refuseForeignPrefix(state);
     if (damaged) reporter.warn(damaged);
   }
+  const mine = installedFor(state, host.platform);
+  // GPUs named with --gpu (or recorded so) are planned for in place of this machine's, which are then not read.
+  const named = opts.flags.gpus ?? mine?.request?.gpus;
   const [manifests, hostGpus] = await Promise.all([
     loadManifests(opts.manifestsDir),
-    opts.standalone || opts.locked || opts.from ? undefined : readHostGpus(deps, host, opts.plan.prefix),
+    opts.locked || opts.from ? undefined : named?.length ? namedGpus(named) : opts.standalone ? undefined : readHostGpus(deps, host, opts.plan.prefix),
   ]);
   const [plan, existing] = await Promise.all([
-    planFor({ host, manifests, opts, deps, reporter, index: run.index, ...(hostGpus ? { hostGpus } : {}), mine: installedFor(state, host.platform), receiptFile: path.join(opts.plan.prefix, RECEIPT_NAME) }, !!run.recent && !withExisting),
+    planFor({ host, manifests, opts, deps, reporter, index: run.index, ...(hostGpus ? { hostGpus } : {}), mine, receiptFile: path.join(opts.plan.prefix, RECEIPT_NAME) }, !!run.recent && !withExisting),
     host.native && withExisting ? existingInstalls(deps, opts.plan.prefix, reporter) : undefined,
   ]);
   if (withExisting) await fillSizes(plan, run.index);

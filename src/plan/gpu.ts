@@ -7,6 +7,7 @@ import { isInside, nodeLayout } from '../platform/index.js';
 import type { Host } from '../platform/types.js';
 import { driverBuild, familySupport, judgeDriver, LEGACY_SPLIT, type FamilySupport, type SupportVerdict } from '../machine/driver-support.js';
 import { detectGpus } from '../machine/gpu.js';
+import { describeIntelGpu, gpuIds, hex4, type GpuIdRow } from '../machine/gpu-ids.js';
 import { readLdconfig } from '../machine/ldconfig.js';
 import { resolveLibrary, versionFromFileName } from '../machine/loaders.js';
 import { LINUX_UMD } from '../machine/user-driver.js';
@@ -42,8 +43,21 @@ export async function readHostGpus(deps: Deps, host: Host, prefix: string): Prom
   return { gpus, driver: { path: file, ...(version ? { version } : {}) }, tried };
 }
 
-/** `Intel(R) Arc(tm) B580 Graphics (bmg, 8086:e20b)` as a person names it: `Arc B580 (BMG, 0xe20b)`. */
+/** The GPUs a request names (`--gpu`, as parseGpuName records them), to plan for in place of this machine's. */
+export function namedGpus(names: readonly string[], table: Map<string, FamilySupport> = familySupport(), ids: Map<number, GpuIdRow> = gpuIds()): HostGpus {
+  const gpus = names.map((n): HostGpu => {
+    const id = /^8086:([0-9a-f]{4})$/.exec(n)?.[1];
+    if (!id) return { name: table.get(n)?.generation ?? n, pciId: '', family: n };
+    const deviceId = parseInt(id, 16);
+    const row = ids.get(deviceId);
+    return { name: describeIntelGpu(deviceId, ids), pciId: `8086:${hex4(deviceId)}`, ...(row ? { family: row.family } : {}) };
+  });
+  return { gpus, tried: [], named: true };
+}
+
+/** `Intel(R) Arc(tm) B580 Graphics (bmg, 8086:e20b)` as a person names it: `Arc B580 (BMG, 0xe20b)`; a family alone: `BMG (Xe2-HPG)`. */
 export function gpuLabel(g: HostGpu): string {
+  if (!g.pciId) return g.family ? `${g.family.toUpperCase()} (${g.name})` : g.name;
   const id = `0x${g.pciId.split(':')[1] ?? g.pciId}`;
   const bare = g.name.replace(/\s*\([^)]*\)\s*$/, '').replace(/^Intel(\(R\))?\s+/, '').replace(/\(tm\)/gi, '').replace(/\s+Graphics$/, '').trim();
   return g.family ? `${bare} (${g.family.toUpperCase()}, ${id})` : `${bare} (${id})`;
@@ -51,6 +65,11 @@ export function gpuLabel(g: HostGpu): string {
 
 function gpusLabel(gpus: HostGpu[]): string {
   return gpus.map(gpuLabel).join(' and ');
+}
+
+/** Whose GPUs these are, in words: `this host's Arc B580 (BMG, 0xe20b)`, or `BMG (Xe2-HPG), named with --gpu`. */
+function theirs(host: Pick<HostGpus, 'named'>, gpus: HostGpu[]): string {
+  return host.named ? `${gpusLabel(gpus)}, named with --gpu` : `this host's ${gpusLabel(gpus)}`;
 }
 
 interface Needs {
@@ -133,7 +152,7 @@ export function chooseGpuDriver<M extends HasRoles & { name: string }>(
   const asked = ask.components.includes(component) || ask.required.has(component);
   const own = ask.requires.some((r) => parseConstraint(r).component === component);
   const needs = own ? { constraints: [], said: [] } : needsOf(host.gpus, table);
-  const withNeeds = (c: GpuDriverChoice): GpuDriverChoice => (needs.constraints.length ? { ...c, needs: needs.constraints } : c);
+  const withNeeds = (c: GpuDriverChoice): GpuDriverChoice => (needs.constraints.length ? { ...c, needs: needs.constraints, said: needs.said } : c);
   if (!host.gpus.length) {
     const why = asked ? `${component}: no Intel GPU on this host: installed as asked (its compiler, ocloc, works without one)` : `${component}: no Intel GPU on this host: installed only when asked (--component ${component})`;
     return { component, decision: asked ? 'asked' : 'not-needed', why, host };
@@ -141,11 +160,18 @@ export function chooseGpuDriver<M extends HasRoles & { name: string }>(
   const l0 = host.gpus.filter((g) => !g.family || table.get(g.family)?.levelZero !== false);
   if (!l0.length) {
     const gens = [...new Set(host.gpus.map((g) => table.get(g.family!)!.generation))].join(', ');
-    const why = `${component}: compute-runtime drives this host's ${gpusLabel(host.gpus)} (${gens}) through OpenCL only, never through Level Zero: ${asked ? 'installed as asked, for OpenCL and ocloc' : `installed only when asked (--component ${component})`}`;
+    const why = `${component}: compute-runtime drives ${theirs(host, host.gpus)} (${gens}) through OpenCL only, never through Level Zero: ${asked ? 'installed as asked, for OpenCL and ocloc' : `installed only when asked (--component ${component})`}`;
     return { component, decision: asked ? 'asked' : 'not-needed', why, host };
   }
-  const problem = hostDriverProblem(host, table);
   const said = needs.said.length ? `; ${needs.said.join('; ')}` : '';
+  if (host.named) {
+    // The named GPUs are another machine's: its own driver is not known here, so the prefix brings one.
+    const forThem = `for ${theirs(host, l0)}`;
+    if (asked) return withNeeds({ component, decision: 'asked', why: `${component}: as asked, ${forThem}${said}`, host });
+    if (ask.components.length) return withNeeds({ component, decision: 'not-asked', why: `${component}: not added ${forThem}, as components were named (add --component ${component})${said}`, host });
+    return withNeeds({ component, decision: 'added', why: `${component}: adding it ${forThem}${said}`, host });
+  }
+  const problem = hostDriverProblem(host, table);
   if (asked) return withNeeds({ component, decision: 'asked', why: `${component}: as asked${problem ? ` (${problem})` : ''}${said}`, host });
   if (!problem) {
     const build = host.driver!.version ? driverBuild(host.driver!.version) : undefined;
@@ -174,40 +200,42 @@ export function settleGpuDriver(components: PlannedComponent[], choice: GpuDrive
   if (!choice) return components;
   const pc = components.find((c) => c.name === choice.component);
   if (!pc) return components;
-  const gpus = gpusLabel(choice.host.gpus);
+  const gpus = theirs(choice.host, choice.host.gpus);
   if (pc.status === 'planned') {
-    const short = pc.version ? shortOf(pc.version, choice.host.gpus) : undefined;
+    const short = pc.version ? shortOf(pc.version, choice.host) : undefined;
     if (short) {
       pc.notes.push(`${pc.name} ${pc.version} ${short}: installed because the request's own constraint allows it`);
       reporter.warn(`${pc.name} ${pc.version} ${short}; installed because the request's own constraint (--require) allows it`);
     }
-    if (choice.needs) pc.notes.push(`${pc.name} ${pc.version} drives this host's ${gpus} (${choice.needs.map((n) => pc.name + n).join(', ')})`);
+    if (choice.needs) pc.notes.push(`${pc.name} ${pc.version} drives ${gpus} (${choice.needs.map((n) => pc.name + n).join(', ')})`);
     if (choice.decision === 'added') reporter.info(choice.why);
     else reporter.debug(choice.why);
     return components;
   }
   if (!choice.needs) return components;
   const tried = pc.attempts.map((a) => a.reason);
-  if (choice.decision === 'added') {
+  // A GPU named with --gpu was asked for: no driver for it stops the plan, as a named component would.
+  if (choice.decision === 'added' && !choice.host.named) {
     choice.decision = 'dropped';
-    choice.why = `${pc.name}: no source has a version that drives this host's ${gpus} (${choice.needs.map((n) => pc.name + n).join(', ')}): not installed (${tried.join('; ')})`;
+    choice.why = `${pc.name}: no source has a version that drives ${gpus} (${choice.needs.map((n) => pc.name + n).join(', ')}): not installed (${tried.join('; ')})`;
     reporter.warn(`${choice.why}; ${fixFor(choice).join('; ')}`);
     return components.filter((c) => c !== pc);
   }
-  throw new XpuError('NO_SOURCE', `${pc.name}: no source has a version that drives this host's ${gpus}: ${choice.needs.map((n) => pc.name + n).join(', ')} is needed`, {
+  throw new XpuError('NO_SOURCE', `${pc.name}: no source has a version that drives ${gpus}: ${choice.needs.map((n) => pc.name + n).join(', ')} is needed${choice.said?.length ? ` (${choice.said.join('; ')})` : ''}`, {
     details: { component: pc.name, gpus: choice.host.gpus, needs: choice.needs, attempts: tried },
     hints: [...tried.map((t) => `tried ${t}`), ...fixFor(choice)],
   });
 }
 
-/** What a driver of this version cannot drive among `gpus`, in words; undefined when it drives them all. */
-function shortOf(version: string, gpus: HostGpu[]): string | undefined {
+/** What a driver of this version cannot drive among the host's GPUs, in words; undefined when it drives them all. */
+function shortOf(version: string, host: HostGpus): string | undefined {
   const build = driverBuild(version);
-  const u = build === undefined ? undefined : undriven(build, gpus);
+  const u = build === undefined ? undefined : undriven(build, host.gpus);
   if (!u) return undefined;
+  const gpu = theirs(host, [u.gpu]);
   return u.verdict.kind === 'too-old'
-    ? `predates this host's ${gpuLabel(u.gpu)}, which compute-runtime drives from ${u.verdict.needs}`
-    : `no longer drives this host's ${gpuLabel(u.gpu)} (${u.verdict.support.generation}: the -legacy1 packages of the 24.35 line do)`;
+    ? `predates ${gpu}, which compute-runtime drives from ${u.verdict.needs}`
+    : `no longer drives ${gpu} (${u.verdict.support.generation}: the -legacy1 packages of the 24.35 line do)`;
 }
 
 function fixFor(choice: GpuDriverChoice): string[] {

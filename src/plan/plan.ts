@@ -285,7 +285,8 @@ export async function makePlan(
       hints: [`components: ${known.join(', ')}`],
     });
   }
-  const gpu = chooseGpuDriver(opts.hostGpus, manifests, { components: opts.components, required, requires: opts.requires ?? [] });
+  // A platform whose GPU driver comes with the display driver (Windows) has no driver component to choose.
+  const gpu = chooseGpuDriver(opts.hostGpus, manifests.filter((m) => m.platforms[host.platform]), { components: opts.components, required, requires: opts.requires ?? [] });
   const byDefault = [...defaultComponents(manifests), ...(gpu?.decision === 'added' ? [gpu.component] : [])];
   const chosen = manifests.filter((m) => (opts.components.length ? required.has(m.name) : byDefault.includes(m.name) || required.has(m.name)));
   // Every package any chosen component may ask of a kind, so an index read whole is read once for all of them.

@@ -20,6 +20,8 @@ export interface RequestFlags {
   includeLoaderDll?: boolean;
   /** Installed components to remove: the only way a run takes a component out of a prefix. */
   remove?: string[];
+  /** `--gpu`: the GPUs to plan for; empty: `--gpu host` (this machine's, forgetting a recorded list). */
+  gpus?: string[];
 }
 
 export const EMPTY_REQUEST: SetupRequest = { components: [], sources: [], condaChannels: [], requires: [], refdriver: false };
@@ -73,6 +75,8 @@ export function mergeRequest(recorded: SetupRequest | undefined, flags: RequestF
   const matchTorch = flags.matchTorch === undefined ? base.matchTorch : flags.matchTorch ?? undefined;
   if (matchTorch) request.matchTorch = matchTorch;
   if (flags.includeLoaderDll ?? base.includeLoaderDll) request.includeLoaderDll = true;
+  const gpus = flags.gpus ?? base.gpus;
+  if (gpus?.length) request.gpus = gpus;
   if (!request.indexUrl) delete request.indexUrl;
   if (!request.githubUrl) delete request.githubUrl;
   const kept = installed.filter((c) => !remove.includes(c) && !(flags.components ?? []).includes(c));

@@ -31,6 +31,8 @@ export interface SetupRequest {
   matchTorch?: MatchTorchRequest;
   /** `--include-loader-dll`: the map rules a manifest marks `"optIn": "include-loader-dll"` are taken too. */
   includeLoaderDll?: true;
+  /** `--gpu`: plan for these GPUs (families `bmg`, PCI ids `8086:e20b`) in place of this machine's. */
+  gpus?: string[];
 }
 
 export type AttemptOutcome = 'chosen' | 'unreachable' | 'not-found' | 'error';
@@ -145,6 +147,8 @@ export interface HostGpus {
   /** `libze_intel_gpu.so.1` as the library search finds it, with the version its file name carries. */
   driver?: { path: string; version?: string };
   tried: string[];
+  /** The GPUs were named with `--gpu` (another machine's): none was read here, and their driver is not known. */
+  named?: true;
 }
 
 /**
@@ -159,6 +163,8 @@ export interface GpuDriverChoice {
   why: string;
   /** The versions that drive every Intel GPU here (`>=24.31.30508.5`), asked of the component's sources. */
   needs?: string[];
+  /** Each need in words, by the GPU that sets it (`compute-runtime drives Arc B580 (BMG, 0xe20b) from 24.31.30508.5`). */
+  said?: string[];
   host: HostGpus;
 }
 

@@ -9,7 +9,8 @@ import type { Deps } from '../../src/base/deps.js';
 import type { Host } from '../../src/platform/types.js';
 import type { ComponentManifest, SourceSpec } from '../../src/manifest/schema.js';
 import { openRunIndex, planSetup } from '../../src/pipeline/plan.js';
-import { readHostGpus } from '../../src/plan/gpu.js';
+import { namedGpus, readHostGpus } from '../../src/plan/gpu.js';
+import { parseGpuName } from '../../src/machine/gpu-names.js';
 import { makePlan, type PlanOptions } from '../../src/plan/plan.js';
 import type { HostGpus, InstallPlan } from '../../src/records/plan.js';
 import { silentReporter, type Reporter } from '../../src/base/reporter.js';
@@ -139,7 +140,7 @@ describe('the default request and the GPU driver', () => {
 
   it('asked for by name with only a too-old driver to be had: the plan stops, naming the GPU, the release it needs and what was tried', async () => {
     const err = await plan(BMG_XE_REBAR, { versions: ['22.43.24595.41'], components: ['gpu-driver'] }).catch((e) => e);
-    expect(err).toMatchObject({ code: 'NO_SOURCE', message: "gpu-driver: no source has a version that drives this host's Arc B580 (BMG, 0xe20b): gpu-driver>=24.31.30508.5 is needed" });
+    expect(err).toMatchObject({ code: 'NO_SOURCE', message: "gpu-driver: no source has a version that drives this host's Arc B580 (BMG, 0xe20b): gpu-driver>=24.31.30508.5 is needed (compute-runtime drives Arc B580 (BMG, 0xe20b) from 24.31.30508.5)" });
     expect(err.hints).toEqual([
       expect.stringMatching(/^tried url .*22\.43\.24595\.41 does not meet gpu-driver>=24\.31\.30508\.5$/),
       expect.stringContaining('conda-forge'),
@@ -229,6 +230,72 @@ describe('planSetup: the facts read where the plan is made', () => {
       const p = await planSetup(asked, deps, silentReporter, { index: openRunIndex(asked, deps, silentReporter) });
       expect(p.gpuDriver).toMatchObject({ decision: 'added', host: { gpus: [{ pciId: '8086:e20b' }] } });
       expect(names(p).sort()).toEqual(['gpu-driver', 'level-zero']);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('--gpu: planning for GPUs that are not on this machine', () => {
+  /** The plan for the GPUs `names` name, on a host (`tree`) whose own GPUs must then not count. */
+  async function planFor(names: string[], o: { versions?: string[]; components?: string[] } = {}): Promise<InstallPlan & { run: Run }> {
+    const hostGpus = namedGpus(names.map((n) => parseGpuName(n)));
+    const run: Run = { hostGpus, warns: [], infos: [] };
+    const reporter: Reporter = { ...silentReporter, warn: (m) => run.warns.push(m), info: (m) => run.infos.push(m) };
+    const opts: PlanOptions = { prefix, cacheDir: path.join(tmp, 'cache'), components: o.components ?? [], sources: [], condaChannels: [], requires: [], hostGpus };
+    const p = await makePlan(host, manifests(o.versions ?? ['26.18.38308.1']), opts, fakeDeps(), reporter, openGateway(fakeDeps(), { cacheDir: opts.cacheDir }));
+    return { ...p, run };
+  }
+
+  it('takes a family of the support table or a PCI device id in the forms lspci and people write, and refuses anything else by name', () => {
+    expect(['BMG', 'bmg', ' dg2 '].map((n) => parseGpuName(n))).toEqual(['bmg', 'bmg', 'dg2']);
+    expect(['0xe20b', 'E20B', '8086:e20b', '0x8086:0xe20b'].map((n) => parseGpuName(n))).toEqual(Array(4).fill('8086:e20b'));
+    expect(() => parseGpuName('bmgg')).toThrow(expect.objectContaining({ code: 'USAGE', message: '"bmgg" is not a GPU family or PCI device id this tool knows', hints: expect.arrayContaining(['did you mean --gpu bmg?']) }));
+    expect(() => parseGpuName('0xffff')).toThrow(expect.objectContaining({ code: 'USAGE', message: '"0xffff": PCI device id 0xffff is not an Intel GPU this tool knows (data/intel-gpu-ids.csv)' }));
+  });
+
+  it('a BMG named on a machine without one: the driver is added for it, and a release that predates it is passed over', async () => {
+    const p = await planFor(['bmg'], { versions: ['22.43.24595.41', '26.18.38308.1'] });
+    expect(p.gpuDriver).toMatchObject({ decision: 'added', needs: ['>=24.31.30508.5'], host: { named: true, gpus: [{ family: 'bmg', pciId: '' }] } });
+    expect(p.gpuDriver!.why).toBe('gpu-driver: adding it for BMG (Xe2-HPG), named with --gpu; compute-runtime drives BMG (Xe2-HPG) from 24.31.30508.5');
+    expect(p.components.find((c) => c.name === 'gpu-driver')!.version).toBe('26.18.38308.1');
+    expect(p.components.find((c) => c.name === 'gpu-driver')!.notes).toContain('gpu-driver 26.18.38308.1 drives BMG (Xe2-HPG), named with --gpu (gpu-driver>=24.31.30508.5)');
+  });
+
+  it('a named GPU no reachable release drives stops the plan, naming the GPU and the first release that drives it', async () => {
+    const err = await planFor(['0xe20b'], { versions: ['22.43.24595.41'] }).catch((e) => e);
+    expect(err).toMatchObject({
+      code: 'NO_SOURCE',
+      message: 'gpu-driver: no source has a version that drives Arc B580 (BMG, 0xe20b), named with --gpu: gpu-driver>=24.31.30508.5 is needed (compute-runtime drives Arc B580 (BMG, 0xe20b) from 24.31.30508.5)',
+    });
+    expect(err.hints[0]).toMatch(/^tried url .*22\.43\.24595\.41 does not meet gpu-driver>=24\.31\.30508\.5$/);
+  });
+
+  it('two named GPUs set both ends; components named without the driver leave it out and say how to add it', async () => {
+    const both = await planFor(['skl', 'bmg'], { versions: ['26.18.38308.1', '24.35.30872.45'] });
+    expect(both.gpuDriver).toMatchObject({ decision: 'added', needs: ['>=24.31.30508.5', '<=24.35.30872.45'] });
+    expect(both.components.find((c) => c.name === 'gpu-driver')!.version).toBe('24.35.30872.45');
+    const only = await planFor(['bmg'], { components: ['level-zero'] });
+    expect(names(only)).toEqual(['level-zero']);
+    expect(only.gpuDriver!.why).toMatch(/^gpu-driver: not added for BMG \(Xe2-HPG\), named with --gpu, as components were named \(add --component gpu-driver\)/);
+  });
+
+  it("planSetup reads the named GPUs instead of this machine's (a DG2 whose driver would be left alone), and the request records them", async () => {
+    const dir = path.join(tmp, 'manifests-named');
+    mkdirSync(dir, { recursive: true });
+    for (const m of manifests(['26.18.38308.1'])) writeFileSync(path.join(dir, `${m.name}.json`), JSON.stringify(m));
+    const root = buildTree(DG2_I915_REBAR);
+    try {
+      const deps = rootedDeps(root, fakeDeps({ env: { LD_LIBRARY_PATH: driver.libDir } }));
+      const asked = { plan: { prefix: path.join(tmp, 'p-named'), cacheDir: path.join(tmp, 'c3') }, flags: { gpus: ['8086:e20b'] }, manifestsDir: dir, platform: 'linux-x64' as const };
+      const p = await planSetup(asked, deps, silentReporter, { index: openRunIndex(asked, deps, silentReporter) });
+      expect(p.gpuDriver).toMatchObject({ decision: 'added', host: { named: true, gpus: [{ pciId: '8086:e20b', family: 'bmg' }], tried: [] } });
+      expect(p.request!.gpus).toEqual(['8086:e20b']);
+      // --gpu host: this machine's DG2 again, whose driver is left alone.
+      const back = { ...asked, flags: { gpus: [] } };
+      const q = await planSetup(back, deps, silentReporter, { index: openRunIndex(back, deps, silentReporter) });
+      expect(q.gpuDriver).toMatchObject({ decision: 'left-alone', host: { gpus: [{ pciId: '8086:56a0' }] } });
+      expect(q.request!.gpus).toBeUndefined();
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
