@@ -59,6 +59,24 @@ describe('UR 2026 where the only loader reachable is Debian 12\'s 1.8.12', () =>
     });
   });
 
+  it('lock and bundle settle the same way: their lockfiles hold UR 2025.3.2 beside 1.8.12, and --locked installs that pair', async () => {
+    const dir = path.join(work, 'old-lock');
+    const lockfile = path.join(dir, 'xpu-setup.lock.json');
+    const cache = ['--cache-dir', path.join(dir, 'cache'), '--conda-channel', index.condaChannelUrl('bookworm')];
+    const lock = await runCli(['lock', '--lockfile', lockfile, ...cache], env);
+    expect(lock.exitCode, lock.stderr).toBe(0);
+    const versions = (doc: { platforms: Record<string, { components: { name: string; version: string }[] }> }) =>
+      Object.fromEntries(doc.platforms['linux-x64']!.components.map((c) => [c.name, c.version]));
+    expect(versions(JSON.parse(await fs.readFile(lockfile, 'utf8')))).toEqual({ 'level-zero': '1.8.12', 'unified-runtime': '2025.3.2' });
+    const bundle = await runCli(['bundle', '--platform', 'linux-x64', '--out', path.join(dir, 'bundle'), ...cache], env);
+    expect(bundle.exitCode, bundle.stderr).toBe(0);
+    expect(versions(JSON.parse(await fs.readFile(path.join(dir, 'bundle', 'xpu-setup.lock.json'), 'utf8')))).toEqual({ 'level-zero': '1.8.12', 'unified-runtime': '2025.3.2' });
+    const locked = await runCli(['--locked', '--lockfile', lockfile, '--prefix', path.join(dir, 'p'), '--cache-dir', path.join(dir, 'cache'), '--no-probe'], env);
+    expect(locked.exitCode, locked.stderr).toBe(0);
+    const receipt = JSON.parse(await fs.readFile(path.join(dir, 'p', 'xpu-setup.receipt.json'), 'utf8'));
+    expect(Object.fromEntries(receipt.components.map((c: { name: string; version: string }) => [c.name, c.version]))).toEqual({ 'level-zero': '1.8.12', 'unified-runtime': '2025.3.2' });
+  });
+
   it('with UR 2026 pinned, stops before anything is fetched, naming both versions, why, the ways out and what was turned away', async () => {
     const from = index.requests.length;
     const newer = index.fixtures.urVersions.newer;
