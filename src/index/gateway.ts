@@ -55,7 +55,7 @@ export class Gateway {
   private readonly metadata = new Map<string, Promise<string>>();
   private readonly reporter?: Reporter;
 
-  private readonly cacheDir?: string;
+  readonly cacheDir?: string;
 
   constructor(
     readonly http: Http,

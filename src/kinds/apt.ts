@@ -3,6 +3,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { hashMismatch, sha256File, type CachedFile, type DownloadCache } from '../cache/store.js';
+import { indexCacheDir } from '../cache/index-cache.js';
 import type { Deps } from '../base/deps.js';
 import { XpuError } from '../base/errors.js';
 import { isDebianLike } from '../platform/linux.js';
@@ -107,19 +108,59 @@ export function parseAptCacheDepends(text: string): string[] {
 const STRONG_ONLY = ['--no-recommends', '--no-suggests', '--no-conflicts', '--no-breaks', '--no-replaces', '--no-enhances'];
 
 /**
- * Every record the closure of `roots` can need, in two starts of apt-cache (each start reads apt's whole cache): its
- * own recursive walk for the names, then one `show` of them all. A name it does not show is unknown or purely virtual.
- * A walk apt-cache cannot make leaves `known` as it was: the closure then asks round by round.
+ * apt's options for a run: its binary cache (`pkgcache.bin`, what each start of apt-cache or apt-get otherwise builds
+ * from the package lists in most of a second) kept in the index cache, where apt itself rebuilds it when the lists
+ * change. Machines and images that keep none (Docker's Debian images set `Dir::Cache::pkgcache ""`), and users who
+ * cannot write the system's, then pay for it once, not on every start.
  */
-async function prefetchRecords(roots: string[], known: Map<string, AptRecord | null>, deps: Deps): Promise<void> {
-  const walk = await deps.exec('apt-cache', ['depends', '--recurse', ...STRONG_ONLY, ...roots], { timeoutMs: 30_000 });
-  if (walk.failedToStart || walk.exitCode !== 0) return;
-  const names = parseAptCacheDepends(walk.stdout).filter((n) => !roots.includes(n));
-  if (!names.length) return;
-  const res = await deps.exec('apt-cache', ['show', '--no-all-versions', ...names], { timeoutMs: 30_000 });
-  if (res.failedToStart) return;
+export function aptOptions(cacheDir: string | undefined): string[] {
+  if (!cacheDir) return [];
+  return ['-o', `Dir::Cache::pkgcache=${path.join(indexCacheDir(cacheDir), 'apt', 'pkgcache.bin')}`, '-o', 'Dir::Cache::srcpkgcache='];
+}
+
+async function aptCache(deps: Deps, cacheDir: string | undefined, args: string[]) {
+  if (cacheDir) await fs.mkdir(path.join(indexCacheDir(cacheDir), 'apt'), { recursive: true });
+  return deps.exec('apt-cache', [...aptOptions(cacheDir), ...args], { timeoutMs: 30_000 });
+}
+
+/** What apt-cache showed of each name asked: its record, or null (unknown to apt, or purely virtual). */
+type Known = Map<string, AptRecord | null>;
+
+/**
+ * Every record the closures of `roots` can need, in two starts of apt-cache: its own recursive walk for the names,
+ * then one `show` of the roots and all it reached. A walk apt-cache cannot make (no root known) shows the roots alone.
+ */
+async function walkRecords(roots: readonly string[], deps: Deps, cacheDir: string | undefined): Promise<Known> {
+  const known: Known = new Map();
+  const walk = await aptCache(deps, cacheDir, ['depends', '--recurse', ...STRONG_ONLY, ...roots]);
+  if (walk.failedToStart) throw new NotAvailable(`apt-cache cannot run: ${walk.failedToStart}`);
+  const names = [...new Set([...roots, ...(walk.exitCode === 0 ? parseAptCacheDepends(walk.stdout) : [])])];
+  const res = await aptCache(deps, cacheDir, ['show', '--no-all-versions', ...names]);
+  if (res.failedToStart) throw new NotAvailable(`apt-cache cannot run: ${res.failedToStart}`);
   for (const n of names) known.set(n, null);
   for (const rec of parseAptCacheShow(res.stdout)) known.set(rec.package, rec);
+  return known;
+}
+
+/**
+ * Walks made, by run (SourceContext.runNames) or, without one, by the machine's seam: a run's apt packages are walked
+ * once however many components, closures and re-plans ask.
+ */
+const walks = new WeakMap<object, Map<string, Promise<Known>>>();
+
+function recordsFor(spec: AptSourceSpec, ctx: SourceContext): Promise<Known> {
+  const run = ctx.runNames?.get('apt');
+  const names = run && spec.packages.every((p) => run.includes(p)) ? run : spec.packages;
+  const owner = ctx.runNames ?? ctx.deps;
+  const made = walks.get(owner) ?? new Map<string, Promise<Known>>();
+  walks.set(owner, made);
+  const key = names.join('\n');
+  let walk = made.get(key);
+  if (!walk) {
+    walk = walkRecords(names, ctx.deps, ctx.gateway.cacheDir);
+    made.set(key, walk);
+  }
+  return walk;
 }
 
 /** `1.8.12-1` -> `1.8.12`: the upstream version without epoch or Debian revision. */
@@ -128,12 +169,9 @@ export async function resolveApt(spec: AptSourceSpec, ctx: SourceContext): Promi
     throw new NotAvailable('apt is only used on a Debian or Ubuntu machine installing for itself');
   }
   const archives: PlannedArchive[] = [];
-  // One apt-cache call for all packages: each call loads apt's whole cache (most of a second).
-  const r = await ctx.deps.exec('apt-cache', ['show', '--no-all-versions', ...spec.packages], { timeoutMs: 30_000 });
-  if (r.failedToStart) throw new NotAvailable(`apt-cache cannot run: ${r.failedToStart}`);
-  const records = parseAptCacheShow(r.stdout);
+  const known = await recordsFor(spec, ctx);
   for (const pkg of spec.packages) {
-    const rec = records.find((x) => x.package === pkg);
+    const rec = known.get(pkg);
     if (!rec) throw new NotAvailable(`this machine's apt lists no package ${pkg}: not in this release, or its package lists are older than the package (apt-get update)`);
     if (!rec.sha256) throw new NotAvailable(`apt lists ${pkg} without a SHA256`);
     if (!inRange('debian', rec.version, spec.versions)) {
@@ -184,8 +222,8 @@ function satisfiedBy(c: Candidate, rel: AptRelation): boolean {
 /**
  * The packages' own Depends (and Pre-Depends), followed through apt-cache: a relation the machine's installed packages
  * meet (dpkg's status, with what they provide) stays the machine's; the rest is added, first alternative apt has that
- * meets it, and followed in turn. The records come from one walk of apt's (prefetchRecords); a name it missed is asked
- * for in the round that needs it.
+ * meets it, and followed in turn. The records come from one walk of the run's apt packages (recordsFor); a name it
+ * missed is asked for in the round that needs it.
  */
 async function aptClosure(spec: AptSourceSpec, r: Resolution, ctx: SourceContext): Promise<ClosureResult> {
   const status = await readDpkgStatus(ctx.deps);
@@ -194,16 +232,16 @@ async function aptClosure(spec: AptSourceSpec, r: Resolution, ctx: SourceContext
   const skip = skipMap((spec as { skip?: SkippedPackage[] }).skip);
   const archives = [...r.archives];
   const inClosure: Candidate[] = r.archives.map((a) => ({ name: a.package, version: a.version }));
-  const known = new Map<string, AptRecord | null>();
+  // Every record the walk of the run's packages reached; a name it missed is asked for in the round that needs it.
+  const known: Known = new Map(await recordsFor(spec, ctx));
   const skipped: string[] = [];
   type Open = { by: string; group: AptRelation[] };
   let open: Open[] = r.archives.flatMap((a) => (a.depends ?? []).map((d) => ({ by: `${a.package} ${a.version}`, group: parseRelationGroup(d) })));
   const recordsOf = (names: string[]) => [...known.values()].filter((x): x is AptRecord => !!x && names.includes(x.package));
-  if (open.length) await prefetchRecords(r.archives.map((a) => a.package), known, ctx.deps);
   for (let round = 0; open.length; round++) {
     const unknown = [...new Set(open.flatMap((o) => o.group.map((g) => g.name)))].filter((n) => !known.has(n));
     if (unknown.length) {
-      const res = await ctx.deps.exec('apt-cache', ['show', '--no-all-versions', ...unknown], { timeoutMs: 30_000 });
+      const res = await aptCache(ctx.deps, ctx.gateway.cacheDir, ['show', '--no-all-versions', ...unknown]);
       if (res.failedToStart) throw new NotAvailable(`apt-cache cannot run: ${res.failedToStart}`);
       // A name apt-cache does not show is unknown to apt or purely virtual (what provides it is found by its own name).
       for (const n of unknown) known.set(n, null);
@@ -274,7 +312,7 @@ export async function fetchAptMany(archives: readonly PlannedArchive[], cache: D
   const dir = path.dirname(await cache.tempFile(missing[0]!.filename));
   const work = await fs.mkdtemp(path.join(dir, 'apt-'));
   try {
-    const r = await deps.exec('apt-get', ['download', '-q', '-o', 'APT::Sandbox::User=root', ...specs], { cwd: work, timeoutMs: 300_000 });
+    const r = await deps.exec('apt-get', ['download', '-q', '-o', 'APT::Sandbox::User=root', ...aptOptions(cache.root), ...specs], { cwd: work, timeoutMs: 300_000 });
     const files = (await fs.readdir(work)).filter((n) => n.endsWith('.deb'));
     const byHash = new Map<string, string>();
     for (const f of files) byHash.set(await sha256File(path.join(work, f)), f);
@@ -317,6 +355,7 @@ export const apt: Kind<AptSourceSpec> = {
   },
   resolve: resolveApt,
   closure: aptClosure,
+  runNames: (spec) => spec.packages,
   describe: () => 'apt',
   // apt reads the machine's own sources.list through apt-get, not an index of ours.
   indexes: () => [],

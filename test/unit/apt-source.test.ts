@@ -36,11 +36,14 @@ function depsAnswering(stdout: string, calls: string[][]): Deps {
 const spec = { kind: 'apt' as const, packages: ['libze1', 'libze-dev'], map: [{ from: 'usr/include/', to: 'include/' }] };
 
 describe('apt source', () => {
-  it('asks apt-cache once for every package and plans apt: URLs with the listed SHA256', async () => {
+  it('asks apt-cache for every package at once (its walk of their Depends, then one show) and plans apt: URLs with the listed SHA256', async () => {
     const calls: string[][] = [];
     const deps = depsAnswering(`${stanza('libze1', 'a')}\n${stanza('libze-dev', 'b')}`, calls);
     const r = await resolveApt(spec, { host: debian, deps, reporter: silentReporter, gateway: openGateway(deps) });
-    expect(calls).toEqual([['apt-cache', 'show', '--no-all-versions', 'libze1', 'libze-dev']]);
+    expect(calls).toEqual([
+      ['apt-cache', 'depends', '--recurse', '--no-recommends', '--no-suggests', '--no-conflicts', '--no-breaks', '--no-replaces', '--no-enhances', 'libze1', 'libze-dev'],
+      ['apt-cache', 'show', '--no-all-versions', 'libze1', 'libze-dev'],
+    ]);
     expect(r).toMatchObject({ source: 'apt', version: '1.8.12', origin: 'Debian GNU/Linux 12 (bookworm)' });
     expect(r.archives.map((a) => [a.url, a.sha256, a.filename])).toEqual([
       ['apt:libze1=1.8.12-1', 'a'.repeat(64), 'libze1_1.8.12-1_amd64.deb'],
