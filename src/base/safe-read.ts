@@ -53,8 +53,9 @@ export async function readSafely(file: string, kind: ReadKind): Promise<SafeRead
       const st = await fh.stat();
       if (!st.isFile()) return { refused: `${file} is ${fileKind(st)}, not ${kind.what}` };
       if (st.size > kind.max) return { refused: `${file} holds ${st.size} bytes, more than ${kind.what} may (${kind.max})` };
-      // sysfs gives 4096 for a few bytes, procfs 0: read to the end, never past the cap.
-      const buf = Buffer.allocUnsafe(Math.min(kind.max + 1, Math.max(st.size, 4096)));
+      // sysfs gives 4096 for a few bytes, procfs 0: read to the end, never past the cap. One byte past the size a
+      // regular file states lets its end be read without growing the buffer (a copy of the whole file).
+      const buf = Buffer.allocUnsafe(Math.min(kind.max + 1, Math.max(st.size + 1, 4096)));
       let n = 0;
       let chunk = buf;
       for (;;) {

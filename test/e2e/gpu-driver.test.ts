@@ -109,6 +109,34 @@ describe('gpu-driver from apt on Debian 12', () => {
   });
 });
 
+describe('a re-run over the installed driver set', () => {
+  /** The re-run under strace: the cached archives it opened and the programs it started (by name). */
+  async function traced(more: string[]): Promise<{ archives: string[]; programs: string[]; stderr: string }> {
+    const log = path.join(work, `rerun-${more.join('') || 'bare'}.log`);
+    const args = ['--component', 'gpu-driver', '--source', 'apt', '--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--no-probe', '--no-smoke', ...more];
+    const r = await run('strace', ['-f', '-qq', '-e', 'trace=openat,execve', '-o', log, process.execPath, BIN, ...args], { env, maxBuffer: 64 << 20 });
+    const lines = (await fs.readFile(log, 'utf8')).split('\n');
+    const archives = lines.filter((l) => /openat\(/.test(l) && l.includes(`${path.join(work, 'cache')}/sha256/`) && !/ENOENT/.test(l));
+    const programs = lines.filter((l) => /execve\(/.test(l) && !/ENOENT/.test(l)).map((l) => path.basename(/execve\("([^"]+)"/.exec(l)![1]!));
+    return { archives, programs, stderr: r.stderr };
+  }
+
+  it('reads no archive and starts no program: the plan made minutes ago is reused and the receipt answers', async () => {
+    const t = await traced([]);
+    expect(t.stderr).toMatch(/is up to date \(\d+ files match the receipt\)/);
+    expect(t.archives).toEqual([]);
+    expect(t.programs).toEqual(['node']);
+  });
+
+  it('with --refresh, plans again from one walk of apt (two starts of apt-cache) and still reads no archive', async () => {
+    const t = await traced(['--refresh']);
+    expect(t.stderr).toMatch(/is up to date \(\d+ files match the receipt\)/);
+    expect(t.archives).toEqual([]);
+    expect(t.programs.filter((p) => p === 'apt-cache')).toHaveLength(2);
+    expect(t.programs).not.toContain('dpkg-deb');
+  });
+});
+
 describe("the proof in the environment the env file gives (Debian 12's loader and driver, no GPU)", () => {
   let both: string;
   let proved: { exitCode: number; stdout: string; stderr: string };
