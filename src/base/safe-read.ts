@@ -79,6 +79,39 @@ export async function readSafely(file: string, kind: ReadKind): Promise<SafeRead
   }
 }
 
+/** Reads `length` bytes at `offset` of the opened file into `into` at the same offset (fewer at its end). */
+export type RangeReader = (into: Buffer, offset: number, length: number) => Promise<void>;
+
+/**
+ * readSafely's checks (a regular file, opened non-blocking, at most `kind.max` bytes by its size) for a file of which
+ * only some ranges matter: `use` reads what it needs through the reader it is handed, and answers.
+ */
+export async function readSafelyWith<T>(file: string, kind: ReadKind, use: (read: RangeReader, size: number) => Promise<T>): Promise<{ value: T } | { refused: string }> {
+  try {
+    const ls = await lstat(file);
+    if (!(ls.isFile() || (kind.followLink && ls.isSymbolicLink()))) return { refused: `${file} is ${fileKind(ls)}, not ${kind.what}` };
+    const fh = await open(file, NONBLOCKING | (kind.followLink ? 0 : (constants.O_NOFOLLOW ?? 0)));
+    try {
+      const st = await fh.stat();
+      if (!st.isFile()) return { refused: `${file} is ${fileKind(st)}, not ${kind.what}` };
+      if (st.size > kind.max) return { refused: `${file} holds ${st.size} bytes, more than ${kind.what} may (${kind.max})` };
+      const read: RangeReader = async (into, offset, length) => {
+        const end = Math.min(offset + length, st.size, into.length);
+        for (let at = offset; at < end; ) {
+          const { bytesRead } = await fh.read(into, at, end - at, at);
+          if (bytesRead === 0) break;
+          at += bytesRead;
+        }
+      };
+      return { value: await use(read, st.size) };
+    } finally {
+      await fh.close();
+    }
+  } catch (e) {
+    return { refused: `${file} cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)})` };
+  }
+}
+
 /** The bytes, or undefined whatever the reason. */
 export async function readSafelyOrNone(file: string, kind: ReadKind): Promise<Buffer | undefined> {
   const r = await readSafely(file, kind);

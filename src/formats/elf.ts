@@ -1,5 +1,7 @@
 // What an ELF shared library needs at load time: DT_NEEDED, its soname, RUNPATH/RPATH, symbol version needs and definitions, and the dynamic symbols it takes and gives.
 
+import type { RangeReader } from '../base/safe-read.js';
+
 /** A shared library's file name: `libumf.so`, `libumf.so.1`, `libze_loader.so.1.8.0`. */
 export const SHARED_LIBRARY = /\.so(\.\d+)*$/;
 
@@ -191,6 +193,104 @@ function symbolCount(b: Buffer, d: Dynamic): number | undefined {
     if (at + 4 > b.length) return undefined;
     if (b.readUInt32LE(at) & 1) return i + 1;
   }
+}
+
+/** Section types that hold what the dynamic linker reads: the dynamic section, its symbols, strings, hashes, versions. */
+const DYNAMIC_SECTION_TYPES = new Set([5, 6, 11, 0x6ffffff6, 0x6ffffffd, 0x6ffffffe, 0x6fffffff]);
+const SHT_STRTAB = 3;
+
+/**
+ * Reads of an ELF file only what readElfNeeds and readElfSymbols look at: the ELF and program headers and the sections
+ * the dynamic linker's tables sit in (found from the section headers), into a buffer of the file's size whose other
+ * pages are never touched (a 110 MB libLLVM costs its 5 MB of tables, not 110 MB). Where the section headers are
+ * missing or do not cover every table the dynamic section names, the file is read whole.
+ */
+export async function readElfTables(read: RangeReader, size: number): Promise<Buffer> {
+  const whole = async (): Promise<Buffer> => {
+    const b = Buffer.allocUnsafe(size);
+    await read(b, 0, size);
+    return b;
+  };
+  // Zero-filled and untouched until written: the pages of what is not read never become memory.
+  const b = Buffer.alloc(size);
+  await read(b, 0, Math.min(64, size));
+  if (size < 64 || b.readUInt32BE(0) !== 0x7f454c46 || b[4] !== 2 || b[5] !== 1) return b.subarray(0, Math.min(64, size));
+  const phoff = Number(b.readBigUInt64LE(32));
+  const shoff = Number(b.readBigUInt64LE(40));
+  const [phentsize, phnum, shentsize, shnum] = [54, 56, 58, 60].map((o) => b.readUInt16LE(o)) as [number, number, number, number];
+  if (!shoff || shentsize < 64 || shoff + shnum * shentsize > size) return whole();
+  await Promise.all([read(b, phoff, phnum * phentsize), read(b, shoff, shnum * shentsize)]);
+  const ranges: [number, number][] = [[0, 64], [phoff, phnum * phentsize]];
+  const section = (i: number) => ({ type: b.readUInt32LE(shoff + i * shentsize + 4), offset: Number(b.readBigUInt64LE(shoff + i * shentsize + 24)), size: Number(b.readBigUInt64LE(shoff + i * shentsize + 32)), link: b.readUInt32LE(shoff + i * shentsize + 40) });
+  const wanted = new Set<number>();
+  for (let i = 0; i < shnum; i++) {
+    const s = section(i);
+    if (!DYNAMIC_SECTION_TYPES.has(s.type)) continue;
+    wanted.add(i);
+    // The string table a table's names are in (sh_link).
+    if (s.link < shnum && section(s.link).type === SHT_STRTAB) wanted.add(s.link);
+  }
+  for (const i of wanted) {
+    const s = section(i);
+    if (s.offset + s.size > size) return whole();
+    ranges.push([s.offset, s.size]);
+  }
+  await Promise.all(ranges.slice(2).map(([o, n]) => read(b, o, n)));
+  return tablesRead(b, ranges) ? b : whole();
+}
+
+/**
+ * Whether every byte the parsers will read of the dynamic linker's tables was read: the strings, the symbols (as many
+ * as the hash table counts), the hash tables and the version chains, walked as the parsers walk them.
+ */
+function tablesRead(b: Buffer, ranges: readonly [number, number][]): boolean {
+  const inside = (at: number, n: number) => at >= 0 && ranges.some(([o, len]) => at >= o && at + n <= o + len);
+  const d = readDynamic(b);
+  if (!d) return false;
+  const at = (tag: bigint): number | undefined => {
+    const addr = d.one(tag);
+    return addr === undefined ? undefined : (d.fileOffset(addr) ?? -1);
+  };
+  const strtab = at(DT.STRTAB);
+  if (strtab === undefined || !inside(strtab, d.one(DT.STRSZ) ?? 1)) return false;
+  const symtab = at(DT.SYMTAB);
+  const count = symbolCount(b, d);
+  if (symtab !== undefined && (count === undefined || !inside(symtab, count * SYM_SIZE))) return false;
+  const hash = at(DT.HASH);
+  if (hash !== undefined && !(inside(hash, 8) && inside(hash, 8 + (b.readUInt32LE(hash) + b.readUInt32LE(hash + 4)) * 4))) return false;
+  const gnu = at(DT.GNU_HASH);
+  if (gnu !== undefined) {
+    if (!inside(gnu, 16) || count === undefined) return false;
+    const [nbuckets, symoffset, bloomWords] = [0, 4, 8].map((o) => b.readUInt32LE(gnu + o)) as [number, number, number];
+    if (!inside(gnu, 16 + bloomWords * 8 + nbuckets * 4 + Math.max(0, count - symoffset) * 4)) return false;
+  }
+  return chainRead(b, at(DT.VERNEED), d.one(DT.VERNEEDNUM) ?? 0, inside, { entry: 16, aux: 8, next: 12, auxEntry: 16, auxNext: 12, auxCount: 2 })
+    && chainRead(b, at(DT.VERDEF), d.one(DT.VERDEFNUM) ?? 0, inside, { entry: 20, aux: 12, next: 16, auxEntry: 8 });
+}
+
+/** Whether a version chain (Verneed or Verdef entries and their aux entries, at these field offsets) lies in what was read. */
+function chainRead(
+  b: Buffer,
+  start: number | undefined,
+  count: number,
+  inside: (at: number, n: number) => boolean,
+  f: { entry: number; aux: number; next: number; auxEntry: number; auxNext?: number; auxCount?: number },
+): boolean {
+  let at = start;
+  for (let i = 0; at !== undefined && i < count; i++) {
+    if (!inside(at, f.entry)) return false;
+    let aux = at + b.readUInt32LE(at + f.aux);
+    const auxes = f.auxCount === undefined ? 1 : b.readUInt16LE(at + f.auxCount);
+    for (let j = 0; j < auxes; j++) {
+      if (!inside(aux, f.auxEntry)) return false;
+      const next = f.auxNext === undefined ? 0 : b.readUInt32LE(aux + f.auxNext);
+      if (!next) break;
+      aux += next;
+    }
+    const next = b.readUInt32LE(at + f.next);
+    at = next ? at + next : undefined;
+  }
+  return true;
 }
 
 /** Elf64_Verneed (16 bytes) chains, each with Elf64_Vernaux (16 bytes) entries naming a version. */

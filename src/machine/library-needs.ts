@@ -3,8 +3,8 @@ import { readdir, realpath } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Deps } from '../base/deps.js';
 import { isXpuError } from '../base/errors.js';
-import { LIBRARY_FILE, readSafely } from '../base/safe-read.js';
-import { newestInFamily, readElfNeeds, readElfSymbols, SHARED_LIBRARY, type ElfNeeds, type ElfSymbols } from '../formats/elf.js';
+import { LIBRARY_FILE, readSafely, readSafelyWith } from '../base/safe-read.js';
+import { newestInFamily, readElfNeeds, readElfSymbols, readElfTables, SHARED_LIBRARY, type ElfNeeds, type ElfSymbols } from '../formats/elf.js';
 import { readPeImports, type PeImports } from '../formats/pe.js';
 import { layoutFor, nodeLayout } from '../platform/index.js';
 import type { LdconfigEntry } from './ldconfig.js';
@@ -63,11 +63,11 @@ export async function unmetLibraryNeeds(deps: Deps, root: string, libDirs: strin
   const readOrWhy = (file: string): Promise<ReadLibrary | Refused> => {
     let p = parsed.get(file);
     if (!p) {
-      p = readSafely(file, LIBRARY_FILE).then((r) => {
+      p = readSafelyWith(file, LIBRARY_FILE, readElfTables).then((r) => {
         if ('refused' in r) return r;
-        const elf = readElfNeeds(r.bytes);
+        const elf = readElfNeeds(r.value);
         if (!elf) return { refused: `${file} is not an ELF shared library`, notElf: true };
-        const symbols = readElfSymbols(r.bytes);
+        const symbols = readElfSymbols(r.value);
         const refused = elf.refused ?? symbols?.refused;
         return refused ? { refused: `${file} ${refused} (past what a real library has, so it is not read)` } : { elf, symbols };
       });

@@ -1,0 +1,71 @@
+// Reading of a shared library only what the dynamic linker's tables need (readElfTables): the same needs and symbols
+// as the whole file, for the machine's real libraries, a copy without section headers and one whose section headers
+// do not cover the tables; and the memory a 100 MB library costs is its tables', not its size.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { LIBRARY_FILE, readSafelyWith } from '../../src/base/safe-read.js';
+import { readElfNeeds, readElfSymbols, readElfTables } from '../../src/formats/elf.js';
+
+const LIBDIR = '/usr/lib/x86_64-linux-gnu';
+const tmp = mkdtempSync(path.join(tmpdir(), 'xpu-elf-tables-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** What the parsers say of `bytes`, as comparable text. */
+const said = (bytes: Buffer) =>
+  createHash('sha256').update(JSON.stringify([readElfNeeds(bytes), readElfSymbols(bytes)], (_k, v) => (v instanceof Set ? [...v].sort() : v))).digest('hex');
+
+async function tables(file: string): Promise<Buffer> {
+  const r = await readSafelyWith(file, LIBRARY_FILE, readElfTables);
+  if (!('value' in r)) throw new Error(r.refused);
+  return r.value;
+}
+
+/** The machine's shared libraries, largest first (libLLVM's 100 MB where the test packages are installed). */
+const libraries = readdirSync(LIBDIR)
+  .filter((n) => /\.so(\.\d+)*$/.test(n))
+  .map((n) => path.join(LIBDIR, n))
+  .filter((f) => statSync(f).isFile())
+  .sort((a, b) => statSync(b).size - statSync(a).size);
+
+describe('readElfTables', () => {
+  it("gives the parsers what the whole file gives them, for the machine's 40 largest libraries", async () => {
+    expect(libraries.length).toBeGreaterThan(40);
+    for (const f of libraries.slice(0, 40)) expect(said(await tables(f)), f).toBe(said(readFileSync(f)));
+  });
+
+  it('reads a library without section headers whole, and one whose section headers miss a table whole too', async () => {
+    const f = libraries.find((x) => path.basename(x).startsWith('libstdc++'))!;
+    const whole = readFileSync(f);
+    const bare = Buffer.from(whole);
+    bare.writeBigUInt64LE(0n, 40);
+    bare.writeUInt16LE(0, 60);
+    writeFileSync(path.join(tmp, 'bare.so'), bare);
+    expect(said(await tables(path.join(tmp, 'bare.so')))).toBe(said(whole));
+    // The .dynsym section header moved to a place that holds nothing: the dynamic section still names the table.
+    const moved = Buffer.from(whole);
+    const shoff = Number(moved.readBigUInt64LE(40));
+    const [shentsize, shnum] = [moved.readUInt16LE(58), moved.readUInt16LE(60)];
+    for (let i = 0; i < shnum; i++) if (moved.readUInt32LE(shoff + i * shentsize + 4) === 11) moved.writeBigUInt64LE(0n, shoff + i * shentsize + 24);
+    writeFileSync(path.join(tmp, 'moved.so'), moved);
+    expect(said(await tables(path.join(tmp, 'moved.so')))).toBe(said(whole));
+    // Not an ELF file: the parsers say so from what was read.
+    writeFileSync(path.join(tmp, 'text.so'), 'INPUT(libfoo.so.1)\n'.repeat(100));
+    expect(readElfNeeds(await tables(path.join(tmp, 'text.so')))).toBeUndefined();
+  });
+
+  it('costs the memory of the tables, not of the file: the largest library adds less than a third of its size to RSS', async () => {
+    const big = libraries[0]!;
+    const size = statSync(big).size;
+    expect(size, `${big}: the test packages bring a library of 100 MB (libLLVM)`).toBeGreaterThan(50 << 20);
+    execFileSync('cat', [big], { stdio: 'ignore' });
+    const before = process.memoryUsage().rss;
+    const kept = await tables(big);
+    const grew = process.memoryUsage().rss - before;
+    expect(kept.length).toBe(size);
+    expect(grew).toBeLessThan(size / 3);
+  });
+});
