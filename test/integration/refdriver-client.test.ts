@@ -16,6 +16,8 @@ const suppressions = path.join(import.meta.dirname, '..', 'native', 'valgrind.su
 const vectorAdd = path.join(KERNELS_DIR, 'vector_add.spv');
 const structArg = path.join(KERNELS_DIR, 'struct_arg.spv');
 const specConst = path.join(KERNELS_DIR, 'spec_const.spv');
+const atomics20 = path.join(KERNELS_DIR, 'atomics20.spv');
+const MODULE_BUILD_FAILURE = '0x70000004';
 const UNSUPPORTED_FEATURE = '0x78000003';
 const UNSUPPORTED_ALIGNMENT = '0x7800000a';
 const INVALID_ARGUMENT = '0x78000004';
@@ -163,6 +165,16 @@ describe.skipIf(process.platform !== 'linux')('a client through Debian\'s loader
       expect(r.values.get(`region.${name}.inside`), name).toBe(String(bytes));
       expect(r.values.get(`region.${name}.wrong`), name).toBe('0');
     }
+  });
+
+  it('builds a module of OpenCL 2.0 atomics on generic pointers (to global and local memory) and computes every value', async () => {
+    const r = await run(s, ['atomics', atomics20]);
+    expect(r.exitCode, r.stdout + r.stderr).toBe(0);
+    expect(r.values.get('atomics.module')).not.toBe(MODULE_BUILD_FAILURE);
+    expect(r.values.get('atomics.module')).toBe('0x0');
+    expect(r.values.get('atomics.counter')).toBe(r.values.get('atomics.expected'));
+    expect(r.values.get('atomics.expected')).toBe(String((1024 * 1023) / 2 + 1024));
+    expect(r.values.get('atomics.wrong')).toBe('0');
   });
 
   it('the client built against 1.8.12 headers has no zeCommandListHostSynchronize to call', async () => {
