@@ -295,7 +295,7 @@ ze_result_t rdModuleCreate(ze_context_handle_t ctx, ze_device_handle_t dev, cons
     size_t bclen = 0, native_size = 0;
     rd_spirv_info info = {0};
     cl_program prog = NULL;
-    uint32_t *specialized = NULL;
+    uint32_t *specialized = NULL, *lowered = NULL;
     const unsigned char *spv = desc->pInputModule, *packed_bc = NULL;
     size_t spv_size = desc->inputSize;
     char err[512];
@@ -327,6 +327,13 @@ ze_result_t rdModuleCreate(ze_context_handle_t ctx, ze_device_handle_t dev, cons
             goto out;
         if (specialized)
             spv = (const unsigned char *)specialized;
+        if (rd_spirv_lower_generic_atomics(spv, spv_size, &lowered, &spv_size, err, sizeof err) != 0) {
+            sb_printf(&log, "%s\n", err);
+            r = ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+            goto out;
+        }
+        if (lowered)
+            spv = (const unsigned char *)lowered;
         if ((r = spirv_to_bitcode(spv, spv_size, &bc, &bclen, &log)) != ZE_RESULT_SUCCESS)
             goto out;
         opencl_options(desc->pBuildFlags, &opts);
@@ -358,6 +365,7 @@ out:
         clReleaseProgram(prog);
     rd_spirv_free(&info);
     free(specialized);
+    free(lowered);
     free(bc);
     free(native);
     free(opts.data);

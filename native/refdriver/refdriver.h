@@ -174,6 +174,8 @@ int rd_spirv_parse(const uint8_t *bytes, size_t size, rd_spirv_info *out, char *
 void rd_spirv_free(rd_spirv_info *info);
 int rd_spirv_specialize(const uint8_t *bytes, size_t size, uint32_t count, const uint32_t *spec_ids, const void *const *values,
                         uint32_t **out, char *err, size_t errlen);
+int rd_spirv_lower_generic_atomics(const uint8_t *bytes, size_t size, uint32_t **out, size_t *out_size, char *err,
+                                   size_t errlen);
 
 typedef struct _ze_module_handle_t {
     uint32_t tag;

@@ -372,3 +372,165 @@ done:
     free(found);
     return rc;
 }
+
+enum {
+    OP_UNDEF = 1,
+    OP_CONSTANT_NULL = 46,
+    OP_FUNCTION_CALL = 57,
+    OP_VARIABLE = 59,
+    OP_LOAD = 61,
+    OP_ACCESS_CHAIN = 65,
+    OP_IN_BOUNDS_ACCESS_CHAIN = 66,
+    OP_PTR_ACCESS_CHAIN = 67,
+    OP_IN_BOUNDS_PTR_ACCESS_CHAIN = 70,
+    OP_COPY_OBJECT = 83,
+    OP_CONVERT_U_TO_PTR = 120,
+    OP_PTR_CAST_TO_GENERIC = 121,
+    OP_GENERIC_CAST_TO_PTR = 122,
+    OP_GENERIC_CAST_TO_PTR_EXPLICIT = 123,
+    OP_BITCAST = 124,
+    OP_SELECT = 169,
+    OP_ATOMIC_LOAD = 227,
+    OP_ATOMIC_STORE = 228,
+    OP_ATOMIC_XOR = 242,
+    OP_PHI = 245,
+    OP_ATOMIC_FLAG_TEST_AND_SET = 318,
+    OP_ATOMIC_FLAG_CLEAR = 319,
+    OP_ATOMIC_FMIN_EXT = 5614,
+    OP_ATOMIC_FMAX_EXT = 5615,
+    OP_ATOMIC_FADD_EXT = 6035,
+    STORAGE_CROSS_WORKGROUP = 5,
+    STORAGE_GENERIC = 8,
+};
+
+/* Where an atomic instruction's pointer operand is (word offset from the opcode), 0 for any other instruction. */
+static unsigned atomic_pointer_at(uint32_t op)
+{
+    if (op == OP_ATOMIC_STORE || op == OP_ATOMIC_FLAG_CLEAR)
+        return 1;
+    if ((op >= OP_ATOMIC_LOAD && op <= OP_ATOMIC_XOR) || op == OP_ATOMIC_FLAG_TEST_AND_SET || op == OP_ATOMIC_FMIN_EXT ||
+        op == OP_ATOMIC_FMAX_EXT || op == OP_ATOMIC_FADD_EXT)
+        return 3;
+    return 0;
+}
+
+/* Instructions whose result may be a pointer: [opcode, result type, result id, ...]. */
+static int makes_pointer(uint32_t op)
+{
+    switch (op) {
+    case OP_UNDEF: case OP_CONSTANT_NULL: case OP_FUNCTION_PARAMETER: case OP_FUNCTION_CALL: case OP_VARIABLE: case OP_LOAD:
+    case OP_ACCESS_CHAIN: case OP_IN_BOUNDS_ACCESS_CHAIN: case OP_PTR_ACCESS_CHAIN: case OP_IN_BOUNDS_PTR_ACCESS_CHAIN:
+    case OP_COPY_OBJECT: case OP_CONVERT_U_TO_PTR: case OP_PTR_CAST_TO_GENERIC: case OP_GENERIC_CAST_TO_PTR:
+    case OP_GENERIC_CAST_TO_PTR_EXPLICIT: case OP_BITCAST: case OP_SELECT: case OP_PHI:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/*
+ * PoCL 3.1's kernel library has the atomics only for global and local pointers, and llvm-spirv turns an atomic on a
+ * generic pointer (OpenCL 2.0's atomic_load, atomic_store, atomic_fetch_add ... as clang emits them) into a call of a
+ * generic-pointer function it lacks, so the module would not link. In a copy of a module rd_spirv_parse accepted, each
+ * atomic instruction on a Generic pointer is given that pointer cast to CrossWorkgroup (OpGenericCastToPtr) instead,
+ * adding the pointer types it needs. On PoCL's CPU device every address space is the host's one address space, so the
+ * cast keeps the address, of global and local memory alike. *out is NULL when no atomic needed it.
+ */
+int rd_spirv_lower_generic_atomics(const uint8_t *bytes, size_t size, uint32_t **out, size_t *out_size, char *err,
+                                   size_t errlen)
+{
+    *out = NULL;
+    size_t n = size / 4;
+    uint32_t *w = host_order_words(bytes, size, err, errlen);
+    if (w == NULL)
+        return -1;
+    uint32_t bound = w[3], next = bound;
+    /* Per id: storage class + 1 and pointee of a pointer type; type of a pointer-making result; the CrossWorkgroup
+       pointer type to the same pointee as a Generic one (0 while there is none). */
+    uint32_t *storage = calloc(bound, sizeof *storage), *pointee = calloc(bound, sizeof *pointee);
+    uint32_t *type_of = calloc(bound, sizeof *type_of), *global_of = calloc(bound, sizeof *global_of);
+    uint32_t *r = NULL;
+    int rc = -1;
+    if (storage == NULL || pointee == NULL || type_of == NULL || global_of == NULL) {
+        snprintf(err, errlen, "out of memory");
+        goto done;
+    }
+    size_t atomics = 0;
+    for (size_t i = 5; i < n;) {
+        uint32_t wc = w[i] >> 16, op = w[i] & 0xffff;
+        if (wc == 0 || i + wc > n)
+            break;
+        unsigned at = atomic_pointer_at(op);
+        if (op == OP_TYPE_POINTER && wc >= 4 && w[i + 1] < bound && w[i + 3] < bound) {
+            storage[w[i + 1]] = w[i + 2] + 1;
+            pointee[w[i + 1]] = w[i + 3];
+        } else if (makes_pointer(op) && wc >= 3 && w[i + 1] < bound && w[i + 2] < bound) {
+            type_of[w[i + 2]] = w[i + 1];
+        } else if (at && wc > at && w[i + at] < bound) {
+            uint32_t t = type_of[w[i + at]];
+            atomics += storage[t] == STORAGE_GENERIC + 1;
+        }
+        i += wc;
+    }
+    if (atomics == 0) {
+        rc = 0;
+        goto done;
+    }
+    /* An existing CrossWorkgroup pointer type to each pointee, else one to add after the Generic type. */
+    for (uint32_t g = 0; g < bound; g++) {
+        if (storage[g] != STORAGE_GENERIC + 1)
+            continue;
+        for (uint32_t c = 0; c < bound && !global_of[g]; c++)
+            if (storage[c] == STORAGE_CROSS_WORKGROUP + 1 && pointee[c] == pointee[g])
+                global_of[g] = c;
+    }
+    size_t cap = n + 4 * atomics + 4 * (size_t)bound;
+    if ((r = malloc(cap * sizeof *r)) == NULL) {
+        snprintf(err, errlen, "out of memory");
+        goto done;
+    }
+    memcpy(r, w, 5 * sizeof *r);
+    size_t o = 5;
+    for (size_t i = 5; i < n;) {
+        uint32_t wc = w[i] >> 16, op = w[i] & 0xffff;
+        if (wc == 0 || i + wc > n)
+            break;
+        unsigned at = atomic_pointer_at(op);
+        uint32_t ptr = at && wc > at && w[i + at] < bound ? w[i + at] : 0, t = ptr ? type_of[ptr] : 0;
+        if (ptr && storage[t] == STORAGE_GENERIC + 1 && global_of[t]) {
+            uint32_t cast = next++;
+            r[o++] = (4u << 16) | OP_GENERIC_CAST_TO_PTR;
+            r[o++] = global_of[t];
+            r[o++] = cast;
+            r[o++] = ptr;
+            memcpy(&r[o], &w[i], wc * sizeof *r);
+            r[o + at] = cast;
+        } else {
+            memcpy(&r[o], &w[i], wc * sizeof *r);
+        }
+        o += wc;
+        if (op == OP_TYPE_POINTER && wc >= 4 && w[i + 1] < bound && storage[w[i + 1]] == STORAGE_GENERIC + 1 &&
+            !global_of[w[i + 1]]) {
+            uint32_t g = w[i + 1], c = next++;
+            r[o++] = (4u << 16) | OP_TYPE_POINTER;
+            r[o++] = c;
+            r[o++] = STORAGE_CROSS_WORKGROUP;
+            r[o++] = pointee[g];
+            global_of[g] = c;
+        }
+        i += wc;
+    }
+    r[3] = next;
+    *out = r;
+    *out_size = o * sizeof *r;
+    r = NULL;
+    rc = 0;
+done:
+    free(w);
+    free(r);
+    free(storage);
+    free(pointee);
+    free(type_of);
+    free(global_of);
+    return rc;
+}

@@ -14,12 +14,31 @@ import type { Receipt } from '../install/receipt.js';
 
 export const REFDRIVER_NAME = 'libze_xpu_setup_refdriver';
 
+/** The API version a Level Zero include dir declares (`ZE_API_VERSION_CURRENT` of its ze_api.h), as [major, minor]. */
+export async function headersApiVersion(includeDir: string): Promise<[number, number] | undefined> {
+  const text = await fs.readFile(path.join(includeDir, 'level_zero', 'ze_api.h'), 'utf8').catch(() => undefined);
+  const m = text && /\bZE_API_VERSION_CURRENT\s*=\s*ZE_MAKE_VERSION\(\s*(\d+)\s*,\s*(\d+)\s*\)/.exec(text);
+  return m ? [Number(m[1]), Number(m[2])] : undefined;
+}
+
+/**
+ * The headers the driver is built against: the prefix's when they declare a newer API than the copy shipped beside the
+ * driver's sources (native/refdriver/include), else that copy. The driver fills only the slots a loader's version has,
+ * so the newest headers serve old loaders too, while headers older than the loader would leave its newer slots empty.
+ */
+export async function refDriverIncludeDir(prefix: string, sourceDir = path.join(nativeDir(), 'refdriver')): Promise<string> {
+  const own = path.join(sourceDir, 'include');
+  const theirs = path.join(prefix, 'include');
+  const [a, b] = await Promise.all([headersApiVersion(own), headersApiVersion(theirs)]);
+  return b && (!a || b[0] > a[0] || (b[0] === a[0] && b[1] > a[1])) ? theirs : own;
+}
+
 export async function refDriverSpec(prefix: string, sourceDir = path.join(nativeDir(), 'refdriver')): Promise<CompileSpec> {
   const sources = (await fs.readdir(sourceDir)).filter((f) => f.endsWith('.c')).sort().map((f) => path.join(sourceDir, f));
   return {
     name: REFDRIVER_NAME,
     sources,
-    includeDirs: [path.join(prefix, 'include')],
+    includeDirs: [await refDriverIncludeDir(prefix, sourceDir)],
     libDirs: [],
     libs: ['OpenCL', 'dl', 'pthread'],
     extraFlags: ['-std=gnu11', '-fvisibility=hidden'],

@@ -9,12 +9,15 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { driverBuildArgs, driverEnv, KERNELS_DIR, runKeyValues } from '../support/refdriver.js';
 import { ensureDebs } from '../support/debs.js';
+import { refDriverIncludeDir } from '../../src/build/refdriver.js';
 
 const clientSource = path.join(import.meta.dirname, '..', 'native', 'refdriver_client.c');
 const suppressions = path.join(import.meta.dirname, '..', 'native', 'valgrind.supp');
 const vectorAdd = path.join(KERNELS_DIR, 'vector_add.spv');
 const structArg = path.join(KERNELS_DIR, 'struct_arg.spv');
 const specConst = path.join(KERNELS_DIR, 'spec_const.spv');
+const atomics20 = path.join(KERNELS_DIR, 'atomics20.spv');
+const MODULE_BUILD_FAILURE = '0x70000004';
 const UNSUPPORTED_FEATURE = '0x78000003';
 const UNSUPPORTED_ALIGNMENT = '0x7800000a';
 const INVALID_ARGUMENT = '0x78000004';
@@ -164,6 +167,16 @@ describe.skipIf(process.platform !== 'linux')('a client through Debian\'s loader
     }
   });
 
+  it('builds a module of OpenCL 2.0 atomics on generic pointers (to global and local memory) and computes every value', async () => {
+    const r = await run(s, ['atomics', atomics20]);
+    expect(r.exitCode, r.stdout + r.stderr).toBe(0);
+    expect(r.values.get('atomics.module')).not.toBe(MODULE_BUILD_FAILURE);
+    expect(r.values.get('atomics.module')).toBe('0x0');
+    expect(r.values.get('atomics.counter')).toBe(r.values.get('atomics.expected'));
+    expect(r.values.get('atomics.expected')).toBe(String((1024 * 1023) / 2 + 1024));
+    expect(r.values.get('atomics.wrong')).toBe('0');
+  });
+
   it('the client built against 1.8.12 headers has no zeCommandListHostSynchronize to call', async () => {
     const r = await run(s, ['sequence', vectorAdd]);
     expect(r.exitCode).toBe(3);
@@ -214,6 +227,37 @@ describe.skipIf(process.platform !== 'linux')("a client and driver built against
     const free = await run(s, ['freewait', vectorAdd]);
     expect(free.values.get('freewait.gateSetAtFree')).toBe('1');
     expect(free.values.get('freewait.result')).toBe('ok');
+  });
+
+  it('the driver setup builds on a prefix holding only 1.8.12 headers carries the 1.9+ entry points and refuses the rest at once', async () => {
+    // Setup's choice of headers for an offline prefix whose include/ is Debian 12's libze-dev 1.8.12 (API 1.4).
+    const prefix = path.join(dir, 'offline-prefix');
+    fs.mkdirSync(prefix, { recursive: true });
+    fs.symlinkSync('/usr/include', path.join(prefix, 'include'));
+    const driver = path.join(dir, 'offline-prefix-driver', 'libze_xpu_setup_refdriver.so');
+    fs.mkdirSync(path.dirname(driver), { recursive: true });
+    await execa('cc', driverBuildArgs(await refDriverIncludeDir(prefix), driver));
+    const withDriver = { ...s, driver };
+    const seq = await run(withDriver, ['sequence', vectorAdd]);
+    expect(seq.exitCode, seq.stdout + seq.stderr).toBe(0);
+    expect(seq.values.get('sequence.route')).toBe('driver');
+    expect(seq.values.get('sequence.result')).toBe('ok');
+    const append = await run(withDriver, ['append', vectorAdd]);
+    expect(append.values.get('append.result'), append.stdout + append.stderr).toBe('ok');
+    // Through loader 1.8.12 (API 1.4) the slots of its version that the driver lacks answer UNSUPPORTED_FEATURE.
+    const refuse = await run(withDriver, ['refuse', vectorAdd, structArg]);
+    expect(refuse.exitCode, refuse.stdout + refuse.stderr).toBe(0);
+    for (const [k, v] of refuse.values) if (k.startsWith('refuse.')) expect(v, k).toBe(UNSUPPORTED_FEATURE);
+    // Every slot of the version a client asks for is set (an implementation or the unsupported stub), for a client at
+    // API 1.12 (these headers) and at 1.4 (Debian 12's), none beyond it: an interposing loader finds no empty slot.
+    const old = await buildStack('offline-prefix-old-client', '/usr/include');
+    for (const client of [s, old]) {
+      const r = await run({ ...client, driver }, ['slots', vectorAdd]);
+      const tables = [...r.values].filter(([k]) => k.startsWith('slots.') && k !== 'slots.imageCreate');
+      expect(tables.length, r.stdout + r.stderr).toBe(8);
+      for (const [k, v] of tables) expect(v, k).toMatch(/^0x0 0\/\d+ empty$/);
+      expect(r.values.get('slots.imageCreate')).toBe(UNSUPPORTED_FEATURE);
+    }
   });
 
   it('the driver built against these newer headers serves a client built against 1.8.12 headers (it fills only the slots of the version asked)', async () => {

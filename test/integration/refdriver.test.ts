@@ -216,7 +216,7 @@ describe.skipIf(process.platform !== 'linux')('CPU reference driver through the 
     const out = path.join(dir, 'spv');
     fs.mkdirSync(out);
     await execa('sh', [path.join(kernels, 'build-spv.sh')], { env: { OUT_DIR: out } });
-    for (const name of ['vector_add.spv', 'vector_add_wrong.spv', 'struct_arg.spv']) {
+    for (const name of ['vector_add.spv', 'vector_add_wrong.spv', 'struct_arg.spv', 'atomics20.spv']) {
       expect(fs.readFileSync(path.join(out, name)).equals(fs.readFileSync(path.join(kernels, name)))).toBe(true);
     }
   });

@@ -11,13 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <dlfcn.h>
+#include <level_zero/ze_ddi.h>
+#include <level_zero/zes_ddi.h>
+#include <level_zero/zet_ddi.h>
 
 #define N 1024
 
 #if defined(ZE_API_VERSION_CURRENT_M) && ZE_API_VERSION_CURRENT_M >= ZE_MAKE_VERSION(1, 9)
 #define HAVE_HOST_SYNCHRONIZE 1
-#include <dlfcn.h>
-#include <level_zero/ze_ddi.h>
 
 /* The command-list entry points after API 1.4, as this run reaches them: exported by the loader when it has them
    (1.2x), else from the driver's own command-list table (Debian's 1.8.12 loader neither exports nor routes them; with
@@ -732,10 +734,112 @@ static int region_mode(const char *unused)
     return 0;
 }
 
+/* OpenCL 2.0 atomics on generic pointers (atomics20.cl): every work-item adds its id and then 1 to one counter, stores
+   and loads back its own flag, and counts itself in its group's local counter. Prints whether the module built and
+   how many values are wrong. */
+static int atomics_mode(const char *spv)
+{
+    enum { ITEMS = 1024, GROUP = 64 };
+    size_t size;
+    unsigned char *bytes = read_all(spv, &size);
+    ze_module_desc_t md = {ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_IL_SPIRV, size, bytes, "", NULL};
+    ze_module_handle_t mod = NULL;
+    ze_module_build_log_handle_t log = NULL;
+    ze_result_t created = zeModuleCreate(ctx, dev, &md, &mod, &log);
+    free(bytes);
+    printf("atomics.module=0x%x\n", (unsigned)created);
+    if (created != ZE_RESULT_SUCCESS) {
+        size_t len = 0;
+        zeModuleBuildLogGetString(log, &len, NULL);
+        char *text = malloc(len + 1);
+        zeModuleBuildLogGetString(log, &len, text);
+        fprintf(stderr, "%s\n", text);
+        free(text);
+        zeModuleBuildLogDestroy(log);
+        return 1;
+    }
+    zeModuleBuildLogDestroy(log);
+    ze_kernel_handle_t k = make_kernel(mod, "atomics20");
+    int *counter, *flags, *seen, *totals;
+    CHECK(zeMemAllocShared(ctx, &dd, &hd, sizeof *counter, 0, dev, (void **)&counter));
+    CHECK(zeMemAllocDevice(ctx, &dd, ITEMS * sizeof *flags, 0, dev, (void **)&flags));
+    CHECK(zeMemAllocHost(ctx, &hd, ITEMS * sizeof *seen, 0, (void **)&seen));
+    CHECK(zeMemAllocShared(ctx, &dd, &hd, ITEMS / GROUP * sizeof *totals, 0, dev, (void **)&totals));
+    *counter = 0;
+    memset(seen, 0xff, ITEMS * sizeof *seen);
+    CHECK(zeKernelSetArgumentValue(k, 0, sizeof counter, &counter));
+    CHECK(zeKernelSetArgumentValue(k, 1, sizeof flags, &flags));
+    CHECK(zeKernelSetArgumentValue(k, 2, sizeof seen, &seen));
+    CHECK(zeKernelSetArgumentValue(k, 3, sizeof totals, &totals));
+    CHECK(zeKernelSetGroupSize(k, GROUP, 1, 1));
+    ze_group_count_t count = {ITEMS / GROUP, 1, 1};
+    ze_command_list_handle_t l = immediate_list(ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
+    CHECK(zeCommandListAppendLaunchKernel(l, k, &count, NULL, 0, NULL));
+    int wrong = 0;
+    for (int i = 0; i < ITEMS; i++)
+        wrong += seen[i] != i * 3;
+    for (int g = 0; g < ITEMS / GROUP; g++)
+        wrong += totals[g] != GROUP;
+    printf("atomics.counter=%d\n", *counter);
+    printf("atomics.expected=%d\n", ITEMS * (ITEMS - 1) / 2 + ITEMS);
+    printf("atomics.wrong=%d\n", wrong);
+    CHECK(zeCommandListDestroy(l));
+    CHECK(zeMemFree(ctx, counter));
+    CHECK(zeMemFree(ctx, flags));
+    CHECK(zeMemFree(ctx, seen));
+    CHECK(zeMemFree(ctx, totals));
+    CHECK(zeKernelDestroy(k));
+    CHECK(zeModuleDestroy(mod));
+    return 0;
+}
+
+/* The driver's own tables at this client's API version: how many slots each leaves empty (every slot the version has
+   should be set, to an implementation or to the unsupported stub), and what an unimplemented one answers. */
+static int slots_mode(const char *unused)
+{
+    (void)unused;
+    const char *driver = getenv("ZE_ENABLE_ALT_DRIVERS");
+    void *lib = driver ? dlopen(driver, RTLD_NOW | RTLD_NOLOAD) : NULL;
+    if (lib == NULL) {
+        printf("slots.result=driver not loaded\n");
+        return 1;
+    }
+#define COUNT_NULLS(getter, type, name)                                                                   \
+    {                                                                                                     \
+        type t;                                                                                           \
+        memset(&t, 0, sizeof t);                                                                          \
+        ze_result_t (*get)(ze_api_version_t, type *) = (ze_result_t(*)(ze_api_version_t, type *))dlsym(lib, getter); \
+        void **slot = (void **)&t;                                                                        \
+        unsigned nulls = 0;                                                                               \
+        ze_result_t r = get ? get(ZE_API_VERSION_CURRENT, &t) : ZE_RESULT_ERROR_UNINITIALIZED;             \
+        for (size_t i = 0; i < sizeof t / sizeof *slot; i++)                                               \
+            nulls += slot[i] == NULL;                                                                     \
+        printf("slots.%s=0x%x %u/%zu empty\n", name, (unsigned)r, nulls, sizeof t / sizeof *slot);         \
+    }
+    COUNT_NULLS("zeGetImageProcAddrTable", ze_image_dditable_t, "image")
+    COUNT_NULLS("zeGetCommandListProcAddrTable", ze_command_list_dditable_t, "commandList")
+    COUNT_NULLS("zeGetDeviceProcAddrTable", ze_device_dditable_t, "device")
+    COUNT_NULLS("zeGetMemProcAddrTable", ze_mem_dditable_t, "mem")
+    COUNT_NULLS("zeGetEventPoolProcAddrTable", ze_event_pool_dditable_t, "eventPool")
+    COUNT_NULLS("zeGetKernelExpProcAddrTable", ze_kernel_exp_dditable_t, "kernelExp")
+    COUNT_NULLS("zetGetMetricGroupProcAddrTable", zet_metric_group_dditable_t, "metricGroup")
+    COUNT_NULLS("zesGetDeviceProcAddrTable", zes_device_dditable_t, "sysmanDevice")
+#undef COUNT_NULLS
+    ze_image_dditable_t image;
+    memset(&image, 0, sizeof image);
+    ze_result_t (*get)(ze_api_version_t, ze_image_dditable_t *) =
+        (ze_result_t(*)(ze_api_version_t, ze_image_dditable_t *))dlsym(lib, "zeGetImageProcAddrTable");
+    if (get && get(ZE_API_VERSION_CURRENT, &image) == ZE_RESULT_SUCCESS && image.pfnCreate) {
+        ze_image_handle_t img = NULL;
+        printf("slots.imageCreate=0x%x\n", (unsigned)image.pfnCreate(ctx, dev, NULL, &img));
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: %s align|props|sequence|freewait|holds|region|append <vector_add.spv> | specialize|native <spec_const.spv> | refuse <vector_add.spv> <struct_arg.spv>\n", argv[0]);
+        fprintf(stderr, "usage: %s align|props|sequence|freewait|holds|region|append|slots <vector_add.spv> | atomics <atomics20.spv> | specialize|native <spec_const.spv> | refuse <vector_add.spv> <struct_arg.spv>\n", argv[0]);
         return 2;
     }
     open_first_device(&drv, &dev, &ctx);
@@ -744,7 +848,8 @@ int main(int argc, char **argv)
         int (*run)(const char *spv);
     } modes[] = {{"align", align_mode},           {"props", props_mode},   {"sequence", sequence_mode},
                  {"freewait", freewait_mode},     {"append", append_mode}, {"specialize", specialize_mode},
-                 {"native", native_mode},         {"region", region_mode}, {"holds", holds_mode}};
+                 {"native", native_mode},         {"region", region_mode}, {"holds", holds_mode},
+                 {"slots", slots_mode},           {"atomics", atomics_mode}};
     int rc = 2;
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
         if (strcmp(argv[1], modes[i].name) == 0)
