@@ -6,8 +6,8 @@ import { isXpuError } from '../../src/base/errors.js';
 
 describe('action inputs', () => {
   it('reads lists, strings and booleans from INPUT_* variables, blanks as unset', () => {
-    const i = actionInputs({ INPUT_COMPONENTS: 'level-zero, unified-runtime', INPUT_REQUIRE: 'level-zero>=1.9\n', INPUT_REFDRIVER: 'true', INPUT_PREFIX: ' ', 'INPUT_CACHE-DIR': '/c', INPUT_SMOKE: 'FALSE' });
-    expect(i.values).toMatchObject({ component: ['level-zero', 'unified-runtime'], require: ['level-zero>=1.9'], refdriver: true, 'cache-dir': '/c' });
+    const i = actionInputs({ INPUT_COMPONENTS: 'level-zero, unified-runtime', INPUT_REQUIRE: 'level-zero>=1.9\n', INPUT_GPU: 'bmg, 0xe20b', INPUT_REFDRIVER: 'true', INPUT_PREFIX: ' ', 'INPUT_CACHE-DIR': '/c', INPUT_SMOKE: 'FALSE' });
+    expect(i.values).toMatchObject({ component: ['level-zero', 'unified-runtime'], require: ['level-zero>=1.9'], gpu: ['bmg', '0xe20b'], refdriver: true, 'cache-dir': '/c' });
     expect(i.values.prefix).toBeUndefined();
     expect(i).toMatchObject({ refdriver: true, smoke: false, cache: true, cachePrefix: false, requireDevice: false, verbose: false });
   });
