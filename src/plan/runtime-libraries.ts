@@ -1,8 +1,9 @@
 // The runtime-library rule: a runtime package (libstdcxx, libgcc, libgomp, _openmp_mutex) is installed only where this machine lacks what the installed binaries need of it, and never where its copy is older than the machine's.
 import * as path from 'node:path';
-import { readFile, realpath } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import type { Deps } from '../base/deps.js';
-import { newestInFamily, readElfNeeds, SHARED_LIBRARY, type ElfNeeds } from '../formats/elf.js';
+import { LIBRARY_FILE, readSafelyWith } from '../base/safe-read.js';
+import { newestInFamily, readElfNeeds, readElfTables, SHARED_LIBRARY, type ElfNeeds } from '../formats/elf.js';
 import { readArchive } from '../formats/index.js';
 import type { LdconfigEntry } from '../machine/ldconfig.js';
 import { isInside, layoutFor } from '../platform/index.js';
@@ -175,9 +176,17 @@ export async function librariesOf(archive: PlannedArchive, file: string): Promis
       out.push({ name, linkTo: path.posix.basename(entry.linkTarget ?? '') });
       return;
     }
-    const chunks: Buffer[] = [];
-    for await (const c of body!) chunks.push(c as Buffer);
-    out.push({ name, elf: readElfNeeds(Buffer.concat(chunks)) });
+    // Into one buffer of the member's stated size (the archive readers hold members to it): no second copy. A member
+    // larger than any shared library may be is not read.
+    if (entry.size > LIBRARY_FILE.max) {
+      body?.resume();
+      out.push({ name, elf: undefined });
+      return;
+    }
+    const bytes = Buffer.allocUnsafe(entry.size);
+    let at = 0;
+    for await (const c of body!) at += (c as Buffer).copy(bytes, at);
+    out.push({ name, elf: readElfNeeds(bytes.subarray(0, at)) });
   });
   return out;
 }
@@ -197,7 +206,8 @@ export function hostLibraries(deps: Deps, ldcache: LdconfigEntry[], prefix: stri
           if (inside(c.path)) continue;
           const real = await realpath(c.path).catch(() => undefined);
           if (!real || inside(real)) continue;
-          const elf = readElfNeeds(await readFile(real));
+          const read = await readSafelyWith(real, LIBRARY_FILE, readElfTables);
+          const elf = 'value' in read ? readElfNeeds(read.value) : undefined;
           if (elf) return { path: c.path, defs: elf.versionDefs };
         }
         return undefined;
