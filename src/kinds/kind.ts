@@ -41,6 +41,11 @@ export interface Resolution {
   origin: string;
   version: string;
   archives: PlannedArchive[];
+  /**
+   * Newer versions of this source left before download because their metadata says they cannot load here, each in a
+   * few words, ending with what the host has: `26.31.39395.13 needs glibc 2.43`, `this host has glibc 2.36`.
+   */
+  turnedAway?: string[];
 }
 
 export interface SourceContext extends NamedIndexes {
