@@ -84,6 +84,8 @@ export interface ClosureResult {
   notes: ClosureNotes;
   /** Set when the source's choice could not be completed: the component's version now, and why the newer was left. */
   olderRoot?: { version: string; why: string };
+  /** Set when the source's choice was left because its record says it cannot load here (Resolution.turnedAway). */
+  turnedAway?: string[];
 }
 
 /**
