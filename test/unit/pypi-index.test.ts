@@ -94,7 +94,7 @@ describe('wheel tags', () => {
 });
 
 describe("newer releases whose wheels need a newer glibc than the host's", () => {
-  const wheel = (name: string): IndexFile => ({ filename: name, url: `https://files.example/${name}`, sha256: sha('e') });
+  const wheel = (name: string): IndexFile => ({ filename: name, url: `https://files.example/${name}`, sha256: sha('e'), yanked: false });
   const files = [
     wheel('intel_cmplr_lib_ur-2025.3.2-py2.py3-none-manylinux_2_28_x86_64.whl'),
     wheel('intel_cmplr_lib_ur-2026.2.0-py2.py3-none-manylinux_2_38_x86_64.whl'),
