@@ -11,11 +11,10 @@
 //   intel-igc-opencl-2 `<version>+<build>` debs.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { ensureSidDebs, fixtureCacheDir } from './debs.js';
+import { buildCacheDirOnce, ensureSidDebs, fixtureCacheDir } from './debs.js';
 
 const run = promisify(execFile);
 
@@ -134,16 +133,10 @@ export async function ensureModernDebs(): Promise<ModernDeb[]> {
       plan.push({ release: `v${r.igc}`, repository: 'intel/intel-graphics-compiler', from: sid.debs[from]!, pkg, version: iv, filename: `${pkg}_${iv}_amd64.deb`, igc: r.igc, libc });
     }
   }
-  if (!existsSync(path.join(out, 'done'))) {
-    const work = `${out}.tmp-${process.pid}`;
-    await fs.rm(work, { recursive: true, force: true });
-    await fs.mkdir(work, { recursive: true });
+  await buildCacheDirOnce(out, STAMP, async (work) => {
     for (const p of plan.filter((x, i) => plan.findIndex((y) => y.filename === x.filename) === i)) await renamed(p.from, work, p.pkg, p.version, p.filename, p.igc, p.libc, p.patch);
     await fs.rm(path.join(work, 'build'), { recursive: true, force: true });
-    await fs.writeFile(path.join(work, 'done'), STAMP);
-    await fs.rm(out, { recursive: true, force: true });
-    await fs.rename(work, out).catch(async () => fs.rm(work, { recursive: true, force: true }));
-  }
+  });
   return Promise.all(
     plan.map(async (p) => {
       const file = path.join(out, p.filename);

@@ -11,13 +11,12 @@
 // Debian 12; these do, so the install can be proven here end to end.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { ensureGpuDriverDebs, fixtureCacheDir } from './debs.js';
+import { buildCacheDirOnce, ensureGpuDriverDebs, fixtureCacheDir } from './debs.js';
 import { ensureModernDebs, MODERN, type ModernDeb } from './github-modern.js';
 
 const run = promisify(execFile);
@@ -186,10 +185,7 @@ export async function ensureRepackedDebs(): Promise<RepackedDeb[]> {
   const gpu = await ensureGpuDriverDebs();
   const debianDir = path.dirname(gpu.root);
   const out = path.join(fixtureCacheDir(), 'github-releases', STAMP);
-  if (!existsSync(path.join(out, 'done'))) {
-    const work = `${out}.tmp-${process.pid}`;
-    await fs.rm(work, { recursive: true, force: true });
-    await fs.mkdir(work, { recursive: true });
+  await buildCacheDirOnce(out, STAMP, async (work) => {
     const unpacked: Record<string, string> = {};
     for (const [key, name] of Object.entries(DEBIAN)) {
       unpacked[key] = path.join(work, 'debian', key);
@@ -226,11 +222,7 @@ export async function ensureRepackedDebs(): Promise<RepackedDeb[]> {
     }
     await fs.rm(path.join(work, 'debian'), { recursive: true, force: true });
     await fs.rm(path.join(work, 'build'), { recursive: true, force: true });
-    await fs.writeFile(path.join(work, 'done'), STAMP);
-    await fs.rm(out, { recursive: true, force: true });
-    // Another process may have put its copy in place first: either copy is the same build.
-    await fs.rename(work, out).catch(async () => fs.rm(work, { recursive: true, force: true }));
-  }
+  });
   return Promise.all(
     REPACKS.map(async (r) => {
       const file = path.join(out, r.filename);
