@@ -37,8 +37,8 @@ describe("Intel's GitHub releases whose debs need a newer glibc than this host's
     expect(c.version).toBe(CR_TAG);
     expect(c.choice.line).toBe(`gpu-driver ${CR_TAG} from github (${MODERN.newest.tag} needs glibc 2.43; ${MODERN.older.tag} needs glibc 2.38; this host has glibc 2.36)`);
     expect(c.choice.rejected.map((x: { candidate: string }) => x.candidate)).toEqual([`${MODERN.newest.tag} (github)`, `${MODERN.older.tag} (github)`]);
-    // Only the head of one deb per newer release was read (and of each of the one taken); nothing was downloaded.
-    expect(server.downloads).toEqual([]);
+    // Only the head of one deb per newer release was read (and of each of the one taken); no package was downloaded, only the sum lists.
+    expect(server.downloads.filter((n) => n.endsWith('.deb'))).toEqual([]);
     expect(server.ranges.filter(newer)).toEqual([`libze-intel-gpu1_${MODERN.newest.tag}-0_amd64.deb bytes=0-65535`, `libze-intel-gpu1_${MODERN.older.tag}-0_amd64.deb bytes=0-65535`]);
   });
 
