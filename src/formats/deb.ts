@@ -24,3 +24,65 @@ export async function readDeb(file: string, visit: EntryVisitor): Promise<void> 
     throw new XpuError('BAD_ARCHIVE', `dpkg-deb could not read ${file}: ${stderr.trim()}`, { details: { file, stderr } });
   }
 }
+
+/** The `ar` member holding a .deb's control files, as found in the first bytes of the package. */
+interface ControlMember {
+  name: string;
+  /** Where its bytes start in the package, and how many there are. */
+  start: number;
+  size: number;
+}
+
+/**
+ * Pure: the control member of a .deb from the package's first bytes (`!<arch>`, `debian-binary`, then `control.tar*`),
+ * or undefined when `head` is not the start of a .deb.
+ */
+export function debControlMember(head: Buffer): ControlMember | undefined {
+  if (head.length < 8 || head.toString('latin1', 0, 8) !== '!<arch>\n') return undefined;
+  for (let at = 8; at + 60 <= head.length; ) {
+    const name = head.toString('latin1', at, at + 16).trim().replace(/\/$/, '');
+    const size = Number.parseInt(head.toString('latin1', at + 48, at + 58).trim(), 10);
+    if (!Number.isSafeInteger(size) || size < 0 || head.toString('latin1', at + 58, at + 60) !== '`\n') return undefined;
+    if (name.startsWith('control.tar')) return { name, start: at + 60, size };
+    at += 60 + size + (size % 2);
+  }
+  return undefined;
+}
+
+/** Pure: the `control` file of an uncompressed control tarball, or undefined when it holds none. */
+export function controlFromTar(tar: Buffer): string | undefined {
+  for (let at = 0; at + 512 <= tar.length; ) {
+    const name = tar.toString('latin1', at, at + 100).replace(/\0.*$/s, '');
+    if (!name) return undefined;
+    const size = Number.parseInt(tar.toString('latin1', at + 124, at + 136).replace(/\0.*$/s, '').trim() || '0', 8);
+    if (!Number.isSafeInteger(size)) return undefined;
+    if (name.replace(/^\.\//, '') === 'control' && tar[at + 156] !== 0x78) return tar.toString('utf8', at + 512, at + 512 + size);
+    at += 512 + Math.ceil(size / 512) * 512;
+  }
+  return undefined;
+}
+
+/** Pure: the version floor a control file's Depends sets on `pkg` (`libc6 (>= 2.43)` -> `2.43`), if any. */
+export function dependsFloor(control: string, pkg: string): string | undefined {
+  const depends = /^Depends:(.*(?:\n[ \t].*)*)/m.exec(control)?.[1]?.replace(/\n[ \t]+/g, ' ') ?? '';
+  const name = pkg.replace(/[.+]/g, '\\$&');
+  return new RegExp(`(?:^|[,|])\\s*${name}(?::any)?\\s*\\(>=\\s*([0-9][0-9.]*)`).exec(depends)?.[1];
+}
+
+/** A small xz member (a Debian package's control.tar.xz) through the xz program every Debian and Ubuntu has; undefined without it or past `max` bytes. */
+export function unxz(packed: Buffer, max: number): Promise<Buffer | undefined> {
+  return new Promise((resolve) => {
+    const child = spawn('xz', ['-dc'], { stdio: ['pipe', 'pipe', 'ignore'] });
+    const out: Buffer[] = [];
+    let size = 0;
+    child.stdout.on('data', (b: Buffer) => {
+      size += b.length;
+      if (size > max) child.kill();
+      else out.push(b);
+    });
+    child.on('error', () => resolve(undefined));
+    child.on('close', (code) => resolve(code === 0 ? Buffer.concat(out) : undefined));
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(packed);
+  });
+}

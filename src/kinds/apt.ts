@@ -104,6 +104,9 @@ export function parseAptCacheDepends(text: string): string[] {
   return [...names];
 }
 
+/** The host's C library package: never added to a closure (a prefix cannot bring its own glibc). */
+const HOST_LIBC = 'libc6';
+
 /** Only the relations the closure follows: Depends and Pre-Depends. */
 const STRONG_ONLY = ['--no-recommends', '--no-suggests', '--no-conflicts', '--no-breaks', '--no-replaces', '--no-enhances'];
 
@@ -253,6 +256,16 @@ async function aptClosure(spec: AptSourceSpec, r: Resolution, ctx: SourceContext
       if (o.group.some((rel) => installed.some((c) => satisfiedBy(c, rel)) || inClosure.some((c) => satisfiedBy(c, rel)))) {
         progress = true;
         continue;
+      }
+      // The C library is the host's: a package that needs a newer one does not load here, and none is put in a prefix.
+      const libc = o.group.find((rel) => rel.name === HOST_LIBC && rel.op === '>=');
+      if (libc) {
+        const need = debianUpstream(libc.version!);
+        if (ctx.host.glibc && compareDebian(ctx.host.glibc, need) >= 0) {
+          progress = true;
+          continue;
+        }
+        throw new NotAvailable(`${o.by} needs glibc ${need}; this host has glibc ${ctx.host.glibc ?? 'unknown'}`);
       }
       const skipWhy = o.group.map((rel) => skip.get(rel.name)).find(Boolean);
       if (skipWhy) {

@@ -289,7 +289,19 @@ export async function condaClosure(spec: CondaSourceSpec, r: Resolution, ctx: So
       ...(!root && DECIDED_RUNTIME.has(rec.name) && layoutFor(ctx.host.platform).decidesRuntimeLibraries ? { runtime: {} } : {}),
     });
   }
-  return { archives, notes: dedupe(notes), ...older(r, solved.get(r.archives[0]?.package ?? '')?.candidate.version, left) };
+  const back = older(r, solved.get(r.archives[0]?.package ?? '')?.candidate.version, left);
+  const glibc = back.olderRoot ? await glibcLeft(r, provider, ctx) : undefined;
+  return { archives, notes: dedupe(notes), ...back, ...(glibc && { turnedAway: [`${r.version} needs glibc ${glibc}`, `this host has glibc ${ctx.host.glibc ?? 'unknown'}`] }) };
+}
+
+/** The glibc the source's own choice declares (`__glibc >=2.38`) when this host's does not meet it: why an older one was taken. */
+async function glibcLeft(r: Resolution, provider: Provider<CondaPick>, ctx: SourceContext): Promise<string | undefined> {
+  const root = r.archives[0];
+  if (!root) return undefined;
+  const record = (await provider.candidates(root.package)).find((c) => c.version === root.version && c.build === root.build)?.record;
+  const spec = record?.depends?.map(parseMatchSpec).find((d) => d.name === '__glibc');
+  if (!spec || checkVirtual(spec, ctx.host).ok) return undefined;
+  return /^>=\s*([\d.]+)/.exec(spec.version ?? '')?.[1];
 }
 
 export const conda: Kind<CondaSourceSpec> = {

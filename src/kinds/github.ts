@@ -5,7 +5,11 @@
 import { withoutControls } from '../base/control-chars.js';
 import { EnvVars } from '../base/env-names.js';
 import { XpuError } from '../base/errors.js';
+import { controlFromTar, debControlMember, dependsFloor, unxz } from '../formats/deb.js';
+import { zstdDecompressBytes } from '../formats/decompress.js';
 import { formatOf } from '../formats/index.js';
+import { contentRange } from '../net/download.js';
+import { gunzipSync } from 'node:zlib';
 import { DEFAULT_INDEX_LIMITS, overLimit, parseBoundedJson, type IndexLimits } from '../net/config.js';
 import { urlFromIndex } from '../net/url-rule.js';
 import type { PlannedArchive } from '../records/archive.js';
@@ -294,6 +298,8 @@ export async function resolveGithub(spec: GithubSourceSpec, ctx: SourceContext):
     .filter((r) => !r.draft && !r.prerelease && tagRule.test(r.tag) && inRange('conda', r.tag, spec.versions) && meetsAll(r.tag, constraints, 'conda'))
     .sort((a, b) => compareConda(b.tag, a.tag));
   const misses: string[] = [];
+  // Newer releases left because their packages say they need a newer glibc than this host's: said with the choice.
+  const away: string[] = [];
   const most = limitsOf(ctx).candidates;
   for (const [n, release] of candidates.entries()) {
     if (n === most) throw overLimit(listUrl, `has releases that fit, none of the newest usable (${misses.slice(0, 2).join('; ')}); tried no`, most, 'candidates');
@@ -330,10 +336,75 @@ export async function resolveGithub(spec: GithubSourceSpec, ctx: SourceContext):
     const sums = parseSumList(await read.text(sumAsset.url), sumAsset.url);
     const archives = verified(own.found, sums, sumAsset.url, release.tag, spec);
     for (const w of spec.with ?? []) archives.push(...(await pinnedArchives(w, release.tag, pinned, values, api, read, spec)));
-    return { source: 'github', origin: api, version: release.tag, archives };
+    const needs = await glibcAbove(archives, ctx);
+    if (needs) {
+      away.push(`${release.tag} needs glibc ${needs.glibc}`);
+      misses.push(`release ${release.tag} needs glibc ${needs.glibc} (${needs.archive.filename}: Depends libc6 (>= ${needs.glibc})); this host has ${ctx.host.glibc!}`);
+      continue;
+    }
+    return { source: 'github', origin: api, version: release.tag, archives, ...(away.length && { turnedAway: [...away, `this host has glibc ${ctx.host.glibc!}`] }) };
   }
   const seen = releases.length ? `; releases there: ${releases.slice(0, 5).map((r) => r.tag).join(', ')}${releases.length > 5 ? ', ...' : ''}` : '';
   throw new NotAvailable(misses.length ? misses.slice(0, 3).join('; ') : `${spec.repository} on ${api} has no release that fits${constraints.length ? ` ${constraints.map((c) => c.text).join(', ')}` : ''}${seen}`);
+}
+
+/** The bytes of a .deb read before it is downloaded: its control member comes right after `debian-binary`. */
+const DEB_HEAD = 64 * 1024;
+/** What one control file may decompress to. */
+const CONTROL_BYTES = 1024 * 1024;
+
+/** Each .deb's libc6 floor, read once per run (several components and plans ask of the same release). */
+const floors = new Map<string, Promise<string | undefined>>();
+
+/**
+ * The libc6 floor a .deb's control file sets (`Depends: libc6 (>= 2.43)`), read from the package's first bytes by one
+ * Range request, before anything is downloaded; undefined when it cannot be read that way (a server that ignores
+ * Range, an xz control member, offline): the package's ELF needs are then checked once it is downloaded.
+ */
+function glibcFloorOf(archive: PlannedArchive, ctx: SourceContext): Promise<string | undefined> {
+  const key = `${archive.url}\n${archive.sha256}`;
+  let got = floors.get(key);
+  if (!got) {
+    got = readGlibcFloor(archive.url, ctx).catch(() => undefined);
+    floors.set(key, got);
+  }
+  return got;
+}
+
+async function readGlibcFloor(url: string, ctx: SourceContext): Promise<string | undefined> {
+  if (ctx.gateway.client.policy === 'cache-only') return undefined;
+  const http = ctx.gateway.http;
+  const res = await http.open(url, { headers: { range: `bytes=0-${DEB_HEAD - 1}` }, maxBytes: DEB_HEAD, index: true });
+  if (res.status !== 206 || contentRange(res.headers['content-range'])?.start !== 0) {
+    await res.discard();
+    return undefined;
+  }
+  const parts: Buffer[] = [];
+  for await (const c of res.body) parts.push(c as Buffer);
+  ctx.gateway.stats.requests++;
+  const head = Buffer.concat(parts);
+  ctx.gateway.stats.downloadedBytes += head.length;
+  const member = debControlMember(head);
+  if (!member || member.start + member.size > head.length) return undefined;
+  const packed = head.subarray(member.start, member.start + member.size);
+  const tar = member.name === 'control.tar' ? packed
+    : member.name === 'control.tar.zst' ? await zstdDecompressBytes(packed, CONTROL_BYTES)
+      : member.name === 'control.tar.gz' ? gunzipSync(packed, { maxOutputLength: CONTROL_BYTES })
+        : member.name === 'control.tar.xz' ? await unxz(packed, CONTROL_BYTES)
+          : undefined;
+  const control = tar && controlFromTar(tar);
+  return control ? dependsFloor(control, 'libc6') : undefined;
+}
+
+/** The first archive whose control file needs a newer glibc than this host's, with that glibc; undefined when none does or the host's is not known. */
+async function glibcAbove(archives: readonly PlannedArchive[], ctx: SourceContext): Promise<{ archive: PlannedArchive; glibc: string } | undefined> {
+  const host = ctx.host.glibc;
+  if (!host) return undefined;
+  for (const archive of archives.filter((a) => a.format === 'deb')) {
+    const glibc = await glibcFloorOf(archive, ctx);
+    if (glibc && compareConda(glibc, host) > 0) return { archive, glibc };
+  }
+  return undefined;
 }
 
 /** The assets of the release of `w.repository` that the pins file at `tag` names, verified by its sum list or GitHub's digests. */

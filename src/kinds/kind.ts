@@ -41,6 +41,11 @@ export interface Resolution {
   origin: string;
   version: string;
   archives: PlannedArchive[];
+  /**
+   * Newer versions of this source left before download because their metadata says they cannot load here, each in a
+   * few words, ending with what the host has: `26.31.39395.13 needs glibc 2.43`, `this host has glibc 2.36`.
+   */
+  turnedAway?: string[];
 }
 
 export interface SourceContext extends NamedIndexes {
@@ -79,6 +84,8 @@ export interface ClosureResult {
   notes: ClosureNotes;
   /** Set when the source's choice could not be completed: the component's version now, and why the newer was left. */
   olderRoot?: { version: string; why: string };
+  /** Set when the source's choice was left because its record says it cannot load here (Resolution.turnedAway). */
+  turnedAway?: string[];
 }
 
 /**

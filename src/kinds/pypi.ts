@@ -5,7 +5,7 @@ import type { Host } from '../platform/types.js';
 import { layoutFor } from '../platform/index.js';
 import { overLimit } from '../net/config.js';
 import type { IndexFile } from '../index/simple-index.js';
-import { meetsAll, unmetText, type Constraint } from '../versions/order.js';
+import { compareConda, meetsAll, unmetText, type Constraint } from '../versions/order.js';
 import { comparePep440, isPep440PreRelease, loadPep440, pep440Holds, satisfiesPep440 } from '../versions/pep440.js';
 import { evaluateMarker, markerEnvFor, normalizeName, parseRequirement, requiresDistOf, type MarkerEnv } from '../versions/pep508.js';
 import { inRange } from '../versions/range.js';
@@ -87,6 +87,8 @@ export async function resolvePypi(spec: PypiSourceSpec, ctx: SourceContext): Pro
   await loadPep440();
   const indexUrl = indexOf(ctx);
   const archives = [];
+  // Newer versions of the component's package left because their wheels need a newer glibc: said with the choice.
+  const away: string[] = [];
   for (const project of spec.packages) {
     let files: IndexFile[];
     try {
@@ -114,8 +116,34 @@ export async function resolvePypi(spec: PypiSourceSpec, ctx: SourceContext): Pro
     }
     const w = parseWheelFilename(f.filename)!;
     archives.push({ package: project, version: w.version, filename: f.filename, url: f.url, sha256: f.sha256!, size: f.size, format: 'wheel' as const, map: spec.map });
+    if (!away.length) away.push(...newerNeedingGlibc(files, project, ctx.host, w.version, spec.versions, ctx.constraints));
   }
-  return { source: 'pypi', origin: indexUrl, version: archives[0]!.version, archives };
+  return { source: 'pypi', origin: indexUrl, version: archives[0]!.version, archives, ...(away.length && { turnedAway: [...away, `this host has glibc ${ctx.host.glibc!}`] }) };
+}
+
+/**
+ * The versions newer than `chosen` (within the range and constraints) whose wheels for this platform all need a newer
+ * glibc than the host's, by their manylinux tags: `2026.2.0 needs glibc 2.38`. Empty when the host's glibc is not known.
+ */
+export function newerNeedingGlibc(files: IndexFile[], project: string, host: Host, chosen: string, range?: string, constraints: readonly Constraint[] = []): string[] {
+  if (!host.glibc) return [];
+  const want = normalizeName(project);
+  const needs = new Map<string, string>();
+  for (const f of files) {
+    if (f.yanked || !f.sha256) continue;
+    const w = parseWheelFilename(f.filename);
+    if (!w || normalizeName(w.name) !== want || isPep440PreRelease(w.version) || comparePep440(w.version, chosen) <= 0) continue;
+    if (!inRange('pep440', w.version, range) || !meetsAll(w.version, constraints, 'pep440')) continue;
+    for (const tag of w.platformTags) {
+      const m = /^manylinux_(\d+)_(\d+)_/.exec(tag);
+      // A tag of this platform that only a newer glibc takes (one of another architecture says nothing of this host).
+      if (!m || platformTagScore(tag, host) !== undefined || platformTagScore(tag, { ...host, glibc: '999.999' }) === undefined) continue;
+      const glibc = `${m[1]}.${m[2]}`;
+      const had = needs.get(w.version);
+      if (!had || compareConda(glibc, had) < 0) needs.set(w.version, glibc);
+    }
+  }
+  return [...needs].sort((a, b) => comparePep440(b[0], a[0])).map(([v, g]) => `${v} needs glibc ${g}`);
 }
 
 // ---- PyPI -------------------------------------------------------------------------------------------------------

@@ -173,6 +173,13 @@ async function planComponent(
       .slice(0, index)
       .map((a, i) => ({ a, i }))
       .filter(({ a }) => a.outcome !== 'chosen' && !a.reason.startsWith(`${label}: `));
+    const away = closed.turnedAway ?? r.turnedAway;
+    if (away?.length && !before.length) {
+      // Newer versions of the same source its metadata said cannot load here: left before anything was downloaded.
+      const line = `${m.name} ${version} from ${r.source} (${away.join('; ')})`;
+      pc.choice = { line, rejected: away.slice(0, -1).map((t) => ({ candidate: `${t.split(' ')[0]!} (${r.source})`, why: `${t.slice(t.indexOf(' ') + 1)}; ${away.at(-1)!}` })) };
+      pc.notes.push(line);
+    }
     if (before.length) {
       pc.fallbackFrom = before.map(({ a }) => a.reason);
       pc.choice = { line: `${m.name} ${version} from ${label} (${pc.fallbackFrom.join('; ')})`, rejected: before.map(({ a, i }) => ({ candidate: describe(sources[i]!, ctx), why: a.reason })) };

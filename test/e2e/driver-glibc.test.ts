@@ -8,7 +8,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureSidDebs, type SidDebs } from '../support/debs.js';
+import { ensureGpuDriverDebs, ensureSidDebs, type SidDebs } from '../support/debs.js';
 import { buildCondaPackage, type ArchiveEntry } from '../support/packages.js';
 import { serveDirectory, type StaticServer } from '../support/static-server.js';
 import { REPO, runCli, scrubbedEnv, tempDir } from './cli.js';
@@ -34,18 +34,21 @@ async function sidDriverFiles(): Promise<ArchiveEntry[]> {
 }
 
 /** A channel with the driver's record: `glibc` is the `__glibc` its depends declare; `payload` its files (the sid driver's). */
-async function channel(name: string, glibc: string, files?: ArchiveEntry[]): Promise<string> {
+async function channel(name: string, glibc: string, files?: ArchiveEntry[], more: { version: string; glibc: string; files: ArchiveEntry[] }[] = []): Promise<string> {
   const payload = files ?? (await sidDriverFiles());
-  const spec = {
-    name: 'intel-compute-runtime', version, build: 'h4bc722e_0', buildNumber: 0, subdir: 'linux-64' as const,
-    depends: [`__glibc ${glibc}`, 'libgcc >=14', 'libstdcxx >=14'], license: 'MIT', payload,
-  };
-  const pkg = await buildCondaPackage(spec, 'conda');
   const dir = path.join(work, 'channels', name, 'linux-64');
   await fs.mkdir(dir, { recursive: true });
-  await fs.writeFile(path.join(dir, pkg.filename), pkg.bytes);
-  const record = { ...pkg.index, sha256: createHash('sha256').update(pkg.bytes).digest('hex'), md5: createHash('md5').update(pkg.bytes).digest('hex'), size: pkg.bytes.length };
-  await fs.writeFile(path.join(dir, 'repodata.json'), JSON.stringify({ info: { subdir: 'linux-64' }, packages: {}, 'packages.conda': { [pkg.filename]: record }, repodata_version: 1 }));
+  const records: Record<string, unknown> = {};
+  for (const r of [{ version, glibc, files: payload }, ...more]) {
+    const spec = {
+      name: 'intel-compute-runtime', version: r.version, build: 'h4bc722e_0', buildNumber: 0, subdir: 'linux-64' as const,
+      depends: [`__glibc ${r.glibc}`, 'libgcc >=14', 'libstdcxx >=14'], license: 'MIT', payload: r.files,
+    };
+    const pkg = await buildCondaPackage(spec, 'conda');
+    await fs.writeFile(path.join(dir, pkg.filename), pkg.bytes);
+    records[pkg.filename] = { ...pkg.index, sha256: createHash('sha256').update(pkg.bytes).digest('hex'), md5: createHash('md5').update(pkg.bytes).digest('hex'), size: pkg.bytes.length };
+  }
+  await fs.writeFile(path.join(dir, 'repodata.json'), JSON.stringify({ info: { subdir: 'linux-64' }, packages: {}, 'packages.conda': records, repodata_version: 1 }));
   await fs.mkdir(path.join(work, 'channels', name, 'noarch'), { recursive: true });
   await fs.writeFile(path.join(work, 'channels', name, 'noarch', 'repodata.json'), JSON.stringify({ info: { subdir: 'noarch' }, packages: {}, 'packages.conda': {}, repodata_version: 1 }));
   return `${server.url}/channels/${name}`;
@@ -99,6 +102,21 @@ describe('Debian sid\'s libze-intel-gpu1 on Debian 12', () => {
     expect(r.stderr).toContain(`error: cannot satisfy intel-compute-runtime ${version}: __glibc >=${needs.replace(/^GLIBC_/, '')},<3.0.a0: only __glibc ${hostGlibc} can be had`);
     expect(server.requests.slice(from).filter((q) => q.endsWith('.conda'))).toEqual([]);
     expect(await fs.lstat(path.join(work, 'declared', 'p')).then(() => true, () => false)).toBe(false);
+  });
+});
+
+describe('a conda record whose __glibc this host does not meet, beside an older one that it does', () => {
+  it('plans the older one before any download, and says in one line why the newer was left', async () => {
+    // The older record carries Debian 12's real 22.43 driver (it needs GLIBC_2.34).
+    const old = [{ path: 'lib/libze_intel_gpu.so.1', type: 'file' as const, data: await fs.readFile(path.join(await ensureGpuDriverDebs().then((d) => d.root), 'usr/lib/x86_64-linux-gnu/libze_intel_gpu.so.1')), mode: 0o755 }];
+    const url = await channel('two-glibcs', `>=${needs.replace(/^GLIBC_/, '')},<3.0.a0`, undefined, [{ version: '22.43.24595.41', glibc: '>=2.17,<3.0.a0', files: old }]);
+    const from = server.requests.length;
+    const r = await runCli(['plan', '--json', '--manifests', manifests, '--component', 'gpu-driver', '--source', 'conda', '--conda-channel', url, '--prefix', path.join(work, 'two-glibcs', 'p'), '--cache-dir', path.join(work, 'two-glibcs', 'cache')], scrubbedEnv(path.join(work, 'home')));
+    expect(r.exitCode, r.stderr).toBe(0);
+    const driver = JSON.parse(r.stdout).components.find((c: { name: string }) => c.name === 'gpu-driver');
+    expect(driver.version).toBe('22.43.24595.41');
+    expect(driver.choice?.line).toBe(`gpu-driver 22.43.24595.41 from conda (${version} needs glibc ${needs.replace(/^GLIBC_/, '')}; this host has glibc ${hostGlibc})`);
+    expect(server.requests.slice(from).filter((q) => q.endsWith('.conda'))).toEqual([]);
   });
 });
 

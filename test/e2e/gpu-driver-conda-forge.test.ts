@@ -52,16 +52,22 @@ describe("conda-forge's intel-compute-runtime: OpenCL and ocloc, no Level Zero d
     expect(driver.map((a) => `${a.package} ${a.version}`).sort()).toEqual([`${igc.name} ${igc.version}`, `intel-gmmlib ${CONDA_FORGE_DRIVER.gmmlib.version}`, `${runtime.name} ${runtime.version}`].sort());
   });
 
-  // Known to fail: refused, but for lacking lib/libze_intel_gpu.so.1 (the case above), not for what in fact keeps these
-  // files from loading here. It passes (and this marker must go) once a package without the Level Zero driver is taken.
-  it.fails("on Debian 12 is refused before the swap: sid's IGC needs GLIBC_2.43, and the prefix is left as it was", async () => {
+  // Its libraries also need GLIBC_2.43 here, but a newer glibc would not make it a Level Zero driver: the refusal names
+  // what the package lacks for the role, and the next plan turns it away without downloading it again.
+  it('on Debian 12 with conda alone: refused before the swap for having no Level Zero driver, not for its glibc; the next plan knows it without a download', async () => {
     const at = path.join(work, 'install');
-    const r = await runCli(['--component', 'gpu-driver', '--source', 'conda', '--conda-channel', index.condaChannelUrl('gpu-driver-cf'), '--prefix', at, '--cache-dir', path.join(work, 'cache'), '--no-probe'], scrubbedEnv(path.join(work, 'home')));
+    const cache = path.join(work, 'cache');
+    const r = await runCli(['--component', 'gpu-driver', '--source', 'conda', '--conda-channel', index.condaChannelUrl('gpu-driver-cf'), '--prefix', at, '--cache-dir', cache, '--no-probe'], scrubbedEnv(path.join(work, 'home')));
     process.stderr.write(`gpu-driver-cf setup on this machine: exit ${r.exitCode}\n${r.stderr}\n`);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain('the prefix was left as it was');
-    expect(r.stderr).toMatch(/GLIBC_2\.4[0-9]/);
+    expect(r.stderr).toContain(`error: gpu-driver ${runtime.version} from ${index.condaChannelUrl('gpu-driver-cf')} lacks lib/libze_intel_gpu.so.1`);
+    expect(r.stderr).toMatch(/hint: the package has no Level Zero driver .*--source apt, --source github/);
+    expect(r.stderr).not.toMatch(/GLIBC_2\.4/);
     await expect(fs.access(at)).rejects.toThrow();
+    const again = await runCli(['plan', '--component', 'gpu-driver', '--source', 'conda', '--conda-channel', index.condaChannelUrl('gpu-driver-cf'), '--prefix', at, '--cache-dir', cache], scrubbedEnv(path.join(work, 'home')));
+    expect(again.exitCode).toBe(1);
+    expect(again.stderr).toMatch(/lacks lib\/libze_intel_gpu\.so\.1 \(learned from an earlier download\)/);
   });
 
   // The depends allow any IGC 2.x (2.42.6 is the newest); the driver loads only the IGC of its own major.minor.

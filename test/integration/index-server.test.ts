@@ -199,7 +199,7 @@ print(len(z.namelist()))
 });
 
 describe('conda channels', () => {
-  const channels = ['bookworm', 'trixie', 'all', 'newer', 'tarbz2', 'v2', 'gcc14', 'gpu-driver', 'gpu-driver-short', 'gpu-driver-cf', 'gpu-driver-cf-igc'] as const;
+  const channels = ['bookworm', 'trixie', 'all', 'newer', 'tarbz2', 'v2', 'gcc14', 'gpu-driver', 'gpu-driver-short', 'gpu-driver-cf', 'gpu-driver-cf-igc', 'level-zero-baked'] as const;
 
   it('every repodata record matches the bytes served at its URL (sha256, md5, size), base_url included', async () => {
     let records = 0;

@@ -1,6 +1,7 @@
 // The real Debian Level Zero packages (bookworm 1.8.12, trixie 1.20.6, sid's headers and driver) the fixtures are built from, unpacked in the test cache.
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -185,4 +186,19 @@ export function ensureSidDebs(): Promise<SidDebs> {
   })();
   pendingSid.catch(() => (pendingSid = undefined));
   return pendingSid;
+}
+
+/**
+ * Builds a directory of the test cache once: `build` fills a fresh directory beside `out`, which is stamped and renamed
+ * into place; another process's copy, put there first, is the same build.
+ */
+export async function buildCacheDirOnce(out: string, stamp: string, build: (work: string) => Promise<void>): Promise<void> {
+  if (existsSync(join(out, 'done'))) return;
+  const work = `${out}.tmp-${process.pid}`;
+  await rm(work, { recursive: true, force: true });
+  await mkdir(work, { recursive: true });
+  await build(work);
+  await writeFile(join(work, 'done'), stamp);
+  await rm(out, { recursive: true, force: true });
+  await rename(work, out).catch(async () => rm(work, { recursive: true, force: true }));
 }

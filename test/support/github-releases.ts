@@ -11,13 +11,13 @@
 // Debian 12; these do, so the install can be proven here end to end.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { ensureGpuDriverDebs, fixtureCacheDir } from './debs.js';
+import { buildCacheDirOnce, ensureGpuDriverDebs, fixtureCacheDir } from './debs.js';
+import { ensureModernDebs, MODERN, type ModernDeb } from './github-modern.js';
 
 const run = promisify(execFile);
 
@@ -185,10 +185,7 @@ export async function ensureRepackedDebs(): Promise<RepackedDeb[]> {
   const gpu = await ensureGpuDriverDebs();
   const debianDir = path.dirname(gpu.root);
   const out = path.join(fixtureCacheDir(), 'github-releases', STAMP);
-  if (!existsSync(path.join(out, 'done'))) {
-    const work = `${out}.tmp-${process.pid}`;
-    await fs.rm(work, { recursive: true, force: true });
-    await fs.mkdir(work, { recursive: true });
+  await buildCacheDirOnce(out, STAMP, async (work) => {
     const unpacked: Record<string, string> = {};
     for (const [key, name] of Object.entries(DEBIAN)) {
       unpacked[key] = path.join(work, 'debian', key);
@@ -225,11 +222,7 @@ export async function ensureRepackedDebs(): Promise<RepackedDeb[]> {
     }
     await fs.rm(path.join(work, 'debian'), { recursive: true, force: true });
     await fs.rm(path.join(work, 'build'), { recursive: true, force: true });
-    await fs.writeFile(path.join(work, 'done'), STAMP);
-    await fs.rm(out, { recursive: true, force: true });
-    // Another process may have put its copy in place first: either copy is the same build.
-    await fs.rename(work, out).catch(async () => fs.rm(work, { recursive: true, force: true }));
-  }
+  });
   return Promise.all(
     REPACKS.map(async (r) => {
       const file = path.join(out, r.filename);
@@ -284,8 +277,8 @@ version: '1'
 export const sumList = (entries: { name: string; sha256: string }[]): string => entries.map((e) => `${e.sha256}  ${e.name}\n`).join('');
 
 /** What one API root serves: a working set, or one with a fault in its sum list, its digests or its pins. */
-export type GithubVariant = 'good' | 'wrong-sum' | 'wrong-sum-no-digest' | 'missing-sum' | 'igc-by-commit' | 'rate-limited';
-const VARIANTS: GithubVariant[] = ['good', 'wrong-sum', 'wrong-sum-no-digest', 'missing-sum', 'igc-by-commit', 'rate-limited'];
+export type GithubVariant = 'good' | 'wrong-sum' | 'wrong-sum-no-digest' | 'missing-sum' | 'igc-by-commit' | 'rate-limited' | 'modern' | 'modern-no-range';
+const VARIANTS: GithubVariant[] = ['good', 'wrong-sum', 'wrong-sum-no-digest', 'missing-sum', 'igc-by-commit', 'rate-limited', 'modern', 'modern-no-range'];
 
 export interface GithubServer {
   url: string;
@@ -294,6 +287,9 @@ export interface GithubServer {
   debs: RepackedDeb[];
   /** Paths requested, in order. */
   requests: string[];
+  /** Assets downloaded whole, and those read by a Range request (`<name> bytes=0-65535`), in order. */
+  downloads: string[];
+  ranges: string[];
   close(): Promise<void>;
 }
 
@@ -312,9 +308,19 @@ interface Asset {
 
 const flip = (sha: string): string => (sha[0] === '0' ? '1' : '0') + sha.slice(1);
 
-export async function startGithubServer(): Promise<GithubServer> {
+/**
+ * The API roots: `good` and its faulty variants serve compute-runtime 22.43 (Debian 12's files repacked) beside an older
+ * and a draft release; `modern` (with `{ modern: true }`) serves Intel's releases as they are now: 26.31 built for
+ * glibc 2.43, 26.27 for 2.38 (github-modern.ts), and the 22.43 repack, each `ww<WW>.sum` with a stale line for the IGC
+ * it pins (as compute-runtime's have had), IGC in its own repository with GitHub's digests. `modern-no-range` is the
+ * same from a server that ignores Range (the whole file, HTTP 200).
+ */
+export async function startGithubServer(opts: { modern?: boolean } = {}): Promise<GithubServer> {
   const debs = await ensureRepackedDebs();
+  const modern = opts.modern ? await ensureModernDebs() : [];
   const requests: string[] = [];
+  const downloads: string[] = [];
+  const ranges: string[] = [];
   const sockets = new Set<Socket>();
   const objects = new Map<string, Asset>();
   const deb = (d: RepackedDeb): Asset => ({ name: d.filename, file: d.file, sha256: d.sha256, size: d.size, contentType: 'application/vnd.debian.binary-package' });
@@ -333,12 +339,21 @@ export async function startGithubServer(): Promise<GithubServer> {
       res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), ...headers });
       res.end(body);
     };
-    const obj = /^\/objects\/([0-9a-f]{64})$/.exec(u.pathname);
+    const obj = /^\/objects\/(no-range\/)?([0-9a-f]{64})$/.exec(u.pathname);
     if (obj) {
-      const a = objects.get(obj[1]!);
+      const a = objects.get(obj[2]!);
       if (!a) return send(404, 'text/plain', 'not found');
-      if (a.bytes) return send(200, a.contentType, a.bytes);
-      void fs.readFile(a.file!).then((b) => send(200, a.contentType, b));
+      const range = obj[1] ? undefined : /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '');
+      void (a.bytes ? Promise.resolve(a.bytes) : fs.readFile(a.file!)).then((b) => {
+        if (!range) {
+          downloads.push(a.name);
+          return send(200, a.contentType, b, { 'accept-ranges': obj[1] ? 'none' : 'bytes' });
+        }
+        ranges.push(`${a.name} ${req.headers.range!}`);
+        const from = Number(range[1]);
+        const to = Math.min(Number(range[2]), b.length - 1);
+        send(206, a.contentType, b.subarray(from, to + 1), { 'content-range': `bytes ${from}-${to}/${b.length}` });
+      });
       return;
     }
     const m = /^\/(api-[a-z-]+)\/repos\/([^/]+\/[^/]+)\/(releases(?:\/tags\/([^/]+))?|contents\/(.+))$/.exec(u.pathname);
@@ -360,7 +375,7 @@ export async function startGithubServer(): Promise<GithubServer> {
       const a = rel?.assets.find((x) => x.name === decodeURIComponent(dl[4]!));
       if (!a) return send(404, 'text/plain', 'Not Found');
       objects.set(a.sha256, a);
-      res.writeHead(302, { location: `${base}/objects/${a.sha256}`, 'content-length': 0 });
+      res.writeHead(302, { location: `${base}/objects/${variant === 'modern-no-range' ? 'no-range/' : ''}${a.sha256}`, 'content-length': 0 });
       return res.end();
     }
     const repo = m![2]!;
@@ -431,9 +446,31 @@ export async function startGithubServer(): Promise<GithubServer> {
   });
 
   const cache = new Map<GithubVariant, Map<string, FixtureRelease[]>>();
+  const modernDeb = (d: ModernDeb): Asset => ({ name: d.filename, file: d.file, sha256: d.sha256, size: d.size, contentType: 'application/vnd.debian.binary-package' });
+  /** Intel's releases as they are now: each sum list also names the IGC debs it pins, with a stale hash (never to be used). */
+  function modernReleases(): Map<string, FixtureRelease[]> {
+    const igcAssets = debs.filter((d) => d.package.startsWith('intel-igc')).map(deb);
+    const withStaleIgc = (tag: string, assets: Asset[], igc: Asset[]): Asset[] => [...assets, text(`ww${tag.split('.')[1]}.sum`, sumList([...assets, ...igc.map((a) => ({ ...a, sha256: flip(a.sha256) }))]))];
+    const cr = (r: { tag: string; igc: string }): FixtureRelease => {
+      const own = modern.filter((d) => d.release === r.tag).map(modernDeb);
+      const igc = modern.filter((d) => d.release === `v${r.igc}`).map(modernDeb);
+      return { tag: r.tag, id: nextId++, assets: withStaleIgc(r.tag, own, igc), pins: manifestYml(`v${r.igc}`, `intel-gmmlib-${MODERN.gmmlib}`) };
+    };
+    const igcRelease = (v: string): FixtureRelease => ({ tag: `v${v}`, id: nextId++, assets: modern.filter((d) => d.release === `v${v}`).map(modernDeb) });
+    return new Map([
+      ['intel/compute-runtime', [cr(MODERN.newest), cr(MODERN.older), { tag: CR_TAG, id: nextId++, assets: withStaleIgc(CR_TAG, crDebs.map(deb), igcAssets), pins: manifestYml(IGC_TAG, `intel-gmmlib-${GMM_VERSION}`) }]],
+      ['intel/intel-graphics-compiler', [igcRelease(MODERN.newest.igc), igcRelease(MODERN.older.igc), { tag: IGC_TAG, id: nextId++, assets: igcAssets }]],
+    ]);
+  }
   function releasesOf(variant: GithubVariant): Map<string, FixtureRelease[]> {
     let got = cache.get(variant);
     if (got) return got;
+    if (variant.startsWith('modern')) {
+      if (!opts.modern) throw new Error('the modern releases need startGithubServer({ modern: true })');
+      got = modernReleases();
+      cache.set(variant, got);
+      return got;
+    }
     const crAssets = crDebs.map(deb);
     const sumEntries = crAssets
       .filter((a) => !(variant === 'missing-sum' && a.name === MISSING_ASSET))
@@ -479,6 +516,8 @@ export async function startGithubServer(): Promise<GithubServer> {
     api: (variant = 'good') => `${base}/api-${variant}`,
     debs,
     requests,
+    downloads,
+    ranges,
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();

@@ -15,6 +15,7 @@ import {
 } from './packages.js';
 import { inGpuDriverChannel } from './gpu-driver-conda.js';
 import { inCondaForgeChannel } from './gpu-driver-conda-forge.js';
+import { inBakedChannel } from './level-zero-baked.js';
 
 export type FaultKind = 'truncate' | 'corrupt' | 'status-404' | 'status-500' | 'reset' | 'slow';
 
@@ -70,7 +71,7 @@ export interface FixtureIndex {
   close(): Promise<void>;
 }
 
-export type CondaChannelName = 'bookworm' | 'trixie' | 'all' | 'newer' | 'tarbz2' | 'v2' | 'gcc14' | 'gpu-driver' | 'gpu-driver-short' | 'gpu-driver-cf' | 'gpu-driver-cf-igc';
+export type CondaChannelName = 'bookworm' | 'trixie' | 'all' | 'newer' | 'tarbz2' | 'v2' | 'gcc14' | 'gpu-driver' | 'gpu-driver-short' | 'gpu-driver-cf' | 'gpu-driver-cf-igc' | 'level-zero-baked';
 
 export interface FixtureIndexOptions {
   fixtures?: FixturePackages;
@@ -151,6 +152,8 @@ const CHANNELS: ChannelDef[] = [
   ...(['gpu-driver-cf', 'gpu-driver-cf-igc'] as const).map(
     (name): ChannelDef => ({ name, repodataVersion: 1, select: (a) => isConda(a) && (RUNTIME_NAMES.has(a.name) || inCondaForgeChannel(a, name)) }),
   ),
+  // conda-forge's level-zero with its build prefix compiled into the loader (level-zero-baked.ts), with the GCC 14 runtime.
+  { name: 'level-zero-baked', repodataVersion: 1, select: (a) => isConda(a) && (RUNTIME_NAMES.has(a.name) || inBakedChannel(a)) },
   {
     name: 'v2',
     repodataVersion: 2,

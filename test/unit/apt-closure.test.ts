@@ -133,3 +133,12 @@ describe("the apt kind's closure", () => {
     expect(c.notes.skipped).toEqual(["the dependencies were not followed: dpkg's status file cannot be read"]);
   });
 });
+
+describe('a package that needs a newer glibc than the host has', () => {
+  it("is no candidate: the closure says the glibc it needs and the host's, and never adds a libc6 of apt's to the prefix", async () => {
+    // The same stanza as apt shows it for a sid build (libc6 (>= 2.38)), with a newer libc6 in apt's lists beside it.
+    const show = SHOW.replace(/^(Package: intel-opencl-icd\n(?:.+\n)*?Depends: )libc6 \(>= 2\.34\)/m, '$1libc6 (>= 2.38)') + '\nPackage: libc6\nVersion: 2.43-1\nArchitecture: amd64\nFilename: pool/main/g/glibc/libc6_2.43-1_amd64.deb\nSize: 1\nSHA256: ' + 'a'.repeat(64) + '\n';
+    const { deps } = machine(STATUS, show);
+    await expect(close(deps)).rejects.toThrow(new NotAvailable('intel-opencl-icd 22.43.24595.41-1 needs glibc 2.38; this host has glibc 2.36'));
+  });
+});

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../../src/platform/types.js';
 import { loadPep440 } from '../../src/versions/pep440.js';
-import { parseWheelFilename, platformTagScore, selectWheel } from '../../src/kinds/pypi.js';
+import { newerNeedingGlibc, parseWheelFilename, platformTagScore, selectWheel } from '../../src/kinds/pypi.js';
 import { parseJsonApi, parseSimpleHtml, parseSimpleJson, type IndexFile } from '../../src/index/simple-index.js';
 
 const linux: Host = { platform: 'linux-x64', os: 'linux', arch: 'x64', native: true, glibc: '2.36' };
@@ -90,5 +90,24 @@ describe('wheel tags', () => {
     expect(platformTagScore('win_amd64', linux)).toBeUndefined();
     expect(platformTagScore('win_amd64', win)).toBe(1);
     expect(platformTagScore('any', win)).toBe(0);
+  });
+});
+
+describe("newer releases whose wheels need a newer glibc than the host's", () => {
+  const wheel = (name: string): IndexFile => ({ filename: name, url: `https://files.example/${name}`, sha256: sha('e'), yanked: false });
+  const files = [
+    wheel('intel_cmplr_lib_ur-2025.3.2-py2.py3-none-manylinux_2_28_x86_64.whl'),
+    wheel('intel_cmplr_lib_ur-2026.2.0-py2.py3-none-manylinux_2_38_x86_64.whl'),
+    wheel('intel_cmplr_lib_ur-2026.2.0-py2.py3-none-manylinux_2_39_x86_64.whl'),
+    wheel('intel_cmplr_lib_ur-2026.3.0-py2.py3-none-manylinux_2_38_aarch64.whl'),
+    wheel('intel_cmplr_lib_ur-2026.2.0-py2.py3-none-win_amd64.whl'),
+  ];
+
+  it('the wheel chosen is the newest that loads here; each newer one says the glibc its manylinux tag needs', () => {
+    expect(parseWheelFilename(selectWheel(files, 'intel-cmplr-lib-ur', linux)!.filename)!.version).toBe('2025.3.2');
+    // 2026.3.0 has a wheel for another architecture only: nothing this host's glibc could change.
+    expect(newerNeedingGlibc(files, 'intel-cmplr-lib-ur', linux, '2025.3.2')).toEqual(['2026.2.0 needs glibc 2.38']);
+    expect(newerNeedingGlibc(files, 'intel-cmplr-lib-ur', { ...linux, glibc: '2.39' }, '2026.2.0')).toEqual([]);
+    expect(newerNeedingGlibc(files, 'intel-cmplr-lib-ur', { ...linux, glibc: undefined }, '2025.3.2')).toEqual([]);
   });
 });
