@@ -267,6 +267,7 @@ describe('a manifest floor is a preference, a floor you ask for is a requirement
     expect(joined(out).split('. Once they are reachable (behind a proxy: HTTPS_PROXY)').length, out).toBe(2);
     expect(joined(out)).toMatch(/fix: not reached: conda http:\/\/127\.0\.0\.1:9\/conda-forge \(ECONNREFUSED\); pypi https:\/\/pypi\.org\/simple \(ECONNREFUSED\);/);
     expect(out.match(/^ {6}fix: as for Level Zero headers above$/gm), out).toHaveLength(2);
+    expect(out).toMatch(/^ {10}Once they are reachable \(behind a proxy: HTTPS_PROXY\): \S+ \S+ --prefix \S+ --refresh;$/m);
     expect(out.split('\n').filter((l) => l.length > 200), out).toEqual([]);
   });
 });

@@ -234,6 +234,8 @@ describe('loaders and headers (real files, real load tests)', () => {
     expect(ur.fix).not.toBe(`run \`npx xpu-setup --prefix ${prefix}\` to install it into the prefix`);
     const text = renderHuman(report, { color: false, verbose: false });
     expect(text.split('Once they are reachable').length, text).toBe(2);
+    // Each sentence and each way on a line of its own: the command to paste is never broken.
+    expect(text).toMatch(/^ {10}Once they are reachable \(behind a proxy: HTTPS_PROXY\): npx xpu-setup --prefix \S+ --refresh;$/m);
     expect(text).toContain('  ! Unified Runtime: no UR loader');
     expect(text).toMatch(/Unified Runtime: [^]*?\n {6}fix: as for Level Zero headers above\n/);
   });
