@@ -54,8 +54,10 @@ export function renderPlan(plan: InstallPlan, opts: { standalone?: boolean; full
   if (plan.from) lines.push(`  from the ${plan.from.kind === 'receipt' ? 'plan recorded in' : plan.from.kind === 'lock' ? 'lockfile' : 'bundle lockfile'} ${plan.from.path}: no index asked`);
   for (const n of plan.request?.requires ?? []) lines.push(`  requires ${n}`);
   for (const n of plan.torch?.notes ?? []) lines.push(`  --match-torch: ${n}`);
+  // A driver added or dropped for this host's GPU was said as the plan was made (a note, a warning): not again here.
   const gpu = plan.gpuDriver;
-  if (gpu && (opts.full || ['added', 'dropped', 'not-asked'].includes(gpu.decision))) lines.push(`  ${gpu.why}`);
+  const said = gpu && ['added', 'dropped'].includes(gpu.decision);
+  if (gpu && !said && (opts.full || gpu.decision === 'not-asked')) lines.push(`  ${gpu.why}`);
   for (const c of plan.components) {
     if (c.status === 'planned') {
       lines.push(`  ${c.name} ${c.version} from ${c.source} ${c.origin}`);

@@ -98,11 +98,13 @@ export function renderHuman(report: DoctorReport, opts: RenderOptions): string {
 }
 
 /**
- * A fix of several ways, too long for one line outside --verbose: one way a line (`or ...`), so that a command in it
- * is broken only when it is itself that long.
+ * A fix of several sentences or ways, too long for one line outside --verbose: one sentence, and one way, a line
+ * (`or ...`), so that a command in it is broken only when it is itself that long.
  */
 function fixLines(fix: string, verbose: boolean): string[] {
   if (verbose || fix.length <= LINE_WIDTH - 12) return [fix];
-  const [first, ...rest] = fix.split(/(?<=[;,]) or /);
-  return [first!, ...rest.map((r) => `or ${r}`)];
+  return fix.split(/(?<=[a-z)]\.) (?=[A-Z])/).flatMap((sentence) => {
+    const [first, ...rest] = sentence.split(/(?<=[;,]) or /);
+    return [first!, ...rest.map((r) => `or ${r}`)];
+  });
 }

@@ -146,7 +146,8 @@ export function newerFix(self: string, prefix: string, receipt: Pick<Receipt, 'c
   const flags = (options.length ? options : named(SOURCE_KINDS)).map((f) => `${f} URL`).join(' or ');
   const elsewhere = `${line} ${flags} (a mirror this machine reaches), or ${line} --from DIR (a bundle that \`xpu-setup bundle\` wrote where the index is reachable)`;
   if (!unreached.length) return `no source this machine reached has one: name one that has: ${elsewhere}`;
-  return `not reached: ${unreached.map(unreachedShort).join('; ')}. Once it is reachable (behind a proxy: HTTPS_PROXY): ${line} --refresh; or ${elsewhere}`;
+  const once = unreached.length > 1 ? 'Once they are reachable' : 'Once it is reachable';
+  return `not reached: ${unreached.map(unreachedShort).join('; ')}. ${once} (behind a proxy: HTTPS_PROXY): ${line} --refresh; or ${elsewhere}`;
 }
 
 /** One sentence on a component installed below its recommended floor: what it lacks, why, and the command for a newer one. */

@@ -21,6 +21,24 @@ const luaQuote = (s: string) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"'
 const tclQuote = (s: string) => `"${s.replace(/[\\"$[\]]/g, (c) => `\\${c}`).replace(/\n/g, '\\n')}"`;
 
 /**
+ * Lmod (8.6 and older 8.7 releases, Debian 12's 8.6.19 among them) runs a Tcl modulefile's `pushenv` in its own process
+ * environment before it records the value to restore, so it records the new value and `module unload` leaves the
+ * variable set. Under Lmod a variable that held a value gets it back in between, for Lmod to record; one that was unset
+ * is set plainly (unload unsets it again; Tcl inside Lmod cannot unset a variable it set). Environment Modules gets
+ * the plain `pushenv`.
+ */
+const LMOD_PUSHENV = [
+  'proc xpu_setup_pushenv {name value} {',
+  '    global env ModuleTool',
+  '    if {![info exists ModuleTool] || $ModuleTool ne "Lmod"} { pushenv $name $value; return }',
+  '    if {![info exists env($name)]} { setenv $name $value; return }',
+  '    set old $env($name)',
+  '    pushenv $name $value',
+  '    set env($name) $old',
+  '}',
+];
+
+/**
  * A modulefile for the prefix. A variable the prefix sets is pushed (unload puts back what it held before); a search
  * path is prepended (unload takes the entry out again). The Tcl file needs Environment Modules 5.1 or later (family,
  * pushenv); Lmod reads the Lua file from 7 on.
@@ -57,9 +75,10 @@ export function renderModulefile(vars: EnvVar[], kind: ModuleShell, info: Module
     `    puts stderr ${tclQuote(`Level Zero and Unified Runtime from ${info.prefix}: ${versions}`)}`,
     '}',
     `family ${MODULE_FAMILY}`,
+    ...(vars.some((v) => v.mode === 'set') ? LMOD_PUSHENV : []),
     ...vars.map((v) =>
       v.mode === 'set'
-        ? `pushenv ${v.name} ${tclQuote(v.value)}`
+        ? `xpu_setup_pushenv ${v.name} ${tclQuote(v.value)}`
         : `prepend-path${sep === ':' ? '' : ` -d ${tclQuote(sep)}`} ${v.name} ${tclQuote(v.value)}`,
     ),
   ].join('\n') + '\n';

@@ -2,6 +2,7 @@
 // installed for a platform, does it hold this plan already, may it be replaced, and what a killed run left beside it.
 // The no-op re-run needs only this, not the unpacking in install.ts. The only module that reads the receipt.
 import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { XpuError } from '../base/errors.js';
 import { nodeLayout } from '../platform/index.js';
@@ -171,6 +172,25 @@ async function fileAbove(prefix: string): Promise<string | undefined> {
 }
 
 /**
+ * Why the prefix cannot be made or replaced where it is, read from the nearest directory above it that exists (where
+ * setup makes its directories, its lock file and its staging tree): a kernel file system holds no files, a read-only
+ * one and one this user may not write take none.
+ */
+async function unwritableAbove(prefix: string): Promise<{ dir: string; why: string } | undefined> {
+  let dir = path.dirname(prefix);
+  while (!(await fs.stat(dir).then((s) => s.isDirectory(), () => false))) {
+    if (path.dirname(dir) === dir) return undefined;
+    dir = path.dirname(dir);
+  }
+  const kind = await fs.statfs(dir).then((s) => nodeLayout(process.platform).kernelFileSystems[s.type], () => undefined);
+  if (kind) return { dir, why: `is on ${kind}, a file system the kernel makes up, where no directory can be made` };
+  const denied = await fs.access(dir, fs.constants.W_OK).then(() => undefined, (e: NodeJS.ErrnoException) => e.code);
+  if (denied === 'EROFS') return { dir, why: 'is on a read-only file system' };
+  if (denied === 'EACCES' || denied === 'EPERM') return { dir, why: 'is not writable by this user' };
+  return undefined;
+}
+
+/**
  * The read-only half of checkPrefixOwnership, on the prefix as the run read it: safe before the lock is taken and
  * before any index is read. Returns a note when the prefix is xpu-setup's but its receipt is damaged: then the run
  * replaces it whole.
@@ -194,6 +214,13 @@ export async function refuseForeignPrefix(state: PrefixState): Promise<string | 
     throw new XpuError('INSTALL', `${prefix} cannot be made: ${blocker} is a file, not a directory`, {
       details: { prefix, file: blocker },
       hints: [`the prefix would be a directory inside ${blocker}; nothing was changed`, `choose a --prefix outside it, or move ${blocker} away if a directory belongs there`],
+    });
+  }
+  const unwritable = await unwritableAbove(prefix);
+  if (unwritable) {
+    throw new XpuError('INSTALL', `${prefix} cannot be made: ${unwritable.dir} ${unwritable.why}`, {
+      details: { prefix, dir: unwritable.dir },
+      hints: ['nothing was changed', `choose a --prefix (or XPU_SETUP_PREFIX) in a directory this user can write, e.g. under ${os.homedir()}`],
     });
   }
   const previous = state.receipt;

@@ -60,6 +60,12 @@ export const linuxLayout: PlatformLayout = {
   systemIncludeDirs: ['/usr/local/include', '/usr/include'],
   defaultShell: 'sh',
   nameLimits: { name: 255, path: 4096, unit: 'bytes' },
+  // The magic numbers of linux/magic.h.
+  kernelFileSystems: {
+    0x9fa0: 'proc', 0x62656572: 'sysfs', 0x1cd1: 'devpts', 0x27e0eb: 'cgroup', 0x63677270: 'cgroup2', 0x64626720: 'debugfs',
+    0x74726163: 'tracefs', 0x73636673: 'securityfs', 0x6165676c: 'pstore', 0xcafe4a11: 'bpf', 0x62656570: 'configfs',
+    0xde5e81e4: 'efivarfs', 0xf97cff8c: 'selinuxfs', 0x42494e4d: 'binfmt_misc',
+  },
   searchPathVars: [
     { name: 'CPATH', dir: 'include' },
     { name: 'LIBRARY_PATH', dir: 'lib' },

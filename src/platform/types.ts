@@ -79,6 +79,11 @@ export interface PlatformLayout {
   defaultShell: 'sh' | 'pwsh';
   /** The longest name of one path component and of a whole path the file systems take, and how they count. */
   nameLimits: { name: number; path: number; unit: 'bytes' | 'UTF-16 units' };
+  /**
+   * File systems the kernel makes up (`statfs` type -> name), where no directory can be made whatever the permissions
+   * say (root's access() answers yes for /proc); none on Windows.
+   */
+  kernelFileSystems: Readonly<Record<number, string>>;
   /** Search-path variables the env files prepend, each with its directory inside the prefix (runtime: only the dynamic loader reads it). */
   searchPathVars: { name: string; dir: string; runtime?: boolean }[];
   /** The separator for paths under `prefix`: a Windows prefix written with `/` keeps `/`. */

@@ -67,6 +67,7 @@ export const win32Layout: PlatformLayout = {
   defaultShell: 'pwsh',
   // Node passes long absolute paths to Windows with the \\\\?\\ prefix, so only a component's 255 units bind.
   nameLimits: { name: 255, path: 32767, unit: 'UTF-16 units' },
+  kernelFileSystems: {},
   searchPathVars: [
     { name: 'INCLUDE', dir: 'include' },
     { name: 'LIB', dir: 'lib' },

@@ -51,6 +51,17 @@ describe('gpu-driver from apt on Debian 12', () => {
     for (const own of ['libc6', 'libstdc++6', 'libgcc-s1', 'ocl-icd-libopencl1', 'libllvm14']) expect(packages).not.toContain(own);
   });
 
+  it('--source apt is what was asked: no fallback is claimed, and the package list Debian 12 lacks is named as such', async () => {
+    expect(setup.exitCode, setup.stderr).toBe(0);
+    expect(setup.stderr).not.toMatch(/falling back|fallback source/);
+    const c = JSON.parse(setup.stdout).plan.components.find((x: { name: string }) => x.name === 'gpu-driver');
+    expect(c.fallbackFrom).toBeUndefined();
+    expect(c.attempts.map((a: { reason: string }) => a.reason)).toEqual([
+      expect.stringMatching(/^apt: this machine's apt lists no package libze-intel-gpu1: not in this release, or its package lists are older than the package \(apt-get update\)$/),
+      expect.stringMatching(/^apt: intel-opencl-icd 22\.43\.24595\.41/),
+    ]);
+  });
+
   it('lays the driver, the ICD, IGC, gmmlib and ocloc into the prefix, the .icd naming the prefix and the machine ICDs beside it', async () => {
     for (const f of ['lib/libze_intel_gpu.so.1', 'lib/intel-opencl/libigdrcl.so', 'lib/libigc.so.1', 'lib/libigdfcl.so.1', 'lib/libigdgmm.so.12', 'lib/libocloc.so', 'bin/ocloc']) {
       await expect(fs.stat(path.join(prefix, f)), f).resolves.toBeTruthy();

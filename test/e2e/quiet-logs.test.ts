@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LINE_WIDTH } from '../../src/base/wrap.js';
 import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
-import { DEBIAN_12_STACK, runCli, scrubbedEnv, tempDir, type CliRun } from './cli.js';
+import { BIN, DEBIAN_12_STACK, runCli, scrubbedEnv, tempDir, type CliRun } from './cli.js';
 
 let index: FixtureIndex;
 let work: string;
@@ -113,6 +113,32 @@ describe('words that are true', () => {
     const r = await runCli(['plan', '--prefix', prefix, '--require', 'level-zero>=1.9,<2'], env);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain(`hint: each constraint names its component; a comma starts another constraint, not a range as in pip: --require 'level-zero>=1.9' --require 'level-zero<2'`);
+  });
+
+  it('a prefix under /proc or /sys is refused before any index is asked, naming the directory, why, and what to do', async () => {
+    const before = index.requests.length;
+    for (const [prefix, dir, kind] of [['/proc/xpu', '/proc', 'proc'], ['/sys/class/xpu/p', '/sys/class', 'sysfs']] as const) {
+      for (const argv of [['--prefix', prefix, '--conda-channel', index.condaChannelUrl('bookworm')], ['plan', '--prefix', prefix]]) {
+        const r = await runCli(argv, env);
+        expect(r.exitCode, r.stderr).toBe(1);
+        expect(r.stderr).toContain(`error: ${prefix} cannot be made: ${dir} is on ${kind}, a file system the kernel makes up, where no directory can be made\n`);
+        expect(r.stderr).toContain(`hint: choose a --prefix (or XPU_SETUP_PREFIX) in a directory this user can write, e.g. under ${env.HOME}`);
+        expect(r.stderr).not.toMatch(/^plan/m);
+      }
+    }
+    expect(index.requests.slice(before)).toEqual([]);
+  });
+
+  it('a prefix in a directory this user may not write is refused before any index is asked', async () => {
+    // As root every directory is writable: the run is made as nobody (setpriv), as a user's would be.
+    const { execa } = await import('execa');
+    const asUser = process.getuid?.() === 0 ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : [];
+    const [file, ...argv] = [...asUser, process.execPath, BIN, 'plan', '--prefix', '/usr/xpu/p'];
+    const before = index.requests.length;
+    const r = await execa(file!, argv, { env: { ...env, HOME: '/tmp' }, extendEnv: false, reject: false, cwd: '/tmp' });
+    expect(r.exitCode, r.stderr).toBe(1);
+    expect(r.stderr).toContain('error: /usr/xpu/p cannot be made: /usr is not writable by this user\n');
+    expect(index.requests.slice(before)).toEqual([]);
   });
 
   it('--remove of the last component names uninstall, not removing a directory by hand', async () => {

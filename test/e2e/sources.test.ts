@@ -248,4 +248,26 @@ describe('a manifest floor is a preference, a floor you ask for is a requirement
     expect(joined(doctor.stdout)).toMatch(/fix: not reached: conda http:\/\/127\.0\.0\.1:9\/conda-forge \(ECONNREFUSED\)\. Once it is reachable \(behind a proxy: HTTPS_PROXY\): .* --refresh; or .*--conda-channel URL .*--from DIR/);
     expect((await readJson(path.join(p, 'xpu-setup.receipt.json'))).components[0]).toMatchObject({ version: '1.8.12', source: expect.stringMatching(/^apt /), belowFloor: { floor: ['level-zero>=1.9'] } });
   });
+
+  it('doctor after a setup that reached none of its indexes says how to reach them once, and lines fit in 200 characters', async () => {
+    // Level Zero's channel dead, and every other index behind a proxy that refuses: Level Zero from apt, UR skipped.
+    const manifests = path.join(work, 'manifests-dead-all');
+    await fs.cp(path.join(__dirname, '../../manifests'), manifests, { recursive: true });
+    const l0 = await readJson(path.join(manifests, 'level-zero.json'));
+    l0.platforms['linux-x64'].sources[0].channels = [`${DEAD}/conda-forge`];
+    await fs.writeFile(path.join(manifests, 'level-zero.json'), JSON.stringify(l0));
+    const p = path.join(work, 'floor', 'none-reached');
+    const env = noNetwork(fresh);
+    const r = await runCli(['--prefix', p, '--cache-dir', path.join(work, 'floor', 'none-reached-cache'), '--manifests', manifests, '--no-probe'], env);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect((await readJson(path.join(p, 'xpu-setup.receipt.json'))).skipped).toEqual([expect.objectContaining({ name: 'unified-runtime' })]);
+    const doctor = await runCli(['doctor', '--prefix', p, '--check', 'headers,ur,prefix'], env);
+    const out = doctor.stdout;
+    // One paragraph names every index the last setup did not reach and the ways past it; the other checks point to it.
+    expect(joined(out).split('. Once they are reachable (behind a proxy: HTTPS_PROXY)').length, out).toBe(2);
+    expect(joined(out)).toMatch(/fix: not reached: conda http:\/\/127\.0\.0\.1:9\/conda-forge \(ECONNREFUSED\); pypi https:\/\/pypi\.org\/simple \(ECONNREFUSED\);/);
+    expect(out.match(/^ {6}fix: as for Level Zero headers above$/gm), out).toHaveLength(2);
+    expect(out).toMatch(/^ {10}Once they are reachable \(behind a proxy: HTTPS_PROXY\): \S+ \S+ --prefix \S+ --refresh;$/m);
+    expect(out.split('\n').filter((l) => l.length > 200), out).toEqual([]);
+  });
 });

@@ -50,9 +50,11 @@ async function moduleDir(kind: ModuleShell, prefixes: [string, string]): Promise
   return dir;
 }
 
+type ModuleSystem = 'Lmod' | 'Environment Modules';
+
 /** Runs a bash script with `module` defined by the given system, in an environment that already holds some of our variables. */
-async function bash(kind: ModuleShell, script: string): Promise<{ stdout: string; stderr: string }> {
-  const setup = kind === 'lmod' ? `. ${LMOD_INIT}` : `module() { eval "$(tclsh '${modulecmd}' bash "$@")"; }`;
+async function bash(system: ModuleSystem, script: string): Promise<{ stdout: string; stderr: string }> {
+  const setup = system === 'Lmod' ? `. ${LMOD_INIT}` : `module() { eval "$(tclsh '${modulecmd}' bash "$@")"; }`;
   const env = { PATH: process.env.PATH, HOME: work, CPATH: '/usr/local/include:/opt/x', LEVEL_ZERO_V1_SDK_PATH: '/old/sdk' };
   return run('bash', ['-c', `${setup}\n${script}`], { env, cwd: work });
 }
@@ -60,11 +62,16 @@ async function bash(kind: ModuleShell, script: string): Promise<{ stdout: string
 /** The environment minus each system's own bookkeeping (Lmod keeps reference counts and stacks after an unload). */
 const snapshot = (file: string) => `env | grep -v -E '^(__LMOD_|_ModuleTable|LMOD_|__MODULES_|_LMFILES_|LOADEDMODULES|MODULEPATH|_=)' | sort > ${file}`;
 
-describe.each(['lmod', 'tcl'] as const)('%s modulefile', (kind) => {
+// Lmod reads Tcl modulefiles too (a site's module tree often mixes both).
+describe.each([
+  ['lmod', 'Lmod'],
+  ['tcl', 'Environment Modules'],
+  ['tcl', 'Lmod'],
+] as const)('%s modulefile under %s', (kind, system) => {
   it('module load puts the prefix first, module unload leaves the environment as it was', async () => {
     const prefix = path.join(work, `prefix with 'quote' $x [y]`);
     const dir = await moduleDir(kind, [prefix, '/opt/b']);
-    const r = await bash(kind, [
+    const r = await bash(system, [
       `module use '${dir}'`,
       snapshot('before'),
       'module load xpu-setup',
@@ -82,16 +89,16 @@ describe.each(['lmod', 'tcl'] as const)('%s modulefile', (kind) => {
 
   it('two xpu-setup prefixes are never loaded at once, whatever the modules are named', async () => {
     const dir = await moduleDir(kind, ['/opt/a', '/opt/b']);
-    const r = await bash(kind, [`module use '${dir}'`, 'module load xpu-setup', 'module load other', 'echo "SDK=$LEVEL_ZERO_V1_SDK_PATH CPATH=$CPATH"'].join('\n'));
+    const r = await bash(system, [`module use '${dir}'`, 'module load xpu-setup', 'module load other', 'echo "SDK=$LEVEL_ZERO_V1_SDK_PATH CPATH=$CPATH"'].join('\n'));
     // Lmod swaps the family's member; Environment Modules refuses the second one.
-    const sdk = kind === 'lmod' ? '/opt/b' : '/opt/a';
+    const sdk = system === 'Lmod' ? '/opt/b' : '/opt/a';
     expect(r.stdout).toContain(`SDK=${sdk} CPATH=${sdk}/include:/usr/local/include:/opt/x\n`);
-    if (kind === 'tcl') expect(r.stderr).toMatch(/conflict/i);
+    if (system !== 'Lmod') expect(r.stderr).toMatch(/conflict/i);
   });
 
   it('whatis names the versions and the prefix', async () => {
     const dir = await moduleDir(kind, ['/opt/a', '/opt/b']);
-    const r = await bash(kind, `module use '${dir}'\nmodule whatis xpu-setup 2>&1`);
+    const r = await bash(system, `module use '${dir}'\nmodule whatis xpu-setup 2>&1`);
     expect(r.stdout + r.stderr).toMatch(/level-zero 1\.8\.12, unified-runtime 0\.12\.0/);
     expect(r.stdout + r.stderr).toContain('/opt/a');
   });

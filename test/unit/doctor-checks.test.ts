@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Deps } from '../../src/base/deps.js';
 import { realDeps } from '../../src/cli/real-deps.js';
-import { runDoctor, type DoctorOptions, type DoctorReport } from '../../src/doctor/index.js';
+import { renderHuman, runDoctor, type DoctorOptions, type DoctorReport } from '../../src/doctor/index.js';
 import { reachHint } from '../../src/doctor/checks/network.js';
 import { RECEIPT_NAME, type Receipt } from '../../src/install/receipt.js';
 import { cliChild, fakeDeps, ok } from '../fixtures/detect/fake-deps.js';
@@ -207,28 +207,37 @@ describe('loaders and headers (real files, real load tests)', () => {
     expect(ur.fix).toBe(`run \`${asked('unified-runtime')}\` to install it into the prefix`);
   });
 
-  it('fixes for what the last setup could not get come from what it saw: the unreached source, once reachable, or another; never that run again', async () => {
+  it('fixes for what the last setup could not get come from what it saw: every source it did not reach, once reachable, or another; never that run again; said once', async () => {
     const prefix = prefixWithLoader();
     cpSync('/usr/include/level_zero', path.join(prefix, 'include/level_zero'), { recursive: true });
     writeFileSync(path.join(prefix, 'env.sh'), '');
     const unreached = 'conda https://conda.example/conda-forge: cannot reach https://conda.example/conda-forge/linux-64/repodata_shards.msgpack.zst (ENOTFOUND)';
+    const pypi = 'pypi https://pypi.org/simple: cannot reach https://pypi.org/simple/intel-cmplr-lib-ur/ (ENOTFOUND)';
     const receipt = {
       schema: 1, prefix, files: [],
       components: [{ name: 'level-zero', version: '1.8.12', source: 'apt Debian GNU/Linux 12 (bookworm)', notes: [], belowFloor: { floor: ['level-zero>=1.9'], lacks: [], unreached: [unreached] } }],
-      skipped: [{ name: 'unified-runtime', tried: ['pypi https://pypi.org/simple: cannot reach https://pypi.org/simple/intel-cmplr-lib-ur/ (ENOTFOUND)'], unreached: ['pypi https://pypi.org/simple: cannot reach https://pypi.org/simple/intel-cmplr-lib-ur/ (ENOTFOUND)'] }],
+      skipped: [{ name: 'unified-runtime', tried: [pypi, 'conda https://conda.example/intel: intel-cmplr-lib-ur not found'], unreached: [pypi] }],
     } as unknown as Receipt;
     const deps = { ...realDeps(), env: { PATH: process.env.PATH } };
-    const headers = get(await run(deps, ['headers'], { prefix, readReceipt: async () => receipt }), 'headers');
+    const report = await run(deps, ['headers', 'ur'], { prefix, readReceipt: async () => receipt });
+    const headers = get(report, 'headers');
+    // One run fetches every component again: the sentence names every source that run did not reach.
     expect(headers.fix).toBe(
-      `not reached: conda https://conda.example/conda-forge (ENOTFOUND). Once it is reachable (behind a proxy: HTTPS_PROXY): npx xpu-setup --prefix ${prefix} --refresh; ` +
-        `or npx xpu-setup --prefix ${prefix} --conda-channel URL (a mirror this machine reaches), or npx xpu-setup --prefix ${prefix} --from DIR (a bundle that \`xpu-setup bundle\` wrote where the index is reachable); ` +
-        `then \`. ${prefix}/env.sh\` puts them first`,
+      `not reached: conda https://conda.example/conda-forge (ENOTFOUND); pypi https://pypi.org/simple (ENOTFOUND). Once they are reachable (behind a proxy: HTTPS_PROXY): npx xpu-setup --prefix ${prefix} --refresh; ` +
+        `or npx xpu-setup --prefix ${prefix} --conda-channel URL or --index-url URL (a mirror this machine reaches), or npx xpu-setup --prefix ${prefix} --from DIR (a bundle that \`xpu-setup bundle\` wrote where the index is reachable)`,
     );
     expect(headers.fix).not.toContain('--require');
-    const ur = get(await run(deps, ['ur'], { prefix, readReceipt: async () => receipt }), 'ur');
-    expect(ur.message).toContain('the last setup found no source for it (pypi https://pypi.org/simple: cannot reach');
-    expect(ur.fix).toMatch(/^not reached: pypi https:\/\/pypi\.org\/simple \(ENOTFOUND\)\. Once it is reachable .* --refresh; or .* --index-url URL \(a mirror this machine reaches\)/);
+    const ur = get(report, 'ur');
+    // The message says what the sources it reached answered; the fix, shared with the headers, names those it did not.
+    expect(ur.message).toMatch(/the last setup found no source for it \(conda https:\/\/conda\.example\/intel: intel-cmplr-lib-ur not found\)$/);
+    expect(ur.fix).toBe(headers.fix);
     expect(ur.fix).not.toBe(`run \`npx xpu-setup --prefix ${prefix}\` to install it into the prefix`);
+    const text = renderHuman(report, { color: false, verbose: false });
+    expect(text.split('Once they are reachable').length, text).toBe(2);
+    // Each sentence and each way on a line of its own: the command to paste is never broken.
+    expect(text).toMatch(/^ {10}Once they are reachable \(behind a proxy: HTTPS_PROXY\): npx xpu-setup --prefix \S+ --refresh;$/m);
+    expect(text).toContain('  ! Unified Runtime: no UR loader');
+    expect(text).toMatch(/Unified Runtime: [^]*?\n {6}fix: as for Level Zero headers above\n/);
   });
 
   it('with the prefix first on LD_LIBRARY_PATH, the prefix loader wins and the distro one is named as shadowed', async () => {

@@ -4,7 +4,7 @@ import { wrapText } from '../../src/base/wrap.js';
 import { whenSaid } from '../../src/base/when.js';
 import { newCauses, XpuError } from '../../src/base/errors.js';
 import { rerootPc } from '../../src/roles/pkg-config.js';
-import { codeCacheWords } from '../../src/cli/commands/cache.js';
+import { cleanedWords } from '../../src/cli/commands/cache.js';
 
 describe('wrapText', () => {
   it('breaks a long line at spaces, continuing 4 further in than its own indentation', () => {
@@ -35,13 +35,15 @@ describe('whenSaid', () => {
 });
 
 describe('cache clean', () => {
-  it("says it emptied V8's code cache too, where it is and that the installed package shares it", () => {
+  it("counts the cache directory's files apart from xpu-setup's V8 code cache, and says where that is and that the installed package shares it", () => {
     const rows = [
       { id: 'downloads' as const, title: 'downloaded archives', path: '/c/sha256', files: 2, bytes: 10 },
-      { id: 'code' as const, title: 'code cache', path: '/pkg/dist', files: 1, bytes: 5 },
+      { id: 'code' as const, title: 'code cache', path: '/pkg/dist', files: 1, bytes: 2048 },
     ];
-    expect(codeCacheWords(rows)).toBe(", and V8's code cache that every run of this installed package shares (/pkg/dist; written again on the next start)");
-    expect(codeCacheWords([{ ...rows[1]!, files: 0 }])).toBe('');
+    expect(cleanedWords(rows, '/c', '')).toBe(
+      "removed 2 files (10 B) from /c, and 1 file (2.0 KiB) of xpu-setup's V8 code cache in /pkg/dist, which every run of this installed package shares (written again on the next start)",
+    );
+    expect(cleanedWords([rows[0]!, { ...rows[1]!, files: 0, bytes: 0 }], '/c', ' not used for 30d')).toBe('removed 2 files not used for 30d (10 B) from /c');
   });
 });
 

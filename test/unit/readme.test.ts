@@ -57,6 +57,14 @@ describe('README', () => {
     expect(broken).toEqual([]);
   });
 
+  it('Clusters warns that a login node without a GPU gets no GPU driver, and names --gpu for the compute nodes\' GPUs', () => {
+    const clusters = /^## Clusters\n([\s\S]*?)^## /m.exec(read('README.md'))?.[1] ?? '';
+    const text = clusters.replace(/\s+/g, ' ');
+    expect(text).toContain('A login node without a GPU gets no GPU driver');
+    expect(text).toContain("`--gpu NAME|PCI-ID` (repeatable: `--gpu bmg`, `--gpu 0xe20b`) plans for the compute nodes' GPUs");
+    expect(clusters).toMatch(/^xpu-setup --prefix \S+ --gpu bmg /m);
+  });
+
   it('the action\'s uses: line is the one examples/ uses', () => {
     const uses = (text: string) => [...text.matchAll(/uses: (xpu-setup\/[^\s]+)/g)].map((m) => m[1]);
     expect(uses(read('README.md'))).toEqual(uses(read('examples/github-workflow.yml')));

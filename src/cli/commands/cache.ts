@@ -21,18 +21,26 @@ export function bytesText(n: number): string {
   return `${v.toFixed(1)} ${units[i]}`;
 }
 
+const filesText = (n: number) => `${n} file${n === 1 ? '' : 's'}`;
+
 function table(rows: PartUsage[]): string[] {
   const w = Math.max(...rows.map((r) => r.title.length));
-  const files = (n: number) => `${n} file${n === 1 ? '' : 's'}`;
-  const fw = Math.max(...rows.map((r) => files(r.files).length));
+  const fw = Math.max(...rows.map((r) => filesText(r.files).length));
   const bw = Math.max(...rows.map((r) => bytesText(r.bytes).length));
-  return rows.map((r) => `  ${r.title.padEnd(w)}  ${files(r.files).padStart(fw)}  ${bytesText(r.bytes).padStart(bw)}  ${r.path}`);
+  return rows.map((r) => `  ${r.title.padEnd(w)}  ${filesText(r.files).padStart(fw)}  ${bytesText(r.bytes).padStart(bw)}  ${r.path}`);
 }
 
-/** The code cache is not in the cache directory: where it is, and that every run of this installed package shares it. */
-export function codeCacheWords(rows: PartUsage[]): string {
+/**
+ * What `cache clean` removed: the cache directory's files, counted apart from the code cache, which is not in it:
+ * xpu-setup's own V8 code cache beside the bundle, shared by every run of this installed package.
+ */
+export function cleanedWords(rows: PartUsage[], cacheDir: string, scope: string): string {
+  const own = total(rows.filter((r) => r.id !== 'code'));
   const code = rows.find((r) => r.id === 'code' && r.files > 0);
-  return code ? `, and V8's code cache that every run of this installed package shares (${code.path}; written again on the next start)` : '';
+  const also = code
+    ? `, and ${filesText(code.files)} (${bytesText(code.bytes)}) of xpu-setup's V8 code cache in ${code.path}, which every run of this installed package shares (written again on the next start)`
+    : '';
+  return `removed ${filesText(own.files)}${scope} (${bytesText(own.bytes)}) from ${cacheDir}${also}`;
 }
 
 const total = (rows: PartUsage[]) => ({ files: rows.reduce((n, r) => n + r.files, 0), bytes: rows.reduce((n, r) => n + r.bytes, 0) });
@@ -87,7 +95,7 @@ export const cacheCommand: Command = {
     const sum = total(rows);
     const scope = olderText === undefined ? '' : ` not used for ${olderText}`;
     if (out.opts.json) out.json({ ...doc, olderThan: olderText ?? null, removed: rows, total: sum });
-    else out.result([`removed ${sum.files} files${scope} (${bytesText(sum.bytes)}) from ${cacheDir}${codeCacheWords(rows)}`, ...table(rows)].join('\n'));
+    else out.result([cleanedWords(rows, cacheDir, scope), ...table(rows)].join('\n'));
     return 0;
   },
 };

@@ -57,9 +57,10 @@ export const headersCheck: Check = {
       // Triton's launcher compiles against them (it calls only the 1.0 core API); what goes without is the architecture
       // name the probe reads from the device, which then comes from the PCI-id table.
       problems.push('these headers lack ze_device_ip_version_ext_t (added in 1.9), so the probe names the GPU architecture from the PCI-id table instead of the device; Triton\'s launcher still compiles against them (it uses only the 1.0 core API)');
-      // Below the floor because no source it reached had more: asking for the floor again would only fail.
+      // Below the floor because no source it reached had more: asking for the floor again would only fail. The fix is
+      // the one every check that needs those sources gives, so that the report says it once.
       const below = h.source === 'prefix' ? (await ctx.facts.receipt()).receipt?.components.find((c) => c.name === 'level-zero')?.belowFloor : undefined;
-      if (below) fixes.push(`${await reachFix(ctx, below.unreached)}; then ${envLoadHint(ctx)} puts them first`);
+      if (below) fixes.push(await reachFix(ctx));
       // Asked for by version: the recorded request (or a floor lowered on purpose) would install the same headers again.
       else fixes.push(`run ${await setupHint(ctx, 'level-zero>=1.9')} to install headers 1.9 or newer into the prefix; then ${envLoadHint(ctx)} puts them first`);
     }

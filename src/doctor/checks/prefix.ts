@@ -123,8 +123,9 @@ async function receiptOutcome(ctx: Parameters<Check['run']>[0]): Promise<Outcome
   if (below.length) {
     return {
       status: 'warn',
-      message: `${diff.checked} files match the receipt, but ${below.map((c) => belowFloorSentence(c)).join('; ')}`,
-      fix: await reachFix(ctx, below.flatMap((c) => c.belowFloor!.unreached)),
+      // The sources not reached are the fix's to name.
+      message: `${diff.checked} files match the receipt, but ${below.map((c) => belowFloorSentence({ ...c, belowFloor: { ...c.belowFloor!, unreached: [] } })).join('; ')}`,
+      fix: await reachFix(ctx),
       details: { ...details, belowFloor: below.map((c) => ({ component: c.name, version: c.version, ...c.belowFloor })) },
     };
   }

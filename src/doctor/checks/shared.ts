@@ -32,11 +32,14 @@ export async function activeReferenceDriver(ctx: DoctorContext): Promise<{ libra
 }
 
 /**
- * What could bring a component the last setup could not get (or got only below its floor), from what that run saw of
- * its sources as the receipt records it: a source it did not reach, once reachable, or another one; never the same run.
+ * What could bring what the last setup could not get (a component it skipped, or got only below its floor), from what
+ * that run saw of its sources as the receipt records it: every source it did not reach, once reachable, or another one;
+ * never the same run. One sentence for every check that needs it (one run fetches them all), so a report says it once.
  */
-export async function reachFix(ctx: DoctorContext, unreached: string[]): Promise<string> {
+export async function reachFix(ctx: DoctorContext): Promise<string> {
   const { receipt } = await ctx.facts.receipt();
+  const below = (receipt?.components ?? []).flatMap((c) => c.belowFloor?.unreached ?? []);
+  const unreached = [...new Set([...below, ...(receipt?.skipped ?? []).flatMap((s) => s.unreached)])];
   return newerFix(await selfCommand(ctx.deps), ctx.prefix, receipt, unreached, hintShell(ctx.deps));
 }
 

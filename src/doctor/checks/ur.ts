@@ -25,10 +25,13 @@ export const urCheck: Check = {
       }
       // The last setup skipped it: running it again would skip it again, unless its sources are reached this time.
       const skipped = receipt?.skipped?.find((s) => s.name === 'unified-runtime');
+      // The sources it did not reach are the fix's to name; what the others answered is said here.
+      const answered = skipped?.tried.filter((t) => !skipped.unreached.includes(t)) ?? [];
+      const why = skipped ? `; the last setup found no source for it${answered.length ? ` (${answered.join('; ')})` : ''}` : '';
       return {
         status: 'warn',
-        message: `no UR loader (${names.loader}) found; SYCL, PyTorch XPU and Triton need one (their wheels may bring it)${skipped ? `; the last setup found no source for it (${skipped.tried.join('; ')})` : ''}`,
-        fix: skipped ? await reachFix(ctx, skipped.unreached) : `run ${await setupHint(ctx, undefined, 'unified-runtime')} to install it into the prefix`,
+        message: `no UR loader (${names.loader}) found; SYCL, PyTorch XPU and Triton need one (their wheels may bring it)${why}`,
+        fix: skipped ? await reachFix(ctx) : `run ${await setupHint(ctx, undefined, 'unified-runtime')} to install it into the prefix`,
         details,
       };
     }
