@@ -1,6 +1,6 @@
 // The one way to read a file whose path a package or the machine names: what it is checked first, opened so it cannot block, read up to a cap.
 import { constants, type Stats } from 'node:fs';
-import { lstat, open } from 'node:fs/promises';
+import { lstat, open, type FileHandle } from 'node:fs/promises';
 
 /** A kind of file read from a path given by a package or the machine, with the most it may hold. */
 export interface ReadKind {
@@ -39,12 +39,11 @@ export function fileKind(st: Stats): string {
 const NONBLOCKING = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
 
 /**
- * Reads `file` if it is a regular file of at most `kind.max` bytes: `lstat` first (a link only when the kind follows
- * links), opened non-blocking (a FIFO or a terminal cannot hold the read), `fstat` on what was opened (a path swapped
- * between the two is still judged by what is read), and never more than `max` bytes read, whatever the size says
- * (sysfs sizes are nominal). Never throws.
+ * Opens `file` for `use` if it is a regular file of at most `kind.max` bytes by its size: `lstat` first (a link only
+ * when the kind follows links), opened non-blocking (a FIFO or a terminal cannot hold the read), `fstat` on what was
+ * opened (a path swapped between the two is still judged by what is read). Never throws.
  */
-export async function readSafely(file: string, kind: ReadKind): Promise<SafeRead> {
+async function openChecked<T>(file: string, kind: ReadKind, use: (fh: FileHandle, size: number) => Promise<T | Refused>): Promise<T | Refused> {
   try {
     const ls = await lstat(file);
     if (!(ls.isFile() || (kind.followLink && ls.isSymbolicLink()))) return { refused: `${file} is ${fileKind(ls)}, not ${kind.what}` };
@@ -53,24 +52,7 @@ export async function readSafely(file: string, kind: ReadKind): Promise<SafeRead
       const st = await fh.stat();
       if (!st.isFile()) return { refused: `${file} is ${fileKind(st)}, not ${kind.what}` };
       if (st.size > kind.max) return { refused: `${file} holds ${st.size} bytes, more than ${kind.what} may (${kind.max})` };
-      // sysfs gives 4096 for a few bytes, procfs 0: read to the end, never past the cap. One byte past the size a
-      // regular file states lets its end be read without growing the buffer (a copy of the whole file).
-      const buf = Buffer.allocUnsafe(Math.min(kind.max + 1, Math.max(st.size + 1, 4096)));
-      let n = 0;
-      let chunk = buf;
-      for (;;) {
-        if (n === chunk.length) {
-          if (n > kind.max) return { refused: `${file} holds more than ${kind.max} bytes, more than ${kind.what} may` };
-          const bigger = Buffer.allocUnsafe(Math.min(kind.max + 1, chunk.length * 2));
-          chunk.copy(bigger, 0, 0, n);
-          chunk = bigger;
-        }
-        const { bytesRead } = await fh.read(chunk, n, chunk.length - n, null);
-        if (bytesRead === 0) break;
-        n += bytesRead;
-      }
-      if (n > kind.max) return { refused: `${file} holds more than ${kind.max} bytes, more than ${kind.what} may` };
-      return { bytes: chunk.subarray(0, n) };
+      return await use(fh, st.size);
     } finally {
       await fh.close();
     }
@@ -79,37 +61,49 @@ export async function readSafely(file: string, kind: ReadKind): Promise<SafeRead
   }
 }
 
+interface Refused {
+  refused: string;
+}
+
+/** Reads `file` whole as openChecked allows it, never more than `max` bytes whatever its size says (sysfs sizes are nominal). */
+export function readSafely(file: string, kind: ReadKind): Promise<SafeRead> {
+  return openChecked(file, kind, async (fh, size): Promise<SafeRead> => {
+    // sysfs gives 4096 for a few bytes, procfs 0: read to the end, never past the cap. One byte past the size a
+    // regular file states lets its end be read without growing the buffer (a copy of the whole file).
+    let chunk = Buffer.allocUnsafe(Math.min(kind.max + 1, Math.max(size + 1, 4096)));
+    let n = 0;
+    for (;;) {
+      if (n === chunk.length) {
+        if (n > kind.max) break;
+        const bigger = Buffer.allocUnsafe(Math.min(kind.max + 1, chunk.length * 2));
+        chunk.copy(bigger, 0, 0, n);
+        chunk = bigger;
+      }
+      const { bytesRead } = await fh.read(chunk, n, chunk.length - n, null);
+      if (bytesRead === 0) break;
+      n += bytesRead;
+    }
+    if (n > kind.max) return { refused: `${file} holds more than ${kind.max} bytes, more than ${kind.what} may` };
+    return { bytes: chunk.subarray(0, n) };
+  });
+}
+
 /** Reads `length` bytes at `offset` of the opened file into `into` at the same offset (fewer at its end). */
 export type RangeReader = (into: Buffer, offset: number, length: number) => Promise<void>;
 
-/**
- * readSafely's checks (a regular file, opened non-blocking, at most `kind.max` bytes by its size) for a file of which
- * only some ranges matter: `use` reads what it needs through the reader it is handed, and answers.
- */
-export async function readSafelyWith<T>(file: string, kind: ReadKind, use: (read: RangeReader, size: number) => Promise<T>): Promise<{ value: T } | { refused: string }> {
-  try {
-    const ls = await lstat(file);
-    if (!(ls.isFile() || (kind.followLink && ls.isSymbolicLink()))) return { refused: `${file} is ${fileKind(ls)}, not ${kind.what}` };
-    const fh = await open(file, NONBLOCKING | (kind.followLink ? 0 : (constants.O_NOFOLLOW ?? 0)));
-    try {
-      const st = await fh.stat();
-      if (!st.isFile()) return { refused: `${file} is ${fileKind(st)}, not ${kind.what}` };
-      if (st.size > kind.max) return { refused: `${file} holds ${st.size} bytes, more than ${kind.what} may (${kind.max})` };
-      const read: RangeReader = async (into, offset, length) => {
-        const end = Math.min(offset + length, st.size, into.length);
-        for (let at = offset; at < end; ) {
-          const { bytesRead } = await fh.read(into, at, end - at, at);
-          if (bytesRead === 0) break;
-          at += bytesRead;
-        }
-      };
-      return { value: await use(read, st.size) };
-    } finally {
-      await fh.close();
-    }
-  } catch (e) {
-    return { refused: `${file} cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)})` };
-  }
+/** A file of which only some ranges matter, as openChecked allows it: `use` reads what it needs through the reader it is handed. */
+export function readSafelyWith<T>(file: string, kind: ReadKind, use: (read: RangeReader, size: number) => Promise<T>): Promise<{ value: T } | Refused> {
+  return openChecked(file, kind, async (fh, size) => {
+    const read: RangeReader = async (into, offset, length) => {
+      const end = Math.min(offset + length, size, into.length);
+      for (let at = offset; at < end; ) {
+        const { bytesRead } = await fh.read(into, at, end - at, at);
+        if (bytesRead === 0) break;
+        at += bytesRead;
+      }
+    };
+    return { value: await use(read, size) };
+  });
 }
 
 /** The bytes, or undefined whatever the reason. */
