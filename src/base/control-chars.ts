@@ -19,3 +19,14 @@ export function withoutControls(value: string, field: string, document: string):
     hints: ['an index hands out no such name: the index is damaged or hostile; nothing from it was used'],
   });
 }
+
+/**
+ * Every string (and string in a list) among `fields` of one entry, checked as withoutControls does; `at` names the entry
+ * in its document (`packages.conda["x.conda"]`), each field after it.
+ */
+export function fieldsWithoutControls(fields: Record<string, unknown>, at: string, document: string): void {
+  for (const [k, v] of Object.entries(fields)) {
+    if (typeof v === 'string') withoutControls(v, `${at}.${k}`, document);
+    else if (Array.isArray(v)) v.forEach((x, i) => typeof x === 'string' && withoutControls(x, `${at}.${k}[${i}]`, document));
+  }
+}
