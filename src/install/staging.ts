@@ -329,7 +329,7 @@ export class Staging {
     const landed = { n: 0, current: '' };
     const budget = this.budgetOf(label, (await fs.stat(file)).size);
     try {
-      await readArchive(format, file, this.visitor(label, rules, budget, landed));
+      await readArchive(format, file, this.visitor(label, rules, budget, landed), label);
     } catch (e) {
       throw fsWriteError(e, landed.current ? this.abs(landed.current) : this.root, { archive: label, tree: path.dirname(this.root), unchanged: UNCHANGED });
     }

@@ -2,7 +2,6 @@
 // shards), PyPI project pages (PEP 691 JSON, PEP 503 HTML, the /pypi JSON API) and apt's package lists (a private apt
 // configuration whose list the run reads); the CLI as a process plans from each and must refuse, the name shown escaped.
 import { encode } from '@msgpack/msgpack';
-import { execa } from 'execa';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
@@ -11,6 +10,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, scrubbedEnv, tempDir } from '../e2e/cli.js';
 import { buildFixturePackages, zstdCompress, type FixturePackages } from '../support/packages.js';
+import { aptRepository } from './hostile.js';
 import { FaultTable } from './matrix.js';
 
 const table = new FaultTable('fault matrix: control characters in index-given names (plan --json, CLI as a process)');
@@ -70,19 +70,6 @@ async function shardedChannel(records: Record<string, Record<string, unknown>>):
 const WHEEL = 'intel_cmplr_lib_ur-2025.3.2-py2.py3-none-manylinux_2_28_x86_64.whl';
 const SHA = 'a'.repeat(64);
 
-/** A private apt configuration whose one source is a flat repository holding `packages`, updated. */
-async function aptRoot(dir: string, packages: string): Promise<string> {
-  for (const d of ['etc/apt/apt.conf.d', 'etc/apt/sources.list.d', 'etc/apt/preferences.d', 'state/lists/partial', 'cache/archives/partial', 'repo']) await fs.mkdir(path.join(dir, d), { recursive: true });
-  await fs.writeFile(path.join(dir, 'etc/apt/sources.list'), `deb [trusted=yes allow-insecure=yes] file:${dir}/repo ./\n`);
-  await fs.writeFile(path.join(dir, 'repo/Packages'), packages);
-  await fs.writeFile(path.join(dir, 'state/status'), '');
-  const conf = path.join(dir, 'apt.conf');
-  await fs.writeFile(conf, `Dir::State "${dir}/state";\nDir::State::status "${dir}/state/status";\nDir::Cache "${dir}/cache";\nDir::Etc "${dir}/etc/apt";\n`);
-  // apt reads the flat repository into its own lists, as `apt-get update` does on a machine.
-  await execa('apt-get', ['update', '-o', 'Debug::NoLocking=1'], { env: { ...process.env, APT_CONFIG: conf } });
-  return conf;
-}
-
 const stanza = (pkg: string, version: string, file = `${pkg}_1.99.0-1_amd64.deb`) =>
   `Package: ${pkg}\nSource: level-zero\nVersion: ${version}\nArchitecture: amd64\nDepends: libc6 (>= 2.34)\nFilename: pool/main/l/level-zero/${file}\nSize: 1000\nSHA256: ${SHA}\nDescription: oneAPI Level Zero\n\n`;
 
@@ -123,10 +110,10 @@ const CASES: Case[] = [
       return { args: [...pypi, `${base}/pypi`] };
     } },
   { name: "apt's lists: a Version holding ESC [2J", says: /apt's package lists \(apt-cache show\): package "libze1"\.version holds a control character: "1\.99\.0-1\\x1b\[2J"/,
-    serve: async (dir) => ({ args: ['--component', 'level-zero', '--source', 'apt'], env: { APT_CONFIG: await aptRoot(path.join(dir, 'apt'), stanza('libze1', '1.99.0-1\u001b[2J') + stanza('libze-dev', '1.99.0-1', 'libze1 (= 1.99.0-1)')) } }) },
+    serve: async (dir) => ({ args: ['--component', 'level-zero', '--source', 'apt'], env: { APT_CONFIG: await aptRepository(path.join(dir, 'apt'), stanza('libze1', '1.99.0-1\u001b[2J') + stanza('libze-dev', '1.99.0-1', 'libze1 (= 1.99.0-1)')) } }) },
   // apt refuses a control character in a relation itself; a Filename it passes on as it is.
   { name: "apt's lists: a Filename holding ESC ]0; (the cache's file name)", says: /package "libze-dev"\.filename holds a control character: "pool\/main\/l\/level-zero\/libze-dev\\x1b\]0;owned\\x07_1\.99\.0-1_amd64\.deb"/,
-    serve: async (dir) => ({ args: ['--component', 'level-zero', '--source', 'apt'], env: { APT_CONFIG: await aptRoot(path.join(dir, 'apt'), stanza('libze1', '1.99.0-1') + stanza('libze-dev', '1.99.0-1', 'libze-dev\u001b]0;owned\u0007_1.99.0-1_amd64.deb')) } }) },
+    serve: async (dir) => ({ args: ['--component', 'level-zero', '--source', 'apt'], env: { APT_CONFIG: await aptRepository(path.join(dir, 'apt'), stanza('libze1', '1.99.0-1') + stanza('libze-dev', '1.99.0-1', 'libze-dev\u001b]0;owned\u0007_1.99.0-1_amd64.deb')) } }) },
 ];
 
 describe('fault matrix: control characters in index-given names', () => {
