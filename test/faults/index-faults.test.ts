@@ -477,6 +477,37 @@ describe('index fault matrix', () => {
     }
   });
 
+  // ---- a .conda and its .tar.bz2 twin (same name, version and build), each judged by its own record ---------------
+
+  /** Debian 12's level-zero and level-zero-devel as .conda and as .tar.bz2, as a full repodata.json.zst; `needs` adds a depends. */
+  async function twinChannel(needs: { conda?: string; tarbz2?: string }): Promise<void> {
+    const tables: Record<'packages' | 'packages.conda', Record<string, Record<string, unknown>>> = { packages: {}, 'packages.conda': {} };
+    for (const a of fixtures.artifacts.filter((x) => x.platform === 'linux-x64' && x.version === fixtures.l0Versions.bookworm && x.conda?.build_number === 0 && (x.name === 'level-zero' || x.name === 'level-zero-devel'))) {
+      routes.set(`/ch/linux-64/${a.filename}`, { body: await fs.readFile(a.path) });
+      const extra = a.name === 'level-zero' ? (a.format === 'conda' ? needs.conda : needs.tarbz2) : undefined;
+      const record: Record<string, unknown> = { ...a.conda, sha256: a.sha256, md5: a.md5, size: a.size };
+      if (extra) record.depends = [...((record.depends as string[]) ?? []), extra];
+      tables[a.format === 'conda' ? 'packages.conda' : 'packages'][a.filename] = record;
+    }
+    await fullChannel([], { doc: tables });
+  }
+
+  for (const [name, needs, exit, installed] of [
+    ['.conda needs __glibc >=99, its .tar.bz2 twin does not: the twin is installed', { conda: '__glibc >=99' }, 0, /level-zero-1\.8\.12-[^/]+\.tar\.bz2$/],
+    ['.tar.bz2 needs __glibc >=99, the .conda does not: the .conda is installed', { tarbz2: '__glibc >=99' }, 0, /level-zero-1\.8\.12-[^/]+\.conda$/],
+    ['both need __glibc >=99: nothing installed', { conda: '__glibc >=99', tarbz2: '__glibc >=99' }, 1, undefined],
+  ] as const) {
+    it(name, async () => {
+      routes = new Map();
+      await twinChannel(needs);
+      const o = await runCase(name);
+      expect([o.exit, o.code === '-' ? '-' : 'an error'], o.stderr).toEqual([exit, exit ? 'an error' : '-']);
+      if (!installed) return;
+      const receipt = JSON.parse(await fs.readFile(path.join(o.prefix, 'xpu-setup.receipt.json'), 'utf8')) as { archives: { package: string; url: string }[] };
+      expect(receipt.archives.find((a) => a.package === 'level-zero')?.url).toMatch(installed);
+    });
+  }
+
   it('a record depending on __glibc >=2.17 and __unix: met, installed', async () => {
     routes = new Map();
     await shardedChannel(await l0Records((r) => (r.depends = [...(r.depends as string[]), '__unix', '__linux'])));
