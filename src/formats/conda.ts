@@ -19,14 +19,14 @@ const isPayload = (name: string) => /^pkg-.*\.tar\.zst$/.test(name);
  * A .conda's payload, read in the same pass over the zip as its metadata.json, which every writer puts first; a
  * payload that comes before it is left for a second pass, so no payload is read before its format version is known.
  */
-export async function readCondaV2(file: string, visit: EntryVisitor): Promise<void> {
+export async function readCondaV2(file: string, visit: EntryVisitor, name = file): Promise<void> {
   let version: number | undefined;
   let sawMeta = false;
   let deferred = false;
   let sawPayload = false;
   const payloadOf = async (entry: ArchiveEntry, body: Readable) => {
     sawPayload = true;
-    await readTar(body, `${file}!${entry.path}`, visit, await zstdDecompressor(), payload);
+    await readTar(body, `${name}!${entry.path}`, visit, await zstdDecompressor(), payload);
   };
   await readZip(
     file,
@@ -68,8 +68,8 @@ function notV2(file: string, version: number | undefined): XpuError {
   });
 }
 
-export async function readCondaTarBz2(file: string, visit: EntryVisitor): Promise<void> {
-  await readTar(createReadStream(file), file, visit, await bzip2Decompressor(), payload);
+export async function readCondaTarBz2(file: string, visit: EntryVisitor, name = file): Promise<void> {
+  await readTar(createReadStream(file), name, visit, await bzip2Decompressor(), payload);
 }
 
 /** A payload file that holds the build prefix, as info/paths.json says: conda rewrites it to the install prefix. */

@@ -4,7 +4,7 @@ import { XpuError } from '../base/errors.js';
 import type { EntryVisitor } from './entry.js';
 import { readTar } from './tar.js';
 
-export async function readDeb(file: string, visit: EntryVisitor): Promise<void> {
+export async function readDeb(file: string, visit: EntryVisitor, name = file): Promise<void> {
   const child = spawn('dpkg-deb', ['--fsys-tarfile', file], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -18,10 +18,10 @@ export async function readDeb(file: string, visit: EntryVisitor): Promise<void> 
     );
     child.on('close', (code) => resolve(code ?? -1));
   });
-  const reading = readTar(child.stdout, file, visit);
+  const reading = readTar(child.stdout, name, visit);
   const [code] = await Promise.all([exited, reading.catch(async (e) => { child.kill(); throw e; })]);
   if (code !== 0) {
-    throw new XpuError('BAD_ARCHIVE', `dpkg-deb could not read ${file}: ${stderr.trim()}`, { details: { file, stderr } });
+    throw new XpuError('BAD_ARCHIVE', `dpkg-deb could not read ${name}: ${stderr.trim()}`, { details: { file, stderr } });
   }
 }
 

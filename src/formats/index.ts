@@ -17,22 +17,25 @@ export function formatOf(filename: string): ArchiveFormat | undefined {
   return undefined;
 }
 
-/** Each reader (and the zip, tar and decompression libraries behind it) is loaded when an archive of its format is read. */
-export async function readArchive(format: ArchiveFormat, file: string, visit: EntryVisitor): Promise<void> {
+/**
+ * Each reader (and the zip, tar and decompression libraries behind it) is loaded when an archive of its format is read.
+ * `name` is what messages call the archive (its file name and source), where `file` may be a cache path.
+ */
+export async function readArchive(format: ArchiveFormat, file: string, visit: EntryVisitor, name = file): Promise<void> {
   switch (format) {
     case 'conda':
-      return (await import('./conda.js')).readCondaV2(file, visit);
+      return (await import('./conda.js')).readCondaV2(file, visit, name);
     case 'tar.bz2':
-      return (await import('./conda.js')).readCondaTarBz2(file, visit);
+      return (await import('./conda.js')).readCondaTarBz2(file, visit, name);
     case 'wheel':
       return (await import('./wheel.js')).readWheelData(file, visit);
     case 'zip':
       return (await import('./zip.js')).readZip(file, visit);
     case 'deb':
-      return (await import('./deb.js')).readDeb(file, visit);
+      return (await import('./deb.js')).readDeb(file, visit, name);
     case 'tar.gz': {
       const [{ readTar }, { gzipDecompressor }] = await Promise.all([import('./tar.js'), import('./decompress.js')]);
-      return readTar(createReadStream(file), file, visit, gzipDecompressor());
+      return readTar(createReadStream(file), name, visit, gzipDecompressor());
     }
   }
 }

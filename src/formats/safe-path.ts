@@ -26,6 +26,16 @@ export function safePath(member: string, archive: string): string {
   return parts.join('/');
 }
 
+/** The target of the hard link `member`, normalised as a member name, or UNSAFE_PATH naming the link and where it points. */
+export function safeHardLinkTarget(member: string, target: string, archive: string): string {
+  try {
+    return safePath(target, archive);
+  } catch (e) {
+    if (!(e instanceof XpuError) || e.code !== 'UNSAFE_PATH') throw e;
+    throw unsafe(member, archive, `hard link to "${target}" (${String(e.details.why)}): a hard link may only point at another member`);
+  }
+}
+
 /** A symlink at `linkPath` (relative to the root) pointing at `target` must resolve inside the root. */
 export function safeLinkTarget(linkPath: string, target: string, archive: string): string {
   if (target.includes('\0')) throw unsafe(linkPath, archive, 'link target contains a NUL byte');

@@ -4,7 +4,7 @@ import type { Duplex, Readable } from 'node:stream';
 import { Parser, type ReadEntry } from 'tar';
 import { XpuError } from '../base/errors.js';
 import type { EntryType, EntryVisitor } from './entry.js';
-import { safePath } from './safe-path.js';
+import { safeHardLinkTarget, safePath } from './safe-path.js';
 
 const TYPES: Record<string, EntryType | undefined> = {
   File: 'file',
@@ -76,7 +76,7 @@ async function visitMember(r: TarRead, entry: ReadEntry): Promise<void> {
     return;
   }
   const p = safePath(name, archive);
-  const linkTarget = type === 'hardlink' ? safePath(entry.linkpath ?? '', archive) : entry.linkpath;
+  const linkTarget = type === 'hardlink' ? safeHardLinkTarget(name, entry.linkpath ?? '', archive) : entry.linkpath;
   if (type !== 'file') entry.resume();
   await r.visit({ path: p, type, mode: (entry.mode ?? 0o644) & 0o7777, linkTarget, size: entry.size ?? 0 }, type === 'file' ? (entry as unknown as Readable) : undefined);
 }
@@ -84,7 +84,9 @@ async function visitMember(r: TarRead, entry: ReadEntry): Promise<void> {
 /** A member whose bytes stopped coming fails where it is written; the cause is the archive, not the staging tree. */
 function memberFailure(archive: string, entry: ReadEntry, e: unknown): unknown {
   const left = (entry as unknown as { remain?: number }).remain ?? 0;
-  const cut = left > 0 && !(e instanceof XpuError && e.code !== 'INSTALL' && e.code !== 'NO_SPACE');
+  // A write the file system refused (no space, no quota, an I/O error) is the tree's fault, however much was left.
+  const refused = e instanceof XpuError ? e.code !== 'INSTALL' : typeof (e as NodeJS.ErrnoException | undefined)?.syscall === 'string';
+  const cut = left > 0 && !refused;
   if (!cut) return e;
   return new XpuError('BAD_ARCHIVE', `${archive}: member "${entry.path}" ends ${left} bytes early: the archive is cut short or damaged`, {
     cause: e,
@@ -97,14 +99,16 @@ function memberFailure(archive: string, entry: ReadEntry, e: unknown): unknown {
 async function brokenStream(r: TarRead, e: unknown): Promise<never> {
   const broken = !r.failure;
   const inside = broken && r.active && !(r.active as unknown as { emittedEnd?: boolean }).emittedEnd ? r.active : undefined;
-  if (inside) (inside as unknown as Readable).destroy(new Error('the archive ended inside this member'));
-  await r.chain;
-  if (r.failure && !broken) throw r.failure;
-  throw new XpuError('BAD_ARCHIVE', `${r.archive} is not a readable tar archive${inside ? `: it ends inside member "${inside.path}"` : ''}`, {
+  const bad = new XpuError('BAD_ARCHIVE', `${r.archive} is not a readable tar archive${inside ? `: it ends inside member "${inside.path}"` : ''}`, {
     cause: e,
     details: { archive: r.archive, ...(inside ? { member: inside.path } : {}) },
     hints: ['the download may be damaged: remove it from the cache and run again'],
   });
+  // The member being written fails with the archive's fault, not as a write that went wrong.
+  if (inside) (inside as unknown as Readable).destroy(bad);
+  await r.chain;
+  if (r.failure && !broken) throw r.failure;
+  throw bad;
 }
 
 /**

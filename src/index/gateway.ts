@@ -399,7 +399,7 @@ class ShardedReader implements SubdirReader {
     if (!sha) return [];
     const url = shardUrl(this.index.urls.shardsBaseUrl, sha);
     const doc = await readShardDoc(this.io, url, sha, `the shard of ${name} in ${this.index.url}`);
-    const all = parseRepodata({ ...doc, info: { base_url: this.index.urls.baseUrl }, repodata_version: 2 }, this.repodataUrl);
+    const all = parseRepodata({ ...doc, info: { base_url: this.index.urls.baseUrl }, repodata_version: 2 }, this.repodataUrl, url);
     return all.filter((c) => c.name === name);
   }
 }

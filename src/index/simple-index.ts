@@ -1,5 +1,6 @@
 // PyPI's index formats: PEP 691 JSON and PEP 503 HTML simple pages and the /pypi/<name>/json API, read into the files
 // of a project. Imports nothing of the index readers, so the gateway and the PyPI source both read it.
+import { fieldsWithoutControls } from '../base/control-chars.js';
 import { XpuError } from '../base/errors.js';
 import { normalizeName } from '../versions/pep508.js';
 import { urlFromIndex } from '../net/url-rule.js';
@@ -119,8 +120,17 @@ export function projectPageRequest(indexUrl: string, project: string): { url: st
   return { url: `${base}/${name}/`, accept: 'application/vnd.pypi.simple.v1+json, text/html;q=0.1', jsonApi: false };
 }
 
-/** A project page's files, by the format the server answered in. */
+/**
+ * A project page's files, by the format the server answered in; none whose name, yank reason or Requires-Python holds a
+ * control character (each is printed in plans and messages).
+ */
 export function parseProjectPage(body: string, url: string, contentType: string, jsonApi: boolean): IndexFile[] {
+  const files = parseAnyPage(body, url, contentType, jsonApi);
+  files.forEach((f, i) => fieldsWithoutControls({ filename: f.filename, yankedReason: f.yankedReason, requiresPython: f.requiresPython }, `file ${i + 1}`, url));
+  return files;
+}
+
+function parseAnyPage(body: string, url: string, contentType: string, jsonApi: boolean): IndexFile[] {
   if (!jsonApi && !/application\/vnd\.pypi\.simple\.v1\+json/.test(contentType)) return parseSimpleHtml(body, url);
   let doc: unknown;
   try {

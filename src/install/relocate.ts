@@ -2,7 +2,7 @@
 import { readCondaPlaceholders, replaceBinaryPlaceholder } from '../formats/conda.js';
 import type { MapRule } from '../manifest/schema.js';
 import { mapMember } from './map.js';
-import type { Staging } from './staging.js';
+import type { Staging, StreamEdit } from './staging.js';
 
 /**
  * Rewrites every file info/paths.json marks with a prefix_placeholder: text files get each occurrence replaced by
@@ -18,36 +18,46 @@ export async function relocateConda(staging: Staging, format: 'conda' | 'tar.bz2
     const rel = mapMember(rules, p.path);
     if (rel === undefined || seen.has(rel)) continue;
     seen.add(rel);
-    const search = Buffer.from(p.placeholder);
-    const changed = await staging.rewrite(rel, (data) => {
-      if (p.mode !== 'text') return replaceBinaryPlaceholder(data, p.placeholder, prefix, `${rel} from ${label}`);
-      // What the prefix adds over the placeholder counts against the archive's unpack limits, before it is made.
-      const hits = occurrences(data, search);
-      staging.charge(label, hits * (textPrefix.length - search.length));
-      return replaceAll(data, search, textPrefix, hits);
-    });
+    const changed =
+      p.mode === 'text'
+        ? // What the prefix adds over the placeholder counts against the archive's unpack limits, before it is written.
+          await staging.rewriteStreaming(rel, textReplacer(Buffer.from(p.placeholder), textPrefix, (hits) => staging.charge(label, hits * (textPrefix.length - p.placeholder.length))))
+        : await staging.rewrite(rel, (data) => replaceBinaryPlaceholder(data, p.placeholder, prefix, `${rel} from ${label}`));
     if (changed) done.push(rel);
   }
   return done;
 }
 
-function occurrences(data: Buffer, search: Buffer): number {
-  let n = 0;
-  for (let i = data.indexOf(search); i >= 0; i = data.indexOf(search, i + search.length)) n++;
-  return n;
-}
-
-/** `data` with its `hits` occurrences of `search` replaced, made in one buffer of the final size. */
-function replaceAll(data: Buffer, search: Buffer, replacement: Buffer, hits: number): Buffer {
-  if (!hits) return data;
-  const out = Buffer.allocUnsafe(data.length + hits * (replacement.length - search.length));
-  let from = 0;
-  let to = 0;
-  for (let i = data.indexOf(search); i >= 0; i = data.indexOf(search, from)) {
-    to += data.copy(out, to, from, i);
-    to += replacement.copy(out, to);
-    from = i + search.length;
-  }
-  data.copy(out, to, from);
-  return out;
+/**
+ * Replaces every occurrence of `search` with `replacement` in a stream, left to right as a whole-file replace would: the
+ * last bytes of a piece that may begin an occurrence wait for the next piece. `charge` hears each piece's count first.
+ */
+export function textReplacer(search: Buffer, replacement: Buffer, charge: (hits: number) => void): StreamEdit {
+  let carry = Buffer.alloc(0);
+  let changed = false;
+  return {
+    step(piece) {
+      const data = carry.length ? Buffer.concat([carry, piece]) : piece;
+      const parts: Buffer[] = [];
+      let from = 0;
+      for (let i = data.indexOf(search); i >= 0; i = data.indexOf(search, from)) {
+        parts.push(data.subarray(from, i), replacement);
+        from = i + search.length;
+      }
+      if (parts.length) charge(parts.length / 2);
+      changed ||= parts.length > 0;
+      const keep = Math.max(from, data.length - search.length + 1);
+      parts.push(data.subarray(from, keep));
+      carry = Buffer.from(data.subarray(keep));
+      return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+    },
+    flush() {
+      const rest = carry;
+      carry = Buffer.alloc(0);
+      return rest;
+    },
+    get changed() {
+      return changed;
+    },
+  };
 }

@@ -1,5 +1,6 @@
 // Writes archive members into a fresh staging tree: never through a link, never twice, never past the size limits.
 import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -42,6 +43,14 @@ class UnpackBudget {
       });
     }
   }
+}
+
+/** An edit made as a file streams through it: each piece read gives what is written for it, then `flush` the rest. */
+export interface StreamEdit {
+  step(piece: Buffer): Buffer;
+  flush(): Buffer;
+  /** Whether anything written differs from what was read. */
+  readonly changed: boolean;
 }
 
 export class Staging {
@@ -213,6 +222,43 @@ export class Staging {
     return true;
   }
 
+  /**
+   * Rewrites a staged file piece by piece through `edit`, into a file beside it that then takes its place: a file of
+   * any size costs a piece of memory, not two copies of it. False when `edit` changed nothing (the copy is dropped).
+   */
+  async rewriteStreaming(rel: string, edit: StreamEdit): Promise<boolean> {
+    const rec = this.files.get(rel);
+    if (!rec || rec.link !== undefined || this.links.has(rel)) return false;
+    const dest = this.abs(rel);
+    const mode = (await fs.stat(dest)).mode & 0o7777;
+    const tmp = `${dest}.${randomBytes(4).toString('hex')}.tmp`;
+    const hash = createHash('sha256');
+    let size = 0;
+    const out = await fs.open(tmp, 'wx', mode);
+    const write = async (b: Buffer) => {
+      hash.update(b);
+      size += b.length;
+      await writeWhole(out, b);
+    };
+    try {
+      for await (const piece of createReadStream(dest, { highWaterMark: 256 * 1024 })) await write(edit.step(piece as Buffer));
+      await write(edit.flush());
+      await out.close();
+    } catch (e) {
+      await out.close().catch(() => undefined);
+      await fs.rm(tmp, { force: true });
+      throw e;
+    }
+    if (!edit.changed) {
+      await fs.rm(tmp, { force: true });
+      return false;
+    }
+    await fs.chmod(tmp, mode);
+    await fs.rename(tmp, dest);
+    this.files.set(rel, { ...rec, sha256: hash.digest('hex'), size, mtimeMs: (await fs.stat(dest)).mtimeMs });
+    return true;
+  }
+
   async symlink(rel: string, target: string, archive: string): Promise<void> {
     safeLinkTarget(rel, target, archive);
     // With the links so far, the target must stay inside; checkLinks() repeats this once every link exists.
@@ -283,7 +329,7 @@ export class Staging {
     const landed = { n: 0, current: '' };
     const budget = this.budgetOf(label, (await fs.stat(file)).size);
     try {
-      await readArchive(format, file, this.visitor(label, rules, budget, landed));
+      await readArchive(format, file, this.visitor(label, rules, budget, landed), label);
     } catch (e) {
       throw fsWriteError(e, landed.current ? this.abs(landed.current) : this.root, { archive: label, tree: path.dirname(this.root), unchanged: UNCHANGED });
     }

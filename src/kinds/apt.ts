@@ -4,6 +4,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { hashMismatch, sha256File, type CachedFile, type DownloadCache } from '../cache/store.js';
 import { indexCacheDir } from '../cache/index-cache.js';
+import { escapeControls, fieldsWithoutControls } from '../base/control-chars.js';
 import type { Deps } from '../base/deps.js';
 import { XpuError } from '../base/errors.js';
 import { isDebianLike } from '../platform/linux.js';
@@ -67,6 +68,9 @@ export function meetsRelation(version: string, rel: AptRelation): boolean {
 
 export const relationText = (rel: AptRelation): string => (rel.op ? `${rel.name} (${rel.op} ${rel.version})` : rel.name);
 
+/** What apt-cache shows is read from: named as the document when it hands out a name that cannot be printed. */
+const APT_LISTS = "apt's package lists (apt-cache show)";
+
 /** Parses `apt-cache show` output (RFC 822 stanzas); continuation lines are ignored. */
 export function parseAptCacheShow(text: string): AptRecord[] {
   const out: AptRecord[] = [];
@@ -77,6 +81,7 @@ export function parseAptCacheShow(text: string): AptRecord[] {
       if (m) f[m[1]!.toLowerCase()] = m[2]!.trim();
     }
     if (!f.package || !f.version) continue;
+    fieldsWithoutControls({ package: f.package, version: f.version, architecture: f.architecture, filename: f.filename, depends: f.depends, 'pre-depends': f['pre-depends'], provides: f.provides }, `package "${escapeControls(f.package)}"`, APT_LISTS);
     out.push({
       package: f.package,
       version: f.version,

@@ -269,7 +269,8 @@ export async function condaClosure(spec: CondaSourceSpec, r: Resolution, ctx: So
     const rec = candidate.record;
     if (candidate.hostStandIn) notes.runtime.push(`${requiredBy.map((q) => `${requirementText(q)} (needed by ${q.by})`).join('; ')}: the channel has none that fits`);
     if (!rec) continue;
-    const root = r.archives.find((a) => a.package === rec.name && a.version === rec.version && (a.build ?? rec.build) === rec.build);
+    // The very file the source chose, not a twin of it: a .conda and its .tar.bz2 each carry their own depends.
+    const root = r.archives.find((a) => a.filename === rec.filename && a.package === rec.name && a.version === rec.version);
     const why = archiveWhy(requiredBy);
     archives.push({
       ...(root ?? {

@@ -2,7 +2,7 @@
 // API (`/repos/{owner}/{repo}/releases`, `/releases/tags/{tag}`, `/contents/{path}?ref=`) by the gateway. Every sha256
 // comes from the release's own sum list (`ww48.sum`); a file at the tag (`manifests/manifest.yml`) pins the releases
 // of the other repositories that go with it (IGC), whose assets are checked against the digests GitHub lists.
-import { withoutControls } from '../base/control-chars.js';
+import { visible, withoutControls } from '../base/control-chars.js';
 import { EnvVars } from '../base/env-names.js';
 import { XpuError } from '../base/errors.js';
 import { controlFromTar, debControlMember, dependsFloor, unxz } from '../formats/deb.js';
@@ -112,12 +112,12 @@ export function parseReleases(bytes: Buffer, url: string, limits: IndexLimits): 
  */
 export function parseSumList(text: string, url: string): Map<string, string> {
   const out = new Map<string, string>();
-  for (const [i, raw] of text.split('\n').entries()) {
+  for (const [i, raw] of withoutBom(text).split('\n').entries()) {
     const line = raw.replace(/\r$/, '');
     if (!line.trim()) continue;
     const m = /^([0-9a-fA-F]{64}) [ *](\S(?:.*\S)?)$/.exec(line);
     if (!m) {
-      throw new XpuError('BAD_INDEX', `${url} line ${i + 1} is not "<sha256>  <file name>": ${JSON.stringify(line.slice(0, 120))}`, {
+      throw new XpuError('BAD_INDEX', `${url} line ${i + 1} is not "<sha256>  <file name>": "${visible(line.slice(0, 120))}"`, {
         details: { url, line: i + 1 },
         hints: ['the release\'s sum list is damaged or not a sha256sum list; nothing from this release was used'],
       });
@@ -138,6 +138,30 @@ export function withoutComment(line: string): string {
   return line;
 }
 
+/** A text file saved with a byte order mark (editors on Windows write one) reads as the same file without it. */
+const withoutBom = (text: string): string => text.replace(/^\ufeff/, '');
+
+/**
+ * The file the contents API answered for: as it is (the raw media type asked for), or decoded from the API's JSON form
+ * (`{"type": "file", "encoding": "base64", "content": ...}`), which a mirror may send whatever was asked.
+ */
+export function fileOfContents(text: string, url: string): string {
+  if (!/^\s*\{/.test(text)) return withoutBom(text);
+  let doc: { type?: unknown; encoding?: unknown; content?: unknown };
+  try {
+    doc = parseBoundedJson(Buffer.from(text), url, DEFAULT_INDEX_LIMITS) as typeof doc;
+  } catch (e) {
+    // Not JSON: a text file that begins with a brace, read as it is.
+    if (e instanceof XpuError) throw e;
+    return withoutBom(text);
+  }
+  if (doc && doc.type === 'file' && doc.encoding === 'base64' && typeof doc.content === 'string') return withoutBom(Buffer.from(doc.content, 'base64').toString('utf8'));
+  throw new XpuError('BAD_INDEX', `${url} answered with the contents API's JSON form, but not a file in base64 (type ${JSON.stringify(doc?.type)}, encoding ${JSON.stringify(doc?.encoding)})`, {
+    details: { url },
+    hints: ['GitHub sends files over 1 MB without their content; a mirror should answer the raw media type (application/vnd.github.raw+json) or the JSON form with base64 content'],
+  });
+}
+
 /**
  * Pure: compute-runtime's `manifests/manifest.yml` -> component -> its fields (`revision`, `repository`, ...): the
  * `components:` mapping of mappings of plain scalars, which is all that file holds.
@@ -147,11 +171,11 @@ export function parsePinsFile(text: string, url: string): Map<string, Record<str
   let inComponents = false;
   let indent: number | undefined;
   let current: Record<string, string> | undefined;
-  for (const [i, raw] of text.split('\n').entries()) {
+  for (const [i, raw] of fileOfContents(text, url).split('\n').entries()) {
     const line = withoutComment(raw.replace(/\r$/, ''));
     if (!line.trim() || /^\s*#/.test(line)) continue;
     const m = /^(\s*)([A-Za-z0-9_.-]+):(?:\s+(.*))?$/.exec(line);
-    if (!m) throw new XpuError('BAD_INDEX', `${url} line ${i + 1} is not "key: value": ${JSON.stringify(line.slice(0, 120))}`, { details: { url, line: i + 1 } });
+    if (!m) throw new XpuError('BAD_INDEX', `${url} line ${i + 1} is not "key: value": "${visible(line.slice(0, 120))}"`, { details: { url, line: i + 1 } });
     const depth = m[1]!.length;
     const value = m[3]?.trim().replace(/^'(.*)'$|^"(.*)"$/, '$1$2');
     if (depth === 0) {

@@ -6,6 +6,7 @@ import * as net from 'node:net';
 import * as tls from 'node:tls';
 import type { PieceSink } from '../base/pieces.js';
 import type { RawResponse, Transport, TransportRequest } from './transport.js';
+import { refusingLinkLocal } from './url-rule.js';
 
 export type { RawResponse } from './transport.js';
 /** What DirectTransport is asked (the transport interface's request). */
@@ -116,15 +117,15 @@ class Connection {
   private idle?: NodeJS.Timeout;
   idleTimeoutMs = 0;
 
-  constructor(url: URL, connectTimeoutMs: number, secureContext: tls.SecureContext | undefined) {
+  constructor(url: URL, connectTimeoutMs: number, secureContext: tls.SecureContext | undefined, lookup: net.LookupFunction) {
     const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
     const https = url.protocol === 'https:';
     const port = Number(url.port || (https ? 443 : 80));
     const onread = { buffer: () => this.readTarget(), callback: (n: number, into: Buffer) => this.read(into.subarray(0, n)) };
     this.socket = https
       ? // onread works on TLS sockets as on plain ones; @types/node leaves it out of tls's options.
-        tls.connect({ host, port, servername: net.isIP(host) ? undefined : host, ALPNProtocols: ['http/1.1'], onread, ...(secureContext ? { secureContext } : {}) } as tls.ConnectionOptions)
-      : net.connect({ host, port, onread });
+        tls.connect({ host, port, servername: net.isIP(host) ? undefined : host, ALPNProtocols: ['http/1.1'], onread, lookup, ...(secureContext ? { secureContext } : {}) } as tls.ConnectionOptions)
+      : net.connect({ host, port, onread, lookup });
     this.socket.setNoDelay(true);
     const connected = https ? 'secureConnect' : 'connect';
     const timer = setTimeout(() => this.socket.destroy(codeError('CONNECT_TIMEOUT', `no connection to ${url.host} within ${connectTimeoutMs} ms`)), connectTimeoutMs);
@@ -439,8 +440,14 @@ interface Pool {
 export class DirectTransport implements Transport {
   private readonly pools = new Map<string, Pool>();
 
-  /** `secureContext` is asked for by the first https connection only: building one from a CA list costs ~25 ms. */
-  constructor(private readonly secureContext: () => tls.SecureContext | undefined = () => undefined) {}
+  /**
+   * `secureContext` is asked for by the first https connection only: building one from a CA list costs ~25 ms. `lookup`
+   * resolves names for net.connect (never to a link-local address).
+   */
+  constructor(
+    private readonly secureContext: () => tls.SecureContext | undefined = () => undefined,
+    private readonly lookup: net.LookupFunction = refusingLinkLocal(),
+  ) {}
 
   /** One request; a redirect is answered as it came (Http.open follows it, under one policy for every transport). */
   async request(href: string, opts: DirectOptions): Promise<RawResponse> {
@@ -481,7 +488,7 @@ export class DirectTransport implements Transport {
       if (opts.signal.aborted) throw abortError(opts.signal);
     }
     pool.open++;
-    const conn = new Connection(url, opts.connectTimeoutMs, url.protocol === 'https:' ? this.secureContext() : undefined);
+    const conn = new Connection(url, opts.connectTimeoutMs, url.protocol === 'https:' ? this.secureContext() : undefined, this.lookup);
     conn.onGone = () => {
       pool.open--;
       const i = pool.idle.indexOf(conn);

@@ -30,10 +30,11 @@ export const TLS_CODES = new Set([
   'ERR_TLS_CERT_ALTNAME_INVALID',
 ]);
 
-function errorCode(e: unknown): string | undefined {
-  let cur = e as { code?: string; cause?: unknown; errors?: unknown[] } | undefined;
+/** The first error in e's cause chain that carries a code of its own. */
+function codedError(e: unknown): { code: string; hostname?: string; address?: string } | undefined {
+  let cur = e as { code?: string; hostname?: string; address?: string; cause?: unknown; errors?: unknown[] } | undefined;
   for (let i = 0; cur && i < 6; i++) {
-    if (cur.code && cur.code !== 'UND_ERR' && cur.code !== 'UND_ERR_ABORTED') return cur.code;
+    if (cur.code && cur.code !== 'UND_ERR' && cur.code !== 'UND_ERR_ABORTED') return cur as { code: string };
     if (Array.isArray(cur.errors) && cur.errors.length) cur = cur.errors[0] as typeof cur;
     else cur = cur.cause as typeof cur;
   }
@@ -43,7 +44,8 @@ function errorCode(e: unknown): string | undefined {
 /** `received` is set when the failure came while reading the body: the server answered, then the connection broke. */
 export function networkError(url: string, e: unknown, received?: number, proxy?: ProxyChoice): XpuError {
   if (e instanceof XpuError) return e;
-  const code = errorCode(e);
+  const coded = codedError(e);
+  const code = coded?.code;
   if (code && TLS_CODES.has(code)) {
     return new XpuError('TLS', `the TLS certificate of ${new URL(url).host} was not accepted (${code}) for ${url}`, {
       cause: e,
@@ -60,6 +62,14 @@ export function networkError(url: string, e: unknown, received?: number, proxy?:
       hints: [
         Number(tunnel[1]) >= 500 ? 'the proxy could not reach the server, or failed itself; try again later, or ask who runs the proxy' : 'the proxy refuses this connection; ask who runs it to allow the host, or list the host in NO_PROXY',
       ],
+    });
+  }
+  if (code === 'LINK_LOCAL') {
+    const { hostname, address } = coded!;
+    return new XpuError('NETWORK', `${url}: ${hostname} resolves to ${address}, a link-local address; not connected`, {
+      cause: e,
+      details: { url, code, address, unreachable: false, retryable: false },
+      hints: ['cloud metadata services answer at link-local addresses, so a name that resolves there is never connected to; write the address itself in the URL if you mean it'],
     });
   }
   const unreachable = received === undefined && code !== undefined && UNREACHABLE_CODES.has(code);

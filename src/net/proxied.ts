@@ -5,6 +5,7 @@ import type { buildConnector, Dispatcher } from 'undici';
 import { piecesOf } from '../base/pieces.js';
 import { proxySettings } from './proxy.js';
 import type { RawResponse, Transport, TransportRequest } from './transport.js';
+import { refusingLinkLocal } from './url-rule.js';
 
 function flatHeaders(h: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
@@ -58,7 +59,8 @@ export class ProxiedTransport implements Transport {
     if (!this.dispatcher) {
       const context = this.secureContext();
       const tls = context ? { secureContext: context } : {};
-      const connect = { timeout: this.connectTimeoutMs, ...tls };
+      // The servers reached directly, and those reached through a CONNECT tunnel, never at a link-local address.
+      const connect = { timeout: this.connectTimeoutMs, lookup: refusingLinkLocal(), ...tls };
       const p = proxySettings(this.env);
       // Empty strings, not undefined: undici would otherwise read process.env behind the injected environment.
       // proxyTunnel false: plain http goes to the proxy as a request for the absolute URI, https through CONNECT, as

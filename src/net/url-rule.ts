@@ -1,6 +1,8 @@
 // The one rule for a URL that an index hands out (a repodata or shard index base_url, a PyPI file URL): resolved
 // against the document that names it, http(s) only, never a step down from https, no link-local host the user did
 // not name; a local path only from an index the user named as local (a bundle, a file: channel).
+import * as dns from 'node:dns';
+import type { LookupFunction } from 'node:net';
 import { XpuError } from '../base/errors.js';
 import { redactUrl, rememberCredentials } from './credentials.js';
 
@@ -16,6 +18,21 @@ export function isLinkLocal(hostname: string): boolean {
   if (!inside) return false;
   if (inside[1]) return inside[1].startsWith('169.254.');
   return parseInt(inside[2]!, 16) === 0xa9fe;
+}
+
+/**
+ * net.connect's `lookup`, refusing a name that resolves to a link-local address (any of its addresses, in any spelling):
+ * the URL rule sees names, the connection the address. An address written as such in the URL is never looked up, so a
+ * link-local host the user names as an address is still reached.
+ */
+export function refusingLinkLocal(lookup: LookupFunction = dns.lookup as LookupFunction): LookupFunction {
+  return (hostname, options, callback) =>
+    lookup(hostname, options, (err, address, family) => {
+      if (err) return callback(err, address, family);
+      const found = (Array.isArray(address) ? address.map((a) => a.address) : [address]).find(isLinkLocal);
+      if (found === undefined) return callback(null, address, family);
+      callback(Object.assign(new Error(`${hostname} resolves to ${found}, a link-local address; not connected`), { code: 'LINK_LOCAL', hostname, address: found }), address, family);
+    });
 }
 
 export function urlRefused(document: string, field: string, value: string, why: string): XpuError {

@@ -13,7 +13,7 @@ import { verifyPrefix } from '../install/verify.js';
 import { activeEnvDistributions } from '../machine/python-dists.js';
 import { loadManifests } from '../manifest/load.js';
 import { verifyAbsent } from '../roles/index.js';
-import { defaultComponents, type ComponentManifest } from '../manifest/schema.js';
+import { defaultComponents, SOURCE_KINDS, type ComponentManifest, type SourceKind } from '../manifest/schema.js';
 import { planChanges, type PlanChanges } from '../plan/diff.js';
 import { loadLockSource, lockedOf, newLockfile, planFromLocked, type LockedPlatform, type Lockfile } from '../plan/lockfile.js';
 import type { NamedBy, PlanOptions } from '../plan/plan.js';
@@ -238,9 +238,25 @@ function optionsOf(s: PlanScope, req: SetupRequest, required: string[] | undefin
     githubUrl: req.githubUrl,
     requires: req.requires,
     required,
+    ...keptSources(s),
     includeLoaderDll: !!req.includeLoaderDll,
     ...(s.hostGpus ? { hostGpus: s.hostGpus } : {}),
   };
+}
+
+/**
+ * The installed components a run with `--source` does not name keep the kind of source they came from (a level-zero
+ * from conda stays from conda when `--source github` adds the GPU driver): what a run names is what it changes.
+ */
+function keptSources(s: PlanScope): { keptSources?: Record<string, SourceKind[]> } {
+  const { sources, components = [], remove = [] } = s.opts.flags;
+  if (!sources?.length || s.opts.standalone) return {};
+  const kept: Record<string, SourceKind[]> = {};
+  for (const c of s.mine?.components ?? []) {
+    const kind = SOURCE_KINDS.find((k) => k === c.source.split(' ')[0]);
+    if (kind && !sources.includes(kind) && !components.includes(c.name) && !remove.includes(c.name)) kept[c.name] = [kind];
+  }
+  return Object.keys(kept).length ? { keptSources: kept } : {};
 }
 
 function requestKey(s: PlanScope, planOpts: PlanOptions, asked: Pick<MergedRequest, 'request' | 'required' | 'remove'>): string {

@@ -26,6 +26,8 @@ export interface PlanOptions {
   components: string[];
   /** Source kinds in order of preference; empty means the manifest's order. */
   sources: SourceKind[];
+  /** Installed components this run did not name, kept from the source kind they came from whatever `sources` says. */
+  keptSources?: Record<string, SourceKind[]>;
   condaChannels: string[];
   indexUrl?: string;
   githubUrl?: string;
@@ -189,7 +191,8 @@ async function planComponent(
   };
   const below: BelowFloorCandidate[] = [];
   const cctx: SourceContext = { ...ctx, constraints };
-  const sources = orderSources(spec.sources, opts.sources);
+  const kinds = opts.keptSources?.[m.name] ?? opts.sources;
+  const sources = orderSources(spec.sources, kinds);
   for (const [index, s] of sources.entries()) {
     const label = describe(s, ctx);
     try {
@@ -241,7 +244,7 @@ async function planComponent(
     ctx.reporter.note(`${m.name}: no reachable source has a version that meets the recommended ${floors.preferred.map((c) => c.text).join(', ')}: using ${best.label} ${best.r.version}`);
     return pc;
   }
-  if (pc.attempts.length === 0) pc.notes.push(`no source of the kinds ${opts.sources.join(', ')} provides ${m.name} for ${host.platform}`);
+  if (pc.attempts.length === 0) pc.notes.push(`no source of the kinds ${kinds.join(', ')} provides ${m.name} for ${host.platform}`);
   return pc;
 }
 

@@ -115,6 +115,9 @@ async function modes(dir: string): Promise<Map<string, number>> {
 }
 
 const zero = (n: number) => Buffer.alloc(n);
+/** A conda build prefix as conda-build pads it, the placeholder info/paths.json names. */
+const BUILD_PREFIX = `/home/conda/feedstock_root/build_artifacts/level-zero_1733300000000/_h_env_${'placehold_'.repeat(8)}pl`;
+const BIG_TEXT_BYTES = 640 << 20;
 const header: ArchiveEntry = { path: 'include/level_zero/ze_api.h', type: 'file', data: Buffer.from('/* stand-in */\n') };
 
 const CASES: Case[] = [
@@ -259,6 +262,28 @@ const CASES: Case[] = [
       const a = f.artifacts.find((x) => L0_DEVEL_CONDA(x, f))!;
       const b = await buildHostile('conda', [...(await payloadOf(a)).filter((e) => !e.path.startsWith('info/')), { path: 'include/level_zero/grow.h', type: 'file', data: Buffer.alloc(24 << 20, 'q') }], { ...identity(a), placeholders: { 'include/level_zero/grow.h': { placeholder: 'q', mode: 'text' } } });
       return { pick: L0_DEVEL_CONDA, bytes: b.bytes };
+    } },
+  { name: 'conda: a 640 MiB text file with its build prefix at both ends (rewritten as it streams)', component: 'level-zero', channel: 'bookworm', exit: 0, code: '-', maxRssMb: 400, args: ['--max-ratio', '0'],
+    serve: async (f) => {
+      const a = f.artifacts.find((x) => L0_DEVEL_CONDA(x, f))!;
+      const big = Buffer.alloc(BIG_TEXT_BYTES, 'x');
+      big.write(`prefix=${BUILD_PREFIX}\n`, 0);
+      big.write(`\n${BUILD_PREFIX}/lib\n`, big.length - BUILD_PREFIX.length - 6);
+      const b = await buildHostile('conda', [...(await payloadOf(a)).filter((e) => !e.path.startsWith('info/')), { path: 'lib/cmake/level-zero/big.cmake', type: 'file', data: big }], { ...identity(a), placeholders: { 'lib/cmake/level-zero/big.cmake': { placeholder: BUILD_PREFIX, mode: 'text' } } });
+      return { pick: L0_DEVEL_CONDA, bytes: b.bytes };
+    },
+    check: async (prefix) => {
+      const fh = await fs.open(path.join(prefix, 'lib/cmake/level-zero/big.cmake'));
+      try {
+        const { size } = await fh.stat();
+        const head = Buffer.alloc(prefix.length + 8);
+        const tail = Buffer.alloc(prefix.length + 6);
+        await fh.read(head, 0, head.length, 0);
+        await fh.read(tail, 0, tail.length, size - tail.length);
+        expect([head.toString(), tail.toString(), size]).toEqual([`prefix=${prefix}\n`, `\n${prefix}/lib\n`, BIG_TEXT_BYTES + 2 * (prefix.length - BUILD_PREFIX.length)]);
+      } finally {
+        await fh.close();
+      }
     } },
 ];
 

@@ -13,7 +13,7 @@ let work: string;
 let server: Server;
 let base: string;
 /** What the server answers for the case now running, and the paths it was asked for. */
-let answer: { releases: () => Buffer; pins?: () => string } = { releases: () => Buffer.from('[]') };
+let answer: { releases: () => Buffer; pins?: () => string; files?: Record<string, string> } = { releases: () => Buffer.from('[]') };
 let asked: string[] = [];
 
 const release = (tag: string, assets: { name: string }[]) => ({ tag_name: tag, draft: false, prerelease: false, assets: assets.map((a) => ({ ...a, browser_download_url: `${base}/dl/${encodeURIComponent(a.name)}` })) });
@@ -25,6 +25,8 @@ beforeAll(async () => {
     asked.push(url);
     if (url.startsWith('/repos/intel/compute-runtime/releases?')) return void res.writeHead(200, { 'content-type': 'application/json' }).end(answer.releases());
     if (url.startsWith('/repos/intel/compute-runtime/contents/manifests/manifest.yml') && answer.pins) return void res.writeHead(200).end(answer.pins());
+    const file = url.startsWith('/dl/') ? answer.files?.[decodeURIComponent(url.slice(4))] : undefined;
+    if (file !== undefined) return void res.writeHead(200).end(file);
     res.writeHead(404).end('{"message":"Not Found"}');
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -42,16 +44,26 @@ interface Case {
   name: string;
   releases: () => Buffer;
   pins?: () => string;
+  /** Release assets the server answers, by name. */
+  files?: Record<string, string>;
   exit: number;
   /** A damaged document fails its source (SOURCE_FAILED, the document's own error as its cause); a limit is TOO_LARGE. */
   code: string;
   says: RegExp;
+  /** What stderr must not say (the wrong cause). */
+  notSays?: RegExp;
   maxRssMb?: number;
   /** The most requests the run may make of the API. */
   maxRequests?: number;
 }
 
 const SUM = { name: 'ww07.sum' };
+const TAG = '23.07.25000.1';
+const DEBS = [...['libze-intel-gpu1', 'intel-opencl-icd', 'intel-ocloc'].map((n) => `${n}_${TAG}-0_amd64.deb`), 'libigdgmm12_22.3.3_amd64.deb'];
+const sums = (names: string[]) => names.map((n, i) => `${String(i + 1).repeat(64).slice(0, 64)}  ${n}\n`).join('');
+/** A release whose own assets are all there (its sum list listing them); what goes with it (gmmlib, IGC) is not. */
+const withSums = () => Buffer.from(JSON.stringify([release(TAG, [SUM, ...DEBS.map((name) => ({ name }))])]));
+const PINS = 'components:\n  gmmlib:\n    revision: intel-gmmlib-22.3.3\n    repository: intel/gmmlib\n  igc:\n    revision: igc-1.0.12504.6\n    repository: intel/intel-graphics-compiler\n';
 const CASES: Case[] = [
   { name: '4,000 releases that fit, none with a manifest.yml', exit: 1, code: 'TOO_LARGE', says: /tried no more than 30.*XPU_SETUP_MAX_CANDIDATES/s, maxRequests: 40,
     releases: () => Buffer.from(JSON.stringify(Array.from({ length: 4000 }, (_, i) => release(`23.07.${30000 + i}.1`, [SUM])))) },
@@ -65,11 +77,20 @@ const CASES: Case[] = [
     releases: () => Buffer.from(JSON.stringify([release('23.07.1.1', [SUM, { name: 'intel-ocloc\u001b[2J\r\n+ gpu-driver 99.0 from github_amd64.deb' }])])) },
   { name: 'a tag_name holding a C1 control (U+009B, CSI)', exit: 1, code: 'SOURCE_FAILED', says: /tag_name holds a control character: "23\.07\.1\.1\\x9b31m"/,
     releases: () => Buffer.from(JSON.stringify([release('23.07.1.1\u009b31m', [SUM])])) },
+  { name: 'a sum list saved with a UTF-8 BOM: read as the same list', exit: 1, code: 'NO_SOURCE', says: /pins igc igc-1\.0\.12504\.6, and intel\/intel-graphics-compiler has no release/, notSays: /is not "<sha256>  <file name>"/,
+    releases: withSums, pins: () => PINS, files: { 'ww07.sum': `\ufeff${sums(DEBS)}` } },
+  { name: 'a sum list with a zero-width space in line 2: refused, the character shown', exit: 1, code: 'SOURCE_FAILED', says: /ww07\.sum line 2 is not "<sha256>  <file name>": "2{64} \\u200b intel-opencl-icd/,
+    releases: withSums, pins: () => PINS, files: { 'ww07.sum': sums(DEBS).replace(`  ${DEBS[1]}`, ` \u200b ${DEBS[1]}`) } },
+  { name: "manifest.yml in the contents API's JSON form (base64): read as the file", exit: 1, code: 'NO_SOURCE', says: /pins igc igc-1\.0\.12504\.6, and intel\/intel-graphics-compiler has no release/, notSays: /not "key: value"/,
+    releases: withSums, files: { 'ww07.sum': sums(DEBS) },
+    pins: () => JSON.stringify({ type: 'file', encoding: 'base64', name: 'manifest.yml', path: 'manifests/manifest.yml', content: Buffer.from(PINS).toString('base64').replace(/(.{60})/g, '$1\n') }) },
+  { name: "manifest.yml as the contents API's JSON without content (encoding none)", exit: 1, code: 'SOURCE_FAILED', says: /manifest\.yml\?ref=.* answered with the contents API's JSON form, but not a file in base64 \(type "file", encoding "none"\)/, notSays: /not "key: value"/,
+    releases: withSums, files: { 'ww07.sum': sums(DEBS) }, pins: () => JSON.stringify({ type: 'file', encoding: 'none', content: '' }) },
 ];
 
 describe('fault matrix: GitHub release documents', () => {
   it.for(CASES)('$name', async (c) => {
-    answer = { releases: c.releases, pins: c.pins };
+    answer = { releases: c.releases, pins: c.pins, files: c.files };
     asked = [];
     const dir = await fs.mkdtemp(path.join(work, 'case-'));
     const t0 = Date.now();
@@ -84,6 +105,7 @@ describe('fault matrix: GitHub release documents', () => {
     table.add({ case: c.name, exit: r.exitCode, code: doc.ok ? '-' : (doc.error?.code ?? '?'), ms, outside: `${asked.length} requests, peak ${peak} MiB` });
     expect({ exit: r.exitCode, code: doc.ok ? '-' : doc.error?.code }, r.stderr).toEqual({ exit: c.exit, code: c.code });
     expect(r.stderr).toMatch(c.says);
+    if (c.notSays) expect(r.stderr).not.toMatch(c.notSays);
     // Never raw: no ESC, CR or C1 control reaches the terminal, and no stack trace.
     expect(r.stderr).not.toMatch(/[\u001b\r\u0080-\u009f]/);
     expect(r.stderr).not.toMatch(/internal error|\n\s+at .*\(.*:\d+:\d+\)/);

@@ -1,5 +1,6 @@
 // Builders of hostile packages, at test time, in the real formats (.conda, .tar.bz2, wheel, .deb, zip) and damaged variants.
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -66,18 +67,7 @@ function debPath(e: ArchiveEntry): ArchiveEntry {
 
 /** A .deb as dpkg builds it: an ar archive of debian-binary, control.tar.gz and data.tar.gz (entries written as given). */
 export async function debBuffer(id: Identity, data: ArchiveEntry[]): Promise<Buffer> {
-  const control = `Package: ${id.name}\nVersion: ${id.version}\nArchitecture: amd64\nMaintainer: xpu-setup tests <tests@invalid>\nDescription: xpu-setup hostile test package\n`;
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'xpu-deb-'));
-  try {
-    await fs.writeFile(path.join(dir, 'debian-binary'), '2.0\n');
-    await fs.writeFile(path.join(dir, 'control.tar.gz'), zlib.gzipSync(tarBuffer([{ path: './control', type: 'file', data: Buffer.from(control) }])));
-    await fs.writeFile(path.join(dir, 'data.tar.gz'), zlib.gzipSync(tarBuffer(data)));
-    const out = path.join(dir, 'out.deb');
-    await promisify(execFile)('ar', ['rc', out, 'debian-binary', 'control.tar.gz', 'data.tar.gz'], { cwd: dir });
-    return await fs.readFile(out);
-  } finally {
-    await fs.rm(dir, { recursive: true, force: true });
-  }
+  return debWithData(id, zlib.gzipSync(tarBuffer(data)));
 }
 
 /**
@@ -248,6 +238,66 @@ export async function libraryCalling(count: number, opts: { runTogether?: boolea
       }
     }
     return bytes;
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+}
+
+// --- a private apt repository --------------------------------------------------------------------------------
+
+/**
+ * A private apt configuration (its state, cache and sources under `dir`) whose one source is a flat file: repository
+ * holding `packages` (a Packages file) and `debs` (file name -> bytes), updated as `apt-get update` does on a machine.
+ * Returns the configuration file, for APT_CONFIG.
+ */
+export async function aptRepository(dir: string, packages: string, debs: Record<string, Buffer> = {}): Promise<string> {
+  for (const d of ['etc/apt/apt.conf.d', 'etc/apt/sources.list.d', 'etc/apt/preferences.d', 'state/lists/partial', 'cache/archives/partial', 'repo']) await fs.mkdir(path.join(dir, d), { recursive: true });
+  await fs.writeFile(path.join(dir, 'etc/apt/sources.list'), `deb [trusted=yes allow-insecure=yes] file:${dir}/repo ./\n`);
+  await fs.writeFile(path.join(dir, 'repo/Packages'), packages);
+  for (const [name, bytes] of Object.entries(debs)) await fs.writeFile(path.join(dir, 'repo', name), bytes);
+  await fs.writeFile(path.join(dir, 'state/status'), '');
+  const conf = path.join(dir, 'apt.conf');
+  await fs.writeFile(conf, `Dir::State "${dir}/state";\nDir::State::status "${dir}/state/status";\nDir::Cache "${dir}/cache";\nDir::Etc "${dir}/etc/apt";\n`);
+  await promisify(execFile)('apt-get', ['update', '-o', 'Debug::NoLocking=1'], { env: { ...process.env, APT_CONFIG: conf } });
+  return conf;
+}
+
+/** A Packages stanza for a .deb at the repository's top, with its true size and sha256. */
+export function debStanza(pkg: string, version: string, file: string, bytes: Buffer, depends = 'libc6 (>= 2.34)'): string {
+  const sha = createHash('sha256').update(bytes).digest('hex');
+  return `Package: ${pkg}\nSource: level-zero\nVersion: ${version}\nArchitecture: amd64\nDepends: ${depends}\nFilename: ./${file}\nSize: ${bytes.length}\nSHA256: ${sha}\nDescription: oneAPI Level Zero\n\n`;
+}
+
+/** A tar header block for a hard link `name` -> `target` (ustar, type 1), which the test's tar writer does not make. */
+export function hardLinkHeader(name: string, target: string): Buffer {
+  const h = Buffer.alloc(512);
+  h.write(name, 0, 100, 'latin1');
+  h.write('0000644\0', 100, 'latin1');
+  h.write('0000000\0', 108, 'latin1');
+  h.write('0000000\0', 116, 'latin1');
+  h.write('00000000000\0', 124, 'latin1');
+  h.write('00000000000\0', 136, 'latin1');
+  h.fill(' ', 148, 156);
+  h.write('1', 156, 'latin1');
+  h.write(target, 157, 100, 'latin1');
+  h.write('ustar\0' + '00', 257, 'latin1');
+  let sum = 0;
+  for (const b of h) sum += b;
+  h.write(sum.toString(8).padStart(6, '0') + '\0 ', 148, 'latin1');
+  return h;
+}
+
+/** A .deb whose data.tar.gz is given as it is (gzip members may be concatenated: dpkg-deb reads them as one stream). */
+export async function debWithData(id: Identity, dataTarGz: Buffer): Promise<Buffer> {
+  const control = `Package: ${id.name}\nVersion: ${id.version}\nArchitecture: amd64\nMaintainer: xpu-setup tests <tests@invalid>\nDescription: xpu-setup hostile test package\n`;
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'xpu-deb-'));
+  try {
+    await fs.writeFile(path.join(dir, 'debian-binary'), '2.0\n');
+    await fs.writeFile(path.join(dir, 'control.tar.gz'), zlib.gzipSync(tarBuffer([{ path: './control', type: 'file', data: Buffer.from(control) }])));
+    await fs.writeFile(path.join(dir, 'data.tar.gz'), dataTarGz);
+    const out = path.join(dir, 'out.deb');
+    await promisify(execFile)('ar', ['rc', out, 'debian-binary', 'control.tar.gz', 'data.tar.gz'], { cwd: dir });
+    return await fs.readFile(out);
   } finally {
     await fs.rm(dir, { recursive: true, force: true });
   }

@@ -151,6 +151,8 @@ async function runCase(
   extraArgs: string[] = [],
   channel = `${base}/ch`,
   source = ['--component', 'level-zero', '--source', 'conda', '--conda-channel', channel],
+  /** A hosts file the run sees as /etc/hosts (bound over it in a mount namespace of its own; needs root). */
+  hosts?: string,
 ): Promise<Outcome> {
   const dir = path.join(work, `case-${caseNo++}`);
   await makeSentinel(path.join(dir, 'outside'));
@@ -161,7 +163,9 @@ async function runCase(
   const rssFile = path.join(dir, 'rss');
   const args = ['--json', '--no-smoke', '--no-probe', '--prefix', prefix, '--cache-dir', cache, ...source, ...extraArgs];
   const t0 = Date.now();
-  const r = await execa('/usr/bin/time', ['-f', '%M', '-o', rssFile, process.execPath, BIN, ...args], {
+  const timed = ['/usr/bin/time', '-f', '%M', '-o', rssFile, process.execPath, BIN, ...args];
+  const command = hosts ? ['unshare', '-m', 'sh', '-c', 'mount --bind "$0" /etc/hosts && exec "$@"', hosts, ...timed] : timed;
+  const r = await execa(command[0]!, command.slice(1), {
     env: scrubbedEnv(path.join(dir, 'home'), { XPU_SETUP_HTTP_ATTEMPTS: '2', XPU_SETUP_HTTP_BACKOFF_SECONDS: '0.02', ...env }),
     extendEnv: false,
     reject: false,
@@ -186,6 +190,9 @@ async function runCase(
 }
 
 const BOMB_RSS_MB = 200;
+
+/** Binding a hosts file over /etc/hosts needs root and unshare. */
+const canBindHosts = process.getuid?.() === 0 && (await execa('sh', ['-c', 'command -v unshare'], { reject: false })).exitCode === 0;
 
 /** Whether the process is gone (or a zombie waiting for its reaper), giving a killed one a moment to go. */
 async function ended(pid: number): Promise<boolean> {
@@ -266,6 +273,39 @@ describe('index fault matrix', () => {
     const o = await runCase('shard index base_url http://169.254.169.254/');
     expect([o.exit, o.code]).toEqual([1, 'URL_REFUSED']);
     expect(o.doc.error?.message).toMatch(/link-local/);
+  });
+
+  it('base_url at a link-local address inside IPv6 (mapped, hex, NAT64): refused, never asked', async () => {
+    for (const [name, baseUrl] of [
+      ['shard index base_url http://[::ffff:169.254.170.2]/', 'http://[::ffff:169.254.170.2]/v2/'],
+      ['shard index base_url http://[::ffff:a9fe:a9fe]:8080/', 'http://[::ffff:a9fe:a9fe]:8080/latest/'],
+      ['shard index base_url http://[64:ff9b::169.254.169.254]/', 'http://[64:ff9b::169.254.169.254]/'],
+    ]) {
+      routes = new Map();
+      await shardedChannel(await l0Records(), { info: { base_url: baseUrl } });
+      const o = await runCase(name!);
+      expect([o.exit, o.code]).toEqual([1, 'URL_REFUSED']);
+      expect(o.doc.error?.message).toMatch(/info\.base_url of .* names http:\/\/\[.*a link-local address/);
+    }
+  });
+
+  // A name the machine resolves to a link-local address (its /etc/hosts, in a mount namespace of the run's own).
+  it.skipIf(!canBindHosts)('base_url naming a host that resolves to 169.254.x.x: refused at the connection, not retried', async () => {
+    for (const [name, env] of [
+      ['base_url host resolving to 169.254.77.77', {}],
+      ['the same, reached past a proxy (NO_PROXY)', { HTTP_PROXY: 'http://127.0.0.1:9', NO_PROXY: '127.0.0.1,metadata.xpu-test' }],
+    ] as const) {
+      routes = new Map();
+      await shardedChannel(await l0Records(), { info: { base_url: `http://metadata.xpu-test:${new URL(base).port}/ch/linux-64/` } });
+      const hosts = path.join(work, 'hosts');
+      await fs.writeFile(hosts, '127.0.0.1 localhost\n169.254.77.77 metadata.xpu-test\n');
+      const t0 = Date.now();
+      const o = await runCase(name, { ...env }, [], `${base}/ch`, undefined, hosts);
+      expect([o.exit, o.code], o.stderr).toEqual([1, 'NETWORK']);
+      expect(o.doc.error?.message).toMatch(/metadata\.xpu-test resolves to 169\.254\.77\.77, a link-local address; not connected/);
+      expect(o.doc.error?.details?.code).toBe('LINK_LOCAL');
+      expect(Date.now() - t0).toBeLessThan(3000);
+    }
   });
 
   it('repodata.json v2 info.base_url file:: refused', async () => {
@@ -436,6 +476,37 @@ describe('index fault matrix', () => {
       requireAuth = undefined;
     }
   });
+
+  // ---- a .conda and its .tar.bz2 twin (same name, version and build), each judged by its own record ---------------
+
+  /** Debian 12's level-zero and level-zero-devel as .conda and as .tar.bz2, as a full repodata.json.zst; `needs` adds a depends. */
+  async function twinChannel(needs: { conda?: string; tarbz2?: string }): Promise<void> {
+    const tables: Record<'packages' | 'packages.conda', Record<string, Record<string, unknown>>> = { packages: {}, 'packages.conda': {} };
+    for (const a of fixtures.artifacts.filter((x) => x.platform === 'linux-x64' && x.version === fixtures.l0Versions.bookworm && x.conda?.build_number === 0 && (x.name === 'level-zero' || x.name === 'level-zero-devel'))) {
+      routes.set(`/ch/linux-64/${a.filename}`, { body: await fs.readFile(a.path) });
+      const extra = a.name === 'level-zero' ? (a.format === 'conda' ? needs.conda : needs.tarbz2) : undefined;
+      const record: Record<string, unknown> = { ...a.conda, sha256: a.sha256, md5: a.md5, size: a.size };
+      if (extra) record.depends = [...((record.depends as string[]) ?? []), extra];
+      tables[a.format === 'conda' ? 'packages.conda' : 'packages'][a.filename] = record;
+    }
+    await fullChannel([], { doc: tables });
+  }
+
+  for (const [name, needs, exit, installed] of [
+    ['.conda needs __glibc >=99, its .tar.bz2 twin does not: the twin is installed', { conda: '__glibc >=99' }, 0, /level-zero-1\.8\.12-[^/]+\.tar\.bz2$/],
+    ['.tar.bz2 needs __glibc >=99, the .conda does not: the .conda is installed', { tarbz2: '__glibc >=99' }, 0, /level-zero-1\.8\.12-[^/]+\.conda$/],
+    ['both need __glibc >=99: nothing installed', { conda: '__glibc >=99', tarbz2: '__glibc >=99' }, 1, undefined],
+  ] as const) {
+    it(name, async () => {
+      routes = new Map();
+      await twinChannel(needs);
+      const o = await runCase(name);
+      expect([o.exit, o.code === '-' ? '-' : 'an error'], o.stderr).toEqual([exit, exit ? 'an error' : '-']);
+      if (!installed) return;
+      const receipt = JSON.parse(await fs.readFile(path.join(o.prefix, 'xpu-setup.receipt.json'), 'utf8')) as { archives: { package: string; url: string }[] };
+      expect(receipt.archives.find((a) => a.package === 'level-zero')?.url).toMatch(installed);
+    });
+  }
 
   it('a record depending on __glibc >=2.17 and __unix: met, installed', async () => {
     routes = new Map();

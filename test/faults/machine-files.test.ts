@@ -30,7 +30,7 @@ afterAll(async () => {
   if (work) await fs.rm(work, { recursive: true, force: true });
 });
 
-/** An OpenCL vendors directory holding a FIFO, a link to /dev/zero, a sparse 512 MiB file and one good .icd. */
+/** An OpenCL vendors directory holding a FIFO, a link to /dev/zero, a sparse 512 MiB file, links to `..` and `.`, and one good .icd. */
 async function hostileVendors(dir: string): Promise<void> {
   await fs.mkdir(dir, { recursive: true });
   execFileSync('mkfifo', [path.join(dir, 'a-fifo.icd')]);
@@ -38,6 +38,9 @@ async function hostileVendors(dir: string): Promise<void> {
   await fs.writeFile(path.join(dir, 'c-huge.icd'), '');
   await fs.truncate(path.join(dir, 'c-huge.icd'), 512 * 1024 * 1024);
   await fs.writeFile(path.join(dir, 'good.icd'), '/usr/lib/x86_64-linux-gnu/pocl/libpocl.so.2\n');
+  // Links that lead to directories: the vendors directory's parent, and the vendors directory itself.
+  await fs.symlink('..', path.join(dir, 'd-up.icd'));
+  await fs.symlink('.', path.join(dir, 'e-self.icd'));
 }
 
 /** PCI devices whose attributes are a FIFO, a link to /dev/urandom and a sparse 64 MiB file, beside one Intel GPU. */
@@ -78,7 +81,7 @@ describe('fault matrix: files the machine names', () => {
     for (const k of [...after.keys()]) if (k.endsWith('.xpu-setup.lock')) after.delete(k);
     const outside = compareSnapshots(before, after);
     const doc = JSON.parse(String(r.stdout) || '{}') as { ok?: boolean; error?: { code?: string } };
-    table.add({ case: '.icd FIFO, /dev/zero, 512 MiB; sysfs FIFO, /dev/urandom, 64 MiB', exit: r.exitCode ?? -1, code: doc.ok ? '-' : (doc.error?.code ?? (r.timedOut ? 'TIMED OUT' : '?')), ms, outside: `${outside}, peak ${peakMb} MiB` });
+    table.add({ case: '.icd FIFO, /dev/zero, 512 MiB, ->.., ->.; sysfs FIFO, /dev/urandom, 64 MiB', exit: r.exitCode ?? -1, code: doc.ok ? '-' : (doc.error?.code ?? (r.timedOut ? 'TIMED OUT' : '?')), ms, outside: `${outside}, peak ${peakMb} MiB` });
     expect([r.exitCode, doc.ok], String(r.stderr)).toEqual([0, true]);
     expect(ms).toBeLessThan(30_000);
     expect(peakMb).toBeLessThan(400);
