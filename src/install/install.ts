@@ -349,7 +349,8 @@ export async function installPlan(
   } catch (e) {
     // Nothing may still be reading or writing the staging tree when it is removed.
     await Promise.all([run.cancel(), Promise.allSettled(checks)]);
-    task?.fail('install failed; the prefix was left as it was');
+    // A tree the checks refused may be followed by another candidate in the same run: said as what it is.
+    task?.fail(`${e instanceof XpuError && e.code === 'PREFIX_CHECK' ? 'refused before the swap' : 'install failed'}; the prefix was left as it was`);
     await fs.rm(stagingDir, { recursive: true, force: true });
     stage.forget();
     throw fsWriteError(e, prefix, { tree: prefix, unchanged: UNCHANGED });

@@ -122,7 +122,7 @@ describe('UR 2026 where the only loader reachable is Debian 12\'s 1.8.12', () =>
     }
     const r = await runCli(['--manifests', manifests, ...args('bypassed', 'bookworm')], env);
     expect(r.exitCode).toBe(1);
-    expect(r.stderr).toContain('✗ install failed; the prefix was left as it was');
+    expect(r.stderr).toContain('✗ refused before the swap; the prefix was left as it was');
     for (const adapter of ['libur_adapter_level_zero.so.0', 'libur_adapter_level_zero_v2.so.0']) {
       expect(r.stderr).toContain(`lib/${adapter} calls zeCommandListAppendLaunchKernelWithArguments and zeDeviceSynchronize, which no library it loads with defines (looked in lib/${adapter}, lib/libumf.so.1, lib/libze_loader.so.1, `);
     }
