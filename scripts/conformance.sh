@@ -10,8 +10,8 @@
 # level-zero-tests is kept in this repository. Each binary runs at most 300 s; its gtest XML gives the counts, and a
 # binary that dies or times out counts its unfinished tests as crashed or hung.
 #
-# Known limit: sid's PoCL 7.1 refuses the SPIR 1.2 bitcode the driver hands it (clCreateProgramWithBinary: -42), so
-# in this root every module fails to build until the driver gives PoCL 7 its SPIR-V (clCreateProgramWithIL).
+# sid's PoCL 7.1 refuses SPIR 1.2 bitcode (clCreateProgramWithBinary: -42): a driver that predates its SPIR-V path
+# (clCreateProgramWithIL) fails every module here.
 # A source tree from a mirror without the media files may hold empty placeholders for them: only the image tests,
 # which are not run here, read them.
 set -euo pipefail
@@ -35,7 +35,12 @@ build)
   start=$SECONDS
   # Debian's googletest sources stand in for the repository's submodule; boost_system is header-only in sid's Boost.
   sed -i 's/ chrono system serialization)/ chrono serialization)/' "$root/lzt/src/CMakeLists.txt"
-  chroot "$root" sh -c 'cd /lzt/build && cmake -DCMAKE_BUILD_TYPE=Release -DGTEST_ROOT=/usr/src/googletest -DGROUP=/conformance_tests/core ../src >cmake.log 2>&1' ||
+  # sid's Boost (1.89+) makes process v2 the default, and <boost/process.hpp> is v2's; level-zero-tests is written
+  # against v1 (boost::process::child). BOOST_PROCESS_VERSION=1 makes v1 the inline namespace, and a
+  # <boost/process.hpp> found before /usr/include (in the build tree, not the source) includes v1's headers.
+  mkdir -p "$root/lzt/compat/boost"
+  printf '#include <boost/process/v1.hpp>\n' >"$root/lzt/compat/boost/process.hpp"
+  chroot "$root" sh -c 'cd /lzt/build && cmake -DCMAKE_BUILD_TYPE=Release -DGTEST_ROOT=/usr/src/googletest -DGROUP=/conformance_tests/core "-DCMAKE_CXX_FLAGS=-DBOOST_PROCESS_VERSION=1 -I/lzt/compat" ../src >cmake.log 2>&1' ||
     { tail -30 "$root/lzt/build/cmake.log" >&2; exit 1; }
   chroot "$root" sh -c "cd /lzt/build && make -j2 ${binaries[*]} >make.log 2>&1" || { tail -30 "$root/lzt/build/make.log" >&2; exit 1; }
   say "built ${#binaries[@]} binaries in $((SECONDS - start)) s"
