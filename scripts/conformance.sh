@@ -3,11 +3,16 @@
 # root with sid's Level Zero loader (1.32): the developers' measurement of the driver, not part of `npm test`.
 #
 #   conformance.sh build  SRC            # SRC: a level-zero-tests source tree (e.g. `git archive 452ecd77` of it)
-#   conformance.sh run    DRIVER OUT     # runs the core binaries with DRIVER (a .so inside the root), OUT: a JSON file
+#   conformance.sh run    DRIVER OUT [BINARY...]   # runs the core binaries (or those named) with DRIVER (a .so inside
+#                                                  # the root); OUT: a JSON file of the counts
+#
+# A binary's console log and exit code go to $ROOT/lzt/results/NAME/BINARY.{log,exit} (NAME: OUT's file name without
+# .json), replacing those of its last run with that NAME; OUT counts every binary that has them, so the binaries can
+# run as they are built, a few at a time.
 #
 # The root is scripts/debian-root.sh's sid root with the build and run packages (ROOT, default
 # .cache/roots/sid-lzt); the build goes to $ROOT/lzt (-j2: the tests are heavy to compile). Nothing of
-# level-zero-tests is kept in this repository. Each binary runs at most 300 s; its gtest XML gives the counts, and a
+# level-zero-tests is kept in this repository. Each binary runs at most 300 s; its gtest console log gives the counts, and a
 # binary that dies or times out counts its unfinished tests as crashed or hung.
 #
 # sid's PoCL 7.1 refuses SPIR 1.2 bitcode (clCreateProgramWithBinary: -42): a driver that predates its SPIR-V path
@@ -48,23 +53,27 @@ build)
 run)
   driver="${2:?conformance.sh run DRIVER OUT}"
   out="${3:?conformance.sh run DRIVER OUT}"
-  mkdir -p "$root/lzt/results"
-  for b in "${binaries[@]}"; do
-    exe="$(cd "$root" && find lzt/build -name "$b" -type f -perm -u+x | head -1)"
-    [ -n "$exe" ] || { say "$b was not built"; continue; }
-    rm -f "$root/lzt/results/$b.xml"
+  results="lzt/results/$(basename "$out" .json)"
+  mkdir -p "$root/$results"
+  shift 3
+  for b in "${@:-${binaries[@]}}"; do
+    dir="$(cd "$root" && find lzt/build/conformance_tests -name "$b" -type f -perm -u+x -printf '%h\n' | head -1)"
+    [ -n "$dir" ] || { say "$b was not built"; continue; }
+    # Its install rules put the binary beside the kernels (.spv) it loads from its working directory, in lzt/build/out.
+    chroot "$root" cmake -P "/$dir/cmake_install.cmake" >/dev/null
+    exe="$(cd "$root" && find lzt/build/out -name "$b" -type f -perm -u+x | head -1)"
     start=$SECONDS
     rc=0
     # PoCL reads the CPU topology from /sys (without it: an assertion on global_mem_size).
     bash "$repo_root/scripts/in-root.sh" "$root" --bind /sys -- env -i PATH=/usr/bin:/bin HOME=/tmp TMPDIR=/tmp \
-      ZE_ENABLE_ALT_DRIVERS="$driver" XPU_SETUP_LLVM_SPIRV=/usr/bin/llvm-spirv-21 sh -c "cd /$(dirname "$exe") && timeout -k 5 300 ./$b --gtest_output=xml:/lzt/results/$b.xml >/lzt/results/$b.log 2>&1" || rc=$?
-    printf '%s %s %s\n' "$b" "$rc" "$((SECONDS - start))" >>"$root/lzt/results/exit-codes.txt"
+      ZE_ENABLE_ALT_DRIVERS="$driver" XPU_SETUP_LLVM_SPIRV=/usr/bin/llvm-spirv-21 sh -c "cd /$(dirname "$exe") && timeout -k 5 300 ./$b >/$results/$b.log 2>&1" || rc=$?
+    printf '%s %s\n' "$rc" "$((SECONDS - start))" >"$root/$results/$b.exit"
     say "$b: exit $rc in $((SECONDS - start)) s"
   done
-  node "$repo_root/scripts/conformance-count.mjs" "$root/lzt/results" "${binaries[@]}" >"$out"
+  node "$repo_root/scripts/conformance-count.mjs" "$root/$results" "${binaries[@]}" >"$out"
   ;;
 *)
-  printf 'usage: %s build SRC | run DRIVER OUT\n' "$0" >&2
+  printf 'usage: %s build SRC | run DRIVER OUT [BINARY...]\n' "$0" >&2
   exit 2
   ;;
 esac
