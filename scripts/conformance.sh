@@ -9,7 +9,7 @@
 # A binary's console logs and exit codes go to $ROOT/lzt/results/NAME/BINARY.{N.log,exit} (NAME: OUT's file name
 # without .json), replacing those of its last run with that NAME; OUT counts every binary that has them, so the binaries
 # can run as they are built, a few at a time. A binary killed by a signal is run again without the tests it died in
-# (--gtest_filter), within its 300 s, so one crash does not hide the tests after it.
+# (--gtest_filter), within its 300 s and at most 50 runs, so one crash does not hide the tests after it.
 #
 # The root is scripts/debian-root.sh's sid root with the build and run packages (ROOT, default
 # .cache/roots/sid-lzt); the build goes to $ROOT/lzt (-j2: the tests are heavy to compile). Nothing of
