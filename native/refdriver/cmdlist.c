@@ -1075,6 +1075,16 @@ ze_result_t rdCommandListAppendMemoryCopy(ze_command_list_handle_t l, void *dst,
     return commit(l, &c);
 }
 
+/* Every context's memory is the one PoCL SVM space of this process, so a copy from another context's memory is a copy. */
+ze_result_t rdCommandListAppendMemoryCopyFromContext(ze_command_list_handle_t l, void *dst, ze_context_handle_t src_ctx,
+                                                     const void *src, size_t size, ze_event_handle_t signal, uint32_t nwait,
+                                                     ze_event_handle_t *waits)
+{
+    if (!rd_valid(src_ctx, RD_TAG_CONTEXT))
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    return rdCommandListAppendMemoryCopy(l, dst, src, size, signal, nwait, waits);
+}
+
 ze_result_t rdCommandListAppendMemoryCopyRegion(ze_command_list_handle_t l, void *dst, const ze_copy_region_t *dreg,
                                                 uint32_t dpitch, uint32_t dslice, const void *src, const ze_copy_region_t *sreg,
                                                 uint32_t spitch, uint32_t sslice, ze_event_handle_t signal, uint32_t nwait,

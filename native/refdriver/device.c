@@ -64,6 +64,20 @@ static int find_pocl(void)
     return found;
 }
 
+/* OpenCL 2.1+ devices that read SPIR-V say so in CL_DEVICE_IL_VERSION ("SPIR-V_1.5 SPIR-V_1.4 ..." on PoCL 7); PoCL 3.1,
+   built without it, answers an empty string. */
+static int device_takes_spirv(void)
+{
+    size_t len = 0;
+    if (clGetDeviceInfo(rd.cl_dev, CL_DEVICE_IL_VERSION, 0, NULL, &len) != CL_SUCCESS || len <= 1)
+        return 0;
+    char *il = calloc(1, len + 1);
+    int takes = il != NULL && clGetDeviceInfo(rd.cl_dev, CL_DEVICE_IL_VERSION, len, il, NULL) == CL_SUCCESS &&
+                strstr(il, "SPIR-V") != NULL;
+    free(il);
+    return takes;
+}
+
 /* "major.minor.build[+hotfix]" -> major<<24 | minor<<16 | build; 0 when the text is not that or a field overflows. */
 static int parse_driver_version(const char *text, uint32_t *packed)
 {
@@ -144,6 +158,7 @@ static ze_result_t init_locked(void)
         rd_log("the PoCL device lacks fine-grained buffer SVM, which host/device/shared memory needs");
         return ZE_RESULT_ERROR_UNINITIALIZED;
     }
+    rd.takes_spirv = device_takes_spirv();
     cl_int err;
     rd.cl_ctx = clCreateContext(NULL, 1, &rd.cl_dev, NULL, NULL, &err);
     if (err != CL_SUCCESS)

@@ -105,6 +105,7 @@ typedef ze_pfnInitDrivers_t ze_pfnGlobalInitDrivers_t;
     X(CommandList, AppendBarrier, 0)               \
     X(CommandList, AppendMemoryRangesBarrier, 0)   \
     X(CommandList, AppendMemoryCopy, 0)            \
+    X(CommandList, AppendMemoryCopyFromContext, 0) \
     X(CommandList, AppendMemoryFill, 0)            \
     X(CommandList, AppendMemoryCopyRegion, 0)      \
     X(CommandList, AppendMemoryPrefetch, 0)        \

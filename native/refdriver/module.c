@@ -1,4 +1,5 @@
-/* Modules, build logs and kernels: SPIR-V -> LLVM bitcode (llvm-spirv -r) -> PoCL program. */
+/* Modules, build logs and kernels: SPIR-V -> PoCL program, handed to PoCL as SPIR-V where its device reads it
+   (clCreateProgramWithIL), else as LLVM bitcode made by llvm-spirv -r. */
 #include "entrypoints.h"
 
 #include <errno.h>
@@ -142,7 +143,6 @@ cleanup:
 /* Keeps the standard OpenCL options PoCL understands; Level Zero-only flags (-ze-*) have no meaning here. */
 static void opencl_options(const char *flags, strbuf *opts)
 {
-    sb_add(opts, POCL_SPIR_OPTIONS, strlen(POCL_SPIR_OPTIONS));
     static const char *const keep[] = {"-cl-fast-relaxed-math", "-cl-mad-enable", "-cl-no-signed-zeros",
                                        "-cl-unsafe-math-optimizations", "-cl-finite-math-only", "-cl-denorms-are-zero",
                                        "-cl-opt-disable"};
@@ -158,7 +158,8 @@ static void opencl_options(const char *flags, strbuf *opts)
         size_t n = (size_t)(p - s);
         for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
             if (n == strlen(keep[i]) && strncmp(s, keep[i], n) == 0) {
-                sb_add(opts, " ", 1);
+                if (opts->len)
+                    sb_add(opts, " ", 1);
                 sb_add(opts, s, n);
             }
     }
@@ -183,7 +184,9 @@ static void hand_out_log(ze_module_build_log_handle_t *phBuildLog, strbuf *log)
 
 /* This driver's native binary: what zeModuleGetNativeBinary hands out and ZE_MODULE_FORMAT_NATIVE takes back. It holds
    the SPIR-V (specialization constants written in; its kernel interfaces are read from it again), the LLVM bitcode
-   llvm-spirv made of it (so loading skips the translation) and the OpenCL build options, each after a fixed header. */
+   llvm-spirv made of it (so loading skips the translation; none where the device reads SPIR-V itself) and the client's
+   OpenCL build options, each after a fixed header. A device that reads SPIR-V builds from the SPIR-V whatever the
+   binary holds; one that does not uses the bitcode, or translates the SPIR-V when there is none. */
 #define RD_NATIVE_MAGIC "XPUREFNB"
 typedef struct {
     char magic[8];
@@ -204,7 +207,8 @@ static unsigned char *pack_native(const void *spv, size_t spv_size, const unsign
         return NULL;
     memcpy(out, &h, sizeof h);
     memcpy(out + sizeof h, spv, spv_size);
-    memcpy(out + sizeof h + spv_size, bc, bc_size);
+    if (bc_size)
+        memcpy(out + sizeof h + spv_size, bc, bc_size);
     memcpy(out + sizeof h + spv_size + bc_size, opts, h.options_size);
     return out;
 }
@@ -249,17 +253,33 @@ static ze_result_t specialize(const ze_module_desc_t *desc, uint32_t **specializ
     return ZE_RESULT_SUCCESS;
 }
 
-/* Builds the bitcode on PoCL's device; on failure the log says why. */
-static cl_program build_program(const unsigned char *bc, size_t bclen, const char *opts, strbuf *log)
+/* Builds the module on PoCL's device: its SPIR-V where the device reads SPIR-V (PoCL 7 rejects SPIR 1.2 bitcode), else
+   the bitcode as SPIR 1.2 (PoCL 3.1 reads no SPIR-V); on failure the log says why. */
+static cl_program build_program(const unsigned char *spv, size_t spv_size, const unsigned char *bc, size_t bclen,
+                                const char *client_opts, strbuf *log)
 {
     cl_int status = CL_SUCCESS, cerr;
-    const unsigned char *bins[] = {bc};
-    cl_program prog = clCreateProgramWithBinary(rd.cl_ctx, 1, &rd.cl_dev, &bclen, bins, &status, &cerr);
-    if (cerr != CL_SUCCESS || status != CL_SUCCESS) {
-        sb_printf(log, "PoCL rejected the translated bitcode (clCreateProgramWithBinary: %d, binary status %d)\n", cerr, status);
-        return NULL;
+    cl_program prog;
+    strbuf opts = {0};
+    if (rd.takes_spirv) {
+        prog = clCreateProgramWithIL(rd.cl_ctx, spv, spv_size, &cerr);
+        if (cerr != CL_SUCCESS) {
+            sb_printf(log, "PoCL rejected the SPIR-V (clCreateProgramWithIL: %d)\n", cerr);
+            return NULL;
+        }
+    } else {
+        const unsigned char *bins[] = {bc};
+        prog = clCreateProgramWithBinary(rd.cl_ctx, 1, &rd.cl_dev, &bclen, bins, &status, &cerr);
+        if (cerr != CL_SUCCESS || status != CL_SUCCESS) {
+            sb_printf(log, "PoCL rejected the translated bitcode (clCreateProgramWithBinary: %d, binary status %d)\n", cerr,
+                      status);
+            return NULL;
+        }
+        sb_printf(&opts, "%s ", POCL_SPIR_OPTIONS);
     }
-    cerr = clBuildProgram(prog, 1, &rd.cl_dev, opts, NULL, NULL);
+    sb_add(&opts, client_opts, strlen(client_opts));
+    cerr = clBuildProgram(prog, 1, &rd.cl_dev, opts.data, NULL, NULL);
+    free(opts.data);
     size_t loglen = 0;
     clGetProgramBuildInfo(prog, rd.cl_dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &loglen);
     if (cerr != CL_SUCCESS)
@@ -316,13 +336,7 @@ ze_result_t rdModuleCreate(ze_context_handle_t ctx, ze_device_handle_t dev, cons
         sb_printf(&log, "%s\n", err);
         goto out;
     }
-    if (packed_bc != NULL) {
-        if ((bc = malloc(bclen ? bclen : 1)) == NULL) {
-            r = ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-            goto out;
-        }
-        memcpy(bc, packed_bc, bclen);
-    } else {
+    if (desc->format != ZE_MODULE_FORMAT_NATIVE) {
         if ((r = specialize(desc, &specialized, &log)) != ZE_RESULT_SUCCESS)
             goto out;
         if (specialized)
@@ -334,12 +348,23 @@ ze_result_t rdModuleCreate(ze_context_handle_t ctx, ze_device_handle_t dev, cons
         }
         if (lowered)
             spv = (const unsigned char *)lowered;
-        if ((r = spirv_to_bitcode(spv, spv_size, &bc, &bclen, &log)) != ZE_RESULT_SUCCESS)
-            goto out;
         opencl_options(desc->pBuildFlags, &opts);
     }
+    if (!rd.takes_spirv) {
+        if (packed_bc != NULL && bclen > 0) {
+            if ((bc = malloc(bclen)) == NULL) {
+                r = ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+                goto out;
+            }
+            memcpy(bc, packed_bc, bclen);
+        } else if ((r = spirv_to_bitcode(spv, spv_size, &bc, &bclen, &log)) != ZE_RESULT_SUCCESS) {
+            goto out;
+        }
+    } else {
+        bclen = 0;
+    }
     r = ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
-    if ((prog = build_program(bc, bclen, opts.data ? opts.data : "", &log)) == NULL)
+    if ((prog = build_program(spv, spv_size, bc, bclen, opts.data ? opts.data : "", &log)) == NULL)
         goto out;
     native = pack_native(spv, spv_size, bc, bclen, opts.data ? opts.data : "", &native_size);
     rd_module *m = calloc(1, sizeof *m);

@@ -115,6 +115,7 @@ struct rd_state {
     cl_device_id cl_dev;
     cl_context cl_ctx;
     cl_command_queue cl_queue;
+    int takes_spirv; /* the device lists SPIR-V in CL_DEVICE_IL_VERSION: modules go to clCreateProgramWithIL */
     pthread_mutex_t exec_lock; /* kernel argument state and the OpenCL queue are shared by every engine */
     size_t max_group_size;
     size_t max_item_sizes[3];

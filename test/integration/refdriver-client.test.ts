@@ -108,7 +108,7 @@ describe.skipIf(process.platform !== 'linux')('a client through Debian\'s loader
     const refusals = [...r.values].filter(([k]) => k.startsWith('refuse.'));
     expect(refusals.map(([k]) => k.slice('refuse.'.length))).toEqual([
       'moduleLink', 'globalPointer', 'functionPointer',
-      'queryKernelTimestamps', 'cooperativeLaunch', 'copyFromContext', 'ipcMemHandle', 'ipcEventPool',
+      'queryKernelTimestamps', 'cooperativeLaunch', 'ipcMemHandle', 'ipcEventPool',
       'virtualReserve', 'virtualPageSize', 'physicalMem', 'image', 'sampler',
     ]);
     for (const [k, v] of refusals) expect(v, k).toBe(UNSUPPORTED_FEATURE);
@@ -165,6 +165,12 @@ describe.skipIf(process.platform !== 'linux')('a client through Debian\'s loader
       expect(r.values.get(`region.${name}.inside`), name).toBe(String(bytes));
       expect(r.values.get(`region.${name}.wrong`), name).toBe('0');
     }
+  });
+
+  it("copies from another context's memory and into it (zeCommandListAppendMemoryCopyFromContext), every byte right", async () => {
+    const r = await run(s, ['region', vectorAdd]);
+    expect(r.exitCode, r.stdout + r.stderr).toBe(0);
+    expect(r.values.get('region.fromContext.wrong')).toBe('0');
   });
 
   it('builds a module of OpenCL 2.0 atomics on generic pointers (to global and local memory) and computes every value', async () => {

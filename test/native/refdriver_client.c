@@ -455,7 +455,6 @@ static int refuse_mode(const char *spv, const char *struct_spv)
     CHECK(zeEventCreate(pool, &ed, &ev));
     printf("refuse.queryKernelTimestamps=0x%x\n", (unsigned)zeCommandListAppendQueryKernelTimestamps(l, 1, &ev, p, NULL, NULL, 0, NULL));
     printf("refuse.cooperativeLaunch=0x%x\n", (unsigned)zeCommandListAppendLaunchCooperativeKernel(l, k, &groups, NULL, 0, NULL));
-    printf("refuse.copyFromContext=0x%x\n", (unsigned)zeCommandListAppendMemoryCopyFromContext(l, p, ctx, p, 16, NULL, 0, NULL));
 
     ze_ipc_mem_handle_t ipc;
     printf("refuse.ipcMemHandle=0x%x\n", (unsigned)zeMemGetIpcHandle(ctx, p, &ipc));
@@ -728,6 +727,28 @@ static int region_mode(const char *unused)
             wrong += dst[b] != expected[b];
         printf("region.%s.inside=%zu\nregion.%s.wrong=%zu\n", t->name, inside, t->name, wrong);
     }
+    /* From another context's host memory, then back into it from this context's shared memory. */
+    ze_context_desc_t cd = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, NULL, 0};
+    ze_context_handle_t other;
+    unsigned char *theirs;
+    CHECK(zeContextCreate(drv, &cd, &other));
+    CHECK(zeMemAllocHost(other, &hd, REGION_BYTES, 0, (void **)&theirs));
+    for (size_t b = 0; b < REGION_BYTES; b++) {
+        theirs[b] = (unsigned char)(b * 7 + 3);
+        dst[b] = 0xee;
+    }
+    CHECK(zeCommandListAppendMemoryCopyFromContext(l, dst, other, theirs, REGION_BYTES, NULL, 0, NULL));
+    size_t wrong = 0;
+    for (size_t b = 0; b < REGION_BYTES; b++) {
+        wrong += dst[b] != (unsigned char)(b * 7 + 3);
+        src[b] = (unsigned char)(b * 5 + 1);
+    }
+    CHECK(zeCommandListAppendMemoryCopyFromContext(l, theirs, ctx, src, REGION_BYTES, NULL, 0, NULL));
+    for (size_t b = 0; b < REGION_BYTES; b++)
+        wrong += theirs[b] != (unsigned char)(b * 5 + 1);
+    printf("region.fromContext.wrong=%zu\n", wrong);
+    CHECK(zeMemFree(other, theirs));
+    CHECK(zeContextDestroy(other));
     CHECK(zeCommandListDestroy(l));
     CHECK(zeMemFree(ctx, src));
     CHECK(zeMemFree(ctx, dst));
