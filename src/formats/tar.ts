@@ -98,7 +98,10 @@ function memberFailure(archive: string, entry: ReadEntry, e: unknown): unknown {
 /** The stream broke first: whatever the member being written fails with afterwards is a consequence of that. */
 async function brokenStream(r: TarRead, e: unknown): Promise<never> {
   const broken = !r.failure;
-  const inside = broken && r.active && !(r.active as unknown as { emittedEnd?: boolean }).emittedEnd ? r.active : undefined;
+  // node-tar names the member its input ended in (`entry` of its "Truncated input"), which it may have ended already.
+  const cutIn = (e as { entry?: ReadEntry } | undefined)?.entry;
+  const open = r.active && !(r.active as unknown as { emittedEnd?: boolean }).emittedEnd ? r.active : undefined;
+  const inside = broken ? (open ?? cutIn) : undefined;
   const bad = new XpuError('BAD_ARCHIVE', `${r.archive} is not a readable tar archive${inside ? `: it ends inside member "${inside.path}"` : ''}`, {
     cause: e,
     details: { archive: r.archive, ...(inside ? { member: inside.path } : {}) },
