@@ -62,11 +62,29 @@ export function controlFromTar(tar: Buffer): string | undefined {
   return undefined;
 }
 
-/** Pure: the version floor a control file's Depends sets on `pkg` (`libc6 (>= 2.43)` -> `2.43`), if any. */
+/** One alternative of a Depends group: a name, and the relation its version must meet (dpkg's << <= = >= >>). */
+export interface AptRelation {
+  name: string;
+  op?: '<<' | '<=' | '=' | '>=' | '>>';
+  version?: string;
+}
+
+/** Pure: one Depends entry as its alternatives: `a (>= 1) | b` -> [{a, >=, 1}, {b}]. */
+export function parseRelationGroup(entry: string): AptRelation[] {
+  return entry.split('|').flatMap((alt): AptRelation[] => {
+    const m = /^\s*([a-z0-9][a-z0-9+.-]*)(?::[a-z0-9-]+)?\s*(?:\(\s*(<<|<=|=|>=|>>|<|>)\s*([^\s)]+)\s*\))?\s*(?:\[.*\])?\s*$/.exec(alt);
+    if (!m) return [];
+    // dpkg still reads the obsolete `<` and `>` as `<=` and `>=`.
+    const op = m[2] === '<' ? '<=' : m[2] === '>' ? '>=' : (m[2] as AptRelation['op']);
+    return [op ? { name: m[1]!, op, version: m[3]! } : { name: m[1]! }];
+  });
+}
+
+/** Pure: the version floor a control file's Depends sets on `pkg` (`libc6 (>= 2.43)` -> `2.43`), as written, if any. */
 export function dependsFloor(control: string, pkg: string): string | undefined {
   const depends = /^Depends:(.*(?:\n[ \t].*)*)/m.exec(control)?.[1]?.replace(/\n[ \t]+/g, ' ') ?? '';
-  const name = pkg.replace(/[.+]/g, '\\$&');
-  return new RegExp(`(?:^|[,|])\\s*${name}(?::any)?\\s*\\(>=\\s*([0-9][0-9.]*)`).exec(depends)?.[1];
+  const rel = depends.split(',').flatMap(parseRelationGroup).find((r) => r.name === pkg && r.op === '>=');
+  return rel?.version;
 }
 
 /** A small xz member (a Debian package's control.tar.xz) through the xz program every Debian and Ubuntu has; undefined without it or past `max` bytes. */

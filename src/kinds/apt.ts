@@ -11,6 +11,7 @@ import { isDebianLike } from '../platform/linux.js';
 import { layoutFor } from '../platform/index.js';
 import type { PlannedArchive } from '../records/archive.js';
 import { isInstalled, readDpkgStatus } from '../machine/dpkg-db.js';
+import { parseRelationGroup, type AptRelation } from '../formats/deb.js';
 import { checkSkip, isStrArr, skipMap } from './closure.js';
 import { NotAvailable, type ClosureResult, type Kind, type Resolution, type SkippedPackage, type SourceBase, type SourceContext } from './kind.js';
 
@@ -38,26 +39,8 @@ export interface AptRecord {
 
 const splitList = (field: string | undefined): string[] => (field ?? '').split(',').map((x) => x.trim()).filter(Boolean);
 
-/** One alternative of a Depends group: a name, and the relation its version must meet (dpkg's << <= = >= >>). */
-export interface AptRelation {
-  name: string;
-  op?: '<<' | '<=' | '=' | '>=' | '>>';
-  version?: string;
-}
-
 /** `libfoo:any (>= 1.2)` -> `libfoo`: the package name without the architecture qualifier or the relation. */
 const relationName = (text: string): string => text.trim().split(/[\s(]/)[0]!.replace(/:.*$/, '');
-
-/** Pure: one Depends entry as its alternatives: `a (>= 1) | b` -> [{a, >=, 1}, {b}]. */
-export function parseRelationGroup(entry: string): AptRelation[] {
-  return entry.split('|').flatMap((alt): AptRelation[] => {
-    const m = /^\s*([a-z0-9][a-z0-9+.-]*)(?::[a-z0-9-]+)?\s*(?:\(\s*(<<|<=|=|>=|>>|<|>)\s*([^\s)]+)\s*\))?\s*(?:\[.*\])?\s*$/.exec(alt);
-    if (!m) return [];
-    // dpkg still reads the obsolete `<` and `>` as `<=` and `>=`.
-    const op = m[2] === '<' ? '<=' : m[2] === '>' ? '>=' : (m[2] as AptRelation['op']);
-    return [op ? { name: m[1]!, op, version: m[3]! } : { name: m[1]! }];
-  });
-}
 
 /** Whether a package's version meets a relation, in dpkg's own order. */
 export function meetsRelation(version: string, rel: AptRelation): boolean {

@@ -13,7 +13,7 @@ import { gunzipSync } from 'node:zlib';
 import { DEFAULT_INDEX_LIMITS, overLimit, parseBoundedJson, type IndexLimits } from '../net/config.js';
 import { urlFromIndex } from '../net/url-rule.js';
 import type { PlannedArchive } from '../records/archive.js';
-import { compareConda, meetsAll } from '../versions/order.js';
+import { compareConda, debianUpstream, meetsAll } from '../versions/order.js';
 import { inRange } from '../versions/range.js';
 import { isStr, isStrArr } from './closure.js';
 import { indexRoot, NotAvailable, type Kind, type NamedIndexes, type Resolution, type SourceBase, type SourceContext } from './kind.js';
@@ -417,7 +417,8 @@ async function readGlibcFloor(url: string, ctx: SourceContext): Promise<string |
         : member.name === 'control.tar.xz' ? await unxz(packed, CONTROL_BYTES)
           : undefined;
   const control = tar && controlFromTar(tar);
-  return control ? dependsFloor(control, 'libc6') : undefined;
+  const floor = control ? dependsFloor(control, 'libc6') : undefined;
+  return floor && debianUpstream(floor);
 }
 
 /** The first archive whose control file needs a newer glibc than this host's, with that glibc; undefined when none does or the host's is not known. */
