@@ -1,17 +1,14 @@
 // The name of every environment variable xpu-setup reads or writes, each spelled once; what each one means is here.
 
 export const EnvVars = {
-  // xpu-setup's own settings (each also a command-line option; see README.md).
+  // xpu-setup's own settings (each also a command-line option; see README.md). The variables of the options that
+  // name a kind's index (XPU_SETUP_CONDA_CHANNELS, XPU_SETUP_INDEX_URL, ...) are the kinds' own: kinds/names.ts.
   /** The prefix to install into or to read (`--prefix`). */
   XPU_SETUP_PREFIX: 'XPU_SETUP_PREFIX',
   /** The download cache (`--cache-dir`). */
   XPU_SETUP_CACHE_DIR: 'XPU_SETUP_CACHE_DIR',
   /** Component manifests other than the shipped ones (`--manifests`). */
   XPU_SETUP_MANIFESTS: 'XPU_SETUP_MANIFESTS',
-  /** A PyPI simple index (`--index-url`). */
-  XPU_SETUP_INDEX_URL: 'XPU_SETUP_INDEX_URL',
-  /** A GitHub REST API root for release assets (`--github-url`). */
-  XPU_SETUP_GITHUB_URL: 'XPU_SETUP_GITHUB_URL',
   /** A token for the GitHub API (its origin alone): more requests an hour than the 60 an address gets without one. */
   XPU_SETUP_GITHUB_TOKEN: 'XPU_SETUP_GITHUB_TOKEN',
   /** The usual name of that token, read when XPU_SETUP_GITHUB_TOKEN is unset. */
@@ -22,8 +19,6 @@ export const EnvVars = {
   XPU_SETUP_MAX_UNPACKED: 'XPU_SETUP_MAX_UNPACKED',
   /** The largest unpacked/packed ratio of one archive (`--max-ratio`). */
   XPU_SETUP_MAX_RATIO: 'XPU_SETUP_MAX_RATIO',
-  /** conda channels, comma- or space-separated (`--conda-channel`). */
-  XPU_SETUP_CONDA_CHANNELS: 'XPU_SETUP_CONDA_CHANNELS',
   /** Version constraints, comma-separated (`--require`), e.g. `level-zero>=1.9`. */
   XPU_SETUP_REQUIRE: 'XPU_SETUP_REQUIRE',
   /** GPUs to plan for, comma- or space-separated (`--gpu`), e.g. `bmg,0xe20b`. */

@@ -4,15 +4,18 @@ import { XpuError } from '../base/errors.js';
 import { osFamily } from '../platform/index.js';
 import { VERSION } from '../base/version.js';
 import { splitList, type Values } from './command.js';
+import { kindOptions } from '../kinds/names.js';
+
+/** The kinds' index options the action takes, each as an input of the option's name (KindOption.actionInput). */
+const INDEX_INPUTS = kindOptions().filter(([, o]) => o.actionInput).map(([, o]) => o);
 
 /** Every input action.yml declares, with its kind; a boolean is `true` or `false` (YAML 1.2's spellings), nothing else. */
-export const ACTION_INPUTS = {
+export const ACTION_INPUTS: Record<string, 'list' | 'string' | 'boolean'> = {
   components: 'list',
   require: 'list',
   gpu: 'list',
   prefix: 'string',
-  'conda-channel': 'list',
-  'index-url': 'string',
+  ...Object.fromEntries(INDEX_INPUTS.map((o) => [o.flag, o.repeats ? 'list' : 'string'])),
   source: 'list',
   'match-torch': 'string',
   'include-loader-dll': 'boolean',
@@ -28,8 +31,8 @@ export const ACTION_INPUTS = {
   'require-device': 'boolean',
   verbose: 'boolean',
   'github-token': 'string',
-} as const;
-export type ActionInput = keyof typeof ACTION_INPUTS;
+};
+type ActionInput = string;
 
 export interface ActionInputs {
   values: Values;
@@ -77,12 +80,12 @@ export function actionInputs(env: Record<string, string | undefined>): ActionInp
   const values: Values = {
     component: many('components'),
     source: many('source'),
-    'conda-channel': many('conda-channel'),
     require: many('require'),
     gpu: many('gpu'),
     refdriver,
   };
-  for (const key of ['prefix', 'index-url', 'lockfile', 'cache-dir', 'from'] as const) {
+  for (const o of INDEX_INPUTS.filter((i) => i.repeats)) values[o.flag] = many(o.flag);
+  for (const key of ['prefix', ...INDEX_INPUTS.filter((i) => !i.repeats).map((i) => i.flag), 'lockfile', 'cache-dir', 'from']) {
     const v = raw(key);
     if (v) values[key] = v;
   }
@@ -143,8 +146,7 @@ const FLAG_INPUT: Record<string, { input: ActionInput; set?: string }> = {
   require: { input: 'require' },
   gpu: { input: 'gpu' },
   prefix: { input: 'prefix' },
-  'conda-channel': { input: 'conda-channel' },
-  'index-url': { input: 'index-url' },
+  ...Object.fromEntries(INDEX_INPUTS.map((o) => [o.flag, { input: o.flag }])),
   source: { input: 'source' },
   'match-torch': { input: 'match-torch' },
   'no-match-torch': { input: 'match-torch', set: 'false' },

@@ -1,7 +1,7 @@
 // Every command's option table, help, examples and exit codes; its code is imported only when it runs.
 import type { CommandSpec, Conflict, OptionDef } from './options.js';
 import { TARGET_PLATFORMS } from '../platform/types.js';
-import { KIND_NAMES } from '../kinds/names.js';
+import { KIND_NAMES, kindOptions } from '../kinds/names.js';
 import { CACHE_ACTIONS, COMPLETION_SHELLS, COMPONENT_NAMES, DOCTOR_CHECK_IDS, PROBE_FORMATS, SHELL_NAMES, TRITON_ENV_SHELLS } from './choices.js';
 
 
@@ -19,9 +19,8 @@ const planOptions: OptionDef[] = [
   prefixOption('where to install: include/, lib/, env files and the receipt'),
   { name: 'component', type: 'string', multiple: true, value: 'NAME', choices: COMPONENT_NAMES, description: 'install only these components', default: 'level-zero and unified-runtime (gpu-driver too where this host\'s Intel GPU has no usable driver)' },
   { name: 'source', type: 'string', multiple: true, value: 'KIND', choices: KIND_NAMES, description: 'take components only from these kinds of source', default: 'each component\'s sources in manifest order' },
-  { name: 'conda-channel', type: 'string', multiple: true, value: 'URL|NAME', description: 'conda channel to read (a URL, or a name such as conda-forge)', env: 'XPU_SETUP_CONDA_CHANNELS', default: 'the manifest\'s channels (conda-forge)' },
-  { name: 'index-url', type: 'string', value: 'URL', description: 'Python package index (simple or JSON API) for wheels', env: 'XPU_SETUP_INDEX_URL', default: 'https://pypi.org/simple' },
-  { name: 'github-url', type: 'string', value: 'URL', description: 'GitHub REST API root for release assets (a mirror of its /repos/... paths)', env: 'XPU_SETUP_GITHUB_URL', default: 'https://api.github.com' },
+  // Each kind's option that names its index, as the kinds declare it (kinds/names.ts).
+  ...kindOptions().map(([, o]): OptionDef => ({ name: o.flag, type: 'string', ...(o.repeats && { multiple: true }), value: o.value, description: o.description, env: o.env, default: o.default })),
   { name: 'platform', type: 'string', value: 'PLATFORM', choices: [...TARGET_PLATFORMS], description: 'install for this platform (another one: nothing is run)', default: 'this machine' },
   { name: 'cache-dir', type: 'string', value: 'DIR', description: 'where downloaded archives are kept, by sha256', env: 'XPU_SETUP_CACHE_DIR', default: '$XDG_CACHE_HOME/xpu-setup or ~/.cache/xpu-setup', complete: 'dir' },
   { name: 'manifests', type: 'string', value: 'DIR', description: 'read component manifests from this directory', env: 'XPU_SETUP_MANIFESTS', default: 'the manifests shipped with xpu-setup', complete: 'dir' },

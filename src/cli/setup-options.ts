@@ -11,6 +11,7 @@ import type { PlanPlace, SetupOptions } from '../pipeline/options.js';
 import { LOCKFILE_NAME } from '../plan/lockfile.js';
 import type { RequestFlags } from '../plan/request.js';
 import type { MatchTorchRequest } from '../records/plan.js';
+import { kindOptions, type KindOption } from '../kinds/names.js';
 import { parseConstraint } from '../versions/order.js';
 import { parseGpuName, THIS_MACHINE } from '../machine/gpu-names.js';
 import { list, splitList, str, type Values } from './command.js';
@@ -93,10 +94,18 @@ function constraintOf(g: Given, i: number, all: Given[]): string {
   }
 }
 
-/** A bare channel name (`conda-forge`, `intel`), as conda takes it, is a channel on anaconda.org. */
-export function channelUrl(g: Given): string {
-  if (/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(g.value)) return `https://conda.anaconda.org/${g.value}`;
-  return checkUrl(g, 'https://conda.anaconda.org/conda-forge');
+/** A value of a kind's index option: the kind's own shorthand (a bare conda channel name), else an http(s) URL. */
+export function indexValue(option: KindOption, g: Given): string {
+  return option.shorthand?.(g.value) ?? checkUrl(g, option.example);
+}
+
+/** The values of a kind's index option (else of its variable), each with where it came from. */
+function givenIndexes(values: Values, option: KindOption, env: Record<string, string | undefined>): Given[] {
+  if (option.repeats) return givenList(values, option.flag, env, option.env);
+  const flag = str(values, option.flag);
+  if (flag !== undefined) return [{ value: flag, from: `--${option.flag}` }];
+  const value = env[option.env];
+  return value ? [{ value, from: option.env }] : [];
 }
 
 const resolvedPath = (p: string | undefined): string | undefined => (p === undefined ? undefined : path.resolve(p));
@@ -148,17 +157,7 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
     const guess = nearest(badSource, SOURCE_KINDS);
     throw new XpuError('USAGE', `unknown --source "${badSource}"`, { hints: [...(guess ? [`did you mean ${guess}?`] : []), `sources: ${SOURCE_KINDS.join(', ')}`] });
   }
-  const channels = givenList(values, 'conda-channel', env, EnvVars.XPU_SETUP_CONDA_CHANNELS);
-  const indexFlag = str(values, 'index-url');
-  const envIndex = env[EnvVars.XPU_SETUP_INDEX_URL];
-  const indexUrl: Given | undefined = indexFlag !== undefined
-    ? { value: indexFlag, from: '--index-url' }
-    : envIndex ? { value: envIndex, from: EnvVars.XPU_SETUP_INDEX_URL } : undefined;
-  const githubFlag = str(values, 'github-url');
-  const envGithub = env[EnvVars.XPU_SETUP_GITHUB_URL];
-  const githubUrl: Given | undefined = githubFlag !== undefined
-    ? { value: githubFlag, from: '--github-url' }
-    : envGithub ? { value: envGithub, from: EnvVars.XPU_SETUP_GITHUB_URL } : undefined;
+  const named = kindOptions().map(([kind, option]) => ({ kind, option, given: givenIndexes(values, option, env) })).filter((n) => n.given.length);
   const platformValue = str(values, 'platform');
   const platform = platformValue === undefined ? undefined : parseTargetPlatform(platformValue);
   // A prefix for another platform never shares the default with this machine's own prefix.
@@ -167,13 +166,10 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
   const components = list(values, 'component');
   const requires = givenList(values, 'require', env, EnvVars.XPU_SETUP_REQUIRE).map(constraintOf);
   const remove = list(values, 'remove');
-  const condaChannels = channels.map(channelUrl);
   const flags: RequestFlags = {};
   if (components.length) flags.components = components;
   if (sources.length) flags.sources = sources as SourceKind[];
-  if (condaChannels.length) flags.condaChannels = condaChannels;
-  if (indexUrl !== undefined) flags.indexUrl = checkUrl(indexUrl, 'https://pypi.org/simple');
-  if (githubUrl !== undefined) flags.githubUrl = checkUrl(githubUrl, GITHUB_API);
+  if (named.length) flags.indexes = Object.fromEntries(named.map((n) => [n.kind, n.given.map((g) => indexValue(n.option, g))]));
   if (requires.length) flags.requires = requires;
   if (remove.length) flags.remove = remove;
   if (values.refdriver) flags.refdriver = true;
@@ -192,7 +188,7 @@ export function parsePlanOptions(values: Values, deps: Deps): ParsedPlanOptions 
     plan: {
       prefix: path.resolve(str(values, 'prefix') ?? fallbackPrefix),
       cacheDir: path.resolve(str(values, 'cache-dir') ?? defaultCacheDir(deps)),
-      namedBy: { ...(channels.length ? { '--conda-channel': channels[0]!.from } : {}), ...(indexUrl ? { '--index-url': indexUrl.from } : {}), ...(githubUrl ? { '--github-url': githubUrl.from } : {}) },
+      namedBy: Object.fromEntries(named.map((n) => [`--${n.option.flag}`, n.given[0]!.from])),
     },
     flags,
     locked: values.locked || lockfile ? path.resolve(lockfile ?? LOCKFILE_NAME) : undefined,

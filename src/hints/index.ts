@@ -5,6 +5,7 @@ import type { Deps } from '../base/deps.js';
 import { nodeLayout, type PlatformLayout } from '../platform/index.js';
 import type { Receipt } from '../records/receipt.js';
 import { findKind, SOURCE_KINDS } from '../kinds/index.js';
+import { kindOptions, optionOf } from '../kinds/names.js';
 import { psq, shq } from '../base/shell-words.js';
 
 
@@ -80,7 +81,7 @@ async function npxCommand(deps: Pick<Deps, 'readFile'>, script: string, layout: 
 
 const PUBLIC_INDEXES = new Set(['https://conda.anaconda.org/conda-forge', 'https://pypi.org/simple']);
 
-/** The --conda-channel/--index-url options that reproduce where the receipt's components came from. */
+/** The options naming indexes (KIND_OPTIONS) that reproduce where the receipt's components came from. */
 export function recordedSourceArgs(receipt: Pick<Receipt, 'components'> | undefined): string[] {
   const args: string[] = [];
   const seen = new Set<string>();
@@ -88,10 +89,11 @@ export function recordedSourceArgs(receipt: Pick<Receipt, 'components'> | undefi
     const [kind, ...rest] = c.source.split(' ');
     const origin = rest.join(' ').replace(/\/+$/, '');
     if (!origin || PUBLIC_INDEXES.has(origin)) continue;
-    const option = findKind(kind ?? '')?.option;
-    if (!option) continue;
-    const flag = option.flag;
-    for (const o of option.values(origin)) {
+    const option = optionOf(kind ?? '');
+    const values = findKind(kind ?? '')?.optionValues;
+    if (!option || !values) continue;
+    const flag = `--${option.flag}`;
+    for (const o of values(origin)) {
       if (seen.has(flag + o)) continue;
       seen.add(flag + o);
       args.push(flag, o);
@@ -105,9 +107,7 @@ export function requestArgs(r: NonNullable<Receipt['request']>): string[] {
   const args: string[] = [];
   if (r.components.length) args.push('--component', r.components.join(','));
   if (r.sources.length) args.push('--source', r.sources.join(','));
-  for (const c of r.condaChannels) args.push('--conda-channel', c);
-  if (r.indexUrl) args.push('--index-url', r.indexUrl);
-  if (r.githubUrl) args.push('--github-url', r.githubUrl);
+  for (const [kind, o] of kindOptions()) for (const v of r.indexes[kind] ?? []) args.push(`--${o.flag}`, v);
   for (const q of r.requires) args.push('--require', q);
   if (r.refdriver) args.push('--refdriver');
   // The interpreter goes with its option in one word (`--match-torch=PYTHON`), quoted whole when pasted.
@@ -141,7 +141,7 @@ export function unreachedShort(reason: string): string {
 export function newerFix(self: string, prefix: string, receipt: Pick<Receipt, 'components' | 'request'> | undefined, unreached: string[], shell: HintShell = 'sh'): string {
   const line = setupLine(self, prefix, receipt, shell);
   // The options that name another index of the kinds not reached (every such option when none is known).
-  const named = (names: readonly string[]) => [...new Set(names.flatMap((n) => findKind(n)?.option?.flag ?? []))];
+  const named = (names: readonly string[]) => [...new Set(names.flatMap((n) => (optionOf(n) ? [`--${optionOf(n)!.flag}`] : [])))];
   const options = named(unreached.map((u) => u.split(' ')[0]!));
   const flags = (options.length ? options : named(SOURCE_KINDS)).map((f) => `${f} URL`).join(' or ');
   const elsewhere = `${line} ${flags} (a mirror this machine reaches), or ${line} --from DIR (a bundle that \`xpu-setup bundle\` wrote where the index is reachable)`;

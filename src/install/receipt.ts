@@ -3,6 +3,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { XpuError } from '../base/errors.js';
 import { RECEIPT_NAME, RECEIPT_SCHEMA, type Receipt } from '../records/receipt.js';
+import { recordedRequest } from '../kinds/names.js';
 
 export { RECEIPT_NAME, RECEIPT_SCHEMA, type Receipt, type ReceiptArchive, type ReceiptComponent, type ReceiptFile, type ReceiptProof } from '../records/receipt.js';
 
@@ -56,5 +57,6 @@ export async function readReceipt(prefix: string): Promise<Receipt | undefined> 
   if (!rec || typeof rec !== 'object' || Array.isArray(rec)) throw damaged(file, 'it is not a receipt (not a JSON object)');
   if (rec.schema !== RECEIPT_SCHEMA) return undefined;
   if (!Array.isArray(rec.files) || !Array.isArray(rec.components)) throw damaged(file, 'its file or component list is missing');
+  if (rec.request) rec.request = recordedRequest(rec.request);
   return rec as Receipt;
 }

@@ -11,7 +11,8 @@ import { compareConda, meetsAll, unmetText, type Constraint } from '../versions/
 import { inRange } from '../versions/range.js';
 import { resolveFromChoice, requirementText, type Candidate, type Provider, type Requirement } from '../versions/resolve.js';
 import { archiveWhy, checkSkip, dedupe, isStrArr, older, rootRequirements, skipMap } from './closure.js';
-import { indexRoot, NotAvailable, type ClosureNotes, type ClosureResult, type Kind, type NamedIndexes, type Resolution, type SkippedPackage, type SourceBase, type SourceContext } from './kind.js';
+import type { KindIndexes } from '../records/plan.js';
+import { indexRoot, NotAvailable, type ClosureNotes, type ClosureResult, type Kind, type Resolution, type SkippedPackage, type SourceBase, type SourceContext } from './kind.js';
 
 export interface CondaSourceSpec extends SourceBase {
   kind: 'conda';
@@ -117,10 +118,10 @@ async function subdirAndNoarch(gateway: Gateway, ch: string, subdir: string, nam
 }
 
 /** The channels a run reads for this entry: the named ones (--conda-channel) in place of the manifest's. */
-const channelsOf = (spec: CondaSourceSpec, named: NamedIndexes): string[] => (named.condaChannels?.length ? named.condaChannels : spec.channels);
+const channelsOf = (spec: CondaSourceSpec, named: KindIndexes): string[] => (named.conda?.length ? named.conda : spec.channels);
 
 export async function resolveConda(spec: CondaSourceSpec, ctx: SourceContext): Promise<Resolution> {
-  const channels = channelsOf(spec, ctx);
+  const channels = channelsOf(spec, ctx.indexes);
   const subdir = layoutFor(ctx.host.platform).condaSubdir;
   const misses: string[] = [];
   let unreachable: unknown;
@@ -258,7 +259,7 @@ function condaProvider(ctx: SourceContext, channels: string[], skip: Map<string,
 const betterCondaRecord = (a: CondaCandidate, b: CondaCandidate): number => compareConda(b.version, a.version) || better(a, b);
 
 export async function condaClosure(spec: CondaSourceSpec, r: Resolution, ctx: SourceContext, component: string, pins: Requirement[]): Promise<ClosureResult> {
-  const channels = channelsOf(spec, ctx);
+  const channels = channelsOf(spec, ctx.indexes);
   const notes: ClosureNotes = { runtime: [], skipped: [] };
   const provider = condaProvider(ctx, channels, skipMap(spec.skip), notes, spec.sameMinor);
   // The packages the source chose, first at the very builds it chose.
@@ -321,5 +322,5 @@ export const conda: Kind<CondaSourceSpec> = {
   recordedIndexes: (origin) => origin.split(/,\s*/).filter(Boolean).map(indexRoot),
   runNames: (spec) => spec.packages,
   // A conda source may record several channels, comma-separated.
-  option: { flag: '--conda-channel', named: (n) => !!n.condaChannels?.length, values: (origin) => origin.split(/,\s*/) },
+  optionValues: (origin) => origin.split(/,\s*/),
 };

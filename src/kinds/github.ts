@@ -16,7 +16,8 @@ import type { PlannedArchive } from '../records/archive.js';
 import { compareConda, debianUpstream, meetsAll } from '../versions/order.js';
 import { inRange } from '../versions/range.js';
 import { isStr, isStrArr } from './closure.js';
-import { indexRoot, NotAvailable, type Kind, type NamedIndexes, type Resolution, type SourceBase, type SourceContext } from './kind.js';
+import type { KindIndexes } from '../records/plan.js';
+import { indexRoot, NotAvailable, type Kind, type Resolution, type SourceBase, type SourceContext } from './kind.js';
 
 /** Releases of another repository taken at the version the pins file names for `component`. */
 export interface PinnedRelease {
@@ -53,7 +54,7 @@ const RAW = 'application/vnd.github.raw+json';
 const DEFAULT_TAGS = '^\\d+(\\.\\d+)+$';
 
 /** The API a run reads: the named one (--github-url) or GitHub's. */
-const apiOf = (named: NamedIndexes): string => (named.githubUrl ?? DEFAULT_GITHUB_API).replace(/\/+$/, '');
+const apiOf = (named: KindIndexes): string => (named.github?.[0] ?? DEFAULT_GITHUB_API).replace(/\/+$/, '');
 
 // ---- the documents ----------------------------------------------------------------------------------------------
 
@@ -306,7 +307,7 @@ function byDigest(assets: ReleaseAsset[], releaseUrl: string, release: string, s
 }
 
 export async function resolveGithub(spec: GithubSourceSpec, ctx: SourceContext): Promise<Resolution> {
-  const api = apiOf(ctx);
+  const api = apiOf(ctx.indexes);
   const read = readerFor(ctx);
   const listUrl = `${api}/repos/${spec.repository}/releases?per_page=100`;
   let releases: Release[];
@@ -487,5 +488,5 @@ export const github: Kind<GithubSourceSpec> = {
   describe: (spec, named) => `github ${spec.repository} (${apiOf(named)})`,
   indexes: (_spec, named) => [indexRoot(apiOf(named))],
   recordedIndexes: (origin) => (/^https?:/.test(origin) ? [indexRoot(origin)] : []),
-  option: { flag: '--github-url', named: (n) => !!n.githubUrl, values: (origin) => (origin === DEFAULT_GITHUB_API ? [] : [origin]) },
+  optionValues: (origin) => (origin === DEFAULT_GITHUB_API ? [] : [origin]),
 };

@@ -13,7 +13,7 @@ import { pypi } from './pypi.js';
 import { url } from './url.js';
 
 export type { SourceKind } from '../records/archive.js';
-export type { Kind, NamedIndexes, Resolution, SourceContext, SkippedPackage, ClosureResult, ClosureNotes } from './kind.js';
+export type { Kind, Resolution, SourceContext, SkippedPackage, ClosureResult, ClosureNotes } from './kind.js';
 export { NotAvailable } from './kind.js';
 
 /** In the order `--source` lists them. */

@@ -4,6 +4,7 @@ import type { CachedFile, DownloadCache } from '../cache/store.js';
 import type { Deps } from '../base/deps.js';
 import type { Host } from '../platform/types.js';
 import type { MapRule, PlannedArchive, SourceKind } from '../records/archive.js';
+import type { KindIndexes } from '../records/plan.js';
 import type { Reporter } from '../base/reporter.js';
 import type { Gateway } from '../index/gateway.js';
 import type { Constraint, Ordering } from '../versions/order.js';
@@ -26,14 +27,6 @@ export interface SourceBase {
   versions?: string;
 }
 
-/** The indexes a run was told to read in place of the manifests' own (`--conda-channel`, `--index-url`, `--github-url`). */
-export interface NamedIndexes {
-  condaChannels?: string[];
-  indexUrl?: string;
-  /** A GitHub REST API root (a mirror of `https://api.github.com`). */
-  githubUrl?: string;
-}
-
 /** What a source resolves to: the version it chose and its archives. */
 export interface Resolution {
   source: SourceKind;
@@ -48,8 +41,10 @@ export interface Resolution {
   turnedAway?: string[];
 }
 
-export interface SourceContext extends NamedIndexes {
+export interface SourceContext {
   host: Host;
+  /** The indexes the run named in place of the manifests' own: each kind reads its own entry (names.ts: KIND_OPTIONS). */
+  indexes: KindIndexes;
   deps: Deps;
   reporter: Reporter;
   /** Version floors and pins of the component being resolved, checked in the source's own version order. */
@@ -90,8 +85,8 @@ export interface ClosureResult {
 
 /**
  * One kind of source. Methods take the kind's own manifest entry `S`; the registry hands each kind only its own.
- * Optional parts are what a kind may lack: a dependency closure (a pinned URL is complete), an option that names its
- * index, a fetcher of its own (most archives are fetched over HTTP by fetch/).
+ * Optional parts are what a kind may lack: a dependency closure (a pinned URL is complete), the values of an option
+ * that names its index, a fetcher of its own (most archives are fetched over HTTP by fetch/).
  */
 export interface Kind<S extends SourceBase = SourceBase> {
   /** As manifests, `--source`, plans and receipts write it. */
@@ -105,18 +100,15 @@ export interface Kind<S extends SourceBase = SourceBase> {
   /** Everything the chosen packages need, read from the same index (the resolver's provider lives here). */
   closure?(spec: S, r: Resolution, ctx: SourceContext, component: string, pins: Requirement[]): Promise<ClosureResult>;
   /** The source for people, with the run's named indexes in place: `conda https://…, https://…`. */
-  describe(spec: S, named: NamedIndexes): string;
+  describe(spec: S, named: KindIndexes): string;
   /** The index roots setup would contact for this entry (what the doctor checks), with the named indexes in place. */
-  indexes(spec: S, named: NamedIndexes): string[];
+  indexes(spec: S, named: KindIndexes): string[];
   /** The index roots of an origin a receipt recorded for this kind. */
   recordedIndexes(origin: string): string[];
   /** The packages of this entry that every read of the kind's index should ask for at once (SourceContext.runNames). */
   runNames?(spec: S): string[];
-  /**
-   * The option that names this kind's index for a run: its flag, whether the run's options named one (a named
-   * source that cannot be read stops the plan), and the option values that name a recorded origin again.
-   */
-  option?: { flag: string; named(n: NamedIndexes): boolean; values(origin: string): string[] };
+  /** The values of the option that names this kind's index (names.ts: KIND_OPTIONS) that name a recorded origin again. */
+  optionValues?(origin: string): string[];
   /** Archives whose URL starts with `scheme` are fetched by the kind itself, into the verified cache. */
   fetcher?: {
     scheme: string;

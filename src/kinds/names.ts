@@ -1,3 +1,94 @@
-// The kinds' names alone, for the CLI's option table (help, completion, parsing), which must not load the kinds'
-// modules (their index clients and archive readers) on every start. kinds/index.ts checks it lists KINDS' names.
+// The kinds' names and the options that name their indexes, for the CLI's option table (help, completion, parsing),
+// which must not load the kinds' modules (their index clients and archive readers) on every start. kinds/index.ts
+// checks it lists KINDS' names. Imports nothing but types.
+import type { KindIndexes, SetupRequest } from '../records/plan.js';
+
 export const KIND_NAMES = ['conda', 'pypi', 'url', 'apt', 'github'] as const;
+
+/**
+ * The option that names a kind's index for a run in place of the manifests' own: the request records its values
+ * under the kind's name (KindIndexes), so the option is this entry and the kind's module reading its own entry.
+ */
+export interface KindOption {
+  /** The long option, without its dashes. */
+  flag: string;
+  /** The variable read when the option is not given (a list, split as the option's values, when it repeats). */
+  env: string;
+  /** The value's name for the help line. */
+  value: string;
+  description: string;
+  /** What holds when neither the option nor its variable is given. */
+  default: string;
+  /** Several values, read in order (the option repeats, the variable is a list); else one. */
+  repeats?: true;
+  /** An index root, shown when a value is not an http(s) URL. */
+  example: string;
+  /** A value that is no URL as the kind takes it (a bare channel name); undefined: the value must be an http(s) URL. */
+  shorthand?(value: string): string | undefined;
+  /** The GitHub Action has an input of the option's name (action.yml declares it). */
+  actionInput?: true;
+  /** Where a request written before requests held their indexes by kind kept this one (read, never written). */
+  recordedAs?: string;
+}
+
+/** By kind name, in the order help lists the options. */
+export const KIND_OPTIONS: Readonly<Partial<Record<(typeof KIND_NAMES)[number], KindOption>>> = {
+  conda: {
+    flag: 'conda-channel',
+    env: 'XPU_SETUP_CONDA_CHANNELS',
+    value: 'URL|NAME',
+    description: 'conda channel to read (a URL, or a name such as conda-forge)',
+    default: "the manifest's channels (conda-forge)",
+    repeats: true,
+    example: 'https://conda.anaconda.org/conda-forge',
+    // A bare channel name (`conda-forge`, `intel`), as conda takes it, is a channel on anaconda.org.
+    shorthand: (v) => (/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(v) ? `https://conda.anaconda.org/${v}` : undefined),
+    actionInput: true,
+    recordedAs: 'condaChannels',
+  },
+  pypi: {
+    flag: 'index-url',
+    env: 'XPU_SETUP_INDEX_URL',
+    value: 'URL',
+    description: 'Python package index (simple or JSON API) for wheels',
+    default: 'https://pypi.org/simple',
+    example: 'https://pypi.org/simple',
+    actionInput: true,
+    recordedAs: 'indexUrl',
+  },
+  github: {
+    flag: 'github-url',
+    env: 'XPU_SETUP_GITHUB_URL',
+    value: 'URL',
+    description: 'GitHub REST API root for release assets (a mirror of its /repos/... paths)',
+    default: 'https://api.github.com',
+    example: 'https://api.github.com',
+    recordedAs: 'githubUrl',
+  },
+};
+
+/** Each kind's option with the kind it names, in the table's order. */
+export const kindOptions = (): [kind: string, option: KindOption][] => Object.entries(KIND_OPTIONS) as [string, KindOption][];
+
+/** The option of the kind of that name, if it has one (a receipt may name a kind this version lacks). */
+export const optionOf = (kind: string): KindOption | undefined => (KIND_OPTIONS as Partial<Record<string, KindOption>>)[kind];
+
+/**
+ * A request as a receipt, lockfile or bundle holds it. One written before requests held their indexes by kind has
+ * each under a field of its own (KindOption.recordedAs: `condaChannels`, `indexUrl`): read into `indexes`, so an
+ * older prefix's bare re-run asks for what it asked before.
+ */
+export function recordedRequest(raw: SetupRequest): SetupRequest {
+  const old = raw as unknown as Record<string, unknown>;
+  if (raw.indexes && typeof raw.indexes === 'object') return raw;
+  const rest: Record<string, unknown> = { ...old };
+  const indexes: KindIndexes = {};
+  for (const [kind, o] of kindOptions()) {
+    if (!o.recordedAs) continue;
+    const v = old[o.recordedAs];
+    delete rest[o.recordedAs];
+    const values = (Array.isArray(v) ? v : [v]).filter((x): x is string => typeof x === 'string' && !!x);
+    if (values.length) indexes[kind] = values;
+  }
+  return { components: raw.components, sources: raw.sources, indexes, ...rest } as SetupRequest;
+}

@@ -12,7 +12,8 @@ import { inRange } from '../versions/range.js';
 import { resolveFromChoice, type Candidate, type Provider, type Requirement } from '../versions/resolve.js';
 import type { PlannedArchive } from '../records/archive.js';
 import { archiveWhy, checkSkip, dedupe, isStrArr, older, rootRequirements, skipMap } from './closure.js';
-import { indexRoot, NotAvailable, type ClosureNotes, type ClosureResult, type Kind, type NamedIndexes, type Resolution, type SkippedPackage, type SourceBase, type SourceContext } from './kind.js';
+import type { KindIndexes } from '../records/plan.js';
+import { indexRoot, NotAvailable, type ClosureNotes, type ClosureResult, type Kind, type Resolution, type SkippedPackage, type SourceBase, type SourceContext } from './kind.js';
 
 export interface PypiSourceSpec extends SourceBase {
   kind: 'pypi';
@@ -62,7 +63,7 @@ export function selectWheel(files: IndexFile[], project: string, host: Host, ran
 }
 
 /** The index a run reads: the named one (--index-url) or PyPI's. */
-const indexOf = (named: NamedIndexes): string => named.indexUrl ?? DEFAULT_INDEX_URL;
+const indexOf = (named: KindIndexes): string => named.pypi?.[0] ?? DEFAULT_INDEX_URL;
 
 /**
  * When the only wheel that fits is yanked (PEP 592), says so, with the index's reason, instead of "none for this
@@ -85,7 +86,7 @@ function refuseYanked(files: IndexFile[], project: string, indexUrl: string, ran
 
 export async function resolvePypi(spec: PypiSourceSpec, ctx: SourceContext): Promise<Resolution> {
   await loadPep440();
-  const indexUrl = indexOf(ctx);
+  const indexUrl = indexOf(ctx.indexes);
   const archives = [];
   // Newer versions of the component's package left because their wheels need a newer glibc: said with the choice.
   const away: string[] = [];
@@ -243,7 +244,7 @@ function pypiProvider(
 }
 
 export async function pypiClosure(spec: PypiSourceSpec, r: Resolution, ctx: SourceContext, component: string, pins: Requirement[]): Promise<ClosureResult> {
-  const indexUrl = indexOf(ctx);
+  const indexUrl = indexOf(ctx.indexes);
   const notes: ClosureNotes = { runtime: [], skipped: [] };
   const skip = new Map([...skipMap(spec.skip)].map(([k, v]) => [normalizeName(k), v]));
   await loadPep440();
@@ -279,5 +280,5 @@ export const pypi: Kind<PypiSourceSpec> = {
   describe: (_spec, named) => `pypi ${indexOf(named)}`,
   indexes: (_spec, named) => [indexRoot(indexOf(named))],
   recordedIndexes: (origin) => (origin ? [indexRoot(origin)] : []),
-  option: { flag: '--index-url', named: (n) => !!n.indexUrl, values: (origin) => [origin] },
+  optionValues: (origin) => [origin],
 };

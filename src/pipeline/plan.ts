@@ -21,6 +21,7 @@ import { namedGpus, readHostGpus } from '../plan/gpu.js';
 import type { ExistingInstalls, HostGpus, InstallPlan, TorchMatch } from '../records/plan.js';
 import { planRequestKey, recentPlan, rememberPlan } from '../plan/recent.js';
 import { mergeRequest, type MergedRequest } from '../plan/request.js';
+import { kindOptions } from '../kinds/names.js';
 import type { SetupRequest } from '../records/plan.js';
 import { readTorchMatch, torchMismatch, TORCH_RUNTIME_PACKAGES } from '../plan/torch.js';
 import type { Reporter } from '../base/reporter.js';
@@ -106,8 +107,11 @@ async function noteTorchMismatch(plan: InstallPlan, deps: Deps, reporter: Report
 }
 
 export function sameRequest(a: SetupRequest | undefined, b: SetupRequest): boolean {
-  return !!a && JSON.stringify({ ...a, indexUrl: a.indexUrl ?? null }) === JSON.stringify({ ...b, indexUrl: b.indexUrl ?? null });
+  return !!a && canonical(a) === canonical(b);
 }
+
+/** JSON with every object's keys in order, so a request read from an older receipt compares by content alone. */
+const canonical = (v: unknown): string => JSON.stringify(v, (_k, x: unknown) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([p], [q]) => (p < q ? -1 : 1))) : x));
 
 /** The archives of a recorded plan that are not in the cache (by name and size; fetch verifies the hash). */
 export async function missingFromCache(locked: LockedPlatform, cacheDir: string): Promise<{ url: string; sha256: string }[]> {
@@ -214,32 +218,26 @@ function askedRequest(s: PlanScope): AskedRequest {
 async function plannerOptions(s: PlanScope, asked: AskedRequest): Promise<PlanOptions> {
   const { request } = asked;
   const { flags, standalone } = s.opts;
-  // Channels and an index repeated from the receipt were named there: errors about them say so.
+  // Indexes repeated from the receipt were named there: errors about them say so.
   const namedBy: NamedBy = { ...s.opts.plan.namedBy };
-  if (!standalone && !flags.condaChannels && request.condaChannels.length) namedBy['--conda-channel'] = `the conda channels recorded in ${s.receiptFile}`;
-  if (!standalone && !flags.indexUrl && request.indexUrl) namedBy['--index-url'] = `the index URL recorded in ${s.receiptFile}`;
-  if (!standalone && !flags.githubUrl && request.githubUrl) namedBy['--github-url'] = `the GitHub API URL recorded in ${s.receiptFile}`;
+  for (const [kind, o] of standalone ? [] : kindOptions()) {
+    if (!flags.indexes?.[kind] && request.indexes[kind]?.length) namedBy[`--${o.flag}`] = `the --${o.flag} recorded in ${s.receiptFile}`;
+  }
   // --match-torch reads the interpreter on every planning run: what it has installed is part of what is asked.
   const [torch, verdicts] = await Promise.all([request.matchTorch ? readTorchMatch(s.deps, request.matchTorch.python) : undefined, readVerdicts(s.opts.plan.cacheDir)]);
   return { ...optionsOf(s, request, asked.required, namedBy, torch), ...(verdicts.length ? { verdicts } : {}) };
 }
 
 /** The one conversion of a request into what the planner reads. */
-function optionsOf(s: PlanScope, req: SetupRequest, required: string[] | undefined, namedBy?: NamedBy, torch?: TorchMatch): PlanOptions {
+function optionsOf(s: PlanScope, request: SetupRequest, required: string[] | undefined, namedBy?: NamedBy, torch?: TorchMatch): PlanOptions {
   return {
+    request,
     prefix: s.opts.plan.prefix,
     cacheDir: s.opts.plan.cacheDir,
     ...(namedBy ? { namedBy } : {}),
     ...(torch ? { torch } : {}),
-    components: req.components,
-    sources: req.sources,
-    condaChannels: req.condaChannels,
-    indexUrl: req.indexUrl,
-    githubUrl: req.githubUrl,
-    requires: req.requires,
     required,
     ...keptSources(s),
-    includeLoaderDll: !!req.includeLoaderDll,
     ...(s.hostGpus ? { hostGpus: s.hostGpus } : {}),
   };
 }

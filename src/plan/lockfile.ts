@@ -13,6 +13,7 @@ import { VERSION } from '../base/version.js';
 import { newInstallPlan } from './key.js';
 import type { InstallPlan, PlannedComponent } from '../records/plan.js';
 import { belowFloorOf } from './request.js';
+import { recordedRequest } from '../kinds/names.js';
 import type { SetupRequest } from '../records/plan.js';
 import type { Http } from '../net/http.js';
 
@@ -125,7 +126,7 @@ export function parseLockfile(text: string, where: string): Lockfile {
   if (!doc || doc.schema !== LOCKFILE_SCHEMA || typeof doc.platforms !== 'object' || !doc.request) {
     throw new XpuError('LOCKFILE', `${where} is not an xpu-setup lockfile (schema ${LOCKFILE_SCHEMA})`, { details: { file: where }, hints: ['write it again: xpu-setup lock'] });
   }
-  return doc;
+  return { ...doc, request: recordedRequest(doc.request) };
 }
 
 export async function readLockfile(file: string): Promise<Lockfile> {

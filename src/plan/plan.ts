@@ -2,10 +2,11 @@
 import type { Deps } from '../base/deps.js';
 import { isUnreachable, XpuError } from '../base/errors.js';
 import type { Host, TargetPlatform } from '../platform/types.js';
-import { findKind, kindOf, NotAvailable, orderingOf, type Resolution, type SourceContext, type SourceKind, type SourceSpec } from '../kinds/index.js';
+import { kindOf, NotAvailable, orderingOf, type Resolution, type SourceContext, type SourceKind, type SourceSpec } from '../kinds/index.js';
 import { defaultComponents, type ComponentManifest } from '../manifest/schema.js';
 import type { Reporter } from '../base/reporter.js';
 import type { Gateway } from '../index/gateway.js';
+import { optionOf } from '../kinds/names.js';
 import { compareAcross, meetsAll, parseConstraint, unmetText, type Constraint } from '../versions/order.js';
 import { belowFloorOf, featuresLacking, floorsFor } from './request.js';
 import { checkConstrains, closeOver } from './closure.js';
@@ -19,28 +20,19 @@ import type { HostGpus, InstallPlan, PlannedComponent, SetupRequest, SourceAttem
 /** Failures whose own hints name the remedy (add the CA, fix the proxy, take another release): every error built from them keeps them. */
 const OWN_HINTS = new Set(['TLS', 'PROXY', 'RESOLUTION_CONFLICT', 'HASH_MISMATCH']);
 
+/** The planner's input: the request as asked (its components, sources, indexes, constraints), and what the run adds. */
 export interface PlanOptions {
+  request: SetupRequest;
   prefix: string;
   cacheDir: string;
-  /** Components named explicitly; empty means every component in the manifests. */
-  components: string[];
-  /** Source kinds in order of preference; empty means the manifest's order. */
-  sources: SourceKind[];
-  /** Installed components this run did not name, kept from the source kind they came from whatever `sources` says. */
+  /** Installed components this run did not name, kept from the source kind they came from whatever `request.sources` says. */
   keptSources?: Record<string, SourceKind[]>;
-  condaChannels: string[];
-  indexUrl?: string;
-  githubUrl?: string;
-  /** Version constraints (`level-zero>=1.9`). */
-  requires?: string[];
   /** Components that must be planned although not named with --component (installed ones, constrained ones). */
   required?: string[];
-  /** What named the conda channels and the index URL, for errors about them (default: the options). */
+  /** What named each kind's indexes, by the option's flag, for errors about them (default: the option). */
   namedBy?: NamedBy;
   /** What `--match-torch` read: exact versions of the runtime packages in a Python environment. */
   torch?: TorchMatch;
-  /** `--include-loader-dll`: take the map rules marked with that opt-in (Windows' ze_loader.dll). */
-  includeLoaderDll?: boolean;
   /** This host's Intel GPUs and its own Level Zero driver (plan/gpu.ts: readHostGpus), when the plan is for this host. */
   hostGpus?: HostGpus;
   /** Candidates earlier downloads showed do not serve here (cache/verdicts.ts): not planned again. */
@@ -87,7 +79,7 @@ async function resolveUsable(spec: SourceSpec, ctx: SourceContext, component: st
 }
 
 function describe(spec: SourceSpec, ctx: SourceContext): string {
-  return kindOf(spec.kind).describe(spec, ctx);
+  return kindOf(spec.kind).describe(spec, ctx.indexes);
 }
 
 export function missingFeatures(m: ComponentManifest, version: string, kind: SourceKind): string[] {
@@ -96,7 +88,7 @@ export function missingFeatures(m: ComponentManifest, version: string, kind: Sou
 
 /** A source the user named (a channel, an index URL): when it is unreachable or broken, nothing else is tried. */
 function isNamed(spec: SourceSpec, opts: PlanOptions): boolean {
-  return !!kindOf(spec.kind).option?.named(opts);
+  return !!opts.request.indexes[spec.kind]?.length;
 }
 
 /**
@@ -106,7 +98,8 @@ function isNamed(spec: SourceSpec, opts: PlanOptions): boolean {
 export type NamedBy = Partial<Record<string, string>>;
 
 export function namedSourceError(component: string, attempt: SourceAttempt, namedBy: NamedBy = {}): XpuError {
-  const flag = findKind(attempt.source)?.option?.flag ?? attempt.source;
+  const option = optionOf(attempt.source);
+  const flag = option ? `--${option.flag}` : attempt.source;
   const by = namedBy[flag] ?? flag;
   const drop = by.startsWith('--') ? `drop ${by}` : by.startsWith('the ') ? `name another with ${flag}` : `unset ${by}`;
   return new XpuError('SOURCE_FAILED', `${component}: the source you named failed: ${attempt.reason}`, {
@@ -191,7 +184,7 @@ async function planComponent(
   };
   const below: BelowFloorCandidate[] = [];
   const cctx: SourceContext = { ...ctx, constraints };
-  const kinds = opts.keptSources?.[m.name] ?? opts.sources;
+  const kinds = opts.keptSources?.[m.name] ?? opts.request.sources;
   const sources = orderSources(spec.sources, kinds);
   for (const [index, s] of sources.entries()) {
     const label = describe(s, ctx);
@@ -283,12 +276,13 @@ export async function makePlan(
   reporter: Reporter,
   gateway: Gateway,
 ): Promise<InstallPlan> {
+  const { components: named, sources, requires: asked } = opts.request;
   const known = manifests.map((m) => m.name);
-  const unknown = opts.components.filter((c) => !known.includes(c));
+  const unknown = named.filter((c) => !known.includes(c));
   if (unknown.length) {
     throw new XpuError('USAGE', `unknown component ${unknown.map((u) => `"${u}"`).join(', ')}`, { hints: [`components: ${known.join(', ')}`] });
   }
-  const required = new Set([...opts.components, ...(opts.required ?? [])]);
+  const required = new Set([...named, ...(opts.required ?? [])]);
   const unknownRequired = [...required].filter((c) => !known.includes(c));
   if (unknownRequired.length) {
     throw new XpuError('USAGE', `unknown component ${unknownRequired.map((u) => `"${u}"`).join(', ')} in a version constraint or the receipt`, {
@@ -296,9 +290,9 @@ export async function makePlan(
     });
   }
   // A platform whose GPU driver comes with the display driver (Windows) has no driver component to choose.
-  const gpu = chooseGpuDriver(opts.hostGpus, manifests.filter((m) => m.platforms[host.platform]), { components: opts.components, required, requires: opts.requires ?? [] });
+  const gpu = chooseGpuDriver(opts.hostGpus, manifests.filter((m) => m.platforms[host.platform]), { components: named, required, requires: asked });
   const byDefault = [...defaultComponents(manifests), ...(gpu?.decision === 'added' ? [gpu.component] : [])];
-  const chosen = manifests.filter((m) => (opts.components.length ? required.has(m.name) : byDefault.includes(m.name) || required.has(m.name)));
+  const chosen = manifests.filter((m) => (named.length ? required.has(m.name) : byDefault.includes(m.name) || required.has(m.name)));
   // Every package any chosen component may ask of a kind, so an index read whole is read once for all of them.
   const runNames = new Map<SourceKind, string[]>();
   for (const s of chosen.flatMap((m) => m.platforms[host.platform]?.sources ?? [])) {
@@ -309,13 +303,11 @@ export async function makePlan(
     host,
     deps,
     reporter,
-    condaChannels: opts.condaChannels,
-    indexUrl: opts.indexUrl,
-    githubUrl: opts.githubUrl,
+    indexes: opts.request.indexes,
     gateway,
     runNames,
   };
-  const requires = { requires: gpuRequires(gpu, opts.requires ?? []) };
+  const requires = { requires: gpuRequires(gpu, asked) };
   const components = await Promise.all(
     chosen.map((m) => planComponent(m, required.has(m.name), host, opts, ctx, requires)),
   );
@@ -325,7 +317,7 @@ export async function makePlan(
   // --source names the kinds to use, a constraint names the versions: a component none of them could provide was
   // asked for and not delivered.
   const missing = components.filter(
-    (c) => c.status === 'unavailable' && (c.explicit || (c.attempts.length > 0 && (opts.sources.length > 0 || !!c.constraints))),
+    (c) => c.status === 'unavailable' && (c.explicit || (c.attempts.length > 0 && (sources.length > 0 || !!c.constraints))),
   );
   if (missing.length) throw noSourceError(missing, host.platform, opts.torch);
   // What one component's versions need of another (UR 2026's adapters: a loader >= 1.25) settles them together.
@@ -333,6 +325,6 @@ export async function makePlan(
   components.splice(0, components.length, ...settled);
   checkConstrains(components.filter((c) => c.status === 'planned'));
   // Map rules left to an opt-in (the Windows loader DLL) are taken only when the request opted in.
-  for (const c of components) c.archives = c.archives.map((a) => ({ ...a, map: a.map.filter((r) => !r.optIn || (r.optIn === 'include-loader-dll' && !!opts.includeLoaderDll)) }));
+  for (const c of components) c.archives = c.archives.map((a) => ({ ...a, map: a.map.filter((r) => !r.optIn || (r.optIn === 'include-loader-dll' && !!opts.request.includeLoaderDll)) }));
   return { ...newInstallPlan(host, opts, components), ...(opts.torch ? { torch: opts.torch } : {}), ...(gpu ? { gpuDriver: gpu } : {}) };
 }

@@ -3,15 +3,14 @@ import { XpuError } from '../base/errors.js';
 import type { ComponentManifest, SourceKind } from '../manifest/schema.js';
 import { orderingOf } from '../kinds/index.js';
 import { compareTo, meetsAll, parseConstraint, type Constraint } from '../versions/order.js';
-import type { BelowFloor, MatchTorchRequest, SetupRequest } from '../records/plan.js';
+import type { BelowFloor, KindIndexes, MatchTorchRequest, SetupRequest } from '../records/plan.js';
 
 /** What this run's command line (or environment) said; undefined means "not said: repeat the recorded request". */
 export interface RequestFlags {
   components?: string[];
   sources?: SourceKind[];
-  condaChannels?: string[];
-  indexUrl?: string;
-  githubUrl?: string;
+  /** The kinds whose index this run named, each with its values (a kind not here: as recorded). */
+  indexes?: KindIndexes;
   requires?: string[];
   refdriver?: boolean;
   /** `--match-torch[=PYTHON]`; null: `--no-match-torch` (forget a recorded one). */
@@ -24,7 +23,15 @@ export interface RequestFlags {
   gpus?: string[];
 }
 
-export const EMPTY_REQUEST: SetupRequest = { components: [], sources: [], condaChannels: [], requires: [], refdriver: false };
+export const EMPTY_REQUEST: SetupRequest = { components: [], sources: [], indexes: {}, requires: [], refdriver: false };
+
+/** The recorded indexes with each kind this run named replaced by what it named (a kind's values are never added up). */
+export function mergeIndexes(recorded: KindIndexes, said: KindIndexes = {}): KindIndexes {
+  const merged: KindIndexes = {};
+  for (const [kind, values] of Object.entries({ ...recorded, ...said })) if (values?.length) merged[kind] = values;
+  return merged;
+}
+
 
 export interface MergedRequest {
   request: SetupRequest;
@@ -66,9 +73,7 @@ export function mergeRequest(recorded: SetupRequest | undefined, flags: RequestF
   const request: SetupRequest = {
     components,
     sources: flags.sources ?? base.sources,
-    condaChannels: flags.condaChannels ?? base.condaChannels,
-    indexUrl: flags.indexUrl ?? base.indexUrl,
-    githubUrl: flags.githubUrl ?? base.githubUrl,
+    indexes: mergeIndexes(base.indexes, flags.indexes),
     requires,
     refdriver: flags.refdriver ?? base.refdriver,
   };
@@ -77,8 +82,6 @@ export function mergeRequest(recorded: SetupRequest | undefined, flags: RequestF
   if (flags.includeLoaderDll ?? base.includeLoaderDll) request.includeLoaderDll = true;
   const gpus = flags.gpus ?? base.gpus;
   if (gpus?.length) request.gpus = gpus;
-  if (!request.indexUrl) delete request.indexUrl;
-  if (!request.githubUrl) delete request.githubUrl;
   const kept = installed.filter((c) => !remove.includes(c) && !(flags.components ?? []).includes(c));
   const notes: string[] = [];
   if (recorded && flags.components && kept.length) {

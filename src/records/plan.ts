@@ -14,16 +14,21 @@ export interface Provided {
   missing?: string;
 }
 
+/**
+ * Index roots by source kind, as the kind's option named them (kinds/names.ts: KIND_OPTIONS), in the order given. One
+ * list for every kind, whether its option takes one value or several, so merging, comparing and repeating them is one
+ * rule for all; a kind without an entry reads its manifests' own indexes.
+ */
+export type KindIndexes = Partial<Record<SourceKind, string[]>>;
+
 /** What the user asked for: recorded in the receipt, repeated by a bare re-run, merged with new flags (request.ts). */
 export interface SetupRequest {
   /** Components named explicitly; empty means every component in the manifests. */
   components: string[];
   /** Source kinds in order of preference; empty means the manifest's order. */
   sources: SourceKind[];
-  condaChannels: string[];
-  indexUrl?: string;
-  /** `--github-url`: a GitHub REST API root in place of https://api.github.com. */
-  githubUrl?: string;
+  /** The indexes named in place of the manifests' own, by kind (`--conda-channel`: `conda`); see KindIndexes. */
+  indexes: KindIndexes;
   /** Version constraints as written (`level-zero>=1.9`); manifest defaults are not copied here. */
   requires: string[];
   refdriver: boolean;

@@ -48,7 +48,7 @@ describe('the request is remembered and enforced', () => {
 
   it('records the request in the receipt', async () => {
     expect((await receipt()).request).toEqual({
-      components: [], sources: [], condaChannels: [index.condaChannelUrl('bookworm')], indexUrl: index.simpleUrl, requires: DEBIAN_12_STACK.split(','), refdriver: false,
+      components: [], sources: [], indexes: { conda: [index.condaChannelUrl('bookworm')], pypi: [index.simpleUrl] }, requires: DEBIAN_12_STACK.split(','), refdriver: false,
     });
   });
 
@@ -66,7 +66,7 @@ describe('the request is remembered and enforced', () => {
     // --refresh: the indexes are asked again (not the plan of the install above reused), which shows the channel used.
     const r = await runCli(['--prefix', prefix, '--cache-dir', cache, '--no-smoke', '--json', '--refresh'], bare);
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ changed: false, request: { condaChannels: [index.condaChannelUrl('bookworm')] } });
+    expect(JSON.parse(r.stdout)).toMatchObject({ changed: false, request: { indexes: { conda: [index.condaChannelUrl('bookworm')] } } });
     expect(r.stderr).toMatch(/is up to date/);
     expect(indexPages(before)).toContain('/conda/bookworm/linux-64/repodata.json.zst');
   });
@@ -258,7 +258,7 @@ describe('bundles', () => {
       expect.stringMatching(/^\/simple\/umf\/umf-[^/]+manylinux_2_28_x86_64\.whl$/),
     ]);
     expect(await exists(path.join(prefix, 'lib/libze_loader.so.1'))).toBe(true);
-    expect((await readJson(path.join(prefix, 'xpu-setup.receipt.json'))).request.condaChannels).toEqual([index.condaChannelUrl('bookworm')]);
+    expect((await readJson(path.join(prefix, 'xpu-setup.receipt.json'))).request.indexes.conda).toEqual([index.condaChannelUrl('bookworm')]);
   });
 
   it('installs from the directory with networking disabled (every proxy refused), for Linux and for Windows', async () => {

@@ -77,7 +77,7 @@ describe('list variables: one separator rule, errors name the variable', () => {
     const two = `${index.condaChannelUrl('trixie')},\n ${index.condaChannelUrl('bookworm')}`;
     const ok = await runCli(['plan', '--component', 'level-zero', '--json'], { ...fresh, XPU_SETUP_CONDA_CHANNELS: two });
     expect(ok.exitCode, ok.stderr).toBe(0);
-    expect(JSON.parse(ok.stdout).request.condaChannels).toEqual([index.condaChannelUrl('trixie'), index.condaChannelUrl('bookworm')]);
+    expect(JSON.parse(ok.stdout).request.indexes.conda).toEqual([index.condaChannelUrl('trixie'), index.condaChannelUrl('bookworm')]);
     const spaced = await runCli(['plan', '--component', 'level-zero'], { ...fresh, XPU_SETUP_CONDA_CHANNELS: 'conda-forge intel' });
     expect(spaced.exitCode).toBe(2);
     expect(spaced.stderr).toMatch(/error: XPU_SETUP_CONDA_CHANNELS "conda-forge intel" is not an http\(s\) URL/);

@@ -18,6 +18,7 @@ import { silentReporter } from '../../src/base/reporter.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
 import { buildCondaPackage } from '../support/packages.js';
 import { openGateway } from '../../src/index/gateway.js';
+import { planOptions } from '../support/plan-options.js';
 
 const work = await fs.mkdtemp(path.join(os.tmpdir(), 'xpu-placeholder-'));
 afterAll(() => fs.rm(work, { recursive: true, force: true }));
@@ -66,7 +67,7 @@ async function planFor(format: 'conda' | 'tar.bz2', prefixName: string, placehol
     },
   };
   const host: Host = { platform: 'linux-x64', os: 'linux', arch: 'x64', native: false };
-  const plan = await makePlan(host, [manifest], { prefix: path.join(dir, prefixName), cacheDir: path.join(dir, 'cache'), components: [], sources: [], condaChannels: [] }, fakeDeps(), silentReporter, openGateway(fakeDeps(), { cacheDir: path.join(dir, 'cache') }));
+  const plan = await makePlan(host, [manifest], planOptions({ prefix: path.join(dir, prefixName), cacheDir: path.join(dir, 'cache') }), fakeDeps(), silentReporter, openGateway(fakeDeps(), { cacheDir: path.join(dir, 'cache') }));
   const archive = plan.components[0]!.archives[0]!;
   const fetched: FetchedArchive[] = [{ archive, component: 'gpu-driver', file: { path: file, sha256, size: pkg.bytes.length, cached: true } }];
   return { plan, fetched, lib };

@@ -7,7 +7,8 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../../src/platform/types.js';
 import { loadManifests } from '../../src/manifest/load.js';
-import { makePlan, type PlanOptions } from '../../src/plan/plan.js';
+import { makePlan } from '../../src/plan/plan.js';
+import { planOptions, type PlanInput } from '../support/plan-options.js';
 import { silentReporter } from '../../src/base/reporter.js';
 import { openGateway, type CachePolicy } from '../../src/index/gateway.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
@@ -28,11 +29,11 @@ afterAll(async () => {
 const host: Host = { platform: 'linux-x64', os: 'linux', arch: 'x64', native: false, glibc: '2.36' };
 
 /** Plans with a gateway of its own and returns the plan, the server's requests during it, and the gateway's count. */
-async function planCounted(cacheDir: string, opts: Partial<PlanOptions>, policy: CachePolicy = 'use-cache') {
+async function planCounted(cacheDir: string, opts: Partial<PlanInput>, policy: CachePolicy = 'use-cache') {
   const deps = fakeDeps({ platform: 'linux' });
   const gateway = openGateway(deps, { cacheDir, policy });
   const before = index.requests.length;
-  const plan = await makePlan(host, await loadManifests(), { prefix: path.join(work, 'p'), cacheDir, components: [], sources: [], condaChannels: [], ...opts }, deps, silentReporter, gateway);
+  const plan = await makePlan(host, await loadManifests(), planOptions({ prefix: path.join(work, 'p'), cacheDir, ...opts }), deps, silentReporter, gateway);
   return { plan, served: index.requests.slice(before), counted: gateway.stats.requests };
 }
 
@@ -48,8 +49,7 @@ describe('the gateway counts every request a plan makes of an index', () => {
       const cacheDir = path.join(work, label.replace(/\W+/g, '-'));
       const { plan, served, counted } = await planCounted(cacheDir, {
         components: ['level-zero', 'unified-runtime'],
-        condaChannels: [index.condaChannelUrl('trixie')],
-        indexUrl: indexUrl(),
+        indexes: { conda: [index.condaChannelUrl('trixie')], pypi: [indexUrl()] },
         sources: ['conda', 'pypi'],
         // trixie's loader is 1.20.6: the UR whose adapters it can load (2026's need a loader >= 1.25).
         requires: ['unified-runtime<2026'],
@@ -62,7 +62,7 @@ describe('the gateway counts every request a plan makes of an index', () => {
       expect(counted).toBe(served.length);
 
       // The same plan again under cache-only: nothing is asked of the server, and the plan is the same.
-      const offline = await planCounted(cacheDir, { components: ['level-zero', 'unified-runtime'], condaChannels: [index.condaChannelUrl('trixie')], indexUrl: indexUrl(), sources: ['conda', 'pypi'], requires: ['unified-runtime<2026'] }, 'cache-only');
+      const offline = await planCounted(cacheDir, { components: ['level-zero', 'unified-runtime'], indexes: { conda: [index.condaChannelUrl('trixie')], pypi: [indexUrl()] }, sources: ['conda', 'pypi'], requires: ['unified-runtime<2026'] }, 'cache-only');
       expect(offline.served).toEqual([]);
       expect(offline.counted).toBe(0);
       expect(planned(offline.plan)).toEqual(planned(plan));

@@ -24,7 +24,7 @@ afterAll(async () => {
 
 const planOpts = () => ({
   plan: { prefix: path.join(work, 'prefix'), cacheDir: path.join(work, 'cache') },
-  flags: { components: ['unified-runtime'], sources: ['pypi' as const], indexUrl: index.htmlOnlySimpleUrl },
+  flags: { components: ['unified-runtime'], sources: ['pypi' as const], indexes: { pypi: [index.htmlOnlySimpleUrl] } },
 });
 
 describe('sizes the index does not give (PEP 503 HTML)', () => {

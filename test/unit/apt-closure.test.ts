@@ -47,7 +47,7 @@ function machine(status: string | undefined, show = SHOW, depends: string | null
 const spec = { kind: 'apt' as const, packages: ['intel-opencl-icd'], map: [{ from: 'usr/lib/x86_64-linux-gnu/', to: 'lib/' }] };
 
 async function close(deps: Deps) {
-  const ctx: SourceContext = { host: debian, deps, reporter: silentReporter, gateway: openGateway(deps) };
+  const ctx: SourceContext = { host: debian, deps, reporter: silentReporter, gateway: openGateway(deps), indexes: {} };
   const r = await apt.resolve(spec, ctx);
   return apt.closure!(spec, r, ctx, 'gpu-driver', []);
 }

@@ -39,7 +39,7 @@ describe('apt source', () => {
   it('asks apt-cache for every package at once (its walk of their Depends, then one show) and plans apt: URLs with the listed SHA256', async () => {
     const calls: string[][] = [];
     const deps = depsAnswering(`${stanza('libze1', 'a')}\n${stanza('libze-dev', 'b')}`, calls);
-    const r = await resolveApt(spec, { host: debian, deps, reporter: silentReporter, gateway: openGateway(deps) });
+    const r = await resolveApt(spec, { host: debian, deps, reporter: silentReporter, gateway: openGateway(deps), indexes: {} });
     expect(calls).toEqual([
       ['apt-cache', 'depends', '--recurse', '--no-recommends', '--no-suggests', '--no-conflicts', '--no-breaks', '--no-replaces', '--no-enhances', 'libze1', 'libze-dev'],
       ['apt-cache', 'show', '--no-all-versions', 'libze1', 'libze-dev'],
@@ -53,14 +53,14 @@ describe('apt source', () => {
 
   it('names the package apt does not know', async () => {
     const deps = depsAnswering(stanza('libze1', 'a'), []);
-    const err = await resolveApt(spec, { host: debian, deps, reporter: silentReporter, gateway: openGateway(deps) }).catch((e: unknown) => e);
+    const err = await resolveApt(spec, { host: debian, deps, reporter: silentReporter, gateway: openGateway(deps), indexes: {} }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NotAvailable);
     expect((err as NotAvailable).reason).toMatch(/this machine's apt lists no package libze-dev: not in this release, or its package lists are older than the package \(apt-get update\)/);
   });
 
   it('is not used for another platform or a non-Debian distro', async () => {
     const deps = depsAnswering('', []);
-    await expect(resolveApt(spec, { host: { ...debian, native: false }, deps, reporter: silentReporter, gateway: openGateway(deps) })).rejects.toBeInstanceOf(NotAvailable);
-    await expect(resolveApt(spec, { host: { ...debian, distro: { id: 'fedora', idLike: [] } }, deps, reporter: silentReporter, gateway: openGateway(deps) })).rejects.toBeInstanceOf(NotAvailable);
+    await expect(resolveApt(spec, { host: { ...debian, native: false }, deps, reporter: silentReporter, gateway: openGateway(deps), indexes: {} })).rejects.toBeInstanceOf(NotAvailable);
+    await expect(resolveApt(spec, { host: { ...debian, distro: { id: 'fedora', idLike: [] } }, deps, reporter: silentReporter, gateway: openGateway(deps), indexes: {} })).rejects.toBeInstanceOf(NotAvailable);
   });
 });

@@ -105,7 +105,7 @@ describe('refresh', () => {
 describe('the run holds one policy and one gateway', () => {
   it('--offline and --refresh become the policy; the gateway is built once, when first asked for', async () => {
     const deps = fakeDeps({ platform: 'linux' });
-    const plan = { prefix: '/tmp/p', cacheDir, components: [], sources: [], condaChannels: [] };
+    const plan = { prefix: '/tmp/p', cacheDir };
     for (const policy of ['use-cache', 'cache-only', 'refresh'] as const) {
       const index = openRunIndex({ plan, cachePolicy: policy }, deps, silentReporter);
       expect(index.policy).toBe(policy);

@@ -6,7 +6,8 @@ import { bashCompletion, fishCompletion, zshCompletion } from '../../src/cli/com
 import { commandHelp, editDistance, nearest, parseCommandArgs } from '../../src/cli/options.js';
 import { COMPONENT_NAMES, DOCTOR_CHECK_IDS } from '../../src/cli/choices.js';
 import { COMMANDS, findCommand } from '../../src/cli/registry.js';
-import { channelUrl } from '../../src/cli/setup-options.js';
+import { indexValue } from '../../src/cli/setup-options.js';
+import { optionOf } from '../../src/kinds/names.js';
 import { ALL_CHECKS } from '../../src/doctor/index.js';
 import { usage } from '../support/failure.js';
 
@@ -65,6 +66,7 @@ describe('option tables', () => {
   });
 
   it('a channel name is a channel on anaconda.org; a bad URL names what the user set', () => {
+    const channelUrl = (g: { value: string; from: string }) => indexValue(optionOf('conda')!, g);
     expect(channelUrl({ value: 'conda-forge', from: '--conda-channel' })).toBe('https://conda.anaconda.org/conda-forge');
     expect(channelUrl({ value: 'http://127.0.0.1:8/c', from: '--conda-channel' })).toBe('http://127.0.0.1:8/c');
     expect(() => channelUrl({ value: 'ftp://x/y', from: 'XPU_SETUP_CONDA_CHANNELS' })).toThrow(/^XPU_SETUP_CONDA_CHANNELS "ftp:\/\/x\/y" is not an http\(s\) URL$/);

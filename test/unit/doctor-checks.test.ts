@@ -198,7 +198,7 @@ describe('loaders and headers (real files, real load tests)', () => {
     const noUrAtAll = get(await run({ ...realDeps(), env: { PATH: process.env.PATH } }, ['ur'], { prefix, readReceipt: async () => ({ ...receipt, components: receipt.components.slice(0, 1) }) }), 'ur');
     expect(noUrAtAll.fix).toBe(`run \`npx xpu-setup --prefix ${q()} --conda-channel https://mirror.example/conda-forge\` to install it into the prefix`);
     // A prefix set up for its GPU driver alone: the command that brings headers or UR names that component too.
-    const request = { components: ['gpu-driver'], sources: ['conda'], condaChannels: ['https://mirror.example/conda-forge'], requires: [], refdriver: false };
+    const request = { components: ['gpu-driver'], sources: ['conda'], indexes: { conda: ['https://mirror.example/conda-forge'] }, requires: [], refdriver: false };
     const driverOnly = { ...receipt, components: [{ name: 'gpu-driver', version: '26.18.38308.1', source: 'conda https://mirror.example/conda-forge', notes: [] }], request } as unknown as Receipt;
     const asked = (component: string) => `npx xpu-setup --prefix ${q()} --component gpu-driver,${component} --source conda --conda-channel https://mirror.example/conda-forge`;
     const old = get(await run({ ...realDeps(), env: { PATH: process.env.PATH } }, ['headers'], { prefix, readReceipt: async () => driverOnly }), 'headers');
@@ -279,7 +279,7 @@ describe('fix lines change something', () => {
     const receipt = {
       schema: 1, prefix, files: [],
       components: [{ name: 'level-zero', version: '1.8.12', source: 'conda https://mirror.example/bookworm', notes: [] }],
-      request: { components: [], sources: [], condaChannels: ['https://mirror.example/bookworm'], requires: ['level-zero>=1.8', 'unified-runtime>=2025'], refdriver: true },
+      request: { components: [], sources: [], indexes: { conda: ['https://mirror.example/bookworm'] }, requires: ['level-zero>=1.8', 'unified-runtime>=2025'], refdriver: true },
     } as unknown as Receipt;
     const r = await run({ ...realDeps(), env: { PATH: process.env.PATH } }, ['headers'], { prefix, readReceipt: async () => receipt });
     expect(get(r, 'headers').fix).toBe(
@@ -395,7 +395,7 @@ describe('environment, compiler, receipt, network', () => {
     unlinkSync(path.join(prefix, 'lib/c.so'));
     const bad = await run(fakeDeps(), ['prefix'], { prefix });
     expect(get(bad, 'prefix')).toMatchObject({ status: 'fail', message: '2 of 4 files differ from the receipt; changed: lib/b.so; missing: lib/c.so' });
-    // The fix repeats the recorded request, flags spelled out.
+    // The fix repeats the recorded request, flags spelled out; one an earlier xpu-setup wrote (its channels a field of their own) too.
     const request = { components: ['level-zero'], sources: [], condaChannels: ['https://c.example/ch'], requires: ['level-zero>=1.9'], refdriver: false };
     writeFileSync(path.join(prefix, RECEIPT_NAME), JSON.stringify({ ...receipt, request }));
     const again = await run(fakeDeps(), ['prefix'], { prefix });

@@ -21,6 +21,7 @@ import { zipBuffer } from '../support/packages.js';
 import { sha256, startFaultyServer, type FaultyServer } from '../support/faulty-server.js';
 import { openGateway } from '../../src/index/gateway.js';
 import { Http } from '../../src/net/http.js';
+import { planOptions } from '../support/plan-options.js';
 
 /** The fetch's network: one client, the cache used as setup uses it. */
 const net = { http: new Http({}), policy: 'use-cache' as const };
@@ -68,7 +69,7 @@ async function twoComponents(opts: { bytes?: (Buffer | undefined)[]; urls?: stri
     });
   }
   const host: Host = { platform: 'linux-x64', os: 'linux', arch: 'x64', native: false };
-  const plan = await makePlan(host, manifests, { prefix: path.join(work, 'prefix'), cacheDir: path.join(work, 'cache'), components: [], sources: [], condaChannels: [] }, fakeDeps(), silentReporter, openGateway(fakeDeps(), { cacheDir: path.join(work, 'cache') }));
+  const plan = await makePlan(host, manifests, planOptions({ prefix: path.join(work, 'prefix'), cacheDir: path.join(work, 'cache') }), fakeDeps(), silentReporter, openGateway(fakeDeps(), { cacheDir: path.join(work, 'cache') }));
   const fetched = plan.components.map((c, i) => ({ archive: c.archives[0]!, component: c.name, file: { path: files[i]!.file, sha256: files[i]!.sha, size: files[i]!.size, cached: true } }));
   return { work, plan, fetched };
 }
@@ -251,7 +252,7 @@ describe('unpacking a zip while it downloads', () => {
       },
     };
     const host: Host = { platform: 'linux-x64', os: 'linux', arch: 'x64', native: false };
-    const plan = await makePlan(host, [manifest], { prefix: path.join(work, 'prefix'), cacheDir: path.join(work, 'cache'), components: [], sources: [], condaChannels: [] }, fakeDeps(), silentReporter, openGateway(fakeDeps(), { cacheDir: path.join(work, 'cache') }));
+    const plan = await makePlan(host, [manifest], planOptions({ prefix: path.join(work, 'prefix'), cacheDir: path.join(work, 'cache') }), fakeDeps(), silentReporter, openGateway(fakeDeps(), { cacheDir: path.join(work, 'cache') }));
     const debug: string[] = [];
     return { work, plan, debug, reporter: { ...silentReporter, debug: (m: string) => debug.push(m) } };
   }

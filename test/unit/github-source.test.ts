@@ -157,9 +157,9 @@ describe('the github kind', () => {
 
   it('names the API it reads: GitHub by default, --github-url in its place', () => {
     expect(github.indexes(spec, {})).toEqual(['https://api.github.com/']);
-    expect(github.indexes(spec, { githubUrl: 'https://ghe.example.com/api/v3/' })).toEqual(['https://ghe.example.com/api/v3/']);
-    expect(github.option?.values('https://api.github.com')).toEqual([]);
-    expect(github.option?.values('https://mirror.example.com/gh')).toEqual(['https://mirror.example.com/gh']);
+    expect(github.indexes(spec, { github: ['https://ghe.example.com/api/v3/'] })).toEqual(['https://ghe.example.com/api/v3/']);
+    expect(github.optionValues?.('https://api.github.com')).toEqual([]);
+    expect(github.optionValues?.('https://mirror.example.com/gh')).toEqual(['https://mirror.example.com/gh']);
   });
 
   it('refuses an entry without owner/name, a sum list or archive names, and "with" without "pins"', () => {
@@ -194,7 +194,7 @@ describe('resolve, through a stand-in gateway that answers from a table of URLs 
       return { bytes: Buffer.from(table[url]!), meta: { contentType: '', outcome: 'downloaded' as const } };
     };
     const gateway = { client: { bytes } } as unknown as Gateway;
-    return { ctx: { host, deps: fakeDeps({ platform: 'linux' }), reporter: silentReporter, gateway }, asked };
+    return { ctx: { host, deps: fakeDeps({ platform: 'linux' }), reporter: silentReporter, gateway, indexes: {} }, asked };
   };
   const list = `${API}/repos/intel/compute-runtime/releases?per_page=100`;
   const pinsAt = (tag: string) => `${API}/repos/intel/compute-runtime/contents/manifests/manifest.yml?ref=${tag}`;
@@ -240,7 +240,7 @@ describe('resolve, through a stand-in gateway that answers from a table of URLs 
   it('reads the API --github-url names in place of GitHub\'s', async () => {
     const mirror = 'https://ghe.example.com/api/v3';
     const { ctx, asked } = stand({});
-    await expect(resolveGithub(spec, { ...ctx, githubUrl: `${mirror}/` })).rejects.toThrow(NotAvailable);
+    await expect(resolveGithub(spec, { ...ctx, indexes: { github: [`${mirror}/`] } })).rejects.toThrow(NotAvailable);
     expect(asked).toEqual([`${mirror}/repos/intel/compute-runtime/releases?per_page=100`]);
   });
 });

@@ -19,6 +19,7 @@ import { silentReporter } from '../../src/base/reporter.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
 import { zipBuffer } from '../support/packages.js';
 import { openGateway } from '../../src/index/gateway.js';
+import { planOptions } from '../support/plan-options.js';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -51,7 +52,7 @@ async function setup(provides: Provided[] = [{ path: 'include/level_zero/ze_api.
     },
   };
   const host: Host = { platform: 'linux-x64', os: 'linux', arch: 'x64', native: false };
-  const plan = await makePlan(host, [manifest], { prefix: path.join(work, 'prefix'), cacheDir: path.join(work, 'cache'), components: [], sources: [], condaChannels: [] }, fakeDeps(), silentReporter, openGateway(fakeDeps(), { cacheDir: path.join(work, 'cache') }));
+  const plan = await makePlan(host, [manifest], planOptions({ prefix: path.join(work, 'prefix'), cacheDir: path.join(work, 'cache') }), fakeDeps(), silentReporter, openGateway(fakeDeps(), { cacheDir: path.join(work, 'cache') }));
   const archive = plan.components[0]!.archives[0]!;
   return { work, plan, host, manifest, fetched: [{ archive, component: 'level-zero', file: { path: file, sha256, size: zip.length, cached: true } }] };
 }

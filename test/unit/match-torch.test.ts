@@ -145,7 +145,7 @@ describe('--match-torch[=PYTHON]', () => {
   });
 
   it('is remembered like any flag and forgotten by --no-match-torch', () => {
-    const recorded: SetupRequest = { components: [], sources: [], condaChannels: [], requires: [], refdriver: false, matchTorch: { python: '/venv/bin/python' } };
+    const recorded: SetupRequest = { components: [], sources: [], indexes: {}, requires: [], refdriver: false, matchTorch: { python: '/venv/bin/python' } };
     expect(mergeRequest(recorded, {}, [], []).request.matchTorch).toEqual({ python: '/venv/bin/python' });
     expect(mergeRequest(recorded, { matchTorch: {} }, [], []).request.matchTorch).toEqual({});
     expect('matchTorch' in mergeRequest(recorded, { matchTorch: null }, [], []).request).toBe(false);

@@ -11,12 +11,13 @@ import type { ComponentManifest, SourceSpec } from '../../src/manifest/schema.js
 import { openRunIndex, planSetup } from '../../src/pipeline/plan.js';
 import { namedGpus, readHostGpus } from '../../src/plan/gpu.js';
 import { parseGpuName } from '../../src/machine/gpu-names.js';
-import { makePlan, type PlanOptions } from '../../src/plan/plan.js';
+import { makePlan } from '../../src/plan/plan.js';
 import type { HostGpus, InstallPlan } from '../../src/records/plan.js';
 import { silentReporter, type Reporter } from '../../src/base/reporter.js';
 import { openGateway } from '../../src/index/gateway.js';
 import { ensureGpuDriverDebs, type GpuDriverDebs } from '../support/debs.js';
 import { fakeDeps, rootedDeps } from '../fixtures/detect/fake-deps.js';
+import { planOptions } from '../support/plan-options.js';
 import {
   ARC_B580_UNBOUND, BMG_XE_REBAR, buildTree, BXT_I915, DG2_I915_REBAR, NO_GPU, PVC_I915, PVC_UNBOUND, SKL_I915, type Tree,
 } from '../fixtures/detect/sysfs-trees.js';
@@ -69,9 +70,9 @@ async function plan(tree: Tree, o: { withDriver?: boolean; versions?: string[]; 
   const hostGpus = await read(tree, o.withDriver ?? false);
   const run: Run = { hostGpus, warns: [], infos: [] };
   const reporter: Reporter = { ...silentReporter, warn: (m) => run.warns.push(m), info: (m) => run.infos.push(m) };
-  const opts: PlanOptions = {
-    prefix, cacheDir: path.join(tmp, 'cache'), components: o.components ?? [], sources: [], condaChannels: [], requires: o.requires ?? [], required: o.required, hostGpus,
-  };
+  const opts = planOptions({
+    prefix, cacheDir: path.join(tmp, 'cache'), components: o.components ?? [], requires: o.requires ?? [], required: o.required, hostGpus,
+  });
   const p = await makePlan(host, manifests(o.versions ?? ['26.18.38308.1']), opts, fakeDeps(), reporter, openGateway(fakeDeps(), { cacheDir: opts.cacheDir }));
   return { ...p, run };
 }
@@ -246,7 +247,7 @@ describe('--gpu: planning for GPUs that are not on this machine', () => {
     const hostGpus = namedGpus(names.map((n) => parseGpuName(n)));
     const run: Run = { hostGpus, warns: [], infos: [] };
     const reporter: Reporter = { ...silentReporter, warn: (m) => run.warns.push(m), info: (m) => run.infos.push(m) };
-    const opts: PlanOptions = { prefix, cacheDir: path.join(tmp, 'cache'), components: o.components ?? [], sources: [], condaChannels: [], requires: [], hostGpus };
+    const opts = planOptions({ prefix, cacheDir: path.join(tmp, 'cache'), components: o.components ?? [], hostGpus });
     const p = await makePlan(host, manifests(o.versions ?? ['26.18.38308.1']), opts, fakeDeps(), reporter, openGateway(fakeDeps(), { cacheDir: opts.cacheDir }));
     return { ...p, run };
   }

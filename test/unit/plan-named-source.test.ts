@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Host } from '../../src/platform/types.js';
 import type { ComponentManifest, SourceSpec } from '../../src/manifest/schema.js';
-import { makePlan, type PlanOptions } from '../../src/plan/plan.js';
+import { makePlan } from '../../src/plan/plan.js';
+import { planOptions, type PlanInput } from '../support/plan-options.js';
 import { silentReporter } from '../../src/base/reporter.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
 import { deadPort } from '../support/faulty-server.js';
@@ -90,8 +91,8 @@ function ur(): ComponentManifest {
   return { schema: 1, name: 'unified-runtime', summary: 'UR', features: [], platforms: { 'win-x64': { provides: [{ path: 'include/ur_api.h', required: true }], sources } } };
 }
 
-function plan(o: Partial<PlanOptions>) {
-  const opts: PlanOptions = { prefix: '/tmp/p', cacheDir: '/tmp/c', components: ['unified-runtime'], sources: [], condaChannels: [], ...o };
+function plan(o: Partial<PlanInput>) {
+  const opts = planOptions({ prefix: '/tmp/p', cacheDir: '/tmp/c', components: ['unified-runtime'], ...o });
   return makePlan(host, [ur()], opts, fakeDeps({ platform: 'linux' }), silentReporter, openGateway(fakeDeps(), { cacheDir: opts.cacheDir }));
 }
 
@@ -99,7 +100,7 @@ const askedConda = () => requests.filter((r) => r.startsWith('/conda/'));
 
 describe('--index-url names the only PyPI index', () => {
   it('an index that serves the project: the plan takes it from there, not from the default PyPI', async () => {
-    const p = await plan({ indexUrl: `${base}/simple/` });
+    const p = await plan({ indexes: { pypi: [`${base}/simple/`] } });
     expect(p.components[0]).toMatchObject({ status: 'planned', source: 'pypi', origin: `${base}/simple/`, version: '2025.2.1' });
     expect(p.components[0]!.archives[0]!.url).toBe(`${base}/files/${WHEEL}`);
     expect(p.components[0]!.fallbackFrom).toBeUndefined();
@@ -108,7 +109,7 @@ describe('--index-url names the only PyPI index', () => {
 
   it('an unreachable index fails the plan naming it: no fallback to the default PyPI or the conda channels', async () => {
     const dead = `http://127.0.0.1:${await deadPort()}/simple/`;
-    await expect(plan({ indexUrl: dead })).rejects.toMatchObject({
+    await expect(plan({ indexes: { pypi: [dead] } })).rejects.toMatchObject({
       code: 'SOURCE_FAILED',
       message: expect.stringContaining(`unified-runtime: the source you named failed: pypi ${dead}: `),
       details: { source: 'pypi', outcome: 'unreachable', namedBy: '--index-url' },
@@ -118,7 +119,7 @@ describe('--index-url names the only PyPI index', () => {
   });
 
   it('an index that answers "not here" lets the next source answer, never the default PyPI in its place', async () => {
-    const p = await plan({ indexUrl: `${base}/empty/` });
+    const p = await plan({ indexes: { pypi: [`${base}/empty/`] } });
     expect(p.components[0]!.attempts.map((a) => [a.source, a.outcome, a.reason])).toEqual([
       ['pypi', 'not-found', `pypi ${base}/empty/: intel-cmplr-lib-ur not found on ${base}/empty/ (HTTP 404: it has no intel-cmplr-lib-ur, or it is not a PyPI simple index: check the URL)`],
       ['conda', 'chosen', `conda ${base}/conda: intel-cmplr-lib-ur 2025.2.1`],
@@ -129,7 +130,7 @@ describe('--index-url names the only PyPI index', () => {
 
 describe('a yanked wheel', () => {
   it('pinned: says it is yanked, the index\'s reason, and the version to pin instead', async () => {
-    await expect(plan({ sources: ['pypi'], indexUrl: `${base}/yanked/`, requires: ['unified-runtime==2025.3.0'] })).rejects.toMatchObject({
+    await expect(plan({ sources: ['pypi'], indexes: { pypi: [`${base}/yanked/`] }, requires: ['unified-runtime==2025.3.0'] })).rejects.toMatchObject({
       hints: expect.arrayContaining([
         `tried unified-runtime: pypi ${base}/yanked/: intel-cmplr-lib-ur 2025.3.0 on ${base}/yanked/ is yanked ("broken loader, use 2025.3.1"), and a yanked release is never installed: pin another version, e.g. --require 'unified-runtime==2025.2.1' (the newest not yanked)`,
       ]),
@@ -137,7 +138,7 @@ describe('a yanked wheel', () => {
   });
 
   it('the only release: says it is yanked and that no other version fits', async () => {
-    await expect(plan({ sources: ['pypi'], indexUrl: `${base}/allyanked/` })).rejects.toMatchObject({
+    await expect(plan({ sources: ['pypi'], indexes: { pypi: [`${base}/allyanked/`] } })).rejects.toMatchObject({
       hints: expect.arrayContaining([
         `tried unified-runtime: pypi ${base}/allyanked/: intel-cmplr-lib-ur 2025.3.0 on ${base}/allyanked/ is yanked ("broken loader, use 2025.3.1"), and a yanked release is never installed: no other intel-cmplr-lib-ur version fits; name another index with --index-url or another source with --source`,
       ]),
@@ -145,7 +146,7 @@ describe('a yanked wheel', () => {
   });
 
   it('newest yanked, unpinned: the one before it is planned', async () => {
-    const p = await plan({ sources: ['pypi'], indexUrl: `${base}/yanked/` });
+    const p = await plan({ sources: ['pypi'], indexes: { pypi: [`${base}/yanked/`] } });
     expect(p.components[0]).toMatchObject({ status: 'planned', source: 'pypi', version: '2025.2.1' });
   });
 });
@@ -153,7 +154,7 @@ describe('a yanked wheel', () => {
 describe('--conda-channel names the only conda channels', () => {
   it('an unreachable named channel fails the plan naming it: the manifest\'s channel is not asked', async () => {
     const dead = `http://127.0.0.1:${await deadPort()}/ch`;
-    await expect(plan({ sources: ['conda'], condaChannels: [dead] })).rejects.toMatchObject({
+    await expect(plan({ sources: ['conda'], indexes: { conda: [dead] } })).rejects.toMatchObject({
       code: 'SOURCE_FAILED',
       message: expect.stringContaining(`unified-runtime: the source you named failed: conda ${dead}: `),
       details: { source: 'conda', outcome: 'unreachable', namedBy: '--conda-channel' },
@@ -162,7 +163,7 @@ describe('--conda-channel names the only conda channels', () => {
   });
 
   it('a channel whose records have no sha256 says so, naming the channel and a record, and what to do', async () => {
-    await expect(plan({ sources: ['conda'], condaChannels: [`${base}/nosha`] })).rejects.toMatchObject({
+    await expect(plan({ sources: ['conda'], indexes: { conda: [`${base}/nosha`] } })).rejects.toMatchObject({
       code: 'NO_SOURCE',
       hints: expect.arrayContaining([
         `tried unified-runtime: conda ${base}/nosha: ${base}/nosha (win-64) lists intel-cmplr-lib-ur-2025.2.1-h0_0.conda and 1 more record without a sha256, so the download could not be verified and it is not used: ask the channel's maintainers to publish sha256 in its repodata, or name another channel with --conda-channel`,
@@ -171,7 +172,7 @@ describe('--conda-channel names the only conda channels', () => {
   });
 
   it('a named channel without the package is not replaced by the manifest\'s channel', async () => {
-    await expect(plan({ sources: ['conda'], condaChannels: [`${base}/other`] })).rejects.toMatchObject({
+    await expect(plan({ sources: ['conda'], indexes: { conda: [`${base}/other`] } })).rejects.toMatchObject({
       code: 'NO_SOURCE',
       hints: expect.arrayContaining([`tried unified-runtime: conda ${base}/other: intel-cmplr-lib-ur not found in ${base}/other (win-64)`]),
     });
@@ -179,7 +180,7 @@ describe('--conda-channel names the only conda channels', () => {
   });
 
   it('a named channel whose packages do not fit together fails with the conflict, naming both sides, not as a source that cannot be read', async () => {
-    const err = await plan({ sources: ['conda'], condaChannels: [`${base}/pinned`] }).catch((e: unknown) => e);
+    const err = await plan({ sources: ['conda'], indexes: { conda: [`${base}/pinned`] } }).catch((e: unknown) => e);
     expect(err).toMatchObject({
       code: 'RESOLUTION_CONFLICT',
       message: expect.stringMatching(/intel-cmplr-lib-ur 2025\.3\.2: umf ==1\.0\.3 h1_0.*only umf 1\.0\.3 h2_0 can be had/),
@@ -189,12 +190,12 @@ describe('--conda-channel names the only conda channels', () => {
   });
 
   it('a channel whose newest UR cannot be completed gives the newest older one that can, and the plan says why', async () => {
-    const p = await plan({ sources: ['conda'], condaChannels: [`${base}/older`] });
+    const p = await plan({ sources: ['conda'], indexes: { conda: [`${base}/older`] } });
     expect(p.components[0]).toMatchObject({ status: 'planned', source: 'conda', version: '2025.3.1' });
     expect(p.components[0]!.archives.map((a) => `${a.package} ${a.version} ${a.build}`)).toEqual(['intel-cmplr-lib-ur 2025.3.1 h0_0', 'umf 1.0.2 h2_0']);
     expect(p.components[0]!.notes).toContain('intel-cmplr-lib-ur 2025.3.2 needs umf ==1.0.3 h1_0, which this index lacks: using 2025.3.1');
     // Pinned by the user, the newest stays, and its conflict is the error.
-    const err = await plan({ sources: ['conda'], condaChannels: [`${base}/older`], requires: ['unified-runtime==2025.3.2'] }).catch((e: unknown) => e);
+    const err = await plan({ sources: ['conda'], indexes: { conda: [`${base}/older`] }, requires: ['unified-runtime==2025.3.2'] }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'RESOLUTION_CONFLICT', message: expect.stringMatching(/^cannot satisfy intel-cmplr-lib-ur 2025\.3\.2: umf ==1\.0\.3 h1_0: /) });
   });
 

@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../../src/platform/types.js';
 import { validateManifest, type ComponentManifest } from '../../src/manifest/schema.js';
-import { makePlan, type PlanOptions } from '../../src/plan/plan.js';
+import { makePlan } from '../../src/plan/plan.js';
+import { planOptions, type PlanInput } from '../support/plan-options.js';
 import { silentReporter } from '../../src/base/reporter.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
 import { openGateway } from '../../src/index/gateway.js';
@@ -57,8 +58,8 @@ function manifests(loaderChannels: string[]): ComponentManifest[] {
   return [l0, ur];
 }
 
-function plan(loaderChannels: string[], o: Partial<PlanOptions> = {}) {
-  const opts: PlanOptions = { prefix: '/tmp/p', cacheDir: '/tmp/c', components: [], sources: [], condaChannels: [], ...o };
+function plan(loaderChannels: string[], o: Partial<PlanInput> = {}) {
+  const opts = planOptions({ prefix: '/tmp/p', cacheDir: '/tmp/c', ...o });
   return makePlan(host, manifests(loaderChannels), opts, fakeDeps({ platform: 'linux' }), silentReporter, openGateway(fakeDeps(), { cacheDir: opts.cacheDir }));
 }
 const versions = (p: Awaited<ReturnType<typeof plan>>) => Object.fromEntries(p.components.map((c) => [c.name, c.version]));

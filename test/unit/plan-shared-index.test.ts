@@ -8,6 +8,7 @@ import { makePlan } from '../../src/plan/plan.js';
 import { silentReporter } from '../../src/base/reporter.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
 import { openGateway } from '../../src/index/gateway.js';
+import { planOptions } from '../support/plan-options.js';
 
 const N = 16;
 const host: Host = { platform: 'win-x64', os: 'win32', arch: 'x64', native: false };
@@ -47,7 +48,7 @@ function manifest(i: number): ComponentManifest {
 describe('planning many components from one channel', () => {
   it(`plans ${N} components with one read of each repodata document`, async () => {
     const ms = Array.from({ length: N }, (_, i) => manifest(i));
-    const p = await makePlan(host, ms, { prefix: '/tmp/p', cacheDir: '/tmp/c', components: [], sources: [], condaChannels: [] }, fakeDeps({ platform: 'linux' }), silentReporter, openGateway(fakeDeps(), { cacheDir: '/tmp/c' }));
+    const p = await makePlan(host, ms, planOptions({ prefix: '/tmp/p', cacheDir: '/tmp/c' }), fakeDeps({ platform: 'linux' }), silentReporter, openGateway(fakeDeps(), { cacheDir: '/tmp/c' }));
     expect(p.components.map((c) => [c.name, c.status, c.archives[0]?.filename])).toEqual(ms.map((m, i) => [m.name, 'planned', `pkg-${i}-1.0-h0_0.conda`]));
     const reads = (u: string) => requests.filter((r) => r === u).length;
     expect(reads('/ch/win-64/repodata.json.zst')).toBe(1);
@@ -68,7 +69,7 @@ describe('planning two platforms in one run (bundle, lock)', () => {
       },
     };
     const deps = fakeDeps({ platform: 'linux' });
-    const opts = { prefix: '/tmp/p', cacheDir: '', components: [], sources: [], condaChannels: [] };
+    const opts = planOptions({ prefix: '/tmp/p', cacheDir: '' });
     const linux: Host = { platform: 'linux-x64', os: 'linux', arch: 'x64', native: false };
     requests.length = 0;
     // One gateway for the run, handed to both plans.

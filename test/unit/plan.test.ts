@@ -3,14 +3,15 @@ import { describe, expect, it } from 'vitest';
 import type { Host } from '../../src/platform/types.js';
 import type { ComponentManifest, SourceSpec } from '../../src/manifest/schema.js';
 import { planKeyOf } from '../../src/plan/key.js';
-import { makePlan, type PlanOptions } from '../../src/plan/plan.js';
+import { makePlan } from '../../src/plan/plan.js';
+import { planOptions, type PlanInput } from '../support/plan-options.js';
 import { silentReporter } from '../../src/base/reporter.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
 import { openGateway } from '../../src/index/gateway.js';
 
 // Planning for another platform: nothing is executed, so apt is never asked and url sources resolve from data alone.
 const winHost: Host = { platform: 'win-x64', os: 'win32', arch: 'x64', native: false };
-const opts: PlanOptions = { prefix: '/tmp/p', cacheDir: '/tmp/c', components: [], sources: [], condaChannels: [] };
+const opts: PlanInput = { prefix: '/tmp/p', cacheDir: '/tmp/c' };
 const sha = (c: string) => c.repeat(64);
 
 function urlSource(version: string, hash = sha('a')): SourceSpec {
@@ -25,7 +26,7 @@ function manifest(name: string, sources: SourceSpec[], extra: Partial<ComponentM
   };
 }
 
-const plan = (ms: ComponentManifest[], o: Partial<PlanOptions> = {}) => makePlan(winHost, ms, { ...opts, ...o }, fakeDeps({ platform: 'linux' }), silentReporter, openGateway(fakeDeps(), { cacheDir: o.cacheDir ?? opts.cacheDir }));
+const plan = (ms: ComponentManifest[], o: Partial<PlanInput> = {}) => makePlan(winHost, ms, planOptions({ ...opts, ...o }), fakeDeps({ platform: 'linux' }), silentReporter, openGateway(fakeDeps(), { cacheDir: o.cacheDir ?? opts.cacheDir }));
 
 describe('makePlan', () => {
   it('turns a pinned URL into a planned archive, and carries the loader flag from the manifest', async () => {

@@ -13,7 +13,8 @@ import type { Receipt } from '../../src/install/receipt.js';
 import type { ComponentManifest, SourceSpec } from '../../src/manifest/schema.js';
 import { diffPlan, planChanges } from '../../src/plan/diff.js';
 import { LOCKFILE_NAME, loadLockSource, lockedOf, newLockfile, planFromLocked, writeLockfile, type LockedComponent } from '../../src/plan/lockfile.js';
-import { makePlan, type PlanOptions } from '../../src/plan/plan.js';
+import { makePlan } from '../../src/plan/plan.js';
+import { planOptions, type PlanInput } from '../support/plan-options.js';
 import { EMPTY_REQUEST, mergeRequest } from '../../src/plan/request.js';
 import { setupLine } from '../../src/hints/index.js';
 import { silentReporter } from '../../src/base/reporter.js';
@@ -32,7 +33,7 @@ describe('mergeRequest', () => {
   });
 
   it('repeats the recorded request when nothing is said', () => {
-    const recorded = { ...EMPTY_REQUEST, condaChannels: ['https://c.example/ch'], indexUrl: 'https://i.example/simple', requires: ['level-zero>=1.9'], refdriver: true };
+    const recorded = { ...EMPTY_REQUEST, indexes: { conda: ['https://c.example/ch'], pypi: ['https://i.example/simple'] }, requires: ['level-zero>=1.9'], refdriver: true };
     expect(mergeRequest(recorded, {}, KNOWN, KNOWN).request).toEqual(recorded);
   });
 
@@ -66,7 +67,7 @@ describe('mergeRequest', () => {
 
 // Planning for Windows on Linux: url sources resolve from data alone, so constraints and fallbacks are seen offline.
 const winHost: Host = { platform: 'win-x64', os: 'win32', arch: 'x64', native: false };
-const opts: PlanOptions = { prefix: '/tmp/p', cacheDir: '/tmp/c', components: [], sources: [], condaChannels: [] };
+const opts: PlanInput = { prefix: '/tmp/p', cacheDir: '/tmp/c' };
 const url = (version: string, c: string): SourceSpec => ({
   kind: 'url', package: 'sdk', version, url: `https://example.invalid/sdk-${version}.zip`, sha256: c.repeat(64), map: [{ from: 'include/', to: 'include/' }],
 });
@@ -74,11 +75,11 @@ const manifest = (sources: SourceSpec[], requires?: string[]): ComponentManifest
   schema: 1, name: 'level-zero', summary: '', features: [], roles: ['ze-loader', 'ze-headers'], ...(requires ? { requires } : {}),
   platforms: { 'win-x64': { provides: [], sources } },
 });
-const plan = (ms: ComponentManifest[], o: Partial<PlanOptions> = {}) => makePlan(winHost, ms, { ...opts, ...o }, fakeDeps({ platform: 'linux' }), silentReporter, openGateway(fakeDeps(), { cacheDir: o.cacheDir ?? opts.cacheDir }));
+const plan = (ms: ComponentManifest[], o: Partial<PlanInput> = {}) => makePlan(winHost, ms, planOptions({ ...opts, ...o }), fakeDeps({ platform: 'linux' }), silentReporter, openGateway(fakeDeps(), { cacheDir: o.cacheDir ?? opts.cacheDir }));
 
 describe('setupLine', () => {
   it('spells the recorded request out as a command that repeats it', () => {
-    const request = { ...EMPTY_REQUEST, condaChannels: ['https://c.example/ch'], requires: ['level-zero>=1.9'], refdriver: true };
+    const request = { ...EMPTY_REQUEST, indexes: { conda: ['https://c.example/ch'] }, requires: ['level-zero>=1.9'], refdriver: true };
     expect(setupLine('xpu-setup', '/opt/xpu', { components: [], request })).toBe("xpu-setup --prefix /opt/xpu --conda-channel https://c.example/ch --require 'level-zero>=1.9' --refdriver");
   });
 

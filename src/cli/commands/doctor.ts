@@ -13,7 +13,7 @@ export const EXIT_DOCTOR_BROKEN = 3;
 
 /**
  * The index roots setup would contact for this platform when the prefix records none: the manifests' conda channels
- * and pinned URL hosts, with XPU_SETUP_CONDA_CHANNELS / XPU_SETUP_INDEX_URL / XPU_SETUP_MANIFESTS taking their place
+ * and pinned URL hosts, with the kinds' index variables (XPU_SETUP_CONDA_CHANNELS, ...) and XPU_SETUP_MANIFESTS taking their place
  * as they do for setup.
  */
 async function manifestIndexes(deps: Deps): Promise<string[]> {
@@ -22,7 +22,7 @@ async function manifestIndexes(deps: Deps): Promise<string[]> {
   const urls = new Set<string>();
   for (const m of await loadManifests(manifestsDir)) {
     const spec = platform ? m.platforms[platform] : undefined;
-    for (const s of spec?.sources ?? []) for (const u of kindOf(s.kind).indexes(s, chosen)) urls.add(u);
+    for (const s of spec?.sources ?? []) for (const u of kindOf(s.kind).indexes(s, chosen.indexes ?? {})) urls.add(u);
   }
   return [...urls];
 }
