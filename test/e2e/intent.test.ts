@@ -33,6 +33,11 @@ const exists = (p: string) => fs.lstat(p).then(() => true, () => false);
 const readJson = async (p: string) => JSON.parse(await fs.readFile(p, 'utf8'));
 /** Index requests other than archive downloads: repodata and simple/JSON pages. */
 const indexPages = (from: number) => index.requests.slice(from).map((r) => r.path).filter((p) => /repodata|\/simple\/|\/pypi\//.test(p) && !/\.(whl|conda|bz2)$/.test(p));
+/** A request as xpu-setup wrote it before requests held their indexes by kind: each kind's index a field of its own. */
+const olderRequest = ({ indexes, ...rest }: { indexes: Record<string, string[]> } & Record<string, unknown>) => ({
+  components: rest.components, sources: rest.sources, condaChannels: indexes.conda ?? [], ...(indexes.pypi && { indexUrl: indexes.pypi[0] }), ...(indexes.github && { githubUrl: indexes.github[0] }),
+  requires: rest.requires, refdriver: rest.refdriver,
+});
 
 describe('the request is remembered and enforced', () => {
   let prefix: string;
@@ -69,6 +74,21 @@ describe('the request is remembered and enforced', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ changed: false, request: { indexes: { conda: [index.condaChannelUrl('bookworm')] } } });
     expect(r.stderr).toMatch(/is up to date/);
     expect(indexPages(before)).toContain('/conda/bookworm/linux-64/repodata.json.zst');
+  });
+
+  it('a receipt an earlier xpu-setup wrote (channels and index in fields of their own) is the same request: a bare re-run reads that channel, is up to date and rewrites nothing', async () => {
+    const file = path.join(prefix, 'xpu-setup.receipt.json');
+    const now = await receipt();
+    const text = JSON.stringify({ ...now, request: olderRequest(now.request) }, null, 2);
+    await fs.writeFile(file, text);
+    const before = index.requests.length;
+    const r = await runCli(['--prefix', prefix, '--cache-dir', cache, '--no-smoke', '--json', '--refresh'], bare);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ changed: false, request: now.request });
+    expect(JSON.parse(r.stdout).requestUpdated).toBeUndefined();
+    expect(r.stderr).toMatch(/is up to date/);
+    expect(indexPages(before)).toContain('/conda/bookworm/linux-64/repodata.json.zst');
+    expect(await fs.readFile(file, 'utf8')).toBe(text);
   });
 
   it('--component naming one component keeps the other installed one, and says how to remove it', async () => {
@@ -164,6 +184,23 @@ describe('lockfile, --locked and --offline', () => {
     const receipt = await readJson(path.join(prefix, 'xpu-setup.receipt.json'));
     const locked = lock.platforms['linux-x64']!.components.flatMap((c) => c.archives.map((a) => a.sha256)).sort();
     expect(receipt.archives.map((a: { sha256: string }) => a.sha256).sort()).toEqual(locked);
+  });
+
+  it('a lockfile an earlier xpu-setup wrote (channels and index in fields of their own) installs the same archives and records the same request', async () => {
+    const older = path.join(work, 'lock', 'older.lock.json');
+    const doc = await readJson(lockfile);
+    await fs.writeFile(older, JSON.stringify({ ...doc, request: olderRequest(doc.request) }, null, 2));
+    const prefix = path.join(work, 'lock', 'older-prefix');
+    const r = await runCli(['--locked', '--lockfile', older, '--prefix', prefix, '--cache-dir', cache(), '--no-smoke'], bare);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const receipt = await readJson(path.join(prefix, 'xpu-setup.receipt.json'));
+    const locked = lock.platforms['linux-x64']!.components.flatMap((c) => c.archives.map((a) => a.sha256)).sort();
+    expect(receipt.archives.map((a: { sha256: string }) => a.sha256).sort()).toEqual(locked);
+    expect(receipt.request).toEqual(doc.request);
+    // The lockfile written now, over the prefix installed from the older one: nothing to do.
+    const again = await runCli(['--locked', '--lockfile', lockfile, '--prefix', prefix, '--cache-dir', cache(), '--no-smoke'], bare);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/is up to date/);
   });
 
   it('--offline with an empty cache names each missing archive with URL and hash', async () => {

@@ -16,6 +16,8 @@ import { LOCKFILE_NAME, loadLockSource, lockedOf, newLockfile, planFromLocked, w
 import { makePlan } from '../../src/plan/plan.js';
 import { planOptions, type PlanInput } from '../support/plan-options.js';
 import { EMPTY_REQUEST, mergeRequest } from '../../src/plan/request.js';
+import { recordedRequest } from '../../src/kinds/names.js';
+import { sameRequest } from '../../src/pipeline/plan.js';
 import { setupLine } from '../../src/hints/index.js';
 import { silentReporter } from '../../src/base/reporter.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
@@ -35,6 +37,25 @@ describe('mergeRequest', () => {
   it('repeats the recorded request when nothing is said', () => {
     const recorded = { ...EMPTY_REQUEST, indexes: { conda: ['https://c.example/ch'], pypi: ['https://i.example/simple'] }, requires: ['level-zero>=1.9'], refdriver: true };
     expect(mergeRequest(recorded, {}, KNOWN, KNOWN).request).toEqual(recorded);
+  });
+
+  it('a kind whose index the run names takes only what it names; every other kind keeps what was recorded', () => {
+    const recorded = { ...EMPTY_REQUEST, indexes: { conda: ['https://c.example/a', 'https://c.example/b'], pypi: ['https://i.example/simple'] } };
+    const m = mergeRequest(recorded, { indexes: { conda: ['https://c.example/new'], github: ['https://gh.example/api'] } }, KNOWN, KNOWN);
+    expect(m.request.indexes).toEqual({ conda: ['https://c.example/new'], pypi: ['https://i.example/simple'], github: ['https://gh.example/api'] });
+    expect(mergeRequest(recorded, { indexes: {} }, KNOWN, KNOWN).request.indexes).toEqual(recorded.indexes);
+    expect(mergeRequest(undefined, { indexes: { pypi: ['https://i.example/simple'] } }, [], KNOWN).request.indexes).toEqual({ pypi: ['https://i.example/simple'] });
+  });
+
+  it('reads a request written before requests held their indexes by kind as the same request', () => {
+    const now = { ...EMPTY_REQUEST, indexes: { conda: ['https://c.example/ch'], pypi: ['https://i.example/simple'], github: ['https://gh.example/api'] }, requires: ['level-zero>=1.9'] };
+    const older = { components: [], sources: [], condaChannels: ['https://c.example/ch'], indexUrl: 'https://i.example/simple', githubUrl: 'https://gh.example/api', requires: ['level-zero>=1.9'], refdriver: false };
+    const read = recordedRequest(older as never);
+    expect(read).toEqual(now);
+    expect(sameRequest(read, now)).toBe(true);
+    // Fields an older one wrote empty (no index named) name nothing; one already by kind is taken as it is.
+    expect(recordedRequest({ ...older, condaChannels: [], indexUrl: undefined, githubUrl: undefined } as never).indexes).toEqual({});
+    expect(recordedRequest(now)).toBe(now);
   });
 
   it('keeps an installed component that --component leaves out, and says how to remove it', () => {
