@@ -107,15 +107,18 @@ export async function assertInstallable(plan: InstallPlan): Promise<void> {
   if (!plan.components.some((c) => c.status === 'planned')) throw (await import('../plan/plan.js')).noSourceError(plan.components, plan.platform);
 }
 
+/** Whether the run asks for the CPU reference driver: the request's choice (recorded or said), else the flag's. */
+const refdriverAsked = (plan: InstallPlan, opts: Pick<SetupOptions, 'refdriver'>): boolean => plan.request?.refdriver ?? opts.refdriver;
+
 /** The reference driver builds and runs code: it is refused for a plan made for another machine. */
 export function refuseForeignRefdriver(plan: InstallPlan, opts: Pick<SetupOptions, 'refdriver'>): void {
-  if ((plan.request?.refdriver ?? opts.refdriver) && !plan.host.native) {
+  if (refdriverAsked(plan, opts) && !plan.host.native) {
     throw new XpuError('USAGE', '--refdriver builds and runs code, so it cannot be combined with --platform for another machine');
   }
 }
 
 export function afterInstall(plan: InstallPlan, opts: Pick<SetupOptions, 'refdriver' | 'verify' | 'smoke' | 'requireDevice'>): AfterInstall {
-  const refdriver = plan.request?.refdriver ?? opts.refdriver;
+  const refdriver = refdriverAsked(plan, opts);
   const absent = verifyAbsent(plan.components.filter((c) => c.status === 'planned'));
   const skipped = !plan.host.native
     ? `installed for ${plan.platform}: nothing is run on this machine`
