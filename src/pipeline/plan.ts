@@ -85,7 +85,7 @@ async function noteTorchMismatch(plan: InstallPlan, deps: Deps, reporter: Report
 }
 
 /** The archives of a recorded plan that are not in the cache (by name and size; fetch verifies the hash). */
-export async function missingFromCache(locked: LockedPlatform, cacheDir: string): Promise<{ url: string; sha256: string }[]> {
+async function missingFromCache(locked: LockedPlatform, cacheDir: string): Promise<{ url: string; sha256: string }[]> {
   const cache = new DownloadCache(cacheDir);
   const missing: { url: string; sha256: string }[] = [];
   for (const a of locked.components.flatMap((c) => c.archives)) {
