@@ -122,3 +122,11 @@ export function belowFloorOf(m: ComponentManifest, version: string, kind: Source
     unreached,
   };
 }
+
+/** Whether two requests ask the same, whatever order their fields were written in (a receipt an older xpu-setup wrote). */
+export function sameRequest(a: SetupRequest | undefined, b: SetupRequest): boolean {
+  return !!a && canonical(a) === canonical(b);
+}
+
+/** JSON with every object's keys in order, so a request read from an older receipt compares by content alone. */
+const canonical = (v: unknown): string => JSON.stringify(v, (_k, x: unknown) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([p], [q]) => (p < q ? -1 : 1))) : x));
