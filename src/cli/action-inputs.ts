@@ -32,7 +32,6 @@ export const ACTION_INPUTS: Record<string, 'list' | 'string' | 'boolean'> = {
   verbose: 'boolean',
   'github-token': 'string',
 };
-type ActionInput = string;
 
 export interface ActionInputs {
   values: Values;
@@ -59,12 +58,12 @@ const FALSE = /^(false|False|FALSE)$/;
 
 /** Reads and checks the inputs from the runner's `INPUT_*` variables (multi-value inputs: commas or lines). */
 export function actionInputs(env: Record<string, string | undefined>): ActionInputs {
-  const raw = (name: ActionInput): string | undefined => {
+  const raw = (name: string): string | undefined => {
     const v = env[inputVar(name)]?.trim();
     return v ? v : undefined;
   };
-  const many = (name: ActionInput): string[] => splitList(raw(name) ?? '');
-  const bool = (name: ActionInput, fallback: boolean): boolean => {
+  const many = (name: string): string[] => splitList(raw(name) ?? '');
+  const bool = (name: string, fallback: boolean): boolean => {
     const v = raw(name);
     if (v === undefined) return fallback;
     if (TRUE.test(v)) return true;
@@ -141,7 +140,7 @@ export function prefixCacheKey(platform: string, arch: string, planKey: string, 
 }
 
 /** The CLI flags the code's messages may name, and the input each one is in the action (a boolean flag: its setting). */
-const FLAG_INPUT: Record<string, { input: ActionInput; set?: string }> = {
+const FLAG_INPUT: Record<string, { input: string; set?: string }> = {
   component: { input: 'components' },
   require: { input: 'require' },
   gpu: { input: 'gpu' },

@@ -5,7 +5,7 @@ import type { Deps } from '../base/deps.js';
 import { nodeLayout, type PlatformLayout } from '../platform/index.js';
 import type { Receipt } from '../records/receipt.js';
 import { findKind, SOURCE_KINDS } from '../kinds/index.js';
-import { kindOptions, optionOf } from '../kinds/names.js';
+import { flagOf, kindOptions } from '../kinds/names.js';
 import { psq, shq } from '../base/shell-words.js';
 
 
@@ -89,10 +89,9 @@ export function recordedSourceArgs(receipt: Pick<Receipt, 'components'> | undefi
     const [kind, ...rest] = c.source.split(' ');
     const origin = rest.join(' ').replace(/\/+$/, '');
     if (!origin || PUBLIC_INDEXES.has(origin)) continue;
-    const option = optionOf(kind ?? '');
+    const flag = flagOf(kind ?? '');
     const values = findKind(kind ?? '')?.optionValues;
-    if (!option || !values) continue;
-    const flag = `--${option.flag}`;
+    if (!flag || !values) continue;
     for (const o of values(origin)) {
       if (seen.has(flag + o)) continue;
       seen.add(flag + o);
@@ -141,7 +140,7 @@ export function unreachedShort(reason: string): string {
 export function newerFix(self: string, prefix: string, receipt: Pick<Receipt, 'components' | 'request'> | undefined, unreached: string[], shell: HintShell = 'sh'): string {
   const line = setupLine(self, prefix, receipt, shell);
   // The options that name another index of the kinds not reached (every such option when none is known).
-  const named = (names: readonly string[]) => [...new Set(names.flatMap((n) => (optionOf(n) ? [`--${optionOf(n)!.flag}`] : [])))];
+  const named = (names: readonly string[]) => [...new Set(names.flatMap((n) => flagOf(n) ?? []))];
   const options = named(unreached.map((u) => u.split(' ')[0]!));
   const flags = (options.length ? options : named(SOURCE_KINDS)).map((f) => `${f} URL`).join(' or ');
   const elsewhere = `${line} ${flags} (a mirror this machine reaches), or ${line} --from DIR (a bundle that \`xpu-setup bundle\` wrote where the index is reachable)`;

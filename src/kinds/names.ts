@@ -6,8 +6,9 @@ import type { KindIndexes, SetupRequest } from '../records/plan.js';
 export const KIND_NAMES = ['conda', 'pypi', 'url', 'apt', 'github'] as const;
 
 /**
- * The option that names a kind's index for a run in place of the manifests' own: the request records its values
- * under the kind's name (KindIndexes), so the option is this entry and the kind's module reading its own entry.
+ * The option that names a kind's index for a run in place of the manifests' own. Its values are recorded in the
+ * request under the kind's name (records/plan.ts: KindIndexes), where the kind's module reads them: an option is this
+ * entry and those reads, nothing else.
  */
 export interface KindOption {
   /** The long option, without its dashes. */
@@ -72,6 +73,12 @@ export const kindOptions = (): [kind: string, option: KindOption][] => Object.en
 
 /** The option of the kind of that name, if it has one (a receipt may name a kind this version lacks). */
 export const optionOf = (kind: string): KindOption | undefined => (KIND_OPTIONS as Partial<Record<string, KindOption>>)[kind];
+
+/** That option as a command line spells it (`--index-url`), if the kind has one. */
+export const flagOf = (kind: string): string | undefined => {
+  const o = optionOf(kind);
+  return o && `--${o.flag}`;
+};
 
 /**
  * A request as a receipt, lockfile or bundle holds it. One written before requests held their indexes by kind has

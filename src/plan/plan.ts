@@ -6,7 +6,7 @@ import { kindOf, NotAvailable, orderingOf, type Resolution, type SourceContext, 
 import { defaultComponents, type ComponentManifest } from '../manifest/schema.js';
 import type { Reporter } from '../base/reporter.js';
 import type { Gateway } from '../index/gateway.js';
-import { optionOf } from '../kinds/names.js';
+import { flagOf } from '../kinds/names.js';
 import { compareAcross, meetsAll, parseConstraint, unmetText, type Constraint } from '../versions/order.js';
 import { belowFloorOf, featuresLacking, floorsFor } from './request.js';
 import { checkConstrains, closeOver } from './closure.js';
@@ -98,8 +98,7 @@ function isNamed(spec: SourceSpec, opts: PlanOptions): boolean {
 export type NamedBy = Partial<Record<string, string>>;
 
 export function namedSourceError(component: string, attempt: SourceAttempt, namedBy: NamedBy = {}): XpuError {
-  const option = optionOf(attempt.source);
-  const flag = option ? `--${option.flag}` : attempt.source;
+  const flag = flagOf(attempt.source) ?? attempt.source;
   const by = namedBy[flag] ?? flag;
   const drop = by.startsWith('--') ? `drop ${by}` : by.startsWith('the ') ? `name another with ${flag}` : `unset ${by}`;
   return new XpuError('SOURCE_FAILED', `${component}: the source you named failed: ${attempt.reason}`, {
