@@ -113,6 +113,11 @@ describe('start-up', () => {
     expect(graph.filter((s) => /^(execa|undici|ora|koffi)$/.test(s))).toEqual([]);
     expect(graph.filter((s) => s.includes('/commands/') || s.endsWith('/output.js') || s.endsWith('/deps.js'))).toEqual([]);
   });
+
+  it("main.js reads the kinds' options from their light table alone, never a kind's module", () => {
+    const graph = [...staticGraph(path.join(__dirname, '../../dist/cli/main.js'))];
+    expect(graph.filter((s) => s.includes(`${path.sep}kinds${path.sep}`))).toEqual([path.resolve(__dirname, '../../dist/kinds/names.js')]);
+  });
 });
 
 describe('list values', () => {
