@@ -13,15 +13,15 @@ import type { LockedPlatform } from '../plan/lockfile.js';
 import type { InstallPlan, PlannedComponent } from '../records/plan.js';
 import type { Reporter, Task } from '../base/reporter.js';
 import { VERSION } from '../base/version.js';
-import { byPath, RECEIPT_SCHEMA, type Receipt, type ReceiptComponent } from './receipt.js';
+import { byPath, RECEIPT_SCHEMA, type Receipt, type ReceiptComponent } from '../prefix/receipt.js';
 import { fsWriteError } from '../base/fs-errors.js';
 import { ICD_FILE, readSafelyOrNone } from '../base/safe-read.js';
-import { writePrefixFiles } from './prefix-writer.js';
+import { writePrefixFiles } from '../prefix/prefix-writer.js';
 import { DEFAULT_LIMITS, type UnpackLimits } from './limits.js';
 import { relocateConda } from './relocate.js';
 import { Staging } from './staging.js';
-import { carryUserFiles, sayUserFiles } from './user-files.js';
-import { checkPrefixOwnership, recordedPlan, type PrefixState } from './prefix-state.js';
+import { carryUserFiles, sayUserFiles } from '../prefix/user-files.js';
+import { checkPrefixOwnership, recordedPlan, type PrefixState } from '../prefix/prefix-state.js';
 
 /**
  * Looks at one component in the staging tree before the tree replaces the prefix (its loader loads, its headers

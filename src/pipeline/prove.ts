@@ -4,7 +4,7 @@
 import type { Deps } from '../base/deps.js';
 import { XpuError, type ErrorCode } from '../base/errors.js';
 import type { Reporter, Task } from '../base/reporter.js';
-import { ENV_FILES, sourcedEnv, type EnvVar } from '../install/env.js';
+import { ENV_FILES, sourcedEnv, type EnvVar } from '../shells/env.js';
 import { cliEntry } from '../package-dir.js';
 import { nodeLayout } from '../platform/index.js';
 import type { VerifyOptions, VerifyResult } from './probe.js';

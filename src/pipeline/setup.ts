@@ -8,10 +8,10 @@ import { lastBuilt, type CompileResult } from '../build/compile.js';
 import { EnvVars, RUN_ENV_VARS } from '../base/env-names.js';
 import type { FetchedArchive } from '../fetch/fetch.js';
 import type { InstallResult } from '../install/install.js';
-import { withPrefixLock } from '../install/lock.js';
-import { checkPrefixOwnership, installedFor, isUpToDate, recordedPlan, type PrefixState } from '../install/prefix-state.js';
-import { draftBuilds, draftReceipt, writePrefixFiles } from '../install/prefix-writer.js';
-import type { Receipt } from '../install/receipt.js';
+import { withPrefixLock } from '../prefix/lock.js';
+import { checkPrefixOwnership, installedFor, isUpToDate, recordedPlan, type PrefixState } from '../prefix/prefix-state.js';
+import { draftBuilds, draftReceipt, writePrefixFiles } from '../prefix/prefix-writer.js';
+import type { Receipt } from '../prefix/receipt.js';
 import { nodeLayout } from '../platform/index.js';
 import { chosenDrivers, driverChoiceEnv } from '../roles/index.js';
 import { diffPlan } from '../plan/diff.js';
@@ -26,7 +26,7 @@ import type { SetupOptions } from './options.js';
 import { assertInstallable, afterInstall, decideRuntimeLibraries, sameRequest, type RunIndex } from './plan.js';
 import type { VerifyResult } from './probe.js';
 import { proveInChild } from './prove.js';
-import { receiptEnvVars } from '../install/env.js';
+import { receiptEnvVars } from '../shells/env.js';
 
 export interface SetupResult {
   plan: InstallPlan;

@@ -2,9 +2,9 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordBuilds, writeReceipt } from '../../src/install/prefix-writer.js';
-import { readReceipt, RECEIPT_SCHEMA, type Receipt } from '../../src/install/receipt.js';
-import { verifyPrefix } from '../../src/install/verify.js';
+import { recordBuilds, writeReceipt } from '../../src/prefix/prefix-writer.js';
+import { readReceipt, RECEIPT_SCHEMA, type Receipt } from '../../src/prefix/receipt.js';
+import { verifyPrefix } from '../../src/prefix/verify.js';
 
 let dir: string;
 beforeAll(async () => {

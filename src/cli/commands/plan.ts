@@ -1,5 +1,5 @@
 // `xpu-setup plan`: what setup would do, without fetching or installing anything; the same verdict and exit code.
-import { readPrefixState } from '../../install/prefix-state.js';
+import { readPrefixState } from '../../prefix/prefix-state.js';
 import { afterInstall, assertInstallable, openRunIndex, planSetup, prefixChanges, type AfterInstall } from '../../pipeline/plan.js';
 import type { Command } from '../command.js';
 import { renderChanges, renderPlan } from '../render-plan.js';

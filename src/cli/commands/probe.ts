@@ -2,7 +2,7 @@
 import { XpuError } from '../../base/errors.js';
 import { EnvVars } from '../../base/env-names.js';
 import { formatLines, formatPytorch, pytorchSeesNothing, formatTritonEnv, formatVerbose, pytorchDevices, tritonEnv, tritonEnvVars } from '../../caps/format.js';
-import { appendTo, githubLines, renderDotenv, renderExports } from '../../install/ci-env.js';
+import { appendTo, githubLines, renderDotenv, renderExports } from '../../shells/ci-env.js';
 import { hintShell } from '../../hints/index.js';
 import { probeInstalled } from '../../pipeline/probe.js';
 import { str, type Command } from '../command.js';

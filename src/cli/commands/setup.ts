@@ -1,7 +1,7 @@
 // `xpu-setup` / `xpu-setup setup`: the whole job, then a short account of what was done and how to use it.
 import { assertInstallable, openRunIndex, planSetup } from '../../pipeline/plan.js';
 import { runSetup, type SetupResult } from '../../pipeline/setup.js';
-import { installedFor, readPrefixState } from '../../install/prefix-state.js';
+import { installedFor, readPrefixState } from '../../prefix/prefix-state.js';
 import type { Deps } from '../../base/deps.js';
 import type { BelowFloor } from '../../records/plan.js';
 import { belowFloorSentence, belowFloorShort, envCommandLine, envFilesLine, hintShell, newerFix, selfCommand } from '../../hints/index.js';

@@ -1,8 +1,8 @@
 // Check: the prefix's receipt matches the files on disk (changed and missing files are named).
 import * as path from 'node:path';
-import { hasOwnMarkers } from '../../install/prefix-state.js';
-import { RECEIPT_NAME } from '../../install/receipt.js';
-import { diskReader, verifyPrefix } from '../../install/verify.js';
+import { hasOwnMarkers } from '../../prefix/prefix-state.js';
+import { RECEIPT_NAME } from '../../prefix/receipt.js';
+import { diskReader, verifyPrefix } from '../../prefix/verify.js';
 import type { Check } from '../types.js';
 import { icdProblem, prefixIcd } from '../../roles/opencl-icd.js';
 import { ICD_FILE } from '../../base/safe-read.js';

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { EnvVars } from '../base/env-names.js';
 import { layoutFor } from '../platform/index.js';
 import type { TargetPlatform } from '../platform/types.js';
-import { ENV_FILES, receiptEnvVars, type EnvVar } from './env.js';
+import { ENV_FILES, receiptEnvVars, type EnvVar } from '../shells/env.js';
 import type { Receipt } from './receipt.js';
 
 /**

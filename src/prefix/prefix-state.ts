@@ -7,10 +7,10 @@ import * as path from 'node:path';
 import { XpuError } from '../base/errors.js';
 import { nodeLayout } from '../platform/index.js';
 import type { TargetPlatform } from '../platform/types.js';
-import type { LockedPlatform } from '../plan/lockfile.js';
+import type { LockedPlatform } from '../records/lock.js';
 import type { InstallPlan } from '../records/plan.js';
 import { withVerifiedSizes } from '../records/archive.js';
-import { ENV_FILES } from './env.js';
+import { ENV_FILES } from '../shells/env.js';
 import { readReceipt, RECEIPT_NAME, type Receipt } from './receipt.js';
 import { diskReader, verifyPrefix, type VerifyPrefixOptions } from './verify.js';
 
