@@ -6,7 +6,7 @@ import { readLdconfig, type LdconfigEntry } from '../machine/ldconfig.js';
 import type { Finding } from '../machine/types.js';
 import { detectHost, nodeLayout, type Host } from '../platform/index.js';
 import { readPrefixState, type PrefixState } from '../prefix/prefix-state.js';
-import type { Receipt } from '../prefix/receipt.js';
+import type { Receipt } from '../records/receipt.js';
 
 export interface ReceiptRead {
   receipt?: Receipt;

@@ -9,11 +9,12 @@ import { roleAliases, roleEnv, roleFiles, roleSearchPaths } from '../roles/index
 import { compareDebian } from '../versions/order.js';
 import { removeOnInterrupt, withSignalsHeld } from '../base/lock-owner.js';
 import type { FetchedArchive, Fetching } from '../fetch/fetch.js';
-import type { LockedPlatform } from '../plan/lockfile.js';
+import type { LockedPlatform } from '../records/lock.js';
 import type { InstallPlan, PlannedComponent } from '../records/plan.js';
 import type { Reporter, Task } from '../base/reporter.js';
 import { VERSION } from '../base/version.js';
-import { byPath, RECEIPT_SCHEMA, type Receipt, type ReceiptComponent } from '../prefix/receipt.js';
+import { byPath } from '../prefix/receipt.js';
+import { RECEIPT_SCHEMA, type Receipt, type ReceiptComponent } from '../records/receipt.js';
 import { fsWriteError } from '../base/fs-errors.js';
 import { ICD_FILE, readSafelyOrNone } from '../base/safe-read.js';
 import { writePrefixFiles } from '../prefix/prefix-writer.js';

@@ -6,7 +6,7 @@ import { addonSpec } from '../build/addon.js';
 import { lastBuilt, type CompileResult } from '../build/compile.js';
 import type { ProbeReport } from '../caps/model.js';
 import type { PrefixState } from '../prefix/prefix-state.js';
-import type { Receipt } from '../prefix/receipt.js';
+import type { Receipt } from '../records/receipt.js';
 import type { Reporter } from '../base/reporter.js';
 import { selfCommand } from '../hints/index.js';
 import type { SmokeResult } from '../smoke/index.js';

@@ -11,7 +11,7 @@ import type { InstallResult } from '../install/install.js';
 import { withPrefixLock } from '../prefix/lock.js';
 import { checkPrefixOwnership, installedFor, isUpToDate, recordedPlan, type PrefixState } from '../prefix/prefix-state.js';
 import { draftBuilds, draftReceipt, writePrefixFiles } from '../prefix/prefix-writer.js';
-import type { Receipt } from '../prefix/receipt.js';
+import type { Receipt } from '../records/receipt.js';
 import { nodeLayout } from '../platform/index.js';
 import { chosenDrivers, driverChoiceEnv } from '../roles/index.js';
 import { diffPlan } from '../plan/diff.js';

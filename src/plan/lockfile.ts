@@ -17,7 +17,6 @@ import type { SetupRequest } from '../records/plan.js';
 import type { Http } from '../net/http.js';
 
 export const LOCKFILE_NAME = 'xpu-setup.lock.json';
-export { LOCKFILE_SCHEMA, type LockedComponent, type LockedPlatform, type Lockfile } from '../records/lock.js';
 
 /** JSON with every object's keys sorted, so the key does not depend on how an editor ordered them. */
 function canonical(v: unknown): string {

@@ -5,7 +5,7 @@ import { EnvVars } from '../base/env-names.js';
 import { layoutFor } from '../platform/index.js';
 import type { TargetPlatform } from '../platform/types.js';
 import { ENV_FILES, receiptEnvVars, type EnvVar } from '../shells/env.js';
-import type { Receipt } from './receipt.js';
+import type { Receipt } from '../records/receipt.js';
 
 /**
  * The variables env.json recorded, moved to where the prefix is now: a prefix copied or moved elsewhere prints its

@@ -11,7 +11,8 @@ import type { LockedPlatform } from '../records/lock.js';
 import type { InstallPlan } from '../records/plan.js';
 import { withVerifiedSizes } from '../records/archive.js';
 import { ENV_FILES } from '../shells/env.js';
-import { readReceipt, RECEIPT_NAME, type Receipt } from './receipt.js';
+import { RECEIPT_NAME, type Receipt } from '../records/receipt.js';
+import { readReceipt } from './receipt.js';
 import { diskReader, verifyPrefix, type VerifyPrefixOptions } from './verify.js';
 
 /** The prefix as a run read it: plain data that stages and checks are handed instead of reading the receipt again. */

@@ -6,7 +6,8 @@ import { sha256File } from '../cache/store.js';
 import { XpuError } from '../base/errors.js';
 import { isInside } from '../platform/index.js';
 import { ENV_FILES, receiptEnvVars, renderEnv, SHELLS } from '../shells/env.js';
-import { byPath, RECEIPT_NAME, type Receipt, type ReceiptFile } from './receipt.js';
+import { RECEIPT_NAME, type Receipt, type ReceiptFile } from '../records/receipt.js';
+import { byPath } from './receipt.js';
 
 /** What a build stage produced inside the prefix: the library and its build stamp. */
 export interface BuildOutput {

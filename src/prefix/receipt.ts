@@ -4,8 +4,6 @@ import * as path from 'node:path';
 import { XpuError } from '../base/errors.js';
 import { RECEIPT_NAME, RECEIPT_SCHEMA, type Receipt } from '../records/receipt.js';
 
-export { RECEIPT_NAME, RECEIPT_SCHEMA, type Receipt, type ReceiptArchive, type ReceiptComponent, type ReceiptFile, type ReceiptProof } from '../records/receipt.js';
-
 /**
  * Orders records by path, byte-wise: the same order on every machine, whatever its locale, and without loading the
  * ICU collator (about 20 ms) for it.

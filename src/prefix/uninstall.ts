@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { XpuError } from '../base/errors.js';
 import { withPrefixLock } from './lock.js';
 import { readPrefixState } from './prefix-state.js';
-import { RECEIPT_NAME, type Receipt } from './receipt.js';
+import { RECEIPT_NAME, type Receipt } from '../records/receipt.js';
 
 export interface Uninstalled {
   prefix: string;

@@ -5,7 +5,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ReceiptFile } from '../../src/prefix/receipt.js';
+import type { ReceiptFile } from '../../src/records/receipt.js';
 import { verifyPrefix } from '../../src/prefix/verify.js';
 import { driverCandidates, proofInputs } from '../../src/probe/inputs.js';
 import { libcPathFromMaps, parseLibcBanner } from '../../src/platform/linux.js';

@@ -3,7 +3,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordBuilds, writeReceipt } from '../../src/prefix/prefix-writer.js';
-import { readReceipt, RECEIPT_SCHEMA, type Receipt } from '../../src/prefix/receipt.js';
+import { readReceipt } from '../../src/prefix/receipt.js';
+import { RECEIPT_SCHEMA, type Receipt } from '../../src/records/receipt.js';
 import { verifyPrefix } from '../../src/prefix/verify.js';
 
 let dir: string;

@@ -1,7 +1,7 @@
 // Check: the prefix's receipt matches the files on disk (changed and missing files are named).
 import * as path from 'node:path';
 import { hasOwnMarkers } from '../../prefix/prefix-state.js';
-import { RECEIPT_NAME } from '../../prefix/receipt.js';
+import { RECEIPT_NAME } from '../../records/receipt.js';
 import { diskReader, verifyPrefix } from '../../prefix/verify.js';
 import type { Check } from '../types.js';
 import { icdProblem, prefixIcd } from '../../roles/opencl-icd.js';
