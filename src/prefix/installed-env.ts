@@ -4,7 +4,9 @@ import * as path from 'node:path';
 import { EnvVars } from '../base/env-names.js';
 import { layoutFor } from '../platform/index.js';
 import type { TargetPlatform } from '../platform/types.js';
-import { ENV_FILES, receiptEnvVars, type EnvVar } from '../shells/env.js';
+import { receiptEnvVars } from '../shells/env.js';
+import { ENV_FILES } from '../shells/index.js';
+import type { EnvVar } from '../shells/shell.js';
 import type { Receipt } from '../records/receipt.js';
 
 /**

@@ -10,7 +10,7 @@ import type { TargetPlatform } from '../platform/types.js';
 import type { LockedPlatform } from '../records/lock.js';
 import type { InstallPlan } from '../records/plan.js';
 import { withVerifiedSizes } from '../records/archive.js';
-import { ENV_FILES } from '../shells/env.js';
+import { ENV_FILES } from '../shells/index.js';
 import { RECEIPT_NAME, type Receipt } from '../records/receipt.js';
 import { readReceipt } from './receipt.js';
 import { diskReader, verifyPrefix, type VerifyPrefixOptions } from './verify.js';

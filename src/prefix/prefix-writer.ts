@@ -5,7 +5,8 @@ import * as path from 'node:path';
 import { sha256File } from '../cache/store.js';
 import { XpuError } from '../base/errors.js';
 import { isInside } from '../platform/index.js';
-import { ENV_FILES, receiptEnvVars, renderEnv, SHELLS } from '../shells/env.js';
+import { receiptEnvVars, renderEnv } from '../shells/env.js';
+import { ENV_FILES, SHELLS } from '../shells/index.js';
 import { RECEIPT_NAME, type Receipt, type ReceiptFile } from '../records/receipt.js';
 import { byPath } from './receipt.js';
 

@@ -7,7 +7,8 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Host } from '../../src/platform/types.js';
-import { githubEnv, githubLines, renderDotenv, renderExports, resolveEnv } from '../../src/shells/ci-env.js';
+import { githubEnv, githubLines, renderDotenv, resolveEnv } from '../../src/shells/ci-env.js';
+import { userShell } from '../../src/shells/index.js';
 import { envVars } from '../../src/shells/env.js';
 import type { Receipt } from '../../src/records/receipt.js';
 import type { ComponentManifest, SourceSpec } from '../../src/manifest/schema.js';
@@ -292,6 +293,6 @@ describe('CI environment', () => {
     expect(githubLines([{ name: 'Y', value: 'plain' }])).toBe('Y=plain\n');
   });
   it('sh exports quote single quotes', () => {
-    expect(renderExports('sh', [{ name: 'A', value: "it's" }])).toBe("export A='it'\\''s'\n");
+    expect(userShell('sh').exports([{ name: 'A', value: "it's" }], [])).toBe("export A='it'\\''s'\n");
   });
 });
