@@ -25,8 +25,9 @@ export const LAYERS = {
 /**
  * The libraries from the floor up: one imports only those before it in this list (types too), so no two libraries
  * can import each other round a ring. `formats` reads bytes; `versions` is the algebra of version strings;
- * `records` the data passed between stages; `machine` reads this machine; `bindings` calls into native libraries;
- * `index` speaks index protocols; `kinds` and `roles` are the two plug-in folders; `manifest` names them.
+ * `records` the data passed between stages; `machine` reads this machine; `shells` writes the prefix's environment
+ * in each shell's syntax; `prefix` is the prefix document (state, receipt, writer, lock); `bindings` calls into
+ * native libraries; `index` speaks index protocols; `kinds` and `roles` are the two plug-in folders; `manifest` names them.
  */
 export const LIBRARY_ORDER = LAYERS.library;
 
