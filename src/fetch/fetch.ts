@@ -35,8 +35,11 @@ export interface FetchNet {
 }
 
 export interface FetchOptions {
-  /** Archives this run has fetched already, by sha256 (the ones a runtime decision read): not fetched again. */
-  fetched?: ReadonlyMap<string, FetchedArchive>;
+  /**
+   * Archives (by sha256) fetched only once `release` names them: the runtime packages a decision may leave to the
+   * host. The others go first, so the decision can read them while these wait.
+   */
+  held?: ReadonlySet<string>;
 }
 
 /** A bundle on disk: the archive is copied into the cache and verified like a download. */
@@ -69,47 +72,62 @@ export interface Fetching {
   live?(i: number): LiveDownload | undefined;
 }
 
+/** The run's one fetch of a plan whose runtime packages are held until decided (FetchOptions.held). */
+export interface RunFetch extends Fetching {
+  /** The archive's file once it is verified in the cache. */
+  of(archive: PlannedArchive): Promise<FetchedArchive>;
+  /** The held archives to fetch after all; the held ones not named are never fetched. The first call decides. */
+  release(keep: readonly PlannedArchive[]): void;
+  /** The same fetch as a plan of these archives sees it (a decided plan: some held archives left out), in its order. */
+  as(plan: InstallPlan): Fetching;
+}
+
 interface Settle {
   resolve(f: FetchedArchive): void;
   reject(e: unknown): void;
 }
 
-function plannedJobs(plan: InstallPlan): { archive: PlannedArchive; component: string }[] {
+type Job = { archive: PlannedArchive; component: string };
+
+function plannedJobs(plan: InstallPlan): Job[] {
   return plan.components
     .filter((c) => c.status === 'planned')
     .flatMap((c) => c.archives.map((archive) => ({ archive, component: c.name })));
 }
 
 /**
- * Starts fetching every planned archive, several at once; nothing waits for it until a promise is awaited. An
- * archive in `opts.fetched` is handed on as it is, and only the others make up the fetch.
+ * Starts the one fetch of a run: every planned archive, several at once, the held ones once released; nothing waits
+ * for it until a promise is awaited.
  */
-export function startFetch(plan: InstallPlan, deps: Deps, reporter: Reporter, net: FetchNet, opts: FetchOptions = {}): Fetching {
+export function startFetch(plan: InstallPlan, deps: Deps, reporter: Reporter, net: FetchNet, opts: FetchOptions = {}): RunFetch {
   const jobs = plannedJobs(plan);
-  const have = opts.fetched;
-  if (!have?.size) return startJobs(plan, jobs, deps, reporter, net);
-  const rest = jobs.flatMap((j, i) => (have.has(j.archive.sha256) ? [] : [i]));
-  const run = startJobs(plan, rest.map((i) => jobs[i]!), deps, reporter, net);
-  const archives = jobs.map((j, i) => {
-    const k = rest.indexOf(i);
-    return k >= 0 ? run.archives[k]! : Promise.resolve({ ...have.get(j.archive.sha256)!, archive: j.archive, component: j.component });
-  });
+  const run = startJobs(plan, jobs, deps, reporter, net, opts.held ?? new Set());
+  const index = new Map(jobs.map((j, i) => [j.archive.sha256, i]));
+  const at = (sha256: string): number => {
+    const i = index.get(sha256);
+    if (i === undefined) throw new XpuError('INTERNAL', `archive ${sha256} is not in this run's fetch`, { details: { sha256 } });
+    return i;
+  };
   return {
-    archives,
-    all: run.all.then(() => Promise.all(archives)),
-    live: (i) => (rest.includes(i) ? run.live?.(rest.indexOf(i)) : undefined),
-    cancel: run.cancel,
+    ...run,
+    of: (a) => run.archives[at(a.sha256)]!,
+    as: (other) => {
+      const seen = plannedJobs(other).map((j) => ({ j, i: at(j.archive.sha256) }));
+      const archives = seen.map(({ j, i }) => run.archives[i]!.then((f) => ({ ...f, archive: j.archive, component: j.component })));
+      return { archives, all: run.all.then(() => Promise.all(archives)), cancel: run.cancel, live: (k) => run.live?.(seen[k]!.i) };
+    },
   };
 }
 
-function startJobs(plan: InstallPlan, jobs: { archive: PlannedArchive; component: string }[], deps: Deps, reporter: Reporter, net: FetchNet): Fetching {
+function startJobs(plan: InstallPlan, jobs: Job[], deps: Deps, reporter: Reporter, net: FetchNet, held: ReadonlySet<string>): Omit<RunFetch, 'of' | 'as'> {
   const settle: Settle[] = [];
   const archives = jobs.map(() => new Promise<FetchedArchive>((resolve, reject) => settle.push({ resolve, reject })));
   // A caller that stopped early (its own failure) no longer awaits the rest: their rejections are not unhandled.
   for (const p of archives) p.catch(() => undefined);
   const stop = new AbortController();
   const lives = jobs.map(() => new LiveDownload());
-  const all = fetchAll(plan, jobs, settle, lives, stop, deps, reporter, net).catch((e: unknown) => {
+  const gate = new Gate(jobs, held);
+  const all = fetchAll(plan, jobs, gate, settle, lives, stop, deps, reporter, net).catch((e: unknown) => {
     for (const s of settle) s.reject(e);
     for (const l of lives) l.end(e);
     throw e;
@@ -119,11 +137,41 @@ function startJobs(plan: InstallPlan, jobs: { archive: PlannedArchive; component
     archives,
     all,
     live: (i) => lives[i],
+    release: (keep) => gate.open(keep),
     cancel: async () => {
       stop.abort();
+      gate.open([]);
       await all.catch(() => undefined);
     },
   };
+}
+
+/** The held archives of a fetch: waited for until released, then fetched or left out. */
+class Gate {
+  private readonly kept = new Set<string>();
+  private opened?: () => void;
+  readonly ready: Promise<void>;
+  constructor(
+    private readonly jobs: Job[],
+    private readonly held: ReadonlySet<string>,
+  ) {
+    this.ready = held.size ? new Promise((resolve) => (this.opened = resolve)) : Promise.resolve();
+  }
+  isHeld(j: Job): boolean {
+    return this.held.has(j.archive.sha256);
+  }
+  /** The work in the order it is taken: what is not held first, so a decision waiting on it never waits on held work. */
+  order(): number[] {
+    const idx = this.jobs.map((_, i) => i);
+    return [...idx.filter((i) => !this.isHeld(this.jobs[i]!)), ...idx.filter((i) => this.isHeld(this.jobs[i]!))];
+  }
+  open(keep: readonly PlannedArchive[]): void {
+    for (const a of keep) if (this.held.has(a.sha256)) this.kept.add(a.sha256);
+    this.opened?.();
+  }
+  wanted(j: Job): boolean {
+    return !this.isHeld(j) || this.kept.has(j.archive.sha256);
+  }
 }
 
 export async function fetchPlan(plan: InstallPlan, deps: Deps, reporter: Reporter, net: FetchNet, opts: FetchOptions = {}): Promise<FetchedArchive[]> {
@@ -148,9 +196,9 @@ async function refuseMissing(jobs: { archive: PlannedArchive }[], cache: Downloa
 /**
  * The fetch's progress line, from each download's progress. An index without sizes (PEP 503 HTML) leaves the total
  * to each response's Content-Length; until every size is known the line shows only what arrived, never a total that
- * is too small.
+ * is too small. Held archives join it (`add`) once released.
  */
-function progressOf(jobs: { archive: PlannedArchive }[], task: ReturnType<Reporter['task']>): (url: string, p: { received: number; total?: number }) => void {
+function progressOf(jobs: { archive: PlannedArchive }[], task: ReturnType<Reporter['task']>): { on(url: string, p: { received: number; total?: number }): void; add(more: { archive: PlannedArchive }[]): void } {
   const sizes = new Map(jobs.map((j) => [j.archive.url, j.archive.size]));
   const received = new Map<string, number>();
   const done = () => [...received.values()].reduce((a, b) => a + b, 0);
@@ -158,16 +206,21 @@ function progressOf(jobs: { archive: PlannedArchive }[], task: ReturnType<Report
     const known = [...sizes.values()];
     return known.every((s) => s !== undefined) ? known.reduce((a: number, b) => a + b!, 0) : undefined;
   };
-  return (url, p) => {
-    received.set(url, p.received);
-    if (sizes.get(url) === undefined && p.total) sizes.set(url, p.total);
-    task.update(() => {
-      const t = total();
-      return t ? `${mib(done())} / ${mib(t)}` : mib(done());
-    }, () => {
-      const t = total();
-      return t ? done() / t : undefined;
-    });
+  return {
+    add: (more) => {
+      for (const j of more) sizes.set(j.archive.url, j.archive.size);
+    },
+    on: (url, p) => {
+      received.set(url, p.received);
+      if (sizes.get(url) === undefined && p.total) sizes.set(url, p.total);
+      task.update(() => {
+        const t = total();
+        return t ? `${mib(done())} / ${mib(t)}` : mib(done());
+      }, () => {
+        const t = total();
+        return t ? done() / t : undefined;
+      });
+    },
   };
 }
 
@@ -186,7 +239,8 @@ function startBatches(jobs: { archive: PlannedArchive }[], cache: DownloadCache,
 
 async function fetchAll(
   plan: InstallPlan,
-  jobs: { archive: PlannedArchive; component: string }[],
+  jobs: Job[],
+  gate: Gate,
   settle: Settle[],
   lives: LiveDownload[],
   stop: AbortController,
@@ -201,18 +255,36 @@ async function fetchAll(
   const swept = await cache.sweep();
   if (swept) reporter.debug(`removed ${swept} stale partial download(s) from ${plan.cacheDir}`);
   if (!jobs.length) return [];
-  if (net.policy === 'cache-only') await refuseMissing(jobs, cache, plan.cacheDir);
-  const task = reporter.task(`fetching ${jobs.length} archive${jobs.length === 1 ? '' : 's'}`);
-  const onProgress = progressOf(jobs, task);
-  const results: FetchedArchive[] = new Array(jobs.length);
-  const batches = startBatches(jobs, cache, deps);
+  const first = jobs.filter((j) => !gate.isHeld(j));
+  if (net.policy === 'cache-only') await refuseMissing(first, cache, plan.cacheDir);
+  const task = reporter.task(`fetching ${first.length} archive${first.length === 1 ? '' : 's'}`);
+  const progress = progressOf(first, task);
+  const results: (FetchedArchive | undefined)[] = new Array(jobs.length);
+  const batches = startBatches(first, cache, deps);
+  // The held archives join the same fetch once released: the ones kept are counted, checked and batched then.
+  const released = gate.ready.then(async () => {
+    const kept = jobs.filter((j) => gate.isHeld(j) && gate.wanted(j));
+    if (net.policy === 'cache-only') await refuseMissing(kept, cache, plan.cacheDir);
+    progress.add(kept);
+    for (const [own, batch] of startBatches(kept, cache, deps)) batches.set(own, batch);
+  });
+  released.catch(() => undefined);
+  const queue = gate.order();
   let next = 0;
   let reused = 0;
   const signal = stop.signal;
   const worker = async () => {
-    while (next < jobs.length && !signal.aborted) {
-      const i = next++;
+    while (next < queue.length && !signal.aborted) {
+      const i = queue[next++]!;
       const { archive, component } = jobs[i]!;
+      if (gate.isHeld(jobs[i]!)) {
+        await released;
+        if (!gate.wanted(jobs[i]!) || signal.aborted) {
+          settle[i]!.reject(new XpuError('INTERNAL', `${archive.filename} was left out of this fetch`, { details: { url: archive.url } }));
+          lives[i]!.end();
+          continue;
+        }
+      }
       const own = ownFetcherOf(archive);
       const batch = own && batches.get(own);
       const file = batch
@@ -221,7 +293,7 @@ async function fetchAll(
         ? await own.fetch(archive, cache, deps)
         : archive.url.startsWith('file:')
           ? await fromFile(archive, cache)
-          : await downloadToCache(http, cache, archive.url, { sha256: archive.sha256, size: archive.size }, { signal, live: lives[i], onProgress: (p) => onProgress(archive.url, p) });
+          : await downloadToCache(http, cache, archive.url, { sha256: archive.sha256, size: archive.size }, { signal, live: lives[i], onProgress: (p) => progress.on(archive.url, p) });
       if (file.cached) reused++;
       reporter.debug(`${file.cached ? 'cached' : 'fetched'} ${archive.filename} sha256 ${archive.sha256}`);
       results[i] = { archive, component, file };
@@ -244,6 +316,7 @@ async function fetchAll(
     task.fail(failure ? 'fetch failed' : 'fetch stopped');
     throw failure ? failure.error : new XpuError('INTERNAL', 'the fetch was stopped before every archive was in', { details: {} });
   }
-  task.succeed(`fetched and verified ${jobs.length} archive${jobs.length === 1 ? '' : 's'}${reused ? ` (${reused} from cache)` : ''}`);
-  return results;
+  const done = results.filter((r): r is FetchedArchive => !!r);
+  task.succeed(`fetched and verified ${done.length} archive${done.length === 1 ? '' : 's'}${reused ? ` (${reused} from cache)` : ''}`);
+  return done;
 }

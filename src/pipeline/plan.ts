@@ -12,7 +12,6 @@ import { RECEIPT_NAME, type Receipt } from '../records/receipt.js';
 import { verifyPrefix } from '../prefix/verify.js';
 import { activeEnvDistributions } from '../machine/python-dists.js';
 import { loadManifests } from '../manifest/load.js';
-import { verifyAbsent } from '../roles/index.js';
 import { defaultComponents, SOURCE_KINDS, type ComponentManifest, type SourceKind } from '../manifest/schema.js';
 import { planChanges, type PlanChanges } from '../plan/diff.js';
 import { loadLockSource, lockedOf, newLockfile, planFromLocked } from '../plan/lockfile.js';
@@ -21,16 +20,15 @@ import type { NamedBy, PlanOptions } from '../plan/plan.js';
 import { namedGpus, readHostGpus } from '../plan/gpu.js';
 import type { ExistingInstalls, HostGpus, InstallPlan, TorchMatch } from '../records/plan.js';
 import { planRequestKey, recentPlan, rememberPlan } from '../plan/recent.js';
-import { mergeRequest, type MergedRequest } from '../plan/request.js';
+import { mergeRequest, sameRequest, type MergedRequest } from '../plan/request.js';
 import type { SetupRequest } from '../records/plan.js';
 import { readTorchMatch, torchMismatch, TORCH_RUNTIME_PACKAGES } from '../plan/torch.js';
 import type { Reporter } from '../base/reporter.js';
 import { loadPep440 } from '../versions/pep440.js';
-import type { PlannedArchive } from '../records/archive.js';
-import type { CachePolicy, Gateway } from '../index/gateway.js';
-import type { FetchedArchive } from '../fetch/fetch.js';
 import { VERSION } from '../base/version.js';
 import type { PlanSetupOptions, SetupOptions } from './options.js';
+import type { RunIndex } from './run-index.js';
+import { assertInstallable, decideRuntimeLibraries } from './settle.js';
 
 /** How a plan run is made, besides what it is asked (PlanSetupOptions). */
 export interface PlanRun {
@@ -45,25 +43,6 @@ export interface PlanRun {
   prefix?: PrefixState;
   /** The run's indexes (openRunIndex), shared by every plan the run makes. */
   index: RunIndex;
-}
-
-/**
- * The run's indexes as a command holds them, made once where it starts: the run's cache policy, and its one gateway
- * (one HTTP client, one index cache) that every plan, lock and fetch of the run reads through. The gateway is built
- * when first asked for, so a run that reuses a plan and finds the prefix up to date loads no index client.
- */
-export interface RunIndex {
-  readonly policy: CachePolicy;
-  gateway(): Promise<Gateway>;
-}
-
-export function openRunIndex(opts: Pick<PlanSetupOptions, 'plan' | 'cachePolicy'>, deps: Deps, reporter: Reporter): RunIndex {
-  const policy = opts.cachePolicy ?? 'use-cache';
-  let made: Promise<Gateway> | undefined;
-  return {
-    policy,
-    gateway: () => (made ??= import('../index/gateway.js').then((m) => m.openGateway(deps, { cacheDir: opts.plan.cacheDir, policy, reporter }))),
-  };
 }
 
 export async function planSetup(opts: PlanSetupOptions, deps: Deps, reporter: Reporter, run: PlanRun): Promise<InstallPlan> {
@@ -93,7 +72,7 @@ export async function planSetup(opts: PlanSetupOptions, deps: Deps, reporter: Re
   if (withExisting) await fillSizes(plan, run.index);
   if (host.native && !plan.request?.matchTorch) await noteTorchMismatch(plan, deps, reporter);
   // `plan` decides the runtime libraries early where the cache already holds what the decision reads.
-  const decided = withExisting && host.native ? await decideRuntimeLibraries(plan, deps, reporter, { ...run.index, policy: 'cache-only' }, { quiet: true }) : plan;
+  const decided = withExisting && host.native ? (await decideRuntimeLibraries(plan, deps, reporter, run.index, { quiet: true })).plan : plan;
   return existing ? { ...decided, existing } : decided;
 }
 
@@ -106,12 +85,8 @@ async function noteTorchMismatch(plan: InstallPlan, deps: Deps, reporter: Report
   plan.notes = [...(plan.notes ?? []), note];
 }
 
-export function sameRequest(a: SetupRequest | undefined, b: SetupRequest): boolean {
-  return !!a && JSON.stringify({ ...a, indexUrl: a.indexUrl ?? null }) === JSON.stringify({ ...b, indexUrl: b.indexUrl ?? null });
-}
-
 /** The archives of a recorded plan that are not in the cache (by name and size; fetch verifies the hash). */
-export async function missingFromCache(locked: LockedPlatform, cacheDir: string): Promise<{ url: string; sha256: string }[]> {
+async function missingFromCache(locked: LockedPlatform, cacheDir: string): Promise<{ url: string; sha256: string }[]> {
   const cache = new DownloadCache(cacheDir);
   const missing: { url: string; sha256: string }[] = [];
   for (const a of locked.components.flatMap((c) => c.archives)) {
@@ -364,78 +339,6 @@ async function existingInstalls(deps: Deps, prefix: string, reporter: Reporter):
 export async function prefixChanges(plan: InstallPlan, prefix: PrefixState, opts: { rehash?: boolean }): Promise<PlanChanges> {
   const receipt = installedFor(prefix, plan.platform);
   return planChanges(plan, receipt, receipt ? await verifyPrefix(plan.prefix, receipt, undefined, { rehash: opts.rehash }) : []);
-}
-
-/** What setup refuses before doing anything: a plan with nothing to install. `plan` gives the same verdict. */
-export async function assertInstallable(plan: InstallPlan): Promise<void> {
-  if (!plan.components.some((c) => c.status === 'planned')) throw (await import('../plan/plan.js')).noSourceError(plan.components, plan.platform);
-}
-
-/** What setup does once the prefix is in place, decided from the plan and the options alone (`plan` shows it). */
-export interface AfterInstall {
-  /** Why nothing is built or run: another platform, no Level Zero, or --no-probe. */
-  skipped?: string;
-  refdriver: boolean;
-  smoke: boolean;
-  requireDevice: boolean;
-}
-
-export function afterInstall(plan: InstallPlan, opts: Pick<SetupOptions, 'refdriver' | 'verify' | 'smoke' | 'requireDevice'>): AfterInstall {
-  const refdriver = plan.request?.refdriver ?? opts.refdriver;
-  const absent = verifyAbsent(plan.components.filter((c) => c.status === 'planned'));
-  const skipped = !plan.host.native
-    ? `installed for ${plan.platform}: nothing is run on this machine`
-    : absent
-      ? absent
-      : opts.verify === false
-        ? '--no-probe: nothing was built, probed or run'
-        : undefined;
-  return { ...(skipped ? { skipped } : {}), refdriver: !skipped && refdriver, smoke: !skipped && opts.smoke, requireDevice: !skipped && opts.requireDevice };
-}
-
-/**
- * The runtime library packages of a plan (libstdcxx, libgcc, ...), decided from the binaries of the other archives
- * against this machine's libraries (plan/runtime-libraries.ts): those archives are fetched and verified first, and the runtime
- * packages only when a need is unmet. Under the `cache-only` policy (`--offline`, and `plan`, which downloads nothing),
- * only what the cache holds is read, and what needs more stays undecided (a fetch under it names what is missing).
- * `quiet` (`plan`): the decisions are shown with the plan, not told one by one.
- */
-export async function decideRuntimeLibraries(
-  plan: InstallPlan,
-  deps: Deps,
-  reporter: Reporter,
-  index: RunIndex,
-  opts: { quiet?: boolean; fetched?: Map<string, FetchedArchive> } = {},
-): Promise<InstallPlan> {
-  if (!plan.components.some((c) => c.archives.some((a) => a.runtime?.install === undefined && a.runtime))) return plan;
-  const [rt, { readLdconfig }] = await Promise.all([import('../plan/runtime-libraries.js'), import('../machine/ldconfig.js')]);
-  const cache = new DownloadCache(plan.cacheDir);
-  const files = new Map<string, string>();
-  const bring = async (archives: PlannedArchive[]): Promise<void> => {
-    if (index.policy === 'cache-only') {
-      for (const a of archives) {
-        const hit = await cache.lookup(a.sha256);
-        if (hit) files.set(a.sha256, hit.path);
-      }
-      return;
-    }
-    const { fetchPlan } = await import('../fetch/fetch.js');
-    const only = { ...plan, components: plan.components.map((c) => ({ ...c, archives: c.archives.filter((a) => archives.includes(a)) })) };
-    for (const f of await fetchPlan(only, deps, reporter, await index.gateway())) {
-      files.set(f.archive.sha256, f.file.path);
-      opts.fetched?.set(f.archive.sha256, f);
-    }
-  };
-  await bring(rt.componentArchives(plan));
-  const ldcache = (await readLdconfig(deps)).found;
-  const decided = await rt.settleRuntime(plan, deps, ldcache, async (a) => files.get(a.sha256), () => bring(rt.runtimeArchives(plan)));
-  if (!opts.quiet) {
-    for (const c of decided.components) {
-      for (const a of c.archives.filter((x) => x.runtime)) reporter.info(`runtime library ${a.package} ${a.version}: ${a.runtime!.why}: installed`);
-      for (const a of c.leftToHost ?? []) reporter.info(`runtime library ${a.package} ${a.version}: ${a.runtime!.why}: not installed`);
-    }
-  }
-  return decided;
 }
 
 /**

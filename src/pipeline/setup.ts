@@ -1,21 +1,20 @@
-// The setup flow: under the prefix lock, diff the plan against the prefix, install (or find it installed), then build,
-// probe and smoke, or replay the answer recorded for the same inputs.
+// The setup flow: under the prefix lock, settle the plan (pipeline/settle.ts), install it (or find it installed),
+// then build, probe and smoke, or replay the answer recorded for the same inputs.
 import { whenSaid } from '../base/when.js';
 import type { Deps } from '../base/deps.js';
 import { XpuError } from '../base/errors.js';
 import { addonSpec } from '../build/addon.js';
 import { lastBuilt, type CompileResult } from '../build/compile.js';
 import { EnvVars, RUN_ENV_VARS } from '../base/env-names.js';
-import type { FetchedArchive } from '../fetch/fetch.js';
 import type { InstallResult } from '../install/install.js';
 import { withPrefixLock } from '../prefix/lock.js';
-import { checkPrefixOwnership, installedFor, isUpToDate, recordedPlan, type PrefixState } from '../prefix/prefix-state.js';
-import { draftBuilds, draftReceipt, writePrefixFiles } from '../prefix/prefix-writer.js';
+import { checkPrefixOwnership, recordedPlan, type PrefixState } from '../prefix/prefix-state.js';
+import { draftBuilds, draftReceipt, writePrefixFiles, type Draft } from '../prefix/prefix-writer.js';
 import type { Receipt } from '../records/receipt.js';
 import { nodeLayout } from '../platform/index.js';
 import { chosenDrivers, driverChoiceEnv } from '../roles/index.js';
-import { diffPlan } from '../plan/diff.js';
 import { lockedOf } from '../plan/lockfile.js';
+import { sameRequest } from '../plan/request.js';
 import { verdictsFrom } from '../plan/turned-away.js';
 import { rememberVerdicts } from '../cache/verdicts.js';
 import type { InstallPlan } from '../records/plan.js';
@@ -23,9 +22,10 @@ import { fileMark, proofInputs } from '../probe/inputs.js';
 import type { Reporter } from '../base/reporter.js';
 import { VERSION } from '../base/version.js';
 import type { SetupOptions } from './options.js';
-import { assertInstallable, afterInstall, decideRuntimeLibraries, sameRequest, type RunIndex } from './plan.js';
 import type { VerifyResult } from './probe.js';
 import { proveInChild } from './prove.js';
+import type { RunIndex } from './run-index.js';
+import { assertInstallable, refuseForeignRefdriver, settle, type Replan, type SettleScope, type Settled } from './settle.js';
 import { receiptEnvVars } from '../shells/env.js';
 
 export interface SetupResult {
@@ -40,116 +40,69 @@ export interface SetupResult {
   verifyReplayedFrom?: string;
 }
 
-/**
- * What a plan was made against: the prefix's receipt as it was then (its plan, request and install time), or none.
- * A run that finds another basis once it holds the lock plans again (see runSetup).
- */
-function prefixBasis({ receipt: r }: PrefixState): string {
-  return r ? JSON.stringify([r.platform, r.planKey, r.installedAt, r.request ?? null]) : 'none';
-}
-
-/** How a run that waited for the lock plans again when the prefix changed meanwhile. */
-export interface Replan {
-  /** The prefix as the run read it where it started, before the plan was made. */
-  prefix: PrefixState;
-  /** Plans again from the prefix as it is once the lock is held. */
-  replan(now: PrefixState): Promise<InstallPlan>;
-}
-
-function refdriverOf(plan: InstallPlan, opts: SetupOptions): boolean {
-  const refdriver = plan.request?.refdriver ?? opts.refdriver;
-  if (refdriver && !plan.host.native) {
-    throw new XpuError('USAGE', '--refdriver builds and runs code, so it cannot be combined with --platform for another machine');
-  }
-  return refdriver;
-}
-
 export async function runSetup(planned: InstallPlan, opts: SetupOptions, deps: Deps, reporter: Reporter, index: RunIndex, again?: Replan): Promise<SetupResult> {
   await assertInstallable(planned);
-  refdriverOf(planned, opts);
+  refuseForeignRefdriver(planned, opts);
   const onWait = (pid: number, lock: string) => reporter.info(`waiting for another xpu-setup (pid ${pid}) that is installing into ${planned.prefix} (lock file ${lock})`);
   const onStale = (why: string) => reporter.debug(`took over the lock of ${planned.prefix}: ${why}`);
-  return withPrefixLock(planned.prefix, () => setupLocked(planned, opts, deps, reporter, index, again), { onWait, onStale });
+  return withPrefixLock(planned.prefix, () => setupLocked(planned, opts, { opts, deps, reporter, index, again }), { onWait, onStale });
 }
 
 /**
- * Under the prefix lock: decide everything the plan leaves open, install (or find it installed), then build, probe
- * and smoke. The receipt is drafted as the run goes and written twice at most: at the swap and at the end.
+ * Under the prefix lock: settle everything the plan leaves open, install (or find it installed), then build, probe
+ * and smoke. The receipt is drafted as the run goes and written twice at most: at the swap and at the end; the files
+ * a draft stops listing leave the prefix only once the receipt that no longer lists them is written.
  */
-async function setupLocked(planned: InstallPlan, opts: SetupOptions, deps: Deps, reporter: Reporter, index: RunIndex, again?: Replan): Promise<SetupResult> {
+async function setupLocked(planned: InstallPlan, opts: SetupOptions, s: SettleScope): Promise<SetupResult> {
   // The prefix as this run replaces it, read once the lock is held: every step below is handed this, or the receipt
   // this run drafted after it.
   const now = await checkPrefixOwnership(planned.prefix);
-  // The archives the runtime decision read are the install's too: each is fetched once.
-  const fetched = new Map<string, FetchedArchive>();
-  const before = installedFor(now, planned.platform);
-  const { plan, install, written } = await installSettled(planned, now, opts, deps, reporter, index, again, fetched);
-  const refdriver = refdriverOf(plan, opts);
-  const result: SetupResult = { plan, install };
-  const skipped = afterInstall(plan, opts).skipped;
-  if (skipped) {
-    result.verifySkipped = skipped;
-    return writeEnd(result, written);
-  }
-  const envBefore = JSON.stringify(before?.extraEnv ?? {});
-  const driven = await chooseRefDriver(plan, install, refdriver, opts, deps, reporter);
-  result.refdriver = driven.refdriver;
+  const { settled, install, written } = await installSettled(planned, now, s);
+  const { plan, before, after } = settled;
+  if (after.skipped) return writeEnd({ plan, install, verifySkipped: after.skipped }, written);
+  const { deps, reporter } = s;
+  const driven = await chooseRefDriver(plan, install, after.refdriver, opts, deps, reporter);
   const altDrivers = driven.refdriver?.output;
   // The driver role's variables, for this run's probe and smoke: the loader reads its choice when it is loaded.
   const installed = plan.components.filter((c) => c.status === 'planned');
   const driverEnv = altDrivers ? driverChoiceEnv([altDrivers], { prefix: plan.prefix, layout: nodeLayout(deps.platform) }, installed) : {};
   const runDeps: Deps = altDrivers ? { ...deps, env: { ...deps.env, ...driverEnv } } : deps;
+  const base = { plan, ...(driven.refdriver ? { refdriver: driven.refdriver } : {}) };
 
-  const replayed = install.changed ? undefined : await replayProof(plan.prefix, install.receipt, chosenDrivers(driverEnv), opts, runDeps);
+  const replayed = install.changed ? undefined : await replayProof(plan.prefix, driven.draft.receipt, chosenDrivers(driverEnv), opts, runDeps);
   if (replayed) {
-    result.verify = replayed.verify;
-    result.verifyReplayedFrom = replayed.at;
     reporter.info(`build, probe and smoke: nothing they depend on changed since ${whenSaid(replayed.at)}; this is that run's answer (--probe, --smoke run them again)`);
     if (!replayed.verify.probe.ok) reporter.warn(`nothing could be run: ${String(replayed.verify.probe.error?.message ?? replayed.verify.probe.skipped ?? 'no device')}`);
-    result.install.receipt = driven.receipt;
-    return writeEnd(result, written);
+    return writeEnd({ ...base, install: { ...install, receipt: driven.draft.receipt }, verify: replayed.verify, verifyReplayedFrom: replayed.at }, written, driven.draft.obsolete);
   }
-  result.install.receipt = await verifyAndRecord(plan, driven.receipt, driverEnv, opts, runDeps, reporter, result);
-  await writeEnd(result, written);
+  const proved = await verifyAndRecord(plan, driven.draft, driverEnv, opts, runDeps, reporter);
   // The env files changed when the variables they export did: then this run changed the prefix.
-  if (before && JSON.stringify(result.install.receipt.extraEnv ?? {}) !== envBefore) {
-    result.install.changed = true;
-    result.install.envChanged = true;
-  }
-  return result;
+  const envChanged = !!before && JSON.stringify(proved.draft.receipt.extraEnv ?? {}) !== JSON.stringify(before.extraEnv ?? {});
+  const done: InstallResult = { ...install, receipt: proved.draft.receipt, ...(envChanged ? { changed: true, envChanged: true } : {}) };
+  return writeEnd({ ...base, install: done, verify: proved.verify }, written, proved.draft.obsolete);
 }
 
 /** How many candidates one run turns away after their download before it stops with the last refusal. */
 const MAX_REPLANS = 3;
 
 /**
- * Installs the plan; when the install refuses a component's package for what its download showed (it lacks a file
- * the component's roles require, or its libraries do not load here), that is remembered (cache/verdicts.ts) and the
- * run plans again without it, so the next candidate is tried in the same run.
+ * Settles the plan and installs it; when the install refuses a component's package for what its download showed (it
+ * lacks a file the component's roles require, or its libraries do not load here), that is remembered
+ * (cache/verdicts.ts) and the run plans again without it, so the next candidate is tried in the same run.
  */
-async function installSettled(
-  planned: InstallPlan,
-  now: PrefixState,
-  opts: SetupOptions,
-  deps: Deps,
-  reporter: Reporter,
-  index: RunIndex,
-  again: Replan | undefined,
-  fetched: Map<string, FetchedArchive>,
-): Promise<{ plan: InstallPlan; install: InstallResult; written: Receipt }> {
+async function installSettled(planned: InstallPlan, now: PrefixState, s: SettleScope): Promise<{ settled: Settled; install: InstallResult; written: Receipt }> {
   let next = planned;
   for (let tries = 0; ; tries++) {
-    const plan = await decide(next, now, deps, reporter, index, again, fetched);
-    sayChanges(plan, installedFor(now, plan.platform), reporter);
+    const settled = await settle(next, now, s);
     try {
-      return { plan, ...(await installOrKeep(plan, now, opts, deps, reporter, index, fetched)) };
+      return { settled, ...(await installOrKeep(settled, now, s)) };
     } catch (e) {
-      const verdicts = verdictsFrom(e, plan);
-      if (!verdicts.length || !again || tries >= MAX_REPLANS) throw e;
-      await rememberVerdicts(plan.cacheDir, verdicts);
-      for (const v of verdicts) reporter.warn(`${v.component}: ${v.candidate}: ${v.why}: planning again without it`);
+      const verdicts = verdictsFrom(e, settled.plan);
+      if (!verdicts.length || !s.again || tries >= MAX_REPLANS) throw e;
+      await rememberVerdicts(settled.plan.cacheDir, verdicts);
+      for (const v of verdicts) s.reporter.warn(`${v.component}: ${v.candidate}: ${v.why}: planning again without it`);
       // With nothing else to try, the refusal itself is the answer, with what the search found besides.
-      next = await again.replan(now).catch((other: unknown) => {
+      next = await s.again.replan(now).catch((other: unknown) => {
         if (e instanceof XpuError) e.hints.push(`nothing else to try: ${(other as Error).message}`);
         throw e;
       });
@@ -159,59 +112,12 @@ async function installSettled(
 }
 
 /**
- * The plan as this run acts on it: planned again when another run changed the prefix while this one waited for the
- * lock, and its runtime libraries decided (the archives read for that land in `fetched`).
+ * The prefix installed from the settled plan, or found up to date. `written`: the receipt as the prefix holds it now
+ * (the swap's, or the one found); `install.receipt` is the run's draft, which records the request as asked now.
  */
-async function decide(
-  planned: InstallPlan,
-  now: PrefixState,
-  deps: Deps,
-  reporter: Reporter,
-  index: RunIndex,
-  again: Replan | undefined,
-  fetched: Map<string, FetchedArchive>,
-): Promise<InstallPlan> {
-  let plan = planned;
-  // The plan was made before the lock was taken: another run may have changed the prefix (removed a component,
-  // say) while this one waited. Planned over again from what the prefix holds now, never undone.
-  if (again && prefixBasis(now) !== prefixBasis(again.prefix)) {
-    reporter.info(`${plan.prefix} changed while this run waited for another xpu-setup: planning again from what it holds now`);
-    plan = await again.replan(now);
-    await assertInstallable(plan);
-  }
-  return decideRuntimeLibraries(plan, deps, reporter, index, { fetched });
-}
-
-/** Says the +/- lines of this run; refuses a removal that was not asked for. */
-function sayChanges(plan: InstallPlan, before: Receipt | undefined, reporter: Reporter): void {
-  const diff = diffPlan(before, plan);
-  const unasked = diff.changes.filter((c) => c.kind === 'remove' && !(plan.remove ?? []).includes(c.component)).map((c) => c.component);
-  if (diff.lines.length) {
-    reporter.info(`changes to ${plan.prefix}:`);
-    for (const l of diff.lines) reporter.info(`  ${l}`);
-  }
-  if (unasked.length) {
-    throw new XpuError('REMOVAL', `this run would remove ${unasked.join(', ')} from ${plan.prefix}, which was not asked`, {
-      details: { prefix: plan.prefix, components: unasked },
-      hints: [`to remove ${unasked.length === 1 ? 'it' : 'them'}, say so: --remove ${unasked.join(',')}`, 'nothing was changed'],
-    });
-  }
-}
-
-/**
- * The prefix installed from the plan, or found up to date. `written`: the receipt as the prefix holds it now (the
- * swap's, or the one found); `install.receipt` is the run's draft, which records the request as asked now.
- */
-async function installOrKeep(
-  plan: InstallPlan,
-  now: PrefixState,
-  opts: SetupOptions,
-  deps: Deps,
-  reporter: Reporter,
-  index: RunIndex,
-  fetched: ReadonlyMap<string, FetchedArchive>,
-): Promise<{ install: InstallResult; written: Receipt }> {
-  const current = await isUpToDate(plan, now, { rehash: opts.rehash });
+async function installOrKeep(settled: Settled, now: PrefixState, s: SettleScope): Promise<{ install: InstallResult; written: Receipt }> {
+  const { plan, upToDate: current } = settled;
+  const { opts, deps, reporter, index } = s;
   if (current) {
     const install: InstallResult = { prefix: plan.prefix, changed: false, receipt: current, notes: [] };
     // Same files, new words for them (a constraint added, say): the receipt records the request as asked now.
@@ -227,8 +133,10 @@ async function installOrKeep(
   const start = performance.now();
   // The fetch, the unpacking, the archive readers and the pre-swap check load only when something is installed.
   const [{ startFetch }, { checkStagedComponent, checkStagedTree }, { installPlan }] = await Promise.all([import('../fetch/fetch.js'), import('../build/staged-check.js'), import('../install/install.js')]);
+  // The fetch the runtime decision started goes on; otherwise the run's one fetch starts here.
+  const fetching = settled.fetch ? settled.fetch.as(plan) : startFetch(plan, deps, reporter, await index.gateway());
   try {
-    const install = await installPlan(plan, startFetch(plan, deps, reporter, await index.gateway(), { fetched }), reporter, {
+    const install = await installPlan(plan, fetching, reporter, {
       limits: opts.limits,
       check: (dir, c, p) => checkStagedComponent(dir, c, p, deps),
       checkTree: (dir, p) => checkStagedTree(dir, p, deps),
@@ -248,7 +156,8 @@ async function installOrKeep(
 
 /**
  * The reference driver this run selects, built now or kept from an earlier run of this version, and the draft that
- * records it; without --refdriver, the draft without the driver an earlier run built (its files leave the prefix).
+ * records it; without --refdriver, the draft without the driver an earlier run built (its files leave the prefix
+ * when that draft is written).
  */
 async function chooseRefDriver(
   plan: InstallPlan,
@@ -257,10 +166,11 @@ async function chooseRefDriver(
   opts: SetupOptions,
   deps: Deps,
   reporter: Reporter,
-): Promise<{ refdriver?: SetupResult['refdriver']; receipt: Receipt }> {
+): Promise<{ refdriver?: SetupResult['refdriver']; draft: Draft }> {
+  const draft: Draft = { receipt: install.receipt, obsolete: [] };
   if (!refdriver) {
     // Not asked for now: the driver an earlier run built leaves the prefix.
-    return { receipt: install.receipt.builds?.refdriver ? await draftBuilds(plan.prefix, install.receipt, {}, ['refdriver']) : install.receipt };
+    return { draft: install.receipt.builds?.refdriver ? await draftBuilds(plan.prefix, draft, {}, ['refdriver']) : draft };
   }
   const { buildRefDriver, keptRefDriver } = await import('../build/refdriver.js');
   // A run that installed nothing keeps the driver an earlier run of this version built and selected: it is in the
@@ -268,10 +178,10 @@ async function chooseRefDriver(
   const kept = install.changed || opts.reprobe ? undefined : await keptRefDriver(plan.prefix, install.receipt, VERSION, deps);
   if (kept) {
     reporter.info(`CPU reference driver up to date: ${kept} (built by an earlier run; --probe builds it again)`);
-    return { refdriver: { output: kept }, receipt: install.receipt };
+    return { refdriver: { output: kept }, draft };
   }
   const build = await buildRefDriver(plan.prefix, { deps, reporter });
-  return { refdriver: { output: build.output, build }, receipt: await draftBuilds(plan.prefix, install.receipt, { refdriver: build }) };
+  return { refdriver: { output: build.output, build }, draft: await draftBuilds(plan.prefix, draft, { refdriver: build }) };
 }
 
 /**
@@ -280,14 +190,13 @@ async function chooseRefDriver(
  */
 async function verifyAndRecord(
   plan: InstallPlan,
-  draft: Receipt,
+  draft: Draft,
   driverEnv: Record<string, string>,
   opts: SetupOptions,
   deps: Deps,
   reporter: Reporter,
-  result: SetupResult,
-): Promise<Receipt> {
-  const cleared = await draftReceipt(draft, (r) => {
+): Promise<{ verify: VerifyResult; draft: Draft }> {
+  const cleared = await draftReceipt(draft.receipt, (r) => {
     const extra = { ...(r.extraEnv ?? {}) };
     for (const k of RUN_ENV_VARS) delete extra[k];
     Object.assign(extra, driverEnv);
@@ -297,7 +206,6 @@ async function verifyAndRecord(
   });
   // In a child with the environment the env files written from this draft give: what a user's program gets.
   const verify = await proveInChild(plan.prefix, receiptEnvVars(cleared), { deps, reporter, smoke: opts.smoke, requireDevice: opts.requireDevice, receipt: cleared });
-  result.verify = verify;
   const t = verify.tritonEnv;
   const extra: Record<string, string> = { ...(cleared.extraEnv ?? {}) };
   if (t?.arch) extra[EnvVars.TRITON_INTEL_DEVICE_ARCH] = t.arch;
@@ -314,12 +222,15 @@ async function verifyAndRecord(
     if (inputs) r.proof = { inputs: inputs.key, at: new Date().toISOString(), smoke: verify.smoke.ok, verify };
   });
   // The addon joins the receipt, so the no-op check and doctor verify it like any installed file.
-  return draftBuilds(plan.prefix, proved, { addon: verify.build.ok ? verify.build.value : undefined });
+  return { verify, draft: await draftBuilds(plan.prefix, { ...draft, receipt: proved }, { addon: verify.build.ok ? verify.build.value : undefined }) };
 }
 
-/** The run's end: its draft of the receipt (and the env files) written, unless the prefix holds it already. */
-async function writeEnd(result: SetupResult, written: Receipt): Promise<SetupResult> {
-  if (result.install.receipt !== written) await writePrefixFiles(result.install.prefix, result.install.receipt);
+/**
+ * The run's end: its draft of the receipt (and the env files) written, unless the prefix holds it already; then the
+ * files the draft stopped listing leave the prefix.
+ */
+async function writeEnd(result: SetupResult, written: Receipt, obsolete: readonly string[] = []): Promise<SetupResult> {
+  if (result.install.receipt !== written || obsolete.length) await writePrefixFiles(result.install.prefix, result.install.receipt, obsolete);
   return result;
 }
 

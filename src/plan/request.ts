@@ -119,3 +119,8 @@ export function belowFloorOf(m: ComponentManifest, version: string, kind: Source
     unreached,
   };
 }
+
+/** Whether two requests ask the same (an index URL left out and one given as nothing are the same). */
+export function sameRequest(a: SetupRequest | undefined, b: SetupRequest): boolean {
+  return !!a && JSON.stringify({ ...a, indexUrl: a.indexUrl ?? null }) === JSON.stringify({ ...b, indexUrl: b.indexUrl ?? null });
+}

@@ -11,6 +11,7 @@ import { CONDA_RUNTIME_PACKAGES } from '../index/repodata.js';
 import type { PlannedArchive } from '../records/archive.js';
 import { planKeyOf } from './key.js';
 import type { InstallPlan, PlannedComponent } from '../records/plan.js';
+import type { LockedPlatform } from '../records/lock.js';
 
 /**
  * Linux runtime packages decided from the ELF files: what conda-forge's compilers put in `run_exports`, and the
@@ -296,6 +297,20 @@ export async function settleRuntime(
   }
   const decided = decisions;
   return withDecisions(plan, (a) => decided.get(keyOf(a))!);
+}
+
+/**
+ * The plan with the decisions a receipt recorded for these very archives (its recorded plan): what a re-run compares
+ * with the prefix before it reads any archive. None when a runtime archive of the plan has no recorded decision.
+ */
+export function withRecordedRuntime(plan: InstallPlan, recorded: Pick<LockedPlatform, 'components'> | undefined): InstallPlan | undefined {
+  if (!hasUndecidedRuntime(plan)) return plan;
+  const known = new Map<string, RuntimeDecision>();
+  for (const c of recorded?.components ?? []) {
+    for (const a of [...c.archives, ...(c.leftToHost ?? [])]) if (a.runtime?.install !== undefined) known.set(keyOf(a), { install: a.runtime.install, why: a.runtime.why ?? '' });
+  }
+  if (!runtimeArchives(plan).every((a) => known.has(keyOf(a)))) return undefined;
+  return withDecisions(plan, (a) => known.get(keyOf(a))!);
 }
 
 /**

@@ -38,10 +38,26 @@ export async function writeReceipt(dir: string, receipt: Receipt): Promise<void>
   await replaceFile(dir, RECEIPT_NAME, JSON.stringify(receipt, null, 2) + '\n');
 }
 
-/** Writes the receipt and the env files that follow from it into dir: at the swap (the staging tree) and at a run's end. */
-export async function writePrefixFiles(dir: string, receipt: Receipt): Promise<void> {
+/**
+ * Writes the receipt and the env files that follow from it into dir: at the swap (the staging tree) and at a run's
+ * end. Then the `obsolete` files leave it (prefix-relative, as a draft of build outputs names them): the receipt
+ * written no longer lists them, and the one before still found them there.
+ */
+export async function writePrefixFiles(dir: string, receipt: Receipt, obsolete: readonly string[] = []): Promise<void> {
   await writeEnvFiles(dir, receipt);
   await writeReceipt(dir, receipt);
+  const listed = new Set(receipt.files.map((f) => f.path));
+  for (const rel of obsolete) {
+    // The receipt is a file on disk: a path in it that leaves the prefix is never acted on.
+    if (listed.has(rel) || rel.split('/').some((x) => x === '..' || x === '') || path.isAbsolute(rel)) continue;
+    await fs.rm(path.join(dir, ...rel.split('/')), { force: true });
+  }
+}
+
+/** A receipt drafted in memory, and the files recorded before it that leave the prefix once it is written. */
+export interface Draft {
+  receipt: Receipt;
+  obsolete: string[];
 }
 
 /** A copy of `current` after `mutate`, written nowhere: a run drafts the receipt it writes once, at its end. */
@@ -72,30 +88,25 @@ function inside(prefix: string, abs: string): string {
 
 /**
  * Records this run's build outputs in a draft of the receipt (so the no-op check and doctor verify them like any
- * installed file) and removes the outputs of a role this run did not build (a run without --refdriver removes the
- * driver library an earlier run built). Only files the receipt recorded as build outputs are ever removed.
+ * installed file); the outputs of a role this run did not build (`drop`: a run without --refdriver drops the driver
+ * library an earlier run built), and those a rebuild under a new name leaves behind, become the draft's obsolete
+ * files, removed when the receipt is written (writePrefixFiles). Only files the receipt recorded as build outputs.
  */
-export async function draftBuilds(prefix: string, current: Receipt, built: Partial<Record<BuildRole, BuildOutput>>, drop: BuildRole[] = []): Promise<Receipt> {
-  return draftReceipt(current, async (r) => {
+export async function draftBuilds(prefix: string, current: Draft, built: Partial<Record<BuildRole, BuildOutput>>, drop: BuildRole[] = []): Promise<Draft> {
+  const obsolete = [...current.obsolete];
+  const receipt = await draftReceipt(current.receipt, async (r) => {
     const builds = { ...(r.builds ?? {}) };
     const files = new Map(r.files.map((f) => [f.path, f]));
-    const removeRecorded = async (rel: string) => {
-      // The receipt is a file on disk: a path in it that leaves the prefix is never acted on.
-      if (rel.split('/').some((s) => s === '..' || s === '') || path.isAbsolute(rel)) return;
-      await fs.rm(path.join(prefix, ...rel.split('/')), { force: true });
-    };
-    const forget = async (role: BuildRole, remove: boolean) => {
-      for (const rel of builds[role] ?? []) {
-        files.delete(rel);
-        if (remove) await removeRecorded(rel);
-      }
+    const forget = (role: BuildRole): string[] => {
+      const was = builds[role] ?? [];
+      for (const rel of was) files.delete(rel);
       delete builds[role];
+      return was;
     };
-    for (const role of drop) await forget(role, true);
+    for (const role of drop) obsolete.push(...forget(role));
     for (const [role, out] of Object.entries(built) as [BuildRole, BuildOutput | undefined][]) {
       if (!out) continue;
-      const previous = builds[role] ?? [];
-      await forget(role, false);
+      const previous = forget(role);
       const recorded: string[] = [];
       for (const abs of [out.output, out.stamp].filter((x): x is string => !!x)) {
         const rel = inside(prefix, abs);
@@ -104,18 +115,19 @@ export async function draftBuilds(prefix: string, current: Receipt, built: Parti
         files.set(rel, rec);
         recorded.push(rel);
       }
-      // A rebuild under a new name leaves the old library behind unless it is removed here.
-      for (const rel of previous) if (!recorded.includes(rel)) await removeRecorded(rel);
+      // A rebuild under a new name leaves the old library behind unless it is removed.
+      obsolete.push(...previous.filter((rel) => !recorded.includes(rel)));
       builds[role] = recorded;
     }
     r.builds = Object.keys(builds).length ? builds : undefined;
     r.files = [...files.values()].sort(byPath);
   });
+  return { receipt, obsolete };
 }
 
 /** draftBuilds, written into the prefix. */
 export async function recordBuilds(prefix: string, current: Receipt, built: Partial<Record<BuildRole, BuildOutput>>, drop: BuildRole[] = []): Promise<Receipt> {
-  const receipt = await draftBuilds(prefix, current, built, drop);
-  await writePrefixFiles(prefix, receipt);
-  return receipt;
+  const draft = await draftBuilds(prefix, { receipt: current, obsolete: [] }, built, drop);
+  await writePrefixFiles(prefix, draft.receipt, draft.obsolete);
+  return draft.receipt;
 }

@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Http } from '../../src/net/http.js';
-import { openRunIndex } from '../../src/pipeline/plan.js';
+import { openRunIndex } from '../../src/pipeline/run-index.js';
 import { silentReporter } from '../../src/base/reporter.js';
 import { Gateway, type CachePolicy } from '../../src/index/gateway.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';

@@ -2,7 +2,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordBuilds, writeReceipt } from '../../src/prefix/prefix-writer.js';
+import { draftBuilds, recordBuilds, writePrefixFiles, writeReceipt } from '../../src/prefix/prefix-writer.js';
 import { readReceipt } from '../../src/prefix/receipt.js';
 import { RECEIPT_SCHEMA, type Receipt } from '../../src/records/receipt.js';
 import { verifyPrefix } from '../../src/prefix/verify.js';
@@ -58,6 +58,20 @@ describe('build outputs go through the prefix writer into the receipt', () => {
     expect(await fs.readdir(path.join(prefix, 'lib'))).toEqual([]);
     expect(r.builds).toBeUndefined();
     expect(r.files).toEqual([]);
+  });
+
+  it('a draft that drops a build removes nothing: its files leave once the receipt that stops listing them is written', async () => {
+    const prefix = await prefixWithReceipt('d');
+    const lib = path.join(prefix, 'lib', 'libdrv-1.so');
+    await fs.writeFile(lib, 'one');
+    const built = await recordBuilds(prefix, (await readReceipt(prefix))!, { refdriver: { output: lib } });
+    const draft = await draftBuilds(prefix, { receipt: built, obsolete: [] }, {}, ['refdriver']);
+    expect(draft.obsolete).toEqual(['lib/libdrv-1.so']);
+    // The receipt on disk still lists the library, and it is there.
+    expect(await verifyPrefix(prefix, (await readReceipt(prefix))!)).toEqual([]);
+    await writePrefixFiles(prefix, draft.receipt, draft.obsolete);
+    expect(await fs.readdir(path.join(prefix, 'lib'))).toEqual([]);
+    expect((await readReceipt(prefix))!.files).toEqual([]);
   });
 
   it('never removes a recorded path that leaves the prefix (a tampered receipt)', async () => {

@@ -2,7 +2,8 @@
 import { writeBundle } from '../../bundle/bundle.js';
 import { XpuError } from '../../base/errors.js';
 import { parseTargetPlatform } from '../../platform/index.js';
-import { lockSetup, openRunIndex, planSetup } from '../../pipeline/plan.js';
+import { lockSetup, planSetup } from '../../pipeline/plan.js';
+import { openRunIndex } from '../../pipeline/run-index.js';
 import { list, str, type Command } from '../command.js';
 import { requestLine } from '../render-plan.js';
 import { parsePlanOptions } from '../setup-options.js';

@@ -1,6 +1,8 @@
 // `xpu-setup plan`: what setup would do, without fetching or installing anything; the same verdict and exit code.
 import { readPrefixState } from '../../prefix/prefix-state.js';
-import { afterInstall, assertInstallable, openRunIndex, planSetup, prefixChanges, type AfterInstall } from '../../pipeline/plan.js';
+import { planSetup, prefixChanges } from '../../pipeline/plan.js';
+import { openRunIndex } from '../../pipeline/run-index.js';
+import { afterInstall, assertInstallable, type AfterInstall } from '../../pipeline/settle.js';
 import type { Command } from '../command.js';
 import { renderChanges, renderPlan } from '../render-plan.js';
 import { parseSetupOptions } from '../setup-options.js';

@@ -1,5 +1,7 @@
 // `xpu-setup` / `xpu-setup setup`: the whole job, then a short account of what was done and how to use it.
-import { assertInstallable, openRunIndex, planSetup } from '../../pipeline/plan.js';
+import { planSetup } from '../../pipeline/plan.js';
+import { openRunIndex } from '../../pipeline/run-index.js';
+import { assertInstallable } from '../../pipeline/settle.js';
 import { runSetup, type SetupResult } from '../../pipeline/setup.js';
 import { installedFor, readPrefixState } from '../../prefix/prefix-state.js';
 import type { Deps } from '../../base/deps.js';
