@@ -14,7 +14,7 @@ export const LAYERS = {
   // Everything may import these; they import only each other.
   base: ['base', 'package-dir', 'platform'],
   // What the stages use, in LIBRARY_ORDER. They never reach up into a stage, the pipeline, the doctor or the CLI.
-  library: ['formats', 'versions', 'records', 'cache', 'net', 'machine', 'bindings', 'caps', 'index', 'kinds', 'roles', 'manifest', 'hints'],
+  library: ['formats', 'versions', 'records', 'cache', 'net', 'machine', 'shells', 'prefix', 'bindings', 'caps', 'index', 'kinds', 'roles', 'manifest', 'hints'],
   // The pipeline's stages, in order. Only pipeline/ composes them; between stages only `import type` (data) passes.
   stage: ['plan', 'fetch', 'install', 'build', 'probe', 'smoke'],
   // Places that compose: the setup pipeline, the doctor, and the real side effects behind Deps.
@@ -25,8 +25,9 @@ export const LAYERS = {
 /**
  * The libraries from the floor up: one imports only those before it in this list (types too), so no two libraries
  * can import each other round a ring. `formats` reads bytes; `versions` is the algebra of version strings;
- * `records` the data passed between stages; `machine` reads this machine; `bindings` calls into native libraries;
- * `index` speaks index protocols; `kinds` and `roles` are the two plug-in folders; `manifest` names them.
+ * `records` the data passed between stages; `machine` reads this machine; `shells` writes the prefix's environment
+ * in each shell's syntax; `prefix` is the prefix document (state, receipt, writer, lock); `bindings` calls into
+ * native libraries; `index` speaks index protocols; `kinds` and `roles` are the two plug-in folders; `manifest` names them.
  */
 export const LIBRARY_ORDER = LAYERS.library;
 
@@ -49,16 +50,15 @@ export const KNOWN_EXCEPTIONS = [];
  */
 export const KNOWN_COMPOSERS = [
   { file: 'bundle/bundle.ts', why: 'a bundle fetches its plans (fetch/) and writes their lockfile (plan/lockfile.ts)' },
-  { file: 'cli/action.ts', why: 'data only: the reference driver\'s requirements (build/) and the env variables it exports (install/)' },
   { file: 'cli/setup-options.ts', why: 'defaults only: the lockfile name (plan/) and the unpack limits (install/)' },
 ];
 
 /**
  * The one module that reads a prefix's receipt (readPrefixState); every other module is handed the PrefixState a run
- * read where it started. `install/receipt.ts` declares the format and the reader this module calls.
+ * read where it started. `prefix/receipt.ts` declares the format and the reader this module calls.
  */
-export const RECEIPT_READER = 'install/prefix-state.ts';
-const RECEIPT_FORMAT = 'install/receipt.ts';
+export const RECEIPT_READER = 'prefix/prefix-state.ts';
+const RECEIPT_FORMAT = 'prefix/receipt.ts';
 
 // ---- reading a file ------------------------------------------------------------------------------------------
 

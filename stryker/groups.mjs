@@ -66,7 +66,7 @@ export const GROUPS = {
     mutate: [
       'src/install/staging.ts',
       { file: 'src/install/install.ts', fn: 'swapIn' },
-      { file: 'src/install/prefix-state.ts', fn: 'recoverInterruptedSwap' },
+      { file: 'src/prefix/prefix-state.ts', fn: 'recoverInterruptedSwap' },
     ],
     testFiles: [
       'test/unit/install.test.ts',

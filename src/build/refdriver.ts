@@ -10,7 +10,7 @@ import type { Reporter } from '../base/reporter.js';
 import { nativeDir } from '../package-dir.js';
 import { requireCompiler } from './addon.js';
 import { compileSharedLibrary, lastBuilt, type CompileResult, type CompileSpec } from './compile.js';
-import type { Receipt } from '../install/receipt.js';
+import type { Receipt } from '../records/receipt.js';
 
 export const REFDRIVER_NAME = 'libze_xpu_setup_refdriver';
 

@@ -40,7 +40,7 @@ async function printVersion(argv: string[], env: Record<string, string | undefin
   const [path, { defaultPrefix }, { readPrefixState }] = await Promise.all([
     import('node:path'),
     import('../platform/index.js'),
-    import('../install/prefix-state.js'),
+    import('../prefix/prefix-state.js'),
   ]);
   const given = prefixArg(argv);
   const prefix = path.resolve(given !== undefined ? expandHome(given, { env, platform: process.platform }) : defaultPrefix({ env, platform: process.platform }));

@@ -4,10 +4,10 @@
 // to be used is the CPU reference driver.
 import * as path from 'node:path';
 import { defaultPrefix, nodeLayout } from '../platform/index.js';
-import { withPrefixEnv } from '../install/prefix-env.js';
-import { readPrefixState, type PrefixState } from '../install/prefix-state.js';
-import { envIsActive } from '../install/env.js';
-import { installedEnvVars } from '../install/installed-env.js';
+import { withPrefixEnv } from '../prefix/prefix-env.js';
+import { readPrefixState, type PrefixState } from '../prefix/prefix-state.js';
+import { envIsActive } from '../shells/env.js';
+import { installedEnvVars } from '../prefix/installed-env.js';
 import { zeLoaderPath } from '../bindings/ze.js';
 import type { Deps } from '../base/deps.js';
 import { childEnv, envFileOf } from '../pipeline/prove.js';

@@ -5,8 +5,8 @@ import { detectInstalls, type InstallsSummary } from '../machine/installs.js';
 import { readLdconfig, type LdconfigEntry } from '../machine/ldconfig.js';
 import type { Finding } from '../machine/types.js';
 import { detectHost, nodeLayout, type Host } from '../platform/index.js';
-import { readPrefixState, type PrefixState } from '../install/prefix-state.js';
-import type { Receipt } from '../install/receipt.js';
+import { readPrefixState, type PrefixState } from '../prefix/prefix-state.js';
+import type { Receipt } from '../records/receipt.js';
 
 export interface ReceiptRead {
   receipt?: Receipt;

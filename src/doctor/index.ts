@@ -3,7 +3,7 @@ import type { Deps } from '../base/deps.js';
 import { XpuError } from '../base/errors.js';
 import { nearest } from '../base/spelling.js';
 import { defaultPrefix, runningPlatform } from '../platform/index.js';
-import type { Receipt } from '../install/receipt.js';
+import type { Receipt } from '../records/receipt.js';
 import { VERSION } from '../base/version.js';
 import { compilerCheck } from './checks/compiler.js';
 import { driverVersionCheck } from './checks/driver-version.js';

@@ -1,25 +1,11 @@
 // Commands shown to people that work when pasted: quoted paths, xpu-setup as it can be run from their shell, the
 // env file for their shell (only one that exists), and the indexes the prefix was installed from.
-import * as path from 'node:path';
 import type { Deps } from '../base/deps.js';
 import { nodeLayout, type PlatformLayout } from '../platform/index.js';
 import type { Receipt } from '../records/receipt.js';
 import { findKind, SOURCE_KINDS } from '../kinds/index.js';
 import { flagOf, kindOptions } from '../kinds/names.js';
-import { psq, shq } from '../base/shell-words.js';
-
-
-/** How a platform's default shell quotes a word. */
-const QUOTE: Record<PlatformLayout['defaultShell'], (s: string) => string> = { sh: shq, pwsh: psq };
-
-export type HintShell = 'sh' | 'fish' | 'pwsh';
-
-/** The shell the hints speak: PowerShell on Windows, fish when $SHELL is fish, else sh. */
-export function hintShell(deps: Pick<Deps, 'env' | 'platform'>): HintShell {
-  const { userShellVar, defaultShell } = nodeLayout(deps.platform);
-  if (!userShellVar) return defaultShell;
-  return path.basename(deps.env[userShellVar] ?? '') === 'fish' ? 'fish' : defaultShell;
-}
+import { detectShell, ENV_FILES, SHELL_TABLES, shellTable, userShell, type Shell } from '../shells/index.js';
 
 /** npm's throwaway install directories: npx runs a package from here, so a path inside is gone tomorrow. */
 const NPX_DIR = /[\\/]_npx[\\/]/;
@@ -53,11 +39,10 @@ export async function selfCommand(deps: Pick<Deps, 'env' | 'platform' | 'exists'
   // path is npx's, its real path the clone's.
   if (NPX_DIR.test(script)) return npxCommand(deps, script, layout);
   if (NPX_DIR.test(self ?? script)) return npxCommand(deps, self ?? script, layout);
-  const q = QUOTE[layout.defaultShell];
+  const { word: q, callQuoted = '' } = userShell(layout.defaultShell);
   const nodeOnPath = await onPath([`node${layout.exeSuffix}`]);
   const node = nodeOnPath && (await deps.realpath(nodeOnPath)) === (await deps.realpath(deps.started!.node)) ? 'node' : q(deps.started!.node);
-  // PowerShell runs a quoted program name only after `&`.
-  return `${layout.defaultShell === 'pwsh' && node.startsWith("'") ? '& ' : ''}${node} ${q(self ?? script)}`;
+  return `${node.startsWith("'") ? callQuoted : ''}${node} ${q(self ?? script)}`;
 }
 
 /**
@@ -76,7 +61,7 @@ async function npxCommand(deps: Pick<Deps, 'readFile'>, script: string, layout: 
   if (typeof spec !== 'string' || !spec.startsWith('file:')) return 'npx xpu-setup';
   // npx runs a bare path as a program; `file:` makes it the package again.
   const where = `file:${layout.path.resolve(m![1]!, spec.slice('file:'.length))}`;
-  return `npx ${QUOTE[layout.defaultShell](where)}`;
+  return `npx ${userShell(layout.defaultShell).word(where)}`;
 }
 
 const PUBLIC_INDEXES = new Set(['https://conda.anaconda.org/conda-forge', 'https://pypi.org/simple']);
@@ -118,8 +103,8 @@ export function requestArgs(r: NonNullable<Receipt['request']>): string[] {
  * `xpu-setup --prefix P [--conda-channel C] ...`, ready to paste: the request the receipt records (a bare run repeats
  * it too, but spelled out people see what will be asked for), or else the indexes its components came from.
  */
-export function setupLine(self: string, prefix: string, receipt?: Pick<Receipt, 'components' | 'request'>, shell: HintShell = 'sh'): string {
-  const q = shell === 'pwsh' ? psq : shq;
+export function setupLine(self: string, prefix: string, receipt?: Pick<Receipt, 'components' | 'request'>, shell: Shell = 'sh'): string {
+  const q = userShell(shell).word;
   const args = receipt?.request ? requestArgs(receipt.request) : recordedSourceArgs(receipt);
   return [self, '--prefix', q(prefix), ...args.map((a) => (a.startsWith('--') && !a.includes('=') ? a : q(a)))].join(' ');
 }
@@ -137,7 +122,7 @@ export function unreachedShort(reason: string): string {
  * reach is named with why, then the lines that can work here: the same request asked again once that source is
  * reachable, or a source this machine does reach. `--require` alone is no fix: it only turns the floor into an error.
  */
-export function newerFix(self: string, prefix: string, receipt: Pick<Receipt, 'components' | 'request'> | undefined, unreached: string[], shell: HintShell = 'sh'): string {
+export function newerFix(self: string, prefix: string, receipt: Pick<Receipt, 'components' | 'request'> | undefined, unreached: string[], shell: Shell = 'sh'): string {
   const line = setupLine(self, prefix, receipt, shell);
   // The options that name another index of the kinds not reached (every such option when none is known).
   const named = (names: readonly string[]) => [...new Set(names.flatMap((n) => flagOf(n) ?? []))];
@@ -164,14 +149,11 @@ export function belowFloorShort(c: Pick<Receipt['components'][number], 'name' | 
   return `${c.name} ${c.version} is below the recommended ${b.floor.join(', ')} (${why}); --verbose says what it lacks and how to get a newer one`;
 }
 
-const ENV_FILE: Record<HintShell, string> = { sh: 'env.sh', fish: 'env.fish', pwsh: 'env.ps1' };
-
 /** The line that loads the prefix's environment in the user's shell, whether or not its env file exists yet. */
 export function envFileCommand(deps: Pick<Deps, 'env' | 'platform'>, prefix: string): { file: string; line: string } {
-  const shell = hintShell(deps);
-  const file = (shell === 'pwsh' ? path.win32.join : path.posix.join)(prefix, ENV_FILE[shell]);
-  const line = shell === 'pwsh' ? `. ${psq(file)}` : shell === 'fish' ? `source ${shq(file)}` : `. ${shq(file)}`;
-  return { file, line };
+  const shell = detectShell(deps);
+  const file = nodeLayout(deps.platform).path.join(prefix, ENV_FILES[shell]);
+  return { file, line: userShell(shell).source(file) };
 }
 
 /** The line that loads the prefix's environment in the user's shell, or undefined when that env file is missing. */
@@ -181,21 +163,23 @@ export async function envFileLine(deps: Pick<Deps, 'env' | 'platform' | 'exists'
 }
 
 /**
- * The env files setup's closing line names: on Windows both of its shells' (`call "env.bat"` for cmd, `. env.ps1` for
- * PowerShell), elsewhere the user's shell's; only files that exist.
+ * The env files setup's closing line names: on Windows each shell's there (`call "env.bat"` for cmd besides `. env.ps1`
+ * for PowerShell), elsewhere the user's shell's; only files that exist.
  */
 export async function envFilesLine(deps: Pick<Deps, 'env' | 'platform' | 'exists'>, prefix: string): Promise<string | undefined> {
-  const ps = await envFileLine(deps, prefix);
+  const own = await envFileLine(deps, prefix);
   const layout = nodeLayout(deps.platform);
-  if (!layout.cmdEnvFile) return ps;
-  const bat = layout.path.join(prefix, 'env.bat');
-  if (!(await deps.exists(bat))) return ps;
-  return ps ? `cmd: call "${bat}"   PowerShell: ${ps}` : `cmd: call "${bat}"`;
+  if (!layout.cmdEnvFile) return own;
+  const side: string[] = [];
+  for (const t of SHELL_TABLES) {
+    const file = layout.path.join(prefix, t.envFile);
+    if (t.sideLoad && (await deps.exists(file))) side.push(`${t.title}: ${t.sideLoad(file)}`);
+  }
+  if (!side.length) return own;
+  return [...side, ...(own ? [`${shellTable(detectShell(deps)).title}: ${own}`] : [])].join('   ');
 }
 
 /** The line that prints the prefix's environment into the user's shell. */
-export function envCommandLine(self: string, prefix: string, shell: HintShell): string {
-  if (shell === 'pwsh') return `${self} env --prefix ${psq(prefix)} | Out-String | Invoke-Expression`;
-  if (shell === 'fish') return `${self} env fish --prefix ${shq(prefix)} | source`;
-  return `eval "$(${self} env --prefix ${shq(prefix)})"`;
+export function envCommandLine(self: string, prefix: string, shell: Shell): string {
+  return userShell(shell).evalLine(self, prefix);
 }

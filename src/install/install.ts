@@ -9,19 +9,20 @@ import { roleAliases, roleEnv, roleFiles, roleSearchPaths } from '../roles/index
 import { compareDebian } from '../versions/order.js';
 import { removeOnInterrupt, withSignalsHeld } from '../base/lock-owner.js';
 import type { FetchedArchive, Fetching } from '../fetch/fetch.js';
-import type { LockedPlatform } from '../plan/lockfile.js';
+import type { LockedPlatform } from '../records/lock.js';
 import type { InstallPlan, PlannedComponent } from '../records/plan.js';
 import type { Reporter, Task } from '../base/reporter.js';
 import { VERSION } from '../base/version.js';
-import { byPath, RECEIPT_SCHEMA, type Receipt, type ReceiptComponent } from './receipt.js';
+import { byPath } from '../prefix/receipt.js';
+import { RECEIPT_SCHEMA, type Receipt, type ReceiptComponent } from '../records/receipt.js';
 import { fsWriteError } from '../base/fs-errors.js';
 import { ICD_FILE, readSafelyOrNone } from '../base/safe-read.js';
-import { writePrefixFiles } from './prefix-writer.js';
+import { writePrefixFiles } from '../prefix/prefix-writer.js';
 import { DEFAULT_LIMITS, type UnpackLimits } from './limits.js';
 import { relocateConda } from './relocate.js';
 import { Staging } from './staging.js';
-import { carryUserFiles, sayUserFiles } from './user-files.js';
-import { checkPrefixOwnership, recordedPlan, type PrefixState } from './prefix-state.js';
+import { carryUserFiles, sayUserFiles } from '../prefix/user-files.js';
+import { checkPrefixOwnership, recordedPlan, type PrefixState } from '../prefix/prefix-state.js';
 
 /**
  * Looks at one component in the staging tree before the tree replaces the prefix (its loader loads, its headers

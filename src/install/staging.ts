@@ -12,7 +12,7 @@ import type { MapRule } from '../manifest/schema.js';
 import { fsWriteError } from '../base/fs-errors.js';
 import { nodeLayout } from '../platform/index.js';
 import { piecesOf, writeWhole } from '../base/pieces.js';
-import type { ReceiptFile } from './receipt.js';
+import type { ReceiptFile } from '../records/receipt.js';
 import { mapMember } from './map.js';
 import { DEFAULT_LIMITS, RATIO_FLOOR, type UnpackLimits } from './limits.js';
 

@@ -1,7 +1,6 @@
 // The kinds' names and the options that name their indexes, for the CLI's option table (help, completion, parsing),
 // which must not load the kinds' modules (their index clients and archive readers) on every start. kinds/index.ts
-// checks it lists KINDS' names. Imports nothing but types.
-import type { KindIndexes, SetupRequest } from '../records/plan.js';
+// checks it lists KINDS' names. Imports nothing.
 
 export const KIND_NAMES = ['conda', 'pypi', 'url', 'apt', 'github'] as const;
 
@@ -28,8 +27,6 @@ export interface KindOption {
   shorthand?(value: string): string | undefined;
   /** The GitHub Action has an input of the option's name (action.yml declares it). */
   actionInput?: true;
-  /** Where a request written before requests held their indexes by kind kept this one (read, never written). */
-  recordedAs?: string;
 }
 
 /** By kind name, in the order help lists the options. */
@@ -45,7 +42,6 @@ export const KIND_OPTIONS: Readonly<Partial<Record<(typeof KIND_NAMES)[number], 
     // A bare channel name (`conda-forge`, `intel`), as conda takes it, is a channel on anaconda.org.
     shorthand: (v) => (/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(v) ? `https://conda.anaconda.org/${v}` : undefined),
     actionInput: true,
-    recordedAs: 'condaChannels',
   },
   pypi: {
     flag: 'index-url',
@@ -55,7 +51,6 @@ export const KIND_OPTIONS: Readonly<Partial<Record<(typeof KIND_NAMES)[number], 
     default: 'https://pypi.org/simple',
     example: 'https://pypi.org/simple',
     actionInput: true,
-    recordedAs: 'indexUrl',
   },
   github: {
     flag: 'github-url',
@@ -64,7 +59,6 @@ export const KIND_OPTIONS: Readonly<Partial<Record<(typeof KIND_NAMES)[number], 
     description: 'GitHub REST API root for release assets (a mirror of its /repos/... paths)',
     default: 'https://api.github.com',
     example: 'https://api.github.com',
-    recordedAs: 'githubUrl',
   },
 };
 
@@ -79,23 +73,3 @@ export const flagOf = (kind: string): string | undefined => {
   const o = optionOf(kind);
   return o && `--${o.flag}`;
 };
-
-/**
- * A request as a receipt, lockfile or bundle holds it. One written before requests held their indexes by kind has
- * each under a field of its own (KindOption.recordedAs: `condaChannels`, `indexUrl`): read into `indexes`, so an
- * older prefix's bare re-run asks for what it asked before.
- */
-export function recordedRequest(raw: SetupRequest): SetupRequest {
-  const old = raw as unknown as Record<string, unknown>;
-  if (raw.indexes && typeof raw.indexes === 'object') return raw;
-  const rest: Record<string, unknown> = { ...old };
-  const indexes: KindIndexes = {};
-  for (const [kind, o] of kindOptions()) {
-    if (!o.recordedAs) continue;
-    const v = old[o.recordedAs];
-    delete rest[o.recordedAs];
-    const values = (Array.isArray(v) ? v : [v]).filter((x): x is string => typeof x === 'string' && !!x);
-    if (values.length) indexes[kind] = values;
-  }
-  return { components: raw.components, sources: raw.sources, indexes, ...rest } as SetupRequest;
-}

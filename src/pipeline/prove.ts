@@ -4,7 +4,9 @@
 import type { Deps } from '../base/deps.js';
 import { XpuError, type ErrorCode } from '../base/errors.js';
 import type { Reporter, Task } from '../base/reporter.js';
-import { ENV_FILES, sourcedEnv, type EnvVar } from '../install/env.js';
+import { sourcedEnv } from '../shells/env.js';
+import { ENV_FILES } from '../shells/index.js';
+import type { EnvVar } from '../shells/shell.js';
 import { cliEntry } from '../package-dir.js';
 import { nodeLayout } from '../platform/index.js';
 import type { VerifyOptions, VerifyResult } from './probe.js';

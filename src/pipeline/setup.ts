@@ -7,10 +7,10 @@ import { addonSpec } from '../build/addon.js';
 import { lastBuilt, type CompileResult } from '../build/compile.js';
 import { EnvVars, RUN_ENV_VARS } from '../base/env-names.js';
 import type { InstallResult } from '../install/install.js';
-import { withPrefixLock } from '../install/lock.js';
-import { checkPrefixOwnership, recordedPlan, type PrefixState } from '../install/prefix-state.js';
-import { draftBuilds, draftReceipt, writePrefixFiles, type Draft } from '../install/prefix-writer.js';
-import type { Receipt } from '../install/receipt.js';
+import { withPrefixLock } from '../prefix/lock.js';
+import { checkPrefixOwnership, recordedPlan, type PrefixState } from '../prefix/prefix-state.js';
+import { draftBuilds, draftReceipt, writePrefixFiles, type Draft } from '../prefix/prefix-writer.js';
+import type { Receipt } from '../records/receipt.js';
 import { nodeLayout } from '../platform/index.js';
 import { chosenDrivers, driverChoiceEnv } from '../roles/index.js';
 import { lockedOf } from '../plan/lockfile.js';
@@ -26,7 +26,7 @@ import type { VerifyResult } from './probe.js';
 import { proveInChild } from './prove.js';
 import type { RunIndex } from './run-index.js';
 import { assertInstallable, refuseForeignRefdriver, settle, type Replan, type SettleScope, type Settled } from './settle.js';
-import { receiptEnvVars } from '../install/env.js';
+import { receiptEnvVars } from '../shells/env.js';
 
 export interface SetupResult {
   plan: InstallPlan;

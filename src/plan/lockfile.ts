@@ -13,12 +13,11 @@ import { VERSION } from '../base/version.js';
 import { newInstallPlan } from './key.js';
 import type { InstallPlan, PlannedComponent } from '../records/plan.js';
 import { belowFloorOf } from './request.js';
-import { recordedRequest } from '../kinds/names.js';
+import { recordedRequest } from '../records/recorded-request.js';
 import type { SetupRequest } from '../records/plan.js';
 import type { Http } from '../net/http.js';
 
 export const LOCKFILE_NAME = 'xpu-setup.lock.json';
-export { LOCKFILE_SCHEMA, type LockedComponent, type LockedPlatform, type Lockfile } from '../records/lock.js';
 
 /** JSON with every object's keys sorted, so the key does not depend on how an editor ordered them. */
 function canonical(v: unknown): string {

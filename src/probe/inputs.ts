@@ -7,7 +7,7 @@ import type { Deps } from '../base/deps.js';
 import { EnvVars, PROBE_ENV_PREFIXES } from '../base/env-names.js';
 import { chosenDrivers } from '../roles/index.js';
 import { nodeLayout, osLayout } from '../platform/index.js';
-import type { Receipt } from '../install/receipt.js';
+import type { Receipt } from '../records/receipt.js';
 import { VERSION } from '../base/version.js';
 
 /** A file as the fingerprint sees it: where, how big, when last written; absent files are left out. */

@@ -4,7 +4,7 @@ import * as fs from 'node:fs/promises';
 import type { Deps } from '../base/deps.js';
 import { EnvVars } from '../base/env-names.js';
 import { XpuError } from '../base/errors.js';
-import type { Receipt } from '../install/receipt.js';
+import type { Receipt } from '../records/receipt.js';
 import { probeViaAddon } from '../bindings/addon.js';
 import { scanOpenCl } from '../bindings/opencl.js';
 import type { RawZeProbe } from '../bindings/types.js';

@@ -1,5 +1,5 @@
-// What a prefix records about itself (xpu-setup.receipt.json): install/receipt.ts reads and writes it, and
-// install/prefix-state.ts is the one module that reads it for a run.
+// What a prefix records about itself (xpu-setup.receipt.json): prefix/receipt.ts reads it, prefix/prefix-writer.ts
+// writes it, and prefix/prefix-state.ts is the one module that reads it for a run.
 import type { TargetPlatform } from '../platform/types.js';
 import type { LockedPlatform } from './lock.js';
 import type { BelowFloor, SetupRequest } from './plan.js';
@@ -7,7 +7,7 @@ import type { BelowFloor, SetupRequest } from './plan.js';
 export const RECEIPT_NAME = 'xpu-setup.receipt.json';
 export const RECEIPT_SCHEMA = 1;
 
-/** A file the receipt records that the prefix no longer holds as recorded (install/verify.ts finds them). */
+/** A file the receipt records that the prefix no longer holds as recorded (prefix/verify.ts finds them). */
 export interface PrefixProblem {
   path: string;
   /** outside: the receipt names a path that leaves the prefix (`..`, absolute, through a link); it is never read. */

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { envVars } from '../../src/install/env.js';
-import { renderModulefile, type ModuleShell } from '../../src/install/modulefile.js';
+import { envVars } from '../../src/shells/env.js';
+import { renderModulefile, type ModuleShell } from '../../src/shells/modulefile.js';
 import { fixtureCacheDir } from '../support/debs.js';
 
 const run = promisify(execFile);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cacheParts, cleanPart, parseDuration, partUsage } from '../../src/cache/usage.js';
-import { linesLoadingPrefix } from '../../src/install/uninstall.js';
+import { linesLoadingPrefix } from '../../src/prefix/uninstall.js';
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'xpu-cache-usage-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

@@ -9,7 +9,7 @@ import type { Deps } from '../../src/base/deps.js';
 import { realDeps } from '../../src/cli/real-deps.js';
 import { renderHuman, runDoctor, type DoctorOptions, type DoctorReport } from '../../src/doctor/index.js';
 import { reachHint } from '../../src/doctor/checks/network.js';
-import { RECEIPT_NAME, type Receipt } from '../../src/install/receipt.js';
+import { RECEIPT_NAME, type Receipt } from '../../src/records/receipt.js';
 import { cliChild, fakeDeps, ok } from '../fixtures/detect/fake-deps.js';
 import { ARC_A770_I915, ARC_B580_UNBOUND, buildTree, NO_GPU, NVIDIA_ONLY } from '../fixtures/detect/sysfs-trees.js';
 

@@ -3,8 +3,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cmdDelayed, cmdPlain, envVars, prefixJoin, renderEnv, renderUnset, SHELLS, withoutPrefix } from '../../src/install/env.js';
-import { relocateVars } from '../../src/install/installed-env.js';
+import { envVars, prefixJoin, renderEnv, renderUnset, withoutPrefix } from '../../src/shells/env.js';
+import { cmdDelayed, cmdPlain } from '../../src/shells/cmd.js';
+import { SHELLS } from '../../src/shells/index.js';
+import { relocateVars } from '../../src/prefix/installed-env.js';
 import { envFilesLine } from '../../src/hints/index.js';
 
 describe('env files', () => {

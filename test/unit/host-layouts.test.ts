@@ -4,11 +4,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { requireCompiler } from '../../src/build/addon.js';
-import { shellFromEnv } from '../../src/cli/commands/env.js';
 import { isXpuError } from '../../src/base/errors.js';
 import { findZstd } from '../../src/formats/decompress.js';
-import { hintShell } from '../../src/hints/index.js';
 import { isInside, isNative, layoutFor, nodeLayout, osLayout, type Host } from '../../src/platform/index.js';
+import { detectShell } from '../../src/shells/index.js';
 import { virtualPackages } from '../../src/versions/match-spec.js';
 import { markerEnvFor } from '../../src/versions/pep508.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
@@ -55,11 +54,13 @@ describe('the machine this runs on', () => {
   });
 
   it('PowerShell speaks on Windows whatever SHELL says; elsewhere SHELL names the shell', () => {
-    expect(hintShell({ platform: 'win32', env: { SHELL: '/usr/bin/fish' } })).toBe('pwsh');
-    expect(hintShell({ platform: 'linux', env: { SHELL: '/usr/bin/fish' } })).toBe('fish');
-    expect(hintShell({ platform: 'linux', env: {} })).toBe('sh');
-    expect(shellFromEnv({ SHELL: '/usr/bin/fish' }, 'win32')).toBe('pwsh');
-    expect(shellFromEnv({ SHELL: '/usr/bin/fish' }, 'linux')).toBe('fish');
+    expect(detectShell({ platform: 'win32', env: { SHELL: '/usr/bin/fish' } })).toBe('pwsh');
+    expect(detectShell({ platform: 'linux', env: { SHELL: '/usr/bin/fish' } })).toBe('fish');
+    expect(detectShell({ platform: 'linux', env: { SHELL: '/bin/zsh' } })).toBe('sh');
+    expect(detectShell({ platform: 'linux', env: { SHELL: '/usr/bin/pwsh' } })).toBe('pwsh');
+    expect(detectShell({ platform: 'linux', env: {} })).toBe('sh');
+    // A name that is no shell people type into (or an Object member) is the platform's default.
+    for (const SHELL of ['/usr/bin/cmd', '/x/json', '/x/constructor', '/x/__proto__']) expect(detectShell({ platform: 'linux', env: { SHELL } })).toBe('sh');
   });
 
   it('no compiler for the addon: the error says how to get one in this platform\'s words', async () => {

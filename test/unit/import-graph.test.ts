@@ -76,21 +76,21 @@ describe('import-graph', () => {
     expect(check(new Map([['inspect->install', true]]), [stale])).toEqual([]);
   });
 
-  it('lets only install/prefix-state.ts read the receipt; any other module that does fails the check', async () => {
+  it('lets only prefix/prefix-state.ts read the receipt; any other module that does fails the check', async () => {
     const format = "export async function readReceipt(prefix: string) { return undefined; }\n";
     const reader = "import { readReceipt } from './receipt.js';\nexport const readPrefixState = async (p: string) => ({ prefix: p, receipt: await readReceipt(p) });\n";
-    const one = run(await tree({ 'install/receipt.ts': format, 'install/prefix-state.ts': reader }));
+    const one = run(await tree({ 'prefix/receipt.ts': format, 'prefix/prefix-state.ts': reader }));
     expect(one.err).toBe('');
     expect(one.code).toBe(0);
     const second = run(await tree({
-      'install/receipt.ts': format,
-      'install/prefix-state.ts': reader,
-      'probe/probe.ts': "import { readReceipt } from '../install/receipt.js';\nexport const v = () => readReceipt('/p');\n",
-      'cli/main.ts': "export const v = async () => (await import('../install/receipt.js')).readReceipt('/p');\n",
+      'prefix/receipt.ts': format,
+      'prefix/prefix-state.ts': reader,
+      'probe/probe.ts': "import { readReceipt } from '../prefix/receipt.js';\nexport const v = () => readReceipt('/p');\n",
+      'cli/main.ts': "export const v = async () => (await import('../prefix/receipt.js')).readReceipt('/p');\n",
     }));
     expect(second.code).toBe(1);
-    expect(second.err).toContain('receipt read outside install/prefix-state.ts: probe/probe.ts reads it itself');
-    expect(second.err).toContain('receipt read outside install/prefix-state.ts: cli/main.ts reads it itself');
+    expect(second.err).toContain('receipt read outside prefix/prefix-state.ts: probe/probe.ts reads it itself');
+    expect(second.err).toContain('receipt read outside prefix/prefix-state.ts: cli/main.ts reads it itself');
   });
 
   it('lets only pipeline/ use more than one stage\'s code; a listed composer that no longer does is reported', async () => {

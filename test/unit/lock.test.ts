@@ -3,7 +3,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withPrefixLock } from '../../src/install/lock.js';
+import { withPrefixLock } from '../../src/prefix/lock.js';
 import { processStartTime, staleReason } from '../../src/base/lock-owner.js';
 
 let dir: string;

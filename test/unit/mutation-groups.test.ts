@@ -28,7 +28,7 @@ describe('mutation groups', () => {
 
   it('a declaration that moved to another file is an error saying where it is now', () => {
     expect(() => resolveEntry('install', { file: 'src/install/install.ts', fn: 'recoverInterruptedSwap' })).toThrow(
-      'stryker/groups.mjs: group "install" names recoverInterruptedSwap in src/install/install.ts, which declares no recoverInterruptedSwap at its top level (it is now in src/install/prefix-state.ts): fix the group',
+      'stryker/groups.mjs: group "install" names recoverInterruptedSwap in src/install/install.ts, which declares no recoverInterruptedSwap at its top level (it is now in src/prefix/prefix-state.ts): fix the group',
     );
   });
 

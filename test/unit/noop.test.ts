@@ -5,8 +5,8 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ReceiptFile } from '../../src/install/receipt.js';
-import { verifyPrefix } from '../../src/install/verify.js';
+import type { ReceiptFile } from '../../src/records/receipt.js';
+import { verifyPrefix } from '../../src/prefix/verify.js';
 import { driverCandidates, proofInputs } from '../../src/probe/inputs.js';
 import { libcPathFromMaps, parseLibcBanner } from '../../src/platform/linux.js';
 import { recentPlan, rememberPlan } from '../../src/plan/recent.js';
@@ -69,8 +69,8 @@ describe('the receipt is input: nothing it names outside the prefix is read', ()
   });
 
   it('a receipt larger than any xpu-setup writes is not read; one cut short or not a receipt is damaged, not foreign', async () => {
-    const { readReceipt, MAX_RECEIPT_BYTES } = await import('../../src/install/receipt.js');
-    const { readPrefixState, refuseForeignPrefix } = await import('../../src/install/prefix-state.js');
+    const { readReceipt, MAX_RECEIPT_BYTES } = await import('../../src/prefix/receipt.js');
+    const { readPrefixState, refuseForeignPrefix } = await import('../../src/prefix/prefix-state.js');
     const prefix = await temp();
     const receipt = path.join(prefix, 'xpu-setup.receipt.json');
     await fs.writeFile(receipt, '');
@@ -91,7 +91,7 @@ describe('the receipt is input: nothing it names outside the prefix is read', ()
 
 describe('a symlinked prefix', () => {
   it('is refused, naming the directory it points to, and left a link', async () => {
-    const { readPrefixState, refuseForeignPrefix } = await import('../../src/install/prefix-state.js');
+    const { readPrefixState, refuseForeignPrefix } = await import('../../src/prefix/prefix-state.js');
     const target = await temp();
     const link = path.join(await temp(), 'prefix');
     await fs.symlink(target, link);

@@ -1,6 +1,6 @@
 // docs/design-and-safety.md, "Safety": a prefix name the file system would refuse is said up front, as too long, with the limit.
 import { describe, expect, it } from 'vitest';
-import { checkPrefixName } from '../../src/install/prefix-state.js';
+import { checkPrefixName } from '../../src/prefix/prefix-state.js';
 import { XpuError } from '../../src/base/errors.js';
 
 const errorOf = (f: () => void): XpuError => {

@@ -2,9 +2,10 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { draftBuilds, recordBuilds, writePrefixFiles, writeReceipt } from '../../src/install/prefix-writer.js';
-import { readReceipt, RECEIPT_SCHEMA, type Receipt } from '../../src/install/receipt.js';
-import { verifyPrefix } from '../../src/install/verify.js';
+import { draftBuilds, recordBuilds, writePrefixFiles, writeReceipt } from '../../src/prefix/prefix-writer.js';
+import { readReceipt } from '../../src/prefix/receipt.js';
+import { RECEIPT_SCHEMA, type Receipt } from '../../src/records/receipt.js';
+import { verifyPrefix } from '../../src/prefix/verify.js';
 
 let dir: string;
 beforeAll(async () => {

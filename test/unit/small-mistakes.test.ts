@@ -9,7 +9,7 @@ import { COMMANDS, findCommand } from '../../src/cli/registry.js';
 import { bundleSummary } from '../../src/bundle/bundle.js';
 import { pytorchSeesNothing } from '../../src/caps/format.js';
 import type { ProbeReport } from '../../src/caps/model.js';
-import { renderModulefile } from '../../src/install/modulefile.js';
+import { renderModulefile } from '../../src/shells/modulefile.js';
 import { loadLockSource } from '../../src/plan/lockfile.js';
 import { usage } from '../support/failure.js';
 import { Http } from '../../src/net/http.js';

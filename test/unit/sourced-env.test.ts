@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { envIsActive, envVars, renderEnv, sourcedEnv } from '../../src/install/env.js';
+import { envIsActive, envVars, renderEnv, sourcedEnv } from '../../src/shells/env.js';
 import { layoutFor } from '../../src/platform/index.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'xpu-sourced-'));

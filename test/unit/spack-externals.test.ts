@@ -1,7 +1,7 @@
 // `xpu-setup env --shell spack`: the prefix as a Spack external oneapi-level-zero, in YAML Spack reads back whole.
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { renderSpackPackages } from '../../src/install/spack.js';
+import { renderSpackPackages } from '../../src/shells/spack.js';
 
 describe('renderSpackPackages', () => {
   it('declares Level Zero an external of its installed version at the prefix, not buildable', () => {

@@ -4,7 +4,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { envVars, renderEnv } from '../../src/install/env.js';
+import { envVars, renderEnv } from '../../src/shells/env.js';
 import { reportSkip } from '../support/skips.js';
 import { WIN_CACHE, holdWinePrefix, missingPackages, prepare, runCmd, winPath } from './wine.js';
 

@@ -3,35 +3,19 @@
 import * as path from 'node:path';
 import { EnvVars } from '../../base/env-names.js';
 import { XpuError } from '../../base/errors.js';
-import { defaultPrefix, nodeLayout } from '../../platform/index.js';
-import { appendTo, CI_SHELLS, githubEnv, renderDotenv, resolveEnv, type CiShell } from '../../install/ci-env.js';
-import { renderEnv, renderUnset, SHELLS, withoutPrefix, type Shell } from '../../install/env.js';
-import { installedEnvVars } from '../../install/installed-env.js';
-import { MODULE_SHELLS, renderModulefile, type ModuleShell } from '../../install/modulefile.js';
-import { renderSpackPackages } from '../../install/spack.js';
+import { defaultPrefix } from '../../platform/index.js';
+import { appendTo, CI_SHELLS, githubEnv, renderDotenv, resolveEnv, type CiShell } from '../../shells/ci-env.js';
+import { renderEnv, renderUnset, withoutPrefix } from '../../shells/env.js';
+import { detectShell, SHELL_SYNTAX, SHELLS, syntaxOf, type Shell } from '../../shells/index.js';
+import { installedEnvVars } from '../../prefix/installed-env.js';
+import { MODULE_SHELLS, renderModulefile, type ModuleShell } from '../../shells/modulefile.js';
+import { renderSpackPackages, SPACK_SHELL } from '../../shells/spack.js';
 import { shq } from '../../base/shell-words.js';
-import { readPrefixState } from '../../install/prefix-state.js';
-import { hintShell, selfCommand, setupLine } from '../../hints/index.js';
+import { readPrefixState } from '../../prefix/prefix-state.js';
+import { selfCommand, setupLine } from '../../hints/index.js';
 import { str, type Command, type CommandContext } from '../command.js';
 import { nearest } from '../options.js';
 import { SHELL_NAMES } from '../choices.js';
-
-/** Shell names people type, and the syntax each one reads. */
-const SHELL_SYNTAX: Record<string, Shell> = {
-  sh: 'sh', bash: 'sh', zsh: 'sh', dash: 'sh', ksh: 'sh', mksh: 'sh', ash: 'sh', busybox: 'sh',
-  fish: 'fish',
-  pwsh: 'pwsh', powershell: 'pwsh',
-  cmd: 'cmd',
-  json: 'json',
-};
-
-/** The syntax for the user's own shell: $SHELL's basename on Unix, PowerShell on Windows, sh when unknown. */
-export function shellFromEnv(env: Record<string, string | undefined>, platform: NodeJS.Platform): Shell {
-  const { userShellVar, defaultShell } = nodeLayout(platform);
-  if (!userShellVar) return defaultShell;
-  const name = path.basename(env[userShellVar] ?? '').replace(/\.exe$/, '');
-  return SHELL_SYNTAX[name] ?? defaultShell;
-}
 
 export function resolveShell(ctx: Pick<CommandContext, 'values' | 'positionals' | 'deps' | 'out'>): Shell {
   const flag = str(ctx.values, 'shell');
@@ -40,8 +24,8 @@ export function resolveShell(ctx: Pick<CommandContext, 'values' | 'positionals' 
     throw new XpuError('USAGE', `two shells given: --shell ${flag} and "${positional}"`, { hints: ['give one'] });
   }
   const given = flag ?? positional;
-  if (given === undefined) return ctx.out.opts.json ? 'json' : shellFromEnv(ctx.deps.env, ctx.deps.platform);
-  const shell = SHELL_SYNTAX[given.toLowerCase()];
+  if (given === undefined) return ctx.out.opts.json ? 'json' : detectShell(ctx.deps);
+  const shell = syntaxOf(given.toLowerCase());
   if (!shell) {
     const guess = nearest(given, Object.keys(SHELL_SYNTAX));
     throw new XpuError('USAGE', `unknown shell "${given}"`, { hints: [guess ? `did you mean ${guess}?` : `shells: ${SHELL_NAMES.join(', ')}`] });
@@ -56,7 +40,7 @@ export const envCommand: Command = {
     const given = str(values, 'shell') ?? ctx.positionals[0];
     const ci = given !== undefined && (CI_SHELLS as readonly string[]).includes(given) ? (given as CiShell) : undefined;
     const module = given !== undefined && (MODULE_SHELLS as readonly string[]).includes(given) ? (given as ModuleShell) : undefined;
-    const spack = given === 'spack';
+    const spack = given === SPACK_SHELL;
     const shell = ci || module || spack ? 'sh' : resolveShell(ctx);
     if (!SHELLS.includes(shell)) throw new XpuError('USAGE', `unknown shell "${shell}"`);
     if (ci && values.unset) throw new XpuError('USAGE', `--unset prints shell commands; ${ci} has none: drop --unset`);
@@ -68,12 +52,12 @@ export const envCommand: Command = {
     if (!receipt) {
       throw new XpuError('NOT_FOUND', `${prefix} is not an xpu-setup prefix (no receipt)`, {
         details: { prefix },
-        hints: [`install first: ${setupLine(await selfCommand(deps), prefix, undefined, hintShell(deps))}`],
+        hints: [`install first: ${setupLine(await selfCommand(deps), prefix, undefined, detectShell(deps))}`],
       });
     }
     if (spack) {
       const yaml = renderSpackPackages({ prefix, components: receipt.components }, `${await selfCommand(deps)} env --prefix ${shq(prefix)} --shell spack`);
-      if (!yaml) throw new XpuError('NOT_FOUND', `${prefix} holds no level-zero, the one component Spack has a package (oneapi-level-zero) for`, { details: { prefix }, hints: [`install it: ${setupLine(await selfCommand(deps), prefix, receipt, hintShell(deps))} --component level-zero`] });
+      if (!yaml) throw new XpuError('NOT_FOUND', `${prefix} holds no level-zero, the one component Spack has a package (oneapi-level-zero) for`, { details: { prefix }, hints: [`install it: ${setupLine(await selfCommand(deps), prefix, receipt, detectShell(deps))} --component level-zero`] });
       process.stdout.write(yaml);
       return 0;
     }

@@ -1,5 +1,5 @@
 // `xpu-setup plan`: what setup would do, without fetching or installing anything; the same verdict and exit code.
-import { readPrefixState } from '../../install/prefix-state.js';
+import { readPrefixState } from '../../prefix/prefix-state.js';
 import { planSetup, prefixChanges } from '../../pipeline/plan.js';
 import { openRunIndex } from '../../pipeline/run-index.js';
 import { afterInstall, assertInstallable, type AfterInstall } from '../../pipeline/settle.js';

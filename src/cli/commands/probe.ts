@@ -2,8 +2,8 @@
 import { XpuError } from '../../base/errors.js';
 import { EnvVars } from '../../base/env-names.js';
 import { formatLines, formatPytorch, pytorchSeesNothing, formatTritonEnv, formatVerbose, pytorchDevices, tritonEnv, tritonEnvVars } from '../../caps/format.js';
-import { appendTo, githubLines, renderDotenv, renderExports } from '../../install/ci-env.js';
-import { hintShell } from '../../hints/index.js';
+import { appendTo, githubLines, renderDotenv } from '../../shells/ci-env.js';
+import { detectShell, isUserShell, userShell } from '../../shells/index.js';
 import { probeInstalled } from '../../pipeline/probe.js';
 import { str, type Command } from '../command.js';
 import { nearest } from '../options.js';
@@ -47,7 +47,7 @@ export const probeCommand: Command = {
     } else if (format === 'triton-env') {
       // What a shell evaluates (the default is the user's own shell): the variables, then the notes as comments; and
       // any Triton variable that must stay unset cleared, so an earlier value does not linger.
-      const form = shell === 'sh' || shell === 'fish' || shell === 'pwsh' ? shell : hintShell(deps);
+      const form = shell !== undefined && isUserShell(shell) ? shell : detectShell(deps);
       const set = vars();
       const unset = [EnvVars.TRITON_INTEL_DEVICE_ARCH, EnvVars.TRITON_INTEL_DEVICE_EXTENSIONS].filter((n) => !set.some((v) => v.name === n));
       const notes = formatTritonEnv(report).split('\n').filter((l) => l.startsWith('#'));
@@ -57,7 +57,7 @@ export const probeCommand: Command = {
       notes.push(triton
         ? `# ${tritonReads(triton.version, tritonEnv(report)?.sycl ?? 'unknown').note} (${triton.dist} in ${triton.python})`
         : `# no Triton in the active Python; Triton ${MIN_TRITON} or newer reads both variables`);
-      process.stdout.write(renderExports(form, set, unset) + notes.map((n) => `${n}\n`).join(''));
+      process.stdout.write(userShell(form).exports(set, unset) + notes.map((n) => `${n}\n`).join(''));
     }
     else if (format === 'pytorch') {
       const none = pytorchSeesNothing(report);

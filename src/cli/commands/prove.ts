@@ -1,7 +1,7 @@
 // `xpu-setup prove` (internal): setup's proof of a prefix, in the child process setup started with the prefix's
 // environment; its reporter's words and its answer go to stdout as JSON lines that setup replays.
 import { isXpuError } from '../../base/errors.js';
-import { readPrefixState } from '../../install/prefix-state.js';
+import { readPrefixState } from '../../prefix/prefix-state.js';
 import { verifyStack } from '../../pipeline/probe.js';
 import { answerLine, lineReporter } from '../../pipeline/prove.js';
 import { str, type Command } from '../command.js';

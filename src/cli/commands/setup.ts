@@ -3,10 +3,11 @@ import { planSetup } from '../../pipeline/plan.js';
 import { openRunIndex } from '../../pipeline/run-index.js';
 import { assertInstallable } from '../../pipeline/settle.js';
 import { runSetup, type SetupResult } from '../../pipeline/setup.js';
-import { installedFor, readPrefixState } from '../../install/prefix-state.js';
+import { installedFor, readPrefixState } from '../../prefix/prefix-state.js';
 import type { Deps } from '../../base/deps.js';
 import type { BelowFloor } from '../../records/plan.js';
-import { belowFloorSentence, belowFloorShort, envCommandLine, envFilesLine, hintShell, newerFix, selfCommand } from '../../hints/index.js';
+import { belowFloorSentence, belowFloorShort, envCommandLine, envFilesLine, newerFix, selfCommand } from '../../hints/index.js';
+import { detectShell } from '../../shells/index.js';
 import type { Command } from '../command.js';
 import type { Output } from '../output.js';
 import { renderPlan, renderPlanLine } from '../render-plan.js';
@@ -52,7 +53,7 @@ async function belowFloor(r: SetupResult, deps: Deps): Promise<(BelowFloor & { c
   if (!below.length) return [];
   const self = await selfCommand(deps);
   return below.map((c) => {
-    const fix = newerFix(self, r.plan.prefix, receipt, c.belowFloor!.unreached, hintShell(deps));
+    const fix = newerFix(self, r.plan.prefix, receipt, c.belowFloor!.unreached, detectShell(deps));
     return { component: c.name, version: c.version, ...c.belowFloor!, fix, short: belowFloorShort(c), message: belowFloorSentence(c, fix) };
   });
 }
@@ -61,7 +62,7 @@ async function belowFloor(r: SetupResult, deps: Deps): Promise<(BelowFloor & { c
 async function useHint(r: SetupResult, deps: Deps): Promise<string> {
   if (!r.plan.host.native) return ` Copy ${r.plan.prefix} to a ${r.plan.platform} machine and load its env file there.`;
   const file = await envFilesLine(deps, r.plan.prefix);
-  const cmd = envCommandLine(await selfCommand(deps), r.plan.prefix, hintShell(deps));
+  const cmd = envCommandLine(await selfCommand(deps), r.plan.prefix, detectShell(deps));
   return file ? ` To use it: ${file}   (or: ${cmd})` : ` To use it: ${cmd}`;
 }
 

@@ -2,7 +2,7 @@
 import * as path from 'node:path';
 import { XpuError } from '../../base/errors.js';
 import { defaultCacheDir, defaultPrefix, homeOf } from '../../platform/index.js';
-import { startupLinesFor, uninstallPrefix, type StartupLine } from '../../install/uninstall.js';
+import { startupLinesFor, uninstallPrefix, type StartupLine } from '../../prefix/uninstall.js';
 import { str, type Command } from '../command.js';
 import { bytesText } from './cache.js';
 

@@ -1,5 +1,5 @@
 // Check: the package indexes setup uses answer within a short time; failures get proxy and TLS-interception hints.
-import type { Receipt } from '../../install/receipt.js';
+import type { Receipt } from '../../records/receipt.js';
 import { findKind } from '../../kinds/index.js';
 import type { Check, ReachAnswer } from '../types.js';
 

@@ -1,13 +1,13 @@
 // Check: the prefix's receipt matches the files on disk (changed and missing files are named).
 import * as path from 'node:path';
-import { hasOwnMarkers } from '../../install/prefix-state.js';
-import { RECEIPT_NAME } from '../../install/receipt.js';
-import { diskReader, verifyPrefix } from '../../install/verify.js';
+import { hasOwnMarkers } from '../../prefix/prefix-state.js';
+import { RECEIPT_NAME } from '../../records/receipt.js';
+import { diskReader, verifyPrefix } from '../../prefix/verify.js';
 import type { Check } from '../types.js';
 import { icdProblem, prefixIcd } from '../../roles/opencl-icd.js';
 import { ICD_FILE } from '../../base/safe-read.js';
-import { belowFloorSentence, hintShell } from '../../hints/index.js';
-import { psq, shq } from '../../base/shell-words.js';
+import { belowFloorSentence } from '../../hints/index.js';
+import { detectShell, userShell } from '../../shells/index.js';
 import { reachFix, setupHint } from './shared.js';
 
 function listSome(paths: string[], max = 8): string {
@@ -69,8 +69,7 @@ async function receiptOutcome(ctx: Parameters<Check['run']>[0]): Promise<Outcome
     }
     // Otherwise setup refuses it (it may not be xpu-setup's): moving it aside is the change.
     const aside = `${ctx.prefix}.damaged`;
-    const shell = hintShell(ctx.deps);
-    const move = shell === 'pwsh' ? `Move-Item ${psq(ctx.prefix)} ${psq(aside)}` : `mv ${shq(ctx.prefix)} ${shq(aside)}`;
+    const move = userShell(detectShell(ctx.deps)).move(ctx.prefix, aside);
     return {
       status: 'fail',
       message: `${file} cannot be read: ${error}`,

@@ -2,8 +2,8 @@
 import { isDebianLike } from '../../platform/linux.js';
 import { isNative, nodeLayout, prefixLibrary } from '../../platform/index.js';
 import type { Host } from '../../platform/types.js';
-import { envCommandLine, envFileCommand, hintShell, newerFix, selfCommand, setupLine } from '../../hints/index.js';
-import { psq, shq } from '../../base/shell-words.js';
+import { envCommandLine, envFileCommand, newerFix, selfCommand, setupLine } from '../../hints/index.js';
+import { detectShell, userShell } from '../../shells/index.js';
 import type { DoctorContext } from '../types.js';
 import { chosenDrivers, referenceDriverIn } from '../../roles/index.js';
 
@@ -40,7 +40,7 @@ export async function reachFix(ctx: DoctorContext): Promise<string> {
   const { receipt } = await ctx.facts.receipt();
   const below = (receipt?.components ?? []).flatMap((c) => c.belowFloor?.unreached ?? []);
   const unreached = [...new Set([...below, ...(receipt?.skipped ?? []).flatMap((s) => s.unreached)])];
-  return newerFix(await selfCommand(ctx.deps), ctx.prefix, receipt, unreached, hintShell(ctx.deps));
+  return newerFix(await selfCommand(ctx.deps), ctx.prefix, receipt, unreached, detectShell(ctx.deps));
 }
 
 /**
@@ -50,7 +50,7 @@ export async function reachFix(ctx: DoctorContext): Promise<string> {
  */
 export async function setupHint(ctx: DoctorContext, require?: string, component?: string): Promise<string> {
   const { receipt: recorded } = await ctx.facts.receipt();
-  const shell = hintShell(ctx.deps);
+  const shell = detectShell(ctx.deps);
   // A prefix made for another platform (`--platform win-x64` on Linux) is set up for that platform again.
   const platform = recorded?.platform && !isNative(ctx.deps, recorded.platform) ? ` --platform ${recorded.platform}` : '';
   const nameOf = (constraint: string) => /^[A-Za-z0-9_.-]+/.exec(constraint)?.[0] ?? constraint;
@@ -63,13 +63,12 @@ export async function setupHint(ctx: DoctorContext, require?: string, component?
   const asked = receipt?.request
     ? { ...receipt, request: { ...receipt.request, requires: receipt.request.requires.filter((r) => nameOf(r) !== nameOf(require)) } }
     : receipt;
-  const q = shell === 'pwsh' ? psq : shq;
-  return `\`${setupLine(await selfCommand(ctx.deps), ctx.prefix, asked, shell)}${platform} --require ${q(require)}\``;
+  return `\`${setupLine(await selfCommand(ctx.deps), ctx.prefix, asked, shell)}${platform} --require ${userShell(shell).word(require)}\``;
 }
 
 /** The `xpu-setup env` line for the user's shell; `compilers` leaves the loader's search path alone. */
 export async function envCommandHint(ctx: DoctorContext, compilers = false): Promise<string> {
-  const shell = hintShell(ctx.deps);
+  const shell = detectShell(ctx.deps);
   const line = envCommandLine(await selfCommand(ctx.deps), ctx.prefix, shell);
   return `\`${compilers ? line.replace(' env ', ' env --compilers ') : line}\``;
 }
@@ -109,6 +108,6 @@ export function plural(n: number, word: string): string {
 /** The GPU driver into this prefix without root (xpu-setup's gpu-driver component), then the machine-wide way. */
 export async function gpuDriverFix(ctx: DoctorContext, host: Host | undefined): Promise<string> {
   const { receipt } = await ctx.facts.receipt();
-  const line = `${setupLine(await selfCommand(ctx.deps), ctx.prefix, receipt, hintShell(ctx.deps))} --component gpu-driver`;
+  const line = `${setupLine(await selfCommand(ctx.deps), ctx.prefix, receipt, detectShell(ctx.deps))} --component gpu-driver`;
   return `without root, into this prefix: \`${line}\` (a release that drives this GPU; then load the prefix's env file); or for the whole machine: ${computeRuntimeInstallHint(host)}`;
 }

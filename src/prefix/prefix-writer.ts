@@ -5,8 +5,10 @@ import * as path from 'node:path';
 import { sha256File } from '../cache/store.js';
 import { XpuError } from '../base/errors.js';
 import { isInside } from '../platform/index.js';
-import { ENV_FILES, receiptEnvVars, renderEnv, SHELLS } from './env.js';
-import { byPath, RECEIPT_NAME, type Receipt, type ReceiptFile } from './receipt.js';
+import { receiptEnvVars, renderEnv } from '../shells/env.js';
+import { ENV_FILES, SHELLS } from '../shells/index.js';
+import { RECEIPT_NAME, type Receipt, type ReceiptFile } from '../records/receipt.js';
+import { byPath } from './receipt.js';
 
 /** What a build stage produced inside the prefix: the library and its build stamp. */
 export interface BuildOutput {

@@ -5,7 +5,8 @@ import * as path from 'node:path';
 import { XpuError } from '../base/errors.js';
 import { withPrefixLock } from './lock.js';
 import { readPrefixState } from './prefix-state.js';
-import { RECEIPT_NAME, type Receipt } from './receipt.js';
+import { RECEIPT_NAME, type Receipt } from '../records/receipt.js';
+import { STARTUP_DIRS, STARTUP_FILES } from '../shells/index.js';
 
 export interface Uninstalled {
   prefix: string;
@@ -81,13 +82,6 @@ export interface StartupLine {
   text: string;
 }
 
-/** The start-up files of sh, bash, zsh, fish and PowerShell, relative to the home directory (those that exist are read). */
-export const STARTUP_FILES = [
-  '.profile', '.bashrc', '.bash_profile', '.bash_login', '.zshenv', '.zprofile', '.zshrc', '.zlogin',
-  '.config/fish/config.fish', '.config/powershell/Microsoft.PowerShell_profile.ps1', '.config/powershell/profile.ps1',
-  'Documents/PowerShell/Microsoft.PowerShell_profile.ps1', 'Documents/WindowsPowerShell/Microsoft.PowerShell_profile.ps1',
-] as const;
-
 /**
  * Pure: the lines of a start-up file that load `prefix` (its env file or `xpu-setup env --prefix` with its path, the
  * home directory written as ~, $HOME, ${HOME}, $env:USERPROFILE or %USERPROFILE%), and, for the default prefix, the
@@ -120,11 +114,13 @@ export function linesLoadingPrefix(text: string, prefix: string, home: string, i
   return out;
 }
 
-/** Every start-up file line under `home` that loads `prefix`. */
+/** Every start-up file line under `home` that loads `prefix`: the shells' start-up files (shells/), those that exist. */
 export async function startupLinesFor(prefix: string, home: string, isDefault: boolean, configHome = path.join(home, '.config')): Promise<StartupLine[]> {
-  const files = STARTUP_FILES.map((f) => (f.startsWith('.config/') ? path.join(configHome, f.slice('.config/'.length)) : path.join(home, f)));
-  const confd = path.join(configHome, 'fish', 'conf.d');
-  for (const n of (await fs.readdir(confd).catch(() => [] as string[])).sort()) if (n.endsWith('.fish')) files.push(path.join(confd, n));
+  const at = (f: string) => (f.startsWith('.config/') ? path.join(configHome, f.slice('.config/'.length)) : path.join(home, f));
+  const files = STARTUP_FILES.map(at);
+  for (const { dir, ext } of STARTUP_DIRS) {
+    for (const n of (await fs.readdir(at(dir)).catch(() => [] as string[])).sort()) if (n.endsWith(ext)) files.push(path.join(at(dir), n));
+  }
   const found: StartupLine[] = [];
   for (const file of files) {
     const text = await fs.readFile(file, 'utf8').catch(() => undefined);

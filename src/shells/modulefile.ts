@@ -1,7 +1,7 @@
 // Modulefiles for clusters: the prefix's environment for Lmod (Lua) and Environment Modules (Tcl), loaded and unloaded whole.
 import type { TargetPlatform } from '../platform/types.js';
 import { layoutFor } from '../platform/index.js';
-import type { EnvVar } from './env.js';
+import type { EnvVar } from './shell.js';
 import { shq } from '../base/shell-words.js';
 
 export type ModuleShell = 'lmod' | 'tcl';

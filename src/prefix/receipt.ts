@@ -3,9 +3,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { XpuError } from '../base/errors.js';
 import { RECEIPT_NAME, RECEIPT_SCHEMA, type Receipt } from '../records/receipt.js';
-import { recordedRequest } from '../kinds/names.js';
-
-export { RECEIPT_NAME, RECEIPT_SCHEMA, type Receipt, type ReceiptArchive, type ReceiptComponent, type ReceiptFile, type ReceiptProof } from '../records/receipt.js';
+import { recordedRequest } from '../records/recorded-request.js';
 
 /**
  * Orders records by path, byte-wise: the same order on every machine, whatever its locale, and without loading the

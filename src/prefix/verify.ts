@@ -3,8 +3,8 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { sha256File } from '../cache/store.js';
 import type { Deps } from '../base/deps.js';
-import { byPath, type Receipt } from './receipt.js';
-import type { PrefixProblem } from '../records/receipt.js';
+import type { PrefixProblem, Receipt } from '../records/receipt.js';
+import { byPath } from './receipt.js';
 
 export type { PrefixProblem };
 

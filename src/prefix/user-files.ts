@@ -3,8 +3,8 @@
 // their place.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { ENV_FILES } from './env.js';
-import { RECEIPT_NAME, type Receipt } from './receipt.js';
+import { ENV_FILES } from '../shells/index.js';
+import { RECEIPT_NAME, type Receipt } from '../records/receipt.js';
 
 /** What became of the user's files: carried into the new tree, or left behind because the new tree has that path. */
 export interface UserFiles {

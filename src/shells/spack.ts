@@ -1,6 +1,9 @@
 // A Spack packages.yaml entry that declares an installed prefix as an external package, so Spack builds link the
 // Level Zero this prefix holds instead of building their own.
 
+/** `xpu-setup env --shell spack`. */
+export const SPACK_SHELL = 'spack';
+
 /** Spack's name for the Level Zero loader and headers (its builtin package `oneapi-level-zero`). */
 export const SPACK_LEVEL_ZERO = 'oneapi-level-zero';
 

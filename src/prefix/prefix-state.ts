@@ -7,11 +7,12 @@ import * as path from 'node:path';
 import { XpuError } from '../base/errors.js';
 import { nodeLayout } from '../platform/index.js';
 import type { TargetPlatform } from '../platform/types.js';
-import type { LockedPlatform } from '../plan/lockfile.js';
+import type { LockedPlatform } from '../records/lock.js';
 import type { InstallPlan } from '../records/plan.js';
 import { withVerifiedSizes } from '../records/archive.js';
-import { ENV_FILES } from './env.js';
-import { readReceipt, RECEIPT_NAME, type Receipt } from './receipt.js';
+import { ENV_FILES } from '../shells/index.js';
+import { RECEIPT_NAME, type Receipt } from '../records/receipt.js';
+import { readReceipt } from './receipt.js';
 import { diskReader, verifyPrefix, type VerifyPrefixOptions } from './verify.js';
 
 /** The prefix as a run read it: plain data that stages and checks are handed instead of reading the receipt again. */

@@ -1,6 +1,6 @@
 // After install: the environment probe and smoke of a prefix run with (the loader reads it when it is loaded).
 import type { Deps } from '../base/deps.js';
-import type { Receipt } from './receipt.js';
+import type { Receipt } from '../records/receipt.js';
 
 /**
  * `deps` with the variables the prefix's env files set for the runtime (the reference driver's choice) added where

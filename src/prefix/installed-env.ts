@@ -4,8 +4,10 @@ import * as path from 'node:path';
 import { EnvVars } from '../base/env-names.js';
 import { layoutFor } from '../platform/index.js';
 import type { TargetPlatform } from '../platform/types.js';
-import { ENV_FILES, receiptEnvVars, type EnvVar } from './env.js';
-import type { Receipt } from './receipt.js';
+import { receiptEnvVars } from '../shells/env.js';
+import { ENV_FILES } from '../shells/index.js';
+import type { EnvVar } from '../shells/shell.js';
+import type { Receipt } from '../records/receipt.js';
 
 /**
  * The variables env.json recorded, moved to where the prefix is now: a prefix copied or moved elsewhere prints its

@@ -3,10 +3,10 @@ import * as fs from 'node:fs/promises';
 import { XpuError } from '../base/errors.js';
 import type { TargetPlatform } from '../platform/types.js';
 import { layoutFor } from '../platform/index.js';
-import type { EnvVar } from './env.js';
+import type { EnvVar } from './shell.js';
 
 export type CiShell = 'github' | 'dotenv';
-export const CI_SHELLS: readonly CiShell[] = ['github', 'dotenv'];
+export const CI_SHELLS: readonly CiShell[] = ['dotenv', 'github'];
 
 /**
  * Final values: a file of `NAME=value` lines has no expansion, so a prepended search path is joined here with what
@@ -26,23 +26,6 @@ export function renderDotenv(vars: { name: string; value: string }[]): string {
     if (/[\r\n]/.test(v.value)) throw new XpuError('USAGE', `${v.name} holds a line break, which a dotenv file cannot carry`);
   }
   return vars.map((v) => `${v.name}=${v.value}`).join('\n') + (vars.length ? '\n' : '');
-}
-
-export type ExportShell = 'sh' | 'fish' | 'pwsh';
-
-/**
- * Lines a shell evaluates to set `vars` for itself and its children, and to clear `unset` (a stale value left by an
- * earlier eval would otherwise stay in force): `export`/`unset` for sh, bash, zsh and dash, `set -gx`/`set -e` for
- * fish, `$env:` for PowerShell.
- */
-export function renderExports(shell: ExportShell, vars: { name: string; value: string }[], unset: string[] = []): string {
-  const lines =
-    shell === 'fish'
-      ? [...unset.map((n) => `set -e ${n}`), ...vars.map((v) => `set -gx ${v.name} '${v.value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`)]
-      : shell === 'pwsh'
-        ? [...unset.map((n) => `Remove-Item Env:${n} -ErrorAction SilentlyContinue`), ...vars.map((v) => `$env:${v.name} = '${v.value.replace(/'/g, "''")}'`)]
-        : [...unset.map((n) => `unset ${n}`), ...vars.map((v) => `export ${v.name}='${v.value.replace(/'/g, `'\\''`)}'`)];
-  return lines.map((l) => `${l}\n`).join('');
 }
 
 /** GitHub's file-command syntax: `NAME=value`, or a heredoc with a delimiter the value cannot contain. */
