@@ -11,7 +11,7 @@ import { readElfNeeds } from '../../src/formats/elf.js';
 import { buildGpuDriverConda, GPU_DRIVER_CONDA } from '../support/gpu-driver-conda.js';
 import { RUNTIME_FIXTURE } from '../support/packages.js';
 import type { CliRun } from './cli.js';
-import { withFixtureRun } from '../support/fixture-run.js';
+import { buildZeInit, withFixtureRun } from '../support/fixture-run.js';
 
 const run = promisify(execFile);
 const { runtime, igc, gmmlib, icdPlaceholder, shortPrefix } = GPU_DRIVER_CONDA;
@@ -22,10 +22,7 @@ const fx = withFixtureRun('gpu-driver-conda', { more: buildGpuDriverConda });
 let prefix: string;
 let setup: CliRun;
 
-/** A shell with nothing of this one's environment but the prefix's env file sourced: what a user who sourced it has. */
-async function withEnvFile(script: string, at = prefix, cwd = fx.work): Promise<{ stdout: string; stderr: string }> {
-  return run('sh', ['-c', `. '${at}/env.sh' && ${script}`], { cwd, env: { HOME: fx.env.HOME!, PATH: '/usr/bin:/bin' }, maxBuffer: 64 << 20 });
-}
+const withEnvFile = (script: string, at = prefix, cwd?: string) => fx.inEnvFile(at, script, cwd);
 
 const setupFrom = (channel: 'gpu-driver' | 'gpu-driver-short', at: string, ...more: string[]): Promise<CliRun> =>
   fx.run(['--component', 'gpu-driver', '--source', 'conda', '--conda-channel', fx.index.condaChannelUrl(channel), '--prefix', at, '--cache-dir', fx.at('cache'), '--no-probe', '--no-smoke', ...more]);
@@ -118,9 +115,7 @@ describe('gpu-driver from a conda channel shaped like conda-forge (Debian 12 fil
   });
 
   it("the real Level Zero loader (Debian's 1.8.12) loads the prefix's driver, which finds no device: 0x78000001, no crash", async () => {
-    const src = fx.at('zeinit.c');
-    await fs.writeFile(src, '#include <stdio.h>\n#include <level_zero/ze_api.h>\nint main(void) { printf("zeInit=0x%x\\n", (unsigned)zeInit(0)); return 0; }\n');
-    await run('gcc', [src, '-o', fx.at('zeinit'), '-lze_loader']);
+    await buildZeInit(fx.work);
     const r = await withEnvFile('LD_DEBUG=files ./zeinit');
     expect(r.stdout).toBe('zeInit=0x78000001\n');
     expect(r.stderr).toContain(`opening file=${prefix}/lib/libze_intel_gpu.so.1`);

@@ -8,17 +8,14 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from './cli.js';
-import { withFixtureRun } from '../support/fixture-run.js';
+import { buildZeInit, withFixtureRun } from '../support/fixture-run.js';
 
 const run = promisify(execFile);
 const fx = withFixtureRun('gpu-driver', { noIndex: true });
 let prefix: string;
 let setup: { exitCode: number; stdout: string; stderr: string };
 
-/** A shell with nothing of this one's environment but the prefix's env file sourced: what a user who sourced it has. */
-async function withEnvFile(script: string, cwd = fx.work): Promise<{ stdout: string; stderr: string }> {
-  return run('sh', ['-c', `. '${prefix}/env.sh' && ${script}`], { cwd, env: { HOME: fx.env.HOME!, PATH: '/usr/bin:/bin' }, maxBuffer: 64 << 20 });
-}
+const withEnvFile = (script: string) => fx.inEnvFile(prefix, script);
 
 /** The packages dpkg says this machine has installed. */
 async function installedPackages(): Promise<Set<string>> {
@@ -86,9 +83,7 @@ describe('gpu-driver from apt on Debian 12', () => {
   });
 
   it("the real Level Zero loader loads the prefix's driver, which finds no device: 0x78000001, no crash", async () => {
-    const src = fx.at('zeinit.c');
-    await fs.writeFile(src, '#include <stdio.h>\n#include <level_zero/ze_api.h>\nint main(void) { printf("zeInit=0x%x\\n", (unsigned)zeInit(0)); return 0; }\n');
-    await run('gcc', [src, '-o', fx.at('zeinit'), '-lze_loader']);
+    await buildZeInit(fx.work);
     const r = await withEnvFile('LD_DEBUG=files ./zeinit');
     expect(r.stdout).toBe('zeInit=0x78000001\n');
     expect(r.stderr).toContain(`opening file=${prefix}/lib/libze_intel_gpu.so.1`);

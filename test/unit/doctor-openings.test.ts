@@ -1,31 +1,24 @@
 // The openings the doctor checks share (src/doctor/checks/shared.ts), each outcome to the letter: the skips on Windows'
 // display driver and without an Intel GPU, and a probe or smoke run that fails to start.
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runDoctor, type DoctorReport } from '../../src/doctor/index.js';
-import { fakeDeps, ok } from '../fixtures/detect/fake-deps.js';
+import { fakeDeps } from '../fixtures/detect/fake-deps.js';
 import { buildTree, NO_GPU } from '../fixtures/detect/sysfs-trees.js';
 
 const outcomes = (r: DoctorReport) => Object.fromEntries(r.checks.map((c) => [c.id, { status: c.status, message: c.message }]));
 
 describe('the checks that judge a GPU', () => {
-  it("on Windows' display driver: firmware, rebar and ocloc skip, each saying why; kernel-driver and driver-version judge the display driver", async () => {
-    const cim = readFileSync(path.join(__dirname, '../fixtures/detect/windows/cim-arc-meteorlake.json'), 'utf8');
-    const deps = fakeDeps({
-      platform: 'win32',
-      env: { SystemRoot: 'C:\\Windows', PATH: 'C:\\Windows\\System32' },
-      exec: (file, args) => (file === 'powershell.exe' && args.at(-1)!.includes('Win32_VideoController') ? ok(cim) : undefined),
-      exists: () => false,
-      files: {},
-    });
+  it("on Windows' display driver: firmware, rebar and ocloc skip first, each saying why; kernel-driver and driver-version ask for the GPU first", async () => {
+    const deps = fakeDeps({ platform: 'win32', env: { SystemRoot: 'C:\\Windows', PATH: 'C:\\Windows\\System32' }, exists: () => false, files: {} });
     const r = await runDoctor({ ...deps, started: undefined }, { only: ['firmware', 'rebar', 'ocloc', 'kernel-driver', 'driver-version'], prefix: 'C:\\xpu' });
-    expect(outcomes(r)).toMatchObject({
+    expect(outcomes(r)).toEqual({
       firmware: { status: 'skip', message: 'the display driver carries its firmware' },
       rebar: { status: 'skip', message: 'Windows: see the GPU vendor tool for Resizable BAR' },
       ocloc: { status: 'skip', message: 'Windows: PyTorch Inductor builds SPIR-V kernels there, and the display driver carries the compiler' },
-      'kernel-driver': { status: 'ok', message: 'Intel(R) Arc(tm) Graphics (mtl, 8086:7d55): driver 32.0.101.5768' },
-      'driver-version': { status: 'ok', message: expect.stringMatching(/^the display driver carries the user-mode driver /) },
+      'kernel-driver': { status: 'skip', message: 'no Intel GPU' },
+      'driver-version': { status: 'skip', message: 'no Intel GPU' },
     });
   });
 
