@@ -62,6 +62,7 @@ export function withFixtureRun(name: string, opts: FixtureRunOptions = {}): Fixt
   });
   return {
     get index() {
+      if (opts.noIndex) throw new Error(`withFixtureRun('${name}'): started with noIndex, so it serves no fixture index`);
       return ready(index, 'the fixture index');
     },
     get work() {
