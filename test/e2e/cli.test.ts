@@ -26,7 +26,7 @@ describe('version', () => {
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/^xpu-setup \d+\.\d+\.\d+\n?$/);
     expect(r.stderr).toBe('');
-    await expect(fs.access(fx.at('home', '.local'))).rejects.toThrow();
+    await expect(fs.access(path.join(fx.home, '.local'))).rejects.toThrow();
   });
 
   it('--version --json names the installed components of --prefix', async () => {

@@ -8,7 +8,7 @@ import * as fs from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CR_TAG, IGC_VERSION, startGithubServer, type GithubServer, type GithubVariant } from '../support/github-releases.js';
 import { MODERN } from '../support/github-modern.js';
-import { type CliRun } from './cli.js';
+import type { CliRun } from './cli.js';
 import { withFixtureRun } from '../support/fixture-run.js';
 
 let server: GithubServer;

@@ -21,7 +21,7 @@ import {
   type GithubServer,
   type GithubVariant,
 } from '../support/github-releases.js';
-import { type CliRun } from './cli.js';
+import type { CliRun } from './cli.js';
 import { withFixtureRun } from '../support/fixture-run.js';
 
 const run = promisify(execFile);

@@ -8,7 +8,7 @@ import { readElfNeeds } from '../../src/formats/elf.js';
 import { readArchive } from '../../src/formats/index.js';
 import { joined, runCli, scrubbedEnv } from '../e2e/cli.js';
 import { startFixtureIndex, type CondaChannelName, type FixtureIndex } from '../support/index-server.js';
-import { type ArchiveEntry, type FixtureArtifact, type FixturePackages } from '../support/packages.js';
+import type { ArchiveEntry, FixtureArtifact, FixturePackages } from '../support/packages.js';
 import { buildHostile, damageZipMember, libraryCalling, libraryNeeding, symlinkChain, tarBz2WithOverstatedSize, type HostileFormat } from './hostile.js';
 import { withFixtureRun } from '../support/fixture-run.js';
 import { compareSnapshots, FaultTable, makeSentinel, snapshotTree } from './matrix.js';
