@@ -83,6 +83,13 @@ describe('manifests', () => {
     expect(aptFrom('linux-aarch64')).toEqual(['usr/include/', 'usr/lib/aarch64-linux-gnu/']);
     const driver = ms.find((m) => m.name === 'gpu-driver')!.platforms['linux-x64']!.sources.find((s) => s.kind === 'github') as unknown as { assets: string[] };
     expect(driver.assets).toContain('libze-intel-gpu1_{tag}-0_amd64.deb');
+    // The GPU driver's sources, given to Arm in one line, ask for Intel's arm64 .debs and read their multiarch directory.
+    const raw = JSON.parse(await fs.readFile(path.join(__dirname, '../../manifests/gpu-driver.json'), 'utf8'));
+    raw.platforms['linux-aarch64'] = { like: 'linux-x64' };
+    const arm = validateManifest('gpu-driver.json', raw).platforms['linux-aarch64']!.sources.find((s) => s.kind === 'github') as unknown as { assets: string[]; map: { from: string }[]; with: { assets: string[] }[] };
+    expect(arm.assets).toEqual(['libze-intel-gpu1_{tag}-0_arm64.deb', 'intel-opencl-icd_{tag}-0_arm64.deb', 'intel-ocloc_{tag}-0_arm64.deb', 'libigdgmm12_{gmmlib}_arm64.deb']);
+    expect(arm.with[0]!.assets).toEqual(['intel-igc-core-2_{version}+*_arm64.deb', 'intel-igc-opencl-2_{version}+*_arm64.deb']);
+    expect(arm.map[0]!.from).toBe('usr/lib/aarch64-linux-gnu/');
     const doc = (platforms: unknown) => ({ schema: 1, name: 'x', platforms });
     const src = { kind: 'apt', packages: ['libze1'], map: [{ from: 'usr/lib/{multiarch}/', to: 'lib/' }] };
     const m = validateManifest('m.json', doc({ 'linux-x64': { sources: [src] }, 'linux-aarch64': { like: 'linux-x64' } }));
