@@ -7,19 +7,19 @@ export type Arch = 'x64' | 'aarch64';
 export interface ArchFacts {
   name: Arch;
   /** Node's `process.arch` on it. */
-  node: 'x64' | 'arm64';
+  node: string;
   /** The machine as Linux, Python (`platform.machine()` on Linux), manylinux tags, conda's `arch` and archspec name it. */
-  machine: 'x86_64' | 'aarch64';
+  machine: string;
   /** The machine as Windows and Python on Windows name it (`platform.machine()`, PROCESSOR_ARCHITECTURE). */
-  windowsMachine: 'AMD64' | 'ARM64';
+  windowsMachine: string;
   /** conda's subdir suffix on Linux (`linux-64`, `linux-aarch64`) and on Windows (`win-64`, `win-arm64`). */
   condaLinux: string;
   condaWindows: string;
   /** The wheel platform tag of Windows builds (`win_amd64`); Linux wheels end with `_<machine>` (`manylinux_2_28_x86_64`). */
   windowsWheelTag: string;
   /** Debian's name for it (`.deb` file names, `dpkg --print-architecture`) and its multiarch directory under /usr/lib. */
-  debArch: 'amd64' | 'arm64';
-  multiarch: 'x86_64-linux-gnu' | 'aarch64-linux-gnu';
+  debArch: string;
+  multiarch: string;
   /** ELF `e_machine` of its programs and libraries, and the name `file`/readelf print for it. */
   elfMachine: number;
   elfMachineName: string;
