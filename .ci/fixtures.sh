@@ -141,28 +141,43 @@ fetch_trixie() {
 # With the rest of sid's driver set (ICD, ocloc, IGC 2, gmmlib): the conda-forge-shaped fixtures are built from its files.
 SID_PACKAGES=(libze-dev libze1 libze-intel-gpu1 intel-opencl-icd intel-ocloc libigc2 libigdfcl2 libigdgmm12)
 
-fetch_sid() {
-  local dir="$debs/sid" apt="$debs/sid/apt"
-  rm -rf "$dir"
-  suite_apt sid "$apt"
-  local pkg version versions=()
-  for pkg in "${SID_PACKAGES[@]}"; do
+# Downloads the current version of each package from a suite set up by suite_apt (its lists then dropped) into $dir,
+# recording them in "$dir/versions": download_current DIR WHAT PACKAGE... (WHAT names the suite in messages).
+download_current() {
+  local dir="$1" what="$2" pkg version
+  shift 2
+  versions=()
+  for pkg in "$@"; do
     version="$(apt-cache "${suite_opts[@]}" show "$pkg" 2>/dev/null | awk '/^Version:/ { print $2; exit }')"
     if [ -z "$version" ]; then
-      echo "fixtures: sid has no $pkg" >&2
+      echo "fixtures: $what has no $pkg" >&2
       exit 1
     fi
     versions+=("$pkg=$version")
   done
   if ! (cd "$dir" && apt-get "${suite_opts[@]}" -q download "${versions[@]}"); then
-    echo "fixtures: 'apt-get download ${versions[*]}' from sid failed" >&2
+    echo "fixtures: 'apt-get download ${versions[*]}' from $what failed" >&2
     exit 1
   fi
-  rm -rf "$apt"
+  printf '%s\n' "${versions[@]}" > "$dir/versions.tmp"
+}
+
+# Unpacks every .deb of a directory into its root/ and puts the recorded versions in place.
+unpack_all() {
+  local dir="$1" f
   mkdir -p "$dir/root.tmp"
   for f in "$dir"/*.deb; do dpkg-deb -x "$f" "$dir/root.tmp"; done
   mv "$dir/root.tmp" "$dir/root"
-  printf '%s\n' "${versions[@]}" > "$dir/versions"
+  mv "$dir/versions.tmp" "$dir/versions"
+}
+
+fetch_sid() {
+  local dir="$debs/sid" apt="$debs/sid/apt"
+  rm -rf "$dir"
+  suite_apt sid "$apt"
+  download_current "$dir" sid "${SID_PACKAGES[@]}"
+  rm -rf "$apt"
+  unpack_all "$dir"
 }
 
 ARM64_PACKAGES=(libc6 libgcc-s1 libstdc++6)
@@ -172,28 +187,13 @@ fetch_arm64() {
   local dir="$debs/trixie-arm64" apt="$debs/trixie-arm64/apt"
   rm -rf "$dir"
   suite_apt trixie "$apt" arm64
-  local pkg version versions=()
-  for pkg in "${ARM64_PACKAGES[@]}"; do
-    version="$(apt-cache "${suite_opts[@]}" show "$pkg" 2>/dev/null | awk '/^Version:/ { print $2; exit }')"
-    if [ -z "$version" ]; then
-      echo "fixtures: trixie has no $pkg for arm64" >&2
-      exit 1
-    fi
-    versions+=("$pkg=$version")
-  done
-  if ! (cd "$dir" && apt-get "${suite_opts[@]}" -q download "${versions[@]}"); then
-    echo "fixtures: 'apt-get download ${versions[*]}' for arm64 from trixie failed" >&2
-    exit 1
-  fi
+  download_current "$dir" "trixie (arm64)" "${ARM64_PACKAGES[@]}"
   rm -rf "$apt"
   if ! (cd "$dir" && apt-get "${sandbox[@]}" -q download "${LLD_PACKAGES[@]}"); then
     echo "fixtures: 'apt-get download ${LLD_PACKAGES[*]}' failed; on Debian 12 run 'apt-get update' first" >&2
     exit 1
   fi
-  mkdir -p "$dir/root.tmp"
-  for f in "$dir"/*.deb; do dpkg-deb -x "$f" "$dir/root.tmp"; done
-  mv "$dir/root.tmp" "$dir/root"
-  printf '%s\n' "${versions[@]}" > "$dir/versions"
+  unpack_all "$dir"
 }
 
 # Test files run in parallel processes: one of them fetches, the others wait for it.

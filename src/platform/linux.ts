@@ -1,6 +1,6 @@
 // Every Linux-specific answer: directories, library naming and search, markers and tags, os-release and glibc parsing.
 import * as path from 'node:path';
-import { ARCHES, type ArchFacts } from './targets.js';
+import { ARCHES, perArch, type ArchFacts } from './targets.js';
 import type { CachedLibrary, Distro, PlatformLayout, SearchVia } from './types.js';
 
 /** glibc's trusted directories (Debian's multiarch dir of the arch, and the lib64 distros). */
@@ -32,10 +32,8 @@ const wheelTagScore = (a: ArchFacts) => (tag: string, glibc: string | undefined)
 };
 
 /** The Linux layout for an arch: the same prefix and runtime, with the arch's tags, subdir, directories and linker. */
-export function linuxLayoutFor(a: ArchFacts): PlatformLayout {
-  let l = linuxLayouts.get(a);
-  if (l) return l;
-  l = {
+export const linuxLayoutFor = perArch(
+  (a): PlatformLayout => ({
     ...linuxCommon,
     arch: a,
     librarySearch: librarySearch(a),
@@ -45,13 +43,8 @@ export function linuxLayoutFor(a: ArchFacts): PlatformLayout {
     wheelTagScore: wheelTagScore(a),
     condaSubdir: a.condaLinux,
     condaVirtualPackages: (glibc) => [['__glibc', { version: glibc }], ['__linux', {}], ['__unix', {}], ['__archspec', { version: '1', build: a.machine }]],
-  };
-  linuxLayouts.set(a, l);
-  return l;
-}
-
-/** One layout object per arch, so a layout may be compared by identity. */
-const linuxLayouts = new Map<ArchFacts, PlatformLayout>();
+  }),
+);
 
 const linuxCommon: Omit<PlatformLayout, 'arch' | 'librarySearch' | 'dynamicLinker' | 'wheelTagScore' | 'condaSubdir' | 'condaVirtualPackages'> = {
   path: path.posix,

@@ -62,6 +62,15 @@ export const ARCHES: Readonly<Record<Arch, ArchFacts>> = {
   },
 };
 
+/** `build` made once per arch: what it returns may be compared by identity (one layout object per platform). */
+export function perArch<T>(build: (a: ArchFacts) => T): (a: ArchFacts) => T {
+  const made = new Map<ArchFacts, T>();
+  return (a) => {
+    if (!made.has(a)) made.set(a, build(a));
+    return made.get(a)!;
+  };
+}
+
 /** The OSes a prefix is laid out for, by Node's name. */
 export type TargetOs = 'linux' | 'win32';
 

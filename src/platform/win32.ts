@@ -1,6 +1,6 @@
 // Every Windows-specific answer: directories, library naming and search, markers and tags, how drivers and compilers are found.
 import * as path from 'node:path';
-import { ARCHES, type ArchFacts } from './targets.js';
+import { ARCHES, perArch } from './targets.js';
 import type { PlatformLayout, SearchVia } from './types.js';
 
 /** C:\Windows\System32, from SystemRoot/windir. */
@@ -23,23 +23,16 @@ function librarySearch(name: string, env: Record<string, string | undefined>): {
 }
 
 /** The Windows layout for an arch: the same prefix and runtime, with the arch's wheel tag, subdir and machine name. */
-export function win32LayoutFor(a: ArchFacts): PlatformLayout {
-  let l = win32Layouts.get(a);
-  if (l) return l;
-  l = {
+export const win32LayoutFor = perArch(
+  (a): PlatformLayout => ({
     ...win32Common,
     arch: a,
     markers: { ...win32Common.markers, platform_machine: a.windowsMachine },
     wheelTagScore: (tag) => (tag === a.windowsWheelTag ? 1 : undefined),
     condaSubdir: a.condaWindows,
     condaVirtualPackages: () => [['__win', {}], ['__archspec', { version: '1', build: a.machine }]],
-  };
-  win32Layouts.set(a, l);
-  return l;
-}
-
-/** One layout object per arch, so a layout may be compared by identity. */
-const win32Layouts = new Map<ArchFacts, PlatformLayout>();
+  }),
+);
 
 const win32Common: Omit<PlatformLayout, 'arch' | 'wheelTagScore' | 'condaSubdir' | 'condaVirtualPackages'> = {
   path: path.win32,

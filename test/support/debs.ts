@@ -171,22 +171,26 @@ function sidDebs(): SidDebs | undefined {
   };
 }
 
-let pendingSid: Promise<SidDebs> | undefined;
-
-/** Makes sure sid's packages are downloaded and unpacked (.ci/fixtures.sh fetches them with the others). */
-export function ensureSidDebs(): Promise<SidDebs> {
-  pendingSid ??= (async () => {
-    let set = sidDebs();
-    if (!set) {
-      await runFixtures();
-      set = sidDebs();
-      if (!set) throw new Error(`.ci/fixtures.sh finished but ${join(fixtureCacheDir(), 'debs', 'sid')} is incomplete`);
-    }
-    return set;
-  })();
-  pendingSid.catch(() => (pendingSid = undefined));
-  return pendingSid;
+/** `read()`'s set of the cache, once per process; only a cold cache runs .ci/fixtures.sh (which fetches every set). */
+function fetchedOnce<T>(read: () => T | undefined, suite: string): () => Promise<T> {
+  let pending: Promise<T> | undefined;
+  return () => {
+    pending ??= (async () => {
+      let set = read();
+      if (!set) {
+        await runFixtures();
+        set = read();
+        if (!set) throw new Error(`.ci/fixtures.sh finished but ${join(fixtureCacheDir(), 'debs', suite)} is incomplete`);
+      }
+      return set;
+    })();
+    pending.catch(() => (pending = undefined));
+    return pending;
+  };
 }
+
+/** Makes sure sid's packages are downloaded and unpacked. */
+export const ensureSidDebs = fetchedOnce(sidDebs, 'sid');
 
 /**
  * Builds a directory of the test cache once: `build` fills a fresh directory beside `out`, which is stamped and renamed
@@ -224,19 +228,5 @@ function arm64Debs(): Arm64Debs | undefined {
   return { versions, root, libDir: join(root, 'usr', 'lib', 'aarch64-linux-gnu'), lld };
 }
 
-let pendingArm64: Promise<Arm64Debs> | undefined;
-
-/** Makes sure trixie's arm64 runtime and lld are downloaded and unpacked (.ci/fixtures.sh fetches them with the others). */
-export function ensureArm64Debs(): Promise<Arm64Debs> {
-  pendingArm64 ??= (async () => {
-    let set = arm64Debs();
-    if (!set) {
-      await runFixtures();
-      set = arm64Debs();
-      if (!set) throw new Error(`.ci/fixtures.sh finished but ${join(fixtureCacheDir(), 'debs', 'trixie-arm64')} is incomplete`);
-    }
-    return set;
-  })();
-  pendingArm64.catch(() => (pendingArm64 = undefined));
-  return pendingArm64;
-}
+/** Makes sure trixie's arm64 runtime and lld are downloaded and unpacked. */
+export const ensureArm64Debs = fetchedOnce(arm64Debs, 'trixie-arm64');
