@@ -54,6 +54,13 @@ describe('--platform linux-aarch64 from a linux-aarch64 conda channel', () => {
     expect(server.requests.filter((p) => p.includes('/linux-64/'))).toEqual([]);
   });
 
+  it('never lets this machine\'s libgcc and libstdc++ stand in for an Arm machine\'s: a channel without them is no source', async () => {
+    const r = await runCli(['plan', '--platform', 'linux-aarch64', '--conda-channel', url(channel.channels.noRuntime), '--component', 'level-zero'], env);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toMatch(/libgcc/);
+    expect(r.stderr).not.toMatch(/stands in|this machine's own/);
+  });
+
   it('installs AArch64 libraries, runs nothing, and writes the env files', async () => {
     const prefix = path.join(work, 'arm', 'prefix');
     const r = await runCli(['--platform', 'linux-aarch64', '--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--conda-channel', url(channel.channels.arm)], env);

@@ -29,8 +29,11 @@ const BUILDS = { levelZero: 'h5ad3122_0', libgcc: 'he277a41_2', libstdcxx: 'h3f4
 export interface Aarch64Channel {
   /** The directory to serve: `<name>/linux-aarch64/...` and `<name>/noarch/repodata.json` per channel. */
   dir: string;
-  /** Channels: `arm` (every file AArch64), `mislabelled` (its level-zero holds trixie's x86-64 loader, in the linux-aarch64 subdir). */
-  channels: { arm: string; mislabelled: string };
+  /**
+   * Channels: `arm` (every file AArch64), `mislabelled` (its level-zero holds trixie's x86-64 loader, in the
+   * linux-aarch64 subdir), `no-runtime` (Level Zero without the libgcc and libstdcxx it depends on).
+   */
+  channels: { arm: string; mislabelled: string; noRuntime: string };
   levelZero: string;
   gcc: string;
 }
@@ -89,7 +92,8 @@ async function build(work: string, arm: Arm64Debs, trixie: DebSet, gcc: string):
       ],
     },
   ];
-  for (const [channel, specs] of [['arm', [...l0(loader), ...gccRuntime]], ['mislabelled', [...l0(x86Loader), ...gccRuntime]]] as const) {
+  const channels = [['arm', [...l0(loader), ...gccRuntime]], ['mislabelled', [...l0(x86Loader), ...gccRuntime]], ['no-runtime', l0(loader)]] as const;
+  for (const [channel, specs] of channels) {
     const subdir = join(work, channel, 'linux-aarch64');
     await mkdir(subdir, { recursive: true });
     await mkdir(join(work, channel, 'noarch'), { recursive: true });
@@ -130,7 +134,7 @@ export function buildAarch64Channel(): Promise<Aarch64Channel> {
     const dir = join(fixtureCacheDir(), 'aarch64-channel', key);
     await buildCacheDirOnce(dir, key, (work) => build(work, arm, trixie, gcc));
     if (!existsSync(join(dir, 'arm', 'linux-aarch64', 'repodata.json'))) throw new Error(`${dir} is incomplete`);
-    return { dir, channels: { arm: 'arm', mislabelled: 'mislabelled' }, levelZero: trixie.version, gcc };
+    return { dir, channels: { arm: 'arm', mislabelled: 'mislabelled', noRuntime: 'no-runtime' }, levelZero: trixie.version, gcc };
   })();
   pending.catch(() => (pending = undefined));
   return pending;
