@@ -35,20 +35,19 @@ async function* filesUnder(dir: string): AsyncGenerator<string> {
  * CPUs of the arch table count: a GPU binary (an ELF of Intel's GPU machine) is no library of the host.
  */
 export async function foreignBinaries(root: string, dirs: readonly string[], layout: PlatformLayout): Promise<string[]> {
-  const want = layout.arch;
-  const machineOf = layout.binaryFormat === 'elf' ? elfMachine : peMachine;
-  const archOf = (m: number): ArchFacts | undefined => Object.values(ARCHES).find((a) => (layout.binaryFormat === 'elf' ? a.elfMachine : a.peMachine) === m);
-  const wanted = layout.binaryFormat === 'elf' ? want.elfMachine : want.peMachine;
+  const elf = layout.binaryFormat === 'elf';
+  const machineOf = elf ? elfMachine : peMachine;
+  const machineNo = (a: ArchFacts) => (elf ? a.elfMachine : a.peMachine);
+  const said = (a: ArchFacts) => `${a.elfMachineName} (${elf ? `ELF e_machine ${a.elfMachine}` : `PE Machine 0x${a.peMachine.toString(16)}`})`;
   const out: string[] = [];
   for (const dir of dirs) {
     for await (const file of filesUnder(path.join(root, ...dir.split(/[\\/]/)))) {
       const m = machineOf(await head(file).catch(() => Buffer.alloc(0)));
-      if (m === undefined || m === wanted) continue;
-      const other = archOf(m);
+      if (m === undefined || m === machineNo(layout.arch)) continue;
+      const other = Object.values(ARCHES).find((a) => machineNo(a) === m);
       if (!other) continue;
       const rel = path.relative(root, file).split(path.sep).join('/');
-      const what = layout.binaryFormat === 'elf' ? 'ELF e_machine' : 'PE Machine';
-      out.push(`${rel} is built for ${other.elfMachineName} (${what} ${m}), not for ${want.elfMachineName} (${wanted}): the package is for another CPU`);
+      out.push(`${rel} is built for ${said(other)}, not for ${said(layout.arch)}: the package is for another CPU`);
     }
   }
   return out;

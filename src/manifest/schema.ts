@@ -19,13 +19,6 @@ export interface PlatformSpec {
   sources: SourceSpec[];
 }
 
-/**
- * What a manifest may write for a platform: its spec, or `{ "like": "linux-x64" }` for the same spec as another platform
- * of its OS. Either way its strings may hold the arch's words, filled in per platform: `{multiarch}` (Debian's library
- * directory, `x86_64-linux-gnu`) and `{debArch}` (`amd64`), so one entry serves every arch.
- */
-export type PlatformEntry = PlatformSpec | { like: TargetPlatform };
-
 const ARCH_WORDS = /\{(multiarch|debArch)\}/g;
 
 /** `v` with the arch's words of `platform` in every string. */
@@ -42,7 +35,11 @@ function withArchWords<T>(v: T, platform: TargetPlatform): T {
   return walk(v) as T;
 }
 
-/** Each platform's spec, a `like` entry made the spec it names, and the arch's words filled in. */
+/**
+ * Each platform's spec from what the manifest writes for it: its spec, or `{ "like": "linux-x64" }` for the same spec
+ * as another platform of its OS. Either way its strings may hold the arch's words, filled in per platform:
+ * `{multiarch}` (Debian's library directory, `x86_64-linux-gnu`) and `{debArch}` (`amd64`), so one entry serves every arch.
+ */
 function platformSpecs(file: string, platforms: Record<string, unknown>): Partial<Record<TargetPlatform, PlatformSpec>> {
   const out: Partial<Record<TargetPlatform, PlatformSpec>> = {};
   for (const [plat, entry] of Object.entries(platforms)) {
@@ -84,7 +81,7 @@ export interface ComponentManifest {
   requires?: string[];
   /** What versions of this component need of another: the planner picks a version of that one that meets it, or stops. */
   needs?: ComponentNeed[];
-  /** Each platform's sources and files, read from the file's entries (PlatformEntry) with the arch's words filled in. */
+  /** Each platform's sources and files, `like` entries and the arch's words resolved (platformSpecs). */
   platforms: Partial<Record<TargetPlatform, PlatformSpec>>;
 }
 

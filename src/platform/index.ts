@@ -13,7 +13,6 @@ export { system32Dir } from './win32.js';
 import { EnvVars } from '../base/env-names.js';
 
 export * from './types.js';
-export { platformOf } from './targets.js';
 
 export function runningPlatform(deps: Pick<Deps, 'platform' | 'arch'>): TargetPlatform | undefined {
   return platformRunning(deps.platform, deps.arch);

@@ -81,7 +81,7 @@ describe('--platform linux-aarch64 from a linux-aarch64 conda channel', () => {
     const prefix = path.join(work, 'mislabelled', 'prefix');
     const r = await runCli(['--platform', 'linux-aarch64', '--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--conda-channel', url(channel.channels.mislabelled)], env);
     expect(r.exitCode).not.toBe(0);
-    expect(r.stderr).toContain(`lib/libze_loader.so.${channel.levelZero} is built for x86-64 (ELF e_machine 62), not for AArch64 (183): the package is for another CPU`);
+    expect(r.stderr).toContain(`lib/libze_loader.so.${channel.levelZero} is built for x86-64 (ELF e_machine 62), not for AArch64 (ELF e_machine 183): the package is for another CPU`);
     expect(await fs.stat(prefix).then(() => true, () => false)).toBe(false);
   });
 

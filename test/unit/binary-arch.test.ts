@@ -47,10 +47,10 @@ describe('the CPU a binary is built for', () => {
     await fs.symlink('libx.so.1', path.join(root, 'lib', 'libx.so'));
     const dirs = ['lib', 'lib64', 'bin'];
     expect(await foreignBinaries(root, dirs, layoutFor('linux-x64'))).toEqual([
-      'lib/intel-opencl/liba.so is built for AArch64 (ELF e_machine 183), not for x86-64 (62): the package is for another CPU',
+      'lib/intel-opencl/liba.so is built for AArch64 (ELF e_machine 183), not for x86-64 (ELF e_machine 62): the package is for another CPU',
     ]);
     expect(await foreignBinaries(root, dirs, layoutFor('linux-aarch64'))).toEqual([
-      'lib/libx.so.1 is built for x86-64 (ELF e_machine 62), not for AArch64 (183): the package is for another CPU',
+      'lib/libx.so.1 is built for x86-64 (ELF e_machine 62), not for AArch64 (ELF e_machine 183): the package is for another CPU',
     ]);
   });
 });
