@@ -75,6 +75,17 @@ describe('--platform linux-aarch64 from a linux-aarch64 conda channel', () => {
     expect(tree.some((f) => f.startsWith('lib/xpu-setup/'))).toBe(false);
     const receipt = JSON.parse(await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8'));
     expect(receipt.platform ?? receipt.plan?.platform).toBe('linux-aarch64');
+    // doctor here does not judge an Arm machine's libraries by this one's glibc and libstdc++; it checks their CPU.
+    const libraries = async () => {
+      const d = await runCli(['doctor', '--json', '--prefix', prefix, '--check', 'libraries'], env);
+      return JSON.parse(d.stdout).checks.find((c: { id: string }) => c.id === 'libraries') as { status: string; message: string };
+    };
+    expect(await libraries()).toMatchObject({ status: 'skip', message: 'a prefix for linux-aarch64: its libraries are built for AArch64; what they need is found on such a machine (run doctor there)' });
+    const loader = path.join(prefix, 'lib', `libze_loader.so.${channel.levelZero}`);
+    const arm = await fs.readFile(loader);
+    await fs.copyFile('/lib/x86_64-linux-gnu/libc.so.6', loader);
+    expect(await libraries()).toMatchObject({ status: 'fail', message: `lib/libze_loader.so.${channel.levelZero} is built for x86-64 (ELF e_machine 62), not for AArch64 (ELF e_machine 183): the package is for another CPU` });
+    await fs.writeFile(loader, arm);
   });
 
   it('refuses a linux-aarch64 package whose loader is an x86-64 file, naming it, and leaves no prefix', async () => {
