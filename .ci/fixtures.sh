@@ -15,6 +15,10 @@
 #             (recorded in sid/versions), the same way as trixie. Built against glibc 2.38 and newer, their
 #             libraries do not load on Debian 12: the fixtures take sid's headers (a loader >= 1.25's API) and
 #             its driver as one this host must refuse.
+#   trixie-arm64: Debian trixie's AArch64 C runtime (libc6, libgcc-s1, libstdc++6 for arm64), the same way as trixie
+#             with APT::Architectures=arm64, and lld (this machine's release, amd64) to link for AArch64: Debian
+#             builds no Level Zero for arm64, so the linux-aarch64 fixtures link their loader double against these
+#             real libraries and ship them as conda-forge's libgcc and libstdcxx (versions in trixie-arm64/versions).
 #
 # Layout: $XPU_SETUP_TEST_CACHE/debs/<suite>/{*.deb, root/usr/..., version}. A second run with the files
 # in place does nothing and makes no network call. Root is not needed (apt-get download writes to cwd).
@@ -93,7 +97,7 @@ fetch_bookworm() {
 # configuration of sources is never read or touched), with its lists fetched: apt-get and apt-cache take
 # "${suite_opts[@]}".
 suite_apt() {
-  local suite="$1" apt="$2"
+  local suite="$1" apt="$2" arch="${3:-}"
   if [ ! -r "$KEYRING" ]; then
     echo "fixtures: $KEYRING missing; install debian-archive-keyring" >&2
     exit 1
@@ -115,6 +119,7 @@ suite_apt() {
     -o "Debug::NoLocking=1"
     "${sandbox[@]}"
   )
+  if [ -n "$arch" ]; then suite_opts+=(-o "APT::Architecture=$arch" -o "APT::Architectures=$arch"); fi
   if ! apt-get "${suite_opts[@]}" -q update >&2; then
     echo "fixtures: apt-get update for $suite failed (mirror $TRIXIE_MIRROR, keyring $KEYRING)" >&2
     exit 1
@@ -136,28 +141,59 @@ fetch_trixie() {
 # With the rest of sid's driver set (ICD, ocloc, IGC 2, gmmlib): the conda-forge-shaped fixtures are built from its files.
 SID_PACKAGES=(libze-dev libze1 libze-intel-gpu1 intel-opencl-icd intel-ocloc libigc2 libigdfcl2 libigdgmm12)
 
-fetch_sid() {
-  local dir="$debs/sid" apt="$debs/sid/apt"
-  rm -rf "$dir"
-  suite_apt sid "$apt"
-  local pkg version versions=()
-  for pkg in "${SID_PACKAGES[@]}"; do
+# Downloads the current version of each package from a suite set up by suite_apt (its lists then dropped) into $dir,
+# recording them in "$dir/versions": download_current DIR WHAT PACKAGE... (WHAT names the suite in messages).
+download_current() {
+  local dir="$1" what="$2" pkg version
+  shift 2
+  versions=()
+  for pkg in "$@"; do
     version="$(apt-cache "${suite_opts[@]}" show "$pkg" 2>/dev/null | awk '/^Version:/ { print $2; exit }')"
     if [ -z "$version" ]; then
-      echo "fixtures: sid has no $pkg" >&2
+      echo "fixtures: $what has no $pkg" >&2
       exit 1
     fi
     versions+=("$pkg=$version")
   done
   if ! (cd "$dir" && apt-get "${suite_opts[@]}" -q download "${versions[@]}"); then
-    echo "fixtures: 'apt-get download ${versions[*]}' from sid failed" >&2
+    echo "fixtures: 'apt-get download ${versions[*]}' from $what failed" >&2
     exit 1
   fi
-  rm -rf "$apt"
+  printf '%s\n' "${versions[@]}" > "$dir/versions.tmp"
+}
+
+# Unpacks every .deb of a directory into its root/ and puts the recorded versions in place.
+unpack_all() {
+  local dir="$1" f
   mkdir -p "$dir/root.tmp"
   for f in "$dir"/*.deb; do dpkg-deb -x "$f" "$dir/root.tmp"; done
   mv "$dir/root.tmp" "$dir/root"
-  printf '%s\n' "${versions[@]}" > "$dir/versions"
+  mv "$dir/versions.tmp" "$dir/versions"
+}
+
+fetch_sid() {
+  local dir="$debs/sid" apt="$debs/sid/apt"
+  rm -rf "$dir"
+  suite_apt sid "$apt"
+  download_current "$dir" sid "${SID_PACKAGES[@]}"
+  rm -rf "$apt"
+  unpack_all "$dir"
+}
+
+ARM64_PACKAGES=(libc6 libgcc-s1 libstdc++6)
+LLD_PACKAGES=(lld-15 liblld-15)
+
+fetch_arm64() {
+  local dir="$debs/trixie-arm64" apt="$debs/trixie-arm64/apt"
+  rm -rf "$dir"
+  suite_apt trixie "$apt" arm64
+  download_current "$dir" "trixie (arm64)" "${ARM64_PACKAGES[@]}"
+  rm -rf "$apt"
+  if ! (cd "$dir" && apt-get "${sandbox[@]}" -q download "${LLD_PACKAGES[@]}"); then
+    echo "fixtures: 'apt-get download ${LLD_PACKAGES[*]}' failed; on Debian 12 run 'apt-get update' first" >&2
+    exit 1
+  fi
+  unpack_all "$dir"
 }
 
 # Test files run in parallel processes: one of them fetches, the others wait for it.
@@ -177,4 +213,7 @@ if ! done_already trixie "$TRIXIE_VERSION"; then
 fi
 if ! { [ -f "$debs/sid/versions" ] && [ -d "$debs/sid/root/usr/include/level_zero" ] && [ "$(wc -l < "$debs/sid/versions")" = "${#SID_PACKAGES[@]}" ]; }; then
   fetch_sid
+fi
+if ! { [ -f "$debs/trixie-arm64/versions" ] && [ -x "$debs/trixie-arm64/root/usr/lib/llvm-15/bin/ld.lld" ]; }; then
+  fetch_arm64
 fi

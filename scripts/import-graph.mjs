@@ -274,7 +274,7 @@ export function roleNamings(files) {
   return out;
 }
 
-const PLATFORM_NAMES = new Set(['win32', 'linux', 'darwin', 'win-x64', 'linux-x64']);
+const PLATFORM_NAMES = new Set(['win32', 'linux', 'darwin', 'win-x64', 'linux-x64', 'linux-aarch64', 'x64', 'arm64', 'aarch64']);
 
 /**
  * Lines outside platform/ that branch on a platform's name (`file:line`): what differs by platform is asked of its layout

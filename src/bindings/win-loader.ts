@@ -2,7 +2,7 @@
 // one a program started from the prefix's env files would get (System32 comes before PATH in the DLL search).
 import * as path from 'node:path';
 import type { Deps } from '../base/deps.js';
-import { layoutFor, system32Dir } from '../platform/index.js';
+import { osLayout, system32Dir } from '../platform/index.js';
 import { dllFileVersion, loadedModulePath } from './win-dll.js';
 
 export interface WinLoaderCopy {
@@ -21,7 +21,7 @@ export interface WinLoaderFacts {
   notes: string[];
 }
 
-const windows = layoutFor('win-x64');
+const windows = osLayout('win32')!;
 
 const same = (a: string, b: string) => path.win32.normalize(a).toLowerCase() === path.win32.normalize(b).toLowerCase();
 

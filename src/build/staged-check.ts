@@ -84,21 +84,23 @@ export interface TreeCheck {
  * find each library it needs, with each symbol version it needs, in the tree or on this machine; on Windows every DLL
  * and EXE each DLL it imports. Read from the files (no process, no library code run), after every archive is in, so a
  * library another component brings counts. A Windows tree is checked from any system (its own DLLs then taken as
- * present, and said so); a Linux tree only on Linux, where the system's libraries can be read.
+ * present, and said so); a Linux tree only on Linux, where the system's libraries can be read. Every tree, for any
+ * platform: each library and program is built for the platform's CPU.
  */
 export async function checkStagedTree(stagingDir: string, plan: InstallPlan, deps: Deps): Promise<TreeCheck> {
-  const { unmetLibraryNeeds, unmetDllImports, describeUnmet } = await import('../machine/library-needs.js');
+  const [{ unmetLibraryNeeds, unmetDllImports, describeUnmet }, { foreignBinaries }] = await Promise.all([import('../machine/library-needs.js'), import('../machine/binary-arch.js')]);
   const target = layoutFor(plan.platform);
+  const foreign = await foreignBinaries(stagingDir, [...target.prefixLibDirs, target.sharedLibDir, 'bin'].filter((d, i, all) => all.indexOf(d) === i), target);
   if (target.binaryFormat === 'pe') {
     const r = await unmetDllImports(deps, stagingDir, target.prefixLibDirs);
     const notes = r.assumed.length
       ? [`this system is not Windows: the Windows DLLs the new tree imports (${r.assumed.join(', ')}) were taken as present, as Windows 10 or later, its GPU driver or the Visual C++ Redistributable bring them`]
       : [];
-    return { problems: [...r.damaged, ...r.unmet.map(describeUnmet)], notes };
+    return { problems: [...foreign, ...r.damaged, ...r.unmet.map(describeUnmet)], notes };
   }
-  if (!plan.host.native) return { problems: [], notes: [] };
+  if (!plan.host.native) return { problems: foreign, notes: [] };
   const { readLdconfig } = await import('../machine/ldconfig.js');
   const ldcache = (await readLdconfig(deps)).found;
   const unmet = await unmetLibraryNeeds(deps, stagingDir, nodeLayout(deps.platform).prefixLibDirs, ldcache);
-  return { problems: unmet.map(describeUnmet), notes: [] };
+  return { problems: [...foreign, ...unmet.map(describeUnmet)], notes: [] };
 }

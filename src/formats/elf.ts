@@ -28,6 +28,12 @@ const PT_LOAD = 1;
 const PT_DYNAMIC = 2;
 const DT = { NULL: 0n, NEEDED: 1n, HASH: 4n, STRTAB: 5n, SYMTAB: 6n, STRSZ: 10n, SONAME: 14n, RPATH: 15n, RUNPATH: 29n, VERDEF: 0x6ffffffcn, VERDEFNUM: 0x6ffffffdn, VERNEED: 0x6ffffffen, VERNEEDNUM: 0x6fffffffn, GNU_HASH: 0x6ffffef5n };
 
+/** The ELF header's `e_machine` (62 x86-64, 183 AArch64, 205 Intel GPU), undefined when the bytes are no ELF file. */
+export function elfMachine(b: Buffer): number | undefined {
+  if (b.length < 20 || b.readUInt32BE(0) !== 0x7f454c46) return undefined;
+  return b[5] === 2 ? b.readUInt16BE(18) : b.readUInt16LE(18);
+}
+
 /** The dynamic section of a file as the dynamic linker sees it: its entries, file offsets of addresses, its strings. */
 interface Dynamic {
   entries: [bigint, bigint][];

@@ -2,8 +2,8 @@
 import { XpuError } from '../base/errors.js';
 
 export interface PeImports {
-  /** `x64`, `x86`, `arm64`, or the COFF machine number in hex. */
-  machine: string;
+  /** The COFF header's Machine (0x8664 x64, 0xaa64 arm64, 0x14c x86). */
+  machine: number;
   dll: boolean;
   /** Loaded with the file: the import directory's DLL names, in table order (`KERNEL32.dll`, `umf.dll`). */
   imports: string[];
@@ -22,7 +22,6 @@ export interface ImportedSymbols {
   ordinals: number[];
 }
 
-const MACHINES: Record<number, string> = { 0x8664: 'x64', 0x14c: 'x86', 0xaa64: 'arm64' };
 const DIR_EXPORT = 0;
 const DIR_IMPORT = 1;
 const DIR_DELAY_IMPORT = 13;
@@ -45,7 +44,7 @@ export function readPeImports(b: Buffer, file: string): PeImports | undefined {
   const symbols: ImportedSymbols[] = [];
   const exports = pe.exports();
   return {
-    machine: MACHINES[pe.machineNo] ?? `0x${pe.machineNo.toString(16)}`,
+    machine: pe.machineNo,
     dll: (pe.characteristics & 0x2000) !== 0,
     imports: pe.descriptors(DIR_IMPORT, 20, 12, [0, 16], 'import', symbols),
     // Delay-load descriptors (x64 linkers write RVAs, attribute bit 0 set): the DLL name is the second field, the
@@ -54,6 +53,14 @@ export function readPeImports(b: Buffer, file: string): PeImports | undefined {
     importedSymbols: symbols,
     exports,
   };
+}
+
+/** The COFF header's Machine from a file's first bytes, undefined when they do not hold a PE file's headers. */
+export function peMachine(b: Buffer): number | undefined {
+  if (b.length < 0x40 || b.readUInt16LE(0) !== 0x5a4d) return undefined;
+  const pe = b.readUInt32LE(0x3c);
+  if (pe + 6 > b.length || b.readUInt32LE(pe) !== 0x4550) return undefined;
+  return b.readUInt16LE(pe + 4);
 }
 
 const MAX_NAME = 260;

@@ -189,7 +189,8 @@ interface CondaPick extends Candidate {
 function condaProvider(ctx: SourceContext, channels: string[], skip: Map<string, string>, notes: ClosureNotes, sameMinor: readonly string[] = []): Provider<CondaPick> {
   const host = ctx.host;
   const cache = new Map<string, Promise<CondaPick[]>>();
-  const decided = (name: string) => layoutFor(host.platform).decidesRuntimeLibraries && DECIDED_RUNTIME.has(name);
+  // Only a machine installing for itself can leave a runtime library to its own copy: another machine's are not read here.
+  const decided = (name: string) => host.native && layoutFor(host.platform).decidesRuntimeLibraries && DECIDED_RUNTIME.has(name);
   const read = (names: string[]): void => {
     const fresh = names.filter((n) => !cache.has(n) && !isVirtual(n));
     if (!fresh.length) return;
@@ -288,7 +289,7 @@ export async function condaClosure(spec: CondaSourceSpec, r: Resolution, ctx: So
       ...(why.length && !root ? { requiredBy: why } : {}),
       ...(rec.depends?.length ? { depends: rec.depends } : {}),
       ...(rec.constrains?.length ? { constrains: rec.constrains } : {}),
-      ...(!root && DECIDED_RUNTIME.has(rec.name) && layoutFor(ctx.host.platform).decidesRuntimeLibraries ? { runtime: {} } : {}),
+      ...(!root && ctx.host.native && DECIDED_RUNTIME.has(rec.name) && layoutFor(ctx.host.platform).decidesRuntimeLibraries ? { runtime: {} } : {}),
     });
   }
   const back = older(r, solved.get(r.archives[0]?.package ?? '')?.candidate.version, left);

@@ -67,11 +67,12 @@ async function headerVersion(deps: Deps, h: HeaderInstall, prefix: string | unde
     const v = receiptZeVersion(receipt);
     if (v) return { version: v, source: 'receipt' };
   }
-  if (nodeLayout(deps.platform).systemPackages) {
+  const layout = nodeLayout(deps.platform);
+  if (layout.systemPackages) {
     const pkg = await owningPackage(deps, h.header);
     if (pkg) return { version: pkg.version, source: `${pkg.manager} ${pkg.name}` };
     const root = path.posix.dirname(h.includeDir);
-    for (const d of ['lib/pkgconfig', 'lib/x86_64-linux-gnu/pkgconfig', 'lib64/pkgconfig', 'share/pkgconfig']) {
+    for (const d of ['lib/pkgconfig', `lib/${layout.arch.multiarch}/pkgconfig`, 'lib64/pkgconfig', 'share/pkgconfig']) {
       const pc = await deps.readFile(path.posix.join(root, d, 'level-zero.pc'));
       const m = pc ? /^Version:\s*(\S+)/m.exec(pc) : null;
       if (m) return { version: m[1]!, source: `${path.posix.join(root, d, 'level-zero.pc')}` };

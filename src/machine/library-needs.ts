@@ -6,7 +6,7 @@ import { isXpuError } from '../base/errors.js';
 import { LIBRARY_FILE, readSafely, readSafelyWith } from '../base/safe-read.js';
 import { newestInFamily, readElfNeeds, readElfSymbols, readElfTables, SHARED_LIBRARY, type ElfNeeds, type ElfSymbols } from '../formats/elf.js';
 import { readPeImports, type PeImports } from '../formats/pe.js';
-import { layoutFor, nodeLayout } from '../platform/index.js';
+import { nodeLayout, osLayout } from '../platform/index.js';
 import type { LdconfigEntry } from './ldconfig.js';
 import { symbolTable, type SymbolOrigin } from './symbol-table.js';
 
@@ -81,8 +81,7 @@ export async function unmetLibraryNeeds(deps: Deps, root: string, libDirs: strin
   };
   const exists = async (p: string) => (await realpath(p).catch(() => undefined)) !== undefined;
   const treeDirs = libDirs.map((d) => path.join(root, d));
-  const linux = layoutFor('linux-x64');
-  const systemDirs = new Set([...linux.librarySearch('', deps.env, []).map((c) => path.resolve(c.path)), ...ldcache.map((e) => path.dirname(e.path))]);
+  const systemDirs = new Set([...layout.librarySearch('', deps.env, []).map((c) => path.resolve(c.path)), ...ldcache.map((e) => path.dirname(e.path))]);
   /** Where the dynamic linker looks, in order, for `lib` needed by `from` (its own RPATH/RUNPATH, `$ORIGIN` its directory). */
   const candidatesOf = (from: string, elf: ElfNeeds, lib: string): string[] => {
     const origin = (p: string) => p.replace(/\$(ORIGIN|\{ORIGIN\})/g, path.dirname(from));
@@ -90,7 +89,7 @@ export async function unmetLibraryNeeds(deps: Deps, root: string, libDirs: strin
       ...(elf.runpath.length ? [] : elf.rpath.map(origin)).map((d) => path.resolve(d, lib)),
       ...treeDirs.map((d) => path.join(d, lib)),
       ...elf.runpath.map(origin).map((d) => path.resolve(d, lib)),
-      ...linux.librarySearch(lib, deps.env, ldcache).map((c) => c.path),
+      ...layout.librarySearch(lib, deps.env, ldcache).map((c) => c.path),
     ];
   };
   /**
@@ -270,7 +269,7 @@ export async function unmetDllImports(deps: Deps, root: string, libDirs: string[
     }
     return p;
   };
-  const windows = layoutFor('win-x64');
+  const windows = osLayout('win32')!;
   const documented = new Set([...(windows.hostLibraries?.system ?? []), ...(windows.hostLibraries?.driver ?? [])]);
   const packages = new Map(Object.entries(windows.libraryPackages).map(([k, v]) => [k.toLowerCase(), v]));
   const treeDirs = libDirs.map((d) => path.join(root, ...d.split(/[\\/]/)));

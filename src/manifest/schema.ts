@@ -1,6 +1,6 @@
 // Manifest types and their validation: components, per-platform ordered sources, and path maps as data.
 import { XpuError } from '../base/errors.js';
-import { TARGET_PLATFORMS, type TargetPlatform } from '../platform/types.js';
+import { platformOf, TARGET_PLATFORMS, type TargetPlatform } from '../platform/targets.js';
 import { findKind, SOURCE_KINDS, type SourceSpec } from '../kinds/index.js';
 import { checkRoles } from '../roles/index.js';
 import { loadPep440 } from '../versions/pep440.js';
@@ -17,6 +17,45 @@ export type { Provided } from '../records/plan.js';
 export interface PlatformSpec {
   provides: Provided[];
   sources: SourceSpec[];
+}
+
+const ARCH_WORDS = /\{(multiarch|debArch)\}/g;
+
+/** `v` with the arch's words of `platform` in every string. */
+function withArchWords<T>(v: T, platform: TargetPlatform): T {
+  const { arch } = platformOf(platform);
+  const walk = (x: unknown): unknown =>
+    typeof x === 'string'
+      ? x.replace(ARCH_WORDS, (_, w: 'multiarch' | 'debArch') => arch[w])
+      : Array.isArray(x)
+        ? x.map(walk)
+        : x && typeof x === 'object'
+          ? Object.fromEntries(Object.entries(x).map(([k, y]) => [k, walk(y)]))
+          : x;
+  return walk(v) as T;
+}
+
+/**
+ * Each platform's spec from what the manifest writes for it: its spec, or `{ "like": "linux-x64" }` for the same spec
+ * as another platform of its OS. Either way its strings may hold the arch's words, filled in per platform:
+ * `{multiarch}` (Debian's library directory, `x86_64-linux-gnu`) and `{debArch}` (`amd64`), so one entry serves every arch.
+ */
+function platformSpecs(file: string, platforms: Record<string, unknown>): Partial<Record<TargetPlatform, PlatformSpec>> {
+  const out: Partial<Record<TargetPlatform, PlatformSpec>> = {};
+  for (const [plat, entry] of Object.entries(platforms)) {
+    if (!(TARGET_PLATFORMS as readonly string[]).includes(plat)) throw bad(file, `unknown platform "${plat}" (platforms: ${TARGET_PLATFORMS.join(', ')})`);
+    let spec = entry;
+    if (spec && typeof spec === 'object' && 'like' in spec) {
+      const like = (spec as { like: unknown }).like;
+      const base = typeof like === 'string' ? platforms[like] : undefined;
+      if (!base || typeof base !== 'object' || 'like' in base || platformOf(like as TargetPlatform).os !== platformOf(plat as TargetPlatform).os) {
+        throw bad(file, `${plat}: "like" must name another platform of the same OS that has its own sources (got ${JSON.stringify(like)})`);
+      }
+      spec = base;
+    }
+    out[plat as TargetPlatform] = withArchWords(spec, plat as TargetPlatform) as PlatformSpec;
+  }
+  return out;
 }
 
 export interface ComponentManifest {
@@ -42,6 +81,7 @@ export interface ComponentManifest {
   requires?: string[];
   /** What versions of this component need of another: the planner picks a version of that one that meets it, or stops. */
   needs?: ComponentNeed[];
+  /** Each platform's sources and files, `like` entries and the arch's words resolved (platformSpecs). */
   platforms: Partial<Record<TargetPlatform, PlatformSpec>>;
 }
 
@@ -96,8 +136,8 @@ export function validateManifest(file: string, doc: unknown): ComponentManifest 
   if (m.needs !== undefined && !(Array.isArray(m.needs) && m.needs.every((n) => constraint(n?.versions) && isStr(n?.component) && constraint(n?.version) && isStr(n?.why)))) {
     throw bad(file, '"needs" must be a list of { "versions": ">=2026", "component": NAME, "version": ">=1.25", "why": TEXT }');
   }
+  m.platforms = platformSpecs(file, m.platforms);
   for (const [plat, spec] of Object.entries(m.platforms)) {
-    if (!(TARGET_PLATFORMS as readonly string[]).includes(plat)) throw bad(file, `unknown platform "${plat}"`);
     if (!spec || !Array.isArray(spec.sources)) throw bad(file, `${plat}: "sources" must be a list`);
     spec.provides ??= [];
     spec.sources.forEach((s, i) => {

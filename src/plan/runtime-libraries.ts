@@ -6,7 +6,7 @@ import { LIBRARY_FILE, readSafelyWith } from '../base/safe-read.js';
 import { newestInFamily, readElfNeeds, readElfTables, SHARED_LIBRARY, type ElfNeeds } from '../formats/elf.js';
 import { readArchive } from '../formats/index.js';
 import type { LdconfigEntry } from '../machine/ldconfig.js';
-import { isInside, layoutFor } from '../platform/index.js';
+import { isInside, layoutFor, nodeLayout } from '../platform/index.js';
 import { CONDA_RUNTIME_PACKAGES } from '../index/repodata.js';
 import type { PlannedArchive } from '../records/archive.js';
 import { planKeyOf } from './key.js';
@@ -203,7 +203,7 @@ export function hostLibraries(deps: Deps, ldcache: LdconfigEntry[], prefix: stri
     let p = seen.get(lib);
     if (!p) {
       p = (async () => {
-        for (const c of layoutFor('linux-x64').librarySearch(lib, deps.env, ldcache)) {
+        for (const c of nodeLayout(deps.platform).librarySearch(lib, deps.env, ldcache)) {
           if (inside(c.path)) continue;
           const real = await realpath(c.path).catch(() => undefined);
           if (!real || inside(real)) continue;

@@ -4,20 +4,18 @@ import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import type { Deps } from '../base/deps.js';
 import { XpuError } from '../base/errors.js';
-import { libcPathFromMaps, linuxCacheDir, linuxDataDir, linuxLayout, parseGlibcVersion, parseLibcBanner, parseOsRelease } from './linux.js';
+import { libcPathFromMaps, linuxCacheDir, linuxDataDir, linuxLayout, linuxLayoutFor, parseGlibcVersion, parseLibcBanner, parseOsRelease } from './linux.js';
+import { platformOf, platformRunning, PLATFORMS } from './targets.js';
 import type { Host, PlatformLayout, TargetPlatform } from './types.js';
 import { TARGET_PLATFORMS } from './types.js';
-import { win32CacheDir, win32DataDir, win32Layout } from './win32.js';
+import { win32CacheDir, win32DataDir, win32Layout, win32LayoutFor } from './win32.js';
 export { system32Dir } from './win32.js';
 import { EnvVars } from '../base/env-names.js';
 
 export * from './types.js';
 
 export function runningPlatform(deps: Pick<Deps, 'platform' | 'arch'>): TargetPlatform | undefined {
-  if (deps.arch !== 'x64') return undefined;
-  if (deps.platform === 'linux') return 'linux-x64';
-  if (deps.platform === 'win32') return 'win-x64';
-  return undefined;
+  return platformRunning(deps.platform, deps.arch);
 }
 
 /** The layout for a Node platform name when there is one (Linux, Windows); undefined elsewhere (macOS). */
@@ -42,8 +40,10 @@ export function parseTargetPlatform(value: string): TargetPlatform {
   throw new XpuError('USAGE', `unknown platform "${value}"`, { hints: [`use one of: ${TARGET_PLATFORMS.join(', ')}`] });
 }
 
+/** The layout of a target platform: its OS's prefix and runtime, with its arch's facts. */
 export function layoutFor(platform: TargetPlatform): PlatformLayout {
-  return platform === 'win-x64' ? win32Layout : linuxLayout;
+  const { os, arch } = platformOf(platform);
+  return os === 'win32' ? win32LayoutFor(arch) : linuxLayoutFor(arch);
 }
 
 /** The layout for a Node platform name (deps.platform): Windows, or the Linux layout for everything else. */
@@ -62,10 +62,11 @@ export async function detectHost(deps: Deps, target?: TargetPlatform): Promise<H
   const platform = target ?? running;
   if (!platform) {
     throw new XpuError('USAGE', `this machine (${deps.platform}-${deps.arch}) is not supported`, {
-      hints: ['xpu-setup supports linux-x64 and win-x64; use --platform to plan for one of them'],
+      hints: [`xpu-setup runs on ${TARGET_PLATFORMS.filter((t) => PLATFORMS[t].runsHere).join(' and ')}; use --platform to plan for one of ${TARGET_PLATFORMS.join(', ')}`],
     });
   }
-  const host: Host = { platform, os: platform === 'win-x64' ? 'win32' : 'linux', arch: 'x64', native: platform === running };
+  const { os, arch } = platformOf(platform);
+  const host: Host = { platform, os, arch: arch.name, native: platform === running };
   if (host.native && host.os === 'linux') {
     const osRelease = await deps.readFile('/etc/os-release');
     if (osRelease) host.distro = parseOsRelease(osRelease);

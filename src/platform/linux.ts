@@ -1,33 +1,52 @@
 // Every Linux-specific answer: directories, library naming and search, markers and tags, os-release and glibc parsing.
 import * as path from 'node:path';
+import { ARCHES, perArch, type ArchFacts } from './targets.js';
 import type { CachedLibrary, Distro, PlatformLayout, SearchVia } from './types.js';
 
-/** glibc's trusted directories for x86-64 (Debian multiarch and the lib64 distros). */
-const DEFAULT_LIB_DIRS = ['/lib/x86_64-linux-gnu', '/usr/lib/x86_64-linux-gnu', '/lib64', '/usr/lib64'];
+/** glibc's trusted directories (Debian's multiarch dir of the arch, and the lib64 distros). */
+const defaultLibDirs = (a: ArchFacts): string[] => [`/lib/${a.multiarch}`, `/usr/lib/${a.multiarch}`, '/lib64', '/usr/lib64'];
 
 /** LD_LIBRARY_PATH, then ld.so.cache, then the default dirs. */
-function librarySearch(name: string, env: Record<string, string | undefined>, ldcache: CachedLibrary[] = []): { path: string; via: SearchVia }[] {
-  const out: { path: string; via: SearchVia }[] = [];
-  for (const d of (env.LD_LIBRARY_PATH ?? '').split(':').filter(Boolean)) out.push({ path: path.posix.join(d, name), via: 'LD_LIBRARY_PATH' });
-  for (const e of ldcache) if (e.x64 && e.name === name) out.push({ path: e.path, via: 'ld.so.cache' });
-  for (const d of DEFAULT_LIB_DIRS) out.push({ path: path.posix.join(d, name), via: 'default dirs' });
-  return out;
-}
+const librarySearch = (a: ArchFacts) =>
+  function librarySearch(name: string, env: Record<string, string | undefined>, ldcache: CachedLibrary[] = []): { path: string; via: SearchVia }[] {
+    const out: { path: string; via: SearchVia }[] = [];
+    for (const d of (env.LD_LIBRARY_PATH ?? '').split(':').filter(Boolean)) out.push({ path: path.posix.join(d, name), via: 'LD_LIBRARY_PATH' });
+    // A row's flags name its arch as ldconfig -p prints them (`libc6,x86-64`, `libc6,AArch64`).
+    for (const e of ldcache) if (e.flags.split(',').includes(a.elfMachineName) && e.name === name) out.push({ path: e.path, via: 'ld.so.cache' });
+    for (const d of defaultLibDirs(a)) out.push({ path: path.posix.join(d, name), via: 'default dirs' });
+    return out;
+  };
 
 const LEGACY_MANYLINUX: Record<string, [number, number]> = { manylinux1: [2, 5], manylinux2010: [2, 12], manylinux2014: [2, 17] };
 
-/** A manylinux tag fits when this glibc is at least the tag's; a newer baseline scores higher. */
-function wheelTagScore(tag: string, glibc: string | undefined): number | undefined {
-  const m = /^(manylinux1|manylinux2010|manylinux2014|manylinux_(\d+)_(\d+))_x86_64$/.exec(tag);
+/** A manylinux tag of the arch fits when this glibc is at least the tag's; a newer baseline scores higher. */
+const wheelTagScore = (a: ArchFacts) => (tag: string, glibc: string | undefined): number | undefined => {
+  if (!tag.endsWith(`_${a.machine}`)) return undefined;
+  const m = /^(manylinux1|manylinux2010|manylinux2014|manylinux_(\d+)_(\d+))$/.exec(tag.slice(0, -a.machine.length - 1));
   if (!m) return undefined;
   const [maj, min] = m[2] ? [Number(m[2]), Number(m[3])] : LEGACY_MANYLINUX[m[1]!]!;
   // Planning for another machine with no glibc to read: assume the manylinux_2_28 baseline.
   const [gMaj, gMin] = (glibc ?? '2.28').split('.').map(Number) as [number, number];
   if (maj > gMaj || (maj === gMaj && min > gMin)) return undefined;
   return 1 + maj * 1000 + min;
-}
+};
 
-export const linuxLayout: PlatformLayout = {
+/** The Linux layout for an arch: the same prefix and runtime, with the arch's tags, subdir, directories and linker. */
+export const linuxLayoutFor = perArch(
+  (a): PlatformLayout => ({
+    ...linuxCommon,
+    arch: a,
+    librarySearch: librarySearch(a),
+    // The psABI fixes this path for each arch.
+    dynamicLinker: a.dynamicLinker,
+    markers: { ...linuxCommon.markers, platform_machine: a.machine },
+    wheelTagScore: wheelTagScore(a),
+    condaSubdir: a.condaLinux,
+    condaVirtualPackages: (glibc) => [['__glibc', { version: glibc }], ['__linux', {}], ['__unix', {}], ['__archspec', { version: '1', build: a.machine }]],
+  }),
+);
+
+const linuxCommon: Omit<PlatformLayout, 'arch' | 'librarySearch' | 'dynamicLinker' | 'wheelTagScore' | 'condaSubdir' | 'condaVirtualPackages'> = {
   path: path.posix,
   libraryPathVar: 'LD_LIBRARY_PATH',
   pathSep: ':',
@@ -75,8 +94,6 @@ export const linuxLayout: PlatformLayout = {
   renderNodes: true,
   systemPackages: true,
   ldconfig: true,
-  // The x86-64 psABI fixes this path; linux-x64 is the only Linux target.
-  dynamicLinker: '/lib64/ld-linux-x86-64.so.2',
   oneapiLibDirs: ['lib', 'compiler/latest/lib'],
   driverLoaderInSystem32: false,
   caseInsensitivePaths: false,
@@ -85,7 +102,6 @@ export const linuxLayout: PlatformLayout = {
   pythonInConda: ['bin/python3', 'bin/python'],
   pythonOnPath: ['python3', 'python'],
   sitePackages: ['lib/python3.*/site-packages'],
-  librarySearch,
   binaryFormat: 'elf',
   loadLibrary: 'dlopen',
   sharedLibSuffix: '.so',
@@ -102,10 +118,7 @@ export const linuxLayout: PlatformLayout = {
   gpuDriver: 'kernel-module',
   refDriver: true,
   decidesRuntimeLibraries: true,
-  markers: { os_name: 'posix', sys_platform: 'linux', platform_system: 'Linux', platform_machine: 'x86_64' },
-  wheelTagScore,
-  condaSubdir: 'linux-64',
-  condaVirtualPackages: (glibc) => [['__glibc', { version: glibc }], ['__linux', {}], ['__unix', {}]],
+  markers: { os_name: 'posix', sys_platform: 'linux', platform_system: 'Linux', platform_machine: '' },
   remedies: {
     noCompiler: 'install one (sudo apt install gcc, sudo dnf install gcc) or set CC',
     noZeLoader: (setup) => `run ${setup} to install a loader into the prefix (or install the distro package, e.g. sudo apt install libze1)`,
@@ -115,6 +128,9 @@ export const linuxLayout: PlatformLayout = {
     ],
   },
 };
+
+/** The layout of the Linux this tool runs on (x64: targets.ts). */
+export const linuxLayout = linuxLayoutFor(ARCHES.x64);
 
 export function linuxDataDir(env: Record<string, string | undefined>, home: string): string {
   return path.join(env.XDG_DATA_HOME || path.join(home, '.local', 'share'), 'xpu-setup');

@@ -1,7 +1,8 @@
 // What the rest of the code may know about the machine: plain data, produced by detectHost().
 
-export type TargetPlatform = 'linux-x64' | 'win-x64';
-export const TARGET_PLATFORMS: readonly TargetPlatform[] = ['linux-x64', 'win-x64'];
+import type { Arch, ArchFacts, TargetOs, TargetPlatform } from './targets.js';
+
+export { ARCHES, PLATFORMS, TARGET_PLATFORMS, type Arch, type ArchFacts, type TargetOs, type TargetPlatform } from './targets.js';
 
 export interface Distro {
   id: string;
@@ -14,8 +15,8 @@ export interface Distro {
 export interface Host {
   /** The platform the plan is made for (may differ from the running one with --platform). */
   platform: TargetPlatform;
-  os: 'linux' | 'win32';
-  arch: 'x64';
+  os: TargetOs;
+  arch: Arch;
   /** True when the plan targets the machine it runs on, so things may be executed. */
   native: boolean;
   distro?: Distro;
@@ -23,18 +24,20 @@ export interface Host {
   glibc?: string;
 }
 
-/** One entry of the dynamic linker's cache (`ldconfig -p`): a library's name, where it is, whether x86-64 loads it. */
+/** One entry of the dynamic linker's cache (`ldconfig -p`): a library's name, where it is, its flags (`libc6,x86-64`). */
 export interface CachedLibrary {
   name: string;
   path: string;
-  x64: boolean;
+  flags: string;
 }
 
 /** How a library search found a place to look: the variable, cache or directory the dynamic linker takes it from. */
 export type SearchVia = 'LD_LIBRARY_PATH' | 'ld.so.cache' | 'default dirs' | 'System32' | 'Windows dir' | 'PATH';
 
-/** Everything that differs between the two platforms' prefixes and runtimes. */
+/** Everything that differs between the platforms' prefixes and runtimes. */
 export interface PlatformLayout {
+  /** The CPU architecture this layout is for (conda subdir, wheel tags, ELF/PE machine, multiarch dir). */
+  arch: ArchFacts;
   /** Path functions for this platform's paths (win32 paths keep working on a Linux host). */
   path: typeof import('node:path').posix;
   /** Env var the dynamic loader searches. */
@@ -171,8 +174,8 @@ export interface PlatformLayout {
   /** How well a wheel's platform tag fits (higher is better), undefined when it cannot be installed; `any` is 0. */
   wheelTagScore(tag: string, glibc: string | undefined): number | undefined;
   /** The conda channel subdirectory of this platform's packages. */
-  condaSubdir: 'linux-64' | 'win-64';
-  /** The conda virtual packages this platform provides (`__glibc` at the machine's glibc, `__unix`, `__win`). */
+  condaSubdir: string;
+  /** The conda virtual packages this platform provides (`__glibc` at the machine's glibc, `__unix`, `__win`, `__archspec`). */
   condaVirtualPackages(glibc: string | undefined): [string, { version?: string; build?: string }][];
 }
 

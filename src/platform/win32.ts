@@ -1,5 +1,6 @@
 // Every Windows-specific answer: directories, library naming and search, markers and tags, how drivers and compilers are found.
 import * as path from 'node:path';
+import { ARCHES, perArch } from './targets.js';
 import type { PlatformLayout, SearchVia } from './types.js';
 
 /** C:\Windows\System32, from SystemRoot/windir. */
@@ -21,7 +22,19 @@ function librarySearch(name: string, env: Record<string, string | undefined>): {
   return out;
 }
 
-export const win32Layout: PlatformLayout = {
+/** The Windows layout for an arch: the same prefix and runtime, with the arch's wheel tag, subdir and machine name. */
+export const win32LayoutFor = perArch(
+  (a): PlatformLayout => ({
+    ...win32Common,
+    arch: a,
+    markers: { ...win32Common.markers, platform_machine: a.windowsMachine },
+    wheelTagScore: (tag) => (tag === a.windowsWheelTag ? 1 : undefined),
+    condaSubdir: a.condaWindows,
+    condaVirtualPackages: () => [['__win', {}], ['__archspec', { version: '1', build: a.machine }]],
+  }),
+);
+
+const win32Common: Omit<PlatformLayout, 'arch' | 'wheelTagScore' | 'condaSubdir' | 'condaVirtualPackages'> = {
   path: path.win32,
   libraryPathVar: 'PATH',
   pathSep: ';',
@@ -101,10 +114,7 @@ export const win32Layout: PlatformLayout = {
   gpuDriver: 'display-driver',
   refDriver: false,
   decidesRuntimeLibraries: false,
-  markers: { os_name: 'nt', sys_platform: 'win32', platform_system: 'Windows', platform_machine: 'AMD64' },
-  wheelTagScore: (tag) => (tag === 'win_amd64' ? 1 : undefined),
-  condaSubdir: 'win-64',
-  condaVirtualPackages: () => [['__win', {}]],
+  markers: { os_name: 'nt', sys_platform: 'win32', platform_system: 'Windows', platform_machine: '' },
   remedies: {
     noCompiler: 'install Visual Studio Build Tools with the "Desktop development with C++" workload (or set CC)',
     noZeLoader: (setup) => `install the Intel graphics driver (it puts ze_loader.dll in System32), or run ${setup} with --include-loader-dll to put the package's own copy in the prefix`,
@@ -113,6 +123,9 @@ export const win32Layout: PlatformLayout = {
       "the Intel GPU driver's full installer sets LEVEL_ZERO_V1_SDK_PATH, a driver installed from its INF (Windows Update, Device Manager, the DriverStore) does not (Triton #5879), and PyTorch Inductor's Windows build requires it",
   },
 };
+
+/** The layout of the Windows this tool runs on (x64: targets.ts). */
+export const win32Layout = win32LayoutFor(ARCHES.x64);
 
 export function win32DataDir(env: Record<string, string | undefined>, home: string): string {
   return path.win32.join(env.LOCALAPPDATA || path.win32.join(home, 'AppData', 'Local'), 'xpu-setup', 'prefix');

@@ -85,11 +85,11 @@ export const isVirtual = (name: string): boolean => name.startsWith('__');
 
 /**
  * The virtual packages the target host provides, as conda and rattler derive them: `__glibc` at the host's glibc,
- * `__linux`/`__unix` or `__win`, `__archspec` (x86_64). A glibc that is not known (a plan for another machine) is
+ * `__linux`/`__unix` or `__win`, `__archspec` (the arch's machine: x86_64, aarch64). A glibc that is not known (a plan for another machine) is
  * undefined: specs on it are taken as met.
  */
 export function virtualPackages(host: Host): Map<string, { version?: string; build?: string }> {
-  return new Map([...layoutFor(host.platform).condaVirtualPackages(host.glibc), ['__archspec', { version: '1', build: 'x86_64' }]]);
+  return new Map(layoutFor(host.platform).condaVirtualPackages(host.glibc));
 }
 
 /** Whether the host meets a virtual package spec; the reason when it does not. */

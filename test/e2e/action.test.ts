@@ -5,20 +5,18 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeCacheService, type FakeCacheService } from '../support/cache-service.js';
-import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
-import { REPO, tempDir } from './cli.js';
+import { REPO } from './cli.js';
+import { withFixtureRun } from '../support/fixture-run.js';
 
-let index: FixtureIndex;
+const fx = withFixtureRun('action');
 let service: FakeCacheService;
-let work: string;
 
 beforeAll(async () => {
-  [index, service] = await Promise.all([startFixtureIndex(), startFakeCacheService()]);
-  work = await tempDir('action');
+  service = await startFakeCacheService();
 });
+
 afterAll(async () => {
-  await Promise.all([index?.close(), service?.close()]);
-  await fs.rm(work, { recursive: true, force: true });
+  await service?.close();
 });
 
 interface Job {
@@ -51,8 +49,8 @@ function fileCommands(text: string): Record<string, string> {
  * runners), the runner's files, then main, and post with main's saved state as STATE_* variables.
  */
 async function job(name: string, inputs: Record<string, string>, opts: { post?: boolean; env?: Record<string, string> } = {}): Promise<Job> {
-  const dir = path.join(work, name);
-  const runner = path.join(work, 'runner');
+  const dir = fx.at(name);
+  const runner = fx.at('runner');
   await fs.rm(runner, { recursive: true, force: true });
   for (const d of ['home', 'temp', 'workspace']) await fs.mkdir(path.join(runner, d), { recursive: true });
   await fs.mkdir(dir, { recursive: true });
@@ -88,12 +86,12 @@ async function job(name: string, inputs: Record<string, string>, opts: { post?: 
   return result;
 }
 
-const runnerPath = (...p: string[]) => path.join(work, 'runner', ...p);
+const runnerPath = (...p: string[]) => fx.at('runner', ...p);
 
 describe('the action on a fake runner', () => {
   const base = () => ({
     components: 'level-zero',
-    'conda-channel': index.condaChannelUrl('bookworm'),
+    'conda-channel': fx.index.condaChannelUrl('bookworm'),
     require: 'level-zero>=1.8',
     smoke: 'false',
     prefix: runnerPath('home', 'xpu'),
@@ -111,7 +109,7 @@ describe('the action on a fake runner', () => {
     expect(first.env).toContain(`LEVEL_ZERO_V1_SDK_PATH<<`);
     expect(first.env).toContain(`\n${prefix}\n`);
     expect(first.outputs).toMatchObject({ prefix, 'device-arch': '', changed: 'true', 'cache-hit': 'false', 'prefix-cache-hit': 'false' });
-    expect(JSON.parse(first.outputs.versions!)).toEqual({ 'level-zero': { state: 'installed', version: '1.8.12', source: `conda ${index.condaChannelUrl('bookworm')}` } });
+    expect(JSON.parse(first.outputs.versions!)).toEqual({ 'level-zero': { state: 'installed', version: '1.8.12', source: `conda ${fx.index.condaChannelUrl('bookworm')}` } });
     expect(first.outputs['cache-key']).toMatch(/^xpu-setup-linux-x64-[0-9a-f]{16}-\d+\.\d+\.\d+$/);
   });
 
@@ -237,7 +235,7 @@ async function manifestsWithUnreachableUr(dir: string, channel: string): Promise
 describe('the action when a component is skipped', () => {
   let r: Job;
   beforeAll(async () => {
-    const manifests = await manifestsWithUnreachableUr(path.join(work, 'manifests-no-ur'), index.condaChannelUrl('bookworm'));
+    const manifests = await manifestsWithUnreachableUr(fx.at('manifests-no-ur'), fx.index.condaChannelUrl('bookworm'));
     const { components: _c, 'conda-channel': _ch, ...rest } = { components: '', 'conda-channel': '', smoke: 'false', cache: 'false', prefix: runnerPath('home', 'xpu-skip'), 'cache-dir': runnerPath('home', 'xpu-skip-cache') };
     r = await job('skip-ur', rest, { post: false, env: { XPU_SETUP_MANIFESTS: manifests } });
   });

@@ -2,40 +2,27 @@
 // fixture index.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
-import { DEBIAN_12_STACK, REPO, runCli, scrubbedEnv, tempDir } from './cli.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DEBIAN_12_STACK, REPO, runCli } from './cli.js';
+import { withFixtureRun } from '../support/fixture-run.js';
 
-let index: FixtureIndex;
-let work: string;
-let home: string;
-let env: Record<string, string>;
+const fx = withFixtureRun('cache-uninstall', { require: DEBIAN_12_STACK });
 let prefix: string;
 let cache: string;
 
 beforeAll(async () => {
-  index = await startFixtureIndex();
-  work = await tempDir('cache-uninstall');
-  home = path.join(work, 'home');
-  cache = path.join(home, '.cache', 'xpu-setup');
-  prefix = path.join(home, 'xpu');
-  await fs.mkdir(home, { recursive: true });
-  env = scrubbedEnv(home, { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: DEBIAN_12_STACK });
-  const setup = await runCli(['--prefix', prefix, '--conda-channel', index.condaChannelUrl('bookworm'), '--no-probe'], env);
+  cache = path.join(fx.home, '.cache', 'xpu-setup');
+  prefix = path.join(fx.home, 'xpu');
+  const setup = await fx.run(['--prefix', prefix, '--conda-channel', fx.index.condaChannelUrl('bookworm'), '--no-probe']);
   expect(setup.exitCode, setup.stderr).toBe(0);
 }, 300_000);
 
-afterAll(async () => {
-  await index?.close();
-  await fs.rm(work, { recursive: true, force: true });
-});
-
 describe('xpu-setup cache', () => {
   it('dir prints the default cache directory; size lists the archives and index answers setup kept', async () => {
-    const dir = await runCli(['cache', 'dir'], env);
+    const dir = await fx.run(['cache', 'dir']);
     expect(dir.exitCode, dir.stderr).toBe(0);
     expect(dir.stdout).toBe(cache);
-    const size = await runCli(['cache', 'size', '--json'], env);
+    const size = await fx.run(['cache', 'size', '--json']);
     expect(size.exitCode, size.stderr).toBe(0);
     const doc = JSON.parse(size.stdout);
     const part = (id: string) => doc.parts.find((p: { id: string }) => p.id === id);
@@ -46,14 +33,14 @@ describe('xpu-setup cache', () => {
     expect(doc.total.bytes).toBe(doc.parts.reduce((n: number, p: { bytes: number }) => n + p.bytes, 0));
     // The code cache beside the bundle is a part too, unless XPU_SETUP_CODE_CACHE=0 turns it off.
     expect(part('code').path).toBe(path.join(REPO, 'dist'));
-    const text = await runCli(['cache', 'size'], { ...env, XPU_SETUP_CODE_CACHE: '0' });
+    const text = await runCli(['cache', 'size'], { ...fx.env, XPU_SETUP_CODE_CACHE: '0' });
     expect(text.stdout).toMatch(/^  downloaded archives +\d+ files +[\d.]+ [KM]iB +\//m);
     expect(text.stdout).not.toContain('code cache');
   });
 
   it('clean --older-than keeps what was just used; clean empties the cache; a wrong age or action is a usage error', async () => {
     // Other tests run the same bundle: its code cache is left alone here (the unit tests clean one of their own).
-    const quiet = { ...env, XPU_SETUP_CODE_CACHE: '0' };
+    const quiet = { ...fx.env, XPU_SETUP_CODE_CACHE: '0' };
     const some = await runCli(['cache', 'clean', '--older-than', '30d', '--json'], quiet);
     expect(some.exitCode, some.stderr).toBe(0);
     expect(JSON.parse(some.stdout).removed.find((p: { id: string }) => p.id === 'downloads').files).toBe(0);
@@ -73,37 +60,37 @@ describe('xpu-setup cache', () => {
 
 describe('xpu-setup uninstall', () => {
   it('refuses a directory xpu-setup did not make and leaves it as it was', async () => {
-    const mine = path.join(work, 'mine');
+    const mine = fx.at('mine');
     await fs.mkdir(mine);
     await fs.writeFile(path.join(mine, 'notes.txt'), 'keep me');
-    const r = await runCli(['uninstall', '--prefix', mine], env);
+    const r = await fx.run(['uninstall', '--prefix', mine]);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain(`${mine} has no readable xpu-setup.receipt.json, so xpu-setup did not make it`);
     expect(await fs.readFile(path.join(mine, 'notes.txt'), 'utf8')).toBe('keep me');
     // Never an invitation to delete it by hand (it may be /etc), and nothing written beside it (no lock file).
     expect(r.stderr).not.toMatch(/remove this directory yourself/);
     expect(r.stderr).toContain('hint: check the path: name the prefix you installed into with --prefix');
-    expect((await fs.readdir(work)).filter((f) => f.startsWith('mine') && f !== 'mine')).toEqual([]);
-    const etc = await runCli(['uninstall', '--prefix', '/etc'], env);
+    expect((await fs.readdir(fx.work)).filter((f) => f.startsWith('mine') && f !== 'mine')).toEqual([]);
+    const etc = await fx.run(['uninstall', '--prefix', '/etc']);
     expect(etc.exitCode).toBe(1);
     expect(etc.stderr).toContain('/etc has no readable xpu-setup.receipt.json');
   });
 
   it('removes the prefix it made and names the start-up lines that load it; a second run says nothing is there', async () => {
-    await fs.writeFile(path.join(home, '.bashrc'), 'export EDITOR=vi\n. ~/xpu/env.sh\n');
-    await fs.mkdir(path.join(home, '.config', 'fish'), { recursive: true });
-    await fs.writeFile(path.join(home, '.config', 'fish', 'config.fish'), 'source $HOME/xpu/env.fish\n');
-    const r = await runCli(['uninstall', '--prefix', '~/xpu'], env);
+    await fs.writeFile(path.join(fx.home, '.bashrc'), 'export EDITOR=vi\n. ~/xpu/env.sh\n');
+    await fs.mkdir(path.join(fx.home, '.config', 'fish'), { recursive: true });
+    await fs.writeFile(path.join(fx.home, '.config', 'fish', 'config.fish'), 'source $HOME/xpu/env.fish\n');
+    const r = await fx.run(['uninstall', '--prefix', '~/xpu']);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toMatch(new RegExp(`^removed ${prefix} \\(\\d+ files, [\\d.]+ [KM]iB\\)$`));
-    expect(r.stderr).toContain(`${home}/.bashrc:2: . ~/xpu/env.sh\n`);
-    expect(r.stderr).toContain(`${home}/.config/fish/config.fish:1: source $HOME/xpu/env.fish\n`);
+    expect(r.stderr).toContain(`${fx.home}/.bashrc:2: . ~/xpu/env.sh\n`);
+    expect(r.stderr).toContain(`${fx.home}/.config/fish/config.fish:1: source $HOME/xpu/env.fish\n`);
     await expect(fs.stat(prefix)).rejects.toThrow();
-    expect((await fs.readdir(home)).filter((n) => n.startsWith('xpu'))).toEqual([]);
-    const again = await runCli(['uninstall', '--prefix', prefix, '--json'], env);
+    expect((await fs.readdir(fx.home)).filter((n) => n.startsWith('xpu'))).toEqual([]);
+    const again = await fx.run(['uninstall', '--prefix', prefix, '--json']);
     expect(again.exitCode).toBe(1);
     const err = JSON.parse(again.stdout).error;
     expect(err.code).toBe('NOT_FOUND');
-    expect(err.hints.join('\n')).toContain(`${home}/.bashrc:2: . ~/xpu/env.sh`);
+    expect(err.hints.join('\n')).toContain(`${fx.home}/.bashrc:2: . ~/xpu/env.sh`);
   });
 });

@@ -2,34 +2,28 @@
 // next, refused and rewritten when damaged, never touched with XPU_SETUP_CODE_CACHE=0, and never changing an answer.
 import { execa } from 'execa';
 import * as fs from 'node:fs/promises';
-import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFixtureIndex } from '../support/index-server.js';
-import { DEBIAN_12_STACK, REPO, scrubbedEnv, tempDir } from './cli.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DEBIAN_12_STACK } from './cli.js';
+import { packageCopy, withFixtureRun } from '../support/fixture-run.js';
 
-let app: string;
-let env: Record<string, string>;
+const fx = withFixtureRun('code-cache');
 
 /** A copy of the package as npm would install it (bin, dist, data, manifests, package.json), so its dist/ is this test's own. */
 beforeAll(async () => {
-  app = await tempDir('code-cache');
-  for (const d of ['bin', 'dist', 'data', 'manifests', 'native', 'package.json']) await fs.cp(path.join(REPO, d), path.join(app, d), { recursive: true });
-  for (const f of await fs.readdir(path.join(app, 'dist'))) if (f.endsWith('.v8cache')) await fs.rm(path.join(app, 'dist', f));
-  env = scrubbedEnv(path.join(app, 'home'));
+  await packageCopy(fx.work);
 });
-afterAll(() => fs.rm(app, { recursive: true, force: true }));
 
 const run = (args: string[], extra: Record<string, string> = {}) =>
-  execa(process.execPath, [path.join(app, 'bin', 'xpu-setup.js'), ...args], { env: { ...env, ...extra }, extendEnv: false, reject: false });
-const caches = async () => (await fs.readdir(path.join(app, 'dist'))).filter((f) => f.endsWith('.v8cache') && !f.startsWith('.xpu-setup-vendor-')).sort();
-const vendorCaches = async () => (await fs.readdir(path.join(app, 'dist'))).filter((f) => f.startsWith('.xpu-setup-vendor-')).sort();
+  execa(process.execPath, [fx.at('bin', 'xpu-setup.js'), ...args], { env: { ...fx.env, ...extra }, extendEnv: false, reject: false });
+const caches = async () => (await fs.readdir(fx.at('dist'))).filter((f) => f.endsWith('.v8cache') && !f.startsWith('.xpu-setup-vendor-')).sort();
+const vendorCaches = async () => (await fs.readdir(fx.at('dist'))).filter((f) => f.startsWith('.xpu-setup-vendor-')).sort();
 
 describe('the code cache', () => {
   it('is written by the first run of a command, named by the bundle hash, Node and the command, and kept by the next', async () => {
     const first = await run(['--version']);
     const [name] = await caches();
     expect(name).toMatch(new RegExp(`^\\.xpu-setup-[0-9a-f]{16}-${process.version.replace(/\./g, '\\.')}-${process.arch}-version\\.v8cache$`));
-    const file = path.join(app, 'dist', name!);
+    const file = fx.at('dist', name!);
     const before = await fs.stat(file);
     await new Promise((r) => setTimeout(r, 20));
     const second = await run(['--version']);
@@ -46,12 +40,12 @@ describe('the code cache', () => {
 
   it('a damaged cache is refused by V8 and replaced; the answer is the same', async () => {
     const [name] = (await caches()).filter((n) => n.endsWith('-version.v8cache'));
-    const file = path.join(app, 'dist', name!);
+    const file = fx.at('dist', name!);
     await fs.writeFile(file, Buffer.alloc(4096, 0x5a));
     const r = await run(['--version']);
-    expect([r.exitCode, r.stdout]).toEqual([0, `xpu-setup ${JSON.parse(await fs.readFile(path.join(app, 'package.json'), 'utf8')).version}`]);
+    expect([r.exitCode, r.stdout]).toEqual([0, `xpu-setup ${JSON.parse(await fs.readFile(fx.at('package.json'), 'utf8')).version}`]);
     expect((await fs.readFile(file)).equals(Buffer.alloc(4096, 0x5a))).toBe(false);
-    expect((await fs.readdir(path.join(app, 'dist'))).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    expect((await fs.readdir(fx.at('dist'))).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
   it('a run that fails keeps a provisional cache only, which the next run that succeeds replaces', async () => {
@@ -60,10 +54,10 @@ describe('the code cache', () => {
     const [partial] = await ofCompletion();
     expect(partial).toMatch(/-completion\.partial\.v8cache$/);
     // Another failure uses it and leaves it as it is.
-    const before = (await fs.stat(path.join(app, 'dist', partial!))).mtimeMs;
+    const before = (await fs.stat(fx.at('dist', partial!))).mtimeMs;
     await new Promise((r) => setTimeout(r, 20));
     expect((await run(['completion', 'no-such-shell'])).exitCode).toBe(2);
-    expect((await fs.stat(path.join(app, 'dist', partial!))).mtimeMs).toBe(before);
+    expect((await fs.stat(fx.at('dist', partial!))).mtimeMs).toBe(before);
     const ok = await run(['completion', 'bash']);
     expect(ok.exitCode).toBe(0);
     expect(await ofCompletion()).toEqual([partial!.replace('.partial.v8cache', '.v8cache')]);
@@ -79,34 +73,29 @@ describe('the code cache', () => {
   });
 
   it('each dependency file a run loads gets a cache of its own, named by that file\'s content hash, and kept by the next run', async () => {
-    const index = await startFixtureIndex();
-    try {
-      const install = (prefix: string, extra: Record<string, string> = {}) =>
-        run(['--prefix', path.join(app, prefix), '--cache-dir', path.join(app, `${prefix}-cache`), '--conda-channel', index.condaChannelUrl('bookworm'), '--no-probe', '--quiet'], {
-          XPU_SETUP_INDEX_URL: index.simpleUrl,
-          XPU_SETUP_REQUIRE: DEBIAN_12_STACK,
-          ...extra,
-        });
-      expect((await install('p0', { XPU_SETUP_CODE_CACHE: '0' })).exitCode).toBe(0);
-      expect(await vendorCaches()).toEqual([]);
-      expect((await install('p1')).exitCode).toBe(0);
-      const names = await vendorCaches();
-      // A conda install reads zips (yauzl) and tars (tar).
-      const expected: string[] = [];
-      for (const dep of ['tar', 'yauzl']) {
-        const first = (await fs.readFile(path.join(app, 'dist', `xpu-setup-vendor-${dep}.cjs`), 'utf8')).split('\n', 1)[0]!;
-        const key = /^\/\/ xpu-setup vendor ([0-9a-f]{16})$/.exec(first)?.[1];
-        expect(key, dep).toBeDefined();
-        expected.push(`.xpu-setup-vendor-${key}-${process.version}-${process.arch}.v8cache`);
-      }
-      for (const name of expected) expect(names).toContain(name);
-      const stamps = await Promise.all(names.map(async (n) => (await fs.stat(path.join(app, 'dist', n))).mtimeMs));
-      await new Promise((r) => setTimeout(r, 20));
-      expect((await install('p2')).exitCode).toBe(0);
-      expect(await vendorCaches()).toEqual(names);
-      expect(await Promise.all(names.map(async (n) => (await fs.stat(path.join(app, 'dist', n))).mtimeMs))).toEqual(stamps);
-    } finally {
-      await index.close();
+    const install = (prefix: string, extra: Record<string, string> = {}) =>
+      run(['--prefix', fx.at(prefix), '--cache-dir', fx.at(`${prefix}-cache`), '--conda-channel', fx.index.condaChannelUrl('bookworm'), '--no-probe', '--quiet'], {
+        XPU_SETUP_INDEX_URL: fx.index.simpleUrl,
+        XPU_SETUP_REQUIRE: DEBIAN_12_STACK,
+        ...extra,
+      });
+    expect((await install('p0', { XPU_SETUP_CODE_CACHE: '0' })).exitCode).toBe(0);
+    expect(await vendorCaches()).toEqual([]);
+    expect((await install('p1')).exitCode).toBe(0);
+    const names = await vendorCaches();
+    // A conda install reads zips (yauzl) and tars (tar).
+    const expected: string[] = [];
+    for (const dep of ['tar', 'yauzl']) {
+      const first = (await fs.readFile(fx.at('dist', `xpu-setup-vendor-${dep}.cjs`), 'utf8')).split('\n', 1)[0]!;
+      const key = /^\/\/ xpu-setup vendor ([0-9a-f]{16})$/.exec(first)?.[1];
+      expect(key, dep).toBeDefined();
+      expected.push(`.xpu-setup-vendor-${key}-${process.version}-${process.arch}.v8cache`);
     }
+    for (const name of expected) expect(names).toContain(name);
+    const stamps = await Promise.all(names.map(async (n) => (await fs.stat(fx.at('dist', n))).mtimeMs));
+    await new Promise((r) => setTimeout(r, 20));
+    expect((await install('p2')).exitCode).toBe(0);
+    expect(await vendorCaches()).toEqual(names);
+    expect(await Promise.all(names.map(async (n) => (await fs.stat(fx.at('dist', n))).mtimeMs))).toEqual(stamps);
   });
 });

@@ -11,10 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureGpuDriverDebs, ensureSidDebs, type SidDebs } from '../support/debs.js';
 import { buildCondaPackage, type ArchiveEntry } from '../support/packages.js';
 import { serveDirectory, type StaticServer } from '../support/static-server.js';
-import { REPO, runCli, scrubbedEnv, tempDir } from './cli.js';
+import { REPO } from './cli.js';
+import { withFixtureRun } from '../support/fixture-run.js';
 
 const run = promisify(execFile);
-let work: string;
+const fx = withFixtureRun('driver-glibc', { noIndex: true });
 let server: StaticServer;
 let sid: SidDebs;
 let manifests: string;
@@ -36,7 +37,7 @@ async function sidDriverFiles(): Promise<ArchiveEntry[]> {
 /** A channel with the driver's record: `glibc` is the `__glibc` its depends declare; `payload` its files (the sid driver's). */
 async function channel(name: string, glibc: string, files?: ArchiveEntry[], more: { version: string; glibc: string; files: ArchiveEntry[] }[] = []): Promise<string> {
   const payload = files ?? (await sidDriverFiles());
-  const dir = path.join(work, 'channels', name, 'linux-64');
+  const dir = fx.at('channels', name, 'linux-64');
   await fs.mkdir(dir, { recursive: true });
   const records: Record<string, unknown> = {};
   for (const r of [{ version, glibc, files: payload }, ...more]) {
@@ -49,21 +50,20 @@ async function channel(name: string, glibc: string, files?: ArchiveEntry[], more
     records[pkg.filename] = { ...pkg.index, sha256: createHash('sha256').update(pkg.bytes).digest('hex'), md5: createHash('md5').update(pkg.bytes).digest('hex'), size: pkg.bytes.length };
   }
   await fs.writeFile(path.join(dir, 'repodata.json'), JSON.stringify({ info: { subdir: 'linux-64' }, packages: {}, 'packages.conda': records, repodata_version: 1 }));
-  await fs.mkdir(path.join(work, 'channels', name, 'noarch'), { recursive: true });
-  await fs.writeFile(path.join(work, 'channels', name, 'noarch', 'repodata.json'), JSON.stringify({ info: { subdir: 'noarch' }, packages: {}, 'packages.conda': {}, repodata_version: 1 }));
+  await fs.mkdir(fx.at('channels', name, 'noarch'), { recursive: true });
+  await fs.writeFile(fx.at('channels', name, 'noarch', 'repodata.json'), JSON.stringify({ info: { subdir: 'noarch' }, packages: {}, 'packages.conda': {}, repodata_version: 1 }));
   return `${server.url}/channels/${name}`;
 }
 
 beforeAll(async () => {
-  work = await tempDir('driver-glibc');
   sid = await ensureSidDebs();
   version = sid.versions['libze-intel-gpu1']!.replace(/-[^-]+$/, '');
   const { stdout } = await run('readelf', ['-V', '-W', path.join(sid.libDir, 'libze_intel_gpu.so.1')]);
   needs = [...stdout.matchAll(/Name: (GLIBC_[\d.]+)/g)].map((m) => m[1]!).sort((a, b) => a.localeCompare(b, 'en', { numeric: true })).at(-1)!;
   hostGlibc = (await run('getconf', ['GNU_LIBC_VERSION'])).stdout.trim().split(' ')[1]!;
-  server = await serveDirectory(work);
+  server = await serveDirectory(fx.work);
   // The shipped gpu-driver manifest, asking only for the Level Zero driver (the package here has nothing else).
-  manifests = path.join(work, 'manifests');
+  manifests = fx.at('manifests');
   await fs.mkdir(manifests, { recursive: true });
   for (const m of ['level-zero.json', 'unified-runtime.json', 'gpu-driver.json']) await fs.copyFile(path.join(REPO, 'manifests', m), path.join(manifests, m));
   const driver = JSON.parse(await fs.readFile(path.join(manifests, 'gpu-driver.json'), 'utf8'));
@@ -73,12 +73,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
-  await fs.rm(work, { recursive: true, force: true });
 });
 
 const setup = (name: string, url: string, more: string[] = ['--source', 'conda'], cache = name) =>
-  runCli(['--manifests', manifests, '--component', 'gpu-driver', '--conda-channel', url, '--prefix', path.join(work, name, 'p'), '--cache-dir', path.join(work, cache, 'cache'), '--no-probe', '--no-smoke', ...more], scrubbedEnv(path.join(work, 'home')));
-const receiptOf = async (name: string) => JSON.parse(await fs.readFile(path.join(work, name, 'p', 'xpu-setup.receipt.json'), 'utf8')) as { components: { name: string; version: string; source: string }[] };
+  fx.run(['--manifests', manifests, '--component', 'gpu-driver', '--conda-channel', url, '--prefix', fx.at(name, 'p'), '--cache-dir', fx.at(cache, 'cache'), '--no-probe', '--no-smoke', ...more]);
+const receiptOf = async (name: string) => JSON.parse(await fs.readFile(fx.at(name, 'p', 'xpu-setup.receipt.json'), 'utf8')) as { components: { name: string; version: string; source: string }[] };
 
 describe('Debian sid\'s libze-intel-gpu1 on Debian 12', () => {
   it('is a driver this machine cannot load: it needs a newer glibc than the host has', () => {
@@ -91,7 +90,7 @@ describe('Debian sid\'s libze-intel-gpu1 on Debian 12', () => {
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain('✗ refused before the swap; the prefix was left as it was');
     expect(r.stderr).toMatch(new RegExp(`lib/libze_intel_gpu\\.so\\.1\\S* needs ${needs.replace(/\./g, '\\.')}, this host has ${hostGlibc.replace(/\./g, '\\.')} \\(/`));
-    expect(await fs.lstat(path.join(work, 'undeclared', 'p')).then(() => true, () => false)).toBe(false);
+    expect(await fs.lstat(fx.at('undeclared', 'p')).then(() => true, () => false)).toBe(false);
   });
 
   it('a record that declares __glibc >=2.38: refused at plan, before any download', async () => {
@@ -101,7 +100,7 @@ describe('Debian sid\'s libze-intel-gpu1 on Debian 12', () => {
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain(`error: cannot satisfy intel-compute-runtime ${version}: __glibc >=${needs.replace(/^GLIBC_/, '')},<3.0.a0: only __glibc ${hostGlibc} can be had`);
     expect(server.requests.slice(from).filter((q) => q.endsWith('.conda'))).toEqual([]);
-    expect(await fs.lstat(path.join(work, 'declared', 'p')).then(() => true, () => false)).toBe(false);
+    expect(await fs.lstat(fx.at('declared', 'p')).then(() => true, () => false)).toBe(false);
   });
 });
 
@@ -111,7 +110,7 @@ describe('a conda record whose __glibc this host does not meet, beside an older 
     const old = [{ path: 'lib/libze_intel_gpu.so.1', type: 'file' as const, data: await fs.readFile(path.join(await ensureGpuDriverDebs().then((d) => d.root), 'usr/lib/x86_64-linux-gnu/libze_intel_gpu.so.1')), mode: 0o755 }];
     const url = await channel('two-glibcs', `>=${needs.replace(/^GLIBC_/, '')},<3.0.a0`, undefined, [{ version: '22.43.24595.41', glibc: '>=2.17,<3.0.a0', files: old }]);
     const from = server.requests.length;
-    const r = await runCli(['plan', '--json', '--manifests', manifests, '--component', 'gpu-driver', '--source', 'conda', '--conda-channel', url, '--prefix', path.join(work, 'two-glibcs', 'p'), '--cache-dir', path.join(work, 'two-glibcs', 'cache')], scrubbedEnv(path.join(work, 'home')));
+    const r = await fx.run(['plan', '--json', '--manifests', manifests, '--component', 'gpu-driver', '--source', 'conda', '--conda-channel', url, '--prefix', fx.at('two-glibcs', 'p'), '--cache-dir', fx.at('two-glibcs', 'cache')]);
     expect(r.exitCode, r.stderr).toBe(0);
     const driver = JSON.parse(r.stdout).components.find((c: { name: string }) => c.name === 'gpu-driver');
     expect(driver.version).toBe('22.43.24595.41');
@@ -135,7 +134,7 @@ describe('a conda candidate that the download shows does not serve here, ahead o
   it('remembered: the next run in the same cache plans apt\'s at once and downloads nothing from the channel', async () => {
     const url = `${server.url}/channels/undeclared-then-apt`;
     const from = server.requests.length;
-    const r = await runCli(['plan', '--json', '--manifests', manifests, '--component', 'gpu-driver', '--conda-channel', url, '--prefix', path.join(work, 'then-apt-2', 'p'), '--cache-dir', path.join(work, 'then-apt', 'cache')], scrubbedEnv(path.join(work, 'home')));
+    const r = await fx.run(['plan', '--json', '--manifests', manifests, '--component', 'gpu-driver', '--conda-channel', url, '--prefix', fx.at('then-apt-2', 'p'), '--cache-dir', fx.at('then-apt', 'cache')]);
     expect(r.exitCode, r.stderr).toBe(0);
     const driver = JSON.parse(r.stdout).components.find((c: { name: string }) => c.name === 'gpu-driver');
     expect(driver.source).toBe('apt');

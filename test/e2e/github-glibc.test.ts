@@ -5,27 +5,25 @@
 // control files by Range requests before anything is downloaded, so the newer releases are left without a download and
 // the plan says why in one line; a server that ignores Range costs downloads, and the ELF needs turn them away instead.
 import * as fs from 'node:fs/promises';
-import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CR_TAG, IGC_VERSION, startGithubServer, type GithubServer, type GithubVariant } from '../support/github-releases.js';
 import { MODERN } from '../support/github-modern.js';
-import { runCli, scrubbedEnv, tempDir, type CliRun } from './cli.js';
+import type { CliRun } from './cli.js';
+import { withFixtureRun } from '../support/fixture-run.js';
 
 let server: GithubServer;
-let work: string;
+const fx = withFixtureRun('github-glibc', { noIndex: true });
 
-const args = (variant: GithubVariant, name: string): string[] => ['--component', 'gpu-driver', '--source', 'github', '--github-url', server.api(variant), '--prefix', path.join(work, name), '--cache-dir', path.join(work, `cache-${name}`)];
-const cli = (a: string[]): Promise<CliRun> => runCli(a, scrubbedEnv(path.join(work, 'home')));
+const args = (variant: GithubVariant, name: string): string[] => ['--component', 'gpu-driver', '--source', 'github', '--github-url', server.api(variant), '--prefix', fx.at(name), '--cache-dir', fx.at(`cache-${name}`)];
+const cli = (a: string[]): Promise<CliRun> => fx.run(a);
 const newer = (name: string): boolean => name.includes(MODERN.newest.tag) || name.includes(MODERN.older.tag) || name.includes(`_${MODERN.newest.igc}+`) || name.includes(`_${MODERN.older.igc}+`);
 
 beforeAll(async () => {
   server = await startGithubServer({ modern: true });
-  work = await tempDir('github-glibc');
 }, 600_000);
 
 afterAll(async () => {
   await server?.close();
-  if (work) await fs.rm(work, { recursive: true, force: true });
 });
 
 describe("Intel's GitHub releases whose debs need a newer glibc than this host's", () => {
@@ -45,7 +43,7 @@ describe("Intel's GitHub releases whose debs need a newer glibc than this host's
   it("installs 22.43; its ww43.sum's stale IGC line is not used: IGC, from its own repository, is verified by GitHub's digest", async () => {
     const r = await cli([...args('modern', 'install'), '--no-probe', '--no-smoke']);
     expect(r.exitCode, r.stderr).toBe(0);
-    const receipt = JSON.parse(await fs.readFile(path.join(work, 'install', 'xpu-setup.receipt.json'), 'utf8'));
+    const receipt = JSON.parse(await fs.readFile(fx.at('install', 'xpu-setup.receipt.json'), 'utf8'));
     const igc = receipt.archives.filter((a: { package: string }) => a.package.startsWith('intel-igc'));
     expect(igc.map((a: { version: string }) => a.version)).toEqual([`${IGC_VERSION}+12504`, `${IGC_VERSION}+12504`]);
     for (const a of igc) expect(a.sha256).toBe(server.debs.find((d) => d.package === a.package)!.sha256);
@@ -57,7 +55,7 @@ describe("Intel's GitHub releases whose debs need a newer glibc than this host's
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/GLIBC_2\.43/);
     expect(r.stderr).toMatch(/GLIBC_2\.38/);
-    const receipt = JSON.parse(await fs.readFile(path.join(work, 'no-range', 'xpu-setup.receipt.json'), 'utf8'));
+    const receipt = JSON.parse(await fs.readFile(fx.at('no-range', 'xpu-setup.receipt.json'), 'utf8'));
     expect(receipt.components[0].version).toBe(CR_TAG);
   });
 });

@@ -21,31 +21,27 @@ import {
   type GithubServer,
   type GithubVariant,
 } from '../support/github-releases.js';
-import { runCli, scrubbedEnv, tempDir, type CliRun } from './cli.js';
+import type { CliRun } from './cli.js';
+import { withFixtureRun } from '../support/fixture-run.js';
 
 const run = promisify(execFile);
 let server: GithubServer;
-let work: string;
+const fx = withFixtureRun('github-source', { noIndex: true });
 let prefix: string;
 let setup: CliRun;
 
 function install(variant: GithubVariant, into: string): Promise<CliRun> {
-  return runCli(
-    ['--component', 'gpu-driver', '--source', 'github', '--github-url', server.api(variant), '--prefix', into, '--cache-dir', path.join(work, `cache-${variant}`), '--no-probe', '--no-smoke'],
-    scrubbedEnv(path.join(work, 'home')),
-  );
+  return fx.run(['--component', 'gpu-driver', '--source', 'github', '--github-url', server.api(variant), '--prefix', into, '--cache-dir', fx.at(`cache-${variant}`), '--no-probe', '--no-smoke']);
 }
 
 beforeAll(async () => {
   server = await startGithubServer();
-  work = await tempDir('github-source');
-  prefix = path.join(work, 'p');
+  prefix = fx.at('p');
   setup = await install('good', prefix);
 }, 600_000);
 
 afterAll(async () => {
   await server?.close();
-  if (work) await fs.rm(work, { recursive: true, force: true });
 });
 
 describe('gpu-driver from GitHub release assets', () => {
@@ -72,10 +68,7 @@ describe('gpu-driver from GitHub release assets', () => {
   });
 
   it('a --require below the newest takes the newest release within it, by the tags\' numeric order, with its own sum list', async () => {
-    const r = await runCli(
-      ['--component', 'gpu-driver', '--source', 'github', '--github-url', server.api('good'), '--prefix', path.join(work, 'p-older'), '--require', `gpu-driver<${CR_TAG}`, '--dry-run', '--json'],
-      scrubbedEnv(path.join(work, 'home')),
-    );
+    const r = await fx.run(['--component', 'gpu-driver', '--source', 'github', '--github-url', server.api('good'), '--prefix', fx.at('p-older'), '--require', `gpu-driver<${CR_TAG}`, '--dry-run', '--json']);
     expect(r.exitCode, r.stderr).toBe(0);
     const [c] = JSON.parse(r.stdout).plan.components;
     expect(c.version).toBe(CR_OLDER_TAG);
@@ -91,16 +84,16 @@ describe('gpu-driver from GitHub release assets', () => {
   });
 
   it('after . env.sh alone, ocloc compiles an OpenCL kernel for dg2 into a zebin', async () => {
-    await fs.writeFile(path.join(work, 'add.cl'), 'kernel void add(global const float *a, global const float *b, global float *c) { size_t i = get_global_id(0); c[i] = a[i] + b[i]; }\n');
+    await fs.writeFile(fx.at('add.cl'), 'kernel void add(global const float *a, global const float *b, global float *c) { size_t i = get_global_id(0); c[i] = a[i] + b[i]; }\n');
     const { stdout } = await run('sh', ['-c', `. '${prefix}/env.sh' && command -v ocloc && ocloc compile -file add.cl -device dg2 -output add -internal_options -cl-intel-allow-zebin`], {
-      cwd: work,
-      env: { HOME: path.join(work, 'home'), PATH: '/usr/bin:/bin' },
+      cwd: fx.work,
+      env: { HOME: fx.home, PATH: '/usr/bin:/bin' },
       maxBuffer: 64 << 20,
     });
     expect(stdout.split('\n')[0]).toBe(`${prefix}/bin/ocloc`);
     expect(stdout).toMatch(/Build succeeded/);
-    const bin = (await fs.readdir(work)).find((n) => n.startsWith('add_') && n.endsWith('.bin'));
-    const head = await fs.readFile(path.join(work, bin!));
+    const bin = (await fs.readdir(fx.work)).find((n) => n.startsWith('add_') && n.endsWith('.bin'));
+    const head = await fs.readFile(fx.at(bin!));
     expect(head.subarray(0, 4).toString('latin1')).toBe('\x7fELF');
     expect(head.readUInt16LE(18)).toBe(205);
   });
@@ -108,7 +101,7 @@ describe('gpu-driver from GitHub release assets', () => {
 
 describe('gpu-driver from GitHub: what is refused, and nothing installed', () => {
   const refused = async (variant: GithubVariant): Promise<CliRun> => {
-    const into = path.join(work, `p-${variant}`);
+    const into = fx.at(`p-${variant}`);
     const r = await install(variant, into);
     expect(r.exitCode, r.stderr).not.toBe(0);
     await expect(fs.stat(path.join(into, 'lib'))).rejects.toThrow();

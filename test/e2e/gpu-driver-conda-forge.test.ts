@@ -3,26 +3,23 @@
 // planned on this machine. The files need a newer glibc than Debian 12's, so what a plan must decide is tested here and
 // the install itself runs in the sid root (test/sid/sid.test.ts).
 import * as fs from 'node:fs/promises';
-import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { ensureSidDebs } from '../support/debs.js';
 import { buildCondaForgeDriver, CONDA_FORGE_DRIVER } from '../support/gpu-driver-conda-forge.js';
-import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
-import { buildFixturePackages } from '../support/packages.js';
 import { releaseRows } from '../support/releases.js';
-import { runCli, scrubbedEnv, tempDir, type CliRun } from './cli.js';
+import type { CliRun } from './cli.js';
+import { withFixtureRun } from '../support/fixture-run.js';
 
 const run = promisify(execFile);
 
 const { runtime, igc, newerIgc } = CONDA_FORGE_DRIVER;
-let index: FixtureIndex;
-let work: string;
+const fx = withFixtureRun('gpu-driver-cf', { more: buildCondaForgeDriver });
 
 /** A plan with a cache of its own: what the install below learns of the package (it lacks the Level Zero driver) stays in its cache. */
 const plan = (channel: 'gpu-driver-cf' | 'gpu-driver-cf-igc'): Promise<CliRun> =>
-  runCli(['plan', '--component', 'gpu-driver', '--source', 'conda', '--conda-channel', index.condaChannelUrl(channel), '--prefix', path.join(work, channel), '--cache-dir', path.join(work, `plan-cache-${channel}`), '--json'], scrubbedEnv(path.join(work, 'home')));
+  fx.run(['plan', '--component', 'gpu-driver', '--source', 'conda', '--conda-channel', fx.index.condaChannelUrl(channel), '--prefix', fx.at(channel), '--cache-dir', fx.at(`plan-cache-${channel}`), '--json']);
 
 interface PlannedArchive {
   package: string;
@@ -30,17 +27,6 @@ interface PlannedArchive {
 }
 const archivesOf = (r: CliRun): PlannedArchive[] =>
   (JSON.parse(r.stdout || '{}').components ?? JSON.parse(r.stdout || '{}').plan?.components ?? []).flatMap((c: { archives?: PlannedArchive[] }) => c.archives ?? []);
-
-beforeAll(async () => {
-  const [base, cf] = await Promise.all([buildFixturePackages(), buildCondaForgeDriver()]);
-  index = await startFixtureIndex({ fixtures: { ...base, artifacts: [...base.artifacts, ...cf] } });
-  work = await tempDir('gpu-driver-cf');
-}, 600_000);
-
-afterAll(async () => {
-  await index?.close();
-  await fs.rm(work, { recursive: true, force: true });
-});
 
 describe("conda-forge's intel-compute-runtime: OpenCL and ocloc, no Level Zero driver", () => {
   it('plans the package and its IGC and gmmlib: a driver package without libze_intel_gpu.so.1 is still the OpenCL ICD and ocloc', async () => {
@@ -55,17 +41,17 @@ describe("conda-forge's intel-compute-runtime: OpenCL and ocloc, no Level Zero d
   // Its libraries also need GLIBC_2.43 here, but a newer glibc would not make it a Level Zero driver: the refusal names
   // what the package lacks for the role, and the next plan turns it away without downloading it again.
   it('on Debian 12 with conda alone: refused before the swap for having no Level Zero driver, not for its glibc; the next plan knows it without a download', async () => {
-    const at = path.join(work, 'install');
-    const cache = path.join(work, 'cache');
-    const r = await runCli(['--component', 'gpu-driver', '--source', 'conda', '--conda-channel', index.condaChannelUrl('gpu-driver-cf'), '--prefix', at, '--cache-dir', cache, '--no-probe'], scrubbedEnv(path.join(work, 'home')));
+    const at = fx.at('install');
+    const cache = fx.at('cache');
+    const r = await fx.run(['--component', 'gpu-driver', '--source', 'conda', '--conda-channel', fx.index.condaChannelUrl('gpu-driver-cf'), '--prefix', at, '--cache-dir', cache, '--no-probe']);
     process.stderr.write(`gpu-driver-cf setup on this machine: exit ${r.exitCode}\n${r.stderr}\n`);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain('the prefix was left as it was');
-    expect(r.stderr).toContain(`error: gpu-driver ${runtime.version} from ${index.condaChannelUrl('gpu-driver-cf')} lacks lib/libze_intel_gpu.so.1`);
+    expect(r.stderr).toContain(`error: gpu-driver ${runtime.version} from ${fx.index.condaChannelUrl('gpu-driver-cf')} lacks lib/libze_intel_gpu.so.1`);
     expect(r.stderr).toMatch(/hint: the package has no Level Zero driver .*--source apt, --source github/);
     expect(r.stderr).not.toMatch(/GLIBC_2\.4/);
     await expect(fs.access(at)).rejects.toThrow();
-    const again = await runCli(['plan', '--component', 'gpu-driver', '--source', 'conda', '--conda-channel', index.condaChannelUrl('gpu-driver-cf'), '--prefix', at, '--cache-dir', cache], scrubbedEnv(path.join(work, 'home')));
+    const again = await fx.run(['plan', '--component', 'gpu-driver', '--source', 'conda', '--conda-channel', fx.index.condaChannelUrl('gpu-driver-cf'), '--prefix', at, '--cache-dir', cache]);
     expect(again.exitCode).toBe(1);
     expect(again.stderr).toMatch(/lacks lib\/libze_intel_gpu\.so\.1 \(learned from an earlier download\)/);
   });

@@ -6,31 +6,26 @@ import { execFile } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { readElfNeeds } from '../../src/formats/elf.js';
 import { buildGpuDriverConda, GPU_DRIVER_CONDA } from '../support/gpu-driver-conda.js';
-import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
-import { buildFixturePackages, RUNTIME_FIXTURE } from '../support/packages.js';
-import { runCli, scrubbedEnv, tempDir, type CliRun } from './cli.js';
+import { RUNTIME_FIXTURE } from '../support/packages.js';
+import type { CliRun } from './cli.js';
+import { buildZeInit, withFixtureRun } from '../support/fixture-run.js';
 
 const run = promisify(execFile);
 const { runtime, igc, gmmlib, icdPlaceholder, shortPrefix } = GPU_DRIVER_CONDA;
 const RUNTIME = ['_libgcc_mutex', '_openmp_mutex', 'libgcc', 'libgomp', 'libstdcxx'];
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
-let index: FixtureIndex;
-let work: string;
+const fx = withFixtureRun('gpu-driver-conda', { more: buildGpuDriverConda });
 let prefix: string;
-let env: Record<string, string>;
 let setup: CliRun;
 
-/** A shell with nothing of this one's environment but the prefix's env file sourced: what a user who sourced it has. */
-async function withEnvFile(script: string, at = prefix, cwd = work): Promise<{ stdout: string; stderr: string }> {
-  return run('sh', ['-c', `. '${at}/env.sh' && ${script}`], { cwd, env: { HOME: env.HOME!, PATH: '/usr/bin:/bin' }, maxBuffer: 64 << 20 });
-}
+const withEnvFile = (script: string, at = prefix, cwd?: string) => fx.inEnvFile(at, script, cwd);
 
 const setupFrom = (channel: 'gpu-driver' | 'gpu-driver-short', at: string, ...more: string[]): Promise<CliRun> =>
-  runCli(['--component', 'gpu-driver', '--source', 'conda', '--conda-channel', index.condaChannelUrl(channel), '--prefix', at, '--cache-dir', path.join(work, 'cache'), '--no-probe', '--no-smoke', ...more], env);
+  fx.run(['--component', 'gpu-driver', '--source', 'conda', '--conda-channel', fx.index.condaChannelUrl(channel), '--prefix', at, '--cache-dir', fx.at('cache'), '--no-probe', '--no-smoke', ...more]);
 
 /** ocloc compiles a kernel for dg2 into a zebin with the env file of `at` sourced; returns the zebin's first bytes. */
 async function compileForDg2(at: string, dir: string): Promise<Buffer> {
@@ -60,18 +55,9 @@ async function elfFiles(at: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  const [base, gpu] = await Promise.all([buildFixturePackages(), buildGpuDriverConda()]);
-  index = await startFixtureIndex({ fixtures: { ...base, artifacts: [...base.artifacts, ...gpu] } });
-  work = await tempDir('gpu-driver-conda');
-  prefix = path.join(work, 'p');
-  env = scrubbedEnv(path.join(work, 'home'));
+  prefix = fx.at('p');
   setup = await setupFrom('gpu-driver', prefix, '--verbose');
 }, 600_000);
-
-afterAll(async () => {
-  await index?.close();
-  await fs.rm(work, { recursive: true, force: true });
-});
 
 interface JsonArchive {
   package: string;
@@ -83,7 +69,7 @@ describe('gpu-driver from a conda channel shaped like conda-forge (Debian 12 fil
   it("plans intel-compute-runtime and the closure of its own depends; the rule leaves the GCC runtime to this machine's newer-or-equal one", async () => {
     expect(setup.exitCode, setup.stderr).toBe(0);
     const receipt = JSON.parse(await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8'));
-    expect(receipt.components).toEqual([expect.objectContaining({ name: 'gpu-driver', version: runtime.version, source: `conda ${index.condaChannelUrl('gpu-driver')}` })]);
+    expect(receipt.components).toEqual([expect.objectContaining({ name: 'gpu-driver', version: runtime.version, source: `conda ${fx.index.condaChannelUrl('gpu-driver')}` })]);
     const packages: string[] = receipt.archives.map((a: { package: string }) => a.package);
     expect(packages[0]).toBe(runtime.name);
     expect([...packages].sort()).toEqual([gmmlib.name, runtime.name, igc.name].sort());
@@ -122,16 +108,14 @@ describe('gpu-driver from a conda channel shaped like conda-forge (Debian 12 fil
     // The package ships only bin/ocloc-22.43.1: the prefix's bin/ocloc is a link to it, which `command -v` finds.
     expect(await fs.readlink(path.join(prefix, 'bin', 'ocloc'))).toBe(path.basename(GPU_DRIVER_CONDA.ocloc));
     expect(setup.stderr).not.toContain('no bin/ocloc');
-    const head = await compileForDg2(prefix, path.join(work, 'kernel'));
+    const head = await compileForDg2(prefix, fx.at('kernel'));
     expect(head.subarray(0, 4).toString('latin1')).toBe('\x7fELF');
     // EM_INTEL_GEN: a zebin for the GPU, not an intermediate form.
     expect(head.readUInt16LE(18)).toBe(205);
   });
 
   it("the real Level Zero loader (Debian's 1.8.12) loads the prefix's driver, which finds no device: 0x78000001, no crash", async () => {
-    const src = path.join(work, 'zeinit.c');
-    await fs.writeFile(src, '#include <stdio.h>\n#include <level_zero/ze_api.h>\nint main(void) { printf("zeInit=0x%x\\n", (unsigned)zeInit(0)); return 0; }\n');
-    await run('gcc', [src, '-o', path.join(work, 'zeinit'), '-lze_loader']);
+    await buildZeInit(fx.work);
     const r = await withEnvFile('LD_DEBUG=files ./zeinit');
     expect(r.stdout).toBe('zeInit=0x78000001\n');
     expect(r.stderr).toContain(`opening file=${prefix}/lib/libze_intel_gpu.so.1`);
@@ -151,7 +135,7 @@ describe('gpu-driver from a conda channel shaped like conda-forge (Debian 12 fil
   });
 
   it("doctor finds the prefix's driver, as a program started after the env file does, and it loads", async () => {
-    const r = await runCli(['doctor', '--prefix', prefix, '--json'], env);
+    const r = await fx.run(['doctor', '--prefix', prefix, '--json']);
     const check = JSON.parse(r.stdout).checks.find((c: { id: string }) => c.id === 'user-driver');
     expect(check).toMatchObject({ status: 'ok', message: `${prefix}/lib/libze_intel_gpu.so.1 (the prefix's, found once its env file is loaded) loads` });
   });
@@ -173,7 +157,7 @@ describe('gpu-driver from a conda channel shaped like conda-forge (Debian 12 fil
 
 describe('a binary-mode placeholder (intel-graphics-compiler built in an unpadded prefix)', () => {
   it('is refused before the swap when the prefix is longer than the placeholder, naming the file and what to do', async () => {
-    const at = path.join(work, 'a-prefix-longer-than-sixteen-bytes');
+    const at = fx.at('a-prefix-longer-than-sixteen-bytes');
     const r = await setupFrom('gpu-driver-short', at);
     expect(r.exitCode).not.toBe(0);
     expect(r.stderr).toContain(`${shortPrefix.file} from ${igc.name}-${igc.version}-${shortPrefix.build}.conda`);

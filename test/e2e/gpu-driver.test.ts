@@ -6,19 +6,16 @@ import { execFile } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, runCli, scrubbedEnv, tempDir } from './cli.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BIN } from './cli.js';
+import { buildZeInit, withFixtureRun } from '../support/fixture-run.js';
 
 const run = promisify(execFile);
-let work: string;
+const fx = withFixtureRun('gpu-driver', { noIndex: true });
 let prefix: string;
-let env: Record<string, string>;
 let setup: { exitCode: number; stdout: string; stderr: string };
 
-/** A shell with nothing of this one's environment but the prefix's env file sourced: what a user who sourced it has. */
-async function withEnvFile(script: string, cwd = work): Promise<{ stdout: string; stderr: string }> {
-  return run('sh', ['-c', `. '${prefix}/env.sh' && ${script}`], { cwd, env: { HOME: env.HOME!, PATH: '/usr/bin:/bin' }, maxBuffer: 64 << 20 });
-}
+const withEnvFile = (script: string) => fx.inEnvFile(prefix, script);
 
 /** The packages dpkg says this machine has installed. */
 async function installedPackages(): Promise<Set<string>> {
@@ -27,15 +24,9 @@ async function installedPackages(): Promise<Set<string>> {
 }
 
 beforeAll(async () => {
-  work = await tempDir('gpu-driver');
-  prefix = path.join(work, 'p');
-  env = scrubbedEnv(path.join(work, 'home'));
-  setup = await runCli(['--component', 'gpu-driver', '--source', 'apt', '--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--no-probe', '--no-smoke', '--json'], env);
+  prefix = fx.at('p');
+  setup = await fx.run(['--component', 'gpu-driver', '--source', 'apt', '--prefix', prefix, '--cache-dir', fx.at('cache'), '--no-probe', '--no-smoke', '--json']);
 }, 600_000);
-
-afterAll(async () => {
-  await fs.rm(work, { recursive: true, force: true });
-});
 
 describe('gpu-driver from apt on Debian 12', () => {
   it('plans intel-opencl-icd and what its Depends name that this machine lacks, and nothing it has', async () => {
@@ -76,25 +67,23 @@ describe('gpu-driver from apt on Debian 12', () => {
   });
 
   it('after . env.sh alone, ocloc compiles an OpenCL kernel for dg2 into a zebin (no GPU needed)', async () => {
-    await fs.writeFile(path.join(work, 'add.cl'), 'kernel void add(global const float *a, global const float *b, global float *c) { size_t i = get_global_id(0); c[i] = a[i] + b[i]; }\n');
+    await fs.writeFile(fx.at('add.cl'), 'kernel void add(global const float *a, global const float *b, global float *c) { size_t i = get_global_id(0); c[i] = a[i] + b[i]; }\n');
     // 22.x writes the older patch-token binary unless zebin is allowed.
     const r = await withEnvFile('command -v ocloc && ocloc compile -file add.cl -device dg2 -output add -internal_options -cl-intel-allow-zebin');
     expect(r.stdout.split('\n')[0]).toBe(`${prefix}/bin/ocloc`);
     expect(r.stdout).toMatch(/Build succeeded/);
-    const bin = (await fs.readdir(work)).find((n) => n.startsWith('add_') && n.endsWith('.bin'));
+    const bin = (await fs.readdir(fx.work)).find((n) => n.startsWith('add_') && n.endsWith('.bin'));
     expect(bin).toBeDefined();
-    const head = await fs.readFile(path.join(work, bin!));
+    const head = await fs.readFile(fx.at(bin!));
     expect(head.subarray(0, 4).toString('latin1')).toBe('\x7fELF');
     // EM_INTEL_GEN: a zebin for the GPU, not an intermediate form.
     expect(head.readUInt16LE(18)).toBe(205);
-    const { stdout: sections } = await run('readelf', ['-SW', path.join(work, bin!)]);
+    const { stdout: sections } = await run('readelf', ['-SW', fx.at(bin!)]);
     expect(sections).toMatch(/\.text\.add\s/);
   });
 
   it("the real Level Zero loader loads the prefix's driver, which finds no device: 0x78000001, no crash", async () => {
-    const src = path.join(work, 'zeinit.c');
-    await fs.writeFile(src, '#include <stdio.h>\n#include <level_zero/ze_api.h>\nint main(void) { printf("zeInit=0x%x\\n", (unsigned)zeInit(0)); return 0; }\n');
-    await run('gcc', [src, '-o', path.join(work, 'zeinit'), '-lze_loader']);
+    await buildZeInit(fx.work);
     const r = await withEnvFile('LD_DEBUG=files ./zeinit');
     expect(r.stdout).toBe('zeInit=0x78000001\n');
     expect(r.stderr).toContain(`opening file=${prefix}/lib/libze_intel_gpu.so.1`);
@@ -108,7 +97,7 @@ describe('gpu-driver from apt on Debian 12', () => {
   });
 
   it("plan --json records what it read of this machine's GPU (none) and why the driver is planned; the env file names no ZE_ENABLE_ALT_DRIVERS", async () => {
-    const r = await runCli(['plan', '--component', 'gpu-driver', '--source', 'apt', '--prefix', path.join(work, 'q'), '--cache-dir', path.join(work, 'cache'), '--json'], env);
+    const r = await fx.run(['plan', '--component', 'gpu-driver', '--source', 'apt', '--prefix', fx.at('q'), '--cache-dir', fx.at('cache'), '--json']);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).gpuDriver).toEqual({
       component: 'gpu-driver',
@@ -123,11 +112,11 @@ describe('gpu-driver from apt on Debian 12', () => {
 describe('a re-run over the installed driver set', () => {
   /** The re-run under strace: the cached archives it opened and the programs it started (by name). */
   async function traced(more: string[]): Promise<{ archives: string[]; programs: string[]; stderr: string }> {
-    const log = path.join(work, `rerun-${more.join('') || 'bare'}.log`);
-    const args = ['--component', 'gpu-driver', '--source', 'apt', '--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--no-probe', '--no-smoke', ...more];
-    const r = await run('strace', ['-f', '-qq', '-e', 'trace=openat,execve', '-o', log, process.execPath, BIN, ...args], { env, maxBuffer: 64 << 20 });
+    const log = fx.at(`rerun-${more.join('') || 'bare'}.log`);
+    const args = ['--component', 'gpu-driver', '--source', 'apt', '--prefix', prefix, '--cache-dir', fx.at('cache'), '--no-probe', '--no-smoke', ...more];
+    const r = await run('strace', ['-f', '-qq', '-e', 'trace=openat,execve', '-o', log, process.execPath, BIN, ...args], { env: fx.env, maxBuffer: 64 << 20 });
     const lines = (await fs.readFile(log, 'utf8')).split('\n');
-    const archives = lines.filter((l) => /openat\(/.test(l) && l.includes(`${path.join(work, 'cache')}/sha256/`) && !/ENOENT/.test(l));
+    const archives = lines.filter((l) => /openat\(/.test(l) && l.includes(`${fx.at('cache')}/sha256/`) && !/ENOENT/.test(l));
     const programs = lines.filter((l) => /execve\(/.test(l) && !/ENOENT/.test(l)).map((l) => path.basename(/execve\("([^"]+)"/.exec(l)![1]!));
     return { archives, programs, stderr: r.stderr };
   }
@@ -154,8 +143,8 @@ describe("the proof in the environment the env file gives (Debian 12's loader an
   const noDevice = () => `the Level Zero driver libze_intel_gpu.so.1 (${both}/lib/libze_intel_gpu.so.1) loaded but found no device`;
 
   beforeAll(async () => {
-    both = path.join(work, 'both');
-    proved = await runCli(['--component', 'level-zero,gpu-driver', '--source', 'apt', '--prefix', both, '--cache-dir', path.join(work, 'cache'), '--no-smoke'], env);
+    both = fx.at('both');
+    proved = await fx.run(['--component', 'level-zero,gpu-driver', '--source', 'apt', '--prefix', both, '--cache-dir', fx.at('cache'), '--no-smoke']);
   }, 600_000);
 
   it("setup's own probe finds the prefix's driver, loaded, and no device: what a program after . env.sh gets", () => {
@@ -166,30 +155,30 @@ describe("the proof in the environment the env file gives (Debian 12's loader an
   });
 
   it('probe --prefix from a shell without env.sh runs in a child with it, says so, and gives the same answer', async () => {
-    const r = await runCli(['probe', '--prefix', both], env);
+    const r = await fx.run(['probe', '--prefix', both]);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain(`environment: ${both}/env.sh, in a new process (this shell has not loaded it)`);
     expect(r.stderr).toContain(noDevice());
-    const sourced = await run('sh', ['-c', `. '${both}/env.sh' && exec "$0" "$@"`, process.execPath, BIN, 'probe', '--prefix', both, '--verbose'], { env, maxBuffer: 64 << 20 }).catch((e: { stderr: string }) => e);
+    const sourced = await run('sh', ['-c', `. '${both}/env.sh' && exec "$0" "$@"`, process.execPath, BIN, 'probe', '--prefix', both, '--verbose'], { env: fx.env, maxBuffer: 64 << 20 }).catch((e: { stderr: string }) => e);
     expect(sourced.stderr).toContain(`debug: environment: this one, which has ${both}/env.sh loaded`);
     expect(sourced.stderr).toContain(noDevice());
   });
 
   it('smoke --ocloc-device dg2 from a shell without env.sh compiles with the prefix\'s ocloc, and a prefix of the driver alone too', async () => {
     for (const at of [both, prefix]) {
-      const r = await runCli(['smoke', '--prefix', at, '--ocloc-device', 'dg2'], env);
+      const r = await fx.run(['smoke', '--prefix', at, '--ocloc-device', 'dg2']);
       expect(r.exitCode, r.stderr).toBe(0);
       expect(r.stdout).toContain(`ocloc: ${at}/bin/ocloc (prefix) compiled it for dg2: a zebin of`);
     }
   });
 
   it('smoke --ocloc-device dg2 exits 1 when ocloc fails, and when it claims success but writes nothing', async () => {
-    const failing = path.join(work, 'ocloc-failing');
-    const silent = path.join(work, 'ocloc-silent');
+    const failing = fx.at('ocloc-failing');
+    const silent = fx.at('ocloc-silent');
     await fs.writeFile(failing, '#!/bin/sh\necho "Could not determine device target: dg2" >&2\nexit 1\n', { mode: 0o755 });
     await fs.writeFile(silent, '#!/bin/sh\nexit 0\n', { mode: 0o755 });
     for (const ocloc of [failing, silent]) {
-      const r = await runCli(['smoke', '--prefix', both, '--ocloc-device', 'dg2', '--ocloc', ocloc], env);
+      const r = await fx.run(['smoke', '--prefix', both, '--ocloc-device', 'dg2', '--ocloc', ocloc]);
       expect(r.exitCode, `${ocloc}: ${r.stderr}`).toBe(1);
       expect(r.stderr).toMatch(/error: ocloc/);
     }

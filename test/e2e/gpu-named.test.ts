@@ -3,26 +3,20 @@
 // the lockfile record the names, a bare re-run repeats them, and doctor here says the prefix was planned for others.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { joined, runCli, scrubbedEnv, tempDir, type CliRun } from './cli.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { joined, type CliRun } from './cli.js';
+import { withFixtureRun } from '../support/fixture-run.js';
 
-let work: string;
-let env: Record<string, string>;
+const fx = withFixtureRun('gpu-named', { noIndex: true });
 let prefix: string;
 let cache: string;
 let setup: CliRun;
 
 beforeAll(async () => {
-  work = await tempDir('gpu-named');
-  env = scrubbedEnv(path.join(work, 'home'));
-  prefix = path.join(work, 'p');
-  cache = path.join(work, 'cache');
-  setup = await runCli(['--gpu', 'dg2', '--source', 'apt', '--prefix', prefix, '--cache-dir', cache, '--no-probe'], env);
+  prefix = fx.at('p');
+  cache = fx.at('cache');
+  setup = await fx.run(['--gpu', 'dg2', '--source', 'apt', '--prefix', prefix, '--cache-dir', cache, '--no-probe']);
 }, 600_000);
-
-afterAll(async () => {
-  await fs.rm(work, { recursive: true, force: true });
-});
 
 describe('--gpu on a machine without an Intel GPU (Debian 12, apt)', () => {
   it('a bare setup for a DG2 adds the GPU driver that drives it, says why, and records the GPU in the receipt', async () => {
@@ -35,12 +29,12 @@ describe('--gpu on a machine without an Intel GPU (Debian 12, apt)', () => {
   });
 
   it('a bare re-run repeats the recorded GPUs; --gpu host forgets them', async () => {
-    const again = await runCli(['plan', '--prefix', prefix, '--cache-dir', cache, '--json'], env);
+    const again = await fx.run(['plan', '--prefix', prefix, '--cache-dir', cache, '--json']);
     expect(again.exitCode, again.stderr).toBe(0);
     const plan = JSON.parse(again.stdout);
     expect(plan.request.gpus).toEqual(['dg2']);
     expect(plan.gpuDriver).toMatchObject({ decision: 'asked', host: { named: true, gpus: [{ family: 'dg2' }] } });
-    const back = await runCli(['plan', '--prefix', prefix, '--cache-dir', cache, '--gpu', 'host', '--json'], env);
+    const back = await fx.run(['plan', '--prefix', prefix, '--cache-dir', cache, '--gpu', 'host', '--json']);
     expect(back.exitCode, back.stderr).toBe(0);
     const mine = JSON.parse(back.stdout);
     expect(mine.request.gpus).toBeUndefined();
@@ -48,14 +42,14 @@ describe('--gpu on a machine without an Intel GPU (Debian 12, apt)', () => {
   });
 
   it("doctor here says the prefix was planned for a GPU this machine does not have, as a warning, not a failure", async () => {
-    const r = await runCli(['doctor', '--prefix', prefix, '--check', 'gpu', '--json'], env);
+    const r = await fx.run(['doctor', '--prefix', prefix, '--check', 'gpu', '--json']);
     const gpu = JSON.parse(r.stdout).checks.find((c: { id: string }) => c.id === 'gpu');
     expect(gpu).toMatchObject({ status: 'warn', details: { plannedFor: ['dg2'], absent: ['dg2'] } });
     expect(gpu.message).toBe(`no Intel GPU found (no display device at all); the prefix ${prefix} was planned for GPUs this machine does not have (--gpu dg2): its GPU driver was chosen for them`);
   });
 
   it('a BMG, which no release reachable here drives: the plan stops naming the GPU, the release it needs and what was tried', async () => {
-    const r = await runCli(['plan', '--gpu', '0xe20b', '--source', 'apt', '--prefix', path.join(work, 'q'), '--cache-dir', cache], env);
+    const r = await fx.run(['plan', '--gpu', '0xe20b', '--source', 'apt', '--prefix', fx.at('q'), '--cache-dir', cache]);
     expect(r.exitCode).toBe(1);
     const err = joined(r.stderr);
     expect(err).toContain('error: gpu-driver: no source has a version that drives Arc B580 (BMG, 0xe20b), named with --gpu: gpu-driver>=24.31.30508.5 is needed (compute-runtime drives Arc B580 (BMG, 0xe20b) from 24.31.30508.5)');
@@ -63,13 +57,13 @@ describe('--gpu on a machine without an Intel GPU (Debian 12, apt)', () => {
   });
 
   it('the lockfile records the GPUs, and an unknown name is a usage error with the nearest family', async () => {
-    const lockfile = path.join(work, 'xpu-setup.lock.json');
-    const lock = await runCli(['lock', '--gpu', 'DG2', '--source', 'apt', '--lockfile', lockfile, '--cache-dir', cache], env);
+    const lockfile = fx.at('xpu-setup.lock.json');
+    const lock = await fx.run(['lock', '--gpu', 'DG2', '--source', 'apt', '--lockfile', lockfile, '--cache-dir', cache]);
     expect(lock.exitCode, lock.stderr).toBe(0);
     const doc = JSON.parse(await fs.readFile(lockfile, 'utf8'));
     expect(doc.request.gpus).toEqual(['dg2']);
     expect(doc.platforms['linux-x64'].components.map((c: { name: string }) => c.name)).toContain('gpu-driver');
-    const bad = await runCli(['plan', '--gpu', 'bmgg', '--prefix', path.join(work, 'r'), '--cache-dir', cache], env);
+    const bad = await fx.run(['plan', '--gpu', 'bmgg', '--prefix', fx.at('r'), '--cache-dir', cache]);
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toContain('error: --gpu: "bmgg" is not a GPU family or PCI device id this tool knows');
     expect(bad.stderr).toContain('did you mean --gpu bmg?');

@@ -3,13 +3,11 @@ import { execa } from 'execa';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
 import { serveDirectory, type StaticServer } from '../support/static-server.js';
-import { DEBIAN_12_STACK, joined, listTree, runCli, scrubbedEnv, tempDir } from './cli.js';
+import { DEBIAN_12_STACK, joined, listTree, runCli, scrubbedEnv } from './cli.js';
+import { withFixtureRun } from '../support/fixture-run.js';
 
-let index: FixtureIndex;
-let work: string;
-let env: Record<string, string>;
+const fx = withFixtureRun('intent', { require: DEBIAN_12_STACK });
 /** Only what the user gave: no index URL from the environment. */
 let bare: Record<string, string>;
 /** A port nothing listens on: every request through this proxy is refused, as with no network at all. */
@@ -17,22 +15,13 @@ const DEAD = 'http://127.0.0.1:9';
 const offline = (e: Record<string, string>) => ({ ...e, HTTP_PROXY: DEAD, HTTPS_PROXY: DEAD });
 
 beforeAll(async () => {
-  index = await startFixtureIndex();
-  work = await tempDir('intent');
-  // The fixture channels serve Debian 12's Level Zero 1.8.12; the shipped floor is 1.9, so these runs lower it.
-  env = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: DEBIAN_12_STACK });
-  bare = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_REQUIRE: DEBIAN_12_STACK });
-});
-
-afterAll(async () => {
-  await index?.close();
-  await fs.rm(work, { recursive: true, force: true });
+  bare = scrubbedEnv(fx.home, { XPU_SETUP_REQUIRE: DEBIAN_12_STACK });
 });
 
 const exists = (p: string) => fs.lstat(p).then(() => true, () => false);
 const readJson = async (p: string) => JSON.parse(await fs.readFile(p, 'utf8'));
 /** Index requests other than archive downloads: repodata and simple/JSON pages. */
-const indexPages = (from: number) => index.requests.slice(from).map((r) => r.path).filter((p) => /repodata|\/simple\/|\/pypi\//.test(p) && !/\.(whl|conda|bz2)$/.test(p));
+const indexPages = (from: number) => fx.index.requests.slice(from).map((r) => r.path).filter((p) => /repodata|\/simple\/|\/pypi\//.test(p) && !/\.(whl|conda|bz2)$/.test(p));
 /** A request as xpu-setup wrote it before requests held their indexes by kind: each kind's index a field of its own. */
 const olderRequest = ({ indexes, ...rest }: { indexes: Record<string, string[]> } & Record<string, unknown>) => ({
   components: rest.components, sources: rest.sources, condaChannels: indexes.conda ?? [], ...(indexes.pypi && { indexUrl: indexes.pypi[0] }), ...(indexes.github && { githubUrl: indexes.github[0] }),
@@ -45,21 +34,21 @@ describe('the request is remembered and enforced', () => {
   const receipt = () => readJson(path.join(prefix, 'xpu-setup.receipt.json'));
 
   beforeAll(async () => {
-    prefix = path.join(work, 'req', 'prefix');
-    cache = path.join(work, 'req', 'cache');
-    const r = await runCli(['--prefix', prefix, '--cache-dir', cache, '--conda-channel', index.condaChannelUrl('bookworm'), '--no-smoke'], env);
+    prefix = fx.at('req', 'prefix');
+    cache = fx.at('req', 'cache');
+    const r = await fx.run(['--prefix', prefix, '--cache-dir', cache, '--conda-channel', fx.index.condaChannelUrl('bookworm'), '--no-smoke']);
     expect(r.exitCode, r.stderr).toBe(0);
   });
 
   it('records the request in the receipt', async () => {
     expect((await receipt()).request).toEqual({
-      components: [], sources: [], indexes: { conda: [index.condaChannelUrl('bookworm')], pypi: [index.simpleUrl] }, requires: DEBIAN_12_STACK.split(','), refdriver: false,
+      components: [], sources: [], indexes: { conda: [fx.index.condaChannelUrl('bookworm')], pypi: [fx.index.simpleUrl] }, requires: DEBIAN_12_STACK.split(','), refdriver: false,
     });
   });
 
   it('the first re-run after the install asks no index: the install kept its plan for the key that run computes', async () => {
     // The re-run finds both components installed, which makes them required: another key than the install's.
-    const before = index.requests.length;
+    const before = fx.index.requests.length;
     const r = await runCli(['--prefix', prefix, '--cache-dir', cache, '--no-smoke', '--verbose'], bare);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/plan: reusing the plan made for the same request less than 10 minutes ago/);
@@ -67,11 +56,11 @@ describe('the request is remembered and enforced', () => {
   });
 
   it('a bare re-run repeats it: same channel and index, nothing changed, "up to date"', async () => {
-    const before = index.requests.length;
+    const before = fx.index.requests.length;
     // --refresh: the indexes are asked again (not the plan of the install above reused), which shows the channel used.
     const r = await runCli(['--prefix', prefix, '--cache-dir', cache, '--no-smoke', '--json', '--refresh'], bare);
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ changed: false, request: { indexes: { conda: [index.condaChannelUrl('bookworm')] } } });
+    expect(JSON.parse(r.stdout)).toMatchObject({ changed: false, request: { indexes: { conda: [fx.index.condaChannelUrl('bookworm')] } } });
     expect(r.stderr).toMatch(/is up to date/);
     expect(indexPages(before)).toContain('/conda/bookworm/linux-64/repodata.json.zst');
   });
@@ -81,7 +70,7 @@ describe('the request is remembered and enforced', () => {
     const now = await receipt();
     const text = JSON.stringify({ ...now, request: olderRequest(now.request) }, null, 2);
     await fs.writeFile(file, text);
-    const before = index.requests.length;
+    const before = fx.index.requests.length;
     const r = await runCli(['--prefix', prefix, '--cache-dir', cache, '--no-smoke', '--json', '--refresh'], bare);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ changed: false, request: now.request });
@@ -108,12 +97,12 @@ describe('the request is remembered and enforced', () => {
   });
 
   it('the shipped floor (level-zero>=1.9) is a preference: Debian 12\'s 1.8.12 is planned, marked below it', async () => {
-    const { XPU_SETUP_REQUIRE: _lowered, ...shipped } = env;
-    const r = await runCli(['plan', '--component', 'level-zero', '--conda-channel', index.condaChannelUrl('bookworm'), '--json'], shipped);
+    const { XPU_SETUP_REQUIRE: _lowered, ...shipped } = fx.env;
+    const r = await runCli(['plan', '--component', 'level-zero', '--conda-channel', fx.index.condaChannelUrl('bookworm'), '--json'], shipped);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).components[0]).toMatchObject({ version: '1.8.12', source: 'conda', belowFloor: { floor: ['level-zero>=1.9'] } });
     expect(r.stderr).toMatch(/no reachable source has a version that meets the recommended level-zero>=1\.9/);
-    const ok = await runCli(['plan', '--component', 'level-zero', '--conda-channel', index.condaChannelUrl('trixie'), '--json'], shipped);
+    const ok = await runCli(['plan', '--component', 'level-zero', '--conda-channel', fx.index.condaChannelUrl('trixie'), '--json'], shipped);
     expect(ok.exitCode, ok.stderr).toBe(0);
     expect(JSON.parse(ok.stdout).components[0]).toMatchObject({ version: '1.20.6', constraints: ['level-zero>=1.9'] });
     expect(JSON.parse(ok.stdout).components[0].belowFloor).toBeUndefined();
@@ -153,11 +142,11 @@ describe('the request is remembered and enforced', () => {
 describe('lockfile, --locked and --offline', () => {
   let lockfile: string;
   let lock: { platforms: Record<string, { components: { name: string; archives: { url: string; sha256: string; size: number; map: unknown[] }[] }[] }> };
-  const cache = () => path.join(work, 'lock', 'cache');
+  const cache = () => fx.at('lock', 'cache');
 
   beforeAll(async () => {
-    lockfile = path.join(work, 'lock', 'xpu-setup.lock.json');
-    const r = await runCli(['lock', '--platform', 'linux-x64,win-x64', '--lockfile', lockfile, '--conda-channel', index.condaChannelUrl('bookworm')], env);
+    lockfile = fx.at('lock', 'xpu-setup.lock.json');
+    const r = await fx.run(['lock', '--platform', 'linux-x64,win-x64', '--lockfile', lockfile, '--conda-channel', fx.index.condaChannelUrl('bookworm')]);
     expect(r.exitCode, r.stderr).toBe(0);
     lock = await readJson(lockfile);
   });
@@ -176,8 +165,8 @@ describe('lockfile, --locked and --offline', () => {
   });
 
   it('--locked installs exactly the lock and asks no index, only for the archives', async () => {
-    const prefix = path.join(work, 'lock', 'prefix');
-    const before = index.requests.length;
+    const prefix = fx.at('lock', 'prefix');
+    const before = fx.index.requests.length;
     const r = await runCli(['--locked', '--lockfile', lockfile, '--prefix', prefix, '--cache-dir', cache(), '--no-smoke'], bare);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(indexPages(before)).toEqual([]);
@@ -187,10 +176,10 @@ describe('lockfile, --locked and --offline', () => {
   });
 
   it('a lockfile an earlier xpu-setup wrote (channels and index in fields of their own) installs the same archives and records the same request', async () => {
-    const older = path.join(work, 'lock', 'older.lock.json');
+    const older = fx.at('lock', 'older.lock.json');
     const doc = await readJson(lockfile);
     await fs.writeFile(older, JSON.stringify({ ...doc, request: olderRequest(doc.request) }, null, 2));
-    const prefix = path.join(work, 'lock', 'older-prefix');
+    const prefix = fx.at('lock', 'older-prefix');
     const r = await runCli(['--locked', '--lockfile', older, '--prefix', prefix, '--cache-dir', cache(), '--no-smoke'], bare);
     expect(r.exitCode, r.stderr).toBe(0);
     const receipt = await readJson(path.join(prefix, 'xpu-setup.receipt.json'));
@@ -204,36 +193,36 @@ describe('lockfile, --locked and --offline', () => {
   });
 
   it('--offline with an empty cache names each missing archive with URL and hash', async () => {
-    const r = await runCli(['--locked', '--lockfile', lockfile, '--offline', '--prefix', path.join(work, 'lock', 'p-empty'), '--cache-dir', path.join(work, 'lock', 'empty-cache')], offline(bare));
+    const r = await runCli(['--locked', '--lockfile', lockfile, '--offline', '--prefix', fx.at('lock', 'p-empty'), '--cache-dir', fx.at('lock', 'empty-cache')], offline(bare));
     expect(r.exitCode).toBe(1);
     // Level Zero and its devel package, UR and the UMF and tcmlib its closure brings.
     expect(r.stderr).toMatch(/error: --offline: 5 of 5 archives are not in the cache/);
     for (const a of lock.platforms['linux-x64']!.components.flatMap((c) => c.archives)) expect(r.stderr).toContain(`missing ${a.url} sha256 ${a.sha256}`);
-    expect(await exists(path.join(work, 'lock', 'p-empty'))).toBe(false);
+    expect(await exists(fx.at('lock', 'p-empty'))).toBe(false);
   });
 
   it('--offline re-run of an installed prefix: no request at all, up to date', async () => {
-    const prefix = path.join(work, 'lock', 'prefix');
-    const before = index.requests.length;
+    const prefix = fx.at('lock', 'prefix');
+    const before = fx.index.requests.length;
     const r = await runCli(['--offline', '--prefix', prefix, '--cache-dir', cache(), '--no-smoke'], offline(bare));
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/is up to date/);
-    expect(index.requests.length).toBe(before);
+    expect(fx.index.requests.length).toBe(before);
   });
 
   it('--offline without a lock or a recorded plan says how to get one', async () => {
-    const r = await runCli(['--offline', '--prefix', path.join(work, 'lock', 'nothing'), '--cache-dir', cache()], offline(bare));
+    const r = await runCli(['--offline', '--prefix', fx.at('lock', 'nothing'), '--cache-dir', cache()], offline(bare));
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/--offline needs a plan that asks no index/);
     expect(r.stderr).toMatch(/hint: install from a lockfile: xpu-setup --locked --offline/);
   });
 
   it('a lockfile without the platform asked for is an error naming what it has', async () => {
-    const one = path.join(work, 'lock', 'linux-only.json');
+    const one = fx.at('lock', 'linux-only.json');
     const doc = await readJson(lockfile);
     delete doc.platforms['win-x64'];
     await fs.writeFile(one, JSON.stringify(doc));
-    const r = await runCli(['--locked', '--lockfile', one, '--platform', 'win-x64', '--prefix', path.join(work, 'lock', 'win')], bare);
+    const r = await runCli(['--locked', '--lockfile', one, '--platform', 'win-x64', '--prefix', fx.at('lock', 'win')], bare);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/has no entry for win-x64[\s\S]*hint: it has: linux-x64/);
   });
@@ -244,8 +233,8 @@ describe('bundles', () => {
   let server: StaticServer;
 
   beforeAll(async () => {
-    bundle = path.join(work, 'bundle');
-    const r = await runCli(['bundle', '--platform', 'linux-x64,win-x64', '--out', bundle, '--conda-channel', index.condaChannelUrl('bookworm'), '--cache-dir', path.join(work, 'bundle-cache')], env);
+    bundle = fx.at('bundle');
+    const r = await fx.run(['bundle', '--platform', 'linux-x64,win-x64', '--out', bundle, '--conda-channel', fx.index.condaChannelUrl('bookworm'), '--cache-dir', fx.at('bundle-cache')]);
     expect(r.exitCode, r.stderr).toBe(0);
     server = await serveDirectory(bundle);
   });
@@ -279,12 +268,12 @@ describe('bundles', () => {
   });
 
   it('installs from its URL with no other request', async () => {
-    const before = index.requests.length;
+    const before = fx.index.requests.length;
     server.requests.length = 0;
-    const prefix = path.join(work, 'from-url', 'prefix');
-    const r = await runCli(['--from', server.url, '--prefix', prefix, '--cache-dir', path.join(work, 'from-url', 'cache'), '--no-smoke'], { ...bare, XPU_SETUP_INDEX_URL: `${DEAD}/simple` });
+    const prefix = fx.at('from-url', 'prefix');
+    const r = await runCli(['--from', server.url, '--prefix', prefix, '--cache-dir', fx.at('from-url', 'cache'), '--no-smoke'], { ...bare, XPU_SETUP_INDEX_URL: `${DEAD}/simple` });
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(index.requests.length).toBe(before);
+    expect(fx.index.requests.length).toBe(before);
     // The lockfile, then the five archives of the closure: nothing else, from nowhere else.
     expect(server.requests[0]).toBe('/xpu-setup.lock.json');
     expect(server.requests.slice(1).sort()).toEqual([
@@ -295,16 +284,16 @@ describe('bundles', () => {
       expect.stringMatching(/^\/simple\/umf\/umf-[^/]+manylinux_2_28_x86_64\.whl$/),
     ]);
     expect(await exists(path.join(prefix, 'lib/libze_loader.so.1'))).toBe(true);
-    expect((await readJson(path.join(prefix, 'xpu-setup.receipt.json'))).request.indexes.conda).toEqual([index.condaChannelUrl('bookworm')]);
+    expect((await readJson(path.join(prefix, 'xpu-setup.receipt.json'))).request.indexes.conda).toEqual([fx.index.condaChannelUrl('bookworm')]);
   });
 
   it('installs from the directory with networking disabled (every proxy refused), for Linux and for Windows', async () => {
-    const linux = path.join(work, 'from-dir', 'linux');
-    const r = await runCli(['--from', bundle, '--prefix', linux, '--cache-dir', path.join(work, 'from-dir', 'cache'), '--no-smoke'], offline(bare));
+    const linux = fx.at('from-dir', 'linux');
+    const r = await runCli(['--from', bundle, '--prefix', linux, '--cache-dir', fx.at('from-dir', 'cache'), '--no-smoke'], offline(bare));
     expect(r.exitCode, r.stderr).toBe(0);
     expect(await exists(path.join(linux, 'include/level_zero/ze_api.h'))).toBe(true);
-    const win = path.join(work, 'from-dir', 'win');
-    const w = await runCli(['--from', bundle, '--platform', 'win-x64', '--prefix', win, '--cache-dir', path.join(work, 'from-dir', 'cache')], offline(bare));
+    const win = fx.at('from-dir', 'win');
+    const w = await runCli(['--from', bundle, '--platform', 'win-x64', '--prefix', win, '--cache-dir', fx.at('from-dir', 'cache')], offline(bare));
     expect(w.exitCode, w.stderr).toBe(0);
     const tree = await listTree(win);
     for (const f of ['include/level_zero/ze_api.h', 'lib/ze_loader.lib', 'bin/ur_loader.dll']) expect(tree, f).toContain(f);
@@ -316,12 +305,12 @@ describe('CI', () => {
   let files: { env: string; path: string; output: string };
 
   beforeAll(async () => {
-    prefix = path.join(work, 'ci', 'prefix');
-    const dir = path.join(work, 'ci');
+    prefix = fx.at('ci', 'prefix');
+    const dir = fx.at('ci');
     await fs.mkdir(dir, { recursive: true });
     files = { env: path.join(dir, 'github_env'), path: path.join(dir, 'github_path'), output: path.join(dir, 'github_output') };
     for (const f of Object.values(files)) await fs.writeFile(f, '');
-    const r = await runCli(['--component', 'level-zero', '--prefix', prefix, '--conda-channel', index.condaChannelUrl('bookworm'), '--cache-dir', path.join(dir, 'cache'), '--no-smoke'], bare);
+    const r = await runCli(['--component', 'level-zero', '--prefix', prefix, '--conda-channel', fx.index.condaChannelUrl('bookworm'), '--cache-dir', path.join(dir, 'cache'), '--no-smoke'], bare);
     expect(r.exitCode, r.stderr).toBe(0);
   });
 
@@ -334,7 +323,7 @@ describe('CI', () => {
     expect(tcl.exitCode, tcl.stderr).toBe(0);
     expect(tcl.stdout).toMatch(/^#%Module/);
     expect(tcl.stdout).toContain(`prepend-path CPATH "${prefix}/include"`);
-    const dir = path.join(work, 'ci', 'modulefiles');
+    const dir = fx.at('ci', 'modulefiles');
     await fs.mkdir(path.join(dir, 'xpu-setup'), { recursive: true });
     await fs.writeFile(path.join(dir, 'xpu-setup', '1.8.12.lua'), lua.stdout);
     const loaded = await execa('bash', ['-c', `. /usr/share/lmod/lmod/init/bash; module use ${dir}; module load xpu-setup; echo "$CPATH"`], { env: { PATH: bare.PATH, HOME: bare.HOME }, extendEnv: false });

@@ -2,35 +2,25 @@
 // doubles of torch XPU and Intel's runtime wheels; the plan pins UR, UMF and TCM to what that torch runs with.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { installDists, intelRuntimeDists, makeVenv, SYSTEM_PYTHON, torchXpuDist } from '../support/python-env.js';
-import { joined, runCli, scrubbedEnv, tempDir } from './cli.js';
+import { joined, runCli } from './cli.js';
+import { withFixtureRun } from '../support/fixture-run.js';
 
 const TORCH_210 = { ur: '2025.3.1', umf: '1.0.2', tcmlib: '1.4.1' };
 const TORCH_211 = { ur: '2025.3.2', umf: '1.0.3', tcmlib: '1.4.1' };
 /** torch 2.13.0+xpu pins intel-cmplr-lib-ur 2026.0.0, whose Level Zero adapters need a loader >= 1.25. */
 const TORCH_213 = { ur: '2026.0.0', umf: '1.1.0', tcmlib: '1.5.0' };
 
-let index: FixtureIndex;
-let work: string;
-let base: Record<string, string>;
+const fx = withFixtureRun('match-torch', { require: 'level-zero>=1.8' });
 let venv: { root: string; python: string };
 
 beforeAll(async () => {
-  index = await startFixtureIndex();
-  work = await tempDir('match-torch');
-  base = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
-  venv = await makeVenv(path.join(work, 'venv'), [torchXpuDist('2.10.0+xpu', TORCH_210), ...intelRuntimeDists(TORCH_210)]);
+  venv = await makeVenv(fx.at('venv'), [torchXpuDist('2.10.0+xpu', TORCH_210), ...intelRuntimeDists(TORCH_210)]);
 });
 
-afterAll(async () => {
-  await index?.close();
-  await fs.rm(work, { recursive: true, force: true });
-});
-
-const inVenv = (): Record<string, string> => ({ ...base, VIRTUAL_ENV: venv.root, PATH: `${path.join(venv.root, 'bin')}:${base.PATH}` });
-const urOnly = (prefix: string): string[] => ['--component', 'unified-runtime', '--prefix', path.join(work, prefix)];
+const inVenv = (): Record<string, string> => ({ ...fx.env, VIRTUAL_ENV: venv.root, PATH: `${path.join(venv.root, 'bin')}:${fx.env.PATH}` });
+const urOnly = (prefix: string): string[] => ['--component', 'unified-runtime', '--prefix', fx.at(prefix)];
 type Plan = { components: { name: string; version: string; archives: { package: string; version: string }[] }[]; torch?: Record<string, unknown>; notes?: string[]; request?: Record<string, unknown> };
 const urVersions = (plan: Plan): Record<string, string> =>
   Object.fromEntries(plan.components.find((c) => c.name === 'unified-runtime')!.archives.map((a) => [a.package, a.version]));
@@ -64,8 +54,8 @@ describe('--match-torch with the active virtual environment', () => {
 
   it('a pin the closure cannot meet is an error naming both sides, before any download', async () => {
     // An environment whose umf does not fit its UR: intel-cmplr-lib-ur 2025.3.1 requires umf ==1.0.*.
-    const broken = await makeVenv(path.join(work, 'broken'), [torchXpuDist('2.10.0+xpu', TORCH_210), ...intelRuntimeDists({ ...TORCH_210, umf: '1.1.0' })]);
-    const r = await runCli(['plan', `--match-torch=${broken.python}`, ...urOnly('p3')], base);
+    const broken = await makeVenv(fx.at('broken'), [torchXpuDist('2.10.0+xpu', TORCH_210), ...intelRuntimeDists({ ...TORCH_210, umf: '1.1.0' })]);
+    const r = await fx.run(['plan', `--match-torch=${broken.python}`, ...urOnly('p3')]);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain(
       `error: cannot satisfy intel-cmplr-lib-ur 2025.3.1: umf ==1.0.* and --match-torch (torch 2.10.0+xpu in ${broken.python}): umf ==1.1.0: only umf 1.1.0, umf 1.0.3, umf 1.0.2, umf 0.11.0 can be had`,
@@ -78,17 +68,17 @@ describe('--match-torch with the active virtual environment', () => {
 describe('--match-torch and the loader the matched UR needs', () => {
   let torch213: { root: string; python: string };
   beforeAll(async () => {
-    torch213 = await makeVenv(path.join(work, 'venv213'), [torchXpuDist('2.13.0+xpu', TORCH_213), ...intelRuntimeDists(TORCH_213)]);
+    torch213 = await makeVenv(fx.at('venv213'), [torchXpuDist('2.13.0+xpu', TORCH_213), ...intelRuntimeDists(TORCH_213)]);
   });
   const plan = (channel: 'bookworm' | 'newer', prefix: string, more: string[] = []) =>
-    runCli(['plan', '--json', `--match-torch=${torch213.python}`, '--prefix', path.join(work, prefix), '--conda-channel', index.condaChannelUrl(channel), ...more], base);
+    fx.run(['plan', '--json', `--match-torch=${torch213.python}`, '--prefix', fx.at(prefix), '--conda-channel', fx.index.condaChannelUrl(channel), ...more]);
 
   it('a torch whose UR is 2026 gets a loader >= 1.25 where a source has one, and the plan says why', async () => {
     // apt first: its 1.8.12 is the first choice, and the need sends the plan on to the channel's loader.
     const r = await plan('newer', 'p213a', ['--source', 'apt,pypi,conda']);
     expect(r.exitCode, r.stderr).toBe(0);
     const p = JSON.parse(r.stdout) as { components: { name: string; version: string; notes: string[] }[] };
-    expect(Object.fromEntries(p.components.map((c) => [c.name, c.version]))).toEqual({ 'level-zero': index.fixtures.l0Versions.newer, 'unified-runtime': '2026.0.0' });
+    expect(Object.fromEntries(p.components.map((c) => [c.name, c.version]))).toEqual({ 'level-zero': fx.index.fixtures.l0Versions.newer, 'unified-runtime': '2026.0.0' });
     expect(p.components.find((c) => c.name === 'level-zero')!.notes).toContainEqual(expect.stringMatching(/^level-zero [\d.]+: unified-runtime 2026\.0\.0 needs level-zero>=1\.25 \(its Level Zero adapters call zeDeviceSynchronize/));
   });
 
@@ -98,15 +88,15 @@ describe('--match-torch and the loader the matched UR needs', () => {
     expect(r.stderr).toContain(`error: unified-runtime 2026.0.0 needs level-zero >=1.25 (its Level Zero adapters call zeDeviceSynchronize and zeCommandListAppendLaunchKernelWithArguments, which the loader exports from 1.25.0 on); no reachable source has one`);
     expect(r.stderr).toContain(`hint: --match-torch (torch 2.13.0+xpu in ${torch213.python}) pins unified-runtime 2026.0.0; plan without the match: --no-match-torch`);
     expect(r.stderr).toContain('hint: nothing was downloaded');
-    expect(index.requests.filter((q) => /\.(whl|conda)$/.test(q.path) && q.path.includes('2026.0.0'))).toEqual([]);
+    expect(fx.index.requests.filter((q) => /\.(whl|conda)$/.test(q.path) && q.path.includes('2026.0.0'))).toEqual([]);
   });
 });
 
 describe('--match-torch=PYTHON with PYTHONPATH', () => {
   it('a torch with none of the runtime packages beside it is matched by its release\'s pins, and the plan says so', async () => {
-    const site = path.join(work, 'pythonpath');
+    const site = fx.at('pythonpath');
     await installDists(site, [torchXpuDist('2.11.0+xpu', TORCH_211)]);
-    const r = await runCli(['plan', '--json', `--match-torch=${SYSTEM_PYTHON}`, ...urOnly('p4')], { ...base, PYTHONPATH: site });
+    const r = await runCli(['plan', '--json', `--match-torch=${SYSTEM_PYTHON}`, ...urOnly('p4')], { ...fx.env, PYTHONPATH: site });
     expect(r.exitCode, r.stderr).toBe(0);
     const plan = JSON.parse(r.stdout) as Plan;
     expect(plan.torch).toMatchObject({ python: SYSTEM_PYTHON, torch: '2.11.0+xpu', installed: {} });
@@ -117,7 +107,7 @@ describe('--match-torch=PYTHON with PYTHONPATH', () => {
   });
 
   it('an interpreter with neither torch nor the runtime packages is an error that names it and what to do', async () => {
-    const r = await runCli(['plan', `--match-torch=${SYSTEM_PYTHON}`, ...urOnly('p5')], base);
+    const r = await fx.run(['plan', `--match-torch=${SYSTEM_PYTHON}`, ...urOnly('p5')]);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/error: --match-torch: \/usr\/bin\/python3 \(Python 3\.\d+\.\d+\) has neither torch nor any of intel-cmplr-lib-ur, intel-sycl-rt, umf, tcmlib installed/);
     expect(r.stderr).toContain('--match-torch=/path/to/venv/bin/python');
@@ -125,9 +115,9 @@ describe('--match-torch=PYTHON with PYTHONPATH', () => {
 });
 
 describe('the request remembers --match-torch', () => {
-  const prefix = () => path.join(work, 'prefix');
+  const prefix = () => fx.at('prefix');
   const run = (args: string[], env = inVenv()) =>
-    runCli([...args, '--prefix', prefix(), '--cache-dir', path.join(work, 'cache'), '--conda-channel', index.condaChannelUrl('newer'), '--no-probe'], env);
+    runCli([...args, '--prefix', prefix(), '--cache-dir', fx.at('cache'), '--conda-channel', fx.index.condaChannelUrl('newer'), '--no-probe'], env);
 
   it('setup records it; a bare re-run reads the environment again and follows its torch; --no-match-torch forgets it', async () => {
     const first = await run(['--match-torch']);
@@ -142,8 +132,8 @@ describe('the request remembers --match-torch', () => {
     ]);
 
     // The user moves the venv to torch 2.11: the remembered flag follows it.
-    const upgraded = await makeVenv(path.join(work, 'venv211'), [torchXpuDist('2.11.0+xpu', TORCH_211), ...intelRuntimeDists(TORCH_211)]);
-    const again = await run(['plan', '--json'], { ...base, VIRTUAL_ENV: upgraded.root });
+    const upgraded = await makeVenv(fx.at('venv211'), [torchXpuDist('2.11.0+xpu', TORCH_211), ...intelRuntimeDists(TORCH_211)]);
+    const again = await run(['plan', '--json'], { ...fx.env, VIRTUAL_ENV: upgraded.root });
     expect(again.exitCode, again.stderr).toBe(0);
     const plan = JSON.parse(again.stdout) as Plan;
     expect(plan.torch).toMatchObject({ python: upgraded.python, torch: '2.11.0+xpu' });
@@ -154,7 +144,7 @@ describe('the request remembers --match-torch', () => {
     const unpinned = JSON.parse(forget.stdout) as Plan;
     expect(unpinned.torch).toBeUndefined();
     expect(unpinned.request!.matchTorch).toBeUndefined();
-    expect(urVersions(unpinned)['intel-cmplr-lib-ur']).toBe(index.fixtures.urVersions.newer);
+    expect(urVersions(unpinned)['intel-cmplr-lib-ur']).toBe(fx.index.fixtures.urVersions.newer);
   });
 
   it('--match-torch and --no-match-torch together are a usage error', async () => {
@@ -164,7 +154,7 @@ describe('the request remembers --match-torch', () => {
   });
 
   it('lock takes it: the lockfile records the request and the matched versions', async () => {
-    const lockfile = path.join(work, 'xpu-setup.lock.json');
+    const lockfile = fx.at('xpu-setup.lock.json');
     const r = await runCli(['lock', '--match-torch', '--component', 'unified-runtime', '--lockfile', lockfile], inVenv());
     expect(r.exitCode, r.stderr).toBe(0);
     const lock = JSON.parse(await fs.readFile(lockfile, 'utf8')) as { request: Record<string, unknown>; platforms: Record<string, { components: { archives: { package: string; version: string }[] }[] }> };
@@ -188,11 +178,11 @@ describe('without --match-torch', () => {
 
   it('the check reads the environment\'s site-packages without starting Python; no active environment, nothing is said', async () => {
     // A python3 first on PATH that leaves a mark when started.
-    const spy = path.join(work, 'spy');
-    const mark = path.join(work, 'python-started');
+    const spy = fx.at('spy');
+    const mark = fx.at('python-started');
     await fs.mkdir(spy, { recursive: true });
     await fs.writeFile(path.join(spy, 'python3'), `#!/bin/sh\ntouch '${mark}'\nexec ${SYSTEM_PYTHON} "$@"\n`, { mode: 0o755 });
-    const spied = { ...base, PATH: `${spy}:${base.PATH}` };
+    const spied = { ...fx.env, PATH: `${spy}:${fx.env.PATH}` };
     const withEnv = await runCli(['plan', ...urOnly('p7')], { ...spied, VIRTUAL_ENV: venv.root });
     expect(withEnv.exitCode, withEnv.stderr).toBe(0);
     expect(withEnv.stderr).toContain('to match it, add --match-torch');

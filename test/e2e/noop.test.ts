@@ -3,41 +3,30 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { execa } from 'execa';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, DEBIAN_12_STACK, runCli, scrubbedEnv, tempDir } from './cli.js';
-import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BIN, DEBIAN_12_STACK, runCli } from './cli.js';
+import { withFixtureRun } from '../support/fixture-run.js';
 
-let index: FixtureIndex;
-let work: string;
-let env: Record<string, string>;
+const fx = withFixtureRun('noop', { require: DEBIAN_12_STACK });
 let args: string[];
 let prefix: string;
 
 const REPLAYED = /build, probe and smoke: nothing they depend on changed since/;
 
 beforeAll(async () => {
-  index = await startFixtureIndex();
-  work = await tempDir('noop');
-  prefix = path.join(work, 'prefix');
-  // The fixture channels serve Debian 12's Level Zero 1.8.12; the shipped floor is 1.9, so these runs lower it.
-  env = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: DEBIAN_12_STACK });
-  args = ['--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--conda-channel', index.condaChannelUrl('bookworm')];
-  const first = await runCli(args, env);
+  prefix = fx.at('prefix');
+  args = ['--prefix', prefix, '--cache-dir', fx.at('cache'), '--conda-channel', fx.index.condaChannelUrl('bookworm')];
+  const first = await fx.run(args);
   expect(first.exitCode, first.stderr).toBe(0);
   expect(first.stderr).not.toMatch(REPLAYED);
 }, 600_000);
-
-afterAll(async () => {
-  await index?.close();
-  await fs.rm(work, { recursive: true, force: true });
-});
 
 describe('setup run again on an installed prefix', () => {
   it('changes nothing, reports the recorded probe, and starts no program (strace: one execve, node itself)', async () => {
     const receipt = path.join(prefix, 'xpu-setup.receipt.json');
     const before = await fs.stat(receipt);
-    const log = path.join(work, 'execve.log');
-    const r = await execa('strace', ['-f', '-qq', '-e', 'trace=execve', '-o', log, process.execPath, BIN, ...args], { env, extendEnv: false, reject: false });
+    const log = fx.at('execve.log');
+    const r = await execa('strace', ['-f', '-qq', '-e', 'trace=execve', '-o', log, process.execPath, BIN, ...args], { env: fx.env, extendEnv: false, reject: false });
     expect(r.exitCode, String(r.stderr)).toBe(0);
     expect(r.stderr).toMatch(/is up to date \(\d+ files match the receipt\)/);
     expect(r.stderr).toMatch(REPLAYED);
@@ -48,11 +37,11 @@ describe('setup run again on an installed prefix', () => {
   });
 
   it('probes again when a driver library appears on the library path', async () => {
-    const drivers = path.join(work, 'drivers');
+    const drivers = fx.at('drivers');
     await fs.mkdir(drivers, { recursive: true });
     // Not a loadable library: the loader skips it, but its arrival is a change of the probe's inputs.
     await fs.writeFile(path.join(drivers, 'libze_intel_gpu.so.1'), 'xpu-setup test double: not a driver\n');
-    const withDriver = { ...env, LD_LIBRARY_PATH: drivers };
+    const withDriver = { ...fx.env, LD_LIBRARY_PATH: drivers };
     const r = await runCli(args, withDriver);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).not.toMatch(REPLAYED);
@@ -64,7 +53,7 @@ describe('setup run again on an installed prefix', () => {
   });
 
   it('probes again when asked with --probe', async () => {
-    const r = await runCli([...args, '--probe'], env);
+    const r = await fx.run([...args, '--probe']);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).not.toMatch(REPLAYED);
   });
@@ -73,21 +62,21 @@ describe('setup run again on an installed prefix', () => {
     const header = path.join(prefix, 'include', 'level_zero', 'ze_api.h');
     const original = await fs.readFile(header);
     await fs.appendFile(header, '/* edited */\n');
-    const changed = await runCli(args, env);
+    const changed = await fx.run(args);
     expect(changed.exitCode, changed.stderr).toBe(0);
     expect(changed.stderr).toMatch(/installed \d+ files into/);
     expect(await fs.readFile(header)).toEqual(original);
 
     // touch -r copies the timestamp to the nanosecond, which fs.utimes cannot promise.
-    const stamp = path.join(work, 'stamp');
+    const stamp = fx.at('stamp');
     await execa('touch', ['-r', header, stamp]);
     const edited = Buffer.from(original);
     edited[0] = edited[0] === 0x2f ? 0x23 : 0x2f;
     await fs.writeFile(header, edited);
     await execa('touch', ['-r', stamp, header]);
-    const trusted = await runCli(args, env);
+    const trusted = await fx.run(args);
     expect(trusted.stderr).toMatch(/is up to date/);
-    const verified = await runCli([...args, '--verify'], env);
+    const verified = await fx.run([...args, '--verify']);
     expect(verified.exitCode, verified.stderr).toBe(0);
     expect(verified.stderr).toMatch(/installed \d+ files into/);
     expect(await fs.readFile(header)).toEqual(original);

@@ -6,13 +6,12 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VERSION } from '../../src/base/version.js';
-import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
 import { freshNpmEnv, npmPack, startNpmRegistry, type NpmRegistry } from '../support/npm-registry.js';
-import { REPO, scrubbedEnv, tempDir } from './cli.js';
+import { REPO, scrubbedEnv } from './cli.js';
+import { withFixtureRun } from '../support/fixture-run.js';
 
-let work: string;
+const fx = withFixtureRun('npx-registry');
 let registry: NpmRegistry;
-let index: FixtureIndex;
 let env: Record<string, string>;
 let cwd: string;
 
@@ -22,19 +21,18 @@ const KOFFI_VERSION = (JSON.parse(readFileSync(path.join(REPO, 'node_modules', '
 
 beforeAll(async () => {
   if (!existsSync(path.join(REPO, 'dist', 'xpu-setup.cjs'))) throw new Error('dist/xpu-setup.cjs is missing: run `npm run build` first');
-  work = await tempDir('npx-registry');
-  const packs = path.join(work, 'packs');
+  const packs = fx.at('packs');
   await fs.mkdir(packs);
-  const npmHome = { npm_config_cache: path.join(work, 'pack-cache') };
+  const npmHome = { npm_config_cache: fx.at('pack-cache') };
   const tarballs = await Promise.all([REPO, ...KOFFI.map((k) => path.join(REPO, 'node_modules', k))].map((dir) => npmPack(dir, packs, npmHome)));
-  [registry, index] = await Promise.all([startNpmRegistry(tarballs), startFixtureIndex()]);
-  env = scrubbedEnv(path.join(work, 'home'), { ...freshNpmEnv(path.join(work, 'home'), registry.url), XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
-  cwd = path.join(work, 'empty');
-  await Promise.all([fs.mkdir(cwd), fs.mkdir(path.join(work, 'home'))]);
+  registry = await startNpmRegistry(tarballs);
+  env = scrubbedEnv(fx.home, { ...freshNpmEnv(fx.home, registry.url), XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
+  cwd = fx.at('empty');
+  await fs.mkdir(cwd);
 }, 300_000);
+
 afterAll(async () => {
-  await Promise.all([registry?.close(), index?.close()]);
-  await fs.rm(work, { recursive: true, force: true });
+  await registry?.close();
 });
 
 const npx = (args: string[]) => execa('npx', ['--registry', registry.url, 'xpu-setup', ...args], { env, extendEnv: false, cwd, reject: false, timeout: 300_000 });
@@ -54,8 +52,8 @@ describe('npx xpu-setup from a registry, in a fresh HOME', () => {
   }, 300_000);
 
   it('a real install from a fixture index, then doctor --json on it; hints name `npx xpu-setup`', async () => {
-    const prefix = path.join(work, 'prefix');
-    const setup = await npx(['--component', 'level-zero', '--conda-channel', index.condaChannelUrl('bookworm'), '--prefix', prefix, '--no-smoke']);
+    const prefix = fx.at('prefix');
+    const setup = await npx(['--component', 'level-zero', '--conda-channel', fx.index.condaChannelUrl('bookworm'), '--prefix', prefix, '--no-smoke']);
     expect(setup.exitCode, setup.stderr).toBe(0);
     expect(existsSync(path.join(prefix, 'include', 'level_zero', 'ze_api.h'))).toBe(true);
     expect(setup.stderr).toContain('eval "$(npx xpu-setup env --prefix');

@@ -4,15 +4,14 @@ import { execa } from 'execa';
 import { existsSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { shq } from '../../src/base/shell-words.js';
 import { VERSION } from '../../src/base/version.js';
-import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
-import { REPO, scrubbedEnv, tempDir } from './cli.js';
+import { REPO, scrubbedEnv } from './cli.js';
+import { withFixtureRun } from '../support/fixture-run.js';
 
-let work: string;
+const fx = withFixtureRun('package');
 let tgz: string;
-let index: FixtureIndex;
 /** npm's own settings (registry, CA) as on this machine, with a cache of its own so every download is real. */
 let npmEnv: Record<string, string | undefined>;
 
@@ -24,16 +23,11 @@ const insideAProject = (dir: string): boolean => {
 
 beforeAll(async () => {
   if (!existsSync(path.join(REPO, 'dist', 'xpu-setup.cjs'))) throw new Error('dist/xpu-setup.cjs is missing: run `npm run build` first');
-  [work, index] = await Promise.all([tempDir('package'), startFixtureIndex()]);
-  npmEnv = { ...process.env, npm_config_cache: path.join(work, 'npm-cache'), npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
+  npmEnv = { ...process.env, npm_config_cache: fx.at('npm-cache'), npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
   // The build is already there (npm test builds first); --ignore-scripts keeps `prepare` from rebuilding it under other tests.
-  const packed = await execa('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: REPO, env: npmEnv });
-  tgz = path.join(work, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
+  const packed = await execa('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', fx.work], { cwd: REPO, env: npmEnv });
+  tgz = fx.at((JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
 }, 300_000);
-afterAll(async () => {
-  await index?.close();
-  await fs.rm(work, { recursive: true, force: true });
-});
 
 describe('the packed tarball', () => {
   it('holds the prebuilt CLI and its data, no sources, tests or action bundle, and depends on koffi alone', async () => {
@@ -72,18 +66,18 @@ describe('the packed tarball', () => {
   });
 
   it('npm install -g --prefix in an empty directory gives a working xpu-setup: --version, and a real install from an index', async () => {
-    const empty = path.join(work, 'empty');
-    const global = path.join(work, 'global');
+    const empty = fx.at('empty');
+    const global = fx.at('global');
     await fs.mkdir(empty);
     const installed = await execa('npm', ['install', '-g', '--prefix', global, tgz], { cwd: empty, env: npmEnv, reject: false });
     expect(installed.exitCode, installed.stderr).toBe(0);
     expect(await fs.readdir(empty)).toEqual([]);
     const bin = path.join(global, 'bin', 'xpu-setup');
-    const env = scrubbedEnv(path.join(work, 'home'), { PATH: `${path.join(global, 'bin')}:${process.env.PATH ?? '/usr/bin:/bin'}`, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
+    const env = scrubbedEnv(fx.home, { PATH: `${path.join(global, 'bin')}:${process.env.PATH ?? '/usr/bin:/bin'}`, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
     const version = await execa(bin, ['--version'], { env, extendEnv: false, cwd: empty });
     expect(version.stdout.trim()).toContain(VERSION);
-    const prefix = path.join(work, 'prefix');
-    const setup = await execa('xpu-setup', ['--component', 'level-zero', '--conda-channel', index.condaChannelUrl('bookworm'), '--prefix', prefix, '--no-smoke'], { env, extendEnv: false, cwd: empty, reject: false });
+    const prefix = fx.at('prefix');
+    const setup = await execa('xpu-setup', ['--component', 'level-zero', '--conda-channel', fx.index.condaChannelUrl('bookworm'), '--prefix', prefix, '--no-smoke'], { env, extendEnv: false, cwd: empty, reject: false });
     expect(setup.exitCode, setup.stderr).toBe(0);
     expect(existsSync(path.join(prefix, 'include', 'level_zero', 'ze_api.h'))).toBe(true);
     // It is on PATH under its name, so the closing line says just that.
@@ -91,17 +85,17 @@ describe('the packed tarball', () => {
   }, 300_000);
 
   it('npx runs the tarball in an empty directory, and its hints name the tarball again', async () => {
-    const empty = path.join(work, 'npx-here');
+    const empty = fx.at('npx-here');
     await fs.mkdir(empty);
     await fs.copyFile(tgz, path.join(empty, path.basename(tgz)));
     // `./x.tgz` where npm reads it from this directory; npm would look in the project above otherwise (as on this
     // machine, where the temp dir's parent holds a package.json).
     const spec = insideAProject(empty) ? `file:${path.join(empty, path.basename(tgz))}` : `./${path.basename(tgz)}`;
-    const npx = (args: string[]) => execa('npx', ['--yes', spec, ...args], { cwd: empty, env: { ...npmEnv, HOME: path.join(work, 'home') }, reject: false });
+    const npx = (args: string[]) => execa('npx', ['--yes', spec, ...args], { cwd: empty, env: { ...npmEnv, HOME: fx.home }, reject: false });
     const version = await npx(['--version']);
     expect(version.exitCode, version.stderr).toBe(0);
     expect(version.stdout.trim()).toContain(VERSION);
-    const missing = await npx(['env', '--prefix', path.join(work, 'nothing')]);
+    const missing = await npx(['env', '--prefix', fx.at('nothing')]);
     expect(missing.exitCode).toBe(1);
     expect(missing.stderr).toContain(`hint: install first: npx ${shq(`file:${path.join(empty, path.basename(tgz))}`)} --prefix`);
   }, 300_000);

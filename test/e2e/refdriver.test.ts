@@ -3,28 +3,17 @@
 import { execa } from 'execa';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
-import { DEBIAN_12_STACK, REPO, runCli, scrubbedEnv, tempDir, type CliRun } from './cli.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DEBIAN_12_STACK, REPO, runCli, type CliRun } from './cli.js';
+import { withFixtureRun } from '../support/fixture-run.js';
 
-let index: FixtureIndex;
-let work: string;
-let env: Record<string, string>;
+const fx = withFixtureRun('refdriver', { require: DEBIAN_12_STACK });
 let prefix: string;
 let setup: CliRun;
 
 beforeAll(async () => {
-  index = await startFixtureIndex();
-  work = await tempDir('refdriver');
-  // The fixture channels serve Debian 12's Level Zero 1.8.12; the shipped floor is 1.9, so these runs lower it.
-  env = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: DEBIAN_12_STACK });
-  prefix = path.join(work, 'prefix');
-  setup = await runCli(['--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--conda-channel', index.condaChannelUrl('bookworm'), '--refdriver', '--json'], env);
-});
-
-afterAll(async () => {
-  await index?.close();
-  await fs.rm(work, { recursive: true, force: true });
+  prefix = fx.at('prefix');
+  setup = await fx.run(['--prefix', prefix, '--cache-dir', fx.at('cache'), '--conda-channel', fx.index.condaChannelUrl('bookworm'), '--refdriver', '--json']);
 });
 
 describe('xpu-setup --refdriver from a fresh prefix', () => {
@@ -55,20 +44,20 @@ describe('xpu-setup --refdriver from a fresh prefix', () => {
   });
 
   it('a program built against the prefix and run with env.sh gets a device from the reference driver', async () => {
-    const src = path.join(work, 'count.c');
+    const src = fx.at('count.c');
     await fs.writeFile(src, `#include <stdio.h>
 #include <ze_api.h>
 int main(void){ if (zeInit(0)) return 2; uint32_t n = 0; zeDriverGet(&n, NULL); ze_driver_handle_t d; n = 1; zeDriverGet(&n, &d);
 uint32_t m = 0; zeDeviceGet(d, &m, NULL); printf("%u\\n", m); return 0; }
 `);
-    const exe = path.join(work, 'count');
+    const exe = fx.at('count');
     const r = await execa('sh', ['-c', `. '${prefix}/env.sh' && cc '${src}' $(pkg-config --cflags --libs level-zero) -o '${exe}' && '${exe}'`], { env: { PATH: process.env.PATH! }, extendEnv: false, reject: false });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout.trim()).toBe('1');
   });
 
   it('a second run is a no-op for the prefix and reuses the built driver and addon', async () => {
-    const again = await runCli(['--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--conda-channel', index.condaChannelUrl('bookworm'), '--refdriver'], env);
+    const again = await fx.run(['--prefix', prefix, '--cache-dir', fx.at('cache'), '--conda-channel', fx.index.condaChannelUrl('bookworm'), '--refdriver']);
     expect(again.exitCode, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/is up to date/);
     expect(again.stderr).toMatch(/CPU reference driver up to date/);
@@ -80,7 +69,7 @@ uint32_t m = 0; zeDeviceGet(d, &m, NULL); printf("%u\\n", m); return 0; }
 
 describe('Triton variables from the probe', () => {
   it('setup writes TRITON_INTEL_DEVICE_ARCH and _EXTENSIONS of the probed device into the env files and the receipt', async () => {
-    const r = await runCli(['--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--conda-channel', index.condaChannelUrl('bookworm'), '--refdriver', '--no-smoke'], { ...env, XPU_SETUP_REFDRIVER_PROFILE: 'pvc' });
+    const r = await runCli(['--prefix', prefix, '--cache-dir', fx.at('cache'), '--conda-channel', fx.index.condaChannelUrl('bookworm'), '--refdriver', '--no-smoke'], { ...fx.env, XPU_SETUP_REFDRIVER_PROFILE: 'pvc' });
     expect(r.exitCode, r.stderr).toBe(0);
     const sh = await fs.readFile(path.join(prefix, 'env.sh'), 'utf8');
     expect(sh).toContain("export TRITON_INTEL_DEVICE_ARCH='pvc'\n");
@@ -88,7 +77,7 @@ describe('Triton variables from the probe', () => {
     const receipt = JSON.parse(await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8'));
     expect(receipt.probe).toMatchObject({ arch: 'pvc', device: 'Intel(R) Data Center GPU Max 1550 (xpu-setup CPU reference driver)' });
     // The default profile has no architecture: the variables go away rather than keep a stale answer.
-    const back = await runCli(['--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--conda-channel', index.condaChannelUrl('bookworm'), '--refdriver', '--no-smoke'], env);
+    const back = await fx.run(['--prefix', prefix, '--cache-dir', fx.at('cache'), '--conda-channel', fx.index.condaChannelUrl('bookworm'), '--refdriver', '--no-smoke']);
     expect(back.exitCode, back.stderr).toBe(0);
     expect(await fs.readFile(path.join(prefix, 'env.sh'), 'utf8')).not.toContain('TRITON_INTEL_DEVICE_ARCH');
   });
@@ -106,7 +95,7 @@ describe('probe through each reference profile', () => {
     ['ptl_h', 'ptl_h', true, true, true],
   ];
   it.each(profiles)('%s: architecture %s, DPAS %s, 2D block IO %s, FP64 %s, each from the L0 structs', async (profile, arch, dpas, block2d, fp64) => {
-    const r = await runCli(['probe', '--prefix', prefix, '--json'], { ...env, XPU_SETUP_REFDRIVER_PROFILE: profile });
+    const r = await runCli(['probe', '--prefix', prefix, '--json'], { ...fx.env, XPU_SETUP_REFDRIVER_PROFILE: profile });
     expect(r.exitCode, r.stderr).toBe(0);
     const dev = JSON.parse(r.stdout).devices[0];
     expect(dev.arch).toMatchObject({ name: arch, known: true, source: 'l0' });
@@ -120,7 +109,7 @@ describe('probe through each reference profile', () => {
   });
 
   it('--format triton-env prints export lines a child of the shell sees (docs/commands.md, "Commands": probe)', async () => {
-    const r = await runCli(['probe', '--prefix', prefix, '--format', 'triton-env'], { ...env, XPU_SETUP_REFDRIVER_PROFILE: 'bmg' });
+    const r = await runCli(['probe', '--prefix', prefix, '--format', 'triton-env'], { ...fx.env, XPU_SETUP_REFDRIVER_PROFILE: 'bmg' });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^export TRITON_INTEL_DEVICE_ARCH='bmg'\nexport TRITON_INTEL_DEVICE_EXTENSIONS='[^']*cl_intel_subgroup_matrix_multiply_accumulate[^']*cl_intel_subgroup_2d_block_io/);
     const child = await execa('sh', ['-c', `eval "$1"; sh -c 'echo "$TRITON_INTEL_DEVICE_ARCH"'`, 'sh', r.stdout], { reject: false });
@@ -130,13 +119,13 @@ describe('probe through each reference profile', () => {
   });
 
   it('--format triton-env follows $SHELL: fish gets set -gx lines, and a stale variable is cleared', async () => {
-    const r = await runCli(['probe', '--prefix', prefix, '--format', 'triton-env'], { ...env, SHELL: '/usr/bin/fish', XPU_SETUP_REFDRIVER_PROFILE: 'bmg' });
+    const r = await runCli(['probe', '--prefix', prefix, '--format', 'triton-env'], { ...fx.env, SHELL: '/usr/bin/fish', XPU_SETUP_REFDRIVER_PROFILE: 'bmg' });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^set -gx TRITON_INTEL_DEVICE_ARCH 'bmg'$/m);
     const child = await execa('fish', ['-c', `${r.stdout}\nsh -c 'echo "$TRITON_INTEL_DEVICE_ARCH"'`], { reject: false, env: { TRITON_INTEL_DEVICE_ARCH: 'pvc' } });
     expect(child.stdout).toBe('bmg');
     // The default (CPU) profile has no Triton architecture: an earlier value must not survive the eval.
-    const cpu = await runCli(['probe', '--prefix', prefix, '--format', 'triton-env'], { ...env, XPU_SETUP_REFDRIVER_PROFILE: 'default' });
+    const cpu = await runCli(['probe', '--prefix', prefix, '--format', 'triton-env'], { ...fx.env, XPU_SETUP_REFDRIVER_PROFILE: 'default' });
     expect(cpu.exitCode, cpu.stderr).toBe(0);
     expect(cpu.stdout).toMatch(/^unset TRITON_INTEL_DEVICE_ARCH$/m);
     const cleared = await execa('sh', ['-c', `eval "$1"; echo "[$TRITON_INTEL_DEVICE_ARCH]"`, 'sh', cpu.stdout], { reject: false, env: { TRITON_INTEL_DEVICE_ARCH: 'pvc' } });
@@ -144,7 +133,7 @@ describe('probe through each reference profile', () => {
   });
 
   it('--format triton-env --shell github with no GITHUB_ENV says so, and says when there is nothing to write', async () => {
-    const { GITHUB_ENV: _unset, ...noGithub } = env;
+    const { GITHUB_ENV: _unset, ...noGithub } = fx.env;
     const bmg = await runCli(['probe', '--prefix', prefix, '--format', 'triton-env', '--shell', 'github'], { ...noGithub, XPU_SETUP_REFDRIVER_PROFILE: 'bmg' });
     expect(bmg.exitCode, bmg.stderr).toBe(0);
     expect(bmg.stderr).toContain('GITHUB_ENV is not set (this is not a GitHub Actions step): printing what would be appended to it');
@@ -154,7 +143,7 @@ describe('probe through each reference profile', () => {
   });
 
   it('--format triton-env --shell sh / dotenv: forms a child process sees', async () => {
-    const bmg = { ...env, XPU_SETUP_REFDRIVER_PROFILE: 'bmg' };
+    const bmg = { ...fx.env, XPU_SETUP_REFDRIVER_PROFILE: 'bmg' };
     const sh = await runCli(['probe', '--prefix', prefix, '--format', 'triton-env', '--shell', 'sh'], bmg);
     expect(sh.exitCode, sh.stderr).toBe(0);
     const child = await execa('sh', ['-c', `${sh.stdout}\nsh -c 'echo "$TRITON_INTEL_DEVICE_ARCH|$TRITON_INTEL_DEVICE_EXTENSIONS"'`], { reject: false });
@@ -169,7 +158,7 @@ describe('probe and smoke of the system\'s own Level Zero install', () => {
   // since --system does not read any prefix.
   const systemEnv = async (extra: Record<string, string> = {}) => {
     const receipt = JSON.parse(await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8'));
-    return { ...env, ZE_ENABLE_ALT_DRIVERS: receipt.extraEnv.ZE_ENABLE_ALT_DRIVERS as string, XPU_SETUP_REFDRIVER_PROFILE: 'pvc', ...extra };
+    return { ...fx.env, ZE_ENABLE_ALT_DRIVERS: receipt.extraEnv.ZE_ENABLE_ALT_DRIVERS as string, XPU_SETUP_REFDRIVER_PROFILE: 'pvc', ...extra };
   };
 
   it('--system lists the devices of the loader the dynamic linker finds, and says where it came from', async () => {
@@ -242,13 +231,13 @@ describe('probe and smoke of the system\'s own Level Zero install', () => {
 describe('smoke through the reference driver', () => {
   it('a kernel that computes a wrong value fails with the first mismatching index and values', async () => {
     const spv = path.join(REPO, 'native/kernels/vector_add_wrong.spv');
-    const r = await runCli(['smoke', '--prefix', prefix], { ...env, XPU_SETUP_SMOKE_SPV: spv });
+    const r = await runCli(['smoke', '--prefix', prefix], { ...fx.env, XPU_SETUP_SMOKE_SPV: spv });
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/first mismatch at index 37: got [\d.]+, expected [\d.]+ \(1 of 1024 wrong\)/);
   });
 
   it('a malformed SPIR-V module gives an error with the build log, not a crash', async () => {
-    const r = await runCli(['smoke', '--prefix', prefix, '--json'], { ...env, XPU_SETUP_SMOKE_SPV: path.join(REPO, 'native/kernels/malformed.spv') });
+    const r = await runCli(['smoke', '--prefix', prefix, '--json'], { ...fx.env, XPU_SETUP_SMOKE_SPV: path.join(REPO, 'native/kernels/malformed.spv') });
     expect(r.exitCode).toBe(1);
     const doc = JSON.parse(r.stdout);
     expect(doc.error.code).toBe('SMOKE');
@@ -258,7 +247,7 @@ describe('smoke through the reference driver', () => {
 
 describe('doctor with the reference driver active', () => {
   it('says the stack works on that driver and names it', async () => {
-    const r = await runCli(['doctor', '--prefix', prefix, '--smoke', '--json', '--check', 'probe,smoke'], env);
+    const r = await fx.run(['doctor', '--prefix', prefix, '--smoke', '--json', '--check', 'probe,smoke']);
     const doc = JSON.parse(r.stdout);
     const probe = doc.checks.find((c: { id: string }) => c.id === 'probe');
     expect(probe.status).toBe('ok');
@@ -268,7 +257,7 @@ describe('doctor with the reference driver active', () => {
   });
 
   it('the README\'s no-GPU path: every check with --smoke exits 0, no Intel GPU is a warning naming the driver, --strict exits 1', async () => {
-    const r = await runCli(['doctor', '--prefix', prefix, '--smoke', '--json'], env);
+    const r = await fx.run(['doctor', '--prefix', prefix, '--smoke', '--json']);
     const doc = JSON.parse(r.stdout);
     const failed = doc.checks.filter((c: { status: string }) => c.status === 'fail' || c.status === 'error');
     expect(failed, r.stdout).toEqual([]);
@@ -277,33 +266,33 @@ describe('doctor with the reference driver active', () => {
     expect(gpu.status).toBe('warn');
     expect(gpu.message).toMatch(/selects the CPU reference driver .*libze_xpu_setup_refdriver-[0-9a-f]+\.so, so the stack is judged on it/);
     expect(doc.checks.find((c: { id: string }) => c.id === 'user-driver').status).toBe('skip');
-    const strict = await runCli(['doctor', '--prefix', prefix, '--strict', '--quiet'], env);
+    const strict = await fx.run(['doctor', '--prefix', prefix, '--strict', '--quiet']);
     expect(strict.exitCode).toBe(1);
   });
 
   it('warns when the Triton variables in the env files do not match the live device, and agrees when they do', async () => {
     // By now the env files hold no Triton variables (the last setup ran on the default profile, which has none).
-    const pvc = await runCli(['doctor', '--prefix', prefix, '--json', '--check', 'triton-env'], { ...env, XPU_SETUP_REFDRIVER_PROFILE: 'pvc' });
+    const pvc = await runCli(['doctor', '--prefix', prefix, '--json', '--check', 'triton-env'], { ...fx.env, XPU_SETUP_REFDRIVER_PROFILE: 'pvc' });
     const stale = JSON.parse(pvc.stdout).checks[0];
     expect(stale.status).toBe('warn');
     expect(stale.message).toMatch(/^TRITON_INTEL_DEVICE_ARCH is set neither in this shell nor in the env files, the device calls for pvc; TRITON_INTEL_DEVICE_EXTENSIONS \(set neither in this shell nor in the env files\): missing .*cl_intel_subgroup_2d_block_io/);
     expect(stale.fix).toMatch(/run `xpu-setup --prefix .*` again on this machine/);
-    const same = await runCli(['doctor', '--prefix', prefix, '--json', '--check', 'triton-env'], env);
+    const same = await fx.run(['doctor', '--prefix', prefix, '--json', '--check', 'triton-env']);
     expect(JSON.parse(same.stdout).checks[0]).toMatchObject({ status: 'ok', message: expect.stringMatching(/^no Triton variables, and the device calls for none; /) });
     // A variable exported in the shell is what Triton reads, whatever the env files say.
-    const exported = await runCli(['doctor', '--prefix', prefix, '--json', '--check', 'triton-env'], { ...env, TRITON_INTEL_DEVICE_ARCH: 'bmg' });
+    const exported = await runCli(['doctor', '--prefix', prefix, '--json', '--check', 'triton-env'], { ...fx.env, TRITON_INTEL_DEVICE_ARCH: 'bmg' });
     expect(JSON.parse(exported.stdout).checks[0]).toMatchObject({ status: 'warn', message: expect.stringMatching(/^TRITON_INTEL_DEVICE_ARCH is bmg exported in this shell, the device calls for none/) });
   });
 });
 
 describe('build outputs in the receipt', () => {
   it('a bare re-run of a --refdriver prefix keeps the driver and starts no program, not even the compiler (strace)', async () => {
-    const args = ['--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--conda-channel', index.condaChannelUrl('bookworm')];
+    const args = ['--prefix', prefix, '--cache-dir', fx.at('cache'), '--conda-channel', fx.index.condaChannelUrl('bookworm')];
     // The first re-run records the answer for this environment; the second has nothing to do.
-    const first = await runCli(args, env);
+    const first = await fx.run(args);
     expect(first.exitCode, first.stderr).toBe(0);
-    const log = path.join(work, 'refdriver-execve.log');
-    const r = await execa('strace', ['-f', '-qq', '-e', 'trace=execve', '-o', log, process.execPath, path.join(REPO, 'bin', 'xpu-setup.js'), ...args], { env, extendEnv: false, reject: false });
+    const log = fx.at('refdriver-execve.log');
+    const r = await execa('strace', ['-f', '-qq', '-e', 'trace=execve', '-o', log, process.execPath, path.join(REPO, 'bin', 'xpu-setup.js'), ...args], { env: fx.env, extendEnv: false, reject: false });
     expect(r.exitCode, String(r.stderr)).toBe(0);
     expect(r.stderr).toMatch(/is up to date/);
     expect(r.stderr).toMatch(/the active Level Zero device is the CPU reference driver .*libze_xpu_setup_refdriver-[0-9a-f]+\.so/);
@@ -319,7 +308,7 @@ describe('build outputs in the receipt', () => {
     expect(before.builds.addon.some((p: string) => /^lib\/xpu-setup\/xpu_addon-[0-9a-f]+\.so$/.test(p))).toBe(true);
     expect(before.files.map((f: { path: string }) => f.path)).toContain(driver);
     // The receipt remembers --refdriver: a bare re-run would build it again, so turning it off is said.
-    const r = await runCli(['--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--conda-channel', index.condaChannelUrl('bookworm'), '--no-smoke', '--no-refdriver'], env);
+    const r = await fx.run(['--prefix', prefix, '--cache-dir', fx.at('cache'), '--conda-channel', fx.index.condaChannelUrl('bookworm'), '--no-smoke', '--no-refdriver']);
     expect(r.exitCode, r.stderr).toBe(0);
     const after = await receiptOf();
     expect(after.builds.refdriver).toBeUndefined();

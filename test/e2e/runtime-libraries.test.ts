@@ -1,33 +1,22 @@
 // The runtime-library rule end to end: conda-forge's GCC 14 Level Zero brings libstdcxx only where this machine's libstdc++ lacks what its loader needs.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { InstallPlan } from '../../src/records/plan.js';
 import { settleRuntime } from '../../src/plan/runtime-libraries.js';
 import { realDeps } from '../../src/cli/real-deps.js';
 import { DownloadCache } from '../../src/cache/store.js';
-import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
 import { compileElf, libstdcxxNodes, RUNTIME_FIXTURE, versionedDouble } from '../support/packages.js';
-import { runCli, scrubbedEnv, tempDir } from './cli.js';
+import { withFixtureRun } from '../support/fixture-run.js';
 
-let index: FixtureIndex;
-let work: string;
-let env: Record<string, string>;
+const fx = withFixtureRun('runtime-libraries');
 let channel: string;
-const cache = () => path.join(work, 'cache');
+const cache = () => fx.at('cache');
 const { l0, gcc } = RUNTIME_FIXTURE;
 const RUNTIME = ['_libgcc_mutex', '_openmp_mutex', 'libgcc', 'libgomp', 'libstdcxx'];
 
 beforeAll(async () => {
-  index = await startFixtureIndex();
-  work = await tempDir('runtime-libraries');
-  env = scrubbedEnv(path.join(work, 'home'));
-  channel = index.condaChannelUrl('gcc14');
-});
-
-afterAll(async () => {
-  await index?.close();
-  await fs.rm(work, { recursive: true, force: true });
+  channel = fx.index.condaChannelUrl('gcc14');
 });
 
 interface JsonArchive {
@@ -40,18 +29,18 @@ const readJson = async (p: string) => JSON.parse(await fs.readFile(p, 'utf8'));
 const exists = (p: string) => fs.lstat(p).then(() => true, () => false);
 // Setup here stops after the install (--no-probe): the fixture libstdc++ is a test double that no program may load.
 const setup = (prefix: string, ...more: string[]) =>
-  runCli(['--prefix', prefix, '--cache-dir', cache(), '--component', 'level-zero', '--conda-channel', channel, '--no-probe', ...more], env);
+  fx.run(['--prefix', prefix, '--cache-dir', cache(), '--component', 'level-zero', '--conda-channel', channel, '--no-probe', ...more]);
 
 describe('level-zero 1.29.0, built with GCC 14, on Debian 12 (libstdc++ up to GLIBCXX_3.4.30)', () => {
-  const prefix = () => path.join(work, 'gcc14', 'prefix');
+  const prefix = () => fx.at('gcc14', 'prefix');
 
   it('plan lists the runtime packages of the closure as decided from the binaries once they are fetched', async () => {
-    const r = await runCli(['plan', '--json', '--prefix', prefix(), '--cache-dir', cache(), '--component', 'level-zero', '--conda-channel', channel], env);
+    const r = await fx.run(['plan', '--json', '--prefix', prefix(), '--cache-dir', cache(), '--component', 'level-zero', '--conda-channel', channel]);
     expect(r.exitCode, r.stderr).toBe(0);
     const c = levelZero(JSON.parse(r.stdout));
     expect(c.archives.filter((a) => a.runtime).map((a) => a.package).sort()).toEqual(RUNTIME);
     expect(c.archives.filter((a) => a.runtime).every((a) => a.runtime!.install === undefined)).toBe(true);
-    const text = await runCli(['plan', '--prefix', prefix(), '--cache-dir', cache(), '--component', 'level-zero', '--conda-channel', channel], env);
+    const text = await fx.run(['plan', '--prefix', prefix(), '--cache-dir', cache(), '--component', 'level-zero', '--conda-channel', channel]);
     expect(text.stdout).toMatch(
       new RegExp(`└ libstdcxx ${gcc.version}: libstdcxx-${gcc.version}-${gcc.libstdcxxBuild}\\.conda .*\\[runtime library: installed only if this machine lacks what the binaries need \\(decided once the other archives are fetched\\)\\]  \\(required by level-zero ${l0}: libstdcxx >=14\\)`),
     );
@@ -76,7 +65,7 @@ describe('level-zero 1.29.0, built with GCC 14, on Debian 12 (libstdc++ up to GL
     const again = await setup(prefix());
     expect(again.exitCode, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/up to date|nothing to do/);
-    const r = await runCli(['plan', '--prefix', prefix(), '--cache-dir', cache(), '--component', 'level-zero', '--conda-channel', channel, '--refresh'], env);
+    const r = await fx.run(['plan', '--prefix', prefix(), '--cache-dir', cache(), '--component', 'level-zero', '--conda-channel', channel, '--refresh']);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toContain('[runtime library: needs GLIBCXX_3.4.33, host has 3.4.30: installed]');
     expect(r.stdout).toContain(`runtime library libgcc ${gcc.version}: satisfied by the host: not installed`);
@@ -84,12 +73,12 @@ describe('level-zero 1.29.0, built with GCC 14, on Debian 12 (libstdc++ up to GL
   });
 
   it('a lockfile keeps every runtime package undecided, for the machine that installs it to decide', async () => {
-    const lockfile = path.join(work, 'gcc14', 'xpu-setup.lock.json');
-    const r = await runCli(['lock', '--lockfile', lockfile, '--component', 'level-zero', '--conda-channel', channel], env);
+    const lockfile = fx.at('gcc14', 'xpu-setup.lock.json');
+    const r = await fx.run(['lock', '--lockfile', lockfile, '--component', 'level-zero', '--conda-channel', channel]);
     expect(r.exitCode, r.stderr).toBe(0);
     const c = levelZero((await readJson(lockfile)).platforms['linux-x64']);
     expect(c.archives.filter((a) => a.runtime).map((a) => [a.package, a.runtime]).sort()).toEqual(RUNTIME.map((p) => [p, {}]));
-    const locked = await runCli(['--locked', '--lockfile', lockfile, '--prefix', path.join(work, 'gcc14', 'locked'), '--cache-dir', cache(), '--no-probe'], env);
+    const locked = await fx.run(['--locked', '--lockfile', lockfile, '--prefix', fx.at('gcc14', 'locked'), '--cache-dir', cache(), '--no-probe']);
     expect(locked.exitCode, locked.stderr).toBe(0);
     expect(locked.stderr).toContain(`runtime library libstdcxx ${gcc.version}: needs GLIBCXX_3.4.33, host has 3.4.30: installed`);
   });
@@ -97,26 +86,26 @@ describe('level-zero 1.29.0, built with GCC 14, on Debian 12 (libstdc++ up to GL
 
 describe('a host that already has what the binaries need', () => {
   it("Debian 12's own loader 1.8.12 (needs up to GLIBCXX_3.4.29) gets no runtime package, and none is downloaded", async () => {
-    const prefix = path.join(work, 'bookworm', 'prefix');
-    const from = index.requests.length;
+    const prefix = fx.at('bookworm', 'prefix');
+    const from = fx.index.requests.length;
     const r = await setup(prefix, '--require', 'level-zero==1.8.12');
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toContain(`runtime library libstdcxx ${gcc.version}: satisfied by the host: not installed`);
     expect(await exists(path.join(prefix, 'lib', 'libstdc++.so.6'))).toBe(false);
     const receipt = await readJson(path.join(prefix, 'xpu-setup.receipt.json'));
     expect(receipt.archives.map((a: JsonArchive) => a.package).sort()).toEqual(['level-zero', 'level-zero-devel']);
-    const fetched = index.requests.slice(from).map((q) => q.path).filter((p) => /\.(conda|tar\.bz2)$/.test(p));
+    const fetched = fx.index.requests.slice(from).map((q) => q.path).filter((p) => /\.(conda|tar\.bz2)$/.test(p));
     expect(fetched.filter((p) => RUNTIME.some((n) => path.basename(p).startsWith(`${n}-`)))).toEqual([]);
   });
 
   it('a host libstdc++ newer than the package\'s (GCC 15, GLIBCXX_3.4.34) is not shadowed by libstdcxx 14.2.0', async () => {
     // The newer host library is a test double on LD_LIBRARY_PATH of this process's decision only (no program loads it).
-    const newer = path.join(work, 'gcc15');
+    const newer = fx.at('gcc15');
     await compileElf(versionedDouble('libstdc++.so.6', [...libstdcxxNodes(14), 'GLIBCXX_3.4.34']), newer);
     // Planned against an empty cache, so undecided; decided here from the archives earlier tests fetched.
-    const r = await runCli(['plan', '--json', '--prefix', path.join(work, 'gcc15', 'prefix'), '--cache-dir', path.join(work, 'gcc15', 'cache'), '--component', 'level-zero', '--conda-channel', channel], env);
+    const r = await fx.run(['plan', '--json', '--prefix', fx.at('gcc15', 'prefix'), '--cache-dir', fx.at('gcc15', 'cache'), '--component', 'level-zero', '--conda-channel', channel]);
     const plan = JSON.parse(r.stdout) as InstallPlan;
-    const deps = { ...realDeps(), env: { ...env, LD_LIBRARY_PATH: newer } };
+    const deps = { ...realDeps(), env: { ...fx.env, LD_LIBRARY_PATH: newer } };
     const store = new DownloadCache(cache());
     const decided = await settleRuntime(plan, deps, [], async (a) => (await store.lookup(a.sha256))?.path);
     const c = decided.components.find((x) => x.name === 'level-zero')!;

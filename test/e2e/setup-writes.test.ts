@@ -3,13 +3,11 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { execa } from 'execa';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, DEBIAN_12_STACK, scrubbedEnv, tempDir } from './cli.js';
-import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
+import { describe, expect, it } from 'vitest';
+import { BIN, DEBIAN_12_STACK } from './cli.js';
+import { withFixtureRun } from '../support/fixture-run.js';
 
-let index: FixtureIndex;
-let work: string;
-let env: Record<string, string>;
+const fx = withFixtureRun('setup-writes', { require: 'level-zero>=1.8' });
 
 const RECEIPT = 'xpu-setup.receipt.json';
 const ENV_FILES = ['env.sh', 'env.fish', 'env.ps1', 'env.bat', 'env.json'];
@@ -28,9 +26,9 @@ interface Traced {
 }
 
 async function traced(name: string, args: string[]): Promise<Traced> {
-  const log = path.join(work, `${name}.strace`);
+  const log = fx.at(`${name}.strace`);
   const r = await execa('strace', ['-f', '-qq', '-e', 'trace=rename,renameat,renameat2,unlink,unlinkat', '-o', log, process.execPath, BIN, '--verbose', ...args], {
-    env,
+    env: fx.env,
     extendEnv: false,
     reject: false,
     timeout: 300_000,
@@ -54,21 +52,10 @@ async function traced(name: string, args: string[]): Promise<Traced> {
   return { exitCode: r.exitCode ?? -1, stderr, writes, fetched, passes, events };
 }
 
-beforeAll(async () => {
-  index = await startFixtureIndex();
-  work = await tempDir('setup-writes');
-  env = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
-});
-
-afterAll(async () => {
-  await index?.close();
-  await fs.rm(work, { recursive: true, force: true });
-});
-
 describe('one setup run writes the receipt and env files twice at most and fetches each archive once', () => {
   it('a fresh --refdriver setup that builds, probes and smoke-tests: the receipt at the swap and at the end', async () => {
-    const prefix = path.join(work, 'refdriver', 'prefix');
-    const r = await traced('refdriver', ['--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--conda-channel', index.condaChannelUrl('bookworm'), '--refdriver', '--require', DEBIAN_12_STACK]);
+    const prefix = fx.at('refdriver', 'prefix');
+    const r = await traced('refdriver', ['--prefix', prefix, '--cache-dir', fx.at('cache'), '--conda-channel', fx.index.condaChannelUrl('bookworm'), '--refdriver', '--require', DEBIAN_12_STACK]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/CPU reference driver/);
     console.log(`refdriver setup: writes ${JSON.stringify(Object.fromEntries(r.writes))}, fetch passes ${r.passes}, per archive ${JSON.stringify(Object.fromEntries(r.fetched))}`);
@@ -84,10 +71,10 @@ describe('one setup run writes the receipt and env files twice at most and fetch
   }, 600_000);
 
   it('--no-refdriver after it: the driver library leaves the prefix only after the receipt that stops listing it is written', async () => {
-    const prefix = path.join(work, 'refdriver', 'prefix');
+    const prefix = fx.at('refdriver', 'prefix');
     const receipt = JSON.parse(await fs.readFile(path.join(prefix, RECEIPT), 'utf8'));
     const library = path.basename(receipt.extraEnv.ZE_ENABLE_ALT_DRIVERS as string);
-    const r = await traced('no-refdriver', ['--prefix', prefix, '--cache-dir', path.join(work, 'cache'), '--no-refdriver']);
+    const r = await traced('no-refdriver', ['--prefix', prefix, '--cache-dir', fx.at('cache'), '--no-refdriver']);
     expect(r.exitCode, r.stderr).toBe(0);
     const removed = r.events.findIndex((e) => e.op === 'remove' && e.file === library);
     const lastReceipt = r.events.findLastIndex((e) => e.op === 'write' && e.file === RECEIPT);
@@ -100,9 +87,9 @@ describe('one setup run writes the receipt and env files twice at most and fetch
   }, 600_000);
 
   it('a setup that decides its runtime libraries from the fetched archives fetches each archive once', async () => {
-    const prefix = path.join(work, 'gcc14', 'prefix');
+    const prefix = fx.at('gcc14', 'prefix');
     // --no-probe: the fixture libstdc++ is a test double that no program may load.
-    const r = await traced('gcc14', ['--prefix', prefix, '--cache-dir', path.join(work, 'cache-gcc14'), '--component', 'level-zero', '--conda-channel', index.condaChannelUrl('gcc14'), '--no-probe']);
+    const r = await traced('gcc14', ['--prefix', prefix, '--cache-dir', fx.at('cache-gcc14'), '--component', 'level-zero', '--conda-channel', fx.index.condaChannelUrl('gcc14'), '--no-probe']);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/runtime library libstdcxx .*: installed/);
     console.log(`runtime-library setup: writes ${JSON.stringify(Object.fromEntries(r.writes))}, fetch passes ${r.passes}, per archive ${JSON.stringify(Object.fromEntries(r.fetched))}`);
@@ -115,17 +102,17 @@ describe('one setup run writes the receipt and env files twice at most and fetch
   }, 600_000);
 
   it('a re-run over that prefix reads no archive: the receipt recorded the runtime decisions these very archives gave', async () => {
-    const prefix = path.join(work, 'gcc14', 'prefix');
-    const cacheDir = path.join(work, 'cache-gcc14');
+    const prefix = fx.at('gcc14', 'prefix');
+    const cacheDir = fx.at('cache-gcc14');
     // Nothing of the archives is left to read: a run that looked one up would download it again, and say so.
     await fs.rm(path.join(cacheDir, 'sha256'), { recursive: true, force: true });
-    const from = index.requests.length;
-    const r = await traced('gcc14-again', ['--prefix', prefix, '--cache-dir', cacheDir, '--component', 'level-zero', '--conda-channel', index.condaChannelUrl('gcc14'), '--no-probe']);
+    const from = fx.index.requests.length;
+    const r = await traced('gcc14-again', ['--prefix', prefix, '--cache-dir', cacheDir, '--component', 'level-zero', '--conda-channel', fx.index.condaChannelUrl('gcc14'), '--no-probe']);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/up to date/);
     expect(r.fetched.size, JSON.stringify(Object.fromEntries(r.fetched))).toBe(0);
     expect(r.passes).toBe(0);
-    expect(index.requests.slice(from).map((q) => q.path).filter((p) => /\.(conda|tar\.bz2|whl)$/.test(p))).toEqual([]);
+    expect(fx.index.requests.slice(from).map((q) => q.path).filter((p) => /\.(conda|tar\.bz2|whl)$/.test(p))).toEqual([]);
     expect(await fs.readdir(cacheDir)).not.toContain('sha256');
     expect(r.writes.get(RECEIPT)).toBeUndefined();
   }, 600_000);

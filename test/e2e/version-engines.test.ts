@@ -3,38 +3,26 @@
 // dependency file a run loads, named by that file's content hash.
 import { execa } from 'execa';
 import * as fs from 'node:fs/promises';
-import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
-import { REPO, scrubbedEnv, tempDir } from './cli.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { packageCopy, withFixtureRun } from '../support/fixture-run.js';
 
-let app: string;
-let index: FixtureIndex;
-let env: Record<string, string>;
+const fx = withFixtureRun('version-engines', { require: 'level-zero>=1.8' });
 /** The start of the code cache names of the PEP 440 engine's file: `.xpu-setup-vendor-<its content hash>-`. */
 let engineCache: string;
 
 /** A copy of the package as npm would install it, so its dist/ and the code caches there are this test's own. */
 beforeAll(async () => {
-  app = await tempDir('version-engines');
-  for (const d of ['bin', 'dist', 'data', 'manifests', 'native', 'package.json']) await fs.cp(path.join(REPO, d), path.join(app, d), { recursive: true });
-  for (const f of await fs.readdir(path.join(app, 'dist'))) if (f.endsWith('.v8cache')) await fs.rm(path.join(app, 'dist', f));
-  const first = (await fs.readFile(path.join(app, 'dist', 'xpu-setup-vendor-renovatebot-pep440.cjs'), 'utf8')).split('\n', 1)[0]!;
+  await packageCopy(fx.work);
+  const first = (await fs.readFile(fx.at('dist', 'xpu-setup-vendor-renovatebot-pep440.cjs'), 'utf8')).split('\n', 1)[0]!;
   engineCache = `.xpu-setup-vendor-${/^\/\/ xpu-setup vendor ([0-9a-f]{16})$/.exec(first)![1]}-`;
-  index = await startFixtureIndex();
-  env = scrubbedEnv(path.join(app, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
-});
-afterAll(async () => {
-  await index?.close();
-  await fs.rm(app, { recursive: true, force: true });
 });
 
-const run = (args: string[]) => execa(process.execPath, [path.join(app, 'bin', 'xpu-setup.js'), ...args], { env, extendEnv: false, reject: false });
-const engineLoaded = async () => (await fs.readdir(path.join(app, 'dist'))).some((f) => f.startsWith(engineCache));
+const run = (args: string[]) => execa(process.execPath, [fx.at('bin', 'xpu-setup.js'), ...args], { env: fx.env, extendEnv: false, reject: false });
+const engineLoaded = async () => (await fs.readdir(fx.at('dist'))).some((f) => f.startsWith(engineCache));
 
 describe('the PEP 440 engine', () => {
   it('is not loaded by --version, env or doctor, and is by a run that plans UR from PyPI', async () => {
-    const prefix = path.join(app, 'prefix');
+    const prefix = fx.at('prefix');
     await fs.mkdir(prefix);
     for (const args of [['--version'], ['env', '--prefix', prefix], ['doctor', '--prefix', prefix, '--check', 'prefix']]) {
       const r = await run(args);
@@ -43,7 +31,7 @@ describe('the PEP 440 engine', () => {
       expect(r.stderr, args.join(' ')).not.toMatch(/PEP 440|loadPep440/);
       expect(await engineLoaded(), args.join(' ')).toBe(false);
     }
-    const plan = await run(['plan', '--prefix', path.join(app, 'planned'), '--component', 'unified-runtime']);
+    const plan = await run(['plan', '--prefix', fx.at('planned'), '--component', 'unified-runtime']);
     expect(plan.exitCode, plan.stderr).toBe(0);
     expect(plan.stdout + plan.stderr).toMatch(/intel-cmplr-lib-ur/);
     expect(await engineLoaded()).toBe(true);

@@ -3,16 +3,15 @@
 // double (the CLI through a real /etc/hosts is in index-faults.test.ts).
 import type { LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DirectTransport } from '../../src/net/direct.js';
 import { networkError } from '../../src/net/errors.js';
 import { refusingLinkLocal } from '../../src/net/url-rule.js';
+import { serveLocal, type LocalServer } from '../support/static-server.js';
 import { FaultTable } from './matrix.js';
 
 const table = new FaultTable('fault matrix: addresses (the direct transport, a resolver double, a server on 127.0.0.1)');
-let server: Server;
+let server: LocalServer;
 let port: number;
 let connections = 0;
 
@@ -34,16 +33,14 @@ const resolverDouble: LookupFunction = (hostname, options, callback) => {
 };
 
 beforeAll(async () => {
-  server = createServer((_req, res) => res.end('mirror\n'));
-  server.on('connection', () => connections++);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  port = (server.address() as AddressInfo).port;
+  server = await serveLocal((_req, res) => res.end('mirror\n'));
+  server.server.on('connection', () => connections++);
+  port = Number(new URL(server.url).port);
 });
 
 afterAll(async () => {
   table.print();
-  server?.closeAllConnections();
-  await new Promise((r) => server?.close(r));
+  await server?.close();
 });
 
 const REQUEST = { method: 'GET', headers: {}, connectTimeoutMs: 2000, headersTimeoutMs: 2000, idleTimeoutMs: 2000 };

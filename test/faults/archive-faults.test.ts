@@ -6,28 +6,22 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readElfNeeds } from '../../src/formats/elf.js';
 import { readArchive } from '../../src/formats/index.js';
-import { joined, runCli, scrubbedEnv, tempDir } from '../e2e/cli.js';
+import { joined, runCli, scrubbedEnv } from '../e2e/cli.js';
 import { startFixtureIndex, type CondaChannelName, type FixtureIndex } from '../support/index-server.js';
-import { buildFixturePackages, type ArchiveEntry, type FixtureArtifact, type FixturePackages } from '../support/packages.js';
+import type { ArchiveEntry, FixtureArtifact, FixturePackages } from '../support/packages.js';
 import { buildHostile, damageZipMember, libraryCalling, libraryNeeding, symlinkChain, tarBz2WithOverstatedSize, type HostileFormat } from './hostile.js';
+import { withFixtureRun } from '../support/fixture-run.js';
 import { compareSnapshots, FaultTable, makeSentinel, snapshotTree } from './matrix.js';
 
 const table = new FaultTable('fault matrix: archives and install (CLI as a process, local index on 127.0.0.1)');
+const fx = withFixtureRun('faults');
 let fixtures: FixturePackages;
-let work: string;
-let good: FixtureIndex;
 
-beforeAll(async () => {
-  fixtures = await buildFixturePackages();
-  work = await tempDir('faults');
-  good = await startFixtureIndex({ fixtures });
+beforeAll(() => {
+  fixtures = fx.index.fixtures;
 });
 
-afterAll(async () => {
-  table.print();
-  await good?.close();
-  if (work) await fs.rm(work, { recursive: true, force: true });
-});
+afterAll(() => table.print());
 
 type Pick = (a: FixtureArtifact, f: FixturePackages) => boolean;
 const L0_RUNTIME_CONDA: Pick = (a, f) => a.format === 'conda' && a.name === 'level-zero' && a.version === f.l0Versions.bookworm && a.platform === 'linux-x64';
@@ -302,9 +296,9 @@ async function withTmpfs<T>(dir: string, size: string, fn: () => Promise<T>, rea
 }
 
 async function served(c: Case): Promise<FixtureIndex> {
-  if (!c.serve) return good;
+  if (!c.serve) return fx.index;
   const { pick, bytes, listedSize } = await c.serve(fixtures);
-  const file = path.join(work, `${createHash('sha256').update(c.name).digest('hex').slice(0, 8)}-${fixtures.artifacts.find((a) => pick(a, fixtures))!.filename}`);
+  const file = fx.at(`${createHash('sha256').update(c.name).digest('hex').slice(0, 8)}-${fixtures.artifacts.find((a) => pick(a, fixtures))!.filename}`);
   await fs.writeFile(file, bytes);
   const artifacts = fixtures.artifacts.map((a) =>
     pick(a, fixtures)
@@ -321,7 +315,7 @@ describe('fault matrix: archives and install', () => {
       // Counted as skipped by the runner too, not as passed.
       ctx.skip('mounting needs root');
     }
-    const dir = await fs.mkdtemp(path.join(work, 'case-'));
+    const dir = await fs.mkdtemp(fx.at('case-'));
     const parent = path.join(dir, 'p');
     const prefixName = c.prefixName ?? 'prefix';
     const prefix = path.join(parent, prefixName);
@@ -337,7 +331,7 @@ describe('fault matrix: archives and install', () => {
     const body = async () => {
       await makeSentinel(path.join(parent, 'sentinel'));
       if (c.baseline) {
-        const base = await run(good);
+        const base = await run(fx.index);
         expect(base.exitCode, base.stderr).toBe(0);
       }
       const before = await snapshotTree(parent);
@@ -350,7 +344,7 @@ describe('fault matrix: archives and install', () => {
       const t0 = Date.now();
       const r = await run(index).finally(() => {
         if (c.readOnlyCache) execFileSync('umount', [cache]);
-        return index === good ? undefined : index.close();
+        return index === fx.index ? undefined : index.close();
       });
       const ms = Date.now() - t0;
       let doc: { ok?: boolean; error?: { code?: string; message?: string; hints?: string[] } } = {};
@@ -384,10 +378,10 @@ describe('fault matrix: archives and install', () => {
 
 describe('fault matrix: the receipt as input', () => {
   it('doctor on a receipt that names "../fifo" and a file through a linked directory reads neither', async () => {
-    const dir = await fs.mkdtemp(path.join(work, 'doctor-'));
+    const dir = await fs.mkdtemp(fx.at('doctor-'));
     const prefix = path.join(dir, 'p', 'prefix');
-    const env = scrubbedEnv(path.join(dir, 'home'), { XPU_SETUP_INDEX_URL: good.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
-    const base = await runCli(['--prefix', prefix, '--cache-dir', path.join(dir, 'cache'), '--conda-channel', good.condaChannelUrl('bookworm'), '--component', 'level-zero', '--no-probe'], env);
+    const env = scrubbedEnv(path.join(dir, 'home'), { XPU_SETUP_INDEX_URL: fx.index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
+    const base = await runCli(['--prefix', prefix, '--cache-dir', path.join(dir, 'cache'), '--conda-channel', fx.index.condaChannelUrl('bookworm'), '--component', 'level-zero', '--no-probe'], env);
     expect(base.exitCode, base.stderr).toBe(0);
     // A FIFO: a reader that opened it would wait for ever, so the run ending at all shows it was never opened.
     execFileSync('mkfifo', [path.join(dir, 'p', 'fifo')]);
@@ -414,11 +408,11 @@ describe('fault matrix: lockfiles and bundles as input', () => {
   const read = async (f: string) => JSON.parse(await fs.readFile(f, 'utf8')) as LockDoc;
 
   it('a lockfile whose version was edited by hand is refused, nothing installed', async () => {
-    const dir = await fs.mkdtemp(path.join(work, 'lock-'));
+    const dir = await fs.mkdtemp(fx.at('lock-'));
     const home = path.join(dir, 'home');
-    const env = scrubbedEnv(home, { XPU_SETUP_INDEX_URL: good.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
+    const env = scrubbedEnv(home, { XPU_SETUP_INDEX_URL: fx.index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
     const lockfile = path.join(dir, 'xpu-setup.lock.json');
-    const w = await runCli(['lock', '--platform', 'linux-x64', '--lockfile', lockfile, '--conda-channel', good.condaChannelUrl('bookworm'), '--component', 'level-zero'], env);
+    const w = await runCli(['lock', '--platform', 'linux-x64', '--lockfile', lockfile, '--conda-channel', fx.index.condaChannelUrl('bookworm'), '--component', 'level-zero'], env);
     expect(w.exitCode, w.stderr).toBe(0);
     const doc = await read(lockfile);
     doc.platforms['linux-x64']!.components[0]!.version = '1.99.0';
@@ -434,16 +428,16 @@ describe('fault matrix: lockfiles and bundles as input', () => {
   });
 
   it('a bundle whose lockfile names an http URL elsewhere (key rewritten to match) is refused, that host never asked', async () => {
-    const dir = await fs.mkdtemp(path.join(work, 'bundle-'));
-    const env = scrubbedEnv(path.join(dir, 'home'), { XPU_SETUP_INDEX_URL: good.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
+    const dir = await fs.mkdtemp(fx.at('bundle-'));
+    const env = scrubbedEnv(path.join(dir, 'home'), { XPU_SETUP_INDEX_URL: fx.index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
     const bundle = path.join(dir, 'bundle');
-    const b = await runCli(['bundle', '--platform', 'linux-x64', '--out', bundle, '--conda-channel', good.condaChannelUrl('bookworm'), '--component', 'level-zero', '--cache-dir', path.join(dir, 'bcache')], env);
+    const b = await runCli(['bundle', '--platform', 'linux-x64', '--out', bundle, '--conda-channel', fx.index.condaChannelUrl('bookworm'), '--component', 'level-zero', '--cache-dir', path.join(dir, 'bcache')], env);
     expect(b.exitCode, b.stderr).toBe(0);
     const lockfile = path.join(bundle, 'xpu-setup.lock.json');
     const doc = await read(lockfile);
     const entry = doc.platforms['linux-x64']!;
-    const asked = good.requests.length;
-    entry.components[0]!.archives[0]!.url = `${good.condaChannelUrl('bookworm')}/linux-64/elsewhere.conda`;
+    const asked = fx.index.requests.length;
+    entry.components[0]!.archives[0]!.url = `${fx.index.condaChannelUrl('bookworm')}/linux-64/elsewhere.conda`;
     const { lockKeyOf } = await import('../../src/plan/lockfile.js');
     entry.key = lockKeyOf('linux-x64', entry.components as never);
     await fs.writeFile(lockfile, JSON.stringify(doc, null, 2));
@@ -451,16 +445,16 @@ describe('fault matrix: lockfiles and bundles as input', () => {
     const t0 = Date.now();
     const r = await runCli(['--from', bundle, '--prefix', prefix, '--cache-dir', path.join(dir, 'cache'), '--no-smoke', '--json'], env);
     const code = JSON.parse(r.stdout).error?.code as string;
-    table.add({ case: 'bundle: lockfile names an http URL off the bundle', exit: r.exitCode, code, ms: Date.now() - t0, outside: good.requests.length === asked ? 'unchanged' : 'HOST ASKED' });
+    table.add({ case: 'bundle: lockfile names an http URL off the bundle', exit: r.exitCode, code, ms: Date.now() - t0, outside: fx.index.requests.length === asked ? 'unchanged' : 'HOST ASKED' });
     expect([r.exitCode, code]).toEqual([1, 'LOCKFILE']);
     expect(r.stderr).toMatch(/which is not under the bundle/);
-    expect(good.requests.length).toBe(asked);
+    expect(fx.index.requests.length).toBe(asked);
   });
 });
 
 describe('fault matrix: a plan reused while the index changed', () => {
   it('an archive re-published inside the 10-minute plan reuse: the sha256 mismatch says --refresh, not "the server"', async () => {
-    const dir = await fs.mkdtemp(path.join(work, 'reuse-'));
+    const dir = await fs.mkdtemp(fx.at('reuse-'));
     const a = fixtures.artifacts.find((x) => L0_DEVEL_CONDA(x, fixtures))!;
     const copy = path.join(dir, a.filename);
     await fs.copyFile(a.path, copy);

@@ -7,24 +7,23 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, scrubbedEnv, tempDir } from '../e2e/cli.js';
+import { runCli, scrubbedEnv } from '../e2e/cli.js';
+import { withFixtureRun } from '../support/fixture-run.js';
 import { ensureDebs, type DebSet } from '../support/debs.js';
 import { tarBuffer, type ArchiveEntry } from '../support/packages.js';
 import { aptRepository, debBuffer, debStanza, debWithData, hardLinkHeader } from './hostile.js';
 import { compareSnapshots, FaultTable, makeSentinel, snapshotTree } from './matrix.js';
 
 const table = new FaultTable('fault matrix: Debian packages (setup --source apt from a private file: repository, CLI as a process)');
-let work: string;
+const fx = withFixtureRun('faults-deb', { noIndex: true });
 let bookworm: DebSet;
 
 beforeAll(async () => {
-  work = await tempDir('faults-deb');
   bookworm = (await ensureDebs()).bookworm;
 }, 300_000);
 
 afterAll(async () => {
   table.print();
-  if (work) await fs.rm(work, { recursive: true, force: true });
 });
 
 const DEV = { name: 'libze-dev', version: '1.8.12-1' };
@@ -77,7 +76,7 @@ const CASES: Case[] = [
 describe('fault matrix: Debian packages', () => {
   it.for(CASES)('$name', async (c, ctx) => {
     if (c.tmpfs && process.getuid?.() !== 0) ctx.skip('mounting a tmpfs needs root');
-    const dir = await fs.mkdtemp(path.join(work, 'case-'));
+    const dir = await fs.mkdtemp(fx.at('case-'));
     const libze1 = await fs.readFile(bookworm.debs.libze1);
     const dev = await c.dev();
     const conf = await aptRepository(path.join(dir, 'apt'), debStanza('libze1', '1.8.12-1', 'libze1_1.8.12-1_amd64.deb', libze1) + debStanza('libze-dev', '1.8.12-1', DEV_FILE, dev, 'libze1 (= 1.8.12-1)'), { 'libze1_1.8.12-1_amd64.deb': libze1, [DEV_FILE]: dev });

@@ -1,16 +1,16 @@
 // Fault matrix, GitHub release documents: a local server shaped like the REST API on 127.0.0.1 answers with hostile
 // release lists and pins files; the CLI plans the GPU driver from it as a process.
 import * as fs from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, scrubbedEnv, tempDir } from '../e2e/cli.js';
+import { runCli, scrubbedEnv } from '../e2e/cli.js';
+import { withFixtureRun } from '../support/fixture-run.js';
+import { serveLocal, type LocalServer } from '../support/static-server.js';
 import { FaultTable } from './matrix.js';
 
 const table = new FaultTable('fault matrix: GitHub release documents (CLI as a process, a local API on 127.0.0.1)');
-let work: string;
-let server: Server;
+const fx = withFixtureRun('github-faults', { noIndex: true });
+let server: LocalServer;
 let base: string;
 /** What the server answers for the case now running, and the paths it was asked for. */
 let answer: { releases: () => Buffer; pins?: () => string; files?: Record<string, string> } = { releases: () => Buffer.from('[]') };
@@ -19,8 +19,7 @@ let asked: string[] = [];
 const release = (tag: string, assets: { name: string }[]) => ({ tag_name: tag, draft: false, prerelease: false, assets: assets.map((a) => ({ ...a, browser_download_url: `${base}/dl/${encodeURIComponent(a.name)}` })) });
 
 beforeAll(async () => {
-  work = await tempDir('github-faults');
-  server = createServer((req, res) => {
+  server = await serveLocal((req, res) => {
     const url = req.url ?? '/';
     asked.push(url);
     if (url.startsWith('/repos/intel/compute-runtime/releases?')) return void res.writeHead(200, { 'content-type': 'application/json' }).end(answer.releases());
@@ -29,15 +28,12 @@ beforeAll(async () => {
     if (file !== undefined) return void res.writeHead(200).end(file);
     res.writeHead(404).end('{"message":"Not Found"}');
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = server.url;
 });
 
 afterAll(async () => {
   table.print();
-  server?.closeAllConnections();
-  await new Promise((r) => server?.close(r));
-  if (work) await fs.rm(work, { recursive: true, force: true });
+  await server?.close();
 });
 
 interface Case {
@@ -92,7 +88,7 @@ describe('fault matrix: GitHub release documents', () => {
   it.for(CASES)('$name', async (c) => {
     answer = { releases: c.releases, pins: c.pins, files: c.files };
     asked = [];
-    const dir = await fs.mkdtemp(path.join(work, 'case-'));
+    const dir = await fs.mkdtemp(fx.at('case-'));
     const t0 = Date.now();
     const r = await runCli(
       ['--component', 'gpu-driver', '--source', 'github', '--github-url', base, '--prefix', path.join(dir, 'prefix'), '--cache-dir', path.join(dir, 'cache'), '--dry-run', '--json'],

@@ -4,19 +4,19 @@ import { encode } from '@msgpack/msgpack';
 import { execa } from 'execa';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, scrubbedEnv, tempDir } from '../e2e/cli.js';
+import { BIN, scrubbedEnv } from '../e2e/cli.js';
+import { withFixtureRun } from '../support/fixture-run.js';
+import { serveLocal, type LocalServer } from '../support/static-server.js';
 import { buildFixturePackages, zstdCompress, type FixtureArtifact, type FixturePackages } from '../support/packages.js';
 import { compareSnapshots, FaultTable, makeSentinel, snapshotTree } from './matrix.js';
 
 const table = new FaultTable('fault matrix: indexes (setup --no-smoke --no-probe --json, sharded channel on 127.0.0.1)');
+const fx = withFixtureRun('faults-index', { noIndex: true });
 let fixtures: FixturePackages;
-let work: string;
-let server: Server;
+let server: LocalServer;
 let base: string;
 
 /** Path -> what the server answers; `dripMs`: headers at once, then one byte every dripMs. */
@@ -40,8 +40,7 @@ const L0: Array<(a: FixtureArtifact, f: FixturePackages) => boolean> = [
 
 beforeAll(async () => {
   fixtures = await buildFixturePackages();
-  work = await tempDir('faults-index');
-  server = createServer((req, res) => {
+  server = await serveLocal((req, res) => {
     const p = new URL(req.url ?? '/', 'http://x').pathname;
     requests.push(p);
     seen.push({ host: req.headers.host ?? '', path: p, auth: req.headers.authorization });
@@ -59,15 +58,12 @@ beforeAll(async () => {
     }, r.dripMs);
     res.on('close', () => clearInterval(t));
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = server.url;
 }, 300_000);
 
 afterAll(async () => {
   table.print();
-  server?.closeAllConnections();
-  await new Promise((r) => server?.close(r));
-  if (work) await fs.rm(work, { recursive: true, force: true });
+  await server?.close();
 });
 
 interface Record_ {
@@ -154,7 +150,7 @@ async function runCase(
   /** A hosts file the run sees as /etc/hosts (bound over it in a mount namespace of its own; needs root). */
   hosts?: string,
 ): Promise<Outcome> {
-  const dir = path.join(work, `case-${caseNo++}`);
+  const dir = fx.at(`case-${caseNo++}`);
   await makeSentinel(path.join(dir, 'outside'));
   await fs.mkdir(path.join(dir, 'home'));
   const before = await snapshotTree(path.join(dir, 'outside'));
@@ -233,7 +229,7 @@ describe('index fault matrix', () => {
 
   it('shard index base_url file://<dir of FIFOs>/: refused at once, nothing opened', async () => {
     routes = new Map();
-    const fifos = path.join(work, 'fifos');
+    const fifos = fx.at('fifos');
     await fs.mkdir(fifos, { recursive: true });
     const records = await l0Records();
     for (const r of records) await execa('mkfifo', [path.join(fifos, r.filename)]).catch(() => undefined);
@@ -245,7 +241,7 @@ describe('index fault matrix', () => {
 
   it('shard index base_url file://<dir of regular files>/: refused, not installed from the local path', async () => {
     routes = new Map();
-    const local = path.join(work, 'local-files');
+    const local = fx.at('local-files');
     await fs.mkdir(local, { recursive: true });
     const records = await l0Records();
     for (const pick of L0) {
@@ -297,7 +293,7 @@ describe('index fault matrix', () => {
     ] as const) {
       routes = new Map();
       await shardedChannel(await l0Records(), { info: { base_url: `http://metadata.xpu-test:${new URL(base).port}/ch/linux-64/` } });
-      const hosts = path.join(work, 'hosts');
+      const hosts = fx.at('hosts');
       await fs.writeFile(hosts, '127.0.0.1 localhost\n169.254.77.77 metadata.xpu-test\n');
       const t0 = Date.now();
       const o = await runCase(name, { ...env }, [], `${base}/ch`, undefined, hosts);
@@ -407,8 +403,8 @@ describe('index fault matrix', () => {
   it('--match-torch with a python that forks a sleeper and hangs: stopped as a group at its time limit', async () => {
     routes = new Map();
     await shardedChannel(await l0Records());
-    const py = path.join(work, 'hanging-python');
-    const pidFile = path.join(work, 'sleeper.pid');
+    const py = fx.at('hanging-python');
+    const pidFile = fx.at('sleeper.pid');
     await fs.writeFile(py, `#!/bin/sh\nsleep 3000 &\necho $! > '${pidFile}'\nsleep 3000\n`, { mode: 0o755 });
     const o = await runCase('--match-torch: python forks a sleeper, hangs', {}, [`--match-torch=${py}`]);
     expect([o.exit, o.code]).toEqual([1, 'MATCH_TORCH']);
@@ -418,7 +414,7 @@ describe('index fault matrix', () => {
   it('--match-torch with a python that prints 300 MB: output capped, under 200 MB', async () => {
     routes = new Map();
     await shardedChannel(await l0Records());
-    const py = path.join(work, 'flooding-python');
+    const py = fx.at('flooding-python');
     await fs.writeFile(py, '#!/bin/sh\nhead -c 300000000 /dev/zero | tr "\\0" x\n', { mode: 0o755 });
     const o = await runCase('--match-torch: python prints 300 MB', {}, [`--match-torch=${py}`]);
     expect([o.exit, o.code]).toEqual([1, 'MATCH_TORCH']);
@@ -454,7 +450,7 @@ describe('index fault matrix', () => {
 
   it('a private channel http://alice:s3cret@host/: Basic auth to that host only, written nowhere', async () => {
     routes = new Map();
-    const port = (server.address() as AddressInfo).port;
+    const port = new URL(base).port;
     // Packages on another origin (localhost, not 127.0.0.1): the index names it, the credentials must not follow.
     await shardedChannel(await l0Records(), { info: { base_url: `http://localhost:${port}/files/linux-64/` } });
     for (const [p, r] of [...routes]) if (p.startsWith('/ch/linux-64/') && p.endsWith('.conda')) routes.set(p.replace('/ch/', '/files/'), r);

@@ -4,39 +4,35 @@
 import { encode } from '@msgpack/msgpack';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, scrubbedEnv, tempDir } from '../e2e/cli.js';
+import { runCli, scrubbedEnv } from '../e2e/cli.js';
+import { withFixtureRun } from '../support/fixture-run.js';
+import { serveLocal, type LocalServer } from '../support/static-server.js';
 import { buildFixturePackages, zstdCompress, type FixturePackages } from '../support/packages.js';
 import { aptRepository } from './hostile.js';
 import { FaultTable } from './matrix.js';
 
 const table = new FaultTable('fault matrix: control characters in index-given names (plan --json, CLI as a process)');
+const fx = withFixtureRun('faults-names', { noIndex: true });
 let fixtures: FixturePackages;
-let work: string;
-let server: Server;
+let server: LocalServer;
 let base: string;
 let routes = new Map<string, { body: Buffer; type?: string }>();
 
 beforeAll(async () => {
   fixtures = await buildFixturePackages();
-  work = await tempDir('faults-names');
-  server = createServer((req, res) => {
+  server = await serveLocal((req, res) => {
     const r = routes.get(new URL(req.url ?? '/', 'http://x').pathname);
     if (!r) return void res.writeHead(404, { 'content-length': 0 }).end();
     res.writeHead(200, { 'content-length': r.body.length, 'content-type': r.type ?? 'application/octet-stream' }).end(r.body);
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = server.url;
 }, 300_000);
 
 afterAll(async () => {
   table.print();
-  server?.closeAllConnections();
-  await new Promise((r) => server?.close(r));
-  if (work) await fs.rm(work, { recursive: true, force: true });
+  await server?.close();
 });
 
 /** The real level-zero and level-zero-devel records (bookworm's), keyed by file name; `edit` alters level-zero's. */
@@ -118,7 +114,7 @@ const CASES: Case[] = [
 
 describe('fault matrix: control characters in index-given names', () => {
   it.for(CASES)('$name', async (c) => {
-    const dir = await fs.mkdtemp(path.join(work, 'case-'));
+    const dir = await fs.mkdtemp(fx.at('case-'));
     const { args, env } = await c.serve(dir);
     const t0 = Date.now();
     const r = await runCli(['plan', '--platform', 'linux-x64', '--json', '--cache-dir', path.join(dir, 'cache'), ...args], scrubbedEnv(path.join(dir, 'home'), env));

@@ -4,30 +4,21 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { execa } from 'execa';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, REPO, runCli, scrubbedEnv, tempDir } from '../e2e/cli.js';
-import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
-import { buildFixturePackages } from '../support/packages.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BIN, REPO, runCli, scrubbedEnv } from '../e2e/cli.js';
 import { compareSnapshots, FaultTable, makeSentinel, snapshotTree } from './matrix.js';
+import { withFixtureRun } from '../support/fixture-run.js';
 
 const table = new FaultTable('fault matrix: files the machine names (CLI as a process, private mount namespace)');
-let work: string;
-let index: FixtureIndex;
+const fx = withFixtureRun('machine-files');
 const VENDORS = '/etc/OpenCL/vendors';
 const PCI = '/sys/bus/pci/devices';
 
 /** Bind mounts need root, and the directories mounted over must exist. */
 const canMount = process.getuid?.() === 0 && execFileSync('sh', ['-c', `test -d ${VENDORS} && test -d ${PCI} && command -v unshare >/dev/null && echo y || true`]).toString().trim() === 'y';
 
-beforeAll(async () => {
-  work = await tempDir('machine-files');
-  index = await startFixtureIndex({ fixtures: await buildFixturePackages() });
-});
-
 afterAll(async () => {
   table.print();
-  await index?.close();
-  if (work) await fs.rm(work, { recursive: true, force: true });
 });
 
 /** An OpenCL vendors directory holding a FIFO, a link to /dev/zero, a sparse 512 MiB file, links to `..` and `.`, and one good .icd. */
@@ -61,7 +52,7 @@ async function hostileSysfs(dir: string): Promise<void> {
 
 describe('fault matrix: files the machine names', () => {
   it.skipIf(!canMount)('setup with a FIFO, /dev/zero and 512 MiB among the .icd files, and such sysfs attributes: installs, reads none of them', async () => {
-    const dir = await fs.mkdtemp(path.join(work, 'case-'));
+    const dir = await fs.mkdtemp(fx.at('case-'));
     const parent = path.join(dir, 'p');
     const prefix = path.join(parent, 'prefix');
     await makeSentinel(path.join(parent, 'sentinel'));
@@ -69,8 +60,8 @@ describe('fault matrix: files the machine names', () => {
     await hostileSysfs(path.join(dir, 'pci'));
     const before = await snapshotTree(parent);
     const rss = path.join(dir, 'rss');
-    const env = scrubbedEnv(path.join(dir, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
-    const args = ['setup', '--prefix', prefix, '--cache-dir', path.join(dir, 'cache'), '--component', 'level-zero', '--conda-channel', index.condaChannelUrl('bookworm'), '--no-smoke', '--json'];
+    const env = scrubbedEnv(path.join(dir, 'home'), { XPU_SETUP_INDEX_URL: fx.index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
+    const args = ['setup', '--prefix', prefix, '--cache-dir', path.join(dir, 'cache'), '--component', 'level-zero', '--conda-channel', fx.index.condaChannelUrl('bookworm'), '--no-smoke', '--json'];
     const script = `mount --bind "$1" ${VENDORS} && mount --bind "$2" ${PCI} && shift 2 && exec /usr/bin/time -f %M -o "$0" "$@"`;
     const t0 = Date.now();
     const r = await execa('unshare', ['-m', 'sh', '-c', script, rss, path.join(dir, 'vendors'), path.join(dir, 'pci'), process.execPath, BIN, ...args], { env, extendEnv: false, reject: false, cwd: REPO, timeout: 60_000 });
@@ -91,10 +82,10 @@ describe('fault matrix: files the machine names', () => {
 
 describe('fault matrix: the prefix\'s own .icd file', () => {
   it('doctor names an intel.icd that names a library outside the prefix beside the prefix\'s own', async () => {
-    const dir = await fs.mkdtemp(path.join(work, 'icd-'));
+    const dir = await fs.mkdtemp(fx.at('icd-'));
     const prefix = path.join(dir, 'prefix');
-    const env = scrubbedEnv(path.join(dir, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
-    const base = await runCli(['--prefix', prefix, '--cache-dir', path.join(dir, 'cache'), '--conda-channel', index.condaChannelUrl('bookworm'), '--component', 'level-zero', '--no-probe'], env);
+    const env = scrubbedEnv(path.join(dir, 'home'), { XPU_SETUP_INDEX_URL: fx.index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
+    const base = await runCli(['--prefix', prefix, '--cache-dir', path.join(dir, 'cache'), '--conda-channel', fx.index.condaChannelUrl('bookworm'), '--component', 'level-zero', '--no-probe'], env);
     expect(base.exitCode, base.stderr).toBe(0);
     const vendors = path.join(prefix, 'etc/OpenCL/vendors');
     await fs.mkdir(vendors, { recursive: true });

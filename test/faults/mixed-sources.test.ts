@@ -4,35 +4,30 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, scrubbedEnv, tempDir } from '../e2e/cli.js';
+import { runCli, scrubbedEnv } from '../e2e/cli.js';
 import { CR_TAG, startGithubServer, type GithubServer } from '../support/github-releases.js';
-import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
-import { buildFixturePackages } from '../support/packages.js';
 import { FaultTable } from './matrix.js';
+import { withFixtureRun } from '../support/fixture-run.js';
 
 const table = new FaultTable('fault matrix: a prefix from two sources (CLI as a process)');
-let work: string;
-let index: FixtureIndex;
+const fx = withFixtureRun('faults-mixed');
 let github: GithubServer;
 
 beforeAll(async () => {
-  work = await tempDir('faults-mixed');
-  [index, github] = await Promise.all([buildFixturePackages().then((fixtures) => startFixtureIndex({ fixtures })), startGithubServer()]);
+  github = await startGithubServer();
 }, 600_000);
 
 afterAll(async () => {
   table.print();
-  await index?.close();
   await github?.close();
-  if (work) await fs.rm(work, { recursive: true, force: true });
 });
 
 describe('fault matrix: a prefix from two sources', () => {
   it('--source github adds gpu-driver beside a level-zero from conda, which stays as it was', async () => {
-    const prefix = path.join(work, 'prefix');
-    const env = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
-    const cache = ['--cache-dir', path.join(work, 'cache')];
-    const first = await runCli(['--prefix', prefix, ...cache, '--component', 'level-zero', '--source', 'conda', '--conda-channel', index.condaChannelUrl('bookworm'), '--no-probe', '--no-smoke'], env);
+    const prefix = fx.at('prefix');
+    const env = scrubbedEnv(fx.home, { XPU_SETUP_INDEX_URL: fx.index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
+    const cache = ['--cache-dir', fx.at('cache')];
+    const first = await runCli(['--prefix', prefix, ...cache, '--component', 'level-zero', '--source', 'conda', '--conda-channel', fx.index.condaChannelUrl('bookworm'), '--no-probe', '--no-smoke'], env);
     expect(first.exitCode, first.stderr).toBe(0);
     const before = JSON.parse(await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8')) as { components: { name: string; version: string; source: string }[] };
     const t0 = Date.now();

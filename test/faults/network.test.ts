@@ -3,20 +3,20 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, scrubbedEnv, tempDir } from '../e2e/cli.js';
+import { runCli, scrubbedEnv } from '../e2e/cli.js';
+import { withFixtureRun } from '../support/fixture-run.js';
 import { deadPort, makeTestCa, sha256, startFaultyServer, startForwardProxy, type Behaviour, type FaultyServer } from '../support/faulty-server.js';
 import { windowsDouble, zipBuffer } from '../support/packages.js';
 import { compareSnapshots, FaultTable, makeSentinel, snapshotTree } from './matrix.js';
 
 const table = new FaultTable('network faults (xpu-setup --platform win-x64 --source url, pinned 55 KB zip)');
-let work: string;
+const fx = withFixtureRun('faults-net', { noIndex: true });
 let srv: FaultyServer;
 let tlsSrv: FaultyServer;
 let caFile: string;
 let zip: Buffer;
 
 beforeAll(async () => {
-  work = await tempDir('faults-net');
   // Random content, stored: the archive is as large as its payload (about 55 KB), so cuts and floods are measurable.
   zip = await zipBuffer(
     [
@@ -27,7 +27,7 @@ beforeAll(async () => {
     false,
   );
   srv = await startFaultyServer({ lifetimeMs: 600_000 });
-  const ca = await makeTestCa(await fs.mkdtemp(path.join(work, 'ca-')));
+  const ca = await makeTestCa(await fs.mkdtemp(fx.at('ca-')));
   caFile = ca.caFile;
   tlsSrv = await startFaultyServer({ tls: { key: ca.key, cert: ca.cert }, lifetimeMs: 600_000 });
 }, 60_000);
@@ -36,7 +36,6 @@ afterAll(async () => {
   table.print();
   await srv?.close();
   await tlsSrv?.close();
-  await fs.rm(work, { recursive: true, force: true });
 });
 
 interface Outcome {
@@ -61,7 +60,7 @@ async function runCase(
   again?: { dir: string; path: string },
   at?: string,
 ): Promise<Outcome & { path: string; dir: string }> {
-  const dir = again?.dir ?? path.join(work, `case-${caseNo++}`);
+  const dir = again?.dir ?? fx.at(`case-${caseNo++}`);
   const urlPath = again?.path ?? at ?? `/sdk-${caseNo}/level-zero-win-sdk-1.21.9.zip`;
   server.script(urlPath, zip, behaviours);
   const manifests = path.join(dir, 'manifests');
@@ -192,7 +191,7 @@ describe('network fault matrix', () => {
       ['bad TLS on a conda channel (unknown CA)', ['--platform', 'linux-x64', '--source', 'conda', '--conda-channel', `${tlsSrv.url}/channel`, '--component', 'level-zero']],
       ['bad TLS on a PyPI index (unknown CA)', ['--platform', 'linux-x64', '--source', 'pypi', '--index-url', `${tlsSrv.url}/simple`, '--component', 'unified-runtime']],
     ] as const) {
-      const dir = path.join(work, `case-${caseNo++}`);
+      const dir = fx.at(`case-${caseNo++}`);
       await fs.mkdir(path.join(dir, 'home'), { recursive: true });
       const t0 = Date.now();
       const r = await runCli(['--json', ...args, '--prefix', path.join(dir, 'prefix'), '--cache-dir', path.join(dir, 'cache')], scrubbedEnv(path.join(dir, 'home')));

@@ -4,27 +4,17 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { execa } from 'execa';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { processStartTime } from '../../src/base/lock-owner.js';
-import { BIN, DEBIAN_12_STACK, runCli, scrubbedEnv, tempDir } from '../e2e/cli.js';
-import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
+import { BIN, DEBIAN_12_STACK } from '../e2e/cli.js';
 import { FaultTable } from './matrix.js';
+import { withFixtureRun } from '../support/fixture-run.js';
 
 const table = new FaultTable('races between runs (CLI as a process, local index on 127.0.0.1)');
-let index: FixtureIndex;
-let work: string;
-let env: Record<string, string>;
-
-beforeAll(async () => {
-  index = await startFixtureIndex();
-  work = await tempDir('faults-races');
-  env = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: DEBIAN_12_STACK });
-});
+const fx = withFixtureRun('faults-races', { require: DEBIAN_12_STACK });
 
 afterAll(async () => {
   table.print();
-  await index?.close();
-  if (work) await fs.rm(work, { recursive: true, force: true });
 });
 
 const receiptOf = async (prefix: string) => JSON.parse(await fs.readFile(path.join(prefix, 'xpu-setup.receipt.json'), 'utf8')) as { components: { name: string }[] };
@@ -38,7 +28,7 @@ async function liveProcess(): Promise<{ pid: number; kill(): void }> {
 
 /** Starts the CLI and resolves once its stderr matches `until` (or it ended), handing back the running process. */
 function startCli(args: string[], until: RegExp) {
-  const child = execa(process.execPath, [BIN, ...args], { env, extendEnv: false, reject: false, timeout: 300_000 });
+  const child = execa(process.execPath, [BIN, ...args], { env: fx.env, extendEnv: false, reject: false, timeout: 300_000 });
   let stderr = '';
   const seen = new Promise<void>((resolve) => {
     child.stderr!.on('data', (d: Buffer) => {
@@ -52,15 +42,15 @@ function startCli(args: string[], until: RegExp) {
 
 describe('races between runs', () => {
   it('a run that waited for the lock while another removed a component plans again and does not put it back', async () => {
-    const dir = await fs.mkdtemp(path.join(work, 'wait-'));
+    const dir = await fs.mkdtemp(fx.at('wait-'));
     const prefix = path.join(dir, 'prefix');
     const cache = path.join(dir, 'cache');
-    const channel = index.condaChannelUrl('bookworm');
+    const channel = fx.index.condaChannelUrl('bookworm');
     const base = ['--prefix', prefix, '--cache-dir', cache, '--no-smoke', '--no-probe'];
-    expect((await runCli([...base, '--conda-channel', channel], env)).exitCode).toBe(0);
+    expect((await fx.run([...base, '--conda-channel', channel])).exitCode).toBe(0);
     // The state the other run leaves: unified-runtime removed, made here beforehand and put in place while this run waits.
     await fs.cp(prefix, `${prefix}.both`, { recursive: true, verbatimSymlinks: true });
-    const removed = await runCli([...base, '--remove', 'unified-runtime'], env);
+    const removed = await fx.run([...base, '--remove', 'unified-runtime']);
     expect(removed.exitCode, removed.stderr).toBe(0);
     await fs.rename(prefix, `${prefix}.removed`);
     await fs.rename(`${prefix}.both`, prefix);
@@ -87,10 +77,10 @@ describe('races between runs', () => {
   });
 
   it.each([['SIGINT', 130], ['SIGTERM', 143]] as const)('%s while the staging tree fills: the tree and the lock are removed on the way out', async (signal, code) => {
-    const dir = await fs.mkdtemp(path.join(work, 'signal-'));
+    const dir = await fs.mkdtemp(fx.at('signal-'));
     const prefix = path.join(dir, 'prefix');
     const t0 = Date.now();
-    const run = startCli(['--prefix', prefix, '--cache-dir', path.join(dir, 'cache'), '--no-smoke', '--no-probe', '--conda-channel', index.condaChannelUrl('bookworm')], /$^/);
+    const run = startCli(['--prefix', prefix, '--cache-dir', path.join(dir, 'cache'), '--no-smoke', '--no-probe', '--conda-channel', fx.index.condaChannelUrl('bookworm')], /$^/);
     // The staging tree appears once the first archive is in; the signal comes while it exists.
     let staging: string | undefined;
     for (let i = 0; i < 3000 && !staging; i++) {
@@ -113,13 +103,13 @@ describe('races between runs', () => {
   });
 
   it('a lock of the earlier format naming a live unrelated process is taken over, not waited for', async () => {
-    const dir = await fs.mkdtemp(path.join(work, 'old-lock-'));
+    const dir = await fs.mkdtemp(fx.at('old-lock-'));
     const prefix = path.join(dir, 'prefix');
     const owner = await liveProcess();
     try {
       await fs.writeFile(`${prefix}.xpu-setup.lock`, JSON.stringify({ pid: owner.pid, since: new Date(Date.now() - 3_600_000).toISOString() }));
       const t0 = Date.now();
-      const r = await runCli(['--prefix', prefix, '--cache-dir', path.join(dir, 'cache'), '--no-smoke', '--no-probe', '--conda-channel', index.condaChannelUrl('bookworm'), '--component', 'level-zero', '--json'], env);
+      const r = await fx.run(['--prefix', prefix, '--cache-dir', path.join(dir, 'cache'), '--no-smoke', '--no-probe', '--conda-channel', fx.index.condaChannelUrl('bookworm'), '--component', 'level-zero', '--json']);
       const ms = Date.now() - t0;
       table.add({ case: 'lock {pid, since} naming a live process started later', exit: r.exitCode, code: r.exitCode === 0 ? '-' : JSON.parse(r.stdout).error?.code, ms, outside: 'unchanged' });
       expect(r.exitCode, r.stderr).toBe(0);

@@ -3,20 +3,15 @@
 import { execa } from 'execa';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { REPO, tempDir } from '../e2e/cli.js';
+import { expect, it } from 'vitest';
+import { REPO } from '../e2e/cli.js';
+import { withFixtureRun } from '../support/fixture-run.js';
 
-let work: string;
-beforeAll(async () => {
-  work = await tempDir('swap-signal');
-});
-afterAll(async () => {
-  if (work) await fs.rm(work, { recursive: true, force: true });
-});
+const fx = withFixtureRun('swap-signal', { noIndex: true });
 
 it('SIGTERM between the two renames: both happen, then the run ends by the signal, saying the new prefix is in place', async () => {
-  const prefix = path.join(work, 'prefix');
-  const staging = path.join(work, '.prefix.staging');
+  const prefix = fx.at('prefix');
+  const staging = fx.at('.prefix.staging');
   await fs.mkdir(prefix);
   await fs.writeFile(path.join(prefix, 'old'), 'old\n');
   await fs.mkdir(staging);

@@ -1,10 +1,7 @@
 // Every index read of a plan goes through the run's gateway: the fixture server sees exactly the requests the gateway
 // counts, for a conda channel, a PEP 691 simple index with metadata files and the PyPI JSON API (whose release documents
 // carry the Requires-Dist). A kind that read an index with its own client would make the server see more.
-import * as fs from 'node:fs/promises';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Host } from '../../src/platform/types.js';
 import { loadManifests } from '../../src/manifest/load.js';
 import { makePlan } from '../../src/plan/plan.js';
@@ -12,19 +9,9 @@ import { planOptions, type PlanInput } from '../support/plan-options.js';
 import { silentReporter } from '../../src/base/reporter.js';
 import { openGateway, type CachePolicy } from '../../src/index/gateway.js';
 import { fakeDeps } from '../fixtures/detect/fake-deps.js';
-import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
+import { withFixtureRun } from '../support/fixture-run.js';
 
-let index: FixtureIndex;
-let work: string;
-
-beforeAll(async () => {
-  index = await startFixtureIndex();
-  work = await fs.mkdtemp(path.join(os.tmpdir(), 'xpu-index-reads-'));
-});
-afterAll(async () => {
-  await index?.close();
-  await fs.rm(work, { recursive: true, force: true });
-});
+const fx = withFixtureRun('index-reads');
 
 const host: Host = { platform: 'linux-x64', os: 'linux', arch: 'x64', native: false, glibc: '2.36' };
 
@@ -32,9 +19,9 @@ const host: Host = { platform: 'linux-x64', os: 'linux', arch: 'x64', native: fa
 async function planCounted(cacheDir: string, opts: Partial<PlanInput>, policy: CachePolicy = 'use-cache') {
   const deps = fakeDeps({ platform: 'linux' });
   const gateway = openGateway(deps, { cacheDir, policy });
-  const before = index.requests.length;
-  const plan = await makePlan(host, await loadManifests(), planOptions({ prefix: path.join(work, 'p'), cacheDir, ...opts }), deps, silentReporter, gateway);
-  return { plan, served: index.requests.slice(before), counted: gateway.stats.requests };
+  const before = fx.index.requests.length;
+  const plan = await makePlan(host, await loadManifests(), planOptions({ prefix: fx.at('p'), cacheDir, ...opts }), deps, silentReporter, gateway);
+  return { plan, served: fx.index.requests.slice(before), counted: gateway.stats.requests };
 }
 
 const planned = (p: { components: { name: string; status: string; version?: string; archives: { filename: string }[] }[] }) =>
@@ -42,14 +29,14 @@ const planned = (p: { components: { name: string; status: string; version?: stri
 
 describe('the gateway counts every request a plan makes of an index', () => {
   for (const [label, indexUrl] of [
-    ['the PyPI JSON API (release documents for Requires-Dist)', () => index.jsonApiUrl],
-    ['a simple index with metadata files', () => index.simpleUrl],
+    ['the PyPI JSON API (release documents for Requires-Dist)', () => fx.index.jsonApiUrl],
+    ['a simple index with metadata files', () => fx.index.simpleUrl],
   ] as const) {
     it(`conda channel + ${label}`, async () => {
-      const cacheDir = path.join(work, label.replace(/\W+/g, '-'));
+      const cacheDir = fx.at(label.replace(/\W+/g, '-'));
       const { plan, served, counted } = await planCounted(cacheDir, {
         components: ['level-zero', 'unified-runtime'],
-        indexes: { conda: [index.condaChannelUrl('trixie')], pypi: [indexUrl()] },
+        indexes: { conda: [fx.index.condaChannelUrl('trixie')], pypi: [indexUrl()] },
         sources: ['conda', 'pypi'],
         // trixie's loader is 1.20.6: the UR whose adapters it can load (2026's need a loader >= 1.25).
         requires: ['unified-runtime<2026'],
@@ -62,7 +49,7 @@ describe('the gateway counts every request a plan makes of an index', () => {
       expect(counted).toBe(served.length);
 
       // The same plan again under cache-only: nothing is asked of the server, and the plan is the same.
-      const offline = await planCounted(cacheDir, { components: ['level-zero', 'unified-runtime'], indexes: { conda: [index.condaChannelUrl('trixie')], pypi: [indexUrl()] }, sources: ['conda', 'pypi'], requires: ['unified-runtime<2026'] }, 'cache-only');
+      const offline = await planCounted(cacheDir, { components: ['level-zero', 'unified-runtime'], indexes: { conda: [fx.index.condaChannelUrl('trixie')], pypi: [indexUrl()] }, sources: ['conda', 'pypi'], requires: ['unified-runtime<2026'] }, 'cache-only');
       expect(offline.served).toEqual([]);
       expect(offline.counted).toBe(0);
       expect(planned(offline.plan)).toEqual(planned(plan));

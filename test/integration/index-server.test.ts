@@ -2,32 +2,23 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, readlinkSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { decompress as zstdDecompress } from 'fzstd';
 import koffi from 'koffi';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ensureDebs } from '../support/debs.js';
-import { startFixtureIndex, type FixtureIndex, type ServedPackage } from '../support/index-server.js';
+import type { ServedPackage } from '../support/index-server.js';
+import { withFixtureRun } from '../support/fixture-run.js';
 import { UR_WINDOWS_DLLS } from '../support/packages.js';
 
 const run = promisify(execFile);
 const sha256 = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
 
-let idx: FixtureIndex;
-let tmp: string;
+const fx = withFixtureRun('index-test');
 
-beforeAll(async () => {
-  idx = await startFixtureIndex();
-  tmp = await mkdtemp(join(tmpdir(), 'xpu-setup-index-test-'));
-});
-afterAll(async () => {
-  await idx?.close();
-  if (tmp) await rm(tmp, { recursive: true, force: true });
-});
-afterEach(() => idx.clearFaults());
+afterEach(() => fx.index.clearFaults());
 
 /** pip with no user or site configuration: only the index we name. */
 function pip(args: string[]): Promise<{ stdout: string; stderr: string }> {
@@ -44,13 +35,13 @@ async function get(url: string, init?: RequestInit): Promise<{ status: number; t
 }
 
 const served = (pred: (p: ServedPackage) => boolean): ServedPackage => {
-  const found = idx.packages.filter(pred);
+  const found = fx.index.packages.filter(pred);
   expect(found).toHaveLength(1);
   return found[0]!;
 };
 
 async function newDir(name: string): Promise<string> {
-  const dir = join(tmp, name);
+  const dir = fx.at(name);
   await run('mkdir', ['-p', dir]);
   return dir;
 }
@@ -58,31 +49,31 @@ async function newDir(name: string): Promise<string> {
 describe('PyPI simple index, with pip as the client', () => {
   it('pip downloads the newest non-yanked manylinux wheel of intel-cmplr-lib-ur (PEP 691 JSON) and its hash matches', async () => {
     const dest = await newDir('pip-json');
-    await pip(['download', '--no-deps', '--index-url', idx.simpleUrl, 'intel-cmplr-lib-ur', '-d', dest]);
-    const newer = idx.fixtures.urVersions.newer;
+    await pip(['download', '--no-deps', '--index-url', fx.index.simpleUrl, 'intel-cmplr-lib-ur', '-d', dest]);
+    const newer = fx.index.fixtures.urVersions.newer;
     const wheel = served((p) => p.index === 'pypi' && p.version === newer && p.platform === 'linux-x64');
     expect(await readdir(dest)).toEqual([wheel.filename]);
     expect(wheel.filename).toBe(`intel_cmplr_lib_ur-${newer}-py2.py3-none-manylinux_2_28_x86_64.whl`);
     expect(sha256(await readFile(join(dest, wheel.filename)))).toBe(wheel.sha256);
-    const page = idx.requests.find((r) => r.path === '/simple/intel-cmplr-lib-ur/');
+    const page = fx.index.requests.find((r) => r.path === '/simple/intel-cmplr-lib-ur/');
     expect(String(page?.headers.accept)).toContain('application/vnd.pypi.simple.v1+json');
   });
 
   it('pip gets the same wheel from an HTML-only index with relative links', async () => {
     const dest = await newDir('pip-html');
-    await pip(['download', '--no-deps', '--index-url', idx.htmlOnlySimpleUrl, 'intel-cmplr-lib-ur', '-d', dest]);
-    expect(await readdir(dest)).toEqual([`intel_cmplr_lib_ur-${idx.fixtures.urVersions.newer}-py2.py3-none-manylinux_2_28_x86_64.whl`]);
+    await pip(['download', '--no-deps', '--index-url', fx.index.htmlOnlySimpleUrl, 'intel-cmplr-lib-ur', '-d', dest]);
+    expect(await readdir(dest)).toEqual([`intel_cmplr_lib_ur-${fx.index.fixtures.urVersions.newer}-py2.py3-none-manylinux_2_28_x86_64.whl`]);
   });
 
   it('pip resolves the win_amd64 wheel when asked for that platform', async () => {
     const dest = await newDir('pip-win');
-    await pip(['download', '--no-deps', '--only-binary=:all:', '--platform', 'win_amd64', '--index-url', idx.simpleUrl, 'intel-cmplr-lib-ur', '-d', dest]);
-    expect(await readdir(dest)).toEqual([`intel_cmplr_lib_ur-${idx.fixtures.urVersions.newer}-py2.py3-none-win_amd64.whl`]);
+    await pip(['download', '--no-deps', '--only-binary=:all:', '--platform', 'win_amd64', '--index-url', fx.index.simpleUrl, 'intel-cmplr-lib-ur', '-d', dest]);
+    expect(await readdir(dest)).toEqual([`intel_cmplr_lib_ur-${fx.index.fixtures.urVersions.newer}-py2.py3-none-win_amd64.whl`]);
   });
 
   it('pip download level-zero gets the unrelated 0.1.0 project: the installer must never use that name', async () => {
     const dest = await newDir('pip-level-zero');
-    await pip(['download', '--no-deps', '--index-url', idx.simpleUrl, 'level-zero', '-d', dest]);
+    await pip(['download', '--no-deps', '--index-url', fx.index.simpleUrl, 'level-zero', '-d', dest]);
     expect(await readdir(dest)).toEqual(['level_zero-0.1.0-py3-none-any.whl']);
     const { stdout } = await run('python3', ['-m', 'zipfile', '-l', join(dest, 'level_zero-0.1.0-py3-none-any.whl')]);
     expect(stdout).toContain('level_zero/__init__.py');
@@ -91,37 +82,37 @@ describe('PyPI simple index, with pip as the client', () => {
 
   it('pip refuses a wheel whose bytes do not match the index hash', async () => {
     const dest = await newDir('pip-corrupt');
-    idx.fault(/\/files\/intel-cmplr-lib-ur\/.*manylinux.*\.whl$/, 'corrupt');
-    await expect(pip(['download', '--no-deps', '--index-url', idx.simpleUrl, 'intel-cmplr-lib-ur', '-d', dest])).rejects.toThrow(
+    fx.index.fault(/\/files\/intel-cmplr-lib-ur\/.*manylinux.*\.whl$/, 'corrupt');
+    await expect(pip(['download', '--no-deps', '--index-url', fx.index.simpleUrl, 'intel-cmplr-lib-ur', '-d', dest])).rejects.toThrow(
       /DO NOT MATCH THE HASHES/,
     );
     expect(await readdir(dest)).toEqual([]);
   });
 
   it('negotiates PEP 691 JSON and PEP 503 HTML, redirects to the normalised name, answers 406 and 404', async () => {
-    const json = await get(`${idx.simpleUrl}/intel-cmplr-lib-ur/`, { headers: { accept: 'application/vnd.pypi.simple.v1+json' } });
+    const json = await get(`${fx.index.simpleUrl}/intel-cmplr-lib-ur/`, { headers: { accept: 'application/vnd.pypi.simple.v1+json' } });
     expect(json.type).toBe('application/vnd.pypi.simple.v1+json');
     const doc = JSON.parse(json.body.toString()) as { meta: Record<string, string>; versions: string[]; files: Record<string, unknown>[] };
     expect(doc.meta['api-version']).toBe('1.1');
-    expect(doc.versions).toEqual(Object.keys(idx.fixtures.urClosure));
-    expect(doc.versions.at(-1)).toBe(idx.fixtures.urVersions.yanked);
+    expect(doc.versions).toEqual(Object.keys(fx.index.fixtures.urClosure));
+    expect(doc.versions.at(-1)).toBe(fx.index.fixtures.urVersions.yanked);
     const yankedFiles = doc.files.filter((f) => f.yanked);
     expect(yankedFiles.map((f) => f.filename)).toHaveLength(2);
-    expect(yankedFiles.every((f) => String(f.filename).includes(idx.fixtures.urVersions.yanked))).toBe(true);
+    expect(yankedFiles.every((f) => String(f.filename).includes(fx.index.fixtures.urVersions.yanked))).toBe(true);
 
-    const html = await get(`${idx.simpleUrl}/level-zero/`);
+    const html = await get(`${fx.index.simpleUrl}/level-zero/`);
     expect(html.type).toMatch(/^text\/html/);
     expect(html.body.toString()).toMatch(/href="[^"]+level_zero-0\.1\.0-py3-none-any\.whl#sha256=[0-9a-f]{64}"/);
     expect(html.body.toString()).toContain('data-requires-python="&gt;=3.6"');
-    const urHtml = (await get(`${idx.htmlOnlySimpleUrl}/intel-cmplr-lib-ur/`, { headers: { accept: 'application/vnd.pypi.simple.v1+json' } })).body.toString();
+    const urHtml = (await get(`${fx.index.htmlOnlySimpleUrl}/intel-cmplr-lib-ur/`, { headers: { accept: 'application/vnd.pypi.simple.v1+json' } })).body.toString();
     expect(urHtml).toContain('data-yanked="xpu-setup fixture: yanked release"');
     expect(urHtml).toContain('href="../../../files/intel-cmplr-lib-ur/');
 
-    const redirect = await fetch(`${idx.simpleUrl}/Intel_Cmplr.Lib-UR`, { redirect: 'manual' });
+    const redirect = await fetch(`${fx.index.simpleUrl}/Intel_Cmplr.Lib-UR`, { redirect: 'manual' });
     expect(redirect.status).toBe(301);
-    expect(redirect.headers.get('location')).toBe(`${idx.simpleUrl}/intel-cmplr-lib-ur/`);
-    expect((await get(`${idx.simpleUrl}/intel-cmplr-lib-ur/`, { headers: { accept: 'application/xml' } })).status).toBe(406);
-    expect((await get(`${idx.simpleUrl}/no-such-project/`)).status).toBe(404);
+    expect(redirect.headers.get('location')).toBe(`${fx.index.simpleUrl}/intel-cmplr-lib-ur/`);
+    expect((await get(`${fx.index.simpleUrl}/intel-cmplr-lib-ur/`, { headers: { accept: 'application/xml' } })).status).toBe(406);
+    expect((await get(`${fx.index.simpleUrl}/no-such-project/`)).status).toBe(404);
 
     const metadataUrl = `${String(doc.files[0]!.url)}.metadata`;
     const metadata = await get(metadataUrl);
@@ -129,15 +120,15 @@ describe('PyPI simple index, with pip as the client', () => {
   });
 
   it('serves the JSON API with the newest non-yanked version as latest', async () => {
-    const { body } = await get(`${idx.jsonApiUrl}/intel-cmplr-lib-ur/json`);
+    const { body } = await get(`${fx.index.jsonApiUrl}/intel-cmplr-lib-ur/json`);
     const doc = JSON.parse(body.toString()) as {
       info: { version: string };
       releases: Record<string, { filename: string; digests: { sha256: string }; yanked: boolean; size: number }[]>;
       urls: { filename: string }[];
     };
-    const { older, newer, yanked } = idx.fixtures.urVersions;
+    const { older, newer, yanked } = fx.index.fixtures.urVersions;
     expect(doc.info.version).toBe(newer);
-    expect(Object.keys(doc.releases)).toEqual(Object.keys(idx.fixtures.urClosure));
+    expect(Object.keys(doc.releases)).toEqual(Object.keys(fx.index.fixtures.urClosure));
     expect(Object.keys(doc.releases)).toEqual(expect.arrayContaining([older, newer, yanked]));
     expect(doc.releases[yanked]!.every((f) => f.yanked)).toBe(true);
     expect(doc.urls.map((u) => u.filename).sort()).toEqual(
@@ -151,8 +142,8 @@ describe('PyPI simple index, with pip as the client', () => {
 
 describe('wheel contents', () => {
   it('has a RECORD that Python accepts and a real UR test double shared library', async () => {
-    const wheel = served((p) => p.index === 'pypi' && p.version === idx.fixtures.urVersions.newer && p.platform === 'linux-x64');
-    const file = join(tmp, wheel.filename);
+    const wheel = served((p) => p.index === 'pypi' && p.version === fx.index.fixtures.urVersions.newer && p.platform === 'linux-x64');
+    const file = fx.at(wheel.filename);
     await writeFile(file, (await get(wheel.url)).body);
     const check = `
 import base64, csv, hashlib, io, sys, zipfile
@@ -205,7 +196,7 @@ describe('conda channels', () => {
     let records = 0;
     for (const channel of channels) {
       for (const subdir of ['linux-64', 'win-64', 'noarch']) {
-        const repodataUrl = `${idx.condaChannelUrl(channel)}/${subdir}/repodata.json`;
+        const repodataUrl = `${fx.index.condaChannelUrl(channel)}/${subdir}/repodata.json`;
         const { status, body } = await get(repodataUrl);
         expect(status, repodataUrl).toBe(200);
         const doc = JSON.parse(body.toString()) as {
@@ -236,11 +227,11 @@ describe('conda channels', () => {
         else expect(Buffer.from(zstdDecompress(zst.body)).equals(body)).toBe(true);
       }
     }
-    expect(records).toBe(idx.packages.filter((p) => p.index === 'conda').length);
+    expect(records).toBe(fx.index.packages.filter((p) => p.index === 'conda').length);
   });
 
   it('bookworm lists each build both as .conda and .tar.bz2; all has several build numbers; devel pins its level-zero exactly', async () => {
-    const linux = JSON.parse((await get(`${idx.condaChannelUrl('bookworm')}/linux-64/repodata.json`)).body.toString()) as {
+    const linux = JSON.parse((await get(`${fx.index.condaChannelUrl('bookworm')}/linux-64/repodata.json`)).body.toString()) as {
       packages: Record<string, { name: string; build: string; depends: string[] }>;
       'packages.conda': Record<string, { name: string; build: string; depends: string[] }>;
     };
@@ -250,13 +241,13 @@ describe('conda channels', () => {
     expect(stems(l0(linux.packages))).toEqual(stems(l0(linux['packages.conda'])));
     const runtime = Object.values(linux['packages.conda']).find((r) => r.name === 'level-zero')!;
     const devel = Object.values(linux['packages.conda']).find((r) => r.name === 'level-zero-devel')!;
-    expect(devel.depends).toEqual([`level-zero ${idx.fixtures.l0Versions.bookworm} ${runtime.build}`]);
+    expect(devel.depends).toEqual([`level-zero ${fx.index.fixtures.l0Versions.bookworm} ${runtime.build}`]);
     expect(Object.values(linux['packages.conda']).some((r) => r.name === 'intel-cmplr-lib-ur')).toBe(true);
 
-    const all = JSON.parse((await get(`${idx.condaChannelUrl('all')}/linux-64/repodata.json`)).body.toString()) as {
+    const all = JSON.parse((await get(`${fx.index.condaChannelUrl('all')}/linux-64/repodata.json`)).body.toString()) as {
       'packages.conda': Record<string, { name: string; version: string; build_number: number; build: string; depends: string[] }>;
     };
-    const trixie = idx.fixtures.l0Versions.trixie;
+    const trixie = fx.index.fixtures.l0Versions.trixie;
     const builds = Object.values(all['packages.conda']).filter((r) => r.name === 'level-zero' && r.version === trixie);
     expect(builds.map((r) => r.build_number).sort()).toEqual([0, 1, 2]);
     for (const d of Object.values(all['packages.conda']).filter((r) => r.name === 'level-zero-devel' && r.version === trixie)) {
@@ -270,7 +261,7 @@ describe('conda channels', () => {
     const pkg = (name: string): ServedPackage =>
       served((p) => p.channel === 'trixie' && p.name === name && p.subdir === 'linux-64');
     for (const p of [pkg('level-zero'), pkg('level-zero-devel')]) {
-      const file = join(tmp, p.filename);
+      const file = fx.at(p.filename);
       await writeFile(file, (await get(p.url)).body);
       const listing = 'import sys, zipfile\nfor i in zipfile.ZipFile(sys.argv[1]).infolist(): print(i.filename, i.compress_type)';
       const { stdout } = await run('python3', ['-c', listing, file]);
@@ -285,11 +276,11 @@ describe('conda channels', () => {
       const index = JSON.parse(await readFile(join(out, 'info/index.json'), 'utf8')) as Record<string, unknown>;
       expect(index).toMatchObject({ name: p.name, version: trixie.version, subdir: 'linux-64', build_number: 0 });
     }
-    const rt = join(tmp, `conda-${pkg('level-zero').filename.replace(/\.conda$/, '')}`);
+    const rt = fx.at(`conda-${pkg('level-zero').filename.replace(/\.conda$/, '')}`);
     expect(readlinkSync(join(rt, 'lib/libze_loader.so.1'))).toBe(`libze_loader.so.${trixie.version}`);
     const same = async (a: string, b: string): Promise<boolean> => (await readFile(a)).equals(await readFile(b));
     expect(await same(join(rt, `lib/libze_loader.so.${trixie.version}`), join(trixie.libDir, `libze_loader.so.${trixie.version}`))).toBe(true);
-    const dev = join(tmp, `conda-${pkg('level-zero-devel').filename.replace(/\.conda$/, '')}`);
+    const dev = fx.at(`conda-${pkg('level-zero-devel').filename.replace(/\.conda$/, '')}`);
     expect(lstatSync(join(dev, 'lib/libze_loader.so')).isSymbolicLink()).toBe(true);
     expect(await same(join(dev, 'include/level_zero/ze_api.h'), join(trixie.includeDir, 'level_zero/ze_api.h'))).toBe(true);
     expect(await readFile(join(dev, 'include/level_zero/ze_api.h'), 'utf8')).toContain('ZE_STRUCTURE_TYPE_DEVICE_IP_VERSION_EXT');
@@ -304,7 +295,7 @@ describe('conda channels', () => {
     const prefix = await newDir('bookworm-prefix');
     for (const name of ['level-zero', 'level-zero-devel']) {
       const p = served((x) => x.channel === 'bookworm' && x.name === name && x.subdir === 'linux-64' && x.format === 'tar.bz2');
-      const file = join(tmp, p.filename);
+      const file = fx.at(p.filename);
       await writeFile(file, (await get(p.url)).body);
       await run('tar', ['-xjf', file, '-C', prefix, '--exclude=info']);
     }
@@ -316,12 +307,12 @@ describe('conda channels', () => {
       { env },
     );
     expect(flags).toContain(`-I${prefix}/include`);
-    const src = join(tmp, 'zeinit.c');
+    const src = fx.at('zeinit.c');
     await writeFile(
       src,
       '#include <level_zero/ze_api.h>\n#include <stdio.h>\nint main(void){ printf("0x%08x\\n", (unsigned)zeInit(0)); return 0; }\n',
     );
-    const exe = join(tmp, 'zeinit');
+    const exe = fx.at('zeinit');
     await run('cc', [src, '-o', exe, ...flags.trim().split(/\s+/)]);
     const { stdout } = await run(exe, [], { env: { ...process.env, LD_LIBRARY_PATH: join(prefix, 'lib') } });
     expect(stdout.trim()).toBe('0x78000001');
@@ -359,7 +350,7 @@ describe('win_amd64 wheels: DLLs cross-built with mingw-w64, importing each othe
   const win = (name: string, version: string) => served((p) => p.index === 'pypi' && p.name === name && p.version === version && p.platform === 'win-x64');
 
   it("UR's Library/bin has the loader, three adapters and the proxy loader; the Level Zero adapters import umf.dll and ze_loader.dll", async () => {
-    const newer = idx.fixtures.urVersions.newer;
+    const newer = fx.index.fixtures.urVersions.newer;
     const imports = await importsOf(win('intel-cmplr-lib-ur', newer));
     expect(Object.keys(imports).sort()).toEqual([...UR_WINDOWS_DLLS].sort());
     expect(imports['ur_adapter_level_zero.dll']).toEqual(['KERNEL32.dll', 'msvcrt.dll', 'umf.dll', 'ze_loader.dll']);
@@ -369,7 +360,7 @@ describe('win_amd64 wheels: DLLs cross-built with mingw-w64, importing each othe
   });
 
   it('umf.dll imports libhwloc-15.dll, which the tcmlib wheel ships beside tcm.dll', async () => {
-    const { umf, tcmlib } = idx.fixtures.urClosure[idx.fixtures.urVersions.newer]!;
+    const { umf, tcmlib } = fx.index.fixtures.urClosure[fx.index.fixtures.urVersions.newer]!;
     expect(await importsOf(win('umf', umf))).toEqual({ 'umf.dll': ['KERNEL32.dll', 'msvcrt.dll', 'libhwloc-15.dll'] });
     expect(await importsOf(win('tcmlib', tcmlib))).toEqual({ 'tcm.dll': ['KERNEL32.dll', 'msvcrt.dll', 'libhwloc-15.dll'], 'libhwloc-15.dll': ['KERNEL32.dll', 'msvcrt.dll'] });
   });
@@ -377,13 +368,13 @@ describe('win_amd64 wheels: DLLs cross-built with mingw-w64, importing each othe
 
 describe('GitHub release asset', () => {
   it('redirects to the Windows SDK zip: include/ and lib/ze_loader.lib (a marked test double)', async () => {
-    const first = await fetch(idx.sdkUrl, { redirect: 'manual' });
+    const first = await fetch(fx.index.sdkUrl, { redirect: 'manual' });
     expect(first.status).toBe(302);
-    const zip = await get(idx.sdkUrl);
+    const zip = await get(fx.index.sdkUrl);
     const sdk = served((p) => p.index === 'github');
     expect(sha256(zip.body)).toBe(sdk.sha256);
-    expect(idx.sdkUrl).toBe(`${idx.url}/github/oneapi-src/level-zero/releases/download/v1.20.6/level-zero-win-sdk-1.20.6.zip`);
-    const file = join(tmp, sdk.filename);
+    expect(fx.index.sdkUrl).toBe(`${fx.index.url}/github/oneapi-src/level-zero/releases/download/v1.20.6/level-zero-win-sdk-1.20.6.zip`);
+    const file = fx.at(sdk.filename);
     await writeFile(file, zip.body);
     const { stdout } = await run('python3', ['-c', 'import sys, zipfile; print(zipfile.ZipFile(sys.argv[1]).read("lib/ze_loader.lib").decode())', file]);
     expect(stdout).toContain('xpu-setup test double: not a real ze_loader.lib');
@@ -393,7 +384,7 @@ describe('GitHub release asset', () => {
 
 describe('every served package', () => {
   it('is served with the sha256 and size the metadata lists', async () => {
-    for (const p of idx.packages) {
+    for (const p of fx.index.packages) {
       const { status, body } = await get(p.url);
       expect(status, p.url).toBe(200);
       expect(body.length, p.url).toBe(p.size);
@@ -406,12 +397,12 @@ describe('faults', () => {
   const target = (): ServedPackage => served((p) => p.channel === 'trixie' && p.name === 'level-zero' && p.subdir === 'linux-64');
 
   it('truncate announces the full length and drops the connection half way', async () => {
-    idx.fault(new URL(target().url).pathname, 'truncate');
+    fx.index.fault(new URL(target().url).pathname, 'truncate');
     await expect(get(target().url)).rejects.toThrow();
   });
 
   it('corrupt keeps the length and changes the bytes', async () => {
-    idx.fault(/\/trixie\/linux-64\/level-zero-1/, 'corrupt');
+    fx.index.fault(/\/trixie\/linux-64\/level-zero-1/, 'corrupt');
     const { status, body } = await get(target().url);
     expect(status).toBe(200);
     expect(body.length).toBe(target().size);
@@ -419,22 +410,22 @@ describe('faults', () => {
   });
 
   it('status faults, reset, and `times` limiting a fault to the first requests', async () => {
-    idx.fault(/repodata\.json$/, 'status-404', { times: 1 });
-    const repodata = `${idx.condaChannelUrl('trixie')}/linux-64/repodata.json`;
+    fx.index.fault(/repodata\.json$/, 'status-404', { times: 1 });
+    const repodata = `${fx.index.condaChannelUrl('trixie')}/linux-64/repodata.json`;
     expect((await get(repodata)).status).toBe(404);
     expect((await get(repodata)).status).toBe(200);
-    idx.fault(/\/simple\//, 'status-500');
-    expect((await get(`${idx.simpleUrl}/level-zero/`)).status).toBe(500);
-    idx.clearFaults();
-    idx.fault(/\/pypi\//, 'reset');
-    await expect(get(`${idx.jsonApiUrl}/level-zero/json`)).rejects.toThrow();
+    fx.index.fault(/\/simple\//, 'status-500');
+    expect((await get(`${fx.index.simpleUrl}/level-zero/`)).status).toBe(500);
+    fx.index.clearFaults();
+    fx.index.fault(/\/pypi\//, 'reset');
+    await expect(get(`${fx.index.jsonApiUrl}/level-zero/json`)).rejects.toThrow();
   });
 
   it('slow holds the body back (a short client timeout fails) and then delivers it intact', async () => {
-    idx.fault(/level-zero-devel-1.*\.conda$/, 'slow', { delayMs: 2000, times: 1 });
+    fx.index.fault(/level-zero-devel-1.*\.conda$/, 'slow', { delayMs: 2000, times: 1 });
     const dev = served((p) => p.channel === 'trixie' && p.name === 'level-zero-devel' && p.subdir === 'linux-64');
     await expect(get(dev.url, { signal: AbortSignal.timeout(100) })).rejects.toThrow();
-    idx.fault(/level-zero-devel-1.*\.conda$/, 'slow', { delayMs: 50, times: 1 });
+    fx.index.fault(/level-zero-devel-1.*\.conda$/, 'slow', { delayMs: 50, times: 1 });
     const { body } = await get(dev.url);
     expect(sha256(body)).toBe(dev.sha256);
   });
@@ -444,6 +435,6 @@ describe('faults', () => {
     const part = await get(p.url, { headers: { range: 'bytes=100-' } });
     expect(part.status).toBe(206);
     expect(part.body.length).toBe(p.size - 100);
-    expect(idx.requests.at(-1)).toMatchObject({ method: 'GET', path: new URL(p.url).pathname });
+    expect(fx.index.requests.at(-1)).toMatchObject({ method: 'GET', path: new URL(p.url).pathname });
   });
 });

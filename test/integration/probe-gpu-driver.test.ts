@@ -1,27 +1,15 @@
 // Debian 12's real GPU driver (22.43) beside the real loader 1.8.12, with no GPU: the driver loads and finds no device,
 // and probe and smoke say exactly that, without the crash an enumeration after the failed zeInit would cause.
 import { spawnSync } from 'node:child_process';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureGpuDriverDebs, repoRoot, type GpuDriverDebs } from '../support/debs.js';
-import { systemPrefix } from './probe-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../support/debs.js';
+import { withGpuDriver } from './probe-helpers.js';
 
-const prefix = systemPrefix();
-afterAll(() => fs.rmSync(prefix, { recursive: true, force: true }));
-const cli = path.join(repoRoot(), 'bin', 'xpu-setup.js');
-let driver: GpuDriverDebs;
+const gpu = withGpuDriver();
+const { prefix, cli } = gpu;
 
-beforeAll(async () => {
-  driver = await ensureGpuDriverDebs();
-}, 300_000);
-
-/** The environment a user with the driver's directory on the library path has (no alternative driver list). */
-function driverEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, HOME: fs.mkdtempSync(path.join(prefix, 'home-')), LD_LIBRARY_PATH: driver.libDir, ...extra };
-  delete env.ZE_ENABLE_ALT_DRIVERS;
-  return env;
-}
+const driverEnv = gpu.env;
 
 describe('the 22.43 driver on a machine without a GPU', () => {
   it('probe says the driver loaded and found no device, with zeInit 0x78000001 and no crash', () => {
@@ -30,12 +18,12 @@ describe('the 22.43 driver on a machine without a GPU', () => {
     expect(r.status).toBe(1);
     const doc = JSON.parse(r.stdout) as { ok: boolean; error: { code: string; message: string; hints: string[]; details: Record<string, unknown> } };
     expect(doc.error.code).toBe('NO_DEVICE');
-    expect(doc.error.message).toContain(`libze_intel_gpu.so.1 (${path.join(driver.libDir, 'libze_intel_gpu.so.1')}) loaded but found no device`);
+    expect(doc.error.message).toContain(`libze_intel_gpu.so.1 (${path.join(gpu.driver.libDir, 'libze_intel_gpu.so.1')}) loaded but found no device`);
     expect(doc.error.message).toContain('0x78000001');
     expect(doc.error.message).not.toContain('none of them loaded');
     expect(doc.error.details.zeInit).toBe(0x78000001);
     expect(doc.error.details.drivers).toEqual([
-      { name: 'libze_intel_gpu.so.1', path: path.join(driver.libDir, 'libze_intel_gpu.so.1'), loaded: true },
+      { name: 'libze_intel_gpu.so.1', path: path.join(gpu.driver.libDir, 'libze_intel_gpu.so.1'), loaded: true },
       { name: 'libze_intel_vpu.so.1', loaded: false, why: 'not on the library search path' },
     ]);
     // This machine has no Intel GPU on PCI: the kernel-side reason says so instead of "install the driver".
@@ -47,7 +35,7 @@ describe('the 22.43 driver on a machine without a GPU', () => {
     const r = spawnSync(process.execPath, [cli, 'probe', '--prefix', prefix, '--json'], { encoding: 'utf8', env: driverEnv({ LD_DEBUG: 'files' }) });
     expect(r.signal).toBeNull();
     expect(r.stderr).toMatch(/file=libze_intel_gpu\.so\.1 \[0\];\s+dynamically loaded by \S*libze_loader\.so\.1/);
-    expect(r.stderr).toContain(`calling init: ${path.join(driver.libDir, 'libze_intel_gpu.so.1')}`);
+    expect(r.stderr).toContain(`calling init: ${path.join(gpu.driver.libDir, 'libze_intel_gpu.so.1')}`);
   });
 
   it('smoke fails the same way, as NO_DEVICE, without enumerating', () => {

@@ -4,25 +4,21 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DownloadCache } from '../../src/cache/store.js';
 import { Http } from '../../src/net/http.js';
 import { Gateway } from '../../src/index/gateway.js';
 import { readRemoteWheelMetadata, ZIP_TAIL } from '../../src/index/wheel-metadata.js';
-import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
-import { buildFixturePackages, buildWheel, zipBuffer, type FixtureArtifact } from '../support/packages.js';
+import { withFixtureRun } from '../support/fixture-run.js';
+import { buildWheel, zipBuffer, type FixtureArtifact } from '../support/packages.js';
 
-let index: FixtureIndex;
-let work: string;
 let big: FixtureArtifact;
 
 const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 
-beforeAll(async () => {
-  work = await fs.mkdtemp(path.join(os.tmpdir(), 'xpu-wheel-metadata-'));
-  // A wheel of the size the real SYCL runtime's is (tens of MB, its library incompressible), with its real Requires-Dist.
+/** A wheel of the size the real SYCL runtime's is (tens of MB, its library incompressible), with its real Requires-Dist. */
+async function bigWheel(work: string): Promise<FixtureArtifact[]> {
   const lib = Buffer.alloc(12 * 1024 * 1024);
   for (let i = 0; i < lib.length; i += 4) lib.writeUInt32LE((Math.imul(i, 2654435761) ^ (i >>> 7)) >>> 0, i);
   const built = await buildWheel({
@@ -48,30 +44,26 @@ beforeAll(async () => {
     members: built.members,
     wheel: { metadata: built.metadata, metadataSha256: sha256(built.metadata) },
   };
-  const fixtures = await buildFixturePackages();
-  index = await startFixtureIndex({ fixtures: { ...fixtures, artifacts: [...fixtures.artifacts, big] } });
-}, 300_000);
+  return [big];
+}
 
-afterAll(async () => {
-  await index?.close();
-  await fs.rm(work, { recursive: true, force: true });
-});
+const fx = withFixtureRun('wheel-metadata', { more: bigWheel });
 
 const gatewayIn = (cacheDir: string | undefined, debug: string[] = []) =>
   new Gateway(new Http({}), { cacheDir, reporter: { info() {}, warn() {}, debug: (m: string) => debug.push(m), task: () => ({ update() {}, done() {} }) } as never });
 
 /** The requests for one file of the index, with their Range headers. */
-const asked = (filename: string) => index.requests.filter((r) => r.path.endsWith(`/${filename}`)).map((r) => r.headers.range ?? 'whole');
+const asked = (filename: string) => fx.index.requests.filter((r) => r.path.endsWith(`/${filename}`)).map((r) => r.headers.range ?? 'whole');
 
 describe('an index without metadata files (PEP 503 HTML, no data-core-metadata)', () => {
   it('reads METADATA from the wheel by Range requests: the end, and nothing else of a 12 MB wheel', async () => {
-    const cacheDir = path.join(work, 'range-cache');
+    const cacheDir = fx.at('range-cache');
     const debug: string[] = [];
     const gw = gatewayIn(cacheDir, debug);
-    const files = await gw.pypiProjectFiles(index.noMetadataSimpleUrl, 'intel-sycl-rt');
+    const files = await gw.pypiProjectFiles(fx.index.noMetadataSimpleUrl, 'intel-sycl-rt');
     expect(files[0]).toMatchObject({ filename: big.filename, sha256: big.sha256 });
     expect(files[0]!.coreMetadata).toBeUndefined();
-    index.requests.length = 0;
+    fx.index.requests.length = 0;
     const before = gw.stats.downloadedBytes;
     expect(await gw.coreMetadata(files[0]!)).toBe(big.wheel!.metadata);
     const fetched = gw.stats.downloadedBytes - before;
@@ -83,7 +75,7 @@ describe('an index without metadata files (PEP 503 HTML, no data-core-metadata)'
     expect(await new DownloadCache(cacheDir).lookup(big.sha256)).toBeUndefined();
 
     // Kept in the index cache under the wheel's sha256: the next run asks the server nothing for it.
-    index.requests.length = 0;
+    fx.index.requests.length = 0;
     expect(await gatewayIn(cacheDir).coreMetadata(files[0]!)).toBe(big.wheel!.metadata);
     expect(asked(big.filename)).toEqual([]);
   });
@@ -153,11 +145,11 @@ describe('an index without metadata files (PEP 503 HTML, no data-core-metadata)'
   });
 
   it('downloads the wheel whole into the download cache when its server ignores Range, verified by the index sha256', async () => {
-    const cacheDir = path.join(work, 'whole-cache');
+    const cacheDir = fx.at('whole-cache');
     const debug: string[] = [];
     const gw = gatewayIn(cacheDir, debug);
-    const files = await gw.pypiProjectFiles(index.noRangeSimpleUrl, 'intel-sycl-rt');
-    index.requests.length = 0;
+    const files = await gw.pypiProjectFiles(fx.index.noRangeSimpleUrl, 'intel-sycl-rt');
+    fx.index.requests.length = 0;
     expect(await gw.coreMetadata(files[0]!)).toBe(big.wheel!.metadata);
     // The Range request answered whole (200) is dropped, then the download that setup would make is made.
     expect(asked(big.filename)).toEqual([`bytes=-${ZIP_TAIL}`, 'whole']);
@@ -167,9 +159,9 @@ describe('an index without metadata files (PEP 503 HTML, no data-core-metadata)'
   });
 
   it('a wheel whose bytes differ from the index sha256 is refused on the whole-download path, and nothing is kept', async () => {
-    const cacheDir = path.join(work, 'bad-cache');
+    const cacheDir = fx.at('bad-cache');
     const gw = gatewayIn(cacheDir);
-    const files = await gw.pypiProjectFiles(index.noRangeSimpleUrl, 'intel-sycl-rt');
+    const files = await gw.pypiProjectFiles(fx.index.noRangeSimpleUrl, 'intel-sycl-rt');
     const wrong = { ...files[0]!, sha256: 'f'.repeat(64) };
     expect(await gw.coreMetadata(wrong).catch((e: unknown) => e)).toMatchObject({ code: 'HASH_MISMATCH' });
     expect(await new DownloadCache(cacheDir).lookup(big.sha256)).toBeUndefined();

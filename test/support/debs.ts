@@ -171,22 +171,26 @@ function sidDebs(): SidDebs | undefined {
   };
 }
 
-let pendingSid: Promise<SidDebs> | undefined;
-
-/** Makes sure sid's packages are downloaded and unpacked (.ci/fixtures.sh fetches them with the others). */
-export function ensureSidDebs(): Promise<SidDebs> {
-  pendingSid ??= (async () => {
-    let set = sidDebs();
-    if (!set) {
-      await runFixtures();
-      set = sidDebs();
-      if (!set) throw new Error(`.ci/fixtures.sh finished but ${join(fixtureCacheDir(), 'debs', 'sid')} is incomplete`);
-    }
-    return set;
-  })();
-  pendingSid.catch(() => (pendingSid = undefined));
-  return pendingSid;
+/** `read()`'s set of the cache, once per process; only a cold cache runs .ci/fixtures.sh (which fetches every set). */
+function fetchedOnce<T>(read: () => T | undefined, suite: string): () => Promise<T> {
+  let pending: Promise<T> | undefined;
+  return () => {
+    pending ??= (async () => {
+      let set = read();
+      if (!set) {
+        await runFixtures();
+        set = read();
+        if (!set) throw new Error(`.ci/fixtures.sh finished but ${join(fixtureCacheDir(), 'debs', suite)} is incomplete`);
+      }
+      return set;
+    })();
+    pending.catch(() => (pending = undefined));
+    return pending;
+  };
 }
+
+/** Makes sure sid's packages are downloaded and unpacked. */
+export const ensureSidDebs = fetchedOnce(sidDebs, 'sid');
 
 /**
  * Builds a directory of the test cache once: `build` fills a fresh directory beside `out`, which is stamped and renamed
@@ -202,3 +206,27 @@ export async function buildCacheDirOnce(out: string, stamp: string, build: (work
   await rm(out, { recursive: true, force: true });
   await rename(work, out).catch(async () => rm(work, { recursive: true, force: true }));
 }
+
+/** Debian trixie's AArch64 C runtime (libc6, libgcc-s1, libstdc++6 for arm64) and lld to link for it, unpacked. */
+export interface Arm64Debs {
+  /** Debian versions by package: `libstdc++6` -> `14.2.0-19`. */
+  versions: Record<string, string>;
+  root: string;
+  /** The arm64 libraries: libc.so.6, libgcc_s.so.1, libstdc++.so.6.0.*. */
+  libDir: string;
+  /** lld (amd64), run with its own library beside it. */
+  lld: { bin: string; libDir: string };
+}
+
+function arm64Debs(): Arm64Debs | undefined {
+  const dir = join(fixtureCacheDir(), 'debs', 'trixie-arm64');
+  const stamp = join(dir, 'versions');
+  const root = join(dir, 'root');
+  const lld = { bin: join(root, 'usr', 'lib', 'llvm-15', 'bin', 'ld.lld'), libDir: join(root, 'usr', 'lib', 'x86_64-linux-gnu') };
+  if (!existsSync(stamp) || !existsSync(lld.bin)) return undefined;
+  const versions = Object.fromEntries(readFileSync(stamp, 'utf8').trim().split('\n').map((l) => l.split('=') as [string, string]));
+  return { versions, root, libDir: join(root, 'usr', 'lib', 'aarch64-linux-gnu'), lld };
+}
+
+/** Makes sure trixie's arm64 runtime and lld are downloaded and unpacked. */
+export const ensureArm64Debs = fetchedOnce(arm64Debs, 'trixie-arm64');

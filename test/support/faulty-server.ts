@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { connect, type AddressInfo, type Socket } from 'node:net';
+import { closerOf, serveLocal } from './static-server.js';
 
 export type Behaviour =
   /** The file, honouring Range and If-Range; `bare`: without ETag or Last-Modified. */
@@ -51,7 +52,6 @@ const LAST_MODIFIED = new Date(Date.UTC(2025, 0, 1)).toUTCString();
 export async function startFaultyServer(opts: { tls?: { key: string; cert: string }; lifetimeMs?: number } = {}): Promise<FaultyServer> {
   const routes = new Map<string, { file: Buffer; behaviours: Behaviour[]; next: number }>();
   const requests: Served[] = [];
-  const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     const rec: Served = { method: req.method ?? 'GET', path: req.url ?? '/', range: req.headers.range, ifRange: req.headers['if-range'] as string | undefined, sent: 0 };
@@ -166,10 +166,7 @@ export async function startFaultyServer(opts: { tls?: { key: string; cert: strin
     res.end(body);
   };
   const server: Server = opts.tls ? createHttpsServer({ key: opts.tls.key, cert: opts.tls.cert }, handler) : createHttpServer(handler);
-  server.on('connection', (s: Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
+  const closeServer = closerOf(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
   let closed = false;
@@ -177,8 +174,7 @@ export async function startFaultyServer(opts: { tls?: { key: string; cert: strin
     if (closed) return;
     closed = true;
     for (const t of timers) clearInterval(t);
-    for (const s of sockets) s.destroy();
-    await new Promise<void>((r) => server.close(() => r()));
+    await closeServer();
   };
   setTimeout(() => void close(), opts.lifetimeMs ?? 120_000).unref();
   return {
@@ -208,8 +204,7 @@ export async function startForwardProxy(
   opts: { /** Like squid's default: CONNECT only to port 443, 403 otherwise. */ connectOnly443?: boolean; /** Answer every request and CONNECT with this status. */ answer?: number } = {},
 ): Promise<{ url: string; seen: string[]; close(): Promise<void> }> {
   const seen: string[] = [];
-  const sockets = new Set<Socket>();
-  const server = createHttpServer((req, res) => {
+  const { url, server, close } = await serveLocal((req, res) => {
     seen.push(`${req.method} ${req.url}`);
     if (opts.answer) return void res.writeHead(opts.answer, { 'content-length': 0 }).end();
     const target = new URL(req.url ?? '');
@@ -235,21 +230,8 @@ export async function startForwardProxy(
     upstream.on('error', () => client.destroy());
     client.on('error', () => upstream.destroy());
   });
-  server.on('connection', (s: Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   setTimeout(() => void server.close(), 120_000).unref();
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    seen,
-    close: () =>
-      new Promise<void>((r) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => r());
-      }),
-  };
+  return { url, seen, close };
 }
 
 /** A CA and a server certificate for 127.0.0.1 signed by it, made with openssl now, in dir. */

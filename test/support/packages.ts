@@ -31,7 +31,7 @@ export interface FixtureMember {
 }
 
 export type FixturePlatform = 'linux-x64' | 'win-x64' | 'any';
-export type CondaSubdir = 'linux-64' | 'win-64' | 'noarch';
+export type CondaSubdir = 'linux-64' | 'linux-aarch64' | 'win-64' | 'noarch';
 
 /** `info/index.json` of a conda package: the repodata record less sha256, md5 and size. */
 export interface CondaIndexJson {
@@ -227,7 +227,7 @@ function condaIndexJson(spec: CondaSpec): CondaIndexJson {
     license: spec.license ?? 'MIT',
     subdir: spec.subdir,
     platform,
-    arch: platform ? 'x86_64' : null,
+    arch: platform ? (spec.subdir === 'linux-aarch64' ? 'aarch64' : 'x86_64') : null,
     timestamp: spec.timestamp ?? FIXTURE_MTIME_MS,
   };
 }

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { requireCompiler } from '../../src/build/addon.js';
 import { isXpuError } from '../../src/base/errors.js';
 import { findZstd } from '../../src/formats/decompress.js';
-import { isInside, isNative, layoutFor, nodeLayout, osLayout, type Host } from '../../src/platform/index.js';
+import { isInside, isNative, layoutFor, nodeLayout, osLayout, parseTargetPlatform, runningPlatform, type Host } from '../../src/platform/index.js';
 import { detectShell } from '../../src/shells/index.js';
 import { virtualPackages } from '../../src/versions/match-spec.js';
 import { markerEnvFor } from '../../src/versions/pep508.js';
@@ -29,6 +29,29 @@ describe('target platforms, looked up by key', () => {
     expect(Object.fromEntries(virtualPackages(win))).toEqual({ __win: {}, __archspec: { version: '1', build: 'x86_64' } });
   });
 
+  it('linux-aarch64 is the Linux layout with the arch\'s names: subdir, tags, markers, archspec, linker, multiarch dirs', () => {
+    const arm = layoutFor('linux-aarch64');
+    expect(parseTargetPlatform('linux-aarch64')).toBe('linux-aarch64');
+    expect(arm).toMatchObject({ condaSubdir: 'linux-aarch64', dynamicLinker: '/lib/ld-linux-aarch64.so.1', binaryFormat: 'elf', sharedLibDir: 'lib' });
+    expect(arm.arch).toMatchObject({ elfMachine: 183, debArch: 'arm64', multiarch: 'aarch64-linux-gnu' });
+    expect(layoutFor('linux-x64')).toMatchObject({ condaSubdir: 'linux-64', dynamicLinker: '/lib64/ld-linux-x86-64.so.2' });
+    expect(layoutFor('linux-x64').arch).toMatchObject({ elfMachine: 62, debArch: 'amd64', multiarch: 'x86_64-linux-gnu' });
+    expect(markerEnvFor('linux-aarch64')).toMatchObject({ sys_platform: 'linux', platform_machine: 'aarch64' });
+    const host: Host = { platform: 'linux-aarch64', os: 'linux', arch: 'aarch64', native: false };
+    expect(Object.fromEntries(virtualPackages(host))).toEqual({ __glibc: { version: undefined }, __linux: {}, __unix: {}, __archspec: { version: '1', build: 'aarch64' } });
+    // Each arch's wheels fit its own platform only.
+    expect(arm.wheelTagScore('manylinux_2_28_aarch64', '2.36')).toBe(2029);
+    expect(arm.wheelTagScore('manylinux2014_aarch64', '2.36')).toBe(2018);
+    expect(arm.wheelTagScore('manylinux_2_28_x86_64', '2.36')).toBeUndefined();
+    expect(layoutFor('linux-x64').wheelTagScore('manylinux_2_28_aarch64', '2.36')).toBeUndefined();
+    expect(layoutFor('linux-x64').wheelTagScore('manylinux_2_28_x86_64', '2.36')).toBe(2029);
+    expect(arm.librarySearch('libc.so.6', {}).map((c) => c.path)).toEqual(['/lib/aarch64-linux-gnu/libc.so.6', '/usr/lib/aarch64-linux-gnu/libc.so.6', '/lib64/libc.so.6', '/usr/lib64/libc.so.6']);
+    // A cache row is taken for the arch its flags name.
+    const cache = [{ name: 'libc.so.6', flags: 'libc6,AArch64', path: '/a/libc.so.6', x64: false }, { name: 'libc.so.6', flags: 'libc6,x86-64', path: '/x/libc.so.6', x64: true }];
+    expect(arm.librarySearch('libc.so.6', {}, cache)[0]).toEqual({ path: '/a/libc.so.6', via: 'ld.so.cache' });
+    expect(layoutFor('linux-x64').librarySearch('libc.so.6', {}, cache)[0]).toEqual({ path: '/x/libc.so.6', via: 'ld.so.cache' });
+  });
+
   it('only Linux leaves runtime libraries to the machine, and only ELF targets link with -fPIC and a runpath', () => {
     expect(layoutFor('linux-x64')).toMatchObject({ decidesRuntimeLibraries: true, binaryFormat: 'elf', sharedLibFlags: ['-fPIC'], runpath: true, sharedLibSuffix: '.so' });
     expect(layoutFor('win-x64')).toMatchObject({ decidesRuntimeLibraries: false, binaryFormat: 'pe', sharedLibFlags: [], runpath: false, sharedLibSuffix: '.dll' });
@@ -43,6 +66,10 @@ describe('the machine this runs on', () => {
     expect(isNative({ platform: 'linux', arch: 'x64' }, 'linux-x64')).toBe(true);
     expect(isNative({ platform: 'linux', arch: 'x64' }, 'win-x64')).toBe(false);
     expect(isNative({ platform: 'linux', arch: 'arm64' }, 'linux-x64')).toBe(false);
+    // Prefixes for Arm machines are made from an x64 one: this tool does not run on arm64 itself yet.
+    expect(isNative({ platform: 'linux', arch: 'arm64' }, 'linux-aarch64')).toBe(false);
+    expect(runningPlatform({ platform: 'linux', arch: 'arm64' })).toBeUndefined();
+    expect(runningPlatform({ platform: 'win32', arch: 'x64' })).toBe('win-x64');
   });
 
   it('zstd is zstd.exe on Windows', async () => {

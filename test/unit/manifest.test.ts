@@ -10,7 +10,8 @@ describe('manifests', () => {
     const ms = await loadManifests();
     expect(ms.map((m) => m.name).sort()).toEqual(['gpu-driver', 'level-zero', 'unified-runtime']);
     for (const m of ms) {
-      expect(Object.keys(m.platforms).sort()).toEqual(m.name === 'gpu-driver' ? ['linux-x64'] : ['linux-x64', 'win-x64']);
+      const want = { 'gpu-driver': ['linux-x64'], 'level-zero': ['linux-aarch64', 'linux-x64', 'win-x64'], 'unified-runtime': ['linux-x64', 'win-x64'] }[m.name];
+      expect(Object.keys(m.platforms).sort()).toEqual(want);
     }
     // A bare run plans every component but the GPU driver, which is planned when asked for.
     expect(ms.filter((m) => m.byDefault === false).map((m) => m.name)).toEqual(['gpu-driver']);
@@ -72,6 +73,30 @@ describe('manifests', () => {
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
     }
+  });
+
+  it('fills in each arch\'s words per platform, and gives a "like" platform the sources of the one it names', async () => {
+    const ms = await loadManifests();
+    const l0 = ms.find((m) => m.name === 'level-zero')!;
+    const aptFrom = (p: 'linux-x64' | 'linux-aarch64') => l0.platforms[p]!.sources.find((s) => s.kind === 'apt')!.map.map((r) => r.from);
+    expect(aptFrom('linux-x64')).toEqual(['usr/include/', 'usr/lib/x86_64-linux-gnu/']);
+    expect(aptFrom('linux-aarch64')).toEqual(['usr/include/', 'usr/lib/aarch64-linux-gnu/']);
+    const driver = ms.find((m) => m.name === 'gpu-driver')!.platforms['linux-x64']!.sources.find((s) => s.kind === 'github') as unknown as { assets: string[] };
+    expect(driver.assets).toContain('libze-intel-gpu1_{tag}-0_amd64.deb');
+    // The GPU driver's sources, given to Arm in one line, ask for Intel's arm64 .debs and read their multiarch directory.
+    const raw = JSON.parse(await fs.readFile(path.join(__dirname, '../../manifests/gpu-driver.json'), 'utf8'));
+    raw.platforms['linux-aarch64'] = { like: 'linux-x64' };
+    const arm = validateManifest('gpu-driver.json', raw).platforms['linux-aarch64']!.sources.find((s) => s.kind === 'github') as unknown as { assets: string[]; map: { from: string }[]; with: { assets: string[] }[] };
+    expect(arm.assets).toEqual(['libze-intel-gpu1_{tag}-0_arm64.deb', 'intel-opencl-icd_{tag}-0_arm64.deb', 'intel-ocloc_{tag}-0_arm64.deb', 'libigdgmm12_{gmmlib}_arm64.deb']);
+    expect(arm.with[0]!.assets).toEqual(['intel-igc-core-2_{version}+*_arm64.deb', 'intel-igc-opencl-2_{version}+*_arm64.deb']);
+    expect(arm.map[0]!.from).toBe('usr/lib/aarch64-linux-gnu/');
+    const doc = (platforms: unknown) => ({ schema: 1, name: 'x', platforms });
+    const src = { kind: 'apt', packages: ['libze1'], map: [{ from: 'usr/lib/{multiarch}/', to: 'lib/' }] };
+    const m = validateManifest('m.json', doc({ 'linux-x64': { sources: [src] }, 'linux-aarch64': { like: 'linux-x64' } }));
+    expect(m.platforms['linux-aarch64']!.sources[0]!.map[0]!.from).toBe('usr/lib/aarch64-linux-gnu/');
+    expect(() => validateManifest('m.json', doc({ 'win-x64': { sources: [] }, 'linux-aarch64': { like: 'win-x64' } }))).toThrow(/m\.json: linux-aarch64: "like" must name another platform of the same OS/);
+    expect(() => validateManifest('m.json', doc({ 'linux-aarch64': { like: 'linux-x64' } }))).toThrow(/"like" must name another platform/);
+    expect(() => validateManifest('m.json', doc({ 'linux-arm64': { sources: [] } }))).toThrow(/unknown platform "linux-arm64" \(platforms: linux-x64, win-x64, linux-aarch64\)/);
   });
 
   it('names the file and field of a bad manifest', () => {

@@ -114,7 +114,7 @@ const why = (bytes: Buffer): string => failure(bytes)[1].replace('bin/umf.dll is
 describe('readPeImports', () => {
   it('reads the import table of mingw-built DLLs as objdump does', async () => {
     const adapter = readPeImports(ur.get('ur_adapter_level_zero.dll')!, 'ur_adapter_level_zero.dll')!;
-    expect(adapter).toMatchObject({ machine: 'x64', dll: true, imports: ['KERNEL32.dll', 'msvcrt.dll', 'umf.dll', 'ze_loader.dll'], delayImports: [] });
+    expect(adapter).toMatchObject({ machine: 0x8664, dll: true, imports: ['KERNEL32.dll', 'msvcrt.dll', 'umf.dll', 'ze_loader.dll'], delayImports: [] });
     // What it takes from each, by name, as objdump lists them (mingw imports by name, never by ordinal).
     expect(adapter.importedSymbols.filter((i) => /umf|ze_loader/.test(i.dll))).toEqual([
       { dll: 'umf.dll', delayed: false, names: ['umfInit'], ordinals: [] },
@@ -132,12 +132,12 @@ describe('readPeImports', () => {
     expect(pe.delayImports).toEqual(['tcm.dll', 'api-ms-win-core-synch-l1-2-0.dll']);
   });
 
-  it('reads PE32 files, names the machine, and tells a DLL from an EXE', () => {
+  it('reads PE32 files and their COFF Machine, and tells a DLL from an EXE', () => {
     expect(readPeImports(peFile({ pe32: true, imports: ['KERNEL32.dll'], delayImports: ['umf.dll'] }).b, 'x.dll')).toMatchObject({
-      machine: 'x86', dll: true, imports: ['KERNEL32.dll'], delayImports: ['umf.dll'],
+      machine: 0x14c, dll: true, imports: ['KERNEL32.dll'], delayImports: ['umf.dll'],
     });
-    expect(readPeImports(peFile({ machine: 0xaa64 }).b, 'x.dll')!.machine).toBe('arm64');
-    expect(readPeImports(peFile({ machine: 0x1c4 }).b, 'x.dll')!.machine).toBe('0x1c4');
+    expect(readPeImports(peFile({ machine: 0xaa64 }).b, 'x.dll')!.machine).toBe(0xaa64);
+    expect(readPeImports(peFile({ machine: 0x1c4 }).b, 'x.dll')!.machine).toBe(0x1c4);
     expect(readPeImports(peFile({ characteristics: 0x0022, imports: ['a.dll'] }).b, 'x.exe')).toMatchObject({ dll: false, imports: ['a.dll'] });
   });
 

@@ -5,7 +5,7 @@ import { resolveLibrary, versionFromFileName } from '../../machine/loaders.js';
 import { LINUX_UMD } from '../../machine/user-driver.js';
 import { compareDebian } from '../../versions/order.js';
 import type { Check, DoctorContext } from '../types.js';
-import { prefixFirstEnv, setupHint } from './shared.js';
+import { onDisplayDriver, onIntelGpus, prefixFirstEnv, setupHint } from './shared.js';
 
 const RELEASES = 'https://github.com/intel/compute-runtime/releases';
 
@@ -37,11 +37,9 @@ export const driverVersionCheck: Check = {
   id: 'driver-version',
   title: 'GPU driver version',
   group: 'driver',
-  async run(ctx) {
-    const { found } = await ctx.facts.gpus();
-    if (found.intel.length === 0) return { status: 'skip', message: 'no Intel GPU' };
-    if (nodeLayout(ctx.deps.platform).gpuDriver === 'display-driver') {
-      const versions = found.intel.map((g) => `${g.name}: ${g.windows?.driverVersion ?? 'version unknown'}`).join('; ');
+  run: onIntelGpus(async (ctx, intel) => {
+    if (onDisplayDriver(ctx)) {
+      const versions = intel.map((g) => `${g.name}: ${g.windows?.driverVersion ?? 'version unknown'}`).join('; ');
       return {
         status: 'ok',
         message: `the display driver carries the user-mode driver (Level Zero, OpenCL and the compiler) on Windows: ${versions}; a GPU too new for it needs a newer Intel graphics driver, not a prefix`,
@@ -60,7 +58,7 @@ export const driverVersionCheck: Check = {
     const problems: string[] = [];
     const fixes = new Set<string>();
     const good: string[] = [];
-    for (const g of found.intel) {
+    for (const g of intel) {
       const v = judgeDriver(build, g.family);
       const gpu = `${g.name}`;
       if (v.kind === 'ok') good.push(`${gpu}: driven since ${v.support.firstRelease}${v.support.firstReleaseExact ? '' : ' or earlier'}`);
@@ -77,9 +75,9 @@ export const driverVersionCheck: Check = {
         fixes.add(`install the frozen -legacy1 packages of the 24.35 line (intel-level-zero-gpu-legacy1 and intel-opencl-icd-legacy1, ${v.support.lastRelease ?? 'releases/24.35'}) from ${RELEASES}`);
       }
     }
-    details.table = [...new Set(found.intel.map((g) => g.family))].map((f) => (f ? familySupport().get(f) : undefined)).filter(Boolean);
+    details.table = [...new Set(intel.map((g) => g.family))].map((f) => (f ? familySupport().get(f) : undefined)).filter(Boolean);
     const message = `${file} (build ${build}): ${[...problems, ...good].join('; ')}`;
     if (problems.length) return { status: 'fail', message, fix: [...fixes].join('; '), details };
     return { status: 'ok', message, details };
-  },
+  }),
 };

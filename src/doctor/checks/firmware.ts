@@ -1,22 +1,19 @@
 // Check: the GuC (and HuC/GSC) firmware the kernel driver loads for each Intel GPU is under /lib/firmware.
-import { nodeLayout } from '../../platform/index.js';
 import { firmwareFor, gpuFirmware, presentFirmware } from '../../machine/firmware.js';
 import type { Check } from '../types.js';
+import { offDisplayDriver, onIntelGpus } from './shared.js';
 
 export const firmwareCheck: Check = {
   id: 'firmware',
   title: 'GPU firmware',
   group: 'system',
-  async run(ctx) {
-    if (nodeLayout(ctx.deps.platform).gpuDriver === 'display-driver') return { status: 'skip', message: 'the display driver carries its firmware' };
-    const { found } = await ctx.facts.gpus();
-    if (found.intel.length === 0) return { status: 'skip', message: 'no Intel GPU' };
+  run: offDisplayDriver('the display driver carries its firmware', onIntelGpus(async (ctx, intel) => {
     const problems: string[] = [];
     const notes: string[] = [];
     const good: string[] = [];
     const missingFiles: string[] = [];
     const details: Record<string, unknown>[] = [];
-    for (const g of found.intel) {
+    for (const g of intel) {
       // The driver bound decides the firmware; an unbound GPU is judged for the driver that would bind it.
       const driver = g.driver === 'i915' || g.driver === 'xe' ? g.driver : g.expectedDriver;
       const where = g.address ?? g.pciId;
@@ -53,5 +50,5 @@ export const firmwareCheck: Check = {
       };
     }
     return { status: 'ok', message, details: { gpus: details } };
-  },
+  })),
 };

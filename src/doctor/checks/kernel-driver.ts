@@ -1,9 +1,9 @@
 // Check: the kernel driver (i915 or xe) is bound to each Intel GPU and loaded; on Windows, the display driver works.
-import { nodeLayout } from '../../platform/index.js';
 import { loadedGpuModules } from '../../machine/pci.js';
 import type { IntelGpu } from '../../machine/gpu.js';
 import { describeCmProblem } from '../../machine/windows.js';
 import type { Check, CheckOutcome, DoctorContext } from '../types.js';
+import { onDisplayDriver, onIntelGpus } from './shared.js';
 
 /** Kernels that first bind these families by default (older ones need force_probe or do not know them). */
 const MIN_KERNEL: Record<string, string> = { dg2: '6.2', bmg: '6.12' };
@@ -86,9 +86,5 @@ export const kernelDriverCheck: Check = {
   id: 'kernel-driver',
   title: 'Kernel driver',
   group: 'system',
-  async run(ctx) {
-    const { found } = await ctx.facts.gpus();
-    if (found.intel.length === 0) return { status: 'skip', message: 'no Intel GPU' };
-    return nodeLayout(ctx.deps.platform).gpuDriver === 'display-driver' ? windowsOutcome(found.intel) : linuxOutcome(ctx, found.intel);
-  },
+  run: onIntelGpus(async (ctx, intel) => (onDisplayDriver(ctx) ? windowsOutcome(intel) : linuxOutcome(ctx, intel))),
 };

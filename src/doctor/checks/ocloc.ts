@@ -1,8 +1,7 @@
 // Check: ocloc is there for what runs it (PyTorch Inductor's zebin kernels, Triton's device query without OpenCL).
-import { nodeLayout } from '../../platform/index.js';
 import { findOcloc } from '../../machine/ocloc.js';
 import type { Check } from '../types.js';
-import { stackEnv } from './shared.js';
+import { offDisplayDriver, stackEnv } from './shared.js';
 
 export const INDUCTOR_FORMAT = 'TORCHINDUCTOR_XPU_KERNEL_FORMAT';
 
@@ -10,10 +9,7 @@ export const oclocCheck: Check = {
   id: 'ocloc',
   title: 'Offline compiler (ocloc)',
   group: 'toolchain',
-  async run(ctx) {
-    if (nodeLayout(ctx.deps.platform).gpuDriver === 'display-driver') {
-      return { status: 'skip', message: 'Windows: PyTorch Inductor builds SPIR-V kernels there, and the display driver carries the compiler' };
-    }
+  run: offDisplayDriver('Windows: PyTorch Inductor builds SPIR-V kernels there, and the display driver carries the compiler', async (ctx) => {
     const env = await stackEnv(ctx);
     const found = await findOcloc({ ...ctx.deps, env }, { prefix: ctx.prefix });
     const format = env[INDUCTOR_FORMAT];
@@ -26,5 +22,5 @@ export const oclocCheck: Check = {
       fix: `install ocloc with the GPU driver (Intel's intel-ocloc package; Debian 12: intel-opencl-icd carries it), or set ${INDUCTOR_FORMAT}=spv so Inductor hands SPIR-V to the driver instead`,
       details,
     };
-  },
+  }),
 };

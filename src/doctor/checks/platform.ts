@@ -12,7 +12,7 @@ export const platformCheck: Check = {
       return {
         status: 'fail',
         message: `${ctx.deps.platform}-${ctx.deps.arch} is not supported`,
-        fix: 'xpu-setup supports Linux and Windows on x86-64 (Intel GPU compute stacks exist only there)',
+        fix: 'xpu-setup runs on Linux and Windows on x86-64; from there it also makes prefixes for Arm Linux machines (--platform linux-aarch64)',
       };
     }
     const host = await ctx.facts.host();

@@ -1,7 +1,7 @@
 // Check (--smoke): the loader finds a driver and devices; names the CPU reference driver when that is what answers.
 import { probeByCli } from '../services.js';
 import type { Check } from '../types.js';
-import { activeReferenceDriver, stackEnv } from './shared.js';
+import { activeReferenceDriver, inStack } from './shared.js';
 
 export const probeCheck: Check = {
   id: 'probe',
@@ -10,14 +10,9 @@ export const probeCheck: Check = {
   smokeOnly: true,
   timeoutMs: 60_000,
   async run(ctx) {
-    const env = await stackEnv(ctx);
-    let p;
-    try {
-      p = await probeByCli({ deps: ctx.deps, prefix: ctx.prefix, env });
-    } catch (e) {
-      const err = e as Error & { hints?: string[] };
-      return { status: 'fail', message: `the probe failed: ${err.message}`, fix: err.hints?.[0] ?? 'see the loader and driver checks above' };
-    }
+    const probe = await inStack(ctx, 'the probe', 'see the loader and driver checks above', probeByCli);
+    if ('failed' in probe) return probe.failed;
+    const p = probe.value;
     const details = { ...p } as Record<string, unknown>;
     const ref = await activeReferenceDriver(ctx);
     if (p.devices.length === 0) {

@@ -1,18 +1,16 @@
 // Check: a discrete Intel GPU's VRAM aperture (BAR2) is resized, as xe requires and i915 runs best with.
-import { nodeLayout } from '../../platform/index.js';
 import { familySupport } from '../../machine/driver-support.js';
 import { formatBytes, readResources, vramBarVerdict, VRAM_BAR } from '../../machine/pci-bars.js';
 import type { Check } from '../types.js';
+import { offDisplayDriver, onIntelGpus } from './shared.js';
 
 export const rebarCheck: Check = {
   id: 'rebar',
   title: 'Resizable BAR',
   group: 'system',
-  async run(ctx) {
-    if (nodeLayout(ctx.deps.platform).gpuDriver === 'display-driver') return { status: 'skip', message: 'Windows: see the GPU vendor tool for Resizable BAR' };
-    const { found } = await ctx.facts.gpus();
-    const discrete = found.intel.filter((g) => g.family && familySupport().get(g.family)?.discrete && g.address);
-    if (discrete.length === 0) return { status: 'skip', message: found.intel.length ? 'no discrete Intel GPU (integrated GPUs share system memory)' : 'no Intel GPU' };
+  run: offDisplayDriver('Windows: see the GPU vendor tool for Resizable BAR', onIntelGpus(async (ctx, intel) => {
+    const discrete = intel.filter((g) => g.family && familySupport().get(g.family)?.discrete && g.address);
+    if (discrete.length === 0) return { status: 'skip', message: 'no discrete Intel GPU (integrated GPUs share system memory)' };
     const fails: string[] = [];
     const warns: string[] = [];
     const good: string[] = [];
@@ -33,5 +31,5 @@ export const rebarCheck: Check = {
     if (fails.length) return { status: 'fail', message, fix, details: { gpus: details } };
     if (warns.length) return { status: 'warn', message, fix, details: { gpus: details } };
     return { status: 'ok', message, details: { gpus: details } };
-  },
+  })),
 };

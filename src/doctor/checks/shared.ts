@@ -4,8 +4,42 @@ import { isNative, nodeLayout, prefixLibrary } from '../../platform/index.js';
 import type { Host } from '../../platform/types.js';
 import { envCommandLine, envFileCommand, newerFix, selfCommand, setupLine } from '../../hints/index.js';
 import { detectShell, userShell } from '../../shells/index.js';
-import type { DoctorContext } from '../types.js';
+import type { IntelGpu } from '../../machine/gpu.js';
+import type { Check, CheckOutcome, DoctorContext, RuntimeRequest } from '../types.js';
 import { chosenDrivers, referenceDriverIn } from '../../roles/index.js';
+
+/** Whether the GPU driver here is Windows' display driver, which carries the user-mode driver, its compiler and firmware. */
+export function onDisplayDriver(ctx: DoctorContext): boolean {
+  return nodeLayout(ctx.deps.platform).gpuDriver === 'display-driver';
+}
+
+/** The opening of the checks that have nothing to judge on Windows' display driver: skipped there, saying `why`. */
+export function offDisplayDriver(why: string, run: Check['run']): Check['run'] {
+  return async (ctx) => (onDisplayDriver(ctx) ? { status: 'skip', message: why } : run(ctx));
+}
+
+/** The opening of the checks that judge the Intel GPUs found: skipped without one; `run` gets them. */
+export function onIntelGpus(run: (ctx: DoctorContext, intel: IntelGpu[]) => Promise<CheckOutcome>): Check['run'] {
+  return async (ctx) => {
+    const { found } = await ctx.facts.gpus();
+    if (found.intel.length === 0) return { status: 'skip', message: 'no Intel GPU' };
+    return run(ctx, found.intel);
+  };
+}
+
+/**
+ * The opening of the checks that run the CLI's probe or smoke: `run` in the stack's environment; a run that fails is
+ * the check's failure, naming `what` and giving the run's first hint, else `fix`.
+ */
+export async function inStack<T>(ctx: DoctorContext, what: string, fix: string, run: (req: RuntimeRequest) => Promise<T>): Promise<{ value: T } | { failed: CheckOutcome }> {
+  const req = { deps: ctx.deps, prefix: ctx.prefix, env: await stackEnv(ctx) };
+  try {
+    return { value: await run(req) };
+  } catch (e) {
+    const err = e as Error & { hints?: string[] };
+    return { failed: { status: 'fail', message: `${what} failed: ${err.message}`, fix: err.hints?.[0] ?? fix } };
+  }
+}
 
 /** The process environment with the prefix's extra variables (from its receipt) applied on top. */
 export async function stackEnv(ctx: DoctorContext): Promise<Record<string, string | undefined>> {

@@ -1,7 +1,7 @@
 // Check (--smoke): a SPIR-V kernel runs and computes the right answer.
 import { smokeByCli } from '../services.js';
 import type { Check } from '../types.js';
-import { activeReferenceDriver, stackEnv } from './shared.js';
+import { activeReferenceDriver, inStack } from './shared.js';
 
 export const smokeCheck: Check = {
   id: 'smoke',
@@ -10,14 +10,9 @@ export const smokeCheck: Check = {
   smokeOnly: true,
   timeoutMs: 180_000,
   async run(ctx) {
-    const env = await stackEnv(ctx);
-    let r;
-    try {
-      r = await smokeByCli({ deps: ctx.deps, prefix: ctx.prefix, env });
-    } catch (e) {
-      const err = e as Error & { hints?: string[] };
-      return { status: 'fail', message: `the smoke test failed: ${err.message}`, fix: err.hints?.[0] ?? 'see the device probe above' };
-    }
+    const smoke = await inStack(ctx, 'the smoke test', 'see the device probe above', smokeByCli);
+    if ('failed' in smoke) return smoke.failed;
+    const r = smoke.value;
     const ref = await activeReferenceDriver(ctx);
     const on = ref ? ` on the CPU reference driver ${ref.library}` : '';
     const out = { message: `${r.message}${on}`, ...(r.details ? { details: r.details } : {}) };
