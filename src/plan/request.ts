@@ -26,12 +26,11 @@ export interface RequestFlags {
 export const EMPTY_REQUEST: SetupRequest = { components: [], sources: [], indexes: {}, requires: [], refdriver: false };
 
 /** The recorded indexes with each kind this run named replaced by what it named (a kind's values are never added up). */
-export function mergeIndexes(recorded: KindIndexes, said: KindIndexes = {}): KindIndexes {
+function mergeIndexes(recorded: KindIndexes, said: KindIndexes = {}): KindIndexes {
   const merged: KindIndexes = {};
   for (const [kind, values] of Object.entries({ ...recorded, ...said })) if (values?.length) merged[kind] = values;
   return merged;
 }
-
 
 export interface MergedRequest {
   request: SetupRequest;
