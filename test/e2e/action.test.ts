@@ -223,9 +223,10 @@ describe('the action on a fake runner', () => {
 async function manifestsWithUnreachableUr(dir: string, channel: string): Promise<string> {
   await fs.mkdir(dir, { recursive: true });
   for (const name of ['level-zero', 'unified-runtime']) {
-    const m = JSON.parse(await fs.readFile(path.join(REPO, 'manifests', `${name}.json`), 'utf8')) as { platforms: Record<string, { sources: { kind: string; channels?: string[] }[] }> };
+    const m = JSON.parse(await fs.readFile(path.join(REPO, 'manifests', `${name}.json`), 'utf8')) as { platforms: Record<string, { sources?: { kind: string; channels?: string[] }[] }> };
+    // A platform entry that is `like` another has no sources of its own.
     for (const p of Object.values(m.platforms)) {
-      p.sources = p.sources.filter((s) => s.kind === 'conda').map((s) => ({ ...s, channels: [name === 'level-zero' ? channel : 'http://127.0.0.1:9/conda/closed'] }));
+      if (p.sources) p.sources = p.sources.filter((s) => s.kind === 'conda').map((s) => ({ ...s, channels: [name === 'level-zero' ? channel : 'http://127.0.0.1:9/conda/closed'] }));
     }
     await fs.writeFile(path.join(dir, `${name}.json`), JSON.stringify(m));
   }
