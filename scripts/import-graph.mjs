@@ -50,7 +50,6 @@ export const KNOWN_EXCEPTIONS = [];
  */
 export const KNOWN_COMPOSERS = [
   { file: 'bundle/bundle.ts', why: 'a bundle fetches its plans (fetch/) and writes their lockfile (plan/lockfile.ts)' },
-  { file: 'cli/setup-options.ts', why: 'defaults only: the lockfile name (plan/) and the unpack limits (install/)' },
 ];
 
 /**

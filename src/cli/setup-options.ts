@@ -17,7 +17,7 @@ import { parseGpuName, THIS_MACHINE } from '../machine/gpu-names.js';
 import { list, splitList, str, type Values } from './command.js';
 import { EnvVars } from '../base/env-names.js';
 import { redactText, rememberCredentials, rememberToken } from '../net/credentials.js';
-import { DEFAULT_LIMITS, type UnpackLimits } from '../install/limits.js';
+import { DEFAULT_LIMITS, type UnpackLimits } from '../records/limits.js';
 import type { CachePolicy } from '../index/http-cache.js';
 
 /** Where a value came from, named as the user wrote it, so an error points at what to change. */

@@ -18,7 +18,7 @@ import { RECEIPT_SCHEMA, type Receipt, type ReceiptComponent } from '../records/
 import { fsWriteError } from '../base/fs-errors.js';
 import { ICD_FILE, readSafelyOrNone } from '../base/safe-read.js';
 import { writePrefixFiles } from '../prefix/prefix-writer.js';
-import { DEFAULT_LIMITS, type UnpackLimits } from './limits.js';
+import { DEFAULT_LIMITS, type UnpackLimits } from '../records/limits.js';
 import { relocateConda } from './relocate.js';
 import { Staging } from './staging.js';
 import { carryUserFiles, sayUserFiles } from '../prefix/user-files.js';

@@ -14,7 +14,7 @@ import { nodeLayout } from '../platform/index.js';
 import { piecesOf, writeWhole } from '../base/pieces.js';
 import type { ReceiptFile } from '../records/receipt.js';
 import { mapMember } from './map.js';
-import { DEFAULT_LIMITS, RATIO_FLOOR, type UnpackLimits } from './limits.js';
+import { DEFAULT_LIMITS, RATIO_FLOOR, type UnpackLimits } from '../records/limits.js';
 
 const UNCHANGED = 'nothing from it was installed and the prefix was not changed';
 

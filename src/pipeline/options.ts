@@ -1,6 +1,6 @@
 // What a setup, plan or lock run is asked to do: the options every flow of the pipeline reads.
 import type { TargetPlatform } from '../platform/types.js';
-import type { UnpackLimits } from '../install/limits.js';
+import type { UnpackLimits } from '../records/limits.js';
 import type { PlanOptions } from '../plan/plan.js';
 import type { RequestFlags } from '../plan/request.js';
 import type { CachePolicy } from '../index/http-cache.js';

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ArchiveFormat } from '../../src/formats/index.js';
 import { resolveInTree } from '../../src/formats/safe-path.js';
-import type { UnpackLimits } from '../../src/install/limits.js';
+import type { UnpackLimits } from '../../src/records/limits.js';
 import { Staging } from '../../src/install/staging.js';
 import { zipBuffer, type ArchiveEntry } from '../support/packages.js';
 import { compareSnapshots, makeSentinel, snapshotTree } from '../faults/matrix.js';

@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RATIO_FLOOR, type UnpackLimits } from '../../src/install/limits.js';
+import { RATIO_FLOOR, type UnpackLimits } from '../../src/records/limits.js';
 import { Staging } from '../../src/install/staging.js';
 import { tarBuffer, type ArchiveEntry } from '../support/packages.js';
 import { failure } from '../support/failure.js';
