@@ -307,6 +307,8 @@ async function fetchAll(
     Array.from({ length: Math.min(CONCURRENCY, jobs.length) }, () =>
       worker().catch(async (e: unknown) => {
         stop.abort();
+        // Held archives wait for a release that a failed fetch will never get: they are left out.
+        gate.open([]);
         const error = await cache.failure(e);
         failure ??= { error };
       }),

@@ -21,7 +21,7 @@ import { namedGpus, readHostGpus } from '../plan/gpu.js';
 import type { ExistingInstalls, HostGpus, InstallPlan, TorchMatch } from '../records/plan.js';
 import { planRequestKey, recentPlan, rememberPlan } from '../plan/recent.js';
 import { mergeRequest, sameRequest, type MergedRequest } from '../plan/request.js';
-import { kindOptions } from '../kinds/names.js';
+import { flagOf, kindOptions } from '../kinds/names.js';
 import type { SetupRequest } from '../records/plan.js';
 import { readTorchMatch, torchMismatch, TORCH_RUNTIME_PACKAGES } from '../plan/torch.js';
 import type { Reporter } from '../base/reporter.js';
@@ -193,8 +193,9 @@ async function plannerOptions(s: PlanScope, asked: AskedRequest): Promise<PlanOp
   const { flags, standalone } = s.opts;
   // Indexes repeated from the receipt were named there: errors about them say so.
   const namedBy: NamedBy = { ...s.opts.plan.namedBy };
-  for (const [kind, o] of standalone ? [] : kindOptions()) {
-    if (!flags.indexes?.[kind] && request.indexes[kind]?.length) namedBy[`--${o.flag}`] = `the --${o.flag} recorded in ${s.receiptFile}`;
+  for (const [kind] of standalone ? [] : kindOptions()) {
+    const flag = flagOf(kind)!;
+    if (!flags.indexes?.[kind] && request.indexes[kind]?.length) namedBy[flag] = `the ${flag} recorded in ${s.receiptFile}`;
   }
   // --match-torch reads the interpreter on every planning run: what it has installed is part of what is asked.
   const [torch, verdicts] = await Promise.all([request.matchTorch ? readTorchMatch(s.deps, request.matchTorch.python) : undefined, readVerdicts(s.opts.plan.cacheDir)]);

@@ -235,6 +235,43 @@ describe('startFetch', () => {
   });
 });
 
+describe('startFetch with held archives (runtime packages a decision may leave to the host)', () => {
+  const archive = (name: string, b: Buffer) => ({ package: name, version: '1', filename: `${name}.zip`, url: `${srv.url}/held/${name}.zip`, sha256: sha256(b), size: b.length, format: 'zip', map: [] });
+  async function heldPlan(bytes: Record<string, Buffer>, fail?: string): Promise<InstallPlan> {
+    const work = await fs.mkdtemp(path.join(os.tmpdir(), 'xpu-held-'));
+    dirs.push(work);
+    for (const [n, b] of Object.entries(bytes)) srv.script(`/held/${n}.zip`, b, [n === fail ? { kind: 'status', status: 404 } : { kind: 'ok' }]);
+    return { cacheDir: path.join(work, 'cache'), components: [{ name: 'a', status: 'planned', archives: Object.entries(bytes).map(([n, b]) => archive(n, b)) }] } as unknown as InstallPlan;
+  }
+  const bytes = { loader: Buffer.alloc(3000, 1), libstdcxx: Buffer.alloc(4000, 2), libgcc: Buffer.alloc(5000, 3) };
+  const served = (name: string) => srv.requests.filter((r) => r.path === `/held/${name}.zip`).length;
+
+  it('fetches the others first, then only the held archives released; the rest are never asked for', async () => {
+    const plan = await heldPlan(bytes);
+    const [loader, libstdcxx, libgcc] = plan.components[0]!.archives;
+    const before = { libstdcxx: served('libstdcxx'), libgcc: served('libgcc') };
+    const run = startFetch(plan, { env: {} } as unknown as Deps, silentReporter, net, { held: new Set([libstdcxx!.sha256, libgcc!.sha256]) });
+    expect((await run.of(loader!)).archive.package).toBe('loader');
+    expect(served('libstdcxx')).toBe(before.libstdcxx);
+    run.release([libstdcxx!]);
+    const decided = { ...plan, components: [{ ...plan.components[0]!, archives: [loader!, libstdcxx!] }] } as InstallPlan;
+    const got = await run.as(decided).all;
+    expect(got.map((f) => f.archive.package)).toEqual(['loader', 'libstdcxx']);
+    await run.all;
+    expect(served('libstdcxx')).toBe(before.libstdcxx + 1);
+    expect(served('libgcc')).toBe(before.libgcc);
+    await expect(run.archives[2]!).rejects.toThrow(/left out of this fetch/);
+  });
+
+  it('a failure while held archives wait ends the fetch: nothing waits for a release that will not come', async () => {
+    const plan = await heldPlan({ ...bytes, loader: Buffer.alloc(3000, 4) }, 'loader');
+    const [loader, libstdcxx, libgcc] = plan.components[0]!.archives;
+    const run = startFetch(plan, { env: {} } as unknown as Deps, silentReporter, net, { held: new Set([libstdcxx!.sha256, libgcc!.sha256]) });
+    await expect(run.of(loader!)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(run.all).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  }, 10_000);
+});
+
 describe('unpacking a zip while it downloads', () => {
   const blob = (size: number, seed: number) => Buffer.from(Array.from({ length: size }, (_, i) => (i * 31 + seed * 7 + (i >> 9)) & 0xff));
 
