@@ -39,11 +39,19 @@ export interface RootRun {
   stderr: string;
 }
 
+/** The command that runs a shell script inside the root (started with `rootEnv`). */
+export function inSidArgv(node: string, script: string): string[] {
+  return ['bash', IN_ROOT, SID_ROOT, ...binds(node).flatMap((d) => ['--bind', d]), '--', '/bin/sh', '-c', script];
+}
+
+/** The environment a script in the root gets: the root's PATH, a UTF-8 locale, and `env`. */
+export const rootEnv = (env: Record<string, string>): Record<string, string> => ({ PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8', ...env });
+
 /** A shell script inside the root, with only the given environment (and PATH, HOME), from `cwd` (a path the root sees). */
 export async function inSid(node: string, script: string, env: Record<string, string>, cwd: string): Promise<RootRun> {
-  const args = [IN_ROOT, SID_ROOT, ...binds(node).flatMap((d) => ['--bind', d]), '--', '/bin/sh', '-c', script];
-  const r = await execa('bash', args, {
-    env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8', ...env },
+  const [bash, ...args] = inSidArgv(node, script);
+  const r = await execa(bash!, args, {
+    env: rootEnv(env),
     extendEnv: false,
     reject: false,
     cwd,
