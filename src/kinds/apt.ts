@@ -98,20 +98,42 @@ const HOST_LIBC = 'libc6';
 /** Only the relations the closure follows: Depends and Pre-Depends. */
 const STRONG_ONLY = ['--no-recommends', '--no-suggests', '--no-conflicts', '--no-breaks', '--no-replaces', '--no-enhances'];
 
+/** Whether a run uses the system's binary cache, decided once per machine seam. */
+const systemCache = new WeakMap<Deps, Promise<boolean>>();
+
 /**
- * apt's options for a run: its binary cache (`pkgcache.bin`, what each start of apt-cache or apt-get otherwise builds
- * from the package lists in most of a second) kept in the index cache, where apt itself rebuilds it when the lists
- * change. Machines and images that keep none (Docker's Debian images set `Dir::Cache::pkgcache ""`), and users who
- * cannot write the system's, then pay for it once, not on every start.
+ * Whether apt keeps a binary cache of its own that this process may use and write (apt then keeps it current): apt's
+ * configuration names a file, and the file, or where it would be made, can be written.
  */
-export function aptOptions(cacheDir: string | undefined): string[] {
+async function sharesSystemCache(deps: Deps): Promise<boolean> {
+  const r = await deps.exec('apt-config', ['shell', 'P', 'Dir::Cache::pkgcache/f'], { timeoutMs: 10_000 });
+  const file = r.exitCode === 0 ? /^P='([^']+)'$/m.exec(r.stdout)?.[1] : undefined;
+  if (!file || !path.isAbsolute(file)) return false;
+  const why = await deps.accessRW(file);
+  return why === undefined || (why === 'ENOENT' && (await deps.accessRW(path.dirname(file))) === undefined);
+}
+
+/**
+ * apt's options for a run. Each start of apt-cache or apt-get needs apt's binary cache (`pkgcache.bin`), which it
+ * otherwise builds from the package lists: about a second on Debian 12, two on sid. The system's is used where apt keeps
+ * one this process may write (apt keeps it current itself, and every apt command shares it); else one kept in the index
+ * cache, which apt rebuilds when the lists change. Machines and images that keep none (Docker's Debian images set
+ * `Dir::Cache::pkgcache ""`), and users who cannot write the system's, then pay for it once, not on every start.
+ */
+export async function aptOptions(deps: Deps, cacheDir: string | undefined): Promise<string[]> {
   if (!cacheDir) return [];
+  let system = systemCache.get(deps);
+  if (!system) {
+    system = sharesSystemCache(deps);
+    systemCache.set(deps, system);
+  }
+  if (await system) return [];
+  await fs.mkdir(path.join(indexCacheDir(cacheDir), 'apt'), { recursive: true });
   return ['-o', `Dir::Cache::pkgcache=${path.join(indexCacheDir(cacheDir), 'apt', 'pkgcache.bin')}`, '-o', 'Dir::Cache::srcpkgcache='];
 }
 
 async function aptCache(deps: Deps, cacheDir: string | undefined, args: string[]) {
-  if (cacheDir) await fs.mkdir(path.join(indexCacheDir(cacheDir), 'apt'), { recursive: true });
-  return deps.exec('apt-cache', [...aptOptions(cacheDir), ...args], { timeoutMs: 30_000 });
+  return deps.exec('apt-cache', [...(await aptOptions(deps, cacheDir)), ...args], { timeoutMs: 30_000 });
 }
 
 /** What apt-cache showed of each name asked: its record, or null (unknown to apt, or purely virtual). */
@@ -313,7 +335,7 @@ export async function fetchAptMany(archives: readonly PlannedArchive[], cache: D
   const dir = path.dirname(await cache.tempFile(missing[0]!.filename));
   const work = await fs.mkdtemp(path.join(dir, 'apt-'));
   try {
-    const r = await deps.exec('apt-get', ['download', '-q', '-o', 'APT::Sandbox::User=root', ...aptOptions(cache.root), ...specs], { cwd: work, timeoutMs: 300_000 });
+    const r = await deps.exec('apt-get', ['download', '-q', '-o', 'APT::Sandbox::User=root', ...(await aptOptions(deps, cache.root)), ...specs], { cwd: work, timeoutMs: 300_000 });
     const files = (await fs.readdir(work)).filter((n) => n.endsWith('.deb'));
     const byHash = new Map<string, string>();
     for (const f of files) byHash.set(await sha256File(path.join(work, f)), f);

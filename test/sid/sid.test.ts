@@ -11,7 +11,7 @@ import { buildCondaForgeDriver, CONDA_FORGE_DRIVER } from '../support/gpu-driver
 import { startFixtureIndex, type FixtureIndex } from '../support/index-server.js';
 import { buildFixturePackages } from '../support/packages.js';
 import { reportSkip } from '../support/skips.js';
-import { inSid, prepareSid, sq, type RootRun } from './sid.js';
+import { inSid, prepareSid, SID_ROOT, sq, type RootRun } from './sid.js';
 
 const DRIVER_SET = ['libze-intel-gpu1', 'intel-opencl-icd', 'intel-ocloc', 'libigc2', 'libigdfcl2', 'libigdgmm12'];
 const LOADER_SET = ['libze1', 'libze-dev'];
@@ -86,6 +86,14 @@ describe("Debian sid's loader 1.32 and GPU driver 26.27, set up by the CLI insid
     expect(components['level-zero']?.version).toMatch(/^1\.32\./);
     expect(components['gpu-driver']?.version).toMatch(/^26\.27\./);
     for (const c of Object.values(components)) expect(c.source).toMatch(/^apt /);
+  });
+
+  it("plans with the binary cache the root's apt keeps, building none of its own in the cache dir", async () => {
+    const own = await fs.stat(path.join(work, 'cache', 'index', 'apt', 'pkgcache.bin')).then(() => true, () => false);
+    const system = await fs.stat(path.join(SID_ROOT, 'var', 'cache', 'apt', 'pkgcache.bin')).then(() => true, () => false);
+    row('apt binary cache', !own && system, `the root's /var/cache/apt/pkgcache.bin ${system ? 'used' : 'missing'}; ${own ? 'one built in the cache dir' : 'none built in the cache dir'}`);
+    expect(own).toBe(false);
+    expect(system).toBe(true);
   });
 
   it("the loader 1.32 loads the prefix's driver, found through env.sh's LD_LIBRARY_PATH alone", async () => {

@@ -424,6 +424,13 @@ describe('downloadToCache against a server that bends the rules', () => {
   });
 });
 
+/** The machine seam of the apt tests: apt-get's double, on a machine whose apt keeps no binary cache (as Docker's Debian images). */
+const deps = (exec: Exec) => ({ env: {}, exec: noSystemPkgcache(exec) }) as unknown as Deps;
+/** apt-config's answer where `Dir::Cache::pkgcache ""` is set; every other program is `exec`. */
+const noSystemPkgcache = (exec: Exec): Exec => async (file, args, opts) => (file === 'apt-config' ? { exitCode: 0, stdout: "P=''\n", stderr: '' } : exec(file, args, opts));
+/** The options that point apt at the binary cache kept in `cacheDir`. */
+const ownPkgcache = (cacheDir: string) => ['-o', `Dir::Cache::pkgcache=${path.join(cacheDir, 'index', 'apt', 'pkgcache.bin')}`, '-o', 'Dir::Cache::srcpkgcache='];
+
 describe('fetchApt checks the SHA256 apt-cache listed', () => {
   const deb = Buffer.from('!<arch>\ndebian-binary   fixture\n');
   const archive = (sha: string): PlannedArchive => ({
@@ -435,7 +442,6 @@ describe('fetchApt checks the SHA256 apt-cache listed', () => {
     await fs.writeFile(path.join(opts!.cwd!, 'libze1_1.8.12-1_amd64.deb'), bytes);
     return { exitCode: 0, stdout: '', stderr: '' };
   };
-  const deps = (exec: Exec) => ({ exec }) as unknown as Deps;
 
   it('adopts a file whose hash matches', async () => {
     const cache = newCache();
@@ -465,7 +471,7 @@ describe('fetchApt checks the SHA256 apt-cache listed', () => {
     };
     const got = await fetchApt(archive(sha256(deb)), cache, deps(exec));
     expect(await fs.readFile(got.path)).toEqual(deb);
-    expect(calls.map((c) => [c.file, c.args])).toEqual([['apt-get', ['download', '-q', '-o', 'APT::Sandbox::User=root', ...aptOptions(cache.root), 'libze1=1.8.12-1']]]);
+    expect(calls.map((c) => [c.file, c.args])).toEqual([['apt-get', ['download', '-q', '-o', 'APT::Sandbox::User=root', ...ownPkgcache(cache.root), 'libze1=1.8.12-1']]]);
     expect(path.dirname(calls[0]!.cwd!)).toBe(path.join(cache.root, 'tmp'));
     expect(path.basename(calls[0]!.cwd!)).toMatch(/^apt-/);
     expect(await fs.readdir(path.join(cache.root, 'tmp'))).toEqual([]);
@@ -530,7 +536,7 @@ describe('fetchPlan: the fetch stage over every source kind', () => {
       return { exitCode: 0, stdout: '', stderr: '' };
     };
     const before = srv.requests.length;
-    const got = await fetchPlan(plan, { env: {}, exec } as unknown as Deps, silentReporter, { http: new Http({}), policy: 'use-cache' });
+    const got = await fetchPlan(plan, deps(exec), silentReporter, { http: new Http({}), policy: 'use-cache' });
     expect(got.map((g) => [g.component, g.archive.package, g.file.cached])).toEqual([
       ['a', 'p0', false],
       ['a', 'libze1', false],
@@ -564,8 +570,8 @@ describe('fetchAptMany: every apt archive of a plan in one apt-get download', ()
     await fs.writeFile(pre, debs[2]!.bytes);
     await cache.adopt(pre, sha256(debs[2]!.bytes), debs[2]!.bytes.length);
     const calls: string[][] = [];
-    const got = await fetchAptMany(debs.map((d) => archive(d.p, d.bytes)), cache, { exec: aptGet(new Map(debs.map((d) => [d.p, d.bytes])), calls) } as unknown as Deps);
-    expect(calls).toEqual([['apt-get', 'download', '-q', '-o', 'APT::Sandbox::User=root', ...aptOptions(cache.root), 'intel-opencl-icd=1.0-1', 'libigc1=1.0-1']]);
+    const got = await fetchAptMany(debs.map((d) => archive(d.p, d.bytes)), cache, deps(aptGet(new Map(debs.map((d) => [d.p, d.bytes])), calls)));
+    expect(calls).toEqual([['apt-get', 'download', '-q', '-o', 'APT::Sandbox::User=root', ...ownPkgcache(cache.root), 'intel-opencl-icd=1.0-1', 'libigc1=1.0-1']]);
     expect(debs.map((d) => got.get(sha256(d.bytes))!.cached)).toEqual([false, false, true]);
     for (const d of debs) expect(await fs.readFile(got.get(sha256(d.bytes))!.path)).toEqual(d.bytes);
   });
@@ -573,7 +579,7 @@ describe('fetchAptMany: every apt archive of a plan in one apt-get download', ()
   it('names the package apt could not bring, and keeps none of the others', async () => {
     const cache = newCache();
     const have = new Map(debs.slice(0, 2).map((d) => [d.p, d.bytes]));
-    const e = await failure(fetchAptMany(debs.map((d) => archive(d.p, d.bytes)), cache, { exec: aptGet(have, []) } as unknown as Deps));
+    const e = await failure(fetchAptMany(debs.map((d) => archive(d.p, d.bytes)), cache, deps(aptGet(have, []))));
     expect([e.code, e.message]).toEqual(['NETWORK', 'apt-get download libigdgmm12=1.0-1 failed (one call for 3 packages)']);
     expect(e.details).toMatchObject({ url: 'apt:libigdgmm12=1.0-1', stderr: expect.stringContaining("of 'libigdgmm12:amd64'") });
     for (const d of debs) expect(await cache.lookup(sha256(d.bytes))).toBeUndefined();
@@ -582,7 +588,7 @@ describe('fetchAptMany: every apt archive of a plan in one apt-get download', ()
   it('names the package whose file has another hash', async () => {
     const cache = newCache();
     const have = new Map(debs.map((d) => [d.p, d.p === 'libigc1' ? Buffer.from('tampered') : d.bytes]));
-    const e = await failure(fetchAptMany(debs.map((d) => archive(d.p, d.bytes)), cache, { exec: aptGet(have, []) } as unknown as Deps));
+    const e = await failure(fetchAptMany(debs.map((d) => archive(d.p, d.bytes)), cache, deps(aptGet(have, []))));
     expect(e.code).toBe('HASH_MISMATCH');
     expect(e.message).toContain(`sha256 mismatch for apt:libigc1=1.0-1: expected ${sha256(debs[1]!.bytes)}, got ${sha256(Buffer.from('tampered'))}`);
   });
@@ -597,9 +603,44 @@ describe('fetchAptMany: every apt archive of a plan in one apt-get download', ()
         { name: 'b', status: 'planned', archives: debs.slice(1).map((d) => archive(d.p, d.bytes)) },
       ],
     } as unknown as InstallPlan;
-    const got = await fetchPlan(plan, { env: {}, exec: aptGet(new Map(debs.map((d) => [d.p, d.bytes])), calls) } as unknown as Deps, silentReporter, { http: new Http({}), policy: 'use-cache' });
+    const got = await fetchPlan(plan, deps(aptGet(new Map(debs.map((d) => [d.p, d.bytes])), calls)), silentReporter, { http: new Http({}), policy: 'use-cache' });
     expect(calls).toHaveLength(1);
     expect(calls[0]!.slice(-3)).toEqual(debs.map((d) => `${d.p}=1.0-1`));
     expect(got.map((g) => [g.component, g.archive.package, g.file.cached])).toEqual([['a', 'intel-opencl-icd', false], ['b', 'libigc1', false], ['b', 'libigdgmm12', false]]);
+  });
+});
+
+describe("aptOptions: apt's binary cache", () => {
+  /** A seam whose apt-config names `file` as apt's binary cache, and whose writable paths are `writable`. */
+  const seam = (file: string, writable: string[], asked: string[] = []) =>
+    ({
+      env: {},
+      exec: async (program: string, args: string[]) => (asked.push([program, ...args].join(' ')), { exitCode: 0, stdout: `P='${file}'\n`, stderr: '' }),
+      accessRW: async (p: string) => (writable.includes(p) ? undefined : 'ENOENT'),
+    }) as unknown as Deps;
+  let dir: string;
+  beforeAll(async () => {
+    dir = await fs.mkdtemp(path.join(tmpdir(), 'apt-options-'));
+  });
+  afterAll(() => fs.rm(dir, { recursive: true, force: true }));
+
+  it("is the system's where apt keeps one this process may write: apt keeps it current, and every apt command shares it", async () => {
+    const asked: string[] = [];
+    const deps = seam('/var/cache/apt/pkgcache.bin', ['/var/cache/apt/pkgcache.bin'], asked);
+    expect(await aptOptions(deps, path.join(dir, 'a'))).toEqual([]);
+    expect(await aptOptions(deps, path.join(dir, 'a'))).toEqual([]);
+    expect(asked).toEqual(['apt-config shell P Dir::Cache::pkgcache/f']);
+    // Not there yet, where apt may make it (apt-get clean removed it): apt makes it on its first start.
+    expect(await aptOptions(seam('/var/cache/apt/pkgcache.bin', ['/var/cache/apt']), path.join(dir, 'b'))).toEqual([]);
+    await expect(fs.readdir(dir)).resolves.toEqual([]);
+  });
+
+  it.each([
+    ['apt keeps none (Dir::Cache::pkgcache "")', seam('', ['/var/cache/apt'])],
+    ['the system\'s cannot be written by this process', seam('/var/cache/apt/pkgcache.bin', [])],
+  ])('is one kept in the index cache when %s', async (_why, deps) => {
+    const cacheDir = path.join(dir, 'c');
+    expect(await aptOptions(deps, cacheDir)).toEqual(ownPkgcache(cacheDir));
+    expect((await fs.stat(path.join(cacheDir, 'index', 'apt'))).isDirectory()).toBe(true);
   });
 });
