@@ -1,7 +1,7 @@
 // Tar reading (node-tar's parser) from any byte stream, optionally through a decompressor, one member at a time.
 import { pipeline } from 'node:stream/promises';
 import type { Duplex, Readable } from 'node:stream';
-import { Parser, type ReadEntry } from 'tar';
+import type { ReadEntry } from 'tar';
 import { XpuError } from '../base/errors.js';
 import type { EntryType, EntryVisitor } from './entry.js';
 import { safeHardLinkTarget, safePath } from './safe-path.js';
@@ -125,6 +125,8 @@ export async function readTar(
   decompressor?: Duplex,
   filter?: (name: string) => boolean,
 ): Promise<void> {
+  // node-tar loads with the first archive read: a run that unpacks nothing (a no-op, plan, env) does not pay for it.
+  const { Parser } = await import('tar');
   const parser = new Parser({ strict: true });
   // node-tar's parser may never report "closed" once its input is cut, so a refusal settles the read by itself.
   let abort: (e: unknown) => void = () => undefined;
