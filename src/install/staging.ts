@@ -11,7 +11,7 @@ import { checkLinksInside, installMode, resolveInTree, safeLinkTarget, safePath,
 import type { MapRule } from '../manifest/schema.js';
 import { fsWriteError } from '../base/fs-errors.js';
 import { nodeLayout } from '../platform/index.js';
-import { piecesOf, writeWhole } from '../base/pieces.js';
+import { BatchedWriter, piecesOf, writeWhole } from '../base/pieces.js';
 import type { ReceiptFile } from '../records/receipt.js';
 import { mapMember } from './map.js';
 import { DEFAULT_LIMITS, RATIO_FLOOR, type UnpackLimits } from '../records/limits.js';
@@ -155,7 +155,7 @@ export class Staging {
     let size = 0;
     const archive = budget?.archive ?? rel;
     const perm = installMode(mode);
-    const fh = await fs.open(dest, 'wx', perm);
+    const out = new BatchedWriter(await fs.open(dest, 'wx', perm));
     try {
       await piecesOf(body)((piece) => {
         size += piece.length;
@@ -167,11 +167,13 @@ export class Staging {
         }
         budget?.take(piece.length);
         hash.update(piece);
-        return writeWhole(fh, piece);
+        return out.put(piece);
       });
-    } finally {
-      await fh.close();
+    } catch (e) {
+      await out.end();
+      throw e;
     }
+    await out.close();
     // Set outright: under umask 000 or 077 the file gets exactly the mode the rule gives, no more, no less.
     await fs.chmod(dest, perm);
     const rec = { path: rel, sha256: hash.digest('hex'), size, mtimeMs: (await fs.stat(dest)).mtimeMs };

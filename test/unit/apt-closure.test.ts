@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Deps, ExecResult } from '../../src/base/deps.js';
 import type { Host } from '../../src/platform/types.js';
-import { apt, meetsRelation, parseAptCacheDepends, parseAptCacheShow } from '../../src/kinds/apt.js';
+import { apt, meetsRelation, parseAptCacheShow } from '../../src/kinds/apt.js';
 import { parseRelationGroup } from '../../src/formats/deb.js';
 import { NotAvailable, type SourceContext } from '../../src/kinds/kind.js';
 import { silentReporter } from '../../src/base/reporter.js';
@@ -13,7 +13,6 @@ import { openGateway } from '../../src/index/gateway.js';
 
 const fixture = (name: string): string => fs.readFileSync(new URL(`../fixtures/apt/${name}`, import.meta.url), 'utf8');
 const SHOW = fixture('bookworm-gpu-driver.apt-cache-show.txt');
-const DEPENDS = fixture('bookworm-gpu-driver.apt-cache-depends.txt');
 const STATUS = fixture('bookworm-host.dpkg-status.txt');
 
 const debian: Host = {
@@ -22,19 +21,25 @@ const debian: Host = {
 };
 
 /**
- * apt-cache answers `show` with the stanzas of the names asked for (as it does: unknown and purely virtual ones are left
- * out), and `depends --recurse` with its walk as captured (null: a walk it cannot make).
+ * apt-cache over the captured stanzas, as it answers: `show` with every stanza of the names asked for, `policy` with
+ * each name's candidate (the first stanza's version, or the one `pinned` names), unknown and purely virtual names left
+ * out of both.
  */
-function machine(status: string | undefined, show = SHOW, depends: string | null = DEPENDS): { deps: Deps; asked: string[][] } {
+function machine(status: string | undefined, show = SHOW, pinned: Record<string, string> = {}): { deps: Deps; asked: string[][] } {
   const stanzas = show.split(/\n\s*\n/).filter((s) => s.trim());
+  const field = (s: string, f: string) => new RegExp(`^${f}: (\\S+)`, 'm').exec(s)![1]!;
   const asked: string[][] = [];
   const deps: Deps = {
     platform: 'linux', arch: 'x64', env: {},
-    exec: async (file, args): Promise<ExecResult> => {
+    exec: async (_file, args): Promise<ExecResult> => {
       asked.push(args);
-      if (args[0] === 'depends') return depends === null ? { exitCode: 100, stdout: '', stderr: 'E: walk failed' } : { exitCode: 0, stdout: depends, stderr: '' };
-      const names = args.slice(2);
-      const out = stanzas.filter((s) => names.includes(/^Package: (\S+)/m.exec(s)![1]!)).join('\n\n');
+      const names = args.slice(1);
+      const mine = stanzas.filter((s) => names.includes(field(s, 'Package')));
+      if (args[0] === 'policy') {
+        const out = names.filter((n) => mine.some((s) => field(s, 'Package') === n)).map((n) => `${n}:\n  Installed: (none)\n  Candidate: ${pinned[n] ?? field(mine.find((s) => field(s, 'Package') === n)!, 'Version')}\n  Version table:\n`);
+        return { exitCode: 0, stdout: out.join(''), stderr: '' };
+      }
+      const out = mine.join('\n\n');
       return { exitCode: out ? 0 : 100, stdout: out ? `${out}\n` : '', stderr: out ? '' : 'E: No packages found' };
     },
     readFile: async (p) => (p === '/var/lib/dpkg/status' ? status : undefined),
@@ -90,27 +95,20 @@ describe("the apt kind's closure", () => {
     expect(c.archives.find((a) => a.package === 'libigc1')!.requiredBy).toEqual(['intel-opencl-icd 22.43.24595.41-1: libigc1 (>= 1.0.12504.6)']);
     expect(c.archives.find((a) => a.package === 'libopencl-clang14')!.requiredBy).toEqual(['libigdfcl1 1.0.12504.6-1+deb12u1: libopencl-clang14']);
     expect(c.archives.every((a) => a.url.startsWith('apt:') && /^[0-9a-f]{64}$/.test(a.sha256))).toBe(true);
-    // Two starts of apt-cache in all, for the package and its closure alike: apt's own walk of its dependencies, and
-    // every record the walk names, in one call.
-    expect(asked.map((a) => a[0])).toEqual(['depends', 'show']);
-    expect(asked[0]).toEqual(['depends', '--recurse', '--no-recommends', '--no-suggests', '--no-conflicts', '--no-breaks', '--no-replaces', '--no-enhances', 'intel-opencl-icd']);
-    expect(asked[1]).toEqual(expect.arrayContaining(['intel-opencl-icd', 'libigc1', 'libigdfcl1', 'libopencl-clang14', 'libllvm14', 'libigc1+llvm14']));
+    // One round per level of the closure, each two starts of apt-cache side by side (policy and show of the same names):
+    // the package, what it names, what those name, and what libopencl-clang14 names.
+    expect(asked.map((a) => a[0])).toEqual(['policy', 'show', 'policy', 'show', 'policy', 'show', 'policy', 'show']);
+    expect(asked.slice(0, 2)).toEqual([['policy', 'intel-opencl-icd'], ['show', 'intel-opencl-icd']]);
+    for (let i = 0; i < asked.length; i += 2) expect(asked[i]!.slice(1)).toEqual(asked[i + 1]!.slice(1));
+    expect(asked[3]).toEqual(expect.arrayContaining(['libigc1', 'libigdfcl1', 'libigdgmm12']));
+    expect(asked.flat()).not.toContain('--no-all-versions');
   });
 
-  it('reads the names apt-cache depends --recurse walks: packages, targets, virtual packages and their providers', () => {
-    const names = parseAptCacheDepends(DEPENDS);
-    expect(names.slice(0, 4)).toEqual(['intel-opencl-icd', 'libc6', 'libgcc-s1', 'libigdgmm12']);
-    expect(names).toContain('libigc1+llvm14');
-    expect(names).toContain('libz3-4');
-    expect(new Set(names).size).toBe(names.length);
-  });
-
-  it('where apt-cache cannot walk the dependencies, the closure asks round by round and comes to the same packages', async () => {
-    const walked = await close(machine(STATUS).deps);
-    const { deps, asked } = machine(STATUS, SHOW, null);
-    const rounds = await close(deps);
-    expect(rounds.archives.map((a) => a.package)).toEqual(walked.archives.map((a) => a.package));
-    expect(asked.filter((a) => a[0] === 'show').length).toBeGreaterThan(2);
+  it("takes the version apt would install (policy's candidate), not the newest apt shows", async () => {
+    const newer = `${SHOW}\nPackage: libigdgmm12\nVersion: 22.9.0+ds1-1\nArchitecture: amd64\nFilename: pool/main/i/intel-gmmlib/libigdgmm12_22.9.0+ds1-1_amd64.deb\nSize: 1\nSHA256: ${'b'.repeat(64)}\n`;
+    const gmm = async (pinned: Record<string, string>) => (await close(machine(STATUS, newer, pinned).deps)).archives.find((a) => a.package === 'libigdgmm12')!.version;
+    expect(await gmm({})).toBe('22.3.3+ds1-1');
+    expect(await gmm({ libigdgmm12: '22.9.0+ds1-1' })).toBe('22.9.0+ds1-1');
   });
 
   it('a machine without the LLVM 14 runtime gets it from apt too, or is told which package apt lacks', async () => {

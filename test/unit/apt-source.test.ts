@@ -21,12 +21,14 @@ Size: 1000
 SHA256: ${sha.repeat(64)}
 `;
 
+/** apt-cache over these stanzas: `show` gives them, `policy` names each one's version its candidate. */
 function depsAnswering(stdout: string, calls: string[][]): Deps {
+  const policy = [...stdout.matchAll(/^Package: (\S+)\nSource: .*\nVersion: (\S+)$/gm)].map((m) => `${m[1]}:\n  Installed: (none)\n  Candidate: ${m[2]}\n  Version table:\n`).join('');
   return {
     platform: 'linux', arch: 'x64', env: {},
     exec: async (file, args): Promise<ExecResult> => {
       calls.push([file, ...args]);
-      return { exitCode: 0, stdout, stderr: '' };
+      return { exitCode: 0, stdout: args[0] === 'policy' ? policy : stdout, stderr: '' };
     },
     readFile: async () => undefined, readDir: async () => undefined, readLink: async () => undefined, exists: async () => false, now: () => 0,
     ...absentFiles,
@@ -36,13 +38,13 @@ function depsAnswering(stdout: string, calls: string[][]): Deps {
 const spec = { kind: 'apt' as const, packages: ['libze1', 'libze-dev'], map: [{ from: 'usr/include/', to: 'include/' }] };
 
 describe('apt source', () => {
-  it('asks apt-cache for every package at once (its walk of their Depends, then one show) and plans apt: URLs with the listed SHA256', async () => {
+  it("asks apt-cache for every package at once (policy for apt's candidate, show for its record) and plans apt: URLs with the listed SHA256", async () => {
     const calls: string[][] = [];
     const deps = depsAnswering(`${stanza('libze1', 'a')}\n${stanza('libze-dev', 'b')}`, calls);
     const r = await resolveApt(spec, { host: debian, deps, reporter: silentReporter, gateway: openGateway(deps), indexes: {} });
     expect(calls).toEqual([
-      ['apt-cache', 'depends', '--recurse', '--no-recommends', '--no-suggests', '--no-conflicts', '--no-breaks', '--no-replaces', '--no-enhances', 'libze1', 'libze-dev'],
-      ['apt-cache', 'show', '--no-all-versions', 'libze1', 'libze-dev'],
+      ['apt-cache', 'policy', 'libze1', 'libze-dev'],
+      ['apt-cache', 'show', 'libze1', 'libze-dev'],
     ]);
     expect(r).toMatchObject({ source: 'apt', version: '1.8.12', origin: 'Debian GNU/Linux 12 (bookworm)' });
     expect(r.archives.map((a) => [a.url, a.sha256, a.filename])).toEqual([

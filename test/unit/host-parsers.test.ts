@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isDebianLike, parseGlibcVersion, parseOsRelease } from '../../src/platform/linux.js';
-import { parseAptCacheShow } from '../../src/kinds/apt.js';
+import { parseAptCachePolicy, parseAptCacheShow } from '../../src/kinds/apt.js';
 import { debianUpstream } from '../../src/versions/order.js';
 
 describe('os-release', () => {
@@ -30,6 +30,36 @@ describe('glibc version', () => {
     expect(parseGlibcVersion('ldd (Ubuntu GLIBC 2.39-0ubuntu8.4) 2.39\n')).toBe('2.39');
     expect(parseGlibcVersion('glibc 2.28\n')).toBe('2.28');
     expect(parseGlibcVersion('musl libc (x86_64)\nVersion 1.2.4')).toBeUndefined();
+  });
+});
+
+describe('apt-cache policy', () => {
+  it("reads each name's candidate as Debian 12's apt prints it: an installed package with two versions listed, purely virtual ones with none", () => {
+    const text = `libc6:
+  Installed: 2.36-9+deb12u14
+  Candidate: 2.36-9+deb12u14
+  Version table:
+ *** 2.36-9+deb12u14 500
+        500 http://deb.debian.org/debian bookworm/main amd64 Packages
+        100 /var/lib/dpkg/status
+     2.36-9+deb12u7 500
+        500 http://deb.debian.org/debian-security bookworm-security/main amd64 Packages
+libigc1+llvm14:
+  Installed: (none)
+  Candidate: (none)
+  Version table:
+intel-opencl-icd:
+  Installed: (none)
+  Candidate: 22.43.24595.41-1
+  Version table:
+     22.43.24595.41-1 500
+        500 http://deb.debian.org/debian bookworm/main amd64 Packages
+libc6:i386:
+  Installed: (none)
+  Candidate: 2.36-9+deb12u7
+  Version table:
+`;
+    expect([...parseAptCachePolicy(text)]).toEqual([['libc6', '2.36-9+deb12u14'], ['libigc1+llvm14', null], ['intel-opencl-icd', '22.43.24595.41-1']]);
   });
 });
 
