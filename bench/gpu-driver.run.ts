@@ -53,8 +53,9 @@ it('cold install of the GPU driver set from apt against apt-get download | sha25
   const coldArgs = [...args, '--prefix', dir('cold', N), '--cache-dir', dir('coldc', N), '--no-probe', '--no-smoke', '--quiet'];
   const coldRss = await peakRssKiB([process.execPath, BIN, ...coldArgs], { env });
   // A re-run over that installed set: the plan made minutes ago is reused, the receipt answers, no archive is read.
+  // node -e 0 runs in the same environment: one the caller's NODE_EXTRA_CA_CERTS, say, would slow by a certificate load.
   const noop = await alternate([
-    { name: 'node -e 0', run: () => timeRun([process.execPath, '-e', '0']) },
+    { name: 'node -e 0', run: () => timeRun([process.execPath, '-e', '0'], { env }) },
     { name: 'xpu-setup no-op over the installed driver set', run: () => timeRun([process.execPath, BIN, ...coldArgs], { env }) },
   ], N);
   const by = (prefix: string) => [...results, ...noop].find((r) => r.name.startsWith(prefix))!;

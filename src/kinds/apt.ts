@@ -138,8 +138,22 @@ export async function aptOptions(deps: Deps, cacheDir: string | undefined): Prom
   return ['-o', `Dir::Cache::pkgcache=${path.join(indexCacheDir(cacheDir), 'apt', 'pkgcache.bin')}`, '-o', 'Dir::Cache::srcpkgcache='];
 }
 
+/** The first apt-cache start of a run, by machine seam: the one that builds the binary cache when it is missing or stale. */
+const firstStart = new WeakMap<Deps, Promise<unknown>>();
+
+/**
+ * One start of apt-cache, untranslated. The first of a run goes alone and the rest wait for it: starts side by side
+ * would each build a missing binary cache (a second of CPU each on Debian 12) where one builds it for all.
+ */
 async function aptCache(deps: Deps, cacheDir: string | undefined, args: string[]) {
-  return deps.exec('apt-cache', [...(await aptOptions(deps, cacheDir)), ...args], { env: { ...deps.env, LC_ALL: 'C' }, timeoutMs: 30_000 });
+  const options = await aptOptions(deps, cacheDir);
+  const first = firstStart.get(deps);
+  const start = (async () => {
+    await first?.catch(() => undefined);
+    return deps.exec('apt-cache', [...options, ...args], { env: { ...deps.env, LC_ALL: 'C' }, timeoutMs: 30_000 });
+  })();
+  if (!first) firstStart.set(deps, start);
+  return start;
 }
 
 /** What apt-cache showed of each name asked: its record, or null (unknown to apt, or purely virtual). */

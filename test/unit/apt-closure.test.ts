@@ -104,6 +104,20 @@ describe("the apt kind's closure", () => {
     expect(asked.flat()).not.toContain('--no-all-versions');
   });
 
+  it("starts apt-cache once alone (the start that builds a missing binary cache), then a round's two side by side", async () => {
+    const { deps } = machine(STATUS);
+    const answer = deps.exec;
+    const log: string[] = [];
+    deps.exec = async (file, args, opts) => {
+      log.push(`start ${args[0]}`);
+      await new Promise((r) => setTimeout(r, 5));
+      log.push(`end ${args[0]}`);
+      return answer(file, args, opts);
+    };
+    await close(deps);
+    expect(log.slice(0, 6)).toEqual(['start policy', 'end policy', 'start show', 'end show', 'start policy', 'start show']);
+  });
+
   it("takes the version apt would install (policy's candidate), not the newest apt shows", async () => {
     const newer = `${SHOW}\nPackage: libigdgmm12\nVersion: 22.9.0+ds1-1\nArchitecture: amd64\nFilename: pool/main/i/intel-gmmlib/libigdgmm12_22.9.0+ds1-1_amd64.deb\nSize: 1\nSHA256: ${'b'.repeat(64)}\n`;
     const gmm = async (pinned: Record<string, string>) => (await close(machine(STATUS, newer, pinned).deps)).archives.find((a) => a.package === 'libigdgmm12')!.version;
