@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, it } from 'vitest';
 import { REPO, tempDir } from '../test/e2e/cli.js';
 import { inSid, inSidArgv, prepareSid, rootEnv, sq } from '../test/sid/sid.js';
-import { alternate, peakRssKiB, ratio, timeRun, writeResults, type Case } from './util.js';
+import { alternate, peakRssKiB, timeRun, writeColdAndNoop, type Case } from './util.js';
 
 const N = Number(process.env.XPU_SETUP_BENCH_RUNS ?? 5);
 let work: string;
@@ -74,22 +74,12 @@ it("cold install of sid's GPU driver set from apt, in the sid root, against apt-
     { name: 'node -e 0 (in the sid root)', run: () => timeRun(inRoot(`${sq(node!)} -e 0`), { env: rootEnv(env) }) },
     { name: 'xpu-setup no-op over the installed driver set (in the sid root)', run: () => timeRun(inRoot(cli(...coldArgs(N))), { env: rootEnv(env) }) },
   ], N);
-  const by = (prefix: string) => [...results, ...noop].find((r) => r.name.startsWith(prefix))!;
-  const ratios = {
-    coldVsFloorWall: ratio(by('xpu-setup cold').medianWallMs, by('floor').medianWallMs),
-    coldVsFloorCpu: ratio(by('xpu-setup cold').medianCpuMs, by('floor').medianCpuMs),
-    coldVsFloorPeakRss: ratio(coldRss.kib, floorRss.kib),
-    noopVsNodeWall: ratio(by('xpu-setup no-op').medianWallMs, by('node -e 0').medianWallMs),
-    noopVsNodeCpu: ratio(by('xpu-setup no-op').medianCpuMs, by('node -e 0').medianCpuMs),
-  };
-  const file = await writeResults('gpu-driver-sid', {
+  await writeColdAndNoop('gpu-driver-sid', {
     rounds: N,
     method: "alternating rounds, medians; wall and CPU (user+sys of the process tree) from bash time around scripts/in-root.sh (the same set-up on each side); both fetch through the sid root's apt",
-    archives: archives.map((a) => ({ filename: a.filename, size: a.size })),
-    results: [...results, ...noop],
+    archives,
+    cold: results,
+    noop,
     peakRssKiB: { floor: floorRss.kib, cold: coldRss.kib },
-    ratios,
   });
-  console.log([...results, ...noop].map((r) => `${String(r.medianWallMs).padStart(6)} ms wall ${String(r.medianCpuMs).padStart(6)} ms cpu  ${r.name}`).join('\n'));
-  console.log(`ratios: ${JSON.stringify(ratios)}\nwritten to ${file}`);
 });

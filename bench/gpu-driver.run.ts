@@ -7,7 +7,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, it } from 'vitest';
 import { BIN, scrubbedEnv, tempDir } from '../test/e2e/cli.js';
-import { alternate, peakRssKiB, ratio, timeRun, writeResults, type Case } from './util.js';
+import { alternate, peakRssKiB, timeRun, writeColdAndNoop, type Case } from './util.js';
 
 const N = Number(process.env.XPU_SETUP_BENCH_RUNS ?? 5);
 let work: string;
@@ -58,22 +58,12 @@ it('cold install of the GPU driver set from apt against apt-get download | sha25
     { name: 'node -e 0', run: () => timeRun([process.execPath, '-e', '0'], { env }) },
     { name: 'xpu-setup no-op over the installed driver set', run: () => timeRun([process.execPath, BIN, ...coldArgs], { env }) },
   ], N);
-  const by = (prefix: string) => [...results, ...noop].find((r) => r.name.startsWith(prefix))!;
-  const ratios = {
-    coldVsFloorWall: ratio(by('xpu-setup cold').medianWallMs, by('floor').medianWallMs),
-    coldVsFloorCpu: ratio(by('xpu-setup cold').medianCpuMs, by('floor').medianCpuMs),
-    coldVsFloorPeakRss: ratio(coldRss.kib, floorRss.kib),
-    noopVsNodeWall: ratio(by('xpu-setup no-op').medianWallMs, by('node -e 0').medianWallMs),
-    noopVsNodeCpu: ratio(by('xpu-setup no-op').medianCpuMs, by('node -e 0').medianCpuMs),
-  };
-  const file = await writeResults('gpu-driver', {
+  await writeColdAndNoop('gpu-driver', {
     rounds: N,
     method: 'alternating rounds, medians; wall and CPU (user+sys of the process tree) from bash time; both fetch through the machine\'s apt',
-    archives: archives.map((a) => ({ filename: a.filename, size: a.size })),
-    results: [...results, ...noop],
+    archives,
+    cold: results,
+    noop,
     peakRssKiB: { floor: floorRss.kib, cold: coldRss.kib },
-    ratios,
   });
-  console.log([...results, ...noop].map((r) => `${String(r.medianWallMs).padStart(6)} ms wall ${String(r.medianCpuMs).padStart(6)} ms cpu  ${r.name}`).join('\n'));
-  console.log(`ratios: ${JSON.stringify(ratios)}\nwritten to ${file}`);
 });

@@ -93,6 +93,32 @@ export function ratio(a: number, b: number): number {
   return +(a / b).toFixed(2);
 }
 
+/**
+ * Writes and prints the results of a driver-set benchmark: its cold rows (a case named `floor...` and one `xpu-setup
+ * cold...`), its no-op rows (`node -e 0...` and `xpu-setup no-op...`), the peak memory of each cold side, and their ratios.
+ */
+export async function writeColdAndNoop(name: string, doc: { rounds: number; method: string; archives: { filename: string; size?: number }[]; cold: CaseResult[]; noop: CaseResult[]; peakRssKiB: { floor: number; cold: number } }): Promise<void> {
+  const all = [...doc.cold, ...doc.noop];
+  const by = (prefix: string) => all.find((r) => r.name.startsWith(prefix))!;
+  const ratios = {
+    coldVsFloorWall: ratio(by('xpu-setup cold').medianWallMs, by('floor').medianWallMs),
+    coldVsFloorCpu: ratio(by('xpu-setup cold').medianCpuMs, by('floor').medianCpuMs),
+    coldVsFloorPeakRss: ratio(doc.peakRssKiB.cold, doc.peakRssKiB.floor),
+    noopVsNodeWall: ratio(by('xpu-setup no-op').medianWallMs, by('node -e 0').medianWallMs),
+    noopVsNodeCpu: ratio(by('xpu-setup no-op').medianCpuMs, by('node -e 0').medianCpuMs),
+  };
+  const file = await writeResults(name, {
+    rounds: doc.rounds,
+    method: doc.method,
+    archives: doc.archives.map((a) => ({ filename: a.filename, size: a.size })),
+    results: all,
+    peakRssKiB: doc.peakRssKiB,
+    ratios,
+  });
+  console.log(all.map((r) => `${String(r.medianWallMs).padStart(6)} ms wall ${String(r.medianCpuMs).padStart(6)} ms cpu  ${r.name}`).join('\n'));
+  console.log(`ratios: ${JSON.stringify(ratios)}\nwritten to ${file}`);
+}
+
 export async function timeCommand(file: string, args: string[], opts: { env?: Record<string, string>; cwd?: string; shell?: boolean } = {}): Promise<number> {
   const t0 = process.hrtime.bigint();
   const r = await execa(file, args, { env: opts.env, extendEnv: opts.env === undefined, cwd: opts.cwd, reject: false, shell: opts.shell });

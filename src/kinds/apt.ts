@@ -112,7 +112,7 @@ const systemCache = new WeakMap<Deps, Promise<boolean>>();
  * configuration names a file, and the file, or where it would be made, can be written.
  */
 async function sharesSystemCache(deps: Deps): Promise<boolean> {
-  const r = await deps.exec('apt-config', ['shell', 'P', 'Dir::Cache::pkgcache/f'], { timeoutMs: 10_000 });
+  const r = await deps.exec('apt-config', ['shell', 'P', 'Dir::Cache::pkgcache/f'], { env: deps.env, timeoutMs: 10_000 });
   const file = r.exitCode === 0 ? /^P='([^']+)'$/m.exec(r.stdout)?.[1] : undefined;
   if (!file || !path.isAbsolute(file)) return false;
   const why = await deps.accessRW(file);
