@@ -47,26 +47,34 @@ export function vendorName(id: number): string {
   return VENDOR_NAMES[id] ?? `vendor 0x${id.toString(16).padStart(4, '0')}`;
 }
 
+/**
+ * The display controllers on the PCI bus (class 0x03), each with its ids and bound driver. Every device costs one read
+ * (its class); only a display controller's other attributes are read: a server's bus has hundreds of functions, a
+ * handful of them GPUs.
+ */
 export async function readPciDevices(deps: Deps, opts: DetectOptions = {}): Promise<Finding<PciDevice[]>> {
   const dir = path.join(opts.root ?? '/', 'sys/bus/pci/devices');
   const names = await deps.readDir(dir);
   if (!names) return { found: [], tried: [`${dir}: not readable (no sysfs?)`] };
   const found: PciDevice[] = [];
+  let devices = 0;
   await Promise.all(
-    names.sort().map(async (address) => {
+    names.map(async (address) => {
       const d = path.join(dir, address);
-      const [vendor, device, cls, sv, sd, driverLink] = await Promise.all([
+      const classCode = parseSysfsHex(await deps.readFile(path.join(d, 'class'), SYSFS_ATTRIBUTE));
+      if (classCode === undefined) return;
+      devices++;
+      if (!isDisplayClass(classCode)) return;
+      const [vendor, device, sv, sd, driverLink] = await Promise.all([
         deps.readFile(path.join(d, 'vendor'), SYSFS_ATTRIBUTE),
         deps.readFile(path.join(d, 'device'), SYSFS_ATTRIBUTE),
-        deps.readFile(path.join(d, 'class'), SYSFS_ATTRIBUTE),
         deps.readFile(path.join(d, 'subsystem_vendor'), SYSFS_ATTRIBUTE),
         deps.readFile(path.join(d, 'subsystem_device'), SYSFS_ATTRIBUTE),
         deps.readLink(path.join(d, 'driver')),
       ]);
       const vendorId = parseSysfsHex(vendor);
       const deviceId = parseSysfsHex(device);
-      const classCode = parseSysfsHex(cls);
-      if (vendorId === undefined || deviceId === undefined || classCode === undefined) return;
+      if (vendorId === undefined || deviceId === undefined) return;
       const dev: PciDevice = { address, vendorId, deviceId, classCode };
       const svId = parseSysfsHex(sv);
       const sdId = parseSysfsHex(sd);
@@ -77,8 +85,7 @@ export async function readPciDevices(deps: Deps, opts: DetectOptions = {}): Prom
     }),
   );
   found.sort((a, b) => a.address.localeCompare(b.address));
-  const display = found.filter((d) => isDisplayClass(d.classCode)).length;
-  return { found, tried: [`${dir}: ${found.length} devices, ${display} display controllers`] };
+  return { found, tried: [`${dir}: ${devices} devices, ${found.length} display controllers`] };
 }
 
 /** Kernel modules currently loaded among i915 and xe (/sys/module/<name> exists while loaded or built in). */

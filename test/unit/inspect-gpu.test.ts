@@ -82,6 +82,19 @@ describe('Linux sysfs', () => {
     expect(await loadedGpuModules(fakeDeps(), { root })).toEqual(['xe']);
   });
 
+  it("reads each device's class, and the other attributes of display controllers only", async () => {
+    const root = tree(ARC_A770_I915);
+    const read: string[] = [];
+    const base = fakeDeps();
+    const deps = { ...base, readFile: (p: string, kind?: Parameters<typeof base.readFile>[1]) => (read.push(path.relative(root, p)), base.readFile(p, kind)) };
+    const pci = await readPciDevices(deps, { root });
+    expect(pci.found.map((d) => d.address)).toEqual(['0000:03:00.0']);
+    expect(pci.tried[0]).toMatch(/3 devices, 1 display controllers/);
+    const perDevice = (dev: string) => read.filter((p) => p.includes(`/${dev}/`)).map((p) => path.basename(p)).sort();
+    expect(perDevice('0000:03:00.0')).toEqual(['class', 'device', 'subsystem_device', 'subsystem_vendor', 'vendor']);
+    for (const other of ['0000:04:00.0', '0000:00:00.0']) expect(perDevice(other)).toEqual(['class']);
+  });
+
   it('reports an NVIDIA-only machine as no Intel GPU, naming what is there', async () => {
     const { found } = await detectGpus(fakeDeps(), { root: tree(NVIDIA_ONLY) });
     expect(found.intel).toEqual([]);
