@@ -39,6 +39,8 @@ interface Dynamic {
   entries: [bigint, bigint][];
   fileOffset: (addr: number) => number | undefined;
   str: (off: number) => string;
+  /** Where the name at string table offset `off` starts in the file, undefined past the table. */
+  strOffset: (off: number) => number | undefined;
   one: (tag: bigint) => number | undefined;
   /** Set once a name past ELF_LIMITS.nameBytes was met. */
   tooLong: () => string | undefined;
@@ -103,7 +105,8 @@ function readDynamic(b: Buffer): Dynamic | undefined {
     }
     return name;
   };
-  return { entries, fileOffset, str, one, tooLong: () => tooLong };
+  const strOffset = (off: number): number | undefined => (off < 0 || off >= strsz || strtab + off >= b.length ? undefined : strtab + off);
+  return { entries, fileOffset, str, strOffset, one, tooLong: () => tooLong };
 }
 
 /**
@@ -134,12 +137,16 @@ export function readElfNeeds(b: Buffer): ElfNeeds | undefined {
   return tooLong ? { ...out, refused: tooLong } : out;
 }
 
-/** The dynamic symbols a library takes from others and those it gives them, by name. */
+/** The dynamic symbols a library takes from others, by name, and the question whether it gives one. */
 export interface ElfSymbols {
   /** Undefined and not weak: the dynamic linker must find each in a library of the process (`zeDeviceSynchronize`). */
   undefined: string[];
-  /** Defined and visible to other objects: what it exports (functions, data, TLS). */
-  defined: Set<string>;
+  /**
+   * Whether it defines `name` for other objects (a function, data, TLS; not a local symbol), looked up in its symbol
+   * hash table as the dynamic linker looks it up: no name of the table is read but those the hash leads to. A name
+   * asked of many libraries is best given as one SymbolName, hashed once.
+   */
+  defines(name: string | SymbolName): boolean;
   /** Why the table is not read whole (past one of ELF_LIMITS). */
   refused?: string;
 }
@@ -160,22 +167,111 @@ export function readElfSymbols(b: Buffer): ElfSymbols | undefined {
   if (symtab === undefined) return undefined;
   const count = symbolCount(b, d);
   if (count === undefined) return undefined;
-  const out: ElfSymbols = { undefined: [], defined: new Set() };
-  if (count > ELF_LIMITS.symbols) return { ...out, refused: `has ${count} dynamic symbols, more than ${ELF_LIMITS.symbols}` };
-  // Entry 0 is the null symbol.
+  const none = { undefined: [], defines: () => false };
+  if (count > ELF_LIMITS.symbols) return { ...none, refused: `has ${count} dynamic symbols, more than ${ELF_LIMITS.symbols}` };
+  const undefinedNames: string[] = [];
+  // Entry 0 is the null symbol. Only the names of undefined symbols are read here.
   for (let i = 1; i < count; i++) {
     const at = symtab + i * SYM_SIZE;
     if (at + SYM_SIZE > b.length) break;
+    if (b.readUInt16LE(at + 6) !== 0 || b[at + 4]! >> 4 === STB_WEAK) continue;
     const name = d.str(b.readUInt32LE(at));
-    if (!name) continue;
-    const bind = b[at + 4]! >> 4;
-    const shndx = b.readUInt16LE(at + 6);
-    if (shndx === 0) {
-      if (bind !== STB_WEAK) out.undefined.push(name);
-    } else if (bind !== STB_LOCAL) out.defined.add(name);
+    if (name) undefinedNames.push(name);
   }
   const tooLong = d.tooLong();
-  return tooLong ? { undefined: [], defined: new Set(), refused: tooLong } : out;
+  if (tooLong) return { ...none, refused: tooLong };
+  return { undefined: undefinedNames, defines: symbolLookup(b, d, symtab, count) };
+}
+
+/** A symbol's name as the hash tables look it up: its bytes and both hashes, each worked out once. */
+export class SymbolName {
+  readonly bytes: Buffer;
+  private gnuHash?: number;
+  private sysvHash?: number;
+
+  constructor(readonly text: string) {
+    this.bytes = Buffer.from(text);
+  }
+
+  /** DT_GNU_HASH's hash (Bernstein's, h * 33 + c). */
+  get gnu(): number {
+    if (this.gnuHash === undefined) {
+      let h = 5381;
+      for (const c of this.bytes) h = (h * 33 + c) >>> 0;
+      this.gnuHash = h;
+    }
+    return this.gnuHash;
+  }
+
+  /** DT_HASH's hash (the System V ABI's). */
+  get sysv(): number {
+    if (this.sysvHash === undefined) {
+      let h = 0;
+      for (const c of this.bytes) {
+        h = ((h << 4) + c) >>> 0;
+        const g = h & 0xf0000000;
+        if (g) h ^= g >>> 24;
+        h = (h & ~g) >>> 0;
+      }
+      this.sysvHash = h;
+    }
+    return this.sysvHash;
+  }
+}
+
+/**
+ * Whether symbol `i` of the table at `symtab` is named `name` (its bytes, NUL-terminated in the string table) and
+ * defined for other objects.
+ */
+function definesAt(b: Buffer, d: Dynamic, symtab: number, i: number, name: Buffer): boolean {
+  const at = symtab + i * SYM_SIZE;
+  if (at + SYM_SIZE > b.length || b.readUInt16LE(at + 6) === 0 || b[at + 4]! >> 4 === STB_LOCAL) return false;
+  const start = d.strOffset(b.readUInt32LE(at));
+  if (start === undefined || start + name.length >= b.length || b[start + name.length] !== 0) return false;
+  return b.compare(name, 0, name.length, start, start + name.length) === 0;
+}
+
+/** The lookup of a defined symbol by name through DT_GNU_HASH (its Bloom filter, bucket and chain), else DT_HASH. */
+function symbolLookup(b: Buffer, d: Dynamic, symtab: number, count: number): (name: string | SymbolName) => boolean {
+  const u32 = (at: number) => (at >= 0 && at + 4 <= b.length ? b.readUInt32LE(at) : undefined);
+  const gnu = d.fileOffset(d.one(DT.GNU_HASH) ?? -1);
+  if (gnu !== undefined && gnu + 16 <= b.length) {
+    const [nbuckets, symoffset, bloomWords, shift] = [u32(gnu)!, u32(gnu + 4)!, u32(gnu + 8)!, u32(gnu + 12)!];
+    const bloom = gnu + 16;
+    const buckets = bloom + bloomWords * 8;
+    const chains = buckets + nbuckets * 4;
+    return (asked) => {
+      if (!nbuckets || !bloomWords) return false;
+      const sym = typeof asked === 'string' ? new SymbolName(asked) : asked;
+      const [name, h] = [sym.bytes, sym.gnu];
+      // The Bloom filter's 64-bit word, as two halves: both of the name's bits must be set.
+      const word = bloom + (Math.floor(h / 64) % bloomWords) * 8;
+      const bit = (n: number) => ((u32(word + (n >= 32 ? 4 : 0)) ?? 0) >>> n % 32) & 1;
+      if (!bit(h % 64) || !bit((h >>> shift) % 64)) return false;
+      let i = u32(buckets + (h % nbuckets) * 4) ?? 0;
+      if (i < symoffset) return false;
+      for (; i < count; i++) {
+        const chain = u32(chains + (i - symoffset) * 4);
+        if (chain === undefined) return false;
+        if ((chain | 1) === (h | 1) && definesAt(b, d, symtab, i, name)) return true;
+        if (chain & 1) return false;
+      }
+      return false;
+    };
+  }
+  const hash = d.fileOffset(d.one(DT.HASH) ?? -1);
+  const nbucket = hash === undefined ? undefined : u32(hash);
+  if (hash === undefined || !nbucket) return () => false;
+  const nchain = u32(hash + 4) ?? 0;
+  return (asked) => {
+    const sym = typeof asked === 'string' ? new SymbolName(asked) : asked;
+    const [name, h] = [sym.bytes, sym.sysv];
+    // A chain is at most as long as the table: a looping one (a damaged file) ends there.
+    for (let i = u32(hash + 8 + (h % nbucket) * 4) ?? 0, steps = 0; i !== 0 && i < nchain && steps < count; i = u32(hash + 8 + nbucket * 4 + i * 4) ?? 0, steps++) {
+      if (definesAt(b, d, symtab, i, name)) return true;
+    }
+    return false;
+  };
 }
 
 /** How many entries .dynsym has: DT_HASH says it (nchain); DT_GNU_HASH by the end of the chain of its last bucket. */

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import type { Deps } from '../base/deps.js';
 import { isXpuError } from '../base/errors.js';
 import { LIBRARY_FILE, readSafely, readSafelyWith } from '../base/safe-read.js';
-import { newestInFamily, readElfNeeds, readElfSymbols, readElfTables, SHARED_LIBRARY, type ElfNeeds, type ElfSymbols } from '../formats/elf.js';
+import { newestInFamily, readElfNeeds, readElfSymbols, readElfTables, SHARED_LIBRARY, SymbolName, type ElfNeeds, type ElfSymbols } from '../formats/elf.js';
 import { readPeImports, type PeImports } from '../formats/pe.js';
 import { nodeLayout, osLayout } from '../platform/index.js';
 import type { LdconfigEntry } from './ldconfig.js';
@@ -79,7 +79,25 @@ export async function unmetLibraryNeeds(deps: Deps, root: string, libDirs: strin
     const r = await readOrWhy(file);
     return 'refused' in r ? undefined : r;
   };
-  const exists = async (p: string) => (await realpath(p).catch(() => undefined)) !== undefined;
+  // Each path is looked at once: every library of a tree looks for libc, libstdc++ and the rest along the same paths.
+  const looked = new Map<string, Promise<boolean>>();
+  const exists = (p: string): Promise<boolean> => {
+    let e = looked.get(p);
+    if (!e) {
+      e = realpath(p).then(() => true, () => false);
+      looked.set(p, e);
+    }
+    return e;
+  };
+  const searched = new Map<string, string[]>();
+  const systemSearch = (lib: string): string[] => {
+    let s = searched.get(lib);
+    if (!s) {
+      s = layout.librarySearch(lib, deps.env, ldcache).map((c) => c.path);
+      searched.set(lib, s);
+    }
+    return s;
+  };
   const treeDirs = libDirs.map((d) => path.join(root, d));
   const systemDirs = new Set([...layout.librarySearch('', deps.env, []).map((c) => path.resolve(c.path)), ...ldcache.map((e) => path.dirname(e.path))]);
   /** Where the dynamic linker looks, in order, for `lib` needed by `from` (its own RPATH/RUNPATH, `$ORIGIN` its directory). */
@@ -89,7 +107,7 @@ export async function unmetLibraryNeeds(deps: Deps, root: string, libDirs: strin
       ...(elf.runpath.length ? [] : elf.rpath.map(origin)).map((d) => path.resolve(d, lib)),
       ...treeDirs.map((d) => path.join(d, lib)),
       ...elf.runpath.map(origin).map((d) => path.resolve(d, lib)),
-      ...layout.librarySearch(lib, deps.env, ldcache).map((c) => c.path),
+      ...systemSearch(lib),
     ];
   };
   /**
@@ -203,7 +221,10 @@ async function unresolvedSymbols(
     const ld = await read(dynamicLinker);
     if (ld?.symbols) scope.push({ path: dynamicLinker, symbols: ld.symbols });
   }
-  const symbols = [...new Set(self.symbols.undefined)].filter((s) => !scope.some((l) => l.symbols.defined.has(s))).sort();
+  const symbols = [...new Set(self.symbols.undefined)].filter((s) => {
+    const name = new SymbolName(s);
+    return !scope.some((l) => l.symbols.defines(name));
+  }).sort();
   if (!symbols.length) return undefined;
   return { library: needed.join(', '), symbols, lookedIn: scope.map((l) => l.path) };
 }

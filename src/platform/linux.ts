@@ -12,7 +12,7 @@ const librarySearch = (a: ArchFacts) =>
     const out: { path: string; via: SearchVia }[] = [];
     for (const d of (env.LD_LIBRARY_PATH ?? '').split(':').filter(Boolean)) out.push({ path: path.posix.join(d, name), via: 'LD_LIBRARY_PATH' });
     // A row's flags name its arch as ldconfig -p prints them (`libc6,x86-64`, `libc6,AArch64`).
-    for (const e of ldcache) if (e.flags.split(',').includes(a.elfMachineName) && e.name === name) out.push({ path: e.path, via: 'ld.so.cache' });
+    for (const e of ldcache) if (e.name === name && e.flags.split(',').includes(a.elfMachineName)) out.push({ path: e.path, via: 'ld.so.cache' });
     for (const d of defaultLibDirs(a)) out.push({ path: path.posix.join(d, name), via: 'default dirs' });
     return out;
   };

@@ -14,9 +14,19 @@ const LIBDIR = '/usr/lib/x86_64-linux-gnu';
 const tmp = mkdtempSync(path.join(tmpdir(), 'xpu-elf-tables-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-/** What the parsers say of `bytes`, as comparable text. */
-const said = (bytes: Buffer) =>
-  createHash('sha256').update(JSON.stringify([readElfNeeds(bytes), readElfSymbols(bytes)], (_k, v) => (v instanceof Set ? [...v].sort() : v))).digest('hex');
+/** What the parsers say of `bytes`, as comparable text: needs, undefined symbols, and whether it defines each of `probes`. */
+const said = (bytes: Buffer, probes: string[] = []) => {
+  const sym = readElfSymbols(bytes);
+  return createHash('sha256').update(JSON.stringify([readElfNeeds(bytes), sym?.undefined, sym?.refused, probes.map((n) => sym?.defines(n))])).digest('hex');
+};
+
+/** The dynamic symbols nm says `file` defines for others (global, weak, unique, indirect), without their versions. */
+const nmDefined = (file: string): string[] =>
+  execFileSync('nm', ['-D', '--defined-only', file], { encoding: 'utf8', maxBuffer: 256 << 20 })
+    .split('\n')
+    .map((l) => /^\S*\s+([A-Zuvwi])\s+([^@\s]+)/.exec(l))
+    .filter((m): m is RegExpExecArray => !!m)
+    .map((m) => m[2]!);
 
 async function tables(file: string): Promise<Buffer> {
   const r = await readSafelyWith(file, LIBRARY_FILE, readElfTables);
@@ -34,7 +44,36 @@ const libraries = readdirSync(LIBDIR)
 describe('readElfTables', () => {
   it("gives the parsers what the whole file gives them, for the machine's 40 largest libraries", async () => {
     expect(libraries.length).toBeGreaterThan(40);
-    for (const f of libraries.slice(0, 40)) expect(said(await tables(f)), f).toBe(said(readFileSync(f)));
+    const largest = libraries.slice(0, 40);
+    // Every symbol one of them takes from another: defined by some of them, not by the rest.
+    const probes = [...new Set(largest.flatMap((f) => readElfSymbols(readFileSync(f))?.undefined ?? []))];
+    expect(probes.length).toBeGreaterThan(1000);
+    for (const f of largest) expect(said(await tables(f), probes), f).toBe(said(readFileSync(f), probes));
+  });
+
+  it('finds through the hash table every symbol nm says a library defines, and none of those it takes from others', async () => {
+    const picks = ['libc.so.6', 'libstdc++.so.6', 'libm.so.6'].map((n) => path.join(LIBDIR, n)).concat(libraries[0]!);
+    for (const f of picks) {
+      const sym = readElfSymbols(await tables(f))!;
+      const defined = nmDefined(f);
+      expect(defined.length, f).toBeGreaterThan(100);
+      expect(defined.filter((n) => !sym.defines(n)), f).toEqual([]);
+      const taken = sym.undefined.filter((n) => !defined.includes(n));
+      expect(taken.filter((n) => sym.defines(n)), f).toEqual([]);
+      expect(sym.defines('xpu_setup_no_such_symbol'), f).toBe(false);
+    }
+  });
+
+  it.each(['sysv', 'gnu', 'both'])('looks symbols up through a %s hash table as the dynamic linker does', (style) => {
+    const src = path.join(tmp, `defs-${style}.c`);
+    const lib = path.join(tmp, `libdefs-${style}.so`);
+    const names = Array.from({ length: 300 }, (_, i) => `xpu_defined_${i}`);
+    writeFileSync(src, `${names.map((n) => `int ${n}(void) { return ${n.length}; }`).join('\n')}\nextern int xpu_taken(void);\nint xpu_calls(void) { return xpu_taken(); }\nstatic int xpu_local(void) { return 1; }\nint (*xpu_keep)(void) = xpu_local;\n`);
+    execFileSync('gcc', ['-shared', '-fPIC', `-Wl,--hash-style=${style}`, '-o', lib, src]);
+    const sym = readElfSymbols(readFileSync(lib))!;
+    expect(sym.undefined).toContain('xpu_taken');
+    expect([...names, 'xpu_calls', 'xpu_keep'].filter((n) => !sym.defines(n))).toEqual([]);
+    for (const n of ['xpu_taken', 'xpu_local', 'xpu_defined_300', 'xpu_defined', '']) expect(sym.defines(n), n).toBe(false);
   });
 
   it('reads a library without section headers whole, and one whose section headers miss a table whole too', async () => {
