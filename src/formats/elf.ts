@@ -240,14 +240,16 @@ function symbolLookup(b: Buffer, d: Dynamic, symtab: number, count: number): (na
     const bloom = gnu + 16;
     const buckets = bloom + bloomWords * 8;
     const chains = buckets + nbuckets * 4;
+    /** Bit `n` of the 64-bit Bloom word at `word`, read as two halves. */
+    const bit = (word: number, n: number) => ((u32(word + (n >= 32 ? 4 : 0)) ?? 0) >>> n % 32) & 1;
     return (asked) => {
       if (!nbuckets || !bloomWords) return false;
       const sym = typeof asked === 'string' ? new SymbolName(asked) : asked;
-      const [name, h] = [sym.bytes, sym.gnu];
-      // The Bloom filter's 64-bit word, as two halves: both of the name's bits must be set.
+      const name = sym.bytes;
+      const h = sym.gnu;
+      // Both of the name's bits must be set in its Bloom word, or the library does not have it.
       const word = bloom + (Math.floor(h / 64) % bloomWords) * 8;
-      const bit = (n: number) => ((u32(word + (n >= 32 ? 4 : 0)) ?? 0) >>> n % 32) & 1;
-      if (!bit(h % 64) || !bit((h >>> shift) % 64)) return false;
+      if (!bit(word, h % 64) || !bit(word, (h >>> shift) % 64)) return false;
       let i = u32(buckets + (h % nbuckets) * 4) ?? 0;
       if (i < symoffset) return false;
       for (; i < count; i++) {
@@ -265,7 +267,8 @@ function symbolLookup(b: Buffer, d: Dynamic, symtab: number, count: number): (na
   const nchain = u32(hash + 4) ?? 0;
   return (asked) => {
     const sym = typeof asked === 'string' ? new SymbolName(asked) : asked;
-    const [name, h] = [sym.bytes, sym.sysv];
+    const name = sym.bytes;
+    const h = sym.sysv;
     // A chain is at most as long as the table: a looping one (a damaged file) ends there.
     for (let i = u32(hash + 8 + (h % nbucket) * 4) ?? 0, steps = 0; i !== 0 && i < nchain && steps < count; i = u32(hash + 8 + nbucket * 4 + i * 4) ?? 0, steps++) {
       if (definesAt(b, d, symtab, i, name)) return true;
