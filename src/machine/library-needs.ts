@@ -49,6 +49,15 @@ interface ReadLibrary {
   symbols?: ElfSymbols;
 }
 
+/** `f` answering each key once: a later call with the same key gets the first answer. */
+function keptByKey<V>(f: (key: string) => V): (key: string) => V {
+  const kept = new Map<string, V>();
+  return (key) => {
+    if (!kept.has(key)) kept.set(key, f(key));
+    return kept.get(key)!;
+  };
+}
+
 /**
  * The needs of the shared libraries in `libDirs` (directories under `root`) that nothing meets: each DT_NEEDED is
  * looked up as the dynamic linker would for a program started from the prefix's env files (RPATH, the prefix's
@@ -59,45 +68,24 @@ interface ReadLibrary {
 export async function unmetLibraryNeeds(deps: Deps, root: string, libDirs: string[], ldcache: LdconfigEntry[], only?: readonly string[]): Promise<UnmetNeed[]> {
   const layout = nodeLayout(deps.platform);
   // Every file is read and parsed once, whichever library needs it, for its needs and its symbols alike.
-  const parsed = new Map<string, Promise<ReadLibrary | Refused>>();
-  const readOrWhy = (file: string): Promise<ReadLibrary | Refused> => {
-    let p = parsed.get(file);
-    if (!p) {
-      p = readSafelyWith(file, LIBRARY_FILE, readElfTables).then((r) => {
-        if ('refused' in r) return r;
-        const elf = readElfNeeds(r.value);
-        if (!elf) return { refused: `${file} is not an ELF shared library`, notElf: true };
-        const symbols = readElfSymbols(r.value);
-        const refused = elf.refused ?? symbols?.refused;
-        return refused ? { refused: `${file} ${refused} (past what a real library has, so it is not read)` } : { elf, symbols };
-      });
-      parsed.set(file, p);
-    }
-    return p;
-  };
+  const readOrWhy = keptByKey((file: string): Promise<ReadLibrary | Refused> =>
+    readSafelyWith(file, LIBRARY_FILE, readElfTables).then((r) => {
+      if ('refused' in r) return r;
+      const elf = readElfNeeds(r.value);
+      if (!elf) return { refused: `${file} is not an ELF shared library`, notElf: true };
+      const symbols = readElfSymbols(r.value);
+      const refused = elf.refused ?? symbols?.refused;
+      return refused ? { refused: `${file} ${refused} (past what a real library has, so it is not read)` } : { elf, symbols };
+    }),
+  );
   const read = async (file: string): Promise<ReadLibrary | undefined> => {
     const r = await readOrWhy(file);
     return 'refused' in r ? undefined : r;
   };
-  // Each path is looked at once: every library of a tree looks for libc, libstdc++ and the rest along the same paths.
-  const looked = new Map<string, Promise<boolean>>();
-  const exists = (p: string): Promise<boolean> => {
-    let e = looked.get(p);
-    if (!e) {
-      e = realpath(p).then(() => true, () => false);
-      looked.set(p, e);
-    }
-    return e;
-  };
-  const searched = new Map<string, string[]>();
-  const systemSearch = (lib: string): string[] => {
-    let s = searched.get(lib);
-    if (!s) {
-      s = layout.librarySearch(lib, deps.env, ldcache).map((c) => c.path);
-      searched.set(lib, s);
-    }
-    return s;
-  };
+  // Each path is looked at once, and each name searched for once: every library of a tree looks for libc, libstdc++
+  // and the rest along the same paths.
+  const exists = keptByKey((p: string): Promise<boolean> => realpath(p).then(() => true, () => false));
+  const systemSearch = keptByKey((lib: string): string[] => layout.librarySearch(lib, deps.env, ldcache).map((c) => c.path));
   const treeDirs = libDirs.map((d) => path.join(root, d));
   const systemDirs = new Set([...layout.librarySearch('', deps.env, []).map((c) => path.resolve(c.path)), ...ldcache.map((e) => path.dirname(e.path))]);
   /** Where the dynamic linker looks, in order, for `lib` needed by `from` (its own RPATH/RUNPATH, `$ORIGIN` its directory). */
