@@ -5,13 +5,13 @@
 // ratios within one run. A machine that cannot build the root (not root) writes nothing and says why.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { afterAll, beforeAll, it } from 'vitest';
-import { REPO, tempDir } from '../test/e2e/cli.js';
+import { beforeAll, it } from 'vitest';
+import { REPO } from '../test/e2e/cli.js';
 import { inSid, inSidArgv, prepareSid, rootEnv, sq } from '../test/sid/sid.js';
-import { alternate, peakRssKiB, timeRun, writeColdAndNoop, type Case } from './util.js';
+import { alternate, benchWorkDir, peakRssKiB, timeRun, writeColdAndNoop, type Case } from './util.js';
 
 const N = Number(process.env.XPU_SETUP_BENCH_RUNS ?? 5);
-let work: string;
+const work = benchWorkDir('bench-gpu-driver-sid');
 let node: string | undefined;
 let cannot: string | undefined;
 
@@ -19,12 +19,7 @@ beforeAll(async () => {
   const prepared = await prepareSid();
   if (prepared.cannot !== undefined) cannot = prepared.cannot;
   else node = prepared.node;
-  work = await tempDir('bench-gpu-driver-sid');
 }, 1_500_000);
-
-afterAll(async () => {
-  await fs.rm(work, { recursive: true, force: true });
-});
 
 interface Archive {
   url: string;
@@ -38,15 +33,15 @@ it("cold install of sid's GPU driver set from apt, in the sid root, against apt-
     ctx.skip();
     return;
   }
-  const env = { HOME: path.join(work, 'home') };
+  const env = { HOME: path.join(work.path, 'home') };
   await fs.mkdir(env.HOME, { recursive: true });
   const cli = (...args: string[]) => [node!, path.join(REPO, 'bin', 'xpu-setup.js'), ...args].map(sq).join(' ');
   const args = ['--component', 'gpu-driver', '--source', 'apt'];
-  const planned = await inSid(node, `${cli('plan', ...args, '--json')}`, env, work);
+  const planned = await inSid(node, `${cli('plan', ...args, '--json')}`, env, work.path);
   if (planned.exitCode !== 0) throw new Error(`plan in the sid root failed:\n${planned.stderr}`);
   const archives: Archive[] = JSON.parse(planned.stdout).components.flatMap((c: { archives?: Archive[] }) => c.archives ?? []);
   const specs = archives.map((a) => sq(a.url.replace(/^apt:/, ''))).join(' ');
-  const dir = (name: string, i: number) => path.join(work, `${name}${i}`);
+  const dir = (name: string, i: number) => path.join(work.path, `${name}${i}`);
   const clean = (...names: string[]) => async (i: number) => {
     for (const n of names) await fs.rm(dir(n, i), { recursive: true, force: true });
   };

@@ -5,20 +5,12 @@
 import { execa } from 'execa';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { afterAll, beforeAll, it } from 'vitest';
-import { BIN, scrubbedEnv, tempDir } from '../test/e2e/cli.js';
-import { alternate, peakRssKiB, timeRun, writeColdAndNoop, type Case } from './util.js';
+import { it } from 'vitest';
+import { BIN, scrubbedEnv } from '../test/e2e/cli.js';
+import { alternate, benchWorkDir, peakRssKiB, timeRun, writeColdAndNoop, type Case } from './util.js';
 
 const N = Number(process.env.XPU_SETUP_BENCH_RUNS ?? 5);
-let work: string;
-
-beforeAll(async () => {
-  work = await tempDir('bench-gpu-driver');
-});
-
-afterAll(async () => {
-  await fs.rm(work, { recursive: true, force: true });
-});
+const work = benchWorkDir('bench-gpu-driver');
 
 interface Archive {
   url: string;
@@ -27,12 +19,12 @@ interface Archive {
 }
 
 it('cold install of the GPU driver set from apt against apt-get download | sha256sum | dpkg-deb -x', async () => {
-  const env = scrubbedEnv(path.join(work, 'home'));
+  const env = scrubbedEnv(path.join(work.path, 'home'));
   const args = ['--component', 'gpu-driver', '--source', 'apt'];
   const planned = JSON.parse((await execa(process.execPath, [BIN, 'plan', ...args, '--json'], { env, extendEnv: false })).stdout);
   const archives: Archive[] = planned.components.flatMap((c: { archives?: Archive[] }) => c.archives ?? []);
   const specs = archives.map((a) => a.url.replace(/^apt:/, ''));
-  const dir = (name: string, i: number) => path.join(work, `${name}${i}`);
+  const dir = (name: string, i: number) => path.join(work.path, `${name}${i}`);
   const clean = (...names: string[]) => async (i: number) => {
     for (const n of names) await fs.rm(dir(n, i), { recursive: true, force: true });
   };

@@ -5,25 +5,17 @@
 import { execa } from 'execa';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { afterAll, beforeAll, it } from 'vitest';
-import { BIN, scrubbedEnv, tempDir } from '../test/e2e/cli.js';
+import { it } from 'vitest';
+import { BIN, scrubbedEnv } from '../test/e2e/cli.js';
 import { startFixtureIndex, type FixtureIndex } from '../test/support/index-server.js';
 import { fixturesWithBigWheel } from './cold-fixtures.js';
-import { alternate, median, peakRssKiB, ratio, timeRun, writeResults, type Case } from './util.js';
+import { alternate, benchWorkDir, median, peakRssKiB, ratio, timeRun, writeResults, type Case } from './util.js';
 
 const N = Number(process.env.XPU_SETUP_BENCH_RUNS ?? 9);
 const WHEEL_MIB = Number(process.env.XPU_SETUP_BENCH_WHEEL_MIB ?? 32);
 const BIG_MIB = Number(process.env.XPU_SETUP_BENCH_BIG_MIB ?? 250);
 const UR_MIB = Number(process.env.XPU_SETUP_BENCH_UR_MIB ?? 24);
-let work: string;
-
-beforeAll(async () => {
-  work = await tempDir('bench');
-});
-
-afterAll(async () => {
-  await fs.rm(work, { recursive: true, force: true });
-});
+const work = benchWorkDir('bench');
 
 interface Archive {
   url: string;
@@ -63,16 +55,16 @@ function floorScript(archives: Archive[]): string {
 }
 
 it(`cold install of L0 (conda) + a ${WHEEL_MIB} MB UR wheel against curl|sha256sum|unzip and pip`, async () => {
-  const fixtures = await fixturesWithBigWheel(path.join(work, 'fixtures'), WHEEL_MIB * 2 ** 20);
+  const fixtures = await fixturesWithBigWheel(path.join(work.path, 'fixtures'), WHEEL_MIB * 2 ** 20);
   const index: FixtureIndex = await startFixtureIndex({ fixtures });
   try {
     // The fixture channels serve Debian 12's Level Zero 1.8.12; the shipped floor is 1.9, so these runs lower it.
-    const env = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
+    const env = scrubbedEnv(path.join(work.path, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl, XPU_SETUP_REQUIRE: 'level-zero>=1.8' });
     const common = ['--conda-channel', index.condaChannelUrl('bookworm'), '--quiet'];
     const archives = await plannedArchives(env, common.filter((a) => a !== '--quiet'));
     if (!archives.every((a) => a.url.startsWith(index.url))) throw new Error(`the plan left the local index: ${JSON.stringify(archives)}`);
     const script = floorScript(archives);
-    const dir = (name: string, i: number) => path.join(work, `${name}${i}`);
+    const dir = (name: string, i: number) => path.join(work.path, `${name}${i}`);
     const clean = (...names: string[]) => async (i: number) => {
       for (const n of names) await fs.rm(dir(n, i), { recursive: true, force: true });
     };
@@ -111,15 +103,15 @@ it(`cold install of L0 (conda) + a ${WHEEL_MIB} MB UR wheel against curl|sha256s
 });
 
 it(`cold install of a ${UR_MIB} MB UR wheel and its two dependencies against curl | tee >(sha256sum) > f && unzip of the same files`, async () => {
-  const fixtures = await fixturesWithBigWheel(path.join(work, 'ur-fixtures'), UR_MIB * 2 ** 20);
+  const fixtures = await fixturesWithBigWheel(path.join(work.path, 'ur-fixtures'), UR_MIB * 2 ** 20);
   const index = await startFixtureIndex({ fixtures });
   try {
-    const env = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl });
+    const env = scrubbedEnv(path.join(work.path, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl });
     const args = ['--component', 'unified-runtime', '--source', 'pypi'];
     const archives = await plannedArchives(env, args);
     if (!archives.every((a) => a.url.startsWith(index.url))) throw new Error(`the plan left the local index: ${JSON.stringify(archives)}`);
     const script = floorScript(archives);
-    const dir = (name: string, i: number) => path.join(work, `ur-${name}${i}`);
+    const dir = (name: string, i: number) => path.join(work.path, `ur-${name}${i}`);
     const clean = (...names: string[]) => async (i: number) => {
       for (const n of names) await fs.rm(dir(n, i), { recursive: true, force: true });
     };
@@ -155,11 +147,11 @@ it(`cold install of a ${UR_MIB} MB UR wheel and its two dependencies against cur
 
 it(`peak memory installing a ${BIG_MIB} MB wheel (GNU time)`, async () => {
   if (!BIG_MIB) return;
-  const fixtures = await fixturesWithBigWheel(path.join(work, 'big-fixtures'), BIG_MIB * 2 ** 20);
+  const fixtures = await fixturesWithBigWheel(path.join(work.path, 'big-fixtures'), BIG_MIB * 2 ** 20);
   const index = await startFixtureIndex({ fixtures });
   try {
-    const env = scrubbedEnv(path.join(work, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl });
-    const cmd = [process.execPath, BIN, '--prefix', path.join(work, 'big'), '--cache-dir', path.join(work, 'bigc'), '--component', 'unified-runtime', '--source', 'pypi', '--no-probe', '--quiet'];
+    const env = scrubbedEnv(path.join(work.path, 'home'), { XPU_SETUP_INDEX_URL: index.simpleUrl });
+    const cmd = [process.execPath, BIN, '--prefix', path.join(work.path, 'big'), '--cache-dir', path.join(work.path, 'bigc'), '--component', 'unified-runtime', '--source', 'pypi', '--no-probe', '--quiet'];
     const r = await peakRssKiB(cmd, { env });
     const file = await writeResults('memory', { wheelMiB: BIG_MIB, peakRssMiB: Math.round(r.kib / 1024), wallMs: Math.round(r.wallMs), method: '/usr/bin/time -f %M (Debian package time), one run' });
     console.log(`peak RSS ${Math.round(r.kib / 1024)} MiB installing a ${BIG_MIB} MB wheel in ${Math.round(r.wallMs)} ms; written to ${file}`);

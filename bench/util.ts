@@ -3,9 +3,26 @@ import { execa } from 'execa';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 import { median } from '../src/smoke/index.js';
+import { tempDir } from '../test/e2e/cli.js';
 
 export const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
+
+/** A work directory of one benchmark file (`path`), made before its runs and removed after them. */
+export function benchWorkDir(name: string): { readonly path: string } {
+  let dir: string | undefined;
+  beforeAll(async () => {
+    dir = await tempDir(name);
+  });
+  afterAll(() => (dir ? fs.rm(dir, { recursive: true, force: true }) : undefined));
+  return {
+    get path(): string {
+      if (!dir) throw new Error(`${name}: the work directory is made before the runs`);
+      return dir;
+    },
+  };
+}
 
 export interface RunOptions {
   env?: Record<string, string>;
