@@ -2,7 +2,7 @@
 import type { Deps } from '../base/deps.js';
 import { osLayout } from '../platform/index.js';
 import { describeIntelGpu, gpuIds, hex4, type GpuIdRow, type KernelDriverName } from './gpu-ids.js';
-import { INTEL_VENDOR, isDisplayClass, readPciDevices, vendorName, type PciDevice } from './pci.js';
+import { INTEL_VENDOR, isDisplayClass, readPciDisplayControllers, vendorName, type PciDevice } from './pci.js';
 import type { DetectOptions, Finding } from './types.js';
 import { queryPnpDisplayDevices, queryVideoControllers, type WinPnpDevice, type WinVideoController } from './windows.js';
 
@@ -100,6 +100,6 @@ export async function detectGpus(deps: Deps, opts: DetectOptions = {}): Promise<
     const pnp = await queryPnpDisplayDevices(deps);
     return { found: classifyWindows(pnp.found), tried: [...cim.tried, ...pnp.tried] };
   }
-  const pci = await readPciDevices(deps, opts);
+  const pci = await readPciDisplayControllers(deps, opts);
   return { found: classifyPci(pci.found), tried: pci.tried };
 }

@@ -259,15 +259,7 @@ export async function unmetDllImports(deps: Deps, root: string, libDirs: string[
   // Where this process loads DLLs itself (Windows, Wine), the system's own are looked at, not taken on trust.
   const onWindows = nodeLayout(deps.platform).binaryFormat === 'pe';
   // Each directory's file names by their lower case (Windows matches names in any case).
-  const listings = new Map<string, Promise<Map<string, string>>>();
-  const namesIn = (dir: string): Promise<Map<string, string>> => {
-    let p = listings.get(dir);
-    if (!p) {
-      p = readdir(dir).then((n) => new Map(n.map((x) => [x.toLowerCase(), x])), () => new Map<string, string>());
-      listings.set(dir, p);
-    }
-    return p;
-  };
+  const namesIn = keptByKey((dir: string): Promise<Map<string, string>> => readdir(dir).then((n) => new Map(n.map((x) => [x.toLowerCase(), x])), () => new Map<string, string>()));
   // Every DLL is read once, whichever file imports from it; undefined when it cannot be read as one.
   const exportsOf = new Map<string, Promise<PeImports['exports'] | undefined>>();
   const exportsAt = (file: string): Promise<PeImports['exports'] | undefined> => {

@@ -52,7 +52,7 @@ export function vendorName(id: number): string {
  * (its class); only a display controller's other attributes are read: a server's bus has hundreds of functions, a
  * handful of them GPUs.
  */
-export async function readPciDevices(deps: Deps, opts: DetectOptions = {}): Promise<Finding<PciDevice[]>> {
+export async function readPciDisplayControllers(deps: Deps, opts: DetectOptions = {}): Promise<Finding<PciDevice[]>> {
   const dir = path.join(opts.root ?? '/', 'sys/bus/pci/devices');
   const names = await deps.readDir(dir);
   if (!names) return { found: [], tried: [`${dir}: not readable (no sysfs?)`] };

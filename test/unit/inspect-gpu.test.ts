@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { describeIntelGpu, GPU_IDS_URL, gpuIds, parseGpuIds } from '../../src/machine/gpu-ids.js';
 import { classifyWindows, detectGpus } from '../../src/machine/gpu.js';
-import { isDisplayClass, loadedGpuModules, parseSysfsHex, readPciDevices } from '../../src/machine/pci.js';
+import { isDisplayClass, loadedGpuModules, parseSysfsHex, readPciDisplayControllers } from '../../src/machine/pci.js';
 import { driverStoreDirOf, parsePnpDisplayDevices, parsePnpId, parseVideoControllers } from '../../src/machine/windows.js';
 import { fakeDeps, notInstalled, ok } from '../fixtures/detect/fake-deps.js';
 import { ARC_A770_I915, ARC_B580_XE, buildTree, NO_GPU, NVIDIA_ONLY } from '../fixtures/detect/sysfs-trees.js';
@@ -75,7 +75,7 @@ describe('Linux sysfs', () => {
 
   it('finds a Battlemage B580 bound to xe with its subsystem ids', async () => {
     const root = tree(ARC_B580_XE);
-    const pci = await readPciDevices(fakeDeps(), { root });
+    const pci = await readPciDisplayControllers(fakeDeps(), { root });
     expect(pci.found[0]).toEqual({ address: '0000:29:00.0', vendorId: 0x8086, deviceId: 0xe20b, classCode: 0x030000, subsystemVendorId: 0x1025, subsystemDeviceId: 0x1877, driver: 'xe' });
     const { found } = await detectGpus(fakeDeps(), { root });
     expect(found.intel[0]).toMatchObject({ pciId: '8086:e20b', driver: 'xe', expectedDriver: 'xe', family: 'bmg' });
@@ -87,7 +87,7 @@ describe('Linux sysfs', () => {
     const read: string[] = [];
     const base = fakeDeps();
     const deps = { ...base, readFile: (p: string, kind?: Parameters<typeof base.readFile>[1]) => (read.push(path.relative(root, p)), base.readFile(p, kind)) };
-    const pci = await readPciDevices(deps, { root });
+    const pci = await readPciDisplayControllers(deps, { root });
     expect(pci.found.map((d) => d.address)).toEqual(['0000:03:00.0']);
     expect(pci.tried[0]).toMatch(/3 devices, 1 display controllers/);
     const perDevice = (dev: string) => read.filter((p) => p.includes(`/${dev}/`)).map((p) => path.basename(p)).sort();
