@@ -89,15 +89,16 @@ export function readSafely(file: string, kind: ReadKind): Promise<SafeRead> {
 }
 
 /** Reads `length` bytes at `offset` of the opened file into `into` at the same offset (fewer at its end). */
-export type RangeReader = (into: Buffer, offset: number, length: number) => Promise<void>;
+/** Reads `length` bytes of the file from `offset` into `into` at `to` (the same offset unless given). */
+export type RangeReader = (into: Buffer, offset: number, length: number, to?: number) => Promise<void>;
 
 /** A file of which only some ranges matter, as openChecked allows it: `use` reads what it needs through the reader it is handed. */
 export function readSafelyWith<T>(file: string, kind: ReadKind, use: (read: RangeReader, size: number) => Promise<T>): Promise<{ value: T } | Refused> {
   return openChecked(file, kind, async (fh, size) => {
-    const read: RangeReader = async (into, offset, length) => {
-      const end = Math.min(offset + length, size, into.length);
+    const read: RangeReader = async (into, offset, length, to = offset) => {
+      const end = Math.min(offset + length, size, offset + into.length - to);
       for (let at = offset; at < end; ) {
-        const { bytesRead } = await fh.read(into, at, end - at, at);
+        const { bytesRead } = await fh.read(into, to + at - offset, end - at, at);
         if (bytesRead === 0) break;
         at += bytesRead;
       }

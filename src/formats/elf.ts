@@ -46,6 +46,12 @@ interface Dynamic {
   tooLong: () => string | undefined;
 }
 
+/**
+ * The dynamic section of a buffer readElfTables made, by its file offset, where it was read apart: it sits far past the
+ * other tables (after the code), and the buffer ends where they end.
+ */
+const dynamicApart = new WeakMap<Buffer, { offset: number; bytes: Buffer }>();
+
 /** Reads the dynamic section through the program headers; undefined when the bytes are not a 64-bit LE ELF with one. */
 function readDynamic(b: Buffer): Dynamic | undefined {
   if (b.length < 64 || b.readUInt32BE(0) !== 0x7f454c46 || b[4] !== 2 || b[5] !== 1) return undefined;
@@ -70,10 +76,14 @@ function readDynamic(b: Buffer): Dynamic | undefined {
     return l ? addr - l.vaddr + l.offset : undefined;
   };
   const entries: [bigint, bigint][] = [];
-  for (let at = dyn.offset; at + 16 <= Math.min(b.length, dyn.offset + dyn.size); at += 16) {
-    const tag = b.readBigInt64LE(at);
+  // The dynamic section read apart from the tables (readElfTables), or in place.
+  const apart = dynamicApart.get(b);
+  const src = apart?.offset === dyn.offset ? apart.bytes : b;
+  const base = src === b ? dyn.offset : 0;
+  for (let at = base; at + 16 <= Math.min(src.length, base + dyn.size); at += 16) {
+    const tag = src.readBigInt64LE(at);
     if (tag === DT.NULL) break;
-    entries.push([tag, b.readBigUInt64LE(at + 8)]);
+    entries.push([tag, src.readBigUInt64LE(at + 8)]);
   }
   const one = (tag: bigint): number | undefined => {
     const e = entries.find(([t]) => t === tag);
@@ -306,9 +316,11 @@ const SHT_STRTAB = 3;
 
 /**
  * Reads of an ELF file only what readElfNeeds and readElfSymbols look at: the ELF and program headers and the sections
- * the dynamic linker's tables sit in (found from the section headers), into a buffer of the file's size whose other
- * pages are never touched (a 110 MB libLLVM costs its 5 MB of tables, not 110 MB). Where the section headers are
- * missing or do not cover every table the dynamic section names, the file is read whole.
+ * the dynamic linker's tables sit in (found from the section headers), at their file offsets in a buffer that ends
+ * where the last of them ends; the dynamic section, which sits past the code, is read apart (dynamicApart). A 110 MB
+ * libLLVM costs its 5 MB of tables, not 110 MB, and no file-sized buffer is made (V8 counts one as memory in use and
+ * collects garbage for it). Where the section headers are missing or do not cover every table the dynamic section
+ * names, the file is read whole.
  */
 export async function readElfTables(read: RangeReader, size: number): Promise<Buffer> {
   const whole = async (): Promise<Buffer> => {
@@ -316,17 +328,16 @@ export async function readElfTables(read: RangeReader, size: number): Promise<Bu
     await read(b, 0, size);
     return b;
   };
-  // Zero-filled and untouched until written: the pages of what is not read never become memory.
-  const b = Buffer.alloc(size);
-  await read(b, 0, Math.min(64, size));
-  if (size < 64 || b.readUInt32BE(0) !== 0x7f454c46 || b[4] !== 2 || b[5] !== 1) return b.subarray(0, Math.min(64, size));
-  const phoff = Number(b.readBigUInt64LE(32));
-  const shoff = Number(b.readBigUInt64LE(40));
-  const [phentsize, phnum, shentsize, shnum] = [54, 56, 58, 60].map((o) => b.readUInt16LE(o)) as [number, number, number, number];
-  if (!shoff || shentsize < 64 || shoff + shnum * shentsize > size) return whole();
-  await Promise.all([read(b, phoff, phnum * phentsize), read(b, shoff, shnum * shentsize)]);
-  const ranges: [number, number][] = [[0, 64], [phoff, phnum * phentsize]];
-  const section = (i: number) => ({ type: b.readUInt32LE(shoff + i * shentsize + 4), offset: Number(b.readBigUInt64LE(shoff + i * shentsize + 24)), size: Number(b.readBigUInt64LE(shoff + i * shentsize + 32)), link: b.readUInt32LE(shoff + i * shentsize + 40) });
+  const head = Buffer.alloc(Math.min(64, size));
+  await read(head, 0, head.length);
+  if (size < 64 || head.readUInt32BE(0) !== 0x7f454c46 || head[4] !== 2 || head[5] !== 1) return head;
+  const phoff = Number(head.readBigUInt64LE(32));
+  const shoff = Number(head.readBigUInt64LE(40));
+  const [phentsize, phnum, shentsize, shnum] = [54, 56, 58, 60].map((o) => head.readUInt16LE(o)) as [number, number, number, number];
+  if (!shoff || shentsize < 64 || phentsize < 56 || shoff + shnum * shentsize > size || phoff + phnum * phentsize > size) return whole();
+  const [ph, sh] = [Buffer.alloc(phnum * phentsize), Buffer.alloc(shnum * shentsize)];
+  await Promise.all([read(ph, phoff, ph.length, 0), read(sh, shoff, sh.length, 0)]);
+  const section = (i: number) => ({ type: sh.readUInt32LE(i * shentsize + 4), offset: Number(sh.readBigUInt64LE(i * shentsize + 24)), size: Number(sh.readBigUInt64LE(i * shentsize + 32)), link: sh.readUInt32LE(i * shentsize + 40) });
   const wanted = new Set<number>();
   for (let i = 0; i < shnum; i++) {
     const s = section(i);
@@ -335,10 +346,30 @@ export async function readElfTables(read: RangeReader, size: number): Promise<Bu
     // The string table a table's names are in (sh_link).
     if (s.link < shnum && section(s.link).type === SHT_STRTAB) wanted.add(s.link);
   }
+  let dyn: { offset: number; size: number } | undefined;
+  for (let i = 0; i < phnum; i++) {
+    if (ph.readUInt32LE(i * phentsize) === PT_DYNAMIC) dyn = { offset: Number(ph.readBigUInt64LE(i * phentsize + 8)), size: Number(ph.readBigUInt64LE(i * phentsize + 32)) };
+  }
+  const inDynamic = (o: number, n: number) => !!dyn && o >= dyn.offset && o + n <= dyn.offset + dyn.size;
+  const tables: [number, number][] = [];
   for (const i of wanted) {
     const s = section(i);
     if (s.offset + s.size > size) return whole();
-    ranges.push([s.offset, s.size]);
+    if (!inDynamic(s.offset, s.size)) tables.push([s.offset, s.size]);
+  }
+  const ranges: [number, number][] = [[0, 64], [phoff, ph.length], ...tables];
+  const end = Math.max(...ranges.map(([o, n]) => o + n));
+  // Zero-filled: what lies between the tables (nothing, in a linker's usual layout) reads as zeros, never as old memory.
+  const b = Buffer.alloc(end);
+  head.copy(b, 0);
+  ph.copy(b, phoff);
+  if (dyn && dyn.offset + dyn.size > end) {
+    if (dyn.offset + dyn.size > size) return whole();
+    const bytes = Buffer.alloc(dyn.size);
+    await read(bytes, dyn.offset, dyn.size, 0);
+    dynamicApart.set(b, { offset: dyn.offset, bytes });
+  } else if (dyn) {
+    ranges.push([dyn.offset, dyn.size]);
   }
   await Promise.all(ranges.slice(2).map(([o, n]) => read(b, o, n)));
   return tablesRead(b, ranges) ? b : whole();
