@@ -114,7 +114,10 @@ export function startFetch(plan: InstallPlan, deps: Deps, reporter: Reporter, ne
     as: (other) => {
       const seen = plannedJobs(other).map((j) => ({ j, i: at(j.archive.sha256) }));
       const archives = seen.map(({ j, i }) => run.archives[i]!.then((f) => ({ ...f, archive: j.archive, component: j.component })));
-      return { archives, all: run.all.then(() => Promise.all(archives)), cancel: run.cancel, live: (k) => run.live?.(seen[k]!.i) };
+      const all = run.all.then(() => Promise.all(archives));
+      // As with the fetch's own: what a caller that stopped early (a held archive left out, a failure) no longer awaits.
+      for (const p of [...archives, all]) p.catch(() => undefined);
+      return { archives, all, cancel: run.cancel, live: (k) => run.live?.(seen[k]!.i) };
     },
   };
 }

@@ -2,11 +2,11 @@
 // repodata.json.zst), PyPI project pages and what they point at (METADATA files, JSON API releases), each read once
 // per run and kept with its HTTP validators across runs, under the run's cache policy.
 import { createHash } from 'node:crypto';
-import { Transform, type Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { CorruptBody, IndexCache, indexCacheDir } from '../cache/index-cache.js';
 import type { Deps } from '../base/deps.js';
 import { XpuError } from '../base/errors.js';
-import { gzipDecompressor, zstdDecompressor } from '../formats/decompress.js';
+import { gzipDecompressor, OutputTooLarge, zstdDecompressBytes, zstdDecompressor } from '../formats/decompress.js';
 import { systemZstd, type ZstdLibrary } from '../bindings/zstd-lib.js';
 import { overLimit } from '../net/config.js';
 import { Http } from '../net/http.js';
@@ -501,9 +501,23 @@ function encodingOf(meta: BodyMeta): 'gzip' | 'identity' {
 }
 
 /**
+ * A zstd body of this size or less (a channel of a few packages) is decoded whole by the decoder at hand (Node's own,
+ * else fzstd or the zstd program): loading the zstd library's binding (koffi) alone costs about 20 ms.
+ */
+const SMALL_ZSTD = 256 * 1024;
+/** ...and held whole only while it decodes to this much at most. */
+const SMALL_ZSTD_DECODED = 16 << 20;
+
+async function collect(body: Readable): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const c of body) parts.push(c as Buffer);
+  return Buffer.concat(parts);
+}
+
+/**
  * Streams one repodata document (zstd, gzip or plain) through the scanner, keeping only wanted records. zstd goes to
  * the zstd this process can call when there is one (`zstd` says which; false: the stream decompressors), in a worker
- * thread when the body is large or of unknown `size`, else to a stream.
+ * thread when the body is large or of unknown `size`; a small one is decoded whole (SMALL_ZSTD).
  */
 async function scanBody(
   body: Readable,
@@ -513,9 +527,23 @@ async function scanBody(
   opts: { zstd?: ZstdLibrary | false; size?: number; maxBytes?: number } = {},
 ): Promise<Repodata> {
   try {
-    const lib = encoding === 'zstd' && opts.zstd !== false ? (opts.zstd ?? systemZstd()) : undefined;
+    const small = encoding === 'zstd' && opts.size !== undefined && opts.size <= SMALL_ZSTD;
+    const lib = encoding === 'zstd' && opts.zstd !== false ? (opts.zstd ?? (small ? undefined : systemZstd())) : undefined;
     if (lib) return await scanZstdRepodata(body, names, lib, { size: opts.size, maxBytes: opts.maxBytes });
     const scanner = new RepodataScanner(names, opts.maxBytes);
+    if (small) {
+      const bytes = await collect(body);
+      const whole = await zstdDecompressBytes(bytes, Math.min(SMALL_ZSTD_DECODED, opts.maxBytes ?? Infinity)).catch((e: unknown) => {
+        if (e instanceof OutputTooLarge) return undefined;
+        throw e;
+      });
+      if (whole) {
+        scanner.push(whole);
+        return scanner.result();
+      }
+      // More than a small document holds (a bomb, or mostly whitespace): scanned as it decodes, never held whole.
+      body = Readable.from([bytes]);
+    }
     const bytes = encoding === 'zstd' ? body.pipe(batches()).pipe(await zstdDecompressor()) : encoding === 'gzip' ? body.pipe(gzipDecompressor()) : body;
     if (bytes !== body) body.on('error', (e) => bytes.destroy(e));
     try {

@@ -10,6 +10,7 @@ import { compareDebian } from '../versions/order.js';
 import { removeOnInterrupt, withSignalsHeld } from '../base/lock-owner.js';
 import type { FetchedArchive, Fetching } from '../fetch/fetch.js';
 import type { LockedPlatform } from '../records/lock.js';
+import type { PlannedArchive } from '../records/archive.js';
 import type { InstallPlan, PlannedComponent } from '../records/plan.js';
 import type { Reporter, Task } from '../base/reporter.js';
 import { VERSION } from '../base/version.js';
@@ -42,10 +43,19 @@ export interface InstallOptions {
   /** The prefix as the run read it under the prefix lock (checkPrefixOwnership); without it, the install checks it itself. */
   prefixState?: PrefixState;
   /** The plan as lockfile data (plan/lockfile.ts: lockedOf), recorded in the receipt; without it the receipt records no plan. */
-  locked?: LockedPlatform;
+  lockedOf?: (plan: InstallPlan) => LockedPlatform;
+  /**
+   * Decides the plan's undecided runtime library packages once every other archive is unpacked, from the members
+   * each put in the tree (`unpacked`: none for an archive not unpacked); returns the decided plan and the fetch as it
+   * sees it. The kept runtime packages are unpacked after it. Without it, such a plan's runtime packages are
+   * installed as planned.
+   */
+  decideRuntime?: (unpacked: (a: PlannedArchive) => { file: string; linkTo?: string }[] | undefined) => Promise<{ plan: InstallPlan; fetching: Fetching }>;
 }
 
 export interface InstallResult {
+  /** The plan as installed: its runtime library packages decided. */
+  plan: InstallPlan;
   prefix: string;
   changed: boolean;
   receipt: Receipt;
@@ -121,50 +131,79 @@ async function makeStage(plan: InstallPlan, run: Fetching, opts: InstallOptions)
   }
 }
 
-/** What unpacking left: members per component, and the archives in the order they were unpacked. */
+/** What unpacking left: the plan as unpacked (its runtime packages decided), members per component, the archives in plan order. */
 interface Unpacked {
+  plan: InstallPlan;
+  /** The fetch as the unpacked plan sees it. */
+  run: Fetching;
   landed: Map<string, number>;
   fetched: FetchedArchive[];
 }
 
+/** What the fetch failed an archive with: said by the fetch's own line, not as the install's. */
+const fetchFailures = new WeakSet<object>();
+
+const undecidedRuntime = (a: PlannedArchive): boolean => !!a.runtime && a.runtime.install === undefined;
+
 /**
  * Unpacks every archive in plan order as it arrives (a zip still downloading, from the download itself), re-roots
- * conda packages, and starts a component's check as soon as its last archive is in (into `checks`).
+ * conda packages, and starts a component's check as soon as its last archive is in (into `checks`). Undecided runtime
+ * packages wait until the other archives are in and `decideRuntime` has decided them from what those put in the tree.
  */
 async function unpackAll(plan: InstallPlan, run: Fetching, stage: Stage, staging: Staging, reporter: Reporter, opts: InstallOptions, checks: Promise<Problem[]>[]): Promise<Unpacked> {
-  const planned = plan.components.filter((c) => c.status === 'planned');
-  const archivesLeft = new Map(planned.map((c) => [c.name, c.archives.length]));
   const landed = new Map<string, number>();
   const fetched: FetchedArchive[] = [];
-  const order = planned.flatMap((c) => c.archives);
+  /** Each unpacked archive's name in the tree's records, by sha256. */
+  const labels = new Map<string, string>();
+  const checked = new Set<string>();
   const sep = layoutFor(plan.platform).path.sep;
-  for (const [i, pending] of run.archives.entries()) {
-    const archive = order[i]!;
+  const plannedOf = (p: InstallPlan) => p.components.filter((c) => c.status === 'planned');
+  /** Starts the check of each component of `p` whose archives are all in. */
+  const startChecks = (p: InstallPlan) => {
+    for (const c of plannedOf(p)) {
+      if (!opts.check || checked.has(c.name) || !c.archives.every((a) => labels.has(a.sha256))) continue;
+      checked.add(c.name);
+      const check = opts.check(stage.dir, c, p).then((ps) => ps.map((text) => ({ text, component: c.name })));
+      // Awaited by the caller; until then a failure must not count as unhandled.
+      check.catch(() => undefined);
+      checks.push(check);
+    }
+  };
+  const unpack = async (archive: PlannedArchive, i: number, from: Fetching, p: InstallPlan) => {
     const label = `${archive.filename} (${archive.url})`;
     // A zip still downloading is unpacked as it arrives; anything else, from the verified file.
-    const live = run.live?.(i);
+    const live = from.live?.(i);
     const streamed = live && readsLive(archive.format) ? await staging.extractLive(archive.format, live, label, archive.map) : undefined;
     if (typeof streamed === 'object') reporter.debug(`${archive.filename}: unpacked from the finished file (${streamed.notLive})`);
-    const f = await pending;
+    const f = await from.archives[i]!.catch((err: unknown) => {
+      if (typeof err === 'object' && err) fetchFailures.add(err);
+      throw err;
+    });
     fetched.push(f);
     const n = typeof streamed === 'number' ? streamed : await staging.extract(f.archive.format, f.file.path, label, f.archive.map);
     landed.set(f.component, (landed.get(f.component) ?? 0) + n);
+    labels.set(archive.sha256, label);
     reporter.debug(`${f.archive.filename}: ${n} members installed`);
     if (f.archive.format === 'conda' || f.archive.format === 'tar.bz2') {
       const relocated = await relocateConda(staging, f.archive.format, f.file.path, label, f.archive.map, stage.prefix, sep);
       if (relocated.length) reporter.debug(`${f.archive.filename}: build prefix rewritten to ${stage.prefix} in ${relocated.join(', ')}`);
     }
-    const left = archivesLeft.get(f.component)! - 1;
-    archivesLeft.set(f.component, left);
-    if (left === 0 && opts.check) {
-      const component = f.component;
-      const check = opts.check(stage.dir, planned.find((x) => x.name === component)!, plan).then((ps) => ps.map((text) => ({ text, component })));
-      // Awaited by the caller; until then a failure must not count as unhandled.
-      check.catch(() => undefined);
-      checks.push(check);
-    }
-  }
-  return { landed, fetched };
+    startChecks(p);
+  };
+  const order = plannedOf(plan).flatMap((c) => c.archives);
+  const deciding = opts.decideRuntime && order.some(undecidedRuntime) ? opts.decideRuntime : undefined;
+  for (const [i, archive] of order.entries()) if (!(deciding && undecidedRuntime(archive))) await unpack(archive, i, run, plan);
+  if (!deciding) return { plan, run, landed, fetched };
+  const decided = await deciding((a) => {
+    const label = labels.get(a.sha256);
+    return label === undefined ? undefined : staging.membersOf(label);
+  });
+  const kept = plannedOf(decided.plan).flatMap((c) => c.archives);
+  startChecks(decided.plan);
+  for (const [i, archive] of kept.entries()) if (!labels.has(archive.sha256)) await unpack(archive, i, decided.fetching, decided.plan);
+  const at = new Map(kept.map((a, i) => [a.sha256, i]));
+  fetched.sort((x, y) => at.get(x.archive.sha256)! - at.get(y.archive.sha256)!);
+  return { plan: decided.plan, run: decided.fetching, landed, fetched };
 }
 
 /**
@@ -299,7 +338,7 @@ function refuseProblems(prefix: string, found: Problem[], state: PrefixState): v
  * finished first.
  */
 export async function installPlan(
-  plan: InstallPlan,
+  planIn: InstallPlan,
   fetching: FetchedArchive[] | Fetching,
   reporter: Reporter,
   opts: InstallOptions = {},
@@ -307,18 +346,20 @@ export async function installPlan(
   const run: Fetching = Array.isArray(fetching)
     ? { archives: fetching.map((f) => Promise.resolve(f)), all: Promise.resolve(fetching), cancel: async () => undefined }
     : fetching;
-  const stage = await makeStage(plan, run, opts);
+  const stage = await makeStage(planIn, run, opts);
   const { prefix, dir: stagingDir, state } = stage;
-  const staging = new Staging(stagingDir, opts.limits ?? DEFAULT_LIMITS, layoutFor(plan.platform).fileNames);
+  const staging = new Staging(stagingDir, opts.limits ?? DEFAULT_LIMITS, layoutFor(planIn.platform).fileNames);
   const notes: string[] = [];
   // The line for this stage starts once the fetch has said its last word, so two progress lines never interleave.
   let task: Task | undefined;
-  void run.all.then(() => (task = reporter.task('installing')), () => undefined);
+  void run.all.then(() => (task ??= reporter.task('installing')), () => undefined);
   const checks: Promise<Problem[]>[] = [];
   try {
-    const unpacked = await unpackAll(plan, run, stage, staging, reporter, opts, checks);
+    const unpacked = await unpackAll(planIn, run, stage, staging, reporter, opts, checks);
+    const { plan } = unpacked;
     // Every archive is in, so the fetch has finished and this stage's line has started.
-    await run.all;
+    await unpacked.run.all;
+    task ??= reporter.task('installing');
     await addRoleAliases(plan, staging, reporter);
     staging.checkLinks();
     const treeCheck = opts.checkTree
@@ -331,7 +372,7 @@ export async function installPlan(
     checks.push(treeCheck);
     const components = await landedComponents(plan, unpacked.landed, staging, notes);
     const roles = await addRoleFiles(plan, prefix, staging, opts.extraEnv);
-    const receipt = draftInstallReceipt(plan, prefix, staging, unpacked, components, roles, opts.locked);
+    const receipt = draftInstallReceipt(plan, prefix, staging, unpacked, components, roles, opts.lockedOf?.(plan));
     refuseProblems(prefix, (await Promise.all(checks)).flat(), state);
     // The swap replaces the prefix whole: files the old receipt does not list are the user's, said before they go.
     if (state.receipt) {
@@ -346,10 +387,13 @@ export async function installPlan(
     stage.forget();
     await withSignalsHeld(prefix, () => swapIn(stagingDir, prefix, opts.rename ?? fs.rename));
     task?.succeed(`installed ${receipt.files.length} files into ${prefix}`);
-    return { prefix, changed: true, receipt, notes };
+    return { plan, prefix, changed: true, receipt, notes };
   } catch (e) {
     // Nothing may still be reading or writing the staging tree when it is removed.
     await Promise.all([run.cancel(), Promise.allSettled(checks)]);
+    // The install's own failure, met while the fetch was still open (held runtime packages keep it so), is said as
+    // the install's; a failure of the fetch was said by the fetch's line.
+    if (!task && !fetchFailures.has(e as object)) task = reporter.task('installing');
     // A tree the checks refused may be followed by another candidate in the same run: said as what it is.
     task?.fail(`${e instanceof XpuError && e.code === 'PREFIX_CHECK' ? 'refused before the swap' : 'install failed'}; the prefix was left as it was`);
     await fs.rm(stagingDir, { recursive: true, force: true });

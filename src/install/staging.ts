@@ -391,6 +391,11 @@ export class Staging {
     for (const d of dirs) this.dirs.add(d);
   }
 
+  /** The members archive `label` put in the tree, in the order it did: where each is, and a link's target. */
+  membersOf(label: string): { file: string; linkTo?: string }[] {
+    return [...this.owners].filter(([, owner]) => owner === label).map(([rel]) => ({ file: this.abs(rel), ...(this.links.has(rel) ? { linkTo: this.links.get(rel) } : {}) }));
+  }
+
   /** Once every archive is in: each link, followed through all the others, still resolves inside the tree. */
   checkLinks(): void {
     checkLinksInside(this.links, (l) => this.owners.get(l) ?? 'the package');

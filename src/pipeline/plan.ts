@@ -20,6 +20,7 @@ import type { NamedBy, PlanOptions } from '../plan/plan.js';
 import { namedGpus, readHostGpus } from '../plan/gpu.js';
 import type { ExistingInstalls, HostGpus, InstallPlan, TorchMatch } from '../records/plan.js';
 import { planRequestKey, recentPlan, rememberPlan } from '../plan/recent.js';
+import { fromArchiveFiles, type ArchiveFile } from '../plan/runtime-libraries.js';
 import { mergeRequest, sameRequest, type MergedRequest } from '../plan/request.js';
 import { flagOf, kindOptions } from '../kinds/names.js';
 import type { SetupRequest } from '../records/plan.js';
@@ -73,8 +74,14 @@ export async function planSetup(opts: PlanSetupOptions, deps: Deps, reporter: Re
   if (withExisting) await fillSizes(plan, run.index);
   if (host.native && !plan.request?.matchTorch) await noteTorchMismatch(plan, deps, reporter);
   // `plan` decides the runtime libraries early where the cache already holds what the decision reads.
-  const decided = withExisting && host.native ? (await decideRuntimeLibraries(plan, deps, reporter, run.index, { quiet: true })).plan : plan;
+  const decided = withExisting && host.native ? await decideRuntimeLibraries(plan, deps, reporter, fromArchiveFiles(inCache(plan.cacheDir)), { quiet: true }) : plan;
   return existing ? { ...decided, existing } : decided;
+}
+
+/** Where the cache holds an archive's verified file: what `plan` reads, downloading nothing. */
+function inCache(cacheDir: string): ArchiveFile {
+  const cache = new DownloadCache(cacheDir);
+  return async (a) => (await cache.lookup(a.sha256))?.path;
 }
 
 /** An active Python environment with torch whose runtime packages this plan would shadow: said, with how to match. */

@@ -1,15 +1,16 @@
 // Settle, then act: everything a setup run decides before it changes the prefix, in one record. Nothing is fetched
-// to decide what the receipt already answers; what must be read from the archives is read from the run's one fetch,
-// which the install then continues.
+// to decide what the receipt already answers; the runtime libraries, which must be read from the archives, are
+// decided from what the install unpacked into its staging tree, before the swap.
 import type { Deps } from '../base/deps.js';
 import { XpuError } from '../base/errors.js';
 import type { Reporter } from '../base/reporter.js';
-import { DownloadCache } from '../cache/store.js';
 import type { RunFetch } from '../fetch/fetch.js';
 import { installedFor, isUpToDate, type PrefixState } from '../prefix/prefix-state.js';
 import type { Receipt } from '../records/receipt.js';
 import { diffPlan } from '../plan/diff.js';
-import { withRecordedRuntime } from '../plan/runtime-libraries.js';
+import { hasUndecidedRuntime, librariesInTree, librariesOf, runtimeArchives, settleRuntime, withRecordedRuntime, type ArchiveLibraries } from '../plan/runtime-libraries.js';
+import type { InstallOptions } from '../install/install.js';
+import type { PlannedArchive } from '../records/archive.js';
 import type { InstallPlan } from '../records/plan.js';
 import { verifyAbsent } from '../roles/index.js';
 import type { SetupOptions } from './options.js';
@@ -33,8 +34,14 @@ export interface Settled {
   before?: Receipt;
   /** The receipt, when the prefix holds this plan unchanged on disk: nothing is fetched or installed. */
   upToDate?: Receipt;
-  /** The run's one fetch, when the runtime decision read archives: the install continues it. */
+  /** The run's one fetch, when the runtime libraries are left to the install: the install continues it. */
   fetch?: RunFetch;
+  /**
+   * Decides the plan's runtime libraries (install.ts: decideRuntime) once the install has unpacked the other
+   * archives: from what they put in the staging tree, so nothing is decompressed twice. The tree is not the prefix:
+   * the decision still comes before the prefix changes.
+   */
+  decideRuntime?: NonNullable<InstallOptions['decideRuntime']>;
   after: AfterInstall;
 }
 
@@ -82,8 +89,21 @@ export async function settle(planned: InstallPlan, now: PrefixState, s: SettleSc
   const recorded = withRecordedRuntime(plan, before?.plan);
   const upToDate = recorded && (await isUpToDate(recorded, now, { rehash: s.opts.rehash }));
   if (upToDate) return { plan: recorded, before, upToDate, after };
-  const decided = await decideRuntimeLibraries(plan, s.deps, s.reporter, s.index, { fetch: true });
-  return { ...decided, before, after };
+  if (!hasUndecidedRuntime(plan)) return { plan, before, after };
+  // The run's one fetch starts here, the runtime packages held until a need is unmet; only the ones kept are fetched.
+  const { startFetch } = await import('../fetch/fetch.js');
+  const runtime = runtimeArchives(plan);
+  const fetch = startFetch(plan, s.deps, s.reporter, await s.index.gateway(), { held: new Set(runtime.map((a) => a.sha256)) });
+  const decideRuntime: Settled['decideRuntime'] = async (unpacked) => {
+    const fromTree = async (a: PlannedArchive) => {
+      const members = unpacked(a);
+      return members ? librariesInTree(members) : librariesOf(a, (await fetch.of(a)).file.path);
+    };
+    const decided = await decideRuntimeLibraries(plan, s.deps, s.reporter, fromTree, { fetchRuntime: async () => fetch.release(runtime) });
+    fetch.release(decided.components.flatMap((c) => c.archives));
+    return { plan: decided, fetching: fetch.as(decided) };
+  };
+  return { plan, before, fetch, decideRuntime, after };
 }
 
 /** Says the +/- lines of this run; refuses a removal that was not asked for. */
@@ -132,45 +152,26 @@ export function afterInstall(plan: InstallPlan, opts: Pick<SetupOptions, 'refdri
 
 /**
  * The runtime library packages of a plan (libstdcxx, libgcc, ...), decided from the binaries of the other archives
- * against this machine's libraries (plan/runtime-libraries.ts). With `fetch` (setup), the run's one fetch starts here:
- * the other archives first, the runtime packages held until a need is unmet, and only the ones kept are fetched;
- * the install continues that fetch. Without it (`plan`, which downloads nothing), only what the cache holds is read,
- * and what needs more stays undecided. `quiet` (`plan`): the decisions are shown with the plan, not told one by one.
+ * against this machine's libraries (plan/runtime-libraries.ts). `libraries` gives an archive's libraries (setup: from
+ * the staging tree, `plan`: from the cache, where what it lacks leaves the decision open); `fetchRuntime` brings the
+ * runtime archives when a need is unmet. `quiet` (`plan`): the decisions are shown with the plan, not told one by one.
  */
 export async function decideRuntimeLibraries(
   plan: InstallPlan,
   deps: Deps,
   reporter: Reporter,
-  index: RunIndex,
-  opts: { quiet?: boolean; fetch?: boolean } = {},
-): Promise<{ plan: InstallPlan; fetch?: RunFetch }> {
-  const rt = await import('../plan/runtime-libraries.js');
-  if (!rt.hasUndecidedRuntime(plan)) return { plan };
-  const [{ readLdconfig }, { startFetch }] = await Promise.all([import('../machine/ldconfig.js'), import('../fetch/fetch.js')]);
-  const runtime = rt.runtimeArchives(plan);
-  let fetch: RunFetch | undefined;
-  let fileOf: (a: (typeof runtime)[number]) => Promise<string | undefined>;
-  if (opts.fetch) {
-    const run = startFetch(plan, deps, reporter, await index.gateway(), { held: new Set(runtime.map((a) => a.sha256)) });
-    fetch = run;
-    fileOf = async (a) => (await run.of(a)).file.path;
-  } else {
-    const cache = new DownloadCache(plan.cacheDir);
-    fileOf = async (a) => (await cache.lookup(a.sha256))?.path;
-  }
-  try {
-    const ldcache = (await readLdconfig(deps)).found;
-    const decided = await rt.settleRuntime(plan, deps, ldcache, fileOf, fetch && (async () => fetch!.release(runtime)));
-    fetch?.release(decided.components.flatMap((c) => c.archives));
-    if (!opts.quiet) {
-      for (const c of decided.components) {
-        for (const a of c.archives.filter((x) => x.runtime)) reporter.info(`runtime library ${a.package} ${a.version}: ${a.runtime!.why}: installed`);
-        for (const a of c.leftToHost ?? []) reporter.info(`runtime library ${a.package} ${a.version}: ${a.runtime!.why}: not installed`);
-      }
+  libraries: ArchiveLibraries,
+  opts: { quiet?: boolean; fetchRuntime?: () => Promise<void> } = {},
+): Promise<InstallPlan> {
+  if (!hasUndecidedRuntime(plan)) return plan;
+  const { readLdconfig } = await import('../machine/ldconfig.js');
+  const ldcache = (await readLdconfig(deps)).found;
+  const decided = await settleRuntime(plan, deps, ldcache, libraries, opts.fetchRuntime);
+  if (!opts.quiet) {
+    for (const c of decided.components) {
+      for (const a of c.archives.filter((x) => x.runtime)) reporter.info(`runtime library ${a.package} ${a.version}: ${a.runtime!.why}: installed`);
+      for (const a of c.leftToHost ?? []) reporter.info(`runtime library ${a.package} ${a.version}: ${a.runtime!.why}: not installed`);
     }
-    return { plan: decided, ...(fetch ? { fetch } : {}) };
-  } catch (e) {
-    await fetch?.cancel();
-    throw e;
   }
+  return decided;
 }

@@ -95,7 +95,9 @@ async function installSettled(planned: InstallPlan, now: PrefixState, s: SettleS
   for (let tries = 0; ; tries++) {
     const settled = await settle(next, now, s);
     try {
-      return { settled, ...(await installOrKeep(settled, now, s)) };
+      const done = await installOrKeep(settled, now, s);
+      // The install decided the runtime libraries the settled plan left open.
+      return { settled: { ...settled, plan: done.install.plan }, ...done };
     } catch (e) {
       const verdicts = verdictsFrom(e, settled.plan);
       if (!verdicts.length || !s.again || tries >= MAX_REPLANS) throw e;
@@ -119,7 +121,7 @@ async function installOrKeep(settled: Settled, now: PrefixState, s: SettleScope)
   const { plan, upToDate: current } = settled;
   const { opts, deps, reporter, index } = s;
   if (current) {
-    const install: InstallResult = { prefix: plan.prefix, changed: false, receipt: current, notes: [] };
+    const install: InstallResult = { plan, prefix: plan.prefix, changed: false, receipt: current, notes: [] };
     // Same files, new words for them (a constraint added, say): the receipt records the request as asked now.
     if (plan.request && !sameRequest(current.request, plan.request)) {
       install.receipt = await draftReceipt(current, (r) => {
@@ -141,7 +143,8 @@ async function installOrKeep(settled: Settled, now: PrefixState, s: SettleScope)
       check: (dir, c, p) => checkStagedComponent(dir, c, p, deps),
       checkTree: (dir, p) => checkStagedTree(dir, p, deps),
       prefixState: now,
-      locked: lockedOf(plan),
+      lockedOf,
+      ...(settled.decideRuntime ? { decideRuntime: settled.decideRuntime } : {}),
     });
     reporter.debug(`fetch and install: ${Math.round(performance.now() - start)} ms`);
     return { install, written: install.receipt };

@@ -241,18 +241,51 @@ export function runtimeArchives(plan: Pick<InstallPlan, 'components'>): PlannedA
 /** Where an archive's verified file is, when it is there. */
 export type ArchiveFile = (a: PlannedArchive) => Promise<string | undefined>;
 
+/** The shared libraries of an archive; undefined when they are not at hand (its file is not in the cache). */
+export type ArchiveLibraries = (a: PlannedArchive) => Promise<LibraryFile[] | undefined>;
+
+/** Each archive's libraries, read from its file where `fileOf` has one. */
+export function fromArchiveFiles(fileOf: ArchiveFile): ArchiveLibraries {
+  return async (a) => {
+    const file = await fileOf(a);
+    return file === undefined ? undefined : librariesOf(a, file);
+  };
+}
+
+/** A member an archive put in a tree: where it is, and what it links to when it is a symbolic link. */
+export interface UnpackedMember {
+  file: string;
+  linkTo?: string;
+}
+
+/**
+ * The shared libraries among the members an archive put in a tree, read from there: only each library's tables
+ * (readElfTables), and nothing decompressed again.
+ */
+export async function librariesInTree(members: readonly UnpackedMember[]): Promise<LibraryFile[]> {
+  const libraries = members.filter((m) => SHARED_LIBRARY.test(path.basename(m.file)));
+  return Promise.all(
+    libraries.map(async (m): Promise<LibraryFile> => {
+      const name = path.basename(m.file);
+      if (m.linkTo !== undefined) return { name, linkTo: path.posix.basename(m.linkTo) };
+      const read = await readSafelyWith(m.file, LIBRARY_FILE, readElfTables);
+      return { name, elf: 'value' in read ? readElfNeeds(read.value) : undefined };
+    }),
+  );
+}
+
 /**
  * Decides every undecided runtime package of `plan` from the binaries of the other archives and this machine's
- * libraries. `fileOf` gives the cached file of an archive; `fetchRuntime` brings the runtime archives when a need is
- * unmet (setup fetches them; `plan` passes none and leaves them undecided). Returns the plan with each runtime package
- * either kept with why, or moved to the component's `leftToHost` with why; the plan as it was when an archive it
- * needs is missing.
+ * libraries. `libraries` gives an archive's libraries (setup: from the tree it unpacked them into, or from the file;
+ * `plan`: from the cache); `fetchRuntime` brings the runtime archives when a need is unmet (setup fetches them;
+ * `plan` passes none and leaves them undecided). Returns the plan with each runtime package either kept with why, or
+ * moved to the component's `leftToHost` with why; the plan as it was when an archive it needs is missing.
  */
 export async function settleRuntime(
   plan: InstallPlan,
   deps: Deps,
   ldcache: LdconfigEntry[],
-  fileOf: ArchiveFile,
+  libraries: ArchiveLibraries,
   fetchRuntime?: () => Promise<void>,
 ): Promise<InstallPlan> {
   if (!hasUndecidedRuntime(plan)) return plan;
@@ -263,9 +296,9 @@ export async function settleRuntime(
   const binaries: { by: string; elf: ElfNeeds }[] = [];
   const treeFiles: string[] = [];
   for (const a of componentArchives(plan)) {
-    const file = await fileOf(a);
-    if (!file) return plan;
-    for (const f of await librariesOf(a, file)) {
+    const files = await libraries(a);
+    if (!files) return plan;
+    for (const f of files) {
       treeFiles.push(f.name);
       if (f.elf) binaries.push({ by: `${a.package} ${a.version}: ${f.name}`, elf: f.elf });
     }
@@ -288,9 +321,9 @@ export async function settleRuntime(
   if (!decisions) {
     if (fetchRuntime) await fetchRuntime();
     for (const [i, a] of runtime.entries()) {
-      const file = await fileOf(a);
-      if (!file) return plan;
-      packages[i]!.libraries = await librariesOf(a, file);
+      const files = await libraries(a);
+      if (!files) return plan;
+      packages[i]!.libraries = files;
     }
     hosts = await read(packages);
     decisions = decideRuntime(binaries, packages, (l) => hosts.get(l), treeFiles)!;

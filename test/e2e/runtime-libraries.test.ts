@@ -3,7 +3,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { InstallPlan } from '../../src/records/plan.js';
-import { settleRuntime } from '../../src/plan/runtime-libraries.js';
+import { fromArchiveFiles, settleRuntime } from '../../src/plan/runtime-libraries.js';
 import { realDeps } from '../../src/cli/real-deps.js';
 import { DownloadCache } from '../../src/cache/store.js';
 import { compileElf, libstdcxxNodes, RUNTIME_FIXTURE, versionedDouble } from '../support/packages.js';
@@ -107,7 +107,7 @@ describe('a host that already has what the binaries need', () => {
     const plan = JSON.parse(r.stdout) as InstallPlan;
     const deps = { ...realDeps(), env: { ...fx.env, LD_LIBRARY_PATH: newer } };
     const store = new DownloadCache(cache());
-    const decided = await settleRuntime(plan, deps, [], async (a) => (await store.lookup(a.sha256))?.path);
+    const decided = await settleRuntime(plan, deps, [], fromArchiveFiles(async (a) => (await store.lookup(a.sha256))?.path));
     const c = decided.components.find((x) => x.name === 'level-zero')!;
     expect(c.archives.map((a) => a.package).sort()).toEqual(['level-zero', 'level-zero-devel']);
     expect(c.leftToHost!.find((a) => a.package === 'libstdcxx')!.runtime).toEqual({ install: false, why: 'satisfied by the host' });

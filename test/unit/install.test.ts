@@ -319,7 +319,7 @@ describe('the swap of the new tree onto the prefix', () => {
       ...plan,
       components: plan.components.map((c) => ({ ...c, constraints: ['level-zero>=1.9'], fallbackFrom: ['conda conda-forge: cannot reach https://conda.example.invalid/'] })),
     };
-    await installPlan(constrained, fetched, silentReporter, { locked: lockedOf(constrained) });
+    await installPlan(constrained, fetched, silentReporter, { lockedOf });
     const first = (await readReceipt(plan.prefix))!.plan!;
     expect(first.components[0]).toMatchObject({ constraints: ['level-zero>=1.9'], fallbackFrom: ['conda conda-forge: cannot reach https://conda.example.invalid/'] });
     // The lockfile data the install was handed, with the sizes the download verified and without the lockfile's key.
@@ -327,7 +327,7 @@ describe('the swap of the new tree onto the prefix', () => {
     expect(first).not.toHaveProperty('key');
     // A run with no index (--offline) plans from the receipt's record and installs that plan again.
     const again = planFromLocked(host, [manifest], first, { prefix: plan.prefix, cacheDir: plan.cacheDir, from: { kind: 'receipt', path: 'xpu-setup.receipt.json', reason: '--offline' } });
-    await installPlan(again, fetched, silentReporter, { locked: lockedOf(again) });
+    await installPlan(again, fetched, silentReporter, { lockedOf });
     expect((await readReceipt(plan.prefix))!.plan).toEqual(first);
   });
 });
