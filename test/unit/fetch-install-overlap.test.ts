@@ -351,3 +351,43 @@ describe('unpacking a zip while it downloads', () => {
     expect(await stagingDirs(work)).toEqual([]);
   });
 });
+
+describe('runtime packages decided from the staging tree', () => {
+  it.each([true, false])('the decision reads the other archives from the tree before a runtime package is unpacked; the check waits for a kept one (kept: %s)', async (keep) => {
+    const { plan: two, fetched } = await twoComponents();
+    // One component whose second archive is a runtime package still undecided.
+    const main = two.components[0]!.archives[0]!;
+    const runtime = { ...two.components[1]!.archives[0]!, runtime: {} };
+    const plan: InstallPlan = { ...two, components: [{ ...two.components[0]!, archives: [main, runtime] }] };
+    const decided: InstallPlan = {
+      ...plan,
+      components: [
+        keep
+          ? { ...plan.components[0]!, archives: [main, { ...runtime, runtime: { install: true, why: 'needed here' } }] }
+          : { ...plan.components[0]!, archives: [main], leftToHost: [{ ...runtime, runtime: { install: false, why: 'satisfied by the host' } }] },
+      ],
+    };
+    /** The fetch as a plan sees it: every archive in, in its order. */
+    const fetchOf = (p: InstallPlan): Fetching => {
+      const files = p.components[0]!.archives.map((a, i) => ({ ...fetched[i]!, archive: a, component: 'level-zero' }));
+      return { archives: files.map((f) => Promise.resolve(f)), all: Promise.resolve(files), cancel: async () => undefined };
+    };
+    let asked: { main?: { file: string; linkTo?: string }[]; runtime?: unknown; onDisk: boolean[] } | undefined;
+    const checked: string[][] = [];
+    const r = await installPlan(plan, fetchOf(plan), silentReporter, {
+      check: async (dir) => (checked.push((await fs.readdir(path.join(dir, 'lib'))).sort()), []),
+      decideRuntime: async (unpacked) => {
+        const members = unpacked(main);
+        asked = { main: members, runtime: unpacked(runtime), onDisk: await Promise.all((members ?? []).map((m) => exists(m.file))) };
+        return { plan: decided, fetching: fetchOf(decided) };
+      },
+    });
+    expect(asked!.main!.map((m) => path.basename(m.file))).toEqual(['liblevel-zero.so']);
+    expect(asked!.onDisk).toEqual([true]);
+    expect(asked!.runtime).toBeUndefined();
+    expect(checked).toEqual([keep ? ['liblevel-zero.so', 'libunified-runtime.so'] : ['liblevel-zero.so']]);
+    expect(r.plan).toBe(decided);
+    expect(await exists(path.join(plan.prefix, 'lib/libunified-runtime.so'))).toBe(keep);
+    expect(r.receipt.archives.map((a) => a.package)).toEqual(keep ? ['level-zero', 'unified-runtime'] : ['level-zero']);
+  });
+});
