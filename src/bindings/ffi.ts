@@ -1,10 +1,10 @@
 // Native memory blocks for koffi calls: every struct is a byte block read and written at fixed offsets.
 import { XpuError } from '../base/errors.js';
 import { nodeLayout } from '../platform/index.js';
-import { koffi, type KoffiModule } from './koffi.js';
+import { koffi, type KoffiModule } from '../base/koffi.js';
 import { loadDllSafely } from './win-dll.js';
 
-export { koffi } from './koffi.js';
+export { koffi } from '../base/koffi.js';
 
 /** A zeroed block of native memory with little-endian accessors; free() it when done. */
 export class Block {

@@ -1,5 +1,5 @@
 // Windows DLL loading by full path with the safe search flags, and which module file and version a process holds.
-import { koffi } from './koffi.js';
+import { koffi } from '../base/koffi.js';
 
 /** LoadLibraryExW flags (libloaderapi.h). */
 const LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR = 0x100;

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { parentPort, Worker, workerData } from 'node:worker_threads';
-import { openZstdLibrary, ZstdInflater, type ZstdLibrary } from '../bindings/zstd-lib.js';
+import { openZstdLibrary, ZstdInflater, type ZstdLibrary } from '../formats/zstd-lib.js';
 import { piecesOf } from '../base/pieces.js';
 import type { Repodata } from './repodata.js';
 import { DecodedTooLarge, RepodataScanner } from './repodata-scan.js';

@@ -7,7 +7,7 @@ import { CorruptBody, IndexCache, indexCacheDir } from '../cache/index-cache.js'
 import type { Deps } from '../base/deps.js';
 import { XpuError } from '../base/errors.js';
 import { gzipDecompressor, OutputTooLarge, zstdDecompressBytes, zstdDecompressor } from '../formats/decompress.js';
-import { systemZstd, type ZstdLibrary } from '../bindings/zstd-lib.js';
+import { systemZstd, type ZstdLibrary } from '../formats/zstd-lib.js';
 import { overLimit } from '../net/config.js';
 import { Http } from '../net/http.js';
 import type { Reporter } from '../base/reporter.js';

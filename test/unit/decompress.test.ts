@@ -1,5 +1,6 @@
-// zstd decoding three ways (the zstd program, fzstd, node:zlib where Node has it) gives the same bytes; the program's
-// failures and an early stop end the stream, never the process; the program is found on PATH only when executable.
+// zstd decoding four ways (the zstd program, libzstd in this process, fzstd, node:zlib where Node has it) gives the
+// same bytes; failures and an early stop end the stream, never the process; libzstd never decodes far ahead of its
+// reader; the program is found on PATH only when executable.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
@@ -10,7 +11,8 @@ import { pipeline } from 'node:stream/promises';
 import * as zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decompress as fzstd } from 'fzstd';
-import { findZstd, withFittedWindow, zstdDecompressBytes, zstdDecompressor } from '../../src/formats/decompress.js';
+import { findZstd, withFittedWindow, zstdDecompressBytes, zstdDecompressor, zstdLibrary } from '../../src/formats/decompress.js';
+import { systemZstd, ZstdInflater } from '../../src/formats/zstd-lib.js';
 
 let work: string;
 let program: string;
@@ -89,6 +91,51 @@ describe('zstdDecompressor', () => {
       await new Promise((r) => setTimeout(r, 20));
     }
     throw new Error('the zstd program still runs after its reader stopped');
+  });
+});
+
+describe('zstd in this process (libzstd through koffi)', () => {
+  const inProcess = () => zstdLibrary(new ZstdInflater(systemZstd()!));
+
+  it('gives the same bytes as the input, across frames and however the input is cut', async () => {
+    const { plain, frame } = sample();
+    expect((await decode(frame, inProcess())).equals(plain)).toBe(true);
+    const two = Buffer.concat([frame, frame]);
+    expect((await decode(two, inProcess())).equals(Buffer.concat([plain, plain]))).toBe(true);
+  });
+
+  it('fails the stream on damaged input (the frame checksum) and on input cut short', async () => {
+    const { frame } = sample();
+    const bad = Buffer.from(frame);
+    for (let i = 2000; i < 2400; i++) bad[i] = bad[i]! ^ 0x5a;
+    await expect(decode(bad, inProcess())).rejects.toThrow(/^zstd: /);
+    await expect(decode(frame.subarray(0, frame.length - 100), inProcess())).rejects.toThrow('zstd: the compressed data ended early');
+  });
+
+  it('decodes no further ahead of its reader than a buffer or two (a bomb is not held)', async () => {
+    const bomb = execFileSync(program, ['-c', '-q', '-19'], { input: Buffer.alloc(256 << 20), maxBuffer: 64 << 20 });
+    const d = inProcess();
+    d.on('error', () => undefined);
+    d.write(bomb);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(d.readableLength).toBeLessThanOrEqual(2 << 20);
+    const first = d.read() as Buffer;
+    expect(first.length).toBeGreaterThan(0);
+    d.destroy();
+  });
+
+  it('zstdDecompressor decodes in this process by default (node:zlib where Node has zstd, else libzstd): no program is started', async () => {
+    const { plain, frame } = sample();
+    const d = await zstdDecompressor();
+    const children = () => {
+      try {
+        return execFileSync('pgrep', ['-P', String(process.pid), '-x', 'zstd']).toString().trim();
+      } catch {
+        return '';
+      }
+    };
+    expect(children()).toBe('');
+    expect((await decode(frame, d)).equals(plain)).toBe(true);
   });
 });
 

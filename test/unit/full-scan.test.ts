@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { openZstdLibrary, systemZstd, ZstdInflater } from '../../src/bindings/zstd-lib.js';
+import { openZstdLibrary, systemZstd, ZstdInflater } from '../../src/formats/zstd-lib.js';
 import { PieceStream } from '../../src/base/pieces.js';
 import { scanZstdRepodata, worthAWorker } from '../../src/index/full-scan.js';
 import { RepodataScanner } from '../../src/index/repodata-scan.js';

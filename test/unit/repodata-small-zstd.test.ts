@@ -14,12 +14,12 @@ import { Http } from '../../src/net/http.js';
 import { zstdCompress } from '../support/packages.js';
 
 const spy = vi.hoisted(() => ({ calls: 0 }));
-vi.mock('../../src/bindings/zstd-lib.js', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../src/bindings/zstd-lib.js')>();
+vi.mock('../../src/formats/zstd-lib.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/formats/zstd-lib.js')>();
   return { ...real, systemZstd: (...a: Parameters<typeof real.systemZstd>) => (spy.calls++, real.systemZstd(...a)) };
 });
 
-let body = Buffer.alloc(0);
+let body: Buffer = Buffer.alloc(0);
 let server: http.Server;
 let base: string;
 let cacheDir: string;

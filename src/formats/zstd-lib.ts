@@ -1,7 +1,7 @@
 // zstd decompressed in this process (through koffi) straight into a buffer the caller owns and reuses: a stream's
 // fresh 64 KiB chunks would fault in fresh pages for every few hundred KB of output.
 import { nodeLayout } from '../platform/index.js';
-import { koffi } from './koffi.js';
+import { koffi } from '../base/koffi.js';
 
 /** size_t comes back as a number, or a bigint past 2^53 (an error code). */
 type SizeT = number | bigint;
