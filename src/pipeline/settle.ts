@@ -8,7 +8,7 @@ import type { RunFetch } from '../fetch/fetch.js';
 import { installedFor, isUpToDate, type PrefixState } from '../prefix/prefix-state.js';
 import type { Receipt } from '../records/receipt.js';
 import { diffPlan } from '../plan/diff.js';
-import { hasUndecidedRuntime, librariesInTree, librariesOf, runtimeArchives, settleRuntime, withRecordedRuntime, type ArchiveLibraries } from '../plan/runtime-libraries.js';
+import { hasUndecidedRuntime, librariesInTree, librariesOf, readsHostLibraries, runtimeArchives, settleRuntime, withRecordedRuntime, type ArchiveLibraries } from '../plan/runtime-libraries.js';
 import type { InstallOptions } from '../install/install.js';
 import type { PlannedArchive } from '../records/archive.js';
 import type { InstallPlan } from '../records/plan.js';
@@ -90,6 +90,9 @@ export async function settle(planned: InstallPlan, now: PrefixState, s: SettleSc
   const upToDate = recorded && (await isUpToDate(recorded, now, { rehash: s.opts.rehash }));
   if (upToDate) return { plan: recorded, before, upToDate, after };
   if (!hasUndecidedRuntime(plan)) return { plan, before, after };
+  // A plan for another machine keeps every runtime package (its libraries cannot be read from here): decided now, so
+  // its fetch holds none back.
+  if (!readsHostLibraries(plan)) return { plan: await decideRuntimeLibraries(plan, s.deps, s.reporter, async () => undefined), before, after };
   // The run's one fetch starts here, the runtime packages held until a need is unmet; only the ones kept are fetched.
   const { startFetch } = await import('../fetch/fetch.js');
   const runtime = runtimeArchives(plan);

@@ -224,6 +224,11 @@ export function hostLibraries(deps: Deps, ldcache: LdconfigEntry[], prefix: stri
 const keyOf = (a: PlannedArchive): string => a.sha256;
 const pending = (a: PlannedArchive): boolean => !!a.runtime && a.runtime.install === undefined;
 
+/** Whether a plan's runtime packages are decided from this machine's libraries (else all come along, unread). */
+export function readsHostLibraries(plan: Pick<InstallPlan, 'host' | 'platform'>): boolean {
+  return plan.host.native && layoutFor(plan.platform).decidesRuntimeLibraries;
+}
+
 /** Whether a plan still has runtime packages to decide. */
 export function hasUndecidedRuntime(plan: Pick<InstallPlan, 'components'>): boolean {
   return plan.components.some((c) => c.archives.some(pending));
@@ -290,7 +295,7 @@ export async function settleRuntime(
 ): Promise<InstallPlan> {
   if (!hasUndecidedRuntime(plan)) return plan;
   // Another machine's libraries cannot be read from here: its runtime packages come along, as conda would install them.
-  if (!plan.host.native || !layoutFor(plan.platform).decidesRuntimeLibraries) {
+  if (!readsHostLibraries(plan)) {
     return withDecisions(plan, () => ({ install: true, why: 'planned for another machine, whose libraries cannot be read from here' }));
   }
   const binaries: { by: string; elf: ElfNeeds }[] = [];
