@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import * as path from 'node:path';
-import { Duplex, Transform } from 'node:stream';
+import { Duplex, Transform, type Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
 import { nodeLayout } from '../platform/index.js';
 import { systemZstd, ZstdInflater } from './zstd-lib.js';
@@ -211,10 +211,10 @@ export class OutputTooLarge extends Error {
 }
 
 /**
- * Reads a decompressor's output whole, stopping (and destroying it) as soon as more than maxBytes came out. The
- * decompressor is fed by the caller.
+ * Reads a stream whole (a decompressor's output, fed by the caller), stopping (and destroying it) as soon as more than
+ * maxBytes came out.
  */
-export async function collectCapped(d: Duplex, maxBytes: number): Promise<Buffer> {
+export async function collectCapped(d: Readable, maxBytes: number): Promise<Buffer> {
   const parts: Buffer[] = [];
   let size = 0;
   for await (const c of d) {

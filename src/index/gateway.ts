@@ -6,7 +6,7 @@ import { Readable, Transform } from 'node:stream';
 import { CorruptBody, IndexCache, indexCacheDir } from '../cache/index-cache.js';
 import type { Deps } from '../base/deps.js';
 import { XpuError } from '../base/errors.js';
-import { gzipDecompressor, OutputTooLarge, zstdDecompressBytes, zstdDecompressor } from '../formats/decompress.js';
+import { collectCapped, gzipDecompressor, OutputTooLarge, zstdDecompressBytes, zstdDecompressor } from '../formats/decompress.js';
 import { systemZstd, type ZstdLibrary } from '../formats/zstd-lib.js';
 import { overLimit } from '../net/config.js';
 import { Http } from '../net/http.js';
@@ -501,18 +501,13 @@ function encodingOf(meta: BodyMeta): 'gzip' | 'identity' {
 }
 
 /**
- * A zstd body of this size or less (a channel of a few packages) is decoded whole by the decoder at hand (Node's own,
- * else fzstd or the zstd program): loading the zstd library's binding (koffi) alone costs about 20 ms.
+ * A zstd body of this size or less (a channel of a few packages) is decoded whole (zstdDecompressBytes: Node's own
+ * zstd, or on Node 20 fzstd for one of 64 KiB or less), not by the zstd library's binding, which costs about 20 ms
+ * to load (koffi).
  */
 const SMALL_ZSTD = 256 * 1024;
 /** ...and held whole only while it decodes to this much at most. */
 const SMALL_ZSTD_DECODED = 16 << 20;
-
-async function collect(body: Readable): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  for await (const c of body) parts.push(c as Buffer);
-  return Buffer.concat(parts);
-}
 
 /**
  * Streams one repodata document (zstd, gzip or plain) through the scanner, keeping only wanted records. zstd goes to
@@ -532,7 +527,7 @@ async function scanBody(
     if (lib) return await scanZstdRepodata(body, names, lib, { size: opts.size, maxBytes: opts.maxBytes });
     const scanner = new RepodataScanner(names, opts.maxBytes);
     if (small) {
-      const bytes = await collect(body);
+      const bytes = await collectCapped(body, SMALL_ZSTD);
       const whole = await zstdDecompressBytes(bytes, Math.min(SMALL_ZSTD_DECODED, opts.maxBytes ?? Infinity)).catch((e: unknown) => {
         if (e instanceof OutputTooLarge) return undefined;
         throw e;

@@ -21,7 +21,7 @@ import { ICD_FILE, readSafelyOrNone } from '../base/safe-read.js';
 import { writePrefixFiles } from '../prefix/prefix-writer.js';
 import { DEFAULT_LIMITS, type UnpackLimits } from '../records/limits.js';
 import { relocateConda } from './relocate.js';
-import { Staging } from './staging.js';
+import { Staging, type StagedMember } from './staging.js';
 import { carryUserFiles, sayUserFiles } from '../prefix/user-files.js';
 import { checkPrefixOwnership, recordedPlan, type PrefixState } from '../prefix/prefix-state.js';
 
@@ -50,7 +50,7 @@ export interface InstallOptions {
    * sees it. The kept runtime packages are unpacked after it. Without it, such a plan's runtime packages are
    * installed as planned.
    */
-  decideRuntime?: (unpacked: (a: PlannedArchive) => { file: string; linkTo?: string }[] | undefined) => Promise<{ plan: InstallPlan; fetching: Fetching }>;
+  decideRuntime?: (unpacked: (a: PlannedArchive) => StagedMember[] | undefined) => Promise<{ plan: InstallPlan; fetching: Fetching }>;
 }
 
 export interface InstallResult {

@@ -53,6 +53,12 @@ export interface StreamEdit {
   readonly changed: boolean;
 }
 
+/** A member an archive put in the staging tree: where it is, and what it links to when it is a symbolic link. */
+export interface StagedMember {
+  file: string;
+  linkTo?: string;
+}
+
 export class Staging {
   /** Prefix-relative path -> what was written there. */
   readonly files = new Map<string, ReceiptFile>();
@@ -391,8 +397,8 @@ export class Staging {
     for (const d of dirs) this.dirs.add(d);
   }
 
-  /** The members archive `label` put in the tree, in the order it did: where each is, and a link's target. */
-  membersOf(label: string): { file: string; linkTo?: string }[] {
+  /** The members archive `label` put in the tree, in the order it did. */
+  membersOf(label: string): StagedMember[] {
     return [...this.owners].filter(([, owner]) => owner === label).map(([rel]) => ({ file: this.abs(rel), ...(this.links.has(rel) ? { linkTo: this.links.get(rel) } : {}) }));
   }
 

@@ -9,6 +9,7 @@ import type { LdconfigEntry } from '../machine/ldconfig.js';
 import { isInside, layoutFor, nodeLayout } from '../platform/index.js';
 import { CONDA_RUNTIME_PACKAGES } from '../index/repodata.js';
 import type { PlannedArchive } from '../records/archive.js';
+import type { StagedMember } from '../install/staging.js';
 import { planKeyOf } from './key.js';
 import type { InstallPlan, PlannedComponent } from '../records/plan.js';
 import type { LockedPlatform } from '../records/lock.js';
@@ -257,17 +258,11 @@ export function fromArchiveFiles(fileOf: ArchiveFile): ArchiveLibraries {
   };
 }
 
-/** A member an archive put in a tree: where it is, and what it links to when it is a symbolic link. */
-export interface UnpackedMember {
-  file: string;
-  linkTo?: string;
-}
-
 /**
  * The shared libraries among the members an archive put in a tree, read from there: only each library's tables
  * (readElfTables), and nothing decompressed again.
  */
-export async function librariesInTree(members: readonly UnpackedMember[]): Promise<LibraryFile[]> {
+export async function librariesInTree(members: readonly StagedMember[]): Promise<LibraryFile[]> {
   const libraries = members.filter((m) => SHARED_LIBRARY.test(path.basename(m.file)));
   return Promise.all(
     libraries.map(async (m): Promise<LibraryFile> => {
