@@ -40,10 +40,15 @@ beforeEach(async () => {
 });
 afterEach(() => fs.rm(cacheDir, { recursive: true, force: true }));
 
-/** repodata.json with level-zero 1.20.6 and `others` packages of random names and hashes (which compress poorly). */
+/**
+ * repodata.json with conda-forge's level-zero 1.29.0 (its run_exports as depends) and `others` filler records of random
+ * names and hashes, which compress poorly: they stand for a channel's size, not for any package.
+ */
 function repodata(others: number): Buffer {
   const record = (name: string) => ({ name, version: '1.0', build: 'h0_0', build_number: 0, depends: [], subdir: 'linux-64', sha256: createHash('sha256').update(name).digest('hex'), size: 1 });
-  const packages: Record<string, unknown> = { 'level-zero-1.20.6-h0_0.conda': { ...record('level-zero'), version: '1.20.6' } };
+  const packages: Record<string, unknown> = {
+    'level-zero-1.29.0-hb700be7_0.conda': { ...record('level-zero'), version: '1.29.0', build: 'hb700be7_0', depends: ['__glibc >=2.17,<3.0.a0', 'libgcc >=14', 'libstdcxx >=14'] },
+  };
   for (let i = 0; i < others; i++) packages[`p${randomBytes(12).toString('hex')}-1.0-h0_0.conda`] = record(`p${randomBytes(12).toString('hex')}`);
   return Buffer.from(JSON.stringify({ info: { subdir: 'linux-64' }, packages: {}, 'packages.conda': packages }));
 }
@@ -54,14 +59,14 @@ describe('repodata.json.zst', () => {
   it('of a few packages is read without the zstd library binding', async () => {
     body = await zstdCompress(repodata(20));
     expect(body.length).toBeLessThan(256 * 1024);
-    expect((await records()).map((c) => `${c.name} ${c.version}`)).toEqual(['level-zero 1.20.6']);
+    expect((await records()).map((c) => `${c.name} ${c.version}`)).toEqual(['level-zero 1.29.0']);
     expect(spy.calls).toBe(0);
   });
 
   it('of thousands of packages goes to the zstd library where there is one', async () => {
     body = await zstdCompress(repodata(6000));
     expect(body.length).toBeGreaterThan(256 * 1024);
-    expect((await records()).map((c) => `${c.name} ${c.version}`)).toEqual(['level-zero 1.20.6']);
+    expect((await records()).map((c) => `${c.name} ${c.version}`)).toEqual(['level-zero 1.29.0']);
     expect(spy.calls).toBe(1);
   });
 });
