@@ -1,5 +1,6 @@
 // Builds the CLI with esbuild into dist/xpu-setup.cjs, which bin/xpu-setup.js runs: one CommonJS file holding all of
-// xpu-setup's own code (each module initialised on first use), plus one file per large dependency beside it
+// xpu-setup's own code (each module initialised on first use), plus one file per large dependency beside it, the quick
+// answer's small file
 // (undici, ora, tar, yauzl, fzstd, unbzip2-stream, @msgpack/msgpack, @renovatebot/pep440), required when first used, and the
 // worker thread of a full repodata scan. Nothing is resolved in node_modules at run time except koffi, a native addon
 // loaded when a probe needs it or libzstd decompresses a full repodata file.
@@ -62,6 +63,14 @@ await build({
   ...common,
   entryPoints: { 'xpu-setup-scan-worker': 'src/index/full-scan-worker.ts' },
   external: ['koffi'],
+  define: { 'import.meta.url': '__xpuModuleUrl' },
+  inject: ['scripts/module-url.js'],
+});
+// The quick answer of a setup run that changes nothing (src/cache/quick-answers.ts), which bin/xpu-setup.js asks before it
+// loads the bundle: its own small file, so an answer costs no more than reading it.
+await build({
+  ...common,
+  entryPoints: { 'xpu-setup-quick': 'src/cache/quick-answers.ts' },
   define: { 'import.meta.url': '__xpuModuleUrl' },
   inject: ['scripts/module-url.js'],
 });

@@ -57,6 +57,8 @@ export const EnvVars = {
   XPU_SETUP_SMOKE_SPV: 'XPU_SETUP_SMOKE_SPV',
   /** `0`: bin/xpu-setup.js neither reads nor writes V8's code cache beside the bundle (it only saves compile time), and `cache` leaves it out. */
   XPU_SETUP_CODE_CACHE: 'XPU_SETUP_CODE_CACHE',
+  /** `0`: a setup run that would change nothing never answers from the record of an earlier one (src/cache/quick-answers.ts). */
+  XPU_SETUP_QUICK: 'XPU_SETUP_QUICK',
   /** Read by native/refdriver: the real GPU whose identity the CPU reference driver reports. */
   XPU_SETUP_REFDRIVER_PROFILE: 'XPU_SETUP_REFDRIVER_PROFILE',
   /** Read by native/refdriver: the driver version to report instead of the profile's (`major.minor.build[+hotfix]`). */

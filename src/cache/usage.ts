@@ -1,12 +1,13 @@
-// What the cache directory holds, part by part (archives, partial downloads, index answers, plans, compiled code), how
-// much each takes, and emptying them: all of a part, or only what has not been used for a while.
+// What the cache directory holds, part by part (archives, partial downloads, index answers, plans, quick answers,
+// compiled code), how much each takes, and emptying them: all of a part, or only what has not been used for a while.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { indexCacheDir } from './index-cache.js';
+import { ANSWERS_DIR } from './quick-answers.js';
 
 export interface CachePart {
   /** A stable name (`--json`). */
-  id: 'downloads' | 'partial' | 'index' | 'plans' | 'code';
+  id: 'downloads' | 'partial' | 'index' | 'plans' | 'answers' | 'code';
   /** What people read. */
   title: string;
   path: string;
@@ -37,6 +38,7 @@ export function cacheParts(cacheDir: string, codeDir?: string): CachePart[] {
     { id: 'partial', title: 'partial downloads', path: path.join(cacheDir, 'tmp'), keepRecentMs: IN_PROGRESS_MS },
     { id: 'index', title: 'index cache', path: indexCacheDir(cacheDir) },
     { id: 'plans', title: 'recent plans', path: path.join(cacheDir, 'plans') },
+    { id: 'answers', title: 'quick answers', path: path.join(cacheDir, ANSWERS_DIR) },
   ];
   if (codeDir) parts.push({ id: 'code', title: 'code cache', path: codeDir, only: /^\.xpu-setup-.+\.v8cache(\.\d+\.tmp)?$/ });
   return parts;

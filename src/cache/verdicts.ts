@@ -17,10 +17,11 @@ export interface Verdict {
   host?: string;
 }
 
-const FILE = 'verdicts.json';
+/** The file in the cache directory. */
+export const VERDICTS_FILE = 'verdicts.json';
 
 export async function readVerdicts(cacheDir: string): Promise<Verdict[]> {
-  const text = await fs.readFile(path.join(cacheDir, FILE), 'utf8').catch(() => undefined);
+  const text = await fs.readFile(path.join(cacheDir, VERDICTS_FILE), 'utf8').catch(() => undefined);
   if (!text) return [];
   try {
     const doc = JSON.parse(text) as { verdicts?: Verdict[] };
@@ -36,9 +37,9 @@ export async function rememberVerdicts(cacheDir: string, more: readonly Verdict[
   const same = (a: Verdict, b: Verdict): boolean => a.host === b.host && a.archives.join() === b.archives.join();
   const kept = (await readVerdicts(cacheDir)).filter((v) => !more.some((m) => same(m, v)));
   await fs.mkdir(cacheDir, { recursive: true });
-  const tmp = path.join(cacheDir, `.${FILE}.${randomBytes(6).toString('hex')}`);
+  const tmp = path.join(cacheDir, `.${VERDICTS_FILE}.${randomBytes(6).toString('hex')}`);
   await fs.writeFile(tmp, JSON.stringify({ verdicts: [...kept, ...more] }, null, 1) + '\n');
-  await fs.rename(tmp, path.join(cacheDir, FILE));
+  await fs.rename(tmp, path.join(cacheDir, VERDICTS_FILE));
 }
 
 /** The host a load verdict holds for: its platform and glibc. */

@@ -4,6 +4,7 @@ import type { Deps } from '../base/deps.js';
 import { isXpuError, XpuError } from '../base/errors.js';
 import { expandHome } from '../platform/index.js';
 import { commandHelp, EXIT_FAIL, EXIT_OK, EXIT_USAGE, generalHelp, nearest, parseCommandArgs, type CommandSpec } from './options.js';
+import type { QuickEntry } from '../cache/quick-answers.js';
 import { COMMANDS, findCommand } from './registry.js';
 
 export { EXIT_FAIL, EXIT_OK, EXIT_USAGE } from './options.js';
@@ -76,7 +77,8 @@ function unknownCommand(name: string): XpuError {
   });
 }
 
-export async function main(argv: string[], deps?: Deps): Promise<number> {
+/** `quick`: given by bin/xpu-setup.js, whose setup runs that change nothing may be answered from a record (quick.ts). */
+export async function main(argv: string[], deps?: Deps, quick?: QuickEntry): Promise<number> {
   const env = deps?.env ?? process.env;
   const opts = optionArgs(argv);
   const json = opts.includes('--json');
@@ -136,7 +138,7 @@ export async function main(argv: string[], deps?: Deps): Promise<number> {
   const out = new Output({ json: !!values.json, quiet: !!values.quiet, verbose: !!values.verbose }, runDeps.env);
   await out.loadSpinners();
   try {
-    return await mod.run({ deps: runDeps, out, values, positionals: parsed.positionals });
+    return await mod.run({ deps: runDeps, out, values, positionals: parsed.positionals, ...(quick && !deps ? { quick } : {}) });
   } catch (e) {
     out.error(e);
     return isXpuError(e, 'USAGE') ? EXIT_USAGE : EXIT_FAIL;

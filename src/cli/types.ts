@@ -2,6 +2,7 @@
 // every command share, in a file that imports none of them.
 import type { Deps } from '../base/deps.js';
 import type { Output } from './output.js';
+import type { QuickEntry } from '../cache/quick-answers.js';
 
 export type Values = Record<string, string | boolean | string[] | undefined>;
 
@@ -10,6 +11,8 @@ export interface CommandContext {
   out: Output;
   values: Values;
   positionals: string[];
+  /** The command line and bundle of a run from bin/xpu-setup.js: what a quick answer is recorded under. */
+  quick?: QuickEntry;
 }
 
 export interface Command {

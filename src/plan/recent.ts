@@ -19,8 +19,11 @@ export function planRequestKey(parts: unknown): string {
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
 
+/** The cache's directory of recent plans. */
+export const PLANS_DIR = 'plans';
+
 function fileOf(cacheDir: string, key: string): string {
-  return path.join(cacheDir, 'plans', `${key.slice(0, 32)}.json`);
+  return path.join(cacheDir, PLANS_DIR, `${key.slice(0, 32)}.json`);
 }
 
 /** The plan stored for `key` when it is younger than maxAgeMs; anything unreadable counts as absent. */

@@ -36,6 +36,8 @@ describe('the packed tarball', () => {
     expect(list).toContain('package/dist/xpu-setup.cjs');
     // A full repodata scan starts its worker thread from this file beside the bundle.
     expect(list).toContain('package/dist/xpu-setup-scan-worker.cjs');
+    // bin/ asks it before loading the bundle; without it every no-op would load the whole CLI.
+    expect(list).toContain('package/dist/xpu-setup-quick.cjs');
     expect(list).toContain('package/manifests/level-zero.json');
     expect(list.filter((f) => /^package\/(src|test|scripts)\/|xpu-setup-action|\.map$|node_modules/.test(f))).toEqual([]);
     const pkg = JSON.parse((await execa('tar', ['xzOf', tgz, 'package/package.json'])).stdout) as { dependencies: Record<string, string>; bin: Record<string, string> };

@@ -29,6 +29,7 @@ function cacheWithEverything(): { cache: string; code: string } {
   put(path.join(cache, 'index/entries/12/1234.json'), 200, 40);
   put(path.join(cache, 'index/bodies/56/5678'), 9000, 2);
   put(path.join(cache, 'plans/aaaa.json'), 300, 40);
+  put(path.join(cache, 'answers/0123456789abcdef.json'), 700, 40);
   put(path.join(cache, 'notes.txt'), 10, 400);
   put(path.join(code, '.xpu-setup-0123456789abcdef-v20.20.2-x64-env.v8cache'), 500, 40);
   put(path.join(code, 'xpu-setup.cjs'), 4000, 400);
@@ -44,6 +45,7 @@ describe('cache parts', () => {
       ['partial', 2, 120],
       ['index', 2, 9200],
       ['plans', 1, 300],
+      ['answers', 1, 700],
       ['code', 1, 500],
     ]);
     expect(rows.find((r) => r.id === 'index')!.path).toBe(path.join(cache, 'index'));
@@ -58,6 +60,7 @@ describe('cache parts', () => {
       ['partial', 0, 0],
       ['index', 1, 200],
       ['plans', 1, 300],
+      ['answers', 1, 700],
       ['code', 1, 500],
     ]);
     expect(existsSync(path.join(cache, 'sha256/ab'))).toBe(false);

@@ -1,6 +1,6 @@
 // `xpu-setup` / `xpu-setup setup`: the whole job, then a short account of what was done and how to use it.
 import { planSetup } from '../../pipeline/plan.js';
-import { openRunIndex } from '../../pipeline/run-index.js';
+import { openRunIndex, type RunIndex } from '../../pipeline/run-index.js';
 import { assertInstallable } from '../../pipeline/settle.js';
 import { runSetup, type SetupResult } from '../../pipeline/setup.js';
 import { installedFor, readPrefixState } from '../../prefix/prefix-state.js';
@@ -9,9 +9,17 @@ import type { BelowFloor } from '../../records/plan.js';
 import { belowFloorSentence, belowFloorShort, envCommandLine, envFilesLine, newerFix, selfCommand } from '../../hints/index.js';
 import { detectShell } from '../../shells/index.js';
 import type { Command } from '../command.js';
+import type { CommandContext } from '../types.js';
 import type { Output } from '../output.js';
 import { renderPlan, renderPlanLine } from '../render-plan.js';
+import * as path from 'node:path';
 import { parseSetupOptions } from '../setup-options.js';
+import { recordQuick, type QuickRecorder } from '../../cache/quick-answers.js';
+import type { SetupOptions } from '../../pipeline/options.js';
+import { RECEIPT_NAME } from '../../records/receipt.js';
+import { PLANS_DIR, PLAN_REUSE_MS } from '../../plan/recent.js';
+import { VERDICTS_FILE } from '../../cache/verdicts.js';
+import { BUILTIN_MANIFESTS } from '../../manifest/load.js';
 
 async function summary(r: SetupResult, out: Output, seconds: string, deps: Deps): Promise<void> {
   for (const n of r.install.notes) out.warn(n);
@@ -66,51 +74,81 @@ async function useHint(r: SetupResult, deps: Deps): Promise<string> {
   return file ? ` To use it: ${file}   (or: ${cmd})` : ` To use it: ${cmd}`;
 }
 
+/**
+ * What a setup run reads outside Deps, looked at for a quick answer's record before it is read: the receipt, the
+ * cache's plans (a directory: a plan written since moves its time) and verdicts, the manifests directory and its files.
+ */
+function readOutsideDeps(opts: SetupOptions): { files: string[]; dirs: string[] } {
+  return {
+    files: [path.join(opts.plan.prefix, RECEIPT_NAME), path.join(opts.plan.cacheDir, PLANS_DIR), path.join(opts.plan.cacheDir, VERDICTS_FILE)],
+    dirs: [opts.manifestsDir ?? BUILTIN_MANIFESTS],
+  };
+}
+
 export const setupCommand: Command = {
   name: 'setup',
-  async run({ deps, out, values }) {
-    const opts = parseSetupOptions(values, deps);
-    const planStart = performance.now();
-    // Read once, before planning: if another run changes the prefix while this one waits for the lock, it plans again.
-    const prefix = await readPrefixState(opts.plan.prefix);
-    const index = openRunIndex(opts, deps, out);
-    const plan = await out.during('plan: reading the package indexes', () => planSetup(opts, deps, out, { recent: true, prefix, index }));
-    out.debug(`plan: ${Math.round(performance.now() - planStart)} ms (${Math.round(process.uptime() * 1000)} ms since start)`);
-    if (values['dry-run']) {
-      await assertInstallable(plan);
-      if (out.opts.json) out.json({ ok: true, dryRun: true, plan });
-      else out.result(renderPlan(plan, { full: true }));
-      return 0;
+  async run(ctx) {
+    const opts = parseSetupOptions(ctx.values, ctx.deps);
+    // A run from bin/ that may change nothing is recorded: if it does, the same command is answered from the record.
+    const recording = ctx.quick && !ctx.values['dry-run'] && !ctx.out.opts.verbose && !opts.rehash ? recordQuick(ctx.quick, ctx.deps, readOutsideDeps(opts)) : undefined;
+    try {
+      return await setup(ctx, opts, recording);
+    } finally {
+      recording?.stop();
     }
-    // Installing, the plan is a heading: one line on a terminal; else each archive on one line, its URL and whole
-    // sha256 with --verbose.
-    // A plan the prefix already holds is one line too, outside --verbose: a re-run that changes nothing stays short.
-    const held = installedFor(prefix, plan.platform)?.planKey === plan.planKey;
-    if (!out.opts.json) out.line(out.compact || (held && !out.opts.verbose) ? renderPlanLine(plan) : renderPlan(plan, { full: out.opts.verbose }));
-    const r = await runSetup(plan, opts, deps, out, index, { prefix, replan: (now) => planSetup(opts, deps, out, { recent: true, prefix: now, index }) });
-    // From the process's start: loading the modules and reading the indexes are part of the wait too.
-    const seconds = process.uptime().toFixed(1);
-    await summary(r, out, seconds, deps);
-    if (out.opts.json) {
-      out.json({
-        ok: true,
-        prefix: r.install.prefix,
-        changed: r.install.changed,
-        seconds: Number(seconds),
-        components: r.install.receipt.components,
-        notes: r.install.notes,
-        refdriver: r.refdriver?.output,
-        verify: r.verify,
-        verifySkipped: r.verifySkipped,
-        env: r.install.receipt.extraEnv ?? {},
-        belowFloor: await belowFloor(r, deps),
-        request: r.plan.request,
-        from: r.plan.from,
-        plan: r.plan,
-      });
-    }
-    return 0;
   },
 };
+
+/** The setup run itself; `recording` notes what it reads (through the Deps it hands on) and keeps a no-op's answer. */
+async function setup({ deps: given, out, values }: CommandContext, opts: SetupOptions, recording: QuickRecorder | undefined): Promise<number> {
+  const deps = recording?.deps ?? given;
+  const planStart = performance.now();
+  // Read once, before planning: if another run changes the prefix while this one waits for the lock, it plans again.
+  const prefix = await readPrefixState(opts.plan.prefix);
+  const opened = openRunIndex(opts, deps, out);
+  // Index answers come over HTTP, which the record cannot look at again: a run that opens its indexes keeps none.
+  const index: RunIndex = recording ? { policy: opened.policy, gateway: () => (recording.spoil(), opened.gateway()) } : opened;
+  const plan = await out.during('plan: reading the package indexes', () => planSetup(opts, deps, out, { recent: true, prefix, index }));
+  out.debug(`plan: ${Math.round(performance.now() - planStart)} ms (${Math.round(process.uptime() * 1000)} ms since start)`);
+  if (values['dry-run']) {
+    await assertInstallable(plan);
+    if (out.opts.json) out.json({ ok: true, dryRun: true, plan });
+    else out.result(renderPlan(plan, { full: true }));
+    return 0;
+  }
+  // Installing, the plan is a heading: one line on a terminal; else each archive on one line, its URL and whole
+  // sha256 with --verbose.
+  // A plan the prefix already holds is one line too, outside --verbose: a re-run that changes nothing stays short.
+  const held = installedFor(prefix, plan.platform)?.planKey === plan.planKey;
+  if (!out.opts.json) out.line(out.compact || (held && !out.opts.verbose) ? renderPlanLine(plan) : renderPlan(plan, { full: out.opts.verbose }));
+  const r = await runSetup(plan, opts, deps, out, index, { prefix, replan: (now) => planSetup(opts, deps, out, { recent: true, prefix: now, index }) });
+  // From the process's start: loading the modules and reading the indexes are part of the wait too.
+  const seconds = process.uptime().toFixed(1);
+  await summary(r, out, seconds, deps);
+  if (out.opts.json) {
+    out.json({
+      ok: true,
+      prefix: r.install.prefix,
+      changed: r.install.changed,
+      seconds: Number(seconds),
+      components: r.install.receipt.components,
+      notes: r.install.notes,
+      refdriver: r.refdriver?.output,
+      verify: r.verify,
+      verifySkipped: r.verifySkipped,
+      env: r.install.receipt.extraEnv ?? {},
+      belowFloor: await belowFloor(r, deps),
+      request: r.plan.request,
+      from: r.plan.from,
+      plan: r.plan,
+    });
+  }
+  // Kept only for a run that changed, built and ran nothing, from a plan it reused (it asked no index).
+  const noOp = !r.install.changed && !r.install.requestUpdated && r.verifySkipped !== undefined && !r.refdriver;
+  if (noOp && r.plan.reusedFrom) {
+    await recording?.keep({ prefix: r.plan.prefix, planMadeAt: r.plan.reusedFrom, reuseMs: PLAN_REUSE_MS, files: r.install.receipt.files, elapsed: seconds });
+  }
+  return 0;
+}
 
 export const run = setupCommand.run;
