@@ -36,7 +36,14 @@ export type Seen =
   /** A prefix file as the receipt records it (the no-op check's size and mtime), or the link it is. */
   | { k: 'held'; p: string; size?: number; mtimeMs?: number; link?: string }
   /** A directory of the prefix: still a directory, not a link to one. */
-  | { k: 'isdir'; p: string };
+  | { k: 'isdir'; p: string }
+  /** A file by size and mtime (followed), as a probe's fingerprint marks it (probe/inputs.ts). */
+  | { k: 'sized'; p: string; v: [size: number, mtimeMs: number] | null }
+  /** A device node's mode and owner. */
+  | { k: 'owner'; p: string; v: [mode: number, uid: number, gid: number] | null };
+
+/** The looks a stage that reads outside Deps reports for a quick answer's record (probe/inputs.ts). */
+export type Look = Extract<Seen, { k: 'sized' | 'owner' | 'dir' }>;
 
 export interface QuickRecord {
   schema: number;
@@ -163,6 +170,14 @@ function holds(s: Seen, prefix: string): boolean {
       const st = fs.lstatSync(abs, { throwIfNoEntry: false });
       return !!st && !st.isSymbolicLink() && st.size === s.size && st.mtimeMs === s.mtimeMs;
     }
+    case 'sized': {
+      const st = fs.statSync(s.p, { throwIfNoEntry: false });
+      return sameJson(st ? [st.size, st.mtimeMs] : null, s.v);
+    }
+    case 'owner': {
+      const st = attempt(() => fs.statSync(s.p));
+      return sameJson(st ? [st.mode, st.uid, st.gid] : null, s.v);
+    }
     case 'isdir': {
       const st = fs.lstatSync(path.join(prefix, ...s.p.split('/')), { throwIfNoEntry: false });
       return !!st && st.isDirectory();
@@ -215,6 +230,8 @@ export interface QuickOutcome {
   planMadeAt: string;
   reuseMs: number;
   files: { path: string; size?: number; mtimeMs?: number; link?: string }[];
+  /** What the run read outside Deps besides `first` (a replayed probe answer's fingerprint), as it read it. */
+  looked?: Look[];
   /** The seconds as the run printed them. */
   elapsed: string;
 }
@@ -330,6 +347,7 @@ export function recordQuick(entry: QuickEntry, deps: Deps, first: { files: strin
           { k: 'real', p: o.prefix, v: attempt(() => fs.realpathSync(o.prefix)) },
           { k: 'symlink', p: o.prefix, v: false },
           ...seen,
+          ...(o.looked ?? []),
           ...[...dirs].sort().map((p): Seen => ({ k: 'isdir', p })),
           ...o.files.map((f): Seen => (f.link !== undefined ? { k: 'held', p: f.path, link: f.link } : { k: 'held', p: f.path, size: f.size, mtimeMs: f.mtimeMs })),
         ],

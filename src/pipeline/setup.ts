@@ -18,7 +18,8 @@ import { sameRequest } from '../plan/request.js';
 import { verdictsFrom } from '../plan/turned-away.js';
 import { rememberVerdicts } from '../cache/verdicts.js';
 import type { InstallPlan } from '../records/plan.js';
-import { fileMark, proofInputs } from '../probe/inputs.js';
+import { proofInputs } from '../probe/inputs.js';
+import type { Look } from '../cache/quick-answers.js';
 import type { Reporter } from '../base/reporter.js';
 import { VERSION } from '../base/version.js';
 import type { SetupOptions } from './options.js';
@@ -38,6 +39,8 @@ export interface SetupResult {
   verifySkipped?: string;
   /** Set when `verify` is the receipt's answer from this time, given again because nothing it depends on changed. */
   verifyReplayedFrom?: string;
+  /** With verifyReplayedFrom: what that answer's fingerprint was read from (probe/inputs.ts), for a quick answer. */
+  replayLooked?: Look[];
 }
 
 export async function runSetup(planned: InstallPlan, opts: SetupOptions, deps: Deps, reporter: Reporter, index: RunIndex, again?: Replan): Promise<SetupResult> {
@@ -73,7 +76,8 @@ async function setupLocked(planned: InstallPlan, opts: SetupOptions, s: SettleSc
   if (replayed) {
     reporter.info(`build, probe and smoke: nothing they depend on changed since ${whenSaid(replayed.at)}; this is that run's answer (--probe, --smoke run them again)`);
     if (!replayed.verify.probe.ok) reporter.warn(`nothing could be run: ${String(replayed.verify.probe.error?.message ?? replayed.verify.probe.skipped ?? 'no device')}`);
-    return writeEnd({ ...base, install: { ...install, receipt: driven.draft.receipt }, verify: replayed.verify, verifyReplayedFrom: replayed.at }, written, driven.draft.obsolete);
+    const result = { ...base, install: { ...install, receipt: driven.draft.receipt }, verify: replayed.verify, verifyReplayedFrom: replayed.at, replayLooked: replayed.looked };
+    return writeEnd(result, written, driven.draft.obsolete);
   }
   const proved = await verifyAndRecord(plan, driven.draft, driverEnv, opts, runDeps, reporter);
   // The env files changed when the variables they export did: then this run changed the prefix.
@@ -215,9 +219,7 @@ async function verifyAndRecord(
   if (t?.extensions.length) extra[EnvVars.TRITON_INTEL_DEVICE_EXTENSIONS] = t.extensions.join(' ');
   // A failed build is not an answer to keep: the next run tries again (a compiler may have been installed since).
   const inputs = verify.build.ok
-    ? await proofInputs(plan.prefix, { planKey: plan.planKey, extraEnv: Object.keys(extra).length ? extra : undefined }, deps, {
-        addon: await fileMark(verify.build.value.output),
-      })
+    ? await proofInputs(plan.prefix, { planKey: plan.planKey, extraEnv: Object.keys(extra).length ? extra : undefined }, deps, { addon: verify.build.value.output })
     : undefined;
   const proved = await draftReceipt(cleared, (r) => {
     r.extraEnv = extra;
@@ -247,7 +249,7 @@ async function replayProof(
   choice: string | undefined,
   opts: SetupOptions,
   deps: Deps,
-): Promise<{ verify: VerifyResult; at: string } | undefined> {
+): Promise<{ verify: VerifyResult; at: string; looked: Look[] } | undefined> {
   const p = receipt.proof;
   if (!p || opts.reprobe || opts.resmoke) return undefined;
   if (chosenDrivers(receipt.extraEnv) !== choice) return undefined;
@@ -256,7 +258,7 @@ async function replayProof(
   // A kernel that could have run (a device was there) but was not asked to then must run now.
   if (opts.smoke && verify.probe.ok && !p.smoke) return undefined;
   const addon = await lastBuilt(addonSpec(prefix, deps.platform), deps);
-  const inputs = await proofInputs(prefix, receipt, deps, { addon: await fileMark(addon) });
+  const inputs = await proofInputs(prefix, receipt, deps, { addon });
   if (inputs.key !== p.inputs) return undefined;
   // The same inputs gave no device last time; --require-device makes that answer the error it would be again.
   const noDevice = !verify.probe.ok ? verify.probe.error : undefined;
@@ -266,5 +268,5 @@ async function replayProof(
     throw new XpuError('NO_DEVICE', String(noDevice.message), { hints, details: { ...details, recordedAt: p.at } });
   }
   if (opts.requireDevice && !verify.probe.ok) return undefined;
-  return { verify: opts.smoke ? verify : { ...verify, smoke: { ok: false, skipped: '--no-smoke' } }, at: p.at };
+  return { verify: opts.smoke ? verify : { ...verify, smoke: { ok: false, skipped: '--no-smoke' } }, at: p.at, looked: inputs.looked };
 }

@@ -10,6 +10,8 @@ import { withFixtureRun } from '../support/fixture-run.js';
 const fx = withFixtureRun('quick-answer', { require: DEBIAN_12_STACK });
 /** Written into the record's first line by the tests: a run that prints it was answered from the record. */
 const MARK = ' [answered from the record]';
+/** The command line without --no-probe. */
+let probing: string[];
 let args: string[];
 let env: Record<string, string>;
 let prefix: string;
@@ -26,10 +28,10 @@ async function recordFile(): Promise<string> {
   return path.join(answers, names[0]!);
 }
 
-/** A fresh record from a full no-op run, its first write marked. */
-async function markedRecord(extra: string[] = []): Promise<void> {
+/** A fresh record from a full no-op run (of `args`, else of the file's own), its first write marked. */
+async function markedRecord(noop: () => ReturnType<typeof run> = () => run()): Promise<void> {
   await fs.rm(answers, { recursive: true, force: true });
-  const full = await run(extra);
+  const full = await noop();
   expect(full.exitCode, full.stderr).toBe(0);
   expect(full.stderr).toMatch(/is up to date/);
   const file = await recordFile();
@@ -46,7 +48,8 @@ beforeAll(async () => {
   await fs.mkdir(onPath, { recursive: true });
   await fs.cp(path.join(REPO, 'manifests'), manifests, { recursive: true });
   env = { ...fx.env, PATH: `${onPath}:${fx.env.PATH}` };
-  args = ['--prefix', prefix, '--cache-dir', fx.at('cache'), '--conda-channel', fx.index.condaChannelUrl('bookworm'), '--manifests', manifests, '--no-probe'];
+  probing = ['--prefix', prefix, '--cache-dir', fx.at('cache'), '--conda-channel', fx.index.condaChannelUrl('bookworm'), '--manifests', manifests];
+  args = [...probing, '--no-probe'];
   const first = await run();
   expect(first.exitCode, first.stderr).toBe(0);
   expect(first.stderr).toMatch(/installed \d+ files into/);
@@ -149,5 +152,32 @@ describe('a setup run that changes nothing', () => {
     expect(typeof b.seconds).toBe('number');
     expect({ ...b, seconds: 0 }).toEqual({ ...a, seconds: 0 });
     expect(a.changed).toBe(false);
+  });
+});
+
+describe('a run that gives the receipt\'s probe answer again', () => {
+  it('is answered from the record until a driver library appears on the library path', async () => {
+    const REPLAYED = /build, probe and smoke: nothing they depend on changed since/;
+    const drivers = fx.at('drivers');
+    await fs.mkdir(drivers, { recursive: true });
+    const probeEnv = { ...env, LD_LIBRARY_PATH: drivers };
+    const again = () => fx.run(probing, { env: probeEnv });
+    const probed = await again();
+    expect(probed.exitCode, probed.stderr).toBe(0);
+    expect(probed.stderr).not.toMatch(REPLAYED);
+    await markedRecord(async () => {
+      const r = await again();
+      expect(r.stderr).toMatch(REPLAYED);
+      return r;
+    });
+    const quick = await again();
+    expect(quick.stderr).toContain(MARK);
+    expect(quick.stderr).toMatch(REPLAYED);
+    // Not a loadable library: the loader skips it, but its arrival is a change of what the answer rests on.
+    await fs.writeFile(path.join(drivers, 'libze_intel_gpu.so.1'), 'xpu-setup test double: not a driver\n');
+    const r = await again();
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain(MARK);
+    expect(r.stderr).not.toMatch(REPLAYED);
   });
 });

@@ -175,7 +175,28 @@ describe('the fingerprint of what a probe depends on', () => {
     expect((await proofInputs('/p', receipt, { platform: 'linux', env: { HOME: '/h', ZE_AFFINITY_MASK: '0' } })).key).not.toBe(base.key);
     expect((await proofInputs('/p', receipt, { platform: 'linux', env: { HOME: '/h', ONEAPI_DEVICE_SELECTOR: 'level_zero:0' } })).key).not.toBe(base.key);
     expect((await proofInputs('/p', { planKey: 'k2' }, { platform: 'linux', env: { HOME: '/h' } })).key).not.toBe(base.key);
-    expect((await proofInputs('/p', receipt, { platform: 'linux', env: { HOME: '/h' } }, { addon: ['/p/lib/a.so', 1, 2] })).key).not.toBe(base.key);
+    const addon = path.join(await temp(), 'a.so');
+    await fs.writeFile(addon, 'addon');
+    const built = await proofInputs('/p', receipt, { platform: 'linux', env: { HOME: '/h' } }, { addon });
+    expect(built.key).not.toBe(base.key);
+    expect(built.parts.addon).toEqual([addon, 5, expect.any(Number)]);
+  });
+
+  it('says what it read, absent files and the directories it listed too, as a quick answer looks at them again', async () => {
+    const dir = await temp();
+    const drv = path.join(dir, 'libze_intel_gpu.so.1');
+    await fs.writeFile(drv, 'driver 1.0');
+    const { looked } = await proofInputs('/p', receipt, { platform: 'linux', env: { LD_LIBRARY_PATH: dir, OCL_ICD_VENDORS: path.join(dir, 'vendors') } }, { addon: path.join(dir, 'none.so') });
+    expect(looked).toEqual(
+      expect.arrayContaining([
+        { k: 'sized', p: drv, v: [10, expect.any(Number)] },
+        { k: 'sized', p: path.join(dir, 'none.so'), v: null },
+        { k: 'sized', p: '/etc/ld.so.cache', v: expect.anything() },
+        { k: 'dir', p: path.join(dir, 'vendors'), v: null },
+      ]),
+    );
+    // Every driver candidate the fingerprint marks is a look, found or not.
+    expect(looked.filter((l) => l.k === 'sized' && l.p.endsWith('libze_intel_gpu.so.1')).length).toBeGreaterThan(1);
   });
 });
 

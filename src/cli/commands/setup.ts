@@ -143,10 +143,12 @@ async function setup({ deps: given, out, values }: CommandContext, opts: SetupOp
       plan: r.plan,
     });
   }
-  // Kept only for a run that changed, built and ran nothing, from a plan it reused (it asked no index).
-  const noOp = !r.install.changed && !r.install.requestUpdated && r.verifySkipped !== undefined && !r.refdriver;
+  // Kept only for a run that changed, built and ran nothing (its verify answer skipped, or the receipt's given again),
+  // from a plan it reused (it asked no index).
+  const noOp = !r.install.changed && !r.install.requestUpdated && (r.verifySkipped !== undefined || r.replayLooked !== undefined) && !r.refdriver;
   if (noOp && r.plan.reusedFrom) {
-    await recording?.keep({ prefix: r.plan.prefix, planMadeAt: r.plan.reusedFrom, reuseMs: PLAN_REUSE_MS, files: r.install.receipt.files, elapsed: seconds });
+    const files = r.install.receipt.files;
+    await recording?.keep({ prefix: r.plan.prefix, planMadeAt: r.plan.reusedFrom, reuseMs: PLAN_REUSE_MS, files, looked: r.replayLooked, elapsed: seconds });
   }
   return 0;
 }
