@@ -44,10 +44,11 @@ export interface Timing {
  * wall time is bash's own, so the measuring process's scheduling does not count. Fails on a non-zero exit.
  */
 export async function timeRun(cmd: string[], opts: RunOptions = {}): Promise<Timing> {
-  const script = 'TIMEFORMAT="%3R %3U %3S"; { time "$@" >/dev/null 2>"$XPU_BENCH_ERR"; } 2>&1; echo "exit=$?"';
+  // The stderr file is an argument, not a variable: the command runs in the environment it was given, the same each round.
+  const script = 'err=$1; shift; TIMEFORMAT="%3R %3U %3S"; { time "$@" >/dev/null 2>"$err"; } 2>&1; echo "exit=$?"';
   const errFile = path.join(await fs.mkdtemp(path.join(process.env.TMPDIR ?? '/tmp', 'xpu-bench-')), 'stderr');
-  const env = { ...(opts.env ?? (process.env as Record<string, string>)), XPU_BENCH_ERR: errFile };
-  const r = await execa('bash', ['-c', script, 'bench', ...cmd], { env, extendEnv: false, cwd: opts.cwd, reject: false });
+  const env = opts.env ?? (process.env as Record<string, string>);
+  const r = await execa('bash', ['-c', script, 'bench', errFile, ...cmd], { env, extendEnv: false, cwd: opts.cwd, reject: false });
   const stderr = await fs.readFile(errFile, 'utf8').catch(() => '');
   await fs.rm(path.dirname(errFile), { recursive: true, force: true });
   const out = String(r.stdout).trim().split('\n');
