@@ -68,6 +68,7 @@ it("cold install of sid's GPU driver set from apt, in the sid root, against apt-
   const noop = await alternate([
     { name: 'node -e 0 (in the sid root)', run: () => timeRun(inRoot(`${sq(node!)} -e 0`), { env: rootEnv(env) }) },
     { name: 'xpu-setup no-op over the installed driver set (in the sid root)', run: () => timeRun(inRoot(cli(...coldArgs(N))), { env: rootEnv(env) }) },
+    { name: 'xpu-setup no-op answered by the CLI (XPU_SETUP_QUICK=0, in the sid root)', run: () => timeRun(inRoot(`XPU_SETUP_QUICK=0 ${cli(...coldArgs(N))}`), { env: rootEnv(env) }) },
   ], N);
   await writeColdAndNoop('gpu-driver-sid', {
     rounds: N,

@@ -44,11 +44,13 @@ it('cold install of the GPU driver set from apt against apt-get download | sha25
   const floorRss = await peakRssKiB(['bash', '-c', `cd '${dir('floor', N)}' && ${floor}`]);
   const coldArgs = [...args, '--prefix', dir('cold', N), '--cache-dir', dir('coldc', N), '--no-probe', '--no-smoke', '--quiet'];
   const coldRss = await peakRssKiB([process.execPath, BIN, ...coldArgs], { env });
-  // A re-run over that installed set: the plan made minutes ago is reused, the receipt answers, no archive is read.
+  // A re-run over that installed set: the plan made minutes ago is reused, the receipt answers, no archive is read;
+  // answered from the record of the first such run (cache/quick-answers.ts), and by the CLI.
   // node -e 0 runs in the same environment: one the caller's NODE_EXTRA_CA_CERTS, say, would slow by a certificate load.
   const noop = await alternate([
     { name: 'node -e 0', run: () => timeRun([process.execPath, '-e', '0'], { env }) },
     { name: 'xpu-setup no-op over the installed driver set', run: () => timeRun([process.execPath, BIN, ...coldArgs], { env }) },
+    { name: 'xpu-setup no-op answered by the CLI (XPU_SETUP_QUICK=0)', run: () => timeRun([process.execPath, BIN, ...coldArgs], { env: { ...env, XPU_SETUP_QUICK: '0' } }) },
   ], N);
   await writeColdAndNoop('gpu-driver', {
     rounds: N,

@@ -1,4 +1,5 @@
-// Benchmark: start-up (--version, --help, env), the no-op re-run, probe and doctor, against `node -e 0` in the same rounds.
+// Benchmark: start-up (--version, --help, env), the no-op re-run (answered from its record, and by the CLI), probe and
+// doctor, against `node -e 0` in the same rounds.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, it } from 'vitest';
@@ -28,14 +29,17 @@ it('start-up and no-op against node -e 0', async () => {
   // The install and its first verification (build, probe, smoke), which the no-op rounds then find recorded.
   await timeRun([process.execPath, ...setupArgs], { env });
   const node = (args: string[], okCodes?: number[]): Case['run'] => () => timeRun([process.execPath, ...args], { env, okCodes });
-  // A command's first run on a machine: no V8 code cache beside the bundle yet (bin/xpu-setup.js).
-  const firstRun = (args: string[]): Case['run'] => () => timeRun([process.execPath, ...args], { env: { ...env, XPU_SETUP_CODE_CACHE: '0' } });
+  // A command's first run on a machine: no V8 code cache beside the bundle yet (bin/xpu-setup.js), and no record of an
+  // earlier no-op to answer from (cache/quick-answers.ts).
+  const firstRun = (args: string[]): Case['run'] => () => timeRun([process.execPath, ...args], { env: { ...env, XPU_SETUP_CODE_CACHE: '0', XPU_SETUP_QUICK: '0' } });
+  const noQuick = (args: string[]): Case['run'] => () => timeRun([process.execPath, ...args], { env: { ...env, XPU_SETUP_QUICK: '0' } });
   const cases: Case[] = [
     { name: 'node -e 0', run: node(['-e', '0']) },
     { name: 'xpu-setup --version', run: node([BIN, '--version']) },
     { name: 'xpu-setup --help', run: node([BIN, '--help']) },
     { name: 'xpu-setup env', run: node([BIN, 'env', '--prefix', prefix]) },
     { name: 'xpu-setup no-op (installed, receipt valid, nothing changed)', run: node(setupArgs) },
+    { name: 'xpu-setup no-op answered by the CLI (XPU_SETUP_QUICK=0)', run: noQuick(setupArgs) },
     { name: 'xpu-setup --version, first run (no code cache)', run: firstRun([BIN, '--version']) },
     { name: 'xpu-setup env, first run (no code cache)', run: firstRun([BIN, 'env', '--prefix', prefix]) },
     { name: 'xpu-setup no-op, first run (no code cache)', run: firstRun(setupArgs) },
@@ -52,6 +56,8 @@ it('start-up and no-op against node -e 0', async () => {
     envCpu: ratio(by('xpu-setup env').medianCpuMs, base.medianCpuMs),
     noopWall: ratio(by('xpu-setup no-op').medianWallMs, base.medianWallMs),
     noopCpu: ratio(by('xpu-setup no-op').medianCpuMs, base.medianCpuMs),
+    noopCliWall: ratio(by('xpu-setup no-op answered by the CLI').medianWallMs, base.medianWallMs),
+    noopCliCpu: ratio(by('xpu-setup no-op answered by the CLI').medianCpuMs, base.medianCpuMs),
     versionCpuFirstRun: ratio(by('xpu-setup --version, first run').medianCpuMs, base.medianCpuMs),
     envCpuFirstRun: ratio(by('xpu-setup env, first run').medianCpuMs, base.medianCpuMs),
     noopCpuFirstRun: ratio(by('xpu-setup no-op, first run').medianCpuMs, base.medianCpuMs),

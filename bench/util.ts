@@ -124,6 +124,8 @@ export async function writeColdAndNoop(name: string, doc: { rounds: number; meth
     coldVsFloorPeakRss: ratio(doc.peakRssKiB.cold, doc.peakRssKiB.floor),
     noopVsNodeWall: ratio(by('xpu-setup no-op').medianWallMs, by('node -e 0').medianWallMs),
     noopVsNodeCpu: ratio(by('xpu-setup no-op').medianCpuMs, by('node -e 0').medianCpuMs),
+    noopCliVsNodeWall: ratio(by('xpu-setup no-op answered by the CLI').medianWallMs, by('node -e 0').medianWallMs),
+    noopCliVsNodeCpu: ratio(by('xpu-setup no-op answered by the CLI').medianCpuMs, by('node -e 0').medianCpuMs),
   };
   const file = await writeResults(name, {
     rounds: doc.rounds,

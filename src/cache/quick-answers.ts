@@ -90,7 +90,8 @@ function optionArgs(argv: string[]): string[] {
 /**
  * Where the record of this command line is kept: under the cache directory it names (`--cache-dir`, else
  * XPU_SETUP_CACHE_DIR, else the default), read without parsing the rest; a record found elsewhere than the run put it
- * is only not found. The name is a hash of the command line and directory, which the record repeats whole.
+ * is only not found. The name is a hash of the command line, directory and environment, which the record repeats
+ * whole: runs of one command in two environments keep a record each.
  */
 export function quickFile(argv: string[], cwd: string, env: Record<string, string | undefined>, platform: NodeJS.Platform = process.platform): string {
   let given: string | undefined;
@@ -102,7 +103,8 @@ export function quickFile(argv: string[], cwd: string, env: Record<string, strin
   const deps = { env, platform };
   const dir = path.resolve(cwd, given !== undefined ? expandHome(given, deps) : defaultCacheDir(deps));
   // FNV-1a, 32 bits twice over: a name, not a check (node:crypto alone would cost this path a tenth of its time).
-  const text = JSON.stringify([argv, cwd]);
+  const vars = Object.entries(env).filter((e) => e[1] !== undefined).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
+  const text = JSON.stringify([argv, cwd, vars]);
   let a = 0x811c9dc5;
   let b = 0x01000193;
   for (let i = 0; i < text.length; i++) {
@@ -221,6 +223,19 @@ export function answerQuickly(argv: string[], bundleKey: string): number | undef
     return (e as NodeJS.ErrnoException).code === 'EPIPE' ? 0 : 1;
   }
   return 0;
+}
+
+/**
+ * Removes the records no run can be answered from any more: written longer ago than a plan is reused (each one's
+ * `until` is at most that far from when it was written), and what a killed run left half-written.
+ */
+function pruneRecords(dir: string, reuseMs: number): void {
+  const now = Date.now();
+  for (const n of attempt(() => fs.readdirSync(dir)) ?? []) {
+    const f = path.join(dir, n);
+    const st = fs.statSync(f, { throwIfNoEntry: false });
+    if (st && now - st.mtimeMs > reuseMs) fs.rmSync(f, { force: true });
+  }
 }
 
 /** What setup hands the recorder once its run is done. */
@@ -357,6 +372,7 @@ export function recordQuick(entry: QuickEntry, deps: Deps, first: { files: strin
       const tmp = `${file}.${process.pid}.tmp`;
       try {
         fs.mkdirSync(path.dirname(file), { recursive: true });
+        pruneRecords(path.dirname(file), o.reuseMs);
         fs.writeFileSync(tmp, JSON.stringify(record));
         fs.renameSync(tmp, file);
       } catch {

@@ -90,12 +90,14 @@ describe('a setup run that changes nothing', () => {
     expect(JSON.parse(await fs.readFile(await recordFile(), 'utf8')).writes[0][1]).toContain(MARK);
   });
 
-  it('runs the CLI when the environment differs', async () => {
+  it('runs the CLI when the environment differs, which keeps a record of its own beside the first', async () => {
     await markedRecord();
     const r = await run([], { XPU_SETUP_TEST_UNRELATED: '1' });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).not.toContain(MARK);
     expect(r.stderr).toMatch(/is up to date/);
+    expect(await fs.readdir(answers)).toHaveLength(2);
+    expect((await run()).stderr).toContain(MARK);
   });
 
   it('runs the CLI, which reinstalls, when an installed file changed', async () => {
