@@ -368,6 +368,8 @@ export function recordQuick(entry: QuickEntry, deps: Deps, first: { files: strin
         ],
         writes: writes.map(([fd, w]) => [fd, w.replace(`done in ${o.elapsed} s.`, `done in ${ELAPSED} s.`).replace(`"seconds": ${Number(o.elapsed)},`, `"seconds": ${ELAPSED},`)]),
       };
+      // A file touched since it was installed passes the CLI's check by its bytes, never the record's by its mtime.
+      if (!record.seen.every((look) => holds(look, record.prefix))) return;
       const file = quickFile(entry.argv, record.cwd, process.env);
       const tmp = `${file}.${process.pid}.tmp`;
       try {

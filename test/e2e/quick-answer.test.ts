@@ -120,6 +120,23 @@ describe('a setup run that changes nothing', () => {
     expect(r.stderr).not.toContain(MARK);
   });
 
+  it('keeps no record when an installed file was only touched: the CLI finds its bytes unchanged, the record could not', async () => {
+    const header = path.join(prefix, 'include', 'level_zero', 'ze_api.h');
+    // touch -r copies the timestamp to the nanosecond, which fs.utimes cannot promise.
+    const stamp = fx.at('stamp');
+    await execa('touch', ['-r', header, stamp]);
+    await execa('touch', [header]);
+    try {
+      await fs.rm(answers, { recursive: true, force: true });
+      const r = await run();
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/is up to date/);
+      expect(await fs.readdir(answers).catch(() => [])).toEqual([]);
+    } finally {
+      await execa('touch', ['-r', stamp, header]);
+    }
+  });
+
   it('runs the CLI when a manifest changed', async () => {
     await markedRecord();
     const file = path.join(manifests, 'level-zero.json');
