@@ -11,7 +11,7 @@ import { EnvVars } from '../base/env-names.js';
 import { libcPathFromMaps } from '../platform/linux.js';
 import { defaultCacheDir, expandHome } from '../platform/index.js';
 
-/** The cache's directory of records, one per command line and directory. */
+/** The cache's directory of records, one per command line, directory and environment. */
 export const ANSWERS_DIR = 'answers';
 
 /** Raised when a record's shape changes: one of another schema is not read. */
@@ -56,8 +56,9 @@ export interface QuickRecord {
   who: string;
   /** The prefix, which the prefix's files are named under. */
   prefix: string;
-  /** Until when the reused plan is reused (its time plus the reuse time): past it, the run asks its indexes. */
-  until: number;
+  /** When the reused plan was made, and how long plans are reused: the CLI reuses it while its age is within that. */
+  planMadeAt: number;
+  reuseMs: number;
   seen: Seen[];
   /** What the run wrote, in order: 1 stdout, 2 stderr; ELAPSED stands where the run's seconds were. */
   writes: [1 | 2, string][];
@@ -102,7 +103,7 @@ export function quickFile(argv: string[], cwd: string, env: Record<string, strin
   });
   const deps = { env, platform };
   const dir = path.resolve(cwd, given !== undefined ? expandHome(given, deps) : defaultCacheDir(deps));
-  // FNV-1a, 32 bits twice over: a name, not a check (node:crypto alone would cost this path a tenth of its time).
+  // FNV-1a, 32 bits twice over: a name, not a check (loading node:crypto takes about 4 ms, a third of this path's own).
   const vars = Object.entries(env).filter((e) => e[1] !== undefined).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
   const text = JSON.stringify([argv, cwd, vars]);
   let a = 0x811c9dc5;
@@ -210,7 +211,8 @@ export function answerQuickly(argv: string[], bundleKey: string): number | undef
   const cwd = process.cwd();
   const text = attempt(() => fs.readFileSync(quickFile(argv, cwd, env), 'utf8'));
   const r = text === null ? null : attempt(() => JSON.parse(text) as QuickRecord);
-  if (!r || r.schema !== SCHEMA || r.code !== codeKey(bundleKey) || !(Date.now() < r.until)) return undefined;
+  const age = r ? Date.now() - r.planMadeAt : NaN;
+  if (!r || r.schema !== SCHEMA || r.code !== codeKey(bundleKey) || !(age >= 0 && age < r.reuseMs)) return undefined;
   if (!sameJson(r.argv, argv) || r.cwd !== cwd || r.who !== who() || !plainOutput()) return undefined;
   const keys = Object.keys(env);
   if (keys.length !== Object.keys(r.env).length || keys.some((k) => r.env[k] !== env[k])) return undefined;
@@ -226,8 +228,8 @@ export function answerQuickly(argv: string[], bundleKey: string): number | undef
 }
 
 /**
- * Removes the records no run can be answered from any more: written longer ago than a plan is reused (each one's
- * `until` is at most that far from when it was written), and what a killed run left half-written.
+ * Removes the records no run can be answered from any more: written longer ago than a plan is reused (each one's plan
+ * was made before it was written), and what a killed run left half-written.
  */
 function pruneRecords(dir: string, reuseMs: number): void {
   const now = Date.now();
@@ -345,8 +347,9 @@ export function recordQuick(entry: QuickEntry, deps: Deps, first: { files: strin
     spoil: () => void (spoiled = true),
     async keep(o) {
       stop();
-      const until = Date.parse(o.planMadeAt) + o.reuseMs;
-      if (spoiled || !(until > Date.now()) || o.files.some((f) => f.link === undefined && f.mtimeMs === undefined)) return;
+      const planMadeAt = Date.parse(o.planMadeAt);
+      const age = Date.now() - planMadeAt;
+      if (spoiled || !(age >= 0 && age < o.reuseMs) || o.files.some((f) => f.link === undefined && f.mtimeMs === undefined)) return;
       const dirs = new Set<string>();
       for (const f of o.files) for (let d = path.posix.dirname(f.path); d !== '.'; d = path.posix.dirname(d)) dirs.add(d);
       const record: QuickRecord = {
@@ -357,7 +360,8 @@ export function recordQuick(entry: QuickEntry, deps: Deps, first: { files: strin
         env: Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)),
         who: who(),
         prefix: o.prefix,
-        until,
+        planMadeAt,
+        reuseMs: o.reuseMs,
         seen: [
           { k: 'real', p: o.prefix, v: attempt(() => fs.realpathSync(o.prefix)) },
           { k: 'symlink', p: o.prefix, v: false },

@@ -154,7 +154,7 @@ describe('a setup run that changes nothing', () => {
     await markedRecord();
     const file = await recordFile();
     const record = JSON.parse(await fs.readFile(file, 'utf8'));
-    record.until = Date.now() - 1;
+    record.planMadeAt = Date.now() - record.reuseMs - 1;
     await fs.writeFile(file, JSON.stringify(record));
     const r = await run();
     expect(r.exitCode, r.stderr).toBe(0);
