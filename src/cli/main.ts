@@ -77,7 +77,7 @@ function unknownCommand(name: string): XpuError {
   });
 }
 
-/** `quick`: given by bin/xpu-setup.js, whose setup runs that change nothing may be answered from a record (quick.ts). */
+/** `quick`: given by bin/xpu-setup.js, whose setup runs that change nothing may be answered from a record (cache/quick-answers.ts). */
 export async function main(argv: string[], deps?: Deps, quick?: QuickEntry): Promise<number> {
   const env = deps?.env ?? process.env;
   const opts = optionArgs(argv);

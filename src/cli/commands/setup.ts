@@ -1,4 +1,5 @@
 // `xpu-setup` / `xpu-setup setup`: the whole job, then a short account of what was done and how to use it.
+import * as path from 'node:path';
 import { planSetup } from '../../pipeline/plan.js';
 import { openRunIndex, type RunIndex } from '../../pipeline/run-index.js';
 import { assertInstallable } from '../../pipeline/settle.js';
@@ -12,7 +13,6 @@ import type { Command } from '../command.js';
 import type { CommandContext } from '../types.js';
 import type { Output } from '../output.js';
 import { renderPlan, renderPlanLine } from '../render-plan.js';
-import * as path from 'node:path';
 import { parseSetupOptions } from '../setup-options.js';
 import { recordQuick, type QuickRecorder } from '../../cache/quick-answers.js';
 import type { SetupOptions } from '../../pipeline/options.js';
