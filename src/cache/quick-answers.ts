@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Deps } from '../base/deps.js';
 import { EnvVars } from '../base/env-names.js';
+import { optionArgs, optionValue } from '../base/option-scan.js';
 import { libcPathFromMaps } from '../platform/linux.js';
 import { defaultCacheDir, expandHome } from '../platform/index.js';
 
@@ -82,12 +83,6 @@ function attempt<T>(f: () => T): T | null {
   }
 }
 
-/** The arguments before `--`. */
-function optionArgs(argv: string[]): string[] {
-  const end = argv.indexOf('--');
-  return end === -1 ? argv : argv.slice(0, end);
-}
-
 /**
  * Where the record of this command line is kept: under the cache directory it names (`--cache-dir`, else
  * XPU_SETUP_CACHE_DIR, else the default), read without parsing the rest; a record found elsewhere than the run put it
@@ -95,12 +90,7 @@ function optionArgs(argv: string[]): string[] {
  * whole: runs of one command in two environments keep a record each.
  */
 export function quickFile(argv: string[], cwd: string, env: Record<string, string | undefined>, platform: NodeJS.Platform = process.platform): string {
-  let given: string | undefined;
-  const args = optionArgs(argv);
-  args.forEach((a, i) => {
-    if (a === '--cache-dir' && args[i + 1] !== undefined) given = args[i + 1];
-    else if (a.startsWith('--cache-dir=')) given = a.slice('--cache-dir='.length);
-  });
+  const given = optionValue(optionArgs(argv), 'cache-dir');
   const deps = { env, platform };
   const dir = path.resolve(cwd, given !== undefined ? expandHome(given, deps) : defaultCacheDir(deps));
   // FNV-1a, 32 bits twice over: a name, not a check (loading node:crypto takes about 4 ms, a third of this path's own).

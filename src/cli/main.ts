@@ -3,6 +3,7 @@
 import type { Deps } from '../base/deps.js';
 import { isXpuError, XpuError } from '../base/errors.js';
 import { expandHome } from '../platform/index.js';
+import { optionArgs, optionValue } from '../base/option-scan.js';
 import { commandHelp, EXIT_FAIL, EXIT_OK, EXIT_USAGE, generalHelp, nearest, parseCommandArgs, type CommandSpec } from './options.js';
 import type { QuickEntry } from '../cache/quick-answers.js';
 import { COMMANDS, findCommand } from './registry.js';
@@ -16,22 +17,6 @@ export function isCommandName(name: string): boolean {
 
 const VERSION_FLAGS = new Set(['-v', '-V', '--version']);
 
-/** The arguments before `--`: flags after it are values, not options. */
-function optionArgs(argv: string[]): string[] {
-  const end = argv.indexOf('--');
-  return end === -1 ? argv : argv.slice(0, end);
-}
-
-/** The --prefix value as given, without parsing the rest (the version answer must not fail on other options). */
-function prefixArg(argv: string[]): string | undefined {
-  let found: string | undefined;
-  argv.forEach((a, i) => {
-    if (a === '--prefix' && argv[i + 1] !== undefined) found = argv[i + 1];
-    else if (a.startsWith('--prefix=')) found = a.slice('--prefix='.length);
-  });
-  return found;
-}
-
 async function printVersion(argv: string[], env: Record<string, string | undefined>): Promise<number> {
   const { VERSION } = await import('../base/version.js');
   if (!argv.includes('--json')) {
@@ -43,7 +28,8 @@ async function printVersion(argv: string[], env: Record<string, string | undefin
     import('../platform/index.js'),
     import('../prefix/prefix-state.js'),
   ]);
-  const given = prefixArg(argv);
+  // The --prefix value as given, without parsing the rest (the version answer must not fail on other options).
+  const given = optionValue(argv, 'prefix');
   const prefix = path.resolve(given !== undefined ? expandHome(given, { env, platform: process.platform }) : defaultPrefix({ env, platform: process.platform }));
   const { receipt } = await readPrefixState(prefix);
   const doc = {

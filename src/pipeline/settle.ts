@@ -167,8 +167,8 @@ export async function decideRuntimeLibraries(
   opts: { quiet?: boolean; fetchRuntime?: () => Promise<void> } = {},
 ): Promise<InstallPlan> {
   if (!hasUndecidedRuntime(plan)) return plan;
-  const { readLdconfig } = await import('../machine/ldconfig.js');
-  const ldcache = (await readLdconfig(deps)).found;
+  // Another machine's libraries are not read: its runtime packages all come along (settleRuntime).
+  const ldcache = readsHostLibraries(plan) ? (await (await import('../machine/ldconfig.js')).readLdconfig(deps)).found : [];
   const decided = await settleRuntime(plan, deps, ldcache, libraries, opts.fetchRuntime);
   if (!opts.quiet) {
     for (const c of decided.components) {
