@@ -1,10 +1,84 @@
-// Debian packages: dpkg-deb turns the .deb into its data tarball, which streams into the tar reader.
+// Debian packages: an `ar` archive whose data member (data.tar, .gz or .zst) is read in this process and streams into
+// the tar reader; data.tar.xz and .bz2, which Node cannot decompress itself, go through dpkg-deb.
 import { spawn } from 'node:child_process';
+import { createReadStream } from 'node:fs';
+import * as fs from 'node:fs/promises';
+import { PassThrough, type Duplex } from 'node:stream';
 import { XpuError } from '../base/errors.js';
+import { gzipDecompressor, zstdDecompressor } from './decompress.js';
 import type { EntryVisitor } from './entry.js';
 import { readTar } from './tar.js';
 
+/** An `ar` member: its name and where its bytes are in the file. */
+interface ArMember {
+  name: string;
+  start: number;
+  size: number;
+}
+
+const AR_MAGIC = '!<arch>\n';
+const AR_HEADER = 60;
+
+/** Pure: the member whose 60-byte header is `h` at `at`, or undefined when `h` is not an ar member header. */
+function arMember(h: Buffer, at: number): ArMember | undefined {
+  if (h.length < AR_HEADER || h.toString('latin1', 58, 60) !== '`\n') return undefined;
+  const size = Number.parseInt(h.toString('latin1', 48, 58).trim(), 10);
+  if (!Number.isSafeInteger(size) || size < 0) return undefined;
+  return { name: h.toString('latin1', 0, 16).trim().replace(/\/$/, ''), start: at + AR_HEADER, size };
+}
+
+function notDeb(file: string, why: string): XpuError {
+  return new XpuError('BAD_ARCHIVE', `${file} is not a readable Debian package: ${why}`, {
+    details: { file },
+    hints: ['the download may be damaged: remove it from the cache and run again, or report the package to the index owner'],
+  });
+}
+
+/** The package's data member, from its `ar` headers (debian-binary 2.x first, as dpkg-deb asks). */
+async function dataMember(file: string, name: string): Promise<ArMember> {
+  const fh = await fs.open(file, 'r');
+  try {
+    const { size: fileSize } = await fh.stat();
+    const head = Buffer.alloc(8 + AR_HEADER + 4);
+    const { bytesRead } = await fh.read(head, 0, head.length, 0);
+    if (bytesRead < head.length || head.toString('latin1', 0, 8) !== AR_MAGIC) throw notDeb(name, 'it does not start as an ar archive');
+    const first = arMember(head.subarray(8), 8);
+    if (first?.name !== 'debian-binary' || !/^2\.\d+$/.test(head.toString('latin1', 8 + AR_HEADER, 8 + AR_HEADER + 4).trim())) {
+      throw notDeb(name, 'its first member is not debian-binary of format 2.x');
+    }
+    for (let at = first.start + first.size + (first.size % 2); at + AR_HEADER <= fileSize; ) {
+      const h = Buffer.alloc(AR_HEADER);
+      await fh.read(h, 0, AR_HEADER, at);
+      const m = arMember(h, at);
+      if (!m) throw notDeb(name, `its ar member header at byte ${at} is damaged`);
+      // A data member cut short is read as far as it goes: the tar reader names the member it ends in.
+      if (m.name.startsWith('data.tar')) return m;
+      if (m.start + m.size > fileSize) throw notDeb(name, `its ${m.name} member is cut short`);
+      at = m.start + m.size + (m.size % 2);
+    }
+    throw notDeb(name, 'it has no data.tar member');
+  } finally {
+    await fh.close();
+  }
+}
+
+/** A decompressor for a data member this process reads itself; undefined for one only dpkg-deb reads (xz, bz2). */
+async function decompressorFor(member: string): Promise<Duplex | null | undefined> {
+  if (member === 'data.tar') return null;
+  if (member === 'data.tar.zst') return zstdDecompressor();
+  if (member === 'data.tar.gz') return gzipDecompressor();
+  return undefined;
+}
+
 export async function readDeb(file: string, visit: EntryVisitor, name = file): Promise<void> {
+  const data = await dataMember(file, name);
+  const decompressor = await decompressorFor(data.name);
+  if (decompressor === undefined) return readDebThroughDpkg(file, visit, name);
+  const body = createReadStream(file, { start: data.start, end: data.start + data.size - 1, highWaterMark: 1 << 20 });
+  await readTar(body, name, visit, decompressor ?? undefined);
+}
+
+async function readDebThroughDpkg(file: string, visit: EntryVisitor, name: string): Promise<void> {
   const child = spawn('dpkg-deb', ['--fsys-tarfile', file], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -18,7 +92,9 @@ export async function readDeb(file: string, visit: EntryVisitor, name = file): P
     );
     child.on('close', (code) => resolve(code ?? -1));
   });
-  const reading = readTar(child.stdout, name, visit);
+  // Taken at once: output nobody reads yet when the child exits is thrown away by Node, and the tar reader attaches
+  // only after its parser has loaded, which a small package's dpkg-deb can outrun.
+  const reading = readTar(child.stdout.pipe(new PassThrough({ highWaterMark: 1 << 20 })), name, visit);
   const [code] = await Promise.all([exited, reading.catch(async (e) => { child.kill(); throw e; })]);
   if (code !== 0) {
     throw new XpuError('BAD_ARCHIVE', `dpkg-deb could not read ${name}: ${stderr.trim()}`, { details: { file, stderr } });

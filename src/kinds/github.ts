@@ -426,11 +426,11 @@ async function readGlibcFloor(url: string, ctx: SourceContext): Promise<string |
 async function glibcAbove(archives: readonly PlannedArchive[], ctx: SourceContext): Promise<{ archive: PlannedArchive; glibc: string } | undefined> {
   const host = ctx.host.glibc;
   if (!host) return undefined;
-  for (const archive of archives.filter((a) => a.format === 'deb')) {
-    const glibc = await glibcFloorOf(archive, ctx);
-    if (glibc && compareConda(glibc, host) > 0) return { archive, glibc };
-  }
-  return undefined;
+  // Every package's head is asked for at once; the first in order that needs more than the host has is named.
+  const debs = archives.filter((a) => a.format === 'deb');
+  const needs = await Promise.all(debs.map((a) => glibcFloorOf(a, ctx)));
+  const i = needs.findIndex((glibc) => glibc !== undefined && compareConda(glibc, host) > 0);
+  return i < 0 ? undefined : { archive: debs[i]!, glibc: needs[i]! };
 }
 
 /** The assets of the release of `w.repository` that the pins file at `tag` names, verified by its sum list or GitHub's digests. */

@@ -1,5 +1,6 @@
 // Whether every shared library in a tree finds what it needs (ELF: DT_NEEDED, symbol versions, every undefined symbol; PE: imported DLLs) in the tree or on this machine, read from the files without loading them.
-import { readdir, realpath } from 'node:fs/promises';
+import { existsSync, realpathSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Deps } from '../base/deps.js';
 import { isXpuError } from '../base/errors.js';
@@ -49,6 +50,15 @@ interface ReadLibrary {
   symbols?: ElfSymbols;
 }
 
+/** Where `file` really is (links followed), or undefined when it does not resolve. */
+function realpathOrNone(file: string): string | undefined {
+  try {
+    return realpathSync.native(file);
+  } catch {
+    return undefined;
+  }
+}
+
 /** `f` answering each key once: a later call with the same key gets the first answer. */
 function keptByKey<V>(f: (key: string) => V): (key: string) => V {
   const kept = new Map<string, V>();
@@ -78,13 +88,16 @@ export async function unmetLibraryNeeds(deps: Deps, root: string, libDirs: strin
       return refused ? { refused: `${file} ${refused} (past what a real library has, so it is not read)` } : { elf, symbols };
     }),
   );
+  /** Starts reading a library that is awaited later (which then sees any failure). */
+  const prefetch = (file: string) => void readOrWhy(file).catch(() => undefined);
   const read = async (file: string): Promise<ReadLibrary | undefined> => {
     const r = await readOrWhy(file);
     return 'refused' in r ? undefined : r;
   };
   // Each path is looked at once, and each name searched for once: every library of a tree looks for libc, libstdc++
   // and the rest along the same paths.
-  const exists = keptByKey((p: string): Promise<boolean> => realpath(p).then(() => true, () => false));
+  // Looked at without the thread pool: a check asks of a few hundred paths, each a moment's work for the kernel.
+  const exists = keptByKey((p: string): boolean => existsSync(p));
   const systemSearch = keptByKey((lib: string): string[] => layout.librarySearch(lib, deps.env, ldcache).map((c) => c.path));
   const treeDirs = libDirs.map((d) => path.join(root, d));
   const systemDirs = new Set([...layout.librarySearch('', deps.env, []).map((c) => path.resolve(c.path)), ...ldcache.map((e) => path.dirname(e.path))]);
@@ -109,64 +122,70 @@ export async function unmetLibraryNeeds(deps: Deps, root: string, libDirs: strin
     for (const c of candidatesOf(from, elf, lib)) {
       const inTree = c.startsWith(root + path.sep) || systemDirs.has(path.dirname(c));
       if (!inTree) {
-        if (!outside && (await exists(c))) outside = c;
+        if (!outside && exists(c)) outside = c;
         continue;
       }
-      if (await exists(c)) return { at: c };
+      if (exists(c)) return { at: c };
     }
     return outside ? { reason: `its RPATH or RUNPATH leads to ${outside}, outside the tree and this system's library directories: named, not read` } : {};
   };
   const locate = async (from: string, elf: ElfNeeds, lib: string): Promise<string | undefined> => (await locateOrWhy(from, elf, lib)).at;
   const out: UnmetNeed[] = [];
   const seen = new Set<string>();
-  for (const dir of treeDirs) {
-    const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => SHARED_LIBRARY.test(n) && (!only || only.includes(n))).sort();
-    for (const name of names) {
-      const file = path.join(dir, name);
-      const real = await realpath(file).catch(() => undefined);
-      if (!real || seen.has(real)) continue;
-      seen.add(real);
-      const self = await readOrWhy(file);
-      const rel = path.relative(root, file).split(path.sep).join('/');
-      // A file of a library's name that is no ELF (a linker script) is not loaded; one that cannot be read is said.
-      if ('refused' in self) {
-        if (!self.notElf) out.push({ file: rel, library: name, reason: self.refused, unreadable: true });
+  const libraries = (
+    await Promise.all(
+      treeDirs.map(async (dir) => (await readdir(dir).catch(() => [] as string[])).filter((n) => SHARED_LIBRARY.test(n) && (!only || only.includes(n))).sort().map((name) => ({ name, file: path.join(dir, name) }))),
+    )
+  ).flat();
+  // Every library is read at once, and each one's needs are found and read together: the reads wait on the disk, not
+  // on each other.
+  for (const { file } of libraries) prefetch(file);
+  for (const { name, file } of libraries) {
+    const real = realpathOrNone(file);
+    if (!real || seen.has(real)) continue;
+    seen.add(real);
+    const self = await readOrWhy(file);
+    const rel = path.relative(root, file).split(path.sep).join('/');
+    // A file of a library's name that is no ELF (a linker script) is not loaded; one that cannot be read is said.
+    if ('refused' in self) {
+      if (!self.notElf) out.push({ file: rel, library: name, reason: self.refused, unreadable: true });
+      continue;
+    }
+    const elf = self.elf;
+    let complete = true;
+    const located = await Promise.all(elf.needed.map((lib) => locateOrWhy(file, elf, lib)));
+    for (const { at } of located) if (at) prefetch(at);
+    for (const [i, lib] of elf.needed.entries()) {
+      const { at, reason } = located[i]!;
+      const providedBy = layout.libraryPackages[lib];
+      if (!at) {
+        complete = false;
+        out.push({ file: rel, library: lib, providedBy, ...(reason ? { reason } : {}) });
         continue;
       }
-      const elf = self.elf;
-      let complete = true;
-      for (const lib of elf.needed) {
-        const { at, reason } = await locateOrWhy(file, elf, lib);
-        const providedBy = layout.libraryPackages[lib];
-        if (!at) {
-          complete = false;
-          out.push({ file: rel, library: lib, providedBy, ...(reason ? { reason } : {}) });
-          continue;
-        }
-        // The first file of the name is the one loaded: one that is not a library ends the load there.
-        const found = await readOrWhy(at);
-        if ('refused' in found) {
-          complete = false;
-          out.push({ file: rel, library: lib, foundAt: at, reason: found.refused });
-          continue;
-        }
-        const wanted = elf.versionNeeds.find((v) => v.file === lib)?.versions ?? [];
-        if (!wanted.length) continue;
-        const defs = found.elf.versionDefs;
-        for (const v of wanted.filter((w) => !defs.includes(w))) {
-          complete = false;
-          out.push({ file: rel, library: lib, version: v, foundAt: at, newest: newestInFamily(defs, v), providedBy });
-        }
+      // The first file of the name is the one loaded: one that is not a library ends the load there.
+      const found = await readOrWhy(at);
+      if ('refused' in found) {
+        complete = false;
+        out.push({ file: rel, library: lib, foundAt: at, reason: found.refused });
+        continue;
       }
-      // A library whose own needs are unmet already fails to load: its symbols would only repeat that.
-      if (complete) {
-        const missing = await unresolvedSymbols(file, read, locate, layout.dynamicLinker);
-        const inTree = (p: string) => (p.startsWith(root + path.sep) ? path.relative(root, p).split(path.sep).join('/') : p);
-        if (missing) {
-          const origins = symbolOrigins(missing.symbols);
-          const library = origins[0]?.libraries[layout.binaryFormat] ?? missing.library;
-          out.push({ file: rel, ...missing, library, lookedIn: missing.lookedIn.map(inTree), ...(origins.length ? { origins } : {}) });
-        }
+      const wanted = elf.versionNeeds.find((v) => v.file === lib)?.versions ?? [];
+      if (!wanted.length) continue;
+      const defs = found.elf.versionDefs;
+      for (const v of wanted.filter((w) => !defs.includes(w))) {
+        complete = false;
+        out.push({ file: rel, library: lib, version: v, foundAt: at, newest: newestInFamily(defs, v), providedBy });
+      }
+    }
+    // A library whose own needs are unmet already fails to load: its symbols would only repeat that.
+    if (complete) {
+      const missing = await unresolvedSymbols(file, read, locate, layout.dynamicLinker);
+      const inTree = (p: string) => (p.startsWith(root + path.sep) ? path.relative(root, p).split(path.sep).join('/') : p);
+      if (missing) {
+        const origins = symbolOrigins(missing.symbols);
+        const library = origins[0]?.libraries[layout.binaryFormat] ?? missing.library;
+        out.push({ file: rel, ...missing, library, lookedIn: missing.lookedIn.map(inTree), ...(origins.length ? { origins } : {}) });
       }
     }
   }
@@ -193,19 +212,18 @@ async function unresolvedSymbols(
   const needed: string[] = [];
   while (queue.length) {
     const at = queue.shift()!;
-    const real = await realpath(at).catch(() => at);
+    const real = realpathOrNone(at) ?? at;
     if (inScope.has(real)) continue;
     inScope.add(real);
     const lib = await read(at);
     if (!lib?.symbols) return undefined;
     scope.push({ path: at, symbols: lib.symbols });
-    for (const dep of lib.elf.needed) {
-      const found = await locate(at, lib.elf, dep);
-      if (found) queue.push(found);
-      if (at === file) needed.push(dep);
-    }
+    const found = await Promise.all(lib.elf.needed.map((dep) => locate(at, lib.elf, dep)));
+    for (const f of found) if (f) void read(f).catch(() => undefined);
+    queue.push(...found.filter((f): f is string => f !== undefined));
+    if (at === file) needed.push(...lib.elf.needed);
   }
-  if (dynamicLinker && !inScope.has(await realpath(dynamicLinker).catch(() => dynamicLinker))) {
+  if (dynamicLinker && !inScope.has(realpathOrNone(dynamicLinker) ?? dynamicLinker)) {
     const ld = await read(dynamicLinker);
     if (ld?.symbols) scope.push({ path: dynamicLinker, symbols: ld.symbols });
   }
