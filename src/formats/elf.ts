@@ -168,9 +168,10 @@ const STB_WEAK = 2;
 /**
  * Pure: the dynamic symbol table (.dynsym) of a 64-bit little-endian ELF file, found through the dynamic section as
  * the dynamic linker finds it (DT_SYMTAB, its length from DT_HASH or DT_GNU_HASH), so a file without section headers
- * reads the same. Undefined when the bytes are not such a file or its table cannot be sized.
+ * reads the same. Undefined when the bytes are not such a file or its table cannot be sized. `takes`: false for a
+ * library that is only asked what it defines, whose undefined symbols are then not read (none listed).
  */
-export function readElfSymbols(b: Buffer): ElfSymbols | undefined {
+export function readElfSymbols(b: Buffer, takes = true): ElfSymbols | undefined {
   const d = readDynamic(b);
   if (!d) return undefined;
   const symtab = d.fileOffset(d.one(DT.SYMTAB) ?? -1);
@@ -181,7 +182,7 @@ export function readElfSymbols(b: Buffer): ElfSymbols | undefined {
   if (count > ELF_LIMITS.symbols) return { ...none, refused: `has ${count} dynamic symbols, more than ${ELF_LIMITS.symbols}` };
   const undefinedNames: string[] = [];
   // Entry 0 is the null symbol. Only the names of undefined symbols are read here.
-  for (let i = 1; i < count; i++) {
+  for (let i = 1; takes && i < count; i++) {
     const at = symtab + i * SYM_SIZE;
     if (at + SYM_SIZE > b.length) break;
     if (b.readUInt16LE(at + 6) !== 0 || b[at + 4]! >> 4 === STB_WEAK) continue;

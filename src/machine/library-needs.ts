@@ -83,7 +83,8 @@ export async function unmetLibraryNeeds(deps: Deps, root: string, libDirs: strin
       if ('refused' in r) return r;
       const elf = readElfNeeds(r.value);
       if (!elf) return { refused: `${file} is not an ELF shared library`, notElf: true };
-      const symbols = readElfSymbols(r.value);
+      // Only the tree's own libraries are checked for what they take; the system's are asked what they define.
+      const symbols = readElfSymbols(r.value, file.startsWith(root + path.sep));
       const refused = elf.refused ?? symbols?.refused;
       return refused ? { refused: `${file} ${refused} (past what a real library has, so it is not read)` } : { elf, symbols };
     }),

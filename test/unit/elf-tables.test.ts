@@ -74,6 +74,11 @@ describe('readElfTables', () => {
     expect(sym.undefined).toContain('xpu_taken');
     expect([...names, 'xpu_calls', 'xpu_keep'].filter((n) => !sym.defines(n))).toEqual([]);
     for (const n of ['xpu_taken', 'xpu_local', 'xpu_defined_300', 'xpu_defined', '']) expect(sym.defines(n), n).toBe(false);
+    // A library only asked what it defines: the same answers, its undefined symbols not read.
+    const asked = readElfSymbols(readFileSync(lib), false)!;
+    expect(asked.undefined).toEqual([]);
+    expect([...names, 'xpu_calls', 'xpu_keep'].filter((n) => !asked.defines(n))).toEqual([]);
+    expect(asked.defines('xpu_taken')).toBe(false);
   });
 
   it('reads a library without section headers whole, and one whose section headers miss a table whole too', async () => {
