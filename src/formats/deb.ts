@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { createReadStream } from 'node:fs';
 import * as fs from 'node:fs/promises';
-import { PassThrough, type Duplex } from 'node:stream';
+import type { Duplex } from 'node:stream';
 import { XpuError } from '../base/errors.js';
 import { gzipDecompressor, zstdDecompressor } from './decompress.js';
 import type { EntryVisitor } from './entry.js';
@@ -79,6 +79,9 @@ export async function readDeb(file: string, visit: EntryVisitor, name = file): P
 }
 
 async function readDebThroughDpkg(file: string, visit: EntryVisitor, name: string): Promise<void> {
+  // The tar parser is loaded before dpkg-deb starts, so the reader attaches at once: output nobody reads yet when a
+  // child exits is thrown away, and a small package's dpkg-deb can exit while the parser is still loading.
+  await import('tar');
   const child = spawn('dpkg-deb', ['--fsys-tarfile', file], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -92,9 +95,7 @@ async function readDebThroughDpkg(file: string, visit: EntryVisitor, name: strin
     );
     child.on('close', (code) => resolve(code ?? -1));
   });
-  // Taken at once: output nobody reads yet when the child exits is thrown away by Node, and the tar reader attaches
-  // only after its parser has loaded, which a small package's dpkg-deb can outrun.
-  const reading = readTar(child.stdout.pipe(new PassThrough({ highWaterMark: 1 << 20 })), name, visit);
+  const reading = readTar(child.stdout, name, visit);
   const [code] = await Promise.all([exited, reading.catch(async (e) => { child.kill(); throw e; })]);
   if (code !== 0) {
     throw new XpuError('BAD_ARCHIVE', `dpkg-deb could not read ${name}: ${stderr.trim()}`, { details: { file, stderr } });
