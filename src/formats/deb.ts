@@ -90,7 +90,7 @@ async function readDebThroughDpkg(file: string, visit: EntryVisitor, name: strin
       reject(new XpuError('BAD_ARCHIVE', `cannot run dpkg-deb to read ${file}`, {
         cause: e,
         details: { file },
-        hints: ['the apt source needs dpkg-deb (Debian and Ubuntu have it); choose another source with --source'],
+        hints: ['a package whose data is xz- or bzip2-compressed is read through dpkg-deb (Debian and Ubuntu have it): install dpkg, or choose another source with --source'],
       })),
     );
     child.on('close', (code) => resolve(code ?? -1));
