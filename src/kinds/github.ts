@@ -360,6 +360,8 @@ export async function resolveGithub(spec: GithubSourceSpec, ctx: SourceContext):
     }
     const sums = parseSumList(await read.text(sumAsset.url), sumAsset.url);
     const archives = verified(own.found, sums, sumAsset.url, release.tag, spec);
+    // The release's own packages' heads are read while the releases it pins are looked up.
+    if (ctx.host.glibc) for (const a of archives) if (a.format === 'deb') void glibcFloorOf(a, ctx);
     for (const w of spec.with ?? []) archives.push(...(await pinnedArchives(w, release.tag, pinned, values, api, read, spec)));
     const needs = await glibcAbove(archives, ctx);
     if (needs) {
