@@ -140,8 +140,10 @@ interface Unpacked {
   fetched: FetchedArchive[];
 }
 
-/** What the fetch failed an archive with: said by the fetch's own line, not as the install's. */
-const fetchFailures = new WeakSet<object>();
+/** The fetch's failure of an archive the unpack waited for: said by the fetch's own line, not as the install's. */
+class FetchFailed {
+  constructor(readonly error: unknown) {}
+}
 
 const undecidedRuntime = (a: PlannedArchive): boolean => !!a.runtime && a.runtime.install === undefined;
 
@@ -176,8 +178,7 @@ async function unpackAll(plan: InstallPlan, run: Fetching, stage: Stage, staging
     const streamed = live && readsLive(archive.format) ? await staging.extractLive(archive.format, live, label, archive.map) : undefined;
     if (typeof streamed === 'object') reporter.debug(`${archive.filename}: unpacked from the finished file (${streamed.notLive})`);
     const f = await from.archives[i]!.catch((err: unknown) => {
-      if (typeof err === 'object' && err) fetchFailures.add(err);
-      throw err;
+      throw new FetchFailed(err);
     });
     fetched.push(f);
     const n = typeof streamed === 'number' ? streamed : await staging.extract(f.archive.format, f.file.path, label, f.archive.map);
@@ -388,12 +389,13 @@ export async function installPlan(
     await withSignalsHeld(prefix, () => swapIn(stagingDir, prefix, opts.rename ?? fs.rename));
     task?.succeed(`installed ${receipt.files.length} files into ${prefix}`);
     return { plan, prefix, changed: true, receipt, notes };
-  } catch (e) {
+  } catch (thrown) {
+    const e = thrown instanceof FetchFailed ? thrown.error : thrown;
     // Nothing may still be reading or writing the staging tree when it is removed.
     await Promise.all([run.cancel(), Promise.allSettled(checks)]);
     // The install's own failure, met while the fetch was still open (held runtime packages keep it so), is said as
     // the install's; a failure of the fetch was said by the fetch's line.
-    if (!task && !fetchFailures.has(e as object)) task = reporter.task('installing');
+    if (!task && !(thrown instanceof FetchFailed)) task = reporter.task('installing');
     // A tree the checks refused may be followed by another candidate in the same run: said as what it is.
     task?.fail(`${e instanceof XpuError && e.code === 'PREFIX_CHECK' ? 'refused before the swap' : 'install failed'}; the prefix was left as it was`);
     await fs.rm(stagingDir, { recursive: true, force: true });
