@@ -360,8 +360,9 @@ export async function resolveGithub(spec: GithubSourceSpec, ctx: SourceContext):
     }
     const sums = parseSumList(await read.text(sumAsset.url), sumAsset.url);
     const archives = verified(own.found, sums, sumAsset.url, release.tag, spec);
-    // The release's own packages' heads are read while the releases it pins are looked up.
-    if (ctx.host.glibc) for (const a of archives) if (a.format === 'deb') void glibcFloorOf(a, ctx);
+    // The head of the release's first package is read while the releases it pins are looked up.
+    const firstDeb = archives.find((a) => a.format === 'deb');
+    if (ctx.host.glibc && firstDeb) void glibcFloorOf(firstDeb, ctx);
     for (const w of spec.with ?? []) archives.push(...(await pinnedArchives(w, release.tag, pinned, values, api, read, spec)));
     const needs = await glibcAbove(archives, ctx);
     if (needs) {
@@ -428,11 +429,15 @@ async function readGlibcFloor(url: string, ctx: SourceContext): Promise<string |
 async function glibcAbove(archives: readonly PlannedArchive[], ctx: SourceContext): Promise<{ archive: PlannedArchive; glibc: string } | undefined> {
   const host = ctx.host.glibc;
   if (!host) return undefined;
-  // Every package's head is asked for at once; the first in order that needs more than the host has is named.
   const debs = archives.filter((a) => a.format === 'deb');
-  const needs = await Promise.all(debs.map((a) => glibcFloorOf(a, ctx)));
-  const i = needs.findIndex((glibc) => glibc !== undefined && compareConda(glibc, host) > 0);
-  return i < 0 ? undefined : { archive: debs[i]!, glibc: needs[i]! };
+  // The first package's head alone: a release built for a newer glibc says so there, and is passed over on one
+  // request. The others' are then asked for at once; the first in order that needs more than the host has is named.
+  for (const group of [debs.slice(0, 1), debs.slice(1)]) {
+    const needs = await Promise.all(group.map((a) => glibcFloorOf(a, ctx)));
+    const i = needs.findIndex((glibc) => glibc !== undefined && compareConda(glibc, host) > 0);
+    if (i >= 0) return { archive: group[i]!, glibc: needs[i]! };
+  }
+  return undefined;
 }
 
 /** The assets of the release of `w.repository` that the pins file at `tag` names, verified by its sum list or GitHub's digests. */
