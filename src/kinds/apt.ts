@@ -120,7 +120,8 @@ async function sharesSystemCache(deps: Deps): Promise<boolean> {
 }
 
 /**
- * apt's options for a run. Each start of apt-cache or apt-get needs apt's binary cache (`pkgcache.bin`), which it
+ * apt's options for a run: the architectures it works with (aptArchitectures), and where its binary cache is. Each
+ * start of apt-cache or apt-get needs apt's binary cache (`pkgcache.bin`), which it
  * otherwise builds from the package lists: about a second on Debian 12, two on sid. The system's is used where apt keeps
  * one this process may write (apt keeps it current itself, and every apt command shares it); else one kept in the index
  * cache, which apt rebuilds when the lists change. Machines and images that keep none (Docker's Debian images set
@@ -133,9 +134,29 @@ export async function aptOptions(deps: Deps, cacheDir: string | undefined): Prom
     system = sharesSystemCache(deps);
     systemCache.set(deps, system);
   }
-  if (await system) return [];
+  let archs = architectures.get(deps);
+  if (!archs) {
+    archs = aptArchitectures(deps);
+    architectures.set(deps, archs);
+  }
+  const given = (await archs).flatMap((a) => ['-o', `APT::Architectures::=${a}`]);
+  if (await system) return given;
   await fs.mkdir(path.join(indexCacheDir(cacheDir), 'apt'), { recursive: true });
-  return ['-o', `Dir::Cache::pkgcache=${path.join(indexCacheDir(cacheDir), 'apt', 'pkgcache.bin')}`, '-o', 'Dir::Cache::srcpkgcache='];
+  return [...given, '-o', `Dir::Cache::pkgcache=${path.join(indexCacheDir(cacheDir), 'apt', 'pkgcache.bin')}`, '-o', 'Dir::Cache::srcpkgcache='];
+}
+
+/** apt's architectures for a run, asked once per machine seam. */
+const architectures = new WeakMap<Deps, Promise<string[]>>();
+
+/**
+ * The architectures apt works with, as apt-config gives them (APT::Architectures as configured, else the native one and
+ * dpkg's foreign ones), to be handed to every apt-cache and apt-get start: one left to find them itself asks dpkg two or
+ * three times (20 dpkg starts in a plan of the driver set). None when apt-config cannot say: apt then asks dpkg.
+ */
+async function aptArchitectures(deps: Deps): Promise<string[]> {
+  const r = await deps.exec('apt-config', ['dump', '--format', '%f=%v%n', 'APT::Architectures'], { env: deps.env, timeoutMs: 10_000 });
+  if (r.exitCode !== 0) return [];
+  return [...r.stdout.matchAll(/^APT::Architectures::=([a-z0-9-]+)$/gm)].map((m) => m[1]!);
 }
 
 /** The first apt-cache start of a run, by machine seam: the one that builds the binary cache when it is missing or stale. */

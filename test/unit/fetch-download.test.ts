@@ -6,10 +6,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DownloadCache } from '../../src/cache/store.js';
 import type { Deps, Exec } from '../../src/base/deps.js';
 import { aptOptions, fetchApt, fetchAptMany } from '../../src/kinds/apt.js';
+import { realDeps } from '../../src/cli/real-deps.js';
 import { downloadToCache } from '../../src/net/download.js';
 import { fetchPlan } from '../../src/fetch/fetch.js';
 import { processStartTime } from '../../src/base/lock-owner.js';
@@ -629,10 +631,25 @@ describe("aptOptions: apt's binary cache", () => {
     const deps = seam('/var/cache/apt/pkgcache.bin', ['/var/cache/apt/pkgcache.bin'], asked);
     expect(await aptOptions(deps, path.join(dir, 'a'))).toEqual([]);
     expect(await aptOptions(deps, path.join(dir, 'a'))).toEqual([]);
-    expect(asked).toEqual(['apt-config shell P Dir::Cache::pkgcache/f']);
+    expect(asked).toEqual(['apt-config shell P Dir::Cache::pkgcache/f', 'apt-config dump --format %f=%v%n APT::Architectures']);
     // Not there yet, where apt may make it (apt-get clean removed it): apt makes it on its first start.
     expect(await aptOptions(seam('/var/cache/apt/pkgcache.bin', ['/var/cache/apt']), path.join(dir, 'b'))).toEqual([]);
     await expect(fs.readdir(dir)).resolves.toEqual([]);
+  });
+
+  it("hands every start the architectures apt-config gives, so that none asks dpkg for them again", async () => {
+    const archs: Deps = {
+      ...seam('/var/cache/apt/pkgcache.bin', ['/var/cache/apt/pkgcache.bin']),
+      exec: async (_program: string, args: string[]) => ({
+        exitCode: 0,
+        stdout: args[0] === 'dump' ? 'APT::Architectures=\nAPT::Architectures::=amd64\nAPT::Architectures::=i386\n' : "P='/var/cache/apt/pkgcache.bin'\n",
+        stderr: '',
+      }),
+    } as unknown as Deps;
+    expect(await aptOptions(archs, path.join(dir, 'd'))).toEqual(['-o', 'APT::Architectures::=amd64', '-o', 'APT::Architectures::=i386']);
+    // This machine's apt-config gives its native architecture first, as dpkg names it.
+    const native = execFileSync('dpkg', ['--print-architecture'], { encoding: 'utf8' }).trim();
+    expect((await aptOptions(realDeps(), path.join(dir, 'e'))).slice(0, 2)).toEqual(['-o', `APT::Architectures::=${native}`]);
   });
 
   it.each([
