@@ -9,7 +9,7 @@ import { gzipDecompressor, zstdDecompressor } from './decompress.js';
 import type { EntryVisitor } from './entry.js';
 import { readTar } from './tar.js';
 
-/** An `ar` member: its name and where its bytes are in the file. */
+/** An `ar` member: its name, and where its bytes start in the package and how many there are. */
 interface ArMember {
   name: string;
   start: number;
@@ -102,26 +102,17 @@ async function readDebThroughDpkg(file: string, visit: EntryVisitor, name: strin
   }
 }
 
-/** The `ar` member holding a .deb's control files, as found in the first bytes of the package. */
-interface ControlMember {
-  name: string;
-  /** Where its bytes start in the package, and how many there are. */
-  start: number;
-  size: number;
-}
-
 /**
  * Pure: the control member of a .deb from the package's first bytes (`!<arch>`, `debian-binary`, then `control.tar*`),
  * or undefined when `head` is not the start of a .deb.
  */
-export function debControlMember(head: Buffer): ControlMember | undefined {
-  if (head.length < 8 || head.toString('latin1', 0, 8) !== '!<arch>\n') return undefined;
-  for (let at = 8; at + 60 <= head.length; ) {
-    const name = head.toString('latin1', at, at + 16).trim().replace(/\/$/, '');
-    const size = Number.parseInt(head.toString('latin1', at + 48, at + 58).trim(), 10);
-    if (!Number.isSafeInteger(size) || size < 0 || head.toString('latin1', at + 58, at + 60) !== '`\n') return undefined;
-    if (name.startsWith('control.tar')) return { name, start: at + 60, size };
-    at += 60 + size + (size % 2);
+export function debControlMember(head: Buffer): ArMember | undefined {
+  if (head.length < 8 || head.toString('latin1', 0, 8) !== AR_MAGIC) return undefined;
+  for (let at = 8; at + AR_HEADER <= head.length; ) {
+    const m = arMember(head.subarray(at, at + AR_HEADER), at);
+    if (!m) return undefined;
+    if (m.name.startsWith('control.tar')) return m;
+    at = m.start + m.size + (m.size % 2);
   }
   return undefined;
 }

@@ -104,8 +104,8 @@ export function parseAptCachePolicy(text: string): Map<string, string | null> {
 /** The host's C library package: never added to a closure (a prefix cannot bring its own glibc). */
 const HOST_LIBC = 'libc6';
 
-/** Whether a run uses the system's binary cache, decided once per machine seam. */
-const systemCache = new WeakMap<Deps, Promise<boolean>>();
+/** What apt's configuration says for a run, asked once per machine seam: whether the system's binary cache is used, and the architectures. */
+const aptConfig = new WeakMap<Deps, Promise<{ systemCache: boolean; architectures: string[] }>>();
 
 /**
  * Whether apt keeps a binary cache of its own that this process may use and write (apt then keeps it current): apt's
@@ -121,32 +121,25 @@ async function sharesSystemCache(deps: Deps): Promise<boolean> {
 
 /**
  * apt's options for a run: the architectures it works with (aptArchitectures), and where its binary cache is. Each
- * start of apt-cache or apt-get needs apt's binary cache (`pkgcache.bin`), which it
- * otherwise builds from the package lists: about a second on Debian 12, two on sid. The system's is used where apt keeps
+ * start of apt-cache or apt-get needs apt's binary cache (`pkgcache.bin`), which it otherwise builds from the package
+ * lists: about a second on Debian 12, two on sid. The system's is used where apt keeps
  * one this process may write (apt keeps it current itself, and every apt command shares it); else one kept in the index
  * cache, which apt rebuilds when the lists change. Machines and images that keep none (Docker's Debian images set
  * `Dir::Cache::pkgcache ""`), and users who cannot write the system's, then pay for it once, not on every start.
  */
 export async function aptOptions(deps: Deps, cacheDir: string | undefined): Promise<string[]> {
   if (!cacheDir) return [];
-  let system = systemCache.get(deps);
-  if (!system) {
-    system = sharesSystemCache(deps);
-    systemCache.set(deps, system);
+  let config = aptConfig.get(deps);
+  if (!config) {
+    config = Promise.all([sharesSystemCache(deps), aptArchitectures(deps)]).then(([systemCache, architectures]) => ({ systemCache, architectures }));
+    aptConfig.set(deps, config);
   }
-  let archs = architectures.get(deps);
-  if (!archs) {
-    archs = aptArchitectures(deps);
-    architectures.set(deps, archs);
-  }
-  const given = (await archs).flatMap((a) => ['-o', `APT::Architectures::=${a}`]);
-  if (await system) return given;
+  const { systemCache, architectures } = await config;
+  const given = architectures.flatMap((a) => ['-o', `APT::Architectures::=${a}`]);
+  if (systemCache) return given;
   await fs.mkdir(path.join(indexCacheDir(cacheDir), 'apt'), { recursive: true });
   return [...given, '-o', `Dir::Cache::pkgcache=${path.join(indexCacheDir(cacheDir), 'apt', 'pkgcache.bin')}`, '-o', 'Dir::Cache::srcpkgcache='];
 }
-
-/** apt's architectures for a run, asked once per machine seam. */
-const architectures = new WeakMap<Deps, Promise<string[]>>();
 
 /**
  * The architectures apt works with, as apt-config gives them (APT::Architectures as configured, else the native one and

@@ -117,7 +117,7 @@ export async function unmetLibraryNeeds(deps: Deps, root: string, libDirs: strin
    * path the linker opens as it is (relative to the program's working directory), never searched for; a directory of
    * RPATH or RUNPATH outside the tree and the system's library directories is named, not read.
    */
-  const locateOrWhy = async (from: string, elf: ElfNeeds, lib: string): Promise<{ at?: string; reason?: string }> => {
+  const locateOrWhy = (from: string, elf: ElfNeeds, lib: string): { at?: string; reason?: string } => {
     if (lib.includes('/')) return { reason: `the name holds "/": the dynamic linker opens it as a path, not a library in a search directory, and it is not read` };
     let outside: string | undefined;
     for (const c of candidatesOf(from, elf, lib)) {
@@ -130,7 +130,7 @@ export async function unmetLibraryNeeds(deps: Deps, root: string, libDirs: strin
     }
     return outside ? { reason: `its RPATH or RUNPATH leads to ${outside}, outside the tree and this system's library directories: named, not read` } : {};
   };
-  const locate = async (from: string, elf: ElfNeeds, lib: string): Promise<string | undefined> => (await locateOrWhy(from, elf, lib)).at;
+  const locate = (from: string, elf: ElfNeeds, lib: string): string | undefined => locateOrWhy(from, elf, lib).at;
   const out: UnmetNeed[] = [];
   const seen = new Set<string>();
   const libraries = (
@@ -154,7 +154,7 @@ export async function unmetLibraryNeeds(deps: Deps, root: string, libDirs: strin
     }
     const elf = self.elf;
     let complete = true;
-    const located = await Promise.all(elf.needed.map((lib) => locateOrWhy(file, elf, lib)));
+    const located = elf.needed.map((lib) => locateOrWhy(file, elf, lib));
     for (const { at } of located) if (at) prefetch(at);
     for (const [i, lib] of elf.needed.entries()) {
       const { at, reason } = located[i]!;
@@ -202,7 +202,7 @@ export async function unmetLibraryNeeds(deps: Deps, root: string, libDirs: strin
 async function unresolvedSymbols(
   file: string,
   read: (file: string) => Promise<ReadLibrary | undefined>,
-  locate: (from: string, elf: ElfNeeds, lib: string) => Promise<string | undefined>,
+  locate: (from: string, elf: ElfNeeds, lib: string) => string | undefined,
   dynamicLinker: string | undefined,
 ): Promise<{ library: string; symbols: string[]; lookedIn: string[] } | undefined> {
   const self = await read(file);
@@ -219,7 +219,7 @@ async function unresolvedSymbols(
     const lib = await read(at);
     if (!lib?.symbols) return undefined;
     scope.push({ path: at, symbols: lib.symbols });
-    const found = await Promise.all(lib.elf.needed.map((dep) => locate(at, lib.elf, dep)));
+    const found = lib.elf.needed.map((dep) => locate(at, lib.elf, dep));
     for (const f of found) if (f) void read(f).catch(() => undefined);
     queue.push(...found.filter((f): f is string => f !== undefined));
     if (at === file) needed.push(...lib.elf.needed);
