@@ -1,5 +1,5 @@
 // The apt source kind: Debian/Ubuntu archives through the machine's own apt, versions and SHA256 from apt-cache, and
-// `apt:` archives downloaded with apt-get (apt's own mirrors and proxy) into the verified cache.
+// `apt:` archives downloaded with apt's own fetcher (its mirrors, methods and proxy) into the verified cache.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { hashMismatch, sha256File, type CachedFile, type DownloadCache } from '../cache/store.js';
@@ -79,24 +79,41 @@ export function parseAptCacheShow(text: string): AptRecord[] {
   return out;
 }
 
+/** What `apt-cache policy` says of a name. */
+export interface AptPolicy {
+  /** The version apt would install (after pins and priorities), or null where it has none (a purely virtual package). */
+  candidate: string | null;
+  /**
+   * Each listed version's package indexes, in apt's order and as apt describes them
+   * (`http://deb.debian.org/debian bookworm/main amd64 Packages`); dpkg's status file is not one.
+   */
+  origins: Map<string, string[]>;
+}
+
 /**
- * Pure: each name's candidate version in `apt-cache policy` output (the version apt would install, after pins and
- * priorities), or null where apt has none (a purely virtual package). Read from apt's untranslated output (LC_ALL=C).
+ * Pure: what `apt-cache policy` output says of each name (its first stanza; a foreign architecture's follows it): the
+ * candidate, and where each version of the table comes from. Read from apt's untranslated output (LC_ALL=C).
  */
-export function parseAptCachePolicy(text: string): Map<string, string | null> {
-  const out = new Map<string, string | null>();
-  let name: string | undefined;
+export function parseAptCachePolicy(text: string): Map<string, AptPolicy> {
+  const out = new Map<string, AptPolicy>();
+  let at: AptPolicy | undefined;
+  let origins: string[] | undefined;
   for (const line of text.split('\n')) {
     const head = /^([a-z0-9][a-z0-9+.-]*)(?::[a-z0-9-]+)?:\s*$/.exec(line);
     if (head) {
-      name = out.has(head[1]!) ? undefined : head[1]!;
+      at = out.has(head[1]!) ? undefined : { candidate: null, origins: new Map() };
+      if (at) out.set(head[1]!, at);
+      origins = undefined;
       continue;
     }
+    if (!at) continue;
     const candidate = /^\s+Candidate:\s*(\S+)\s*$/.exec(line)?.[1];
-    if (name && candidate) {
-      out.set(name, candidate === '(none)' ? null : candidate);
-      name = undefined;
-    }
+    // A version line is ` *** 2.36-9 500` (installed) or `     2.36-9 500`; its indexes follow, further in.
+    const version = /^(?: \*\*\*| {4}) (\S+) -?\d+(?:\s.*)?$/.exec(line)?.[1];
+    const origin = /^ {6,}-?\d+ (\S.*?)\s*$/.exec(line)?.[1];
+    if (candidate) at.candidate = candidate === '(none)' ? null : candidate;
+    else if (version) at.origins.set(version, (origins = []));
+    else if (origin && origins && !origin.startsWith('/')) origins.push(origin);
   }
   return out;
 }
@@ -184,10 +201,28 @@ async function candidates(names: readonly string[], deps: Deps, cacheDir: string
   if (failed) throw new NotAvailable(`apt-cache cannot run: ${failed}`);
   const chosen = parseAptCachePolicy(policy.stdout);
   const known: Known = new Map(names.map((n) => [n, null]));
+  const placed = placedArchives(deps);
   for (const rec of parseAptCacheShow(show.stdout)) {
-    if (known.get(rec.package) === null && chosen.get(rec.package) === rec.version) known.set(rec.package, rec);
+    if (known.get(rec.package) === null && chosen.get(rec.package)?.candidate === rec.version) known.set(rec.package, rec);
+    const origins = chosen.get(rec.package)?.origins.get(rec.version);
+    if (rec.sha256 && rec.filename && origins?.length) placed.set(rec.sha256, { filename: rec.filename, origins });
   }
   return known;
+}
+
+/** Where apt's lists put an archive: its Filename, under the repository of any of its package indexes (apt's order). */
+interface Placed {
+  filename: string;
+  origins: string[];
+}
+
+/** The archives apt-cache showed in this process, by sha256, for the download to find without asking apt again. */
+const placedBy = new WeakMap<Deps, Map<string, Placed>>();
+
+function placedArchives(deps: Deps): Map<string, Placed> {
+  let placed = placedBy.get(deps);
+  if (!placed) placedBy.set(deps, (placed = new Map()));
+  return placed;
 }
 
 /**
@@ -270,7 +305,8 @@ function satisfiedBy(c: Candidate, rel: AptRelation): boolean {
 /**
  * The packages' own Depends (and Pre-Depends), followed through apt-cache: a relation the machine's installed packages
  * meet (dpkg's status, with what they provide) stays the machine's; the rest is added, first alternative apt has that
- * meets it, and followed in turn, one round of apt-cache starts per level.
+ * meets it, and followed in turn: one round of apt-cache starts per level, for the names nothing else settles (a
+ * level the machine meets whole costs no start).
  */
 async function aptClosure(spec: AptSourceSpec, r: Resolution, ctx: SourceContext): Promise<ClosureResult> {
   const status = await readDpkgStatus(ctx.deps);
@@ -284,19 +320,24 @@ async function aptClosure(spec: AptSourceSpec, r: Resolution, ctx: SourceContext
   type Open = { by: string; group: AptRelation[] };
   let open: Open[] = r.archives.flatMap((a) => (a.depends ?? []).map((d) => ({ by: `${a.package} ${a.version}`, group: parseRelationGroup(d) })));
   const recordsOf = (names: string[]) => [...known.values()].filter((x): x is AptRecord => !!x && names.includes(x.package));
+  const met = (o: Open) => o.group.some((rel) => installed.some((c) => satisfiedBy(c, rel)) || inClosure.some((c) => satisfiedBy(c, rel)));
+  const libcOf = (o: Open) => o.group.find((rel) => rel.name === HOST_LIBC && rel.op === '>=');
+  const skipOf = (o: Open) => o.group.map((rel) => skip.get(rel.name)).find(Boolean);
   for (let round = 0; open.length; round++) {
-    const unknown = [...new Set(open.flatMap((o) => o.group.map((g) => g.name)))].filter((n) => !known.has(n));
+    // Only a relation that neither the machine, the closure, the host's C library nor a skip settles needs apt's records.
+    const asked = open.filter((o) => !met(o) && !libcOf(o) && !skipOf(o));
+    const unknown = [...new Set(asked.flatMap((o) => o.group.map((g) => g.name)))].filter((n) => !known.has(n));
     // A name apt has no candidate of is unknown to it or purely virtual (what provides it is found by its own name).
     if (unknown.length) for (const [n, rec] of await candidates(unknown, ctx.deps, ctx.gateway.cacheDir)) known.set(n, rec);
     const next: Open[] = [];
     let progress = false;
     for (const o of open) {
-      if (o.group.some((rel) => installed.some((c) => satisfiedBy(c, rel)) || inClosure.some((c) => satisfiedBy(c, rel)))) {
+      if (met(o)) {
         progress = true;
         continue;
       }
       // The C library is the host's: a package that needs a newer one does not load here, and none is put in a prefix.
-      const libc = o.group.find((rel) => rel.name === HOST_LIBC && rel.op === '>=');
+      const libc = libcOf(o);
       if (libc) {
         const need = debianUpstream(libc.version!);
         if (ctx.host.glibc && compareDebian(ctx.host.glibc, need) >= 0) {
@@ -305,7 +346,7 @@ async function aptClosure(spec: AptSourceSpec, r: Resolution, ctx: SourceContext
         }
         throw new NotAvailable(`${o.by} needs glibc ${need}; this host has glibc ${ctx.host.glibc ?? 'unknown'}`);
       }
-      const skipWhy = o.group.map((rel) => skip.get(rel.name)).find(Boolean);
+      const skipWhy = skipOf(o);
       if (skipWhy) {
         skipped.push(`${o.group.map(relationText).join(' | ')}: ${skipWhy}`);
         progress = true;
@@ -344,10 +385,54 @@ export async function fetchApt(archive: PlannedArchive, cache: DownloadCache, de
   return (await fetchAptMany([archive], cache, deps)).get(archive.sha256)!;
 }
 
+/** apt's own fetcher for given URIs; it ships with apt, outside PATH. */
+const APT_HELPER = '/usr/lib/apt/apt-helper';
+
 /**
- * Downloads every `apt:` archive the cache lacks with one `apt-get download` (one start of apt, one read of its lists,
- * its own parallel downloads), then checks each file against the SHA256 apt-cache listed; the answer maps each
- * archive's sha256 to its cached file. A package apt could not bring, or brought with another hash, is named.
+ * The URI apt would fetch each archive from, where this process's apt-cache answers place every one: the repository of
+ * the first of the version's package indexes that `apt-get indextargets` names, joined with the record's Filename
+ * (each part %-quoted, as apt quotes it). Undefined when any is not placed.
+ */
+async function archiveUris(archives: readonly PlannedArchive[], deps: Deps, cacheDir: string): Promise<string[] | undefined> {
+  const placed = placedBy.get(deps);
+  const where = archives.map((a) => placed?.get(a.sha256));
+  if (!where.every((w): w is Placed => w !== undefined)) return undefined;
+  const options = await aptOptions(deps, cacheDir);
+  const r = await deps.exec('apt-get', [...options, 'indextargets', '--format', '$(DESCRIPTION)\t$(REPO_URI)'], { env: { ...deps.env, LC_ALL: 'C' }, timeoutMs: 30_000 });
+  if (r.exitCode !== 0) return undefined;
+  const repos = new Map<string, string>();
+  for (const [description, repo] of r.stdout.split('\n').map((l) => l.split('\t'))) {
+    if (description && repo && !repos.has(description)) repos.set(description, repo.endsWith('/') ? repo : `${repo}/`);
+  }
+  const uris = where.map((w) => {
+    const repo = w.origins.map((o) => repos.get(o)).find(Boolean);
+    return repo && repo + w.filename.split('/').map(encodeURIComponent).join('/');
+  });
+  return uris.every(Boolean) ? (uris as string[]) : undefined;
+}
+
+/**
+ * Downloads archives into `work` with apt's own fetcher and configuration (its methods, proxies, credentials and
+ * retries), `apt-helper download-file`, each checked by apt against its SHA256 and copied, not linked, from a file:
+ * repository. apt-get download would first work out the candidate of every package the machine knows (0.3 s of CPU
+ * on Debian 12) to find URIs this process already has. Whether it brought every one as a plain file; when not, `work`
+ * is left empty.
+ */
+async function fetchWithHelper(archives: readonly PlannedArchive[], uris: readonly string[], work: string, deps: Deps, cacheDir: string): Promise<boolean> {
+  const targets = archives.map((a, i) => path.join(work, `${a.package.replace(/[^A-Za-z0-9+.-]/g, '_')}_${i}.deb`));
+  const args = ['-q', '-o', 'APT::Sandbox::User=root', '-o', 'Acquire::Source-Symlinks=false', ...(await aptOptions(deps, cacheDir)), 'download-file'];
+  const r = await deps.exec(APT_HELPER, [...args, ...archives.flatMap((a, i) => [uris[i]!, targets[i]!, `SHA256:${a.sha256}`])], { cwd: work, timeoutMs: 300_000 });
+  const files = await Promise.all(targets.map((t) => fs.lstat(t).then((st) => st.isFile(), () => false)));
+  if (r.exitCode === 0 && files.every(Boolean)) return true;
+  for (const name of await fs.readdir(work)) await fs.rm(path.join(work, name), { recursive: true, force: true });
+  return false;
+}
+
+/**
+ * Downloads every `apt:` archive the cache lacks in one start of apt: apt-helper where this process's plan placed them
+ * all (fetchWithHelper), else `apt-get download` of each package=version (one read of apt's lists, its own parallel
+ * downloads). Then each file is checked against the SHA256 apt-cache listed; the answer maps each archive's sha256 to
+ * its cached file. A package apt could not bring, or brought with another hash, is named.
  */
 export async function fetchAptMany(archives: readonly PlannedArchive[], cache: DownloadCache, deps: Deps): Promise<Map<string, CachedFile>> {
   const out = new Map<string, CachedFile>();
@@ -363,7 +448,11 @@ export async function fetchAptMany(archives: readonly PlannedArchive[], cache: D
   const dir = path.dirname(await cache.tempFile(missing[0]!.filename));
   const work = await fs.mkdtemp(path.join(dir, 'apt-'));
   try {
-    const r = await deps.exec('apt-get', ['download', '-q', '-o', 'APT::Sandbox::User=root', ...(await aptOptions(deps, cache.root)), ...specs], { cwd: work, timeoutMs: 300_000 });
+    const uris = await archiveUris(missing, deps, cache.root);
+    const helped = uris !== undefined && (await fetchWithHelper(missing, uris, work, deps, cache.root));
+    const r = helped
+      ? undefined
+      : await deps.exec('apt-get', ['download', '-q', '-o', 'APT::Sandbox::User=root', ...(await aptOptions(deps, cache.root)), ...specs], { cwd: work, timeoutMs: 300_000 });
     const files = (await fs.readdir(work)).filter((n) => n.endsWith('.deb'));
     const byHash = new Map<string, string>();
     for (const f of files) byHash.set(await sha256File(path.join(work, f)), f);
@@ -375,18 +464,18 @@ export async function fetchAptMany(archives: readonly PlannedArchive[], cache: D
         brought.push([a, path.join(work, f)]);
         continue;
       }
-      // apt-get names the file package_version_arch.deb (an epoch's colon written %3a).
+      // apt-get names the file package_version_arch.deb (an epoch's colon written %3a), apt-helper's here package_N.deb.
       const other = files.find((n) => n.startsWith(`${a.package}_`));
       if (other) throw hashMismatch(a.url, a.sha256, [...byHash].find(([, n]) => n === other)![0]);
       failed.push(a);
     }
-    if (failed.length || r.exitCode !== 0) {
+    if (failed.length || (r && r.exitCode !== 0)) {
       const unbrought = failed.length ? failed : missing;
-      const named = unbrought.filter((a) => r.stderr.includes(a.package));
+      const named = unbrought.filter((a) => r?.stderr.includes(a.package));
       const blamed = named.length ? named : unbrought;
       const what = blamed.map((a) => a.url.slice(SCHEME.length)).join(', ');
       throw new XpuError('NETWORK', `apt-get download ${what} failed${specs.length > 1 ? ` (one call for ${specs.length} packages)` : ''}`, {
-        details: { url: blamed[0]!.url, ...(blamed.length > 1 ? { urls: blamed.map((a) => a.url) } : {}), stderr: r.stderr || r.failedToStart },
+        details: { url: blamed[0]!.url, ...(blamed.length > 1 ? { urls: blamed.map((a) => a.url) } : {}), stderr: r?.stderr || r?.failedToStart },
         hints: ['check that apt can reach its archive (apt-get update), or choose another source with --source'],
       });
     }

@@ -59,7 +59,35 @@ libc6:i386:
   Candidate: 2.36-9+deb12u7
   Version table:
 `;
-    expect([...parseAptCachePolicy(text)]).toEqual([['libc6', '2.36-9+deb12u14'], ['libigc1+llvm14', null], ['intel-opencl-icd', '22.43.24595.41-1']]);
+    const policy = parseAptCachePolicy(text);
+    expect([...policy].map(([n, p]) => [n, p.candidate])).toEqual([['libc6', '2.36-9+deb12u14'], ['libigc1+llvm14', null], ['intel-opencl-icd', '22.43.24595.41-1']]);
+    // Where each version comes from, as apt describes its package indexes; dpkg's status file is no index to fetch from.
+    expect([...policy.get('libc6')!.origins]).toEqual([
+      ['2.36-9+deb12u14', ['http://deb.debian.org/debian bookworm/main amd64 Packages']],
+      ['2.36-9+deb12u7', ['http://deb.debian.org/debian-security bookworm-security/main amd64 Packages']],
+    ]);
+    expect([...policy.get('intel-opencl-icd')!.origins]).toEqual([['22.43.24595.41-1', ['http://deb.debian.org/debian bookworm/main amd64 Packages']]]);
+    expect(policy.get('libigc1+llvm14')!.origins.size).toBe(0);
+  });
+
+  it("reads a flat file: repository's index, a pinned priority of 1 and of 1001, and a phased Ubuntu version", () => {
+    const text = `libze1:
+  Installed: (none)
+  Candidate: 1.8.12-1
+  Version table:
+     1.9.0-1 1
+          1 http://archive.example/debian experimental/main amd64 Packages
+     1.8.12-1 1001
+       1001 file:/srv/repo ./ Packages
+        500 http://deb.debian.org/debian bookworm/main amd64 Packages
+     1.8.0-1 500 (phased 10%)
+        500 http://archive.ubuntu.com/ubuntu noble-updates/universe amd64 Packages
+`;
+    expect([...parseAptCachePolicy(text).get('libze1')!.origins]).toEqual([
+      ['1.9.0-1', ['http://archive.example/debian experimental/main amd64 Packages']],
+      ['1.8.12-1', ['file:/srv/repo ./ Packages', 'http://deb.debian.org/debian bookworm/main amd64 Packages']],
+      ['1.8.0-1', ['http://archive.ubuntu.com/ubuntu noble-updates/universe amd64 Packages']],
+    ]);
   });
 });
 
