@@ -39,6 +39,8 @@ interface Dynamic {
   entries: [bigint, bigint][];
   fileOffset: (addr: number) => number | undefined;
   str: (off: number) => string;
+  /** The bytes of the name at string table offset `off` (a view, not a copy), under the same limits as `str`. */
+  bytes: (off: number) => Buffer | undefined;
   /** Where the name at string table offset `off` starts in the file, undefined past the table. */
   strOffset: (off: number) => number | undefined;
   one: (tag: bigint) => number | undefined;
@@ -92,31 +94,44 @@ function readDynamic(b: Buffer): Dynamic | undefined {
   const strtab = fileOffset(one(DT.STRTAB) ?? -1);
   if (strtab === undefined) return undefined;
   const strsz = one(DT.STRSZ) ?? b.length - strtab;
-  // Each name is made once, whatever number of entries share it; one past the cap ends the reading (tooLong).
+  // Each name is found once, whatever number of entries share it; one past the cap ends the reading (tooLong).
+  const spans = new Map<number, Buffer>();
   const names = new Map<number, string>();
   let tooLong: string | undefined;
   let made = 0;
-  const str = (off: number): string => {
+  const bytes = (off: number): Buffer | undefined => {
     const start = strtab + off;
-    if (tooLong || off < 0 || off >= strsz || start >= b.length) return '';
+    if (tooLong || off < 0 || off >= strsz || start >= b.length) return undefined;
+    let span = spans.get(off);
+    if (span === undefined) {
+      let end = b.indexOf(0, start);
+      if (end < 0 || end - start > ELF_LIMITS.nameBytes) {
+        if (start + ELF_LIMITS.nameBytes < b.length) {
+          tooLong ??= `a name at string table offset ${off} runs past ${ELF_LIMITS.nameBytes} bytes`;
+          return undefined;
+        }
+        end = b.length;
+      }
+      span = b.subarray(start, end);
+      if ((made += span.length) > ELF_LIMITS.allNameBytes) {
+        tooLong = `its names come to more than ${ELF_LIMITS.allNameBytes} bytes`;
+        return undefined;
+      }
+      spans.set(off, span);
+    }
+    return span;
+  };
+  const str = (off: number): string => {
     let name = names.get(off);
     if (name === undefined) {
-      const end = b.subarray(start, start + ELF_LIMITS.nameBytes + 1).indexOf(0);
-      if (end < 0 && start + ELF_LIMITS.nameBytes < b.length) {
-        tooLong ??= `a name at string table offset ${off} runs past ${ELF_LIMITS.nameBytes} bytes`;
-        return '';
-      }
-      name = b.toString('utf8', start, end < 0 ? b.length : start + end);
-      if ((made += name.length) > ELF_LIMITS.allNameBytes) {
-        tooLong = `its names come to more than ${ELF_LIMITS.allNameBytes} bytes`;
-        return '';
-      }
-      names.set(off, name);
+      const span = bytes(off);
+      if (!span) return '';
+      names.set(off, (name = span.toString('utf8')));
     }
     return name;
   };
   const strOffset = (off: number): number | undefined => (off < 0 || off >= strsz || strtab + off >= b.length ? undefined : strtab + off);
-  return { entries, fileOffset, str, strOffset, one, tooLong: () => tooLong };
+  return { entries, fileOffset, str, bytes, strOffset, one, tooLong: () => tooLong };
 }
 
 /**
@@ -151,6 +166,8 @@ export function readElfNeeds(b: Buffer): ElfNeeds | undefined {
 export interface ElfSymbols {
   /** Undefined and not weak: the dynamic linker must find each in a library of the process (`zeDeviceSynchronize`). */
   undefined: string[];
+  /** The same names as the lookups take them, read from the file's bytes and decoded only when asked for text. */
+  undefinedNames: SymbolName[];
   /**
    * Whether it defines `name` for other objects (a function, data, TLS; not a local symbol), looked up in its symbol
    * hash table as the dynamic linker looks it up: no name of the table is read but those the hash leads to. A name
@@ -162,6 +179,8 @@ export interface ElfSymbols {
 }
 
 const SYM_SIZE = 24;
+/** Whether this machine's words are little-endian, as the ELF files read here are (a typed array reads them natively). */
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 const STB_LOCAL = 0;
 const STB_WEAK = 2;
 
@@ -178,37 +197,54 @@ export function readElfSymbols(b: Buffer, takes = true): ElfSymbols | undefined 
   if (symtab === undefined) return undefined;
   const count = symbolCount(b, d);
   if (count === undefined) return undefined;
-  const none = { undefined: [], defines: () => false };
+  const none = { undefined: [], undefinedNames: [], defines: () => false };
   if (count > ELF_LIMITS.symbols) return { ...none, refused: `has ${count} dynamic symbols, more than ${ELF_LIMITS.symbols}` };
-  const undefinedNames: string[] = [];
+  const undefinedNames: SymbolName[] = [];
   // Entry 0 is the null symbol. Only the names of undefined symbols are read here.
   for (let i = 1; takes && i < count; i++) {
     const at = symtab + i * SYM_SIZE;
     if (at + SYM_SIZE > b.length) break;
     if (b.readUInt16LE(at + 6) !== 0 || b[at + 4]! >> 4 === STB_WEAK) continue;
-    const name = d.str(b.readUInt32LE(at));
-    if (name) undefinedNames.push(name);
+    const name = d.bytes(b.readUInt32LE(at));
+    if (name?.length) undefinedNames.push(new SymbolName(name));
   }
   const tooLong = d.tooLong();
   if (tooLong) return { ...none, refused: tooLong };
-  return { undefined: undefinedNames, defines: symbolLookup(b, d, symtab, count) };
+  let texts: string[] | undefined;
+  return {
+    get undefined() {
+      return (texts ??= undefinedNames.map((n) => n.text));
+    },
+    undefinedNames,
+    defines: symbolLookup(b, d, symtab, count),
+  };
 }
 
-/** A symbol's name as the hash tables look it up: its bytes and both hashes, each worked out once. */
+/** A symbol's name as the hash tables look it up: its bytes, its text and both hashes, each worked out once. */
 export class SymbolName {
   readonly bytes: Buffer;
+  private decoded?: string;
   private gnuHash?: number;
   private sysvHash?: number;
 
-  constructor(readonly text: string) {
-    this.bytes = Buffer.from(text);
+  /** From text, or from a library's own bytes (a view into its string table, decoded only if `text` is asked). */
+  constructor(name: string | Buffer) {
+    if (typeof name === 'string') {
+      this.decoded = name;
+      this.bytes = Buffer.from(name);
+    } else this.bytes = name;
+  }
+
+  get text(): string {
+    return (this.decoded ??= this.bytes.toString('utf8'));
   }
 
   /** DT_GNU_HASH's hash (Bernstein's, h * 33 + c). */
   get gnu(): number {
     if (this.gnuHash === undefined) {
+      const b = this.bytes;
       let h = 5381;
-      for (const c of this.bytes) h = (h * 33 + c) >>> 0;
+      for (let i = 0; i < b.length; i++) h = (h * 33 + b[i]!) >>> 0;
       this.gnuHash = h;
     }
     return this.gnuHash;
@@ -244,13 +280,18 @@ function definesAt(b: Buffer, d: Dynamic, symtab: number, i: number, name: Buffe
 
 /** The lookup of a defined symbol by name through DT_GNU_HASH (its Bloom filter, bucket and chain), else DT_HASH. */
 function symbolLookup(b: Buffer, d: Dynamic, symtab: number, count: number): (name: string | SymbolName) => boolean {
-  const u32 = (at: number) => (at >= 0 && at + 4 <= b.length ? b.readUInt32LE(at) : undefined);
+  const bounded = (at: number) => (at >= 0 && at + 4 <= b.length ? b.readUInt32LE(at) : undefined);
   const gnu = d.fileOffset(d.one(DT.GNU_HASH) ?? -1);
   if (gnu !== undefined && gnu + 16 <= b.length) {
-    const [nbuckets, symoffset, bloomWords, shift] = [u32(gnu)!, u32(gnu + 4)!, u32(gnu + 8)!, u32(gnu + 12)!];
+    const [nbuckets, symoffset, bloomWords, shift] = [bounded(gnu)!, bounded(gnu + 4)!, bounded(gnu + 8)!, bounded(gnu + 12)!];
     const bloom = gnu + 16;
     const buckets = bloom + bloomWords * 8;
     const chains = buckets + nbuckets * 4;
+    // The whole table read as 32-bit words where it lies whole and aligned in the buffer (each lookup reads a dozen
+    // words; past the table a read is undefined, as a bounded read past the buffer is).
+    const end = chains + Math.max(0, count - symoffset) * 4;
+    const words = LITTLE_ENDIAN && (b.byteOffset + gnu) % 4 === 0 && end <= b.length ? new Uint32Array(b.buffer, b.byteOffset + gnu, (end - gnu) / 4) : undefined;
+    const u32 = words ? (at: number): number | undefined => words[(at - gnu) / 4] : bounded;
     /** Bit `n` of the 64-bit Bloom word at `word`, read as two halves. */
     const bit = (word: number, n: number) => ((u32(word + (n >= 32 ? 4 : 0)) ?? 0) >>> n % 32) & 1;
     return (asked) => {
@@ -273,15 +314,15 @@ function symbolLookup(b: Buffer, d: Dynamic, symtab: number, count: number): (na
     };
   }
   const hash = d.fileOffset(d.one(DT.HASH) ?? -1);
-  const nbucket = hash === undefined ? undefined : u32(hash);
+  const nbucket = hash === undefined ? undefined : bounded(hash);
   if (hash === undefined || !nbucket) return () => false;
-  const nchain = u32(hash + 4) ?? 0;
+  const nchain = bounded(hash + 4) ?? 0;
   return (asked) => {
     const sym = typeof asked === 'string' ? new SymbolName(asked) : asked;
     const name = sym.bytes;
     const h = sym.sysv;
     // A chain is at most as long as the table: a looping one (a damaged file) ends there.
-    for (let i = u32(hash + 8 + (h % nbucket) * 4) ?? 0, steps = 0; i !== 0 && i < nchain && steps < count; i = u32(hash + 8 + nbucket * 4 + i * 4) ?? 0, steps++) {
+    for (let i = bounded(hash + 8 + (h % nbucket) * 4) ?? 0, steps = 0; i !== 0 && i < nchain && steps < count; i = bounded(hash + 8 + nbucket * 4 + i * 4) ?? 0, steps++) {
       if (definesAt(b, d, symtab, i, name)) return true;
     }
     return false;

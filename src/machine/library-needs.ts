@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import type { Deps } from '../base/deps.js';
 import { isXpuError } from '../base/errors.js';
 import { LIBRARY_FILE, readSafely, readSafelyWith } from '../base/safe-read.js';
-import { newestInFamily, readElfNeeds, readElfSymbols, readElfTables, SHARED_LIBRARY, SymbolName, type ElfNeeds, type ElfSymbols } from '../formats/elf.js';
+import { newestInFamily, readElfNeeds, readElfSymbols, readElfTables, SHARED_LIBRARY, type ElfNeeds, type ElfSymbols } from '../formats/elf.js';
 import { readPeImports, type PeImports } from '../formats/pe.js';
 import { nodeLayout, osLayout } from '../platform/index.js';
 import type { LdconfigEntry } from './ldconfig.js';
@@ -99,6 +99,7 @@ export async function unmetLibraryNeeds(deps: Deps, root: string, libDirs: strin
   // and the rest along the same paths.
   // Looked at without the thread pool: a check asks of a few hundred paths, each a moment's work for the kernel.
   const exists = keptByKey((p: string): boolean => existsSync(p));
+  const realOf = keptByKey(realpathOrNone);
   const systemSearch = keptByKey((lib: string): string[] => layout.librarySearch(lib, deps.env, ldcache).map((c) => c.path));
   const treeDirs = libDirs.map((d) => path.join(root, d));
   const systemDirs = new Set([...layout.librarySearch('', deps.env, []).map((c) => path.resolve(c.path)), ...ldcache.map((e) => path.dirname(e.path))]);
@@ -142,7 +143,7 @@ export async function unmetLibraryNeeds(deps: Deps, root: string, libDirs: strin
   // on each other.
   for (const { file } of libraries) prefetch(file);
   for (const { name, file } of libraries) {
-    const real = realpathOrNone(file);
+    const real = realOf(file);
     if (!real || seen.has(real)) continue;
     seen.add(real);
     const self = await readOrWhy(file);
@@ -181,7 +182,7 @@ export async function unmetLibraryNeeds(deps: Deps, root: string, libDirs: strin
     }
     // A library whose own needs are unmet already fails to load: its symbols would only repeat that.
     if (complete) {
-      const missing = await unresolvedSymbols(file, read, locate, layout.dynamicLinker);
+      const missing = await unresolvedSymbols(file, read, locate, realOf, layout.dynamicLinker);
       const inTree = (p: string) => (p.startsWith(root + path.sep) ? path.relative(root, p).split(path.sep).join('/') : p);
       if (missing) {
         const origins = symbolOrigins(missing.symbols);
@@ -203,6 +204,7 @@ async function unresolvedSymbols(
   file: string,
   read: (file: string) => Promise<ReadLibrary | undefined>,
   locate: (from: string, elf: ElfNeeds, lib: string) => string | undefined,
+  realOf: (file: string) => string | undefined,
   dynamicLinker: string | undefined,
 ): Promise<{ library: string; symbols: string[]; lookedIn: string[] } | undefined> {
   const self = await read(file);
@@ -213,7 +215,7 @@ async function unresolvedSymbols(
   const needed: string[] = [];
   while (queue.length) {
     const at = queue.shift()!;
-    const real = realpathOrNone(at) ?? at;
+    const real = realOf(at) ?? at;
     if (inScope.has(real)) continue;
     inScope.add(real);
     const lib = await read(at);
@@ -224,14 +226,12 @@ async function unresolvedSymbols(
     queue.push(...found.filter((f): f is string => f !== undefined));
     if (at === file) needed.push(...lib.elf.needed);
   }
-  if (dynamicLinker && !inScope.has(realpathOrNone(dynamicLinker) ?? dynamicLinker)) {
+  if (dynamicLinker && !inScope.has(realOf(dynamicLinker) ?? dynamicLinker)) {
     const ld = await read(dynamicLinker);
     if (ld?.symbols) scope.push({ path: dynamicLinker, symbols: ld.symbols });
   }
-  const symbols = [...new Set(self.symbols.undefined)].filter((s) => {
-    const name = new SymbolName(s);
-    return !scope.some((l) => l.symbols.defines(name));
-  }).sort();
+  const unmet = self.symbols.undefinedNames.filter((name) => !scope.some((l) => l.symbols.defines(name)));
+  const symbols = [...new Set(unmet.map((name) => name.text))].sort();
   if (!symbols.length) return undefined;
   return { library: needed.join(', '), symbols, lookedIn: scope.map((l) => l.path) };
 }
