@@ -81,6 +81,20 @@ describe('readElfTables', () => {
     expect(asked.defines('xpu_taken')).toBe(false);
   });
 
+  it('answers the same from a buffer that starts at an odd offset (its hash table then read byte by byte, not as words)', async () => {
+    const picks = ['libc.so.6', 'libstdc++.so.6'].map((n) => path.join(LIBDIR, n)).concat(libraries[0]!);
+    for (const f of picks) {
+      const aligned = readFileSync(f);
+      const odd = Buffer.alloc(aligned.length + 1).subarray(1);
+      aligned.copy(odd);
+      expect(odd.byteOffset % 4, f).not.toBe(0);
+      const probes = [...nmDefined(f).slice(0, 2000), ...(readElfSymbols(aligned)?.undefined ?? []).slice(0, 2000), 'xpu_setup_no_such_symbol'];
+      expect(said(odd, probes), f).toBe(said(aligned, probes));
+      const names = readElfSymbols(odd)!.undefinedNames;
+      expect(names.map((n) => n.text), f).toEqual(readElfSymbols(aligned)!.undefined);
+    }
+  });
+
   it('reads a library without section headers whole, and one whose section headers miss a table whole too', async () => {
     const f = libraries.find((x) => path.basename(x).startsWith('libstdc++'))!;
     const whole = readFileSync(f);
