@@ -164,9 +164,10 @@ export function readElfNeeds(b: Buffer): ElfNeeds | undefined {
 
 /** The dynamic symbols a library takes from others, by name, and the question whether it gives one. */
 export interface ElfSymbols {
-  /** Undefined and not weak: the dynamic linker must find each in a library of the process (`zeDeviceSynchronize`). */
-  undefined: string[];
-  /** The same names as the lookups take them, read from the file's bytes and decoded only when asked for text. */
+  /**
+   * Undefined and not weak: the dynamic linker must find each in a library of the process (`zeDeviceSynchronize`).
+   * Read from the file's bytes as the lookups take them; each decoded only when its text is asked for.
+   */
   undefinedNames: SymbolName[];
   /**
    * Whether it defines `name` for other objects (a function, data, TLS; not a local symbol), looked up in its symbol
@@ -197,7 +198,7 @@ export function readElfSymbols(b: Buffer, takes = true): ElfSymbols | undefined 
   if (symtab === undefined) return undefined;
   const count = symbolCount(b, d);
   if (count === undefined) return undefined;
-  const none = { undefined: [], undefinedNames: [], defines: () => false };
+  const none = { undefinedNames: [], defines: () => false };
   if (count > ELF_LIMITS.symbols) return { ...none, refused: `has ${count} dynamic symbols, more than ${ELF_LIMITS.symbols}` };
   const undefinedNames: SymbolName[] = [];
   // Entry 0 is the null symbol. Only the names of undefined symbols are read here.
@@ -210,14 +211,7 @@ export function readElfSymbols(b: Buffer, takes = true): ElfSymbols | undefined 
   }
   const tooLong = d.tooLong();
   if (tooLong) return { ...none, refused: tooLong };
-  let texts: string[] | undefined;
-  return {
-    get undefined() {
-      return (texts ??= undefinedNames.map((n) => n.text));
-    },
-    undefinedNames,
-    defines: symbolLookup(b, d, symtab, count),
-  };
+  return { undefinedNames, defines: symbolLookup(b, d, symtab, count) };
 }
 
 /** A symbol's name as the hash tables look it up: its bytes, its text and both hashes, each worked out once. */

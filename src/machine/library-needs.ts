@@ -89,7 +89,6 @@ export async function unmetLibraryNeeds(deps: Deps, root: string, libDirs: strin
       return refused ? { refused: `${file} ${refused} (past what a real library has, so it is not read)` } : { elf, symbols };
     }),
   );
-  /** Starts reading a library that is awaited later (which then sees any failure). */
   const prefetch = (file: string) => void readOrWhy(file).catch(() => undefined);
   const read = async (file: string): Promise<ReadLibrary | undefined> => {
     const r = await readOrWhy(file);
@@ -182,7 +181,7 @@ export async function unmetLibraryNeeds(deps: Deps, root: string, libDirs: strin
     }
     // A library whose own needs are unmet already fails to load: its symbols would only repeat that.
     if (complete) {
-      const missing = await unresolvedSymbols(file, read, locate, realOf, layout.dynamicLinker);
+      const missing = await unresolvedSymbols(file, { read, prefetch, locate, realOf }, layout.dynamicLinker);
       const inTree = (p: string) => (p.startsWith(root + path.sep) ? path.relative(root, p).split(path.sep).join('/') : p);
       if (missing) {
         const origins = symbolOrigins(missing.symbols);
@@ -194,21 +193,25 @@ export async function unmetLibraryNeeds(deps: Deps, root: string, libDirs: strin
   return out;
 }
 
+/** How a check reads and finds libraries, each answer kept for the whole check (unmetLibraryNeeds). */
+interface Looks {
+  read: (file: string) => Promise<ReadLibrary | undefined>;
+  /** Starts reading a library that is awaited later (which then sees any failure). */
+  prefetch: (file: string) => void;
+  locate: (from: string, elf: ElfNeeds, lib: string) => string | undefined;
+  realOf: (file: string) => string | undefined;
+}
+
 /**
  * The undefined, non-weak symbols of `file` that no library of its load scope defines: the file itself, then its
  * DT_NEEDED libraries breadth first, each found as the dynamic linker finds it, and the dynamic linker itself; as
  * `LD_BIND_NOW` (or `ldd -r`) would resolve them when the file is loaded. Undefined when all resolve, or when a library
  * of the scope cannot be read (then nothing can be said).
  */
-async function unresolvedSymbols(
-  file: string,
-  read: (file: string) => Promise<ReadLibrary | undefined>,
-  locate: (from: string, elf: ElfNeeds, lib: string) => string | undefined,
-  realOf: (file: string) => string | undefined,
-  dynamicLinker: string | undefined,
-): Promise<{ library: string; symbols: string[]; lookedIn: string[] } | undefined> {
+async function unresolvedSymbols(file: string, look: Looks, dynamicLinker: string | undefined): Promise<{ library: string; symbols: string[]; lookedIn: string[] } | undefined> {
+  const { read, prefetch, locate, realOf } = look;
   const self = await read(file);
-  if (!self?.symbols?.undefined.length) return undefined;
+  if (!self?.symbols?.undefinedNames.length) return undefined;
   const scope: { path: string; symbols: ElfSymbols }[] = [];
   const queue: string[] = [file];
   const inScope = new Set<string>();
@@ -222,7 +225,7 @@ async function unresolvedSymbols(
     if (!lib?.symbols) return undefined;
     scope.push({ path: at, symbols: lib.symbols });
     const found = lib.elf.needed.map((dep) => locate(at, lib.elf, dep));
-    for (const f of found) if (f) void read(f).catch(() => undefined);
+    for (const f of found) if (f) prefetch(f);
     queue.push(...found.filter((f): f is string => f !== undefined));
     if (at === file) needed.push(...lib.elf.needed);
   }
