@@ -1,11 +1,11 @@
-// Debian packages: an `ar` archive whose data member (data.tar, .gz or .zst) is read in this process and streams into
-// the tar reader; data.tar.xz and .bz2, which Node cannot decompress itself, go through dpkg-deb.
+// Debian packages: an `ar` archive whose data member (data.tar, .gz, .zst or .bz2) is read in this process and streams
+// into the tar reader; data.tar.xz, which this project has no decoder for, goes through dpkg-deb.
 import { spawn } from 'node:child_process';
 import { createReadStream } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import type { Duplex } from 'node:stream';
 import { XpuError } from '../base/errors.js';
-import { gzipDecompressor, zstdDecompressor } from './decompress.js';
+import { bzip2Decompressor, gzipDecompressor, zstdDecompressor } from './decompress.js';
 import type { EntryVisitor } from './entry.js';
 import { readTar } from './tar.js';
 
@@ -62,20 +62,20 @@ async function dataMember(file: string, name: string): Promise<ArMember> {
   }
 }
 
-/** A decompressor for a data member this process reads itself; undefined for one only dpkg-deb reads (xz, bz2). */
-async function decompressorFor(member: string): Promise<Duplex | null | undefined> {
-  if (member === 'data.tar') return null;
-  if (member === 'data.tar.zst') return zstdDecompressor();
-  if (member === 'data.tar.gz') return gzipDecompressor();
-  return undefined;
-}
+/** The data members this process reads itself, each with its decoder (none for a plain tar); xz is dpkg-deb's. */
+const IN_PROCESS = new Map<string, () => Promise<Duplex | undefined>>([
+  ['data.tar', async () => undefined],
+  ['data.tar.gz', async () => gzipDecompressor()],
+  ['data.tar.zst', () => zstdDecompressor()],
+  ['data.tar.bz2', () => bzip2Decompressor()],
+]);
 
 export async function readDeb(file: string, visit: EntryVisitor, name = file): Promise<void> {
   const data = await dataMember(file, name);
-  const decompressor = await decompressorFor(data.name);
-  if (decompressor === undefined) return readDebThroughDpkg(file, visit, name);
+  const decoder = IN_PROCESS.get(data.name);
+  if (!decoder) return readDebThroughDpkg(file, visit, name);
   const body = createReadStream(file, { start: data.start, end: data.start + data.size - 1, highWaterMark: 1 << 20 });
-  await readTar(body, name, visit, decompressor ?? undefined);
+  await readTar(body, name, visit, await decoder());
 }
 
 async function readDebThroughDpkg(file: string, visit: EntryVisitor, name: string): Promise<void> {
@@ -90,7 +90,7 @@ async function readDebThroughDpkg(file: string, visit: EntryVisitor, name: strin
       reject(new XpuError('BAD_ARCHIVE', `cannot run dpkg-deb to read ${file}`, {
         cause: e,
         details: { file },
-        hints: ['a package whose data is xz- or bzip2-compressed is read through dpkg-deb (Debian and Ubuntu have it): install dpkg, or choose another source with --source'],
+        hints: ['a package whose data is xz-compressed is read through dpkg-deb (Debian and Ubuntu have it): install dpkg, or choose another source with --source'],
       })),
     );
     child.on('close', (code) => resolve(code ?? -1));

@@ -70,23 +70,25 @@ async function withoutDpkg<T>(f: () => Promise<T>): Promise<T> {
   }
 }
 
-async function xz(b: Buffer): Promise<Buffer> {
+/** `b` compressed by a program of this machine (`xz`, `bzip2`), as Debian's tools write a data member. */
+async function packed(program: 'xz' | 'bzip2', b: Buffer): Promise<Buffer> {
   const f = path.join(work, `x${n++}.tar`);
   await fs.writeFile(f, b);
-  await run('xz', ['-z', '-k', f]);
-  return fs.readFile(`${f}.xz`);
+  await run(program, ['-z', '-k', f]);
+  return fs.readFile(`${f}.${program === 'xz' ? 'xz' : 'bz2'}`);
 }
+const xz = (b: Buffer) => packed('xz', b);
 
 describe('readArchive deb', () => {
   // The first read of the file, before the tar parser has loaded: a small package's dpkg-deb exits before the reader
   // attaches, and its output must still be there.
-  it('reads data.tar.zst, .gz and plain data.tar itself, with the members dpkg-deb gives for data.tar.xz', async () => {
+  it('reads data.tar.zst, .gz, .bz2 and plain data.tar itself, with the members dpkg-deb gives for data.tar.xz', async () => {
     const throughDpkg = await read(await deb({ 'data.tar.xz': await xz(PAYLOAD) }));
     expect(throughDpkg.map((m) => m.entry.path)).toEqual(['usr/lib/x86_64-linux-gnu/libxpu_reader_test.so.1.0.0', 'usr/lib/x86_64-linux-gnu/libxpu_reader_test.so.1', 'usr/share/doc/xpu-reader-test/copyright']);
     expect(throughDpkg[0]!.entry.mode).toBe(0o755);
     expect(throughDpkg[0]!.data).toBe(LIB.toString('latin1'));
     expect(throughDpkg[1]!.entry).toMatchObject({ type: 'symlink', linkTarget: 'libxpu_reader_test.so.1.0.0' });
-    for (const [member, bytes] of [['data.tar.zst', await zstdCompress(PAYLOAD)], ['data.tar.gz', gzipSync(PAYLOAD)], ['data.tar', PAYLOAD]] as const) {
+    for (const [member, bytes] of [['data.tar.zst', await zstdCompress(PAYLOAD)], ['data.tar.gz', gzipSync(PAYLOAD)], ['data.tar.bz2', await packed('bzip2', PAYLOAD)], ['data.tar', PAYLOAD]] as const) {
       const file = await deb({ [member]: bytes });
       expect(await withoutDpkg(() => read(file)), member).toEqual(throughDpkg);
     }
