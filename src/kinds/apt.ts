@@ -121,8 +121,23 @@ export function parseAptCachePolicy(text: string): Map<string, AptPolicy> {
 /** The host's C library package: never added to a closure (a prefix cannot bring its own glibc). */
 const HOST_LIBC = 'libc6';
 
-/** What apt's configuration says for a run, asked once per machine seam: whether the system's binary cache is used, and the architectures. */
-const aptConfig = new WeakMap<Deps, Promise<{ systemCache: boolean; architectures: string[] }>>();
+/** What a run's apt work keeps, by machine seam. */
+interface AptSeam {
+  /** apt's configuration, asked once: whether the system's binary cache is used, and the architectures. */
+  config?: Promise<{ systemCache: boolean; architectures: string[] }>;
+  /** The first apt-cache start: the one that builds the binary cache when it is missing or stale. */
+  firstStart?: Promise<unknown>;
+  /** Where apt-cache placed each archive it showed, by sha256: the download finds it without asking apt again. */
+  placed: Map<string, Placed>;
+}
+
+const seams = new WeakMap<Deps, AptSeam>();
+
+function seamOf(deps: Deps): AptSeam {
+  let seam = seams.get(deps);
+  if (!seam) seams.set(deps, (seam = { placed: new Map() }));
+  return seam;
+}
 
 /**
  * Whether apt keeps a binary cache of its own that this process may use and write (apt then keeps it current): apt's
@@ -146,12 +161,9 @@ async function sharesSystemCache(deps: Deps): Promise<boolean> {
  */
 export async function aptOptions(deps: Deps, cacheDir: string | undefined): Promise<string[]> {
   if (!cacheDir) return [];
-  let config = aptConfig.get(deps);
-  if (!config) {
-    config = Promise.all([sharesSystemCache(deps), aptArchitectures(deps)]).then(([systemCache, architectures]) => ({ systemCache, architectures }));
-    aptConfig.set(deps, config);
-  }
-  const { systemCache, architectures } = await config;
+  const seam = seamOf(deps);
+  seam.config ??= Promise.all([sharesSystemCache(deps), aptArchitectures(deps)]).then(([systemCache, architectures]) => ({ systemCache, architectures }));
+  const { systemCache, architectures } = await seam.config;
   const given = architectures.flatMap((a) => ['-o', `APT::Architectures::=${a}`]);
   if (systemCache) return given;
   await fs.mkdir(path.join(indexCacheDir(cacheDir), 'apt'), { recursive: true });
@@ -169,21 +181,19 @@ async function aptArchitectures(deps: Deps): Promise<string[]> {
   return [...r.stdout.matchAll(/^APT::Architectures::=([a-z0-9-]+)$/gm)].map((m) => m[1]!);
 }
 
-/** The first apt-cache start of a run, by machine seam: the one that builds the binary cache when it is missing or stale. */
-const firstStart = new WeakMap<Deps, Promise<unknown>>();
-
 /**
  * One start of apt-cache, untranslated. The first of a run goes alone and the rest wait for it: starts side by side
  * would each build a missing binary cache (a second of CPU each on Debian 12) where one builds it for all.
  */
 async function aptCache(deps: Deps, cacheDir: string | undefined, args: string[]) {
   const options = await aptOptions(deps, cacheDir);
-  const first = firstStart.get(deps);
+  const seam = seamOf(deps);
+  const first = seam.firstStart;
   const start = (async () => {
     await first?.catch(() => undefined);
     return deps.exec('apt-cache', [...options, ...args], { env: { ...deps.env, LC_ALL: 'C' }, timeoutMs: 30_000 });
   })();
-  if (!first) firstStart.set(deps, start);
+  seam.firstStart ??= start;
   return start;
 }
 
@@ -201,7 +211,7 @@ async function candidates(names: readonly string[], deps: Deps, cacheDir: string
   if (failed) throw new NotAvailable(`apt-cache cannot run: ${failed}`);
   const chosen = parseAptCachePolicy(policy.stdout);
   const known: Known = new Map(names.map((n) => [n, null]));
-  const placed = placedArchives(deps);
+  const { placed } = seamOf(deps);
   for (const rec of parseAptCacheShow(show.stdout)) {
     if (known.get(rec.package) === null && chosen.get(rec.package)?.candidate === rec.version) known.set(rec.package, rec);
     const origins = chosen.get(rec.package)?.origins.get(rec.version);
@@ -216,14 +226,6 @@ interface Placed {
   origins: string[];
 }
 
-/** The archives apt-cache showed in this process, by sha256, for the download to find without asking apt again. */
-const placedBy = new WeakMap<Deps, Map<string, Placed>>();
-
-function placedArchives(deps: Deps): Map<string, Placed> {
-  let placed = placedBy.get(deps);
-  if (!placed) placedBy.set(deps, (placed = new Map()));
-  return placed;
-}
 
 /**
  * The records of a run's apt packages, asked for once however many components, closures and re-plans want them: by
@@ -394,8 +396,8 @@ const APT_HELPER = '/usr/lib/apt/apt-helper';
  * (each part %-quoted, as apt quotes it). Undefined when any is not placed.
  */
 async function archiveUris(archives: readonly PlannedArchive[], deps: Deps, cacheDir: string): Promise<string[] | undefined> {
-  const placed = placedBy.get(deps);
-  const where = archives.map((a) => placed?.get(a.sha256));
+  const { placed } = seamOf(deps);
+  const where = archives.map((a) => placed.get(a.sha256));
   if (!where.every((w): w is Placed => w !== undefined)) return undefined;
   const options = await aptOptions(deps, cacheDir);
   const r = await deps.exec('apt-get', [...options, 'indextargets', '--format', '$(DESCRIPTION)\t$(REPO_URI)'], { env: { ...deps.env, LC_ALL: 'C' }, timeoutMs: 30_000 });
