@@ -99,9 +99,10 @@ function readDynamic(b: Buffer): Dynamic | undefined {
   const names = new Map<number, string>();
   let tooLong: string | undefined;
   let made = 0;
+  const strOffset = (off: number): number | undefined => (off < 0 || off >= strsz || strtab + off >= b.length ? undefined : strtab + off);
   const bytes = (off: number): Buffer | undefined => {
-    const start = strtab + off;
-    if (tooLong || off < 0 || off >= strsz || start >= b.length) return undefined;
+    const start = strOffset(off);
+    if (tooLong || start === undefined) return undefined;
     let span = spans.get(off);
     if (span === undefined) {
       let end = b.indexOf(0, start);
@@ -130,7 +131,6 @@ function readDynamic(b: Buffer): Dynamic | undefined {
     }
     return name;
   };
-  const strOffset = (off: number): number | undefined => (off < 0 || off >= strsz || strtab + off >= b.length ? undefined : strtab + off);
   return { entries, fileOffset, str, bytes, strOffset, one, tooLong: () => tooLong };
 }
 

@@ -121,6 +121,12 @@ export function parseAptCachePolicy(text: string): Map<string, AptPolicy> {
 /** The host's C library package: never added to a closure (a prefix cannot bring its own glibc). */
 const HOST_LIBC = 'libc6';
 
+/** Where apt's lists put an archive: its Filename, under the repository of any of its package indexes (apt's order). */
+interface Placed {
+  filename: string;
+  origins: string[];
+}
+
 /** What a run's apt work keeps, by machine seam. */
 interface AptSeam {
   /** apt's configuration, asked once: whether the system's binary cache is used, and the architectures. */
@@ -219,13 +225,6 @@ async function candidates(names: readonly string[], deps: Deps, cacheDir: string
   }
   return known;
 }
-
-/** Where apt's lists put an archive: its Filename, under the repository of any of its package indexes (apt's order). */
-interface Placed {
-  filename: string;
-  origins: string[];
-}
-
 
 /**
  * The records of a run's apt packages, asked for once however many components, closures and re-plans want them: by
