@@ -262,10 +262,15 @@ export async function aptRepository(dir: string, packages: string, debs: Record<
   return conf;
 }
 
+/** A Packages stanza as dpkg-scanpackages writes it: a package's control fields, then where and what its file is. */
+export function packagesStanza(control: string, file: string, bytes: Buffer): string {
+  const sha = createHash('sha256').update(bytes).digest('hex');
+  return `${control.trimEnd()}\nFilename: ./${file}\nSize: ${bytes.length}\nSHA256: ${sha}\n\n`;
+}
+
 /** A Packages stanza for a .deb at the repository's top, with its true size and sha256. */
 export function debStanza(pkg: string, version: string, file: string, bytes: Buffer, depends = 'libc6 (>= 2.34)'): string {
-  const sha = createHash('sha256').update(bytes).digest('hex');
-  return `Package: ${pkg}\nSource: level-zero\nVersion: ${version}\nArchitecture: amd64\nDepends: ${depends}\nFilename: ./${file}\nSize: ${bytes.length}\nSHA256: ${sha}\nDescription: oneAPI Level Zero\n\n`;
+  return packagesStanza(`Package: ${pkg}\nSource: level-zero\nVersion: ${version}\nArchitecture: amd64\nDepends: ${depends}\nDescription: oneAPI Level Zero`, file, bytes);
 }
 
 /** A tar header block for a hard link `name` -> `target` (ustar, type 1), which the test's tar writer does not make. */

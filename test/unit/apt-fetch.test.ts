@@ -3,7 +3,6 @@
 // real control stanza as dpkg-scanpackages writes it. Planned archives come through apt-helper from where apt's index
 // puts them; archives this process did not plan (a lockfile's) through apt-get download, as before.
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
@@ -18,7 +17,7 @@ import { silentReporter } from '../../src/base/reporter.js';
 import type { Host } from '../../src/platform/types.js';
 import { ensureGpuDriverDebs } from '../support/debs.js';
 import { failure } from '../support/failure.js';
-import { aptRepository } from '../faults/hostile.js';
+import { aptRepository, packagesStanza } from '../faults/hostile.js';
 
 const run = promisify(execFile);
 const debian: Host = {
@@ -33,10 +32,9 @@ let repoDir: string;
 let conf: string;
 const debs = new Map<string, Buffer>();
 
-/** A Packages stanza as dpkg-scanpackages writes it: the package's own control fields, then where and what the file is. */
+/** The Packages stanza of a real package: its own control fields, as `dpkg-deb -f` prints them. */
 async function stanza(file: string, bytes: Buffer): Promise<string> {
-  const control = (await run('dpkg-deb', ['-f', file])).stdout.trimEnd();
-  return `${control}\nFilename: ./${path.basename(file)}\nSize: ${bytes.length}\nSHA256: ${createHash('sha256').update(bytes).digest('hex')}\n\n`;
+  return packagesStanza((await run('dpkg-deb', ['-f', file])).stdout, path.basename(file), bytes);
 }
 
 beforeAll(async () => {
